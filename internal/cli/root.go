@@ -1,0 +1,152 @@
+// Package cli holds the cobra commands of kubectl-drift. Every command is an
+// Options struct with Complete/Validate/Run; nothing here is package-level
+// mutable state, so the three front ends (kubectl, argocd, flux) and the
+// tests can build as many command trees as they like.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	// Auth providers (exec, oidc...) that kubeconfigs may name.
+	_ "k8s.io/client-go/plugin/pkg/client/auth"
+)
+
+// Frontend says which door the binary was entered through.
+type Frontend struct {
+	// Name is how users type the command: "kubectl drift", "argocd drift", "flux drift".
+	Name string
+	// DefaultEngine is the --engine default: auto, argocd or flux.
+	DefaultEngine string
+}
+
+// Frontends of the three plugin binaries.
+var (
+	KubectlFrontend = Frontend{Name: "kubectl drift", DefaultEngine: "auto"}
+	ArgoCDFrontend  = Frontend{Name: "argocd drift", DefaultEngine: "argocd"}
+	FluxFrontend    = Frontend{Name: "flux drift", DefaultEngine: "flux"}
+)
+
+// Exit codes, as kubectl diff and flux diff use them.
+const (
+	ExitNoDrift = 0
+	ExitDrift   = 1
+	ExitFailure = 2
+)
+
+// ExitError carries an exit code out of a command. Err may be nil when the
+// code is not an error (drift found: 1).
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit code %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// errDrift is returned by commands that found drift: exit 1, nothing printed.
+var errDrift = &ExitError{Code: ExitDrift}
+
+// GlobalOptions are shared by every subcommand.
+type GlobalOptions struct {
+	Frontend    Frontend
+	ConfigFlags *genericclioptions.ConfigFlags
+	// Engine is auto, argocd or flux.
+	Engine string
+	genericiooptions.IOStreams
+}
+
+// NewRootCommand builds the command tree for one front end.
+func NewRootCommand(fe Frontend, streams genericiooptions.IOStreams) *cobra.Command {
+	g := &GlobalOptions{
+		Frontend:    fe,
+		ConfigFlags: genericclioptions.NewConfigFlags(true),
+		Engine:      fe.DefaultEngine,
+		IOStreams:   streams,
+	}
+	root := &cobra.Command{
+		Use:   strings.ReplaceAll(fe.Name, " ", "-"),
+		Short: "Explain Kubernetes configuration drift as Argo CD and Flux see it",
+		Long: fe.Name + ` explains configuration drift across Argo CD and Flux: which fields
+drifted, who changed them and when, and which rule of which engine hides or
+reverts each one.
+
+Exit codes: 0 no drift, 1 drift, 2 error.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: fe.Name},
+	}
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	g.ConfigFlags.AddFlags(root.PersistentFlags())
+	root.PersistentFlags().StringVar(&g.Engine, "engine", g.Engine, "GitOps engine whose rules to apply: auto, argocd or flux")
+	_ = root.RegisterFlagCompletionFunc("engine", cobra.FixedCompletions([]string{"auto", "argocd", "flux"}, cobra.ShellCompDirectiveNoFileComp))
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%w\nSee '%s --help' for usage", err, c.CommandPath())}
+	})
+
+	for _, add := range subcommands {
+		root.AddCommand(add(g))
+	}
+	return root
+}
+
+// subcommands lists the constructors of the subcommands in help order.
+// Each lives in its own file: explain.go, scan.go, rules.go, ...
+var subcommands = []func(*GlobalOptions) *cobra.Command{
+	newVersionCommand,
+}
+
+// ValidateEngine checks the --engine value.
+func (g *GlobalOptions) ValidateEngine() error {
+	switch g.Engine {
+	case "auto", "argocd", "flux":
+		return nil
+	}
+	return fmt.Errorf("invalid --engine %q: must be auto, argocd or flux", g.Engine)
+}
+
+// Main runs the front end and returns the process exit code. Errors are
+// printed as one line: no stack traces, no panics reach the user.
+func Main(fe Frontend, args []string) (code int) {
+	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(streams.ErrOut, "error: internal error: %v\n", r)
+			code = ExitFailure
+		}
+	}()
+	root := NewRootCommand(fe, streams)
+	root.SetArgs(args)
+	err := root.ExecuteContext(context.Background())
+	return exitCode(err, streams)
+}
+
+func exitCode(err error, streams genericiooptions.IOStreams) int {
+	if err == nil {
+		return ExitNoDrift
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintf(streams.ErrOut, "error: %v\n", ee.Err)
+		}
+		return ee.Code
+	}
+	fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
+	return ExitFailure
+}

@@ -1,0 +1,429 @@
+// Package model is the engine-neutral drift vocabulary that every adapter
+// translates into and every command works on. It imports nothing of Argo CD
+// or Flux: adding a third engine is a new adapter, not a change here.
+//
+// The JSON form of these types is the stable `-o json|yaml` output of the
+// commands; field names are part of the public contract.
+package model
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// APIVersion versions the JSON/YAML documents the commands print.
+const APIVersion = "drift.kubectl.dev/v1alpha1"
+
+// Engine names a GitOps engine.
+type Engine string
+
+// The engines kubectl-drift speaks.
+const (
+	EngineArgoCD Engine = "argocd"
+	EngineFlux   Engine = "flux"
+)
+
+// ResourceID identifies one Kubernetes object.
+type ResourceID struct {
+	Group     string `json:"group"`
+	Version   string `json:"version"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+}
+
+// GroupKind renders "group/Kind", or "Kind" for the core group, the way
+// kubectl prints resource types.
+func (r ResourceID) GroupKind() string {
+	if r.Group == "" {
+		return r.Kind
+	}
+	return r.Kind + "." + r.Group
+}
+
+// String renders "Kind.group ns/name" (or "Kind name" when cluster scoped).
+func (r ResourceID) String() string {
+	if r.Namespace == "" {
+		return r.GroupKind() + " " + r.Name
+	}
+	return r.GroupKind() + " " + r.Namespace + "/" + r.Name
+}
+
+// Less orders resources by namespace, group, kind, name for stable output.
+func (r ResourceID) Less(o ResourceID) bool {
+	if r.Namespace != o.Namespace {
+		return r.Namespace < o.Namespace
+	}
+	if r.Group != o.Group {
+		return r.Group < o.Group
+	}
+	if r.Kind != o.Kind {
+		return r.Kind < o.Kind
+	}
+	return r.Name < o.Name
+}
+
+// Owner is the engine object that reconciles a resource.
+type Owner struct {
+	Engine Engine `json:"engine"`
+	// Kind is the engine object's kind: Application, Kustomization, HelmRelease.
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// Via says how ownership was found, e.g. "annotation argocd.argoproj.io/tracking-id"
+	// or "labels kustomize.toolkit.fluxcd.io/name,namespace".
+	Via string `json:"via"`
+	// Found is false when the owner was named by the resource but the
+	// engine object itself could not be read (missing, Forbidden).
+	Found bool `json:"found"`
+	// Interval is the reconcile interval as the engine writes it ("10m"),
+	// empty when unknown (Argo CD's default is controller-wide).
+	Interval string `json:"interval,omitempty"`
+	// AutoSync and SelfHeal are Argo CD's syncPolicy.automated settings.
+	AutoSync bool `json:"autoSync,omitempty"`
+	SelfHeal bool `json:"selfHeal,omitempty"`
+	// Suspended is Flux's spec.suspend (nothing is applied while set).
+	Suspended bool `json:"suspended,omitempty"`
+	// DriftDetection is HelmRelease spec.driftDetection.mode:
+	// enabled, warn or disabled (the default when unset).
+	DriftDetection string `json:"driftDetection,omitempty"`
+	// Mode is a free-form summary of the settings that decide verdicts,
+	// e.g. "auto-sync, self-heal" or "ssa: Merge".
+	Mode string `json:"mode,omitempty"`
+}
+
+// Ref renders "Kind ns/name" of the owner.
+func (o Owner) Ref() string {
+	if o.Namespace == "" {
+		return o.Kind + " " + o.Name
+	}
+	return o.Kind + " " + o.Namespace + "/" + o.Name
+}
+
+// Origin says where a rule is written: a file position, or an object and the
+// field path inside it, or both.
+type Origin struct {
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column int    `json:"column,omitempty"`
+	// Object is "Kind ns/name" of the object holding the rule.
+	Object string `json:"object,omitempty"`
+	// Field is the path of the rule inside Object, e.g.
+	// ".spec.ignoreDifferences[2]" or
+	// "data[resource.customizations.ignoreDifferences.apps_Deployment]".
+	Field string `json:"field,omitempty"`
+}
+
+// String renders the origin as a person would cite it.
+func (o Origin) String() string {
+	var parts []string
+	if o.Object != "" {
+		parts = append(parts, o.Object+" "+o.Field)
+	}
+	if o.File != "" {
+		pos := o.File
+		if o.Line > 0 {
+			pos += fmt.Sprintf(":%d", o.Line)
+			if o.Column > 0 {
+				pos += fmt.Sprintf(":%d", o.Column)
+			}
+		}
+		parts = append(parts, pos)
+	}
+	return strings.TrimSpace(strings.Join(parts, " at "))
+}
+
+// MatchSyntax says how a Selector's strings match.
+type MatchSyntax string
+
+// Match syntaxes used by the engines.
+const (
+	// MatchGlob: Argo CD group/kind (gobwas/glob); name and namespace exact.
+	MatchGlob MatchSyntax = "glob"
+	// MatchRegex: Flux target fields, anchored as ^(?:...)$.
+	MatchRegex MatchSyntax = "regex"
+	// MatchExact: plain string equality, empty meaning any.
+	MatchExact MatchSyntax = "exact"
+)
+
+// Selector picks the resources a rule applies to. Empty fields match all.
+type Selector struct {
+	Group     string `json:"group,omitempty"`
+	Version   string `json:"version,omitempty"`
+	Kind      string `json:"kind,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
+	// Syntax of Group/Kind (and of Name/Namespace for regex selectors).
+	Syntax             MatchSyntax `json:"syntax,omitempty"`
+	LabelSelector      string      `json:"labelSelector,omitempty"`
+	AnnotationSelector string      `json:"annotationSelector,omitempty"`
+}
+
+// Scope says which engine phase a rule affects.
+type Scope string
+
+// Rule scopes.
+const (
+	// ScopeDiff: hidden from the diff only; a sync/apply may still write it.
+	ScopeDiff Scope = "diff"
+	// ScopeDiffAndApply: neither reported nor written (Flux ignore,
+	// Argo ignoreDifferences with RespectIgnoreDifferences).
+	ScopeDiffAndApply Scope = "diff+apply"
+	// ScopeApply: changes how the engine applies (ssa annotations).
+	ScopeApply Scope = "apply"
+	// ScopeDiscovery: the resource is invisible to the engine.
+	ScopeDiscovery Scope = "discovery"
+	// ScopeRefresh: only suppresses refresh (Argo ignoreResourceUpdates).
+	ScopeRefresh Scope = "refresh"
+)
+
+// RuleType names the engine mechanism a rule comes from.
+type RuleType string
+
+// Rule types of both engines.
+const (
+	RuleArgoIgnoreDifferences RuleType = "argocd.ignoreDifferences"
+	RuleArgoResourceExclusion RuleType = "argocd.resourceExclusion"
+	RuleArgoKnownTypeFields   RuleType = "argocd.knownTypeFields"
+	RuleArgoIgnoreExtraneous  RuleType = "argocd.ignoreExtraneous"
+	RuleArgoCompareOptions    RuleType = "argocd.compareOptions"
+	RuleFluxKustomizeIgnore   RuleType = "flux.kustomization.ignore"
+	RuleFluxHelmIgnore        RuleType = "flux.helmrelease.driftDetection.ignore"
+	RuleFluxSSAAnnotation     RuleType = "flux.ssa"
+	RuleFluxReconcileDisabled RuleType = "flux.reconcileDisabled"
+	RuleFluxDriftDisabled     RuleType = "flux.driftDetectionDisabled"
+)
+
+// Rule is one engine instruction that some difference is not drift.
+type Rule struct {
+	Engine Engine   `json:"engine"`
+	Type   RuleType `json:"type"`
+	Origin Origin   `json:"origin"`
+	Target Selector `json:"target"`
+	// JSONPointers are RFC 6901 paths removed before diffing.
+	JSONPointers []string `json:"jsonPointers,omitempty"`
+	// JQPathExpressions are jq path expressions removed as del(EXPR).
+	JQPathExpressions []string `json:"jqPathExpressions,omitempty"`
+	// Managers are field managers whose fields are not drift.
+	Managers []string `json:"managedFieldsManagers,omitempty"`
+	// WholeResource: the rule covers the entire object.
+	WholeResource bool  `json:"wholeResource,omitempty"`
+	Scope         Scope `json:"scope"`
+	// Value carries a mechanism's setting, e.g. "Merge" for an ssa annotation.
+	Value string `json:"value,omitempty"`
+	// Error is set when the rule cannot be evaluated (bad jq, bad regex...).
+	// The rest of the rules are still evaluated.
+	Error string `json:"error,omitempty"`
+}
+
+// ChangeKind says how a field differs.
+type ChangeKind string
+
+// Change kinds, seen from desired to live.
+const (
+	// Changed: present in both, with different values.
+	Changed ChangeKind = "changed"
+	// Added: present live, absent from desired.
+	Added ChangeKind = "added"
+	// Removed: present in desired, absent live.
+	Removed ChangeKind = "removed"
+)
+
+// CauseClass classifies who made a change.
+type CauseClass string
+
+// Cause classes of field managers.
+const (
+	CauseManual     CauseClass = "manual"     // kubectl edit/patch/scale/set/label...
+	CauseGitOps     CauseClass = "gitops"     // argocd-controller, kustomize-controller...
+	CauseAutoscaler CauseClass = "autoscaler" // HPA (kube-controller-manager on scale), VPA
+	CauseController CauseClass = "controller" // built-in controllers
+	CauseOperator   CauseClass = "operator"   // operators and injectors (cert-manager, ...)
+	CauseUnknown    CauseClass = "unknown"
+)
+
+// ManagerRef is one field manager's claim on a field.
+type ManagerRef struct {
+	Manager     string     `json:"manager"`
+	Operation   string     `json:"operation"` // Apply or Update
+	Subresource string     `json:"subresource,omitempty"`
+	Time        *time.Time `json:"time,omitempty"`
+	Class       CauseClass `json:"class"`
+}
+
+// VerdictKind is what an engine will do about a drifted field.
+type VerdictKind string
+
+// Verdict kinds.
+const (
+	// Reverted: the engine writes the desired value back on its next reconcile.
+	Reverted VerdictKind = "reverted"
+	// Reported: the engine reports drift (OutOfSync, warn) but does not revert.
+	Reported VerdictKind = "reported"
+	// Ignored: a rule hides the field from the engine.
+	Ignored VerdictKind = "ignored"
+	// LeftAlone: the engine does not own the field and leaves it be.
+	LeftAlone VerdictKind = "left-alone"
+	// NotApplied: the engine never applies this object (suspended, ssa: Ignore...).
+	NotApplied VerdictKind = "not-applied"
+	// NotWatched: the engine does not look for drift here (detection disabled).
+	NotWatched VerdictKind = "not-watched"
+	// Excluded: the resource is invisible to the engine.
+	Excluded VerdictKind = "excluded"
+)
+
+// Verdict is one engine's decision about one drifted field.
+type Verdict struct {
+	Engine Engine      `json:"engine"`
+	Kind   VerdictKind `json:"verdict"`
+	Reason string      `json:"reason"`
+	// Rule is the origin of the rule that decided, when one did.
+	Rule *Origin `json:"rule,omitempty"`
+}
+
+// FieldDrift is one drifted field of one resource.
+type FieldDrift struct {
+	// Path is an RFC 6901 JSON pointer into the live object (list items by index).
+	Path string `json:"path"`
+	// FieldPath is the same field with associative list items named by their
+	// keys, as the API server keys them: .spec.containers[name=app].image
+	FieldPath string     `json:"fieldPath"`
+	Change    ChangeKind `json:"change"`
+	// Desired and Live are JSON values; nil when absent. Secret data is masked.
+	Desired any `json:"desired,omitempty"`
+	Live    any `json:"live,omitempty"`
+	// Managers own the field now, most recent first.
+	Managers []ManagerRef `json:"managers,omitempty"`
+	// Cause is the class of the most recent non-GitOps manager, or unknown.
+	Cause CauseClass `json:"cause"`
+	// Verdicts holds one entry per engine that has an opinion.
+	Verdicts []Verdict `json:"verdicts,omitempty"`
+}
+
+// Counts reports whether the drift counts as drift for exit codes: a field is
+// not drift only when every engine that judged it ignores it or cannot see it.
+func (f FieldDrift) Counts() bool {
+	if len(f.Verdicts) == 0 {
+		return true
+	}
+	for _, v := range f.Verdicts {
+		if v.Kind != Ignored && v.Kind != Excluded {
+			return true
+		}
+	}
+	return false
+}
+
+// NoteLevel grades a note.
+type NoteLevel string
+
+// Note levels.
+const (
+	NoteInfo    NoteLevel = "info"
+	NoteWarning NoteLevel = "warning"
+	NoteError   NoteLevel = "error"
+)
+
+// Note explains something about a report that is not a field drift: most
+// importantly a rule that targets this object but removes nothing, and why.
+type Note struct {
+	Engine Engine    `json:"engine,omitempty"`
+	Level  NoteLevel `json:"level"`
+	Rule   *Origin   `json:"rule,omitempty"`
+	// Reason is a code such as "group-mismatch", "pointer-absent",
+	// "jq-timeout", "manager-not-seen", "no-schema".
+	Reason  string `json:"reason,omitempty"`
+	Message string `json:"message"`
+}
+
+// DesiredSource says where the desired state came from.
+type DesiredSource string
+
+// Desired-state sources.
+const (
+	SourceFile          DesiredSource = "file"
+	SourceKustomize     DesiredSource = "kustomize"
+	SourceArgoAPI       DesiredSource = "argocd-api"
+	SourceServerDryRun  DesiredSource = "server-dry-run"
+	SourceManagedFields DesiredSource = "managed-fields" // inferred from field ownership
+)
+
+// Report is the drift of one resource.
+type Report struct {
+	APIVersion    string        `json:"apiVersion"`
+	Kind          string        `json:"kind"`
+	Resource      ResourceID    `json:"resource"`
+	Owners        []Owner       `json:"owners,omitempty"`
+	DesiredSource DesiredSource `json:"desiredSource"`
+	Drifts        []FieldDrift  `json:"drifts"`
+	Notes         []Note        `json:"notes,omitempty"`
+}
+
+// NewReport starts an empty report for a resource.
+func NewReport(id ResourceID, src DesiredSource) *Report {
+	return &Report{APIVersion: APIVersion, Kind: "DriftReport", Resource: id, DesiredSource: src, Drifts: []FieldDrift{}}
+}
+
+// HasDrift reports whether any field drift counts (see FieldDrift.Counts).
+func (r *Report) HasDrift() bool {
+	for _, d := range r.Drifts {
+		if d.Counts() {
+			return true
+		}
+	}
+	return false
+}
+
+// Sort puts drifts in path order and notes in a stable order, so output is
+// the same on every run.
+func (r *Report) Sort() {
+	sort.SliceStable(r.Drifts, func(i, j int) bool { return r.Drifts[i].Path < r.Drifts[j].Path })
+	for i := range r.Drifts {
+		v := r.Drifts[i].Verdicts
+		sort.SliceStable(v, func(a, b int) bool { return v[a].Engine < v[b].Engine })
+	}
+	sort.SliceStable(r.Notes, func(i, j int) bool {
+		a, b := r.Notes[i], r.Notes[j]
+		if a.Engine != b.Engine {
+			return a.Engine < b.Engine
+		}
+		return a.Message < b.Message
+	})
+	sort.SliceStable(r.Owners, func(i, j int) bool { return r.Owners[i].Engine < r.Owners[j].Engine })
+}
+
+// AddVerdict records an engine's verdict on the drift at path; it replaces an
+// earlier verdict of the same engine.
+func (r *Report) AddVerdict(path string, v Verdict) {
+	for i := range r.Drifts {
+		if r.Drifts[i].Path != path {
+			continue
+		}
+		vs := r.Drifts[i].Verdicts
+		for j := range vs {
+			if vs[j].Engine == v.Engine {
+				vs[j] = v
+				return
+			}
+		}
+		r.Drifts[i].Verdicts = append(vs, v)
+		return
+	}
+}
+
+// ExitCode follows kubectl diff: 0 no drift, 1 drift. (2 is for errors.)
+func (r *Report) ExitCode() int {
+	if r.HasDrift() {
+		return 1
+	}
+	return 0
+}
+
+// List is the document printed for commands that report many resources.
+type List struct {
+	APIVersion string    `json:"apiVersion"`
+	Kind       string    `json:"kind"`
+	Items      []*Report `json:"items"`
+}

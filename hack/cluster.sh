@@ -96,7 +96,7 @@ healthy() {
 
 cmd_start() {
   cmd_build
-  if healthy; then log "already running"; return 0; fi
+  if healthy; then apply_rbac; log "already running"; return 0; fi
   cmd_stop >/dev/null 2>&1 || true
   rm -rf "$RUN"; mkdir -p "$RUN/certs" "$RUN/etcd"
   openssl genrsa -out "$RUN/certs/sa.key" 2048 2>/dev/null
@@ -114,7 +114,7 @@ EOF
     --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
     --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
     --initial-cluster "default=http://127.0.0.1:$ETCD_PEER_PORT" --log-level error \
-    >"$RUN/etcd.log" 2>&1 &
+    >"$RUN/etcd.log" 2>&1 9>&- &
   echo $! >"$RUN/etcd.pid"
   "$BIN/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
@@ -124,7 +124,7 @@ EOF
     --service-account-issuer https://kubernetes.default.svc \
     --token-auth-file "$RUN/tokens.csv" --authorization-mode RBAC \
     --service-cluster-ip-range 10.96.0.0/16 --disable-admission-plugins ServiceAccount \
-    >"$RUN/apiserver.log" 2>&1 &
+    >"$RUN/apiserver.log" 2>&1 9>&- &
   echo $! >"$RUN/apiserver.pid"
   write_kubeconfig admin "$admin_token" "$RUN/kubeconfig"
   write_kubeconfig reader "$reader_token" "$RUN/kubeconfig-reader"
@@ -137,8 +137,14 @@ EOF
     sleep 0.5
   done
   healthy || { log "kube-apiserver not ready"; tail -30 "$RUN/apiserver.log" >&2; return 1; }
-  # Without kube-controller-manager the aggregated `view` role stays empty,
-  # so the read-only user gets its own ClusterRole.
+  apply_rbac
+  log "ready: KUBECONFIG=$RUN/kubeconfig"
+}
+
+# Without kube-controller-manager the aggregated `view` role stays empty,
+# so the read-only user gets its own ClusterRole. Applied on every start,
+# also when the cluster was already up, so an interrupted start heals.
+apply_rbac() {
   "$BIN/kubectl" --kubeconfig "$RUN/kubeconfig" apply -f - >/dev/null <<'EOF'
 apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
@@ -155,7 +161,6 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: drift-re
 subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: Group, name: "drift:readers"}
 EOF
-  log "ready: KUBECONFIG=$RUN/kubeconfig"
 }
 
 write_kubeconfig() {
@@ -198,10 +203,21 @@ cmd_env() {
   echo "export DRIFT_BIN_DIR=\"$BIN\""
 }
 
+# Several engineers (and CI) share one cluster: two concurrent starts would
+# each see "not healthy", kill the other's processes and rewrite its files.
+# Serialise build/start/stop on a lock in the cache dir (the servers are
+# started with fd 9 closed, so they do not hold the lock after we exit).
+locked() {
+  mkdir -p "$CACHE"
+  exec 9>"$CACHE/cluster.lock"
+  flock 9
+  "$@"
+}
+
 case "${1:-}" in
-  build) cmd_build ;;
-  start) cmd_start ;;
-  stop) cmd_stop ;;
+  build) locked cmd_build ;;
+  start) locked cmd_start ;;
+  stop) locked cmd_stop ;;
   env) cmd_env ;;
   *) echo "usage: $0 build|start|stop|env" >&2; exit 2 ;;
 esac

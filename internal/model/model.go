@@ -194,6 +194,9 @@ const (
 	RuleFluxSSAAnnotation     RuleType = "flux.ssa"
 	RuleFluxReconcileDisabled RuleType = "flux.reconcileDisabled"
 	RuleFluxDriftDisabled     RuleType = "flux.driftDetectionDisabled"
+	// RuleFluxPruneDisabled: kustomize.toolkit.fluxcd.io/prune: disabled keeps
+	// the object when it leaves the manifest (garbage collection only).
+	RuleFluxPruneDisabled RuleType = "flux.pruneDisabled"
 )
 
 // Rule is one engine instruction that some difference is not drift.

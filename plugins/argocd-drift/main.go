@@ -1,4 +1,9 @@
-// Command argocd-drift is the argocd front end of kubectl-drift: `argocd drift ...`.
+// Command argocd-drift is the argocd front end of kubectl-drift: `argocd drift ...` (Argo CD >= 3.1 runs argocd-<name> from PATH).
+//
+// The three plugin binaries are one program. The door is picked from the
+// executable's name (cli.FrontendFor), so the release archives can carry one
+// build under all three names; this main only names its own door as the
+// fallback for an unrecognised name.
 package main
 
 import (
@@ -8,5 +13,5 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(cli.ArgoCDFrontend, os.Args[1:]))
+	os.Exit(cli.MainArgv(cli.ArgoCDFrontend, os.Args))
 }

@@ -1,4 +1,9 @@
-// Command flux-drift is the flux front end of kubectl-drift: `flux drift ...`.
+// Command flux-drift is the flux front end of kubectl-drift: `flux drift ...` (Flux >= 2.9 runs flux-<name> from ~/.fluxcd/plugins).
+//
+// The three plugin binaries are one program. The door is picked from the
+// executable's name (cli.FrontendFor), so the release archives can carry one
+// build under all three names; this main only names its own door as the
+// fallback for an unrecognised name.
 package main
 
 import (
@@ -8,5 +13,5 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(cli.FluxFrontend, os.Args[1:]))
+	os.Exit(cli.MainArgv(cli.FluxFrontend, os.Args))
 }

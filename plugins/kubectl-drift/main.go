@@ -1,4 +1,9 @@
-// Command kubectl-drift is the kubectl front end of kubectl-drift: `kubectl drift ...`.
+// Command kubectl-drift is the kubectl front end of kubectl-drift: `kubectl drift ...`, installed with krew.
+//
+// The three plugin binaries are one program. The door is picked from the
+// executable's name (cli.FrontendFor), so the release archives can carry one
+// build under all three names; this main only names its own door as the
+// fallback for an unrecognised name.
 package main
 
 import (
@@ -8,5 +13,5 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(cli.KubectlFrontend, os.Args[1:]))
+	os.Exit(cli.MainArgv(cli.KubectlFrontend, os.Args))
 }

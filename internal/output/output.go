@@ -1,0 +1,216 @@
+// Package output prints the drift model: a table a person scans in a
+// terminal (-o text, the default), or the model itself as JSON or YAML
+// (-o json|yaml, the stable machine interface documented in README.md).
+//
+// Printers never print a Secret's values, whatever the report holds: they
+// mask them again on the way out (see MaskSecrets).
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// Format is an -o value.
+type Format string
+
+// Output formats.
+const (
+	Text Format = "text"
+	JSON Format = "json"
+	YAML Format = "yaml"
+)
+
+// Formats lists the formats every printer here supports, for flag help
+// and shell completion.
+var Formats = []string{string(Text), string(JSON), string(YAML)}
+
+// ParseFormat validates an -o value ("" means text; "wide" is accepted as
+// text, as kubectl users type it out of habit).
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "", "text", "wide":
+		return Text, nil
+	case "json":
+		return JSON, nil
+	case "yaml":
+		return YAML, nil
+	}
+	return "", fmt.Errorf("unknown output format %q: must be one of %s", s, strings.Join(Formats, ", "))
+}
+
+// Options control how a document is printed.
+type Options struct {
+	Format Format
+	// Color enables ANSI colours in text output; see ColorEnabled.
+	Color bool
+	// Now is the clock relative times ("5m ago") are computed against;
+	// nil means time.Now. Tests inject a fixed clock.
+	Now func() time.Time
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
+}
+
+// ColorEnabled says whether text output to w may use colour: only when w
+// is a terminal, and never when NO_COLOR is set to anything
+// (https://no-color.org) or TERM is "dumb".
+func ColorEnabled(w io.Writer, getenv func(string) string) bool {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if _, set := lookup(getenv, "NO_COLOR"); set {
+		return false
+	}
+	if getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// lookup treats an empty value as unset, as no-color.org asks
+// ("when present and not an empty string").
+func lookup(getenv func(string) string, key string) (string, bool) {
+	v := getenv(key)
+	return v, v != ""
+}
+
+// PrintReport prints one resource's drift report in the chosen format.
+func PrintReport(w io.Writer, r *model.Report, opts Options) error {
+	MaskSecrets(r)
+	switch opts.Format {
+	case JSON:
+		return printJSON(w, r)
+	case YAML:
+		return printYAML(w, r)
+	case Text, "":
+		return printText(w, r, opts)
+	}
+	return fmt.Errorf("unknown output format %q", opts.Format)
+}
+
+// PrintList prints a list of reports. Text output prints each report in
+// turn; JSON and YAML print the List document.
+func PrintList(w io.Writer, l *model.List, opts Options) error {
+	for _, r := range l.Items {
+		MaskSecrets(r)
+	}
+	switch opts.Format {
+	case JSON:
+		return printJSON(w, l)
+	case YAML:
+		return printYAML(w, l)
+	case Text, "":
+		if len(l.Items) == 0 {
+			_, err := fmt.Fprintln(w, "No drifted resources found.")
+			return err
+		}
+		for i, r := range l.Items {
+			if i > 0 {
+				if _, err := fmt.Fprintln(w); err != nil {
+					return err
+				}
+			}
+			if err := printText(w, r, opts); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown output format %q", opts.Format)
+}
+
+// NewList wraps reports in the List document.
+func NewList(items []*model.Report) *model.List {
+	if items == nil {
+		items = []*model.Report{}
+	}
+	return &model.List{APIVersion: model.APIVersion, Kind: "DriftReportList", Items: items}
+}
+
+func printJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func printYAML(w io.Writer, v any) error {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// Masked replaces every Secret value in output.
+const Masked = "***"
+
+// MaskSecrets replaces desired and live values of a Secret's data and
+// stringData (and anything below them) with "***". The commands mask
+// earlier, when they build the report; this is the last line of defence,
+// so no printer can leak a value whatever path produced the report.
+func MaskSecrets(r *model.Report) {
+	if r == nil || !IsSecret(r.Resource) {
+		return
+	}
+	for i := range r.Drifts {
+		d := &r.Drifts[i]
+		if !SecretValuePath(d.Path) {
+			continue
+		}
+		d.Desired = maskValue(d.Desired)
+		d.Live = maskValue(d.Live)
+	}
+}
+
+// IsSecret says whether a resource is a core Secret.
+func IsSecret(id model.ResourceID) bool {
+	return id.Group == "" && id.Kind == "Secret"
+}
+
+// SecretValuePath says whether a JSON pointer into a Secret can hold a
+// secret value: /data, /stringData and everything below them (a whole map
+// added or removed at once is a value too). Annotations are included
+// because kubectl's last-applied-configuration carries the whole Secret.
+func SecretValuePath(pointer string) bool {
+	for _, p := range []string{"/data", "/stringData", "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"} {
+		if pointer == p || strings.HasPrefix(pointer, p+"/") {
+			return true
+		}
+	}
+	// The whole object or metadata/annotations replaced at once.
+	return pointer == "" || pointer == "/" || pointer == "/metadata" || pointer == "/metadata/annotations"
+}
+
+func maskValue(v any) any {
+	switch t := v.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k := range t {
+			out[k] = Masked
+		}
+		return out
+	default:
+		return Masked
+	}
+}

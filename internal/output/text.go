@@ -1,0 +1,416 @@
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"k8s.io/apimachinery/pkg/util/duration"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// maxValueWidth keeps DESIRED/LIVE cells scannable; the full values are
+// in -o json/yaml.
+const maxValueWidth = 40
+
+// ANSI styles, used only when Options.Color is set.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+	ansiDim    = "\x1b[2m"
+)
+
+type textPrinter struct {
+	w    *errWriter
+	opts Options
+	now  time.Time
+}
+
+// errWriter remembers the first write error so the printer can write
+// freely and check once.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err != nil {
+		return
+	}
+	_, e.err = fmt.Fprintf(e.w, format, args...)
+}
+
+func (p *textPrinter) style(code, s string) string {
+	if !p.opts.Color || s == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+func printText(w io.Writer, r *model.Report, opts Options) error {
+	p := &textPrinter{w: &errWriter{w: w}, opts: opts, now: opts.now().UTC()}
+	p.header(r)
+	p.drifts(r)
+	p.notes(r)
+	return p.w.err
+}
+
+func (p *textPrinter) header(r *model.Report) {
+	label := func(s string) string { return p.style(ansiBold, fmt.Sprintf("%-9s", s)) }
+	p.w.printf("%s %s\n", label("RESOURCE"), r.Resource.String())
+	if len(r.Owners) == 0 {
+		p.w.printf("%s %s\n", label("OWNER"), "none found (no Argo CD tracking or Flux ownership labels)")
+	}
+	for i, o := range r.Owners {
+		l := "OWNER"
+		if i > 0 {
+			l = ""
+		}
+		p.w.printf("%s %s\n", label(l), ownerLine(o))
+	}
+	p.w.printf("%s %s\n", label("DESIRED"), sourceLine(r.DesiredSource))
+}
+
+func ownerLine(o model.Owner) string {
+	parts := []string{string(o.Engine) + " " + o.Ref()}
+	if o.Interval != "" {
+		parts = append(parts, "every "+o.Interval)
+	}
+	var mode []string
+	if o.Mode != "" {
+		mode = append(mode, o.Mode)
+	} else {
+		if o.AutoSync {
+			mode = append(mode, "auto-sync")
+		}
+		if o.SelfHeal {
+			mode = append(mode, "self-heal")
+		}
+		if o.Suspended {
+			mode = append(mode, "suspended")
+		}
+		if o.DriftDetection != "" {
+			mode = append(mode, "drift detection "+o.DriftDetection)
+		}
+	}
+	if len(mode) > 0 {
+		parts = append(parts, strings.Join(mode, ", "))
+	}
+	if o.Via != "" {
+		parts = append(parts, "via "+o.Via)
+	}
+	if !o.Found {
+		parts = append(parts, "(engine object not readable)")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func sourceLine(s model.DesiredSource) string {
+	switch s {
+	case model.SourceManagedFields:
+		return "inferred from field ownership (managedFields): fields a GitOps engine no longer owns, or that another manager took over"
+	case model.SourceFile:
+		return "from file (-f)"
+	case model.SourceKustomize:
+		return "from kustomize build (-k)"
+	case model.SourceArgoAPI:
+		return "from the Argo CD API"
+	case model.SourceServerDryRun:
+		return "from a server-side dry-run"
+	case "":
+		return "unknown"
+	}
+	return string(s)
+}
+
+// engines returns the engines that gave any verdict, sorted, so each gets
+// a column.
+func engines(r *model.Report) []model.Engine {
+	seen := map[model.Engine]bool{}
+	for _, d := range r.Drifts {
+		for _, v := range d.Verdicts {
+			seen[v.Engine] = true
+		}
+	}
+	out := make([]model.Engine, 0, len(seen))
+	for e := range seen {
+		out = append(out, e)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func (p *textPrinter) drifts(r *model.Report) {
+	p.w.printf("\n")
+	if len(r.Drifts) == 0 {
+		p.w.printf("No drift.\n")
+		return
+	}
+	counting := 0
+	for _, d := range r.Drifts {
+		if d.Counts() {
+			counting++
+		}
+	}
+	noun := "fields"
+	if len(r.Drifts) == 1 {
+		noun = "field"
+	}
+	summary := fmt.Sprintf("%d drifted %s", len(r.Drifts), noun)
+	if counting != len(r.Drifts) {
+		summary += fmt.Sprintf(" (%d ignored by every engine)", len(r.Drifts)-counting)
+	}
+	p.w.printf("%s\n\n", p.style(ansiBold, summary+":"))
+
+	engs := engines(r)
+	head := []string{"FIELD", "CHANGE", "DESIRED", "LIVE", "CHANGED BY", "WHEN", "CAUSE"}
+	for _, e := range engs {
+		head = append(head, strings.ToUpper(string(e)))
+	}
+	rows := [][]string{head}
+	styles := [][]string{nil}
+	for _, d := range r.Drifts {
+		row := []string{
+			fieldName(d),
+			string(d.Change),
+			valueCell(d.Desired, d.Change == model.Added, r.DesiredSource),
+			valueCell(d.Live, d.Change == model.Removed, ""),
+			changedBy(d.Managers),
+			p.when(d.Managers),
+			string(d.Cause),
+		}
+		st := make([]string, len(row))
+		st[1] = changeStyle(d.Change)
+		for _, e := range engs {
+			cell, code := "-", ""
+			for _, v := range d.Verdicts {
+				if v.Engine == e {
+					cell, code = string(v.Kind), verdictStyle(v.Kind)
+				}
+			}
+			row = append(row, cell)
+			st = append(st, code)
+		}
+		rows = append(rows, row)
+		styles = append(styles, st)
+	}
+	p.table(rows, styles)
+	p.reasons(r)
+}
+
+// table pads on the plain text and colours after padding, so escape codes
+// never break the alignment.
+func (p *textPrinter) table(rows, styles [][]string) {
+	widths := make([]int, len(rows[0]))
+	for _, row := range rows {
+		for i, c := range row {
+			if n := utf8.RuneCountInString(c); n > widths[i] {
+				widths[i] = n
+			}
+		}
+	}
+	for ri, row := range rows {
+		var b strings.Builder
+		for i, c := range row {
+			cell := c
+			if i < len(row)-1 {
+				cell += strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2)
+			}
+			switch {
+			case ri == 0:
+				cell = p.style(ansiBold, cell)
+			case styles[ri] != nil && styles[ri][i] != "":
+				cell = p.style(styles[ri][i], cell)
+			}
+			b.WriteString(cell)
+		}
+		p.w.printf("%s\n", strings.TrimRight(b.String(), " "))
+	}
+}
+
+func (p *textPrinter) reasons(r *model.Report) {
+	var rows [][]string
+	for _, d := range r.Drifts {
+		for _, v := range d.Verdicts {
+			if v.Reason == "" {
+				continue
+			}
+			reason := v.Reason
+			if v.Rule != nil {
+				reason += " (rule: " + v.Rule.String() + ")"
+			}
+			rows = append(rows, []string{fieldName(d), string(v.Engine), string(v.Kind) + ":", reason})
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	widths := make([]int, 3)
+	for _, row := range rows {
+		for i := range widths {
+			if n := utf8.RuneCountInString(row[i]); n > widths[i] {
+				widths[i] = n
+			}
+		}
+	}
+	p.w.printf("\n%s\n", p.style(ansiBold, "Why:"))
+	for _, row := range rows {
+		var b strings.Builder
+		b.WriteString("  ")
+		for i := range widths {
+			b.WriteString(row[i] + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(row[i])+2))
+		}
+		b.WriteString(row[3])
+		p.w.printf("%s\n", b.String())
+	}
+}
+
+func (p *textPrinter) notes(r *model.Report) {
+	if len(r.Notes) == 0 {
+		return
+	}
+	p.w.printf("\n%s\n", p.style(ansiBold, "Notes:"))
+	for _, n := range r.Notes {
+		prefix := string(n.Level)
+		if n.Engine != "" {
+			prefix += " [" + string(n.Engine) + "]"
+		}
+		switch n.Level {
+		case model.NoteWarning:
+			prefix = p.style(ansiYellow, prefix)
+		case model.NoteError:
+			prefix = p.style(ansiRed, prefix)
+		}
+		msg := n.Message
+		if n.Rule != nil {
+			msg += " (rule: " + n.Rule.String() + ")"
+		}
+		p.w.printf("  %s: %s\n", prefix, msg)
+	}
+}
+
+func fieldName(d model.FieldDrift) string {
+	if d.FieldPath != "" {
+		return d.FieldPath
+	}
+	return d.Path
+}
+
+// valueCell renders a JSON value compactly: strings bare, the rest as
+// JSON, truncated. absent says the side has no value by the change kind.
+func valueCell(v any, absent bool, src model.DesiredSource) string {
+	if v == nil {
+		switch {
+		case absent:
+			return "<none>"
+		case src == model.SourceManagedFields:
+			// managedFields record who owns a field, not the value the
+			// engine applied.
+			return "<unknown>"
+		}
+		return "<none>"
+	}
+	var s string
+	switch t := v.(type) {
+	case string:
+		s = t
+		if s == "" {
+			s = `""`
+		}
+	default:
+		b, err := json.Marshal(t)
+		if err != nil {
+			s = fmt.Sprint(t)
+		} else {
+			s = string(b)
+		}
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) > maxValueWidth {
+		s = string([]rune(s)[:maxValueWidth-1]) + "…"
+	}
+	return s
+}
+
+// changedBy names the managers of a field, most recent first:
+// "kubectl (Update, scale)".
+func changedBy(ms []model.ManagerRef) string {
+	if len(ms) == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, len(ms))
+	for _, m := range ms {
+		detail := m.Operation
+		if m.Subresource != "" {
+			detail += ", " + m.Subresource
+		}
+		if detail == "" {
+			parts = append(parts, m.Manager)
+			continue
+		}
+		parts = append(parts, m.Manager+" ("+detail+")")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// when shows the most recent manager time as "5m ago (RFC3339 UTC)". The
+// API server leaves time unset on some entries (updates through the scale
+// subresource, for one), so later managers are tried before "unknown".
+func (p *textPrinter) when(ms []model.ManagerRef) string {
+	for _, m := range ms {
+		if m.Time == nil || m.Time.IsZero() {
+			continue
+		}
+		t := m.Time.UTC()
+		return Relative(p.now, t) + " (" + t.Format(time.RFC3339) + ")"
+	}
+	return "unknown"
+}
+
+// Relative renders t against now the way kubectl prints ages: "5m ago",
+// "3d4h ago"; "just now" under a second, "in 2m" for clock skew.
+func Relative(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < 0 && -d >= time.Second:
+		return "in " + duration.HumanDuration(-d)
+	case d < time.Second:
+		return "just now"
+	}
+	return duration.HumanDuration(d) + " ago"
+}
+
+func changeStyle(c model.ChangeKind) string {
+	switch c {
+	case model.Changed:
+		return ansiYellow
+	case model.Added:
+		return ansiGreen
+	case model.Removed:
+		return ansiRed
+	}
+	return ""
+}
+
+func verdictStyle(k model.VerdictKind) string {
+	switch k {
+	case model.Reverted:
+		return ansiRed
+	case model.Reported:
+		return ansiYellow
+	case model.Ignored, model.Excluded:
+		return ansiDim
+	case model.LeftAlone:
+		return ansiCyan
+	}
+	return ""
+}

@@ -1,0 +1,253 @@
+package scan
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// lightObject is the part of an object the first pass needs: who owns it
+// (labels, annotations) and which managers wrote it. Decoding only this
+// skips building maps for spec, data and the FieldsV1 sets of the clean
+// majority of objects; only candidates are decoded in full.
+type lightObject struct {
+	Metadata struct {
+		Name          string            `json:"name"`
+		Namespace     string            `json:"namespace"`
+		UID           string            `json:"uid"`
+		Labels        map[string]string `json:"labels"`
+		Annotations   map[string]string `json:"annotations"`
+		ManagedFields []struct {
+			Manager     string `json:"manager"`
+			Operation   string `json:"operation"`
+			Subresource string `json:"subresource"`
+		} `json:"managedFields"`
+	} `json:"metadata"`
+}
+
+// Inspector does the per-object work of a scan: decide whether an object is
+// GitOps-owned, whether any non-GitOps manager wrote it, and if so which
+// leaf fields it owns. It holds no per-object state and is safe for
+// concurrent use.
+type Inspector struct {
+	// Adapters decide ownership (Owner) and judge drift (Judge); only
+	// those of the selected engine(s).
+	Adapters []model.Adapter
+	// IncludeControllers also reports fields owned only by built-in
+	// controllers (kube-controller-manager's revision annotations...),
+	// which are bookkeeping, not drift, in nearly every cluster.
+	IncludeControllers bool
+}
+
+// Candidate is an object the first pass kept: GitOps-owned and written by a
+// manager that is not the engine.
+type Candidate struct {
+	Kind   Kind
+	Owners []ownerOf
+	// Light is the metadata-only object the owners were read from.
+	Light *unstructured.Unstructured
+}
+
+type ownerOf struct {
+	adapter model.Adapter
+	owner   *model.Owner
+}
+
+// Precheck decodes raw lightly. It returns the candidate, or nil when the
+// object is not GitOps-owned or only GitOps engines (and, unless
+// IncludeControllers, built-in controllers and status writers) manage it;
+// and whether the object is GitOps-owned at all.
+func (in *Inspector) Precheck(kind Kind, raw []byte) (cand *Candidate, owned bool, err error) {
+	var lo lightObject
+	if err := json.Unmarshal(raw, &lo); err != nil {
+		return nil, false, fmt.Errorf("decode %s: %w", kind.GVR.GroupResource(), err)
+	}
+	md := &lo.Metadata
+	light := lightUnstructured(kind, md.Name, md.Namespace, md.Labels, md.Annotations)
+	var owners []ownerOf
+	for _, a := range in.Adapters {
+		if o := a.Owner(light); o != nil {
+			owners = append(owners, ownerOf{adapter: a, owner: o})
+		}
+	}
+	if len(owners) == 0 {
+		return nil, false, nil
+	}
+	for _, e := range md.ManagedFields {
+		if in.relevant(e.Manager, e.Operation, e.Subresource) {
+			return &Candidate{Kind: kind, Owners: owners, Light: light}, true, nil
+		}
+	}
+	return nil, true, nil
+}
+
+// relevant says whether a manager's fields can be drift: not a GitOps
+// engine, not a status writer (status is never desired state: Argo CD 3
+// ignores /status, Flux never applies it), and not a built-in controller
+// unless asked.
+func (in *Inspector) relevant(manager, operation, subresource string) bool {
+	if subresource == "status" || managedfields.IsGitOpsManager(manager) {
+		return false
+	}
+	if !in.IncludeControllers && managedfields.Classify(manager, operation, subresource) == model.CauseController {
+		return false
+	}
+	return true
+}
+
+func lightUnstructured(kind Kind, name, namespace string, labels, annotations map[string]string) *unstructured.Unstructured {
+	md := map[string]any{"name": name}
+	if namespace != "" {
+		md["namespace"] = namespace
+	}
+	if len(labels) > 0 {
+		md["labels"] = stringMap(labels)
+	}
+	if len(annotations) > 0 {
+		md["annotations"] = stringMap(annotations)
+	}
+	apiVersion := kind.GVK.Version
+	if kind.GVK.Group != "" {
+		apiVersion = kind.GVK.Group + "/" + kind.GVK.Version
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": apiVersion,
+		"kind":       kind.GVK.Kind,
+		"metadata":   md,
+	}}
+}
+
+func stringMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Decode fully decodes raw the way the API machinery decodes unstructured
+// objects (integers stay int64), and sets apiVersion/kind, which items of
+// typed lists lack.
+func Decode(kind Kind, raw []byte) (*unstructured.Unstructured, error) {
+	obj := &unstructured.Unstructured{}
+	if err := utiljson.Unmarshal(raw, &obj.Object); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", kind.GVR.GroupResource(), err)
+	}
+	if obj.Object == nil {
+		return nil, fmt.Errorf("decode %s: not an object", kind.GVR.GroupResource())
+	}
+	obj.SetGroupVersionKind(kind.GVK)
+	return obj, nil
+}
+
+// Drifts returns the report of obj's drift inferred from managedFields:
+// every leaf field that a relevant non-GitOps manager owns and no GitOps
+// engine co-owns. A field both own holds the engine's value (an Update that
+// changes a value takes it away from every other manager), so it is not
+// drift. The report is nil when nothing drifted.
+func (in *Inspector) Drifts(obj *unstructured.Unstructured) (*model.Report, error) {
+	ix, err := managedfields.Parse(obj)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+	}
+	if ix.Empty() {
+		return nil, nil
+	}
+	gvk := obj.GroupVersionKind()
+	id := model.ResourceID{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	var rep *model.Report
+	secret := gvk.Group == "" && gvk.Kind == "Secret"
+	for _, leaf := range ix.Leaves(obj) {
+		var cause *model.ManagerRef
+		engine := false
+		for i := range leaf.Owners {
+			o := &leaf.Owners[i]
+			if managedfields.IsGitOpsManager(o.Manager) {
+				engine = true
+				break
+			}
+			if cause == nil && in.relevant(o.Manager, o.Operation, o.Subresource) {
+				cause = o // Owners are most recent first
+			}
+		}
+		if engine || cause == nil {
+			continue
+		}
+		if rep == nil {
+			rep = model.NewReport(id, model.SourceManagedFields)
+		}
+		fd := model.FieldDrift{
+			Path:      leaf.Pointer,
+			FieldPath: leaf.FieldPath,
+			// From ownership alone the engine's value is unknown: the field
+			// is live and written by someone else.
+			Change:   model.Changed,
+			Managers: leaf.Owners,
+			Cause:    cause.Class,
+		}
+		if v, ok := lookup(obj.Object, leaf.Pointer); ok {
+			if secret && (strings.HasPrefix(leaf.Pointer, "/data/") || strings.HasPrefix(leaf.Pointer, "/stringData/")) {
+				v = "***"
+			}
+			fd.Live = v
+		}
+		rep.Drifts = append(rep.Drifts, fd)
+	}
+	return rep, nil
+}
+
+// lookup resolves an RFC 6901 pointer in a decoded JSON value.
+func lookup(doc any, pointer string) (any, bool) {
+	tokens, err := managedfields.SplitPointer(pointer)
+	if err != nil {
+		return nil, false
+	}
+	cur := doc
+	for _, tok := range tokens {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// culprit is the manager a drifted field is attributed to: the most recent
+// relevant non-GitOps owner.
+func (in *Inspector) culprit(fd model.FieldDrift) model.ManagerRef {
+	for _, m := range fd.Managers {
+		if in.relevant(m.Manager, m.Operation, m.Subresource) {
+			return m
+		}
+	}
+	if len(fd.Managers) > 0 {
+		return fd.Managers[0]
+	}
+	return model.ManagerRef{Manager: "unknown", Class: model.CauseUnknown}
+}
+
+// changedAt is when the culprit last wrote the object (managedFields time),
+// the best estimate of when the drift appeared.
+func (in *Inspector) changedAt(fd model.FieldDrift) *time.Time {
+	return in.culprit(fd).Time
+}

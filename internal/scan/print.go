@@ -1,0 +1,111 @@
+package scan
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// Output formats of a scan.
+const (
+	OutputTable      = "table"
+	OutputJSON       = "json"
+	OutputYAML       = "yaml"
+	OutputPrometheus = "prometheus"
+)
+
+// Outputs lists the -o values scan accepts.
+var Outputs = []string{OutputTable, OutputJSON, OutputYAML, OutputPrometheus}
+
+// Print renders res in format. Nothing here has colour, so NO_COLOR holds
+// trivially; secrets were masked when the reports were built.
+func Print(w io.Writer, format string, res *Result) error {
+	switch format {
+	case OutputJSON:
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", b)
+		return err
+	case OutputYAML:
+		b, err := yaml.Marshal(res)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	case OutputPrometheus:
+		return WritePrometheus(w, res)
+	case OutputTable, "":
+		return printTable(w, res)
+	}
+	return fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(Outputs, ", "))
+}
+
+func printTable(w io.Writer, res *Result) error {
+	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	if len(res.Items) > 0 {
+		fmt.Fprintln(tw, "NAMESPACE\tKIND\tMANAGER\tCLASS\tENGINE\tOBJECTS\tFIELDS")
+		for _, r := range res.Summary {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\n", dash(r.Namespace), r.Kind, r.Manager, r.Class, dash(string(r.Engine)), r.Objects, r.Fields)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintln(tw, "NAMESPACE\tKIND\tNAME\tFIELD\tMANAGER\tCLASS\tOWNER\tVERDICT")
+		in := &Inspector{}
+		for _, rep := range res.Items {
+			owner := "-"
+			if len(rep.Owners) > 0 {
+				var parts []string
+				for _, o := range rep.Owners {
+					parts = append(parts, string(o.Engine)+" "+o.Ref())
+				}
+				owner = strings.Join(parts, ", ")
+			}
+			for _, d := range rep.Drifts {
+				m := in.culprit(d)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(rep.Resource.Namespace), rep.Resource.GroupKind(), rep.Resource.Name,
+					d.FieldPath, m.Manager, d.Cause, owner, verdicts(d))
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	s := res.Stats
+	if s.Drifted == 0 && len(res.Items) == 0 {
+		_, err := fmt.Fprintf(w, "No drift: %d GitOps-owned objects of %d listed in %d kinds.\n", s.Owned, s.Objects, s.Kinds)
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d drifted objects (%d fields) of %d GitOps-owned objects; %d listed in %d kinds.\n",
+		s.Drifted, s.Fields, s.Owned, s.Objects, s.Kinds)
+	return err
+}
+
+func verdicts(d model.FieldDrift) string {
+	if len(d.Verdicts) == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, len(d.Verdicts))
+	for _, v := range d.Verdicts {
+		parts = append(parts, string(v.Engine)+": "+string(v.Kind))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,369 @@
+// Package scan is the engine behind `kubectl drift scan`: it finds every
+// GitOps-owned object whose fields a non-GitOps manager owns, across many
+// kinds and namespaces, at the cost of one paginated LIST per kind.
+//
+// Cost model (the point of the package):
+//   - kinds are resolved once against the cached discovery (ResolveKinds);
+//   - each kind is read with one LIST (limit/continue pages, resourceVersion=0
+//     by default so the watch cache answers), never a GET per object;
+//   - the LIST body is decoded one object at a time (cluster.Streamer), and a
+//     first pass decodes only metadata: only objects that are GitOps-owned
+//     and written by another manager are decoded in full and have their
+//     managedFields parsed. Memory holds the drifted objects' reports, not the
+//     listed objects;
+//   - kinds are listed concurrently, bounded by Options.Concurrency; the
+//     client-go rate limiter is shared.
+//
+// The package knows no cobra; the CLI turns flags into Options.
+package scan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// Source lists the objects of one kind and streams their raw JSON to fn
+// (the slice is reused after fn returns). It returns the list's
+// resourceVersion. cluster.Streamer backs it in the CLI; tests use fakes.
+type Source interface {
+	List(ctx context.Context, kind Kind, namespace, labelSelector string, fn func(raw []byte) error) (string, error)
+}
+
+// Options describe one scan.
+type Options struct {
+	// Namespace to scan; "" scans all namespaces.
+	Namespace     string
+	LabelSelector string
+	Kinds         []Kind
+	// Engine is "auto", "argocd" or "flux": recorded in the result; the
+	// caller passes the matching Adapters in Inspector.
+	Engine    string
+	Inspector *Inspector
+	// Concurrency bounds the kinds listed at once. Zero means 4.
+	Concurrency int
+	// Now stamps the result; nil means time.Now.
+	Now func() time.Time
+}
+
+// APIVersion and kind of the document `scan -o json|yaml` prints.
+const (
+	ResultKind = "ScanResult"
+)
+
+// Result is what a scan found.
+type Result struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	Scope      Scope  `json:"scope"`
+	Stats      Stats  `json:"stats"`
+	// Summary groups drifted fields by namespace, kind, manager and engine:
+	// the patterns that point at process gaps.
+	Summary []SummaryRow `json:"summary"`
+	// Items are the drifted objects, sorted by namespace, group, kind, name.
+	Items []*model.Report `json:"items"`
+	// Warnings are kinds that could not be listed (Forbidden...) and
+	// objects that could not be judged; the rest was scanned.
+	Warnings []string `json:"warnings,omitempty"`
+
+	// Time the scan ran and how long it took: for metrics, not printed in
+	// JSON (which stays the same from run to run on the same cluster).
+	Started  time.Time     `json:"-"`
+	Duration time.Duration `json:"-"`
+	// KindResults tells, per kind, whether it was listed.
+	KindResults []KindResult `json:"-"`
+}
+
+// Scope says what was scanned.
+type Scope struct {
+	Namespace     string   `json:"namespace,omitempty"`
+	AllNamespaces bool     `json:"allNamespaces,omitempty"`
+	LabelSelector string   `json:"labelSelector,omitempty"`
+	Engine        string   `json:"engine"`
+	Kinds         []string `json:"kinds"`
+}
+
+// Stats count what the scan saw.
+type Stats struct {
+	// Kinds listed successfully, and kinds skipped (Forbidden, gone).
+	Kinds        int `json:"kinds"`
+	KindsSkipped int `json:"kindsSkipped,omitempty"`
+	// Objects listed; Owned of them GitOps-owned; Drifted of those with
+	// drift that counts (see model.Report.HasDrift); Fields drifted.
+	Objects int `json:"objects"`
+	Owned   int `json:"owned"`
+	Drifted int `json:"drifted"`
+	Fields  int `json:"fields"`
+}
+
+// SummaryRow is one group of the summary.
+type SummaryRow struct {
+	Namespace string           `json:"namespace"`
+	Kind      string           `json:"kind"`
+	Manager   string           `json:"manager"`
+	Class     model.CauseClass `json:"class"`
+	Engine    model.Engine     `json:"engine"`
+	Objects   int              `json:"objects"`
+	Fields    int              `json:"fields"`
+}
+
+// KindResult is how listing one kind went.
+type KindResult struct {
+	Kind Kind
+	// Skipped is set (with Warning) when the kind could not be listed.
+	Skipped bool
+	Warning string
+	Objects int
+}
+
+// ErrNoKinds is returned when there is nothing to scan.
+var ErrNoKinds = errors.New("no kinds to scan")
+
+// Run scans. The error is non-nil when a kind failed for another reason
+// than Forbidden/NotFound, or when every kind was skipped; the result then
+// still holds what was scanned.
+func Run(ctx context.Context, src Source, opts Options) (*Result, error) {
+	if len(opts.Kinds) == 0 {
+		return nil, ErrNoKinds
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	conc := opts.Concurrency
+	if conc <= 0 {
+		conc = 4
+	}
+	in := opts.Inspector
+	if in == nil {
+		in = &Inspector{}
+	}
+	res := &Result{
+		APIVersion: model.APIVersion,
+		Kind:       ResultKind,
+		Scope: Scope{
+			Namespace:     opts.Namespace,
+			AllNamespaces: opts.Namespace == "",
+			LabelSelector: opts.LabelSelector,
+			Engine:        opts.Engine,
+		},
+		Started: now(),
+		Items:   []*model.Report{},
+		Summary: []SummaryRow{},
+	}
+	for _, k := range opts.Kinds {
+		res.Scope.Kinds = append(res.Scope.Kinds, k.String())
+	}
+
+	var (
+		objects, owned atomic.Int64
+		mu             sync.Mutex // guards errs, res.Items, res.Warnings
+		judgeMu        sync.Mutex // adapters need not be safe for concurrent use
+		errs           []error
+		kr             = make([]KindResult, len(opts.Kinds))
+		sem            = make(chan struct{}, conc)
+		wg             sync.WaitGroup
+	)
+	for i, k := range opts.Kinds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			defer func() { <-sem }()
+			n := 0
+			_, err := src.List(ctx, k, opts.Namespace, opts.LabelSelector, func(raw []byte) error {
+				n++
+				rep, isOwned, warn, err := in.inspect(ctx, &judgeMu, k, raw)
+				if err != nil {
+					return err
+				}
+				if isOwned {
+					owned.Add(1)
+				}
+				if rep != nil || warn != nil {
+					mu.Lock()
+					if rep != nil {
+						res.Items = append(res.Items, rep)
+					}
+					res.Warnings = append(res.Warnings, warn...)
+					mu.Unlock()
+				}
+				return nil
+			})
+			objects.Add(int64(n))
+			kr[i] = KindResult{Kind: k, Objects: n}
+			if err != nil {
+				if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
+					kr[i].Skipped = true
+					kr[i].Warning = fmt.Sprintf("%s not scanned: %v", k, err)
+					return
+				}
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("%s: %w", k, err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res.KindResults = kr
+	for _, r := range kr {
+		if r.Skipped {
+			res.Stats.KindsSkipped++
+			res.Warnings = append(res.Warnings, r.Warning)
+		} else {
+			res.Stats.Kinds++
+		}
+	}
+	res.Stats.Objects = int(objects.Load())
+	res.Stats.Owned = int(owned.Load())
+	finish(res, in)
+	res.Duration = now().Sub(res.Started)
+
+	if len(errs) > 0 {
+		return res, errors.Join(errs...)
+	}
+	if res.Stats.Kinds == 0 {
+		return res, fmt.Errorf("no kind could be listed: %s", res.Warnings[0])
+	}
+	return res, nil
+}
+
+// inspect runs the first pass and, for candidates, the full one, then lets
+// the owning engines judge. It returns the drift report (nil when clean),
+// whether the object is GitOps-owned (for stats), and warnings. Only the
+// report is kept: the decoded object is garbage once inspect returns.
+func (in *Inspector) inspect(ctx context.Context, judgeMu *sync.Mutex, k Kind, raw []byte) (*model.Report, bool, []string, error) {
+	cand, owned, err := in.Precheck(k, raw)
+	if err != nil || cand == nil {
+		return nil, owned, nil, err
+	}
+	obj, err := Decode(k, raw)
+	if err != nil {
+		return nil, owned, nil, err
+	}
+	rep, err := in.Drifts(obj)
+	if err != nil {
+		// One object with broken managedFields must not stop the scan.
+		return nil, owned, []string{err.Error()}, nil
+	}
+	if rep == nil {
+		return nil, owned, nil, nil
+	}
+	judgeMu.Lock()
+	warns := in.Judge(ctx, cand, obj, rep)
+	judgeMu.Unlock()
+	return rep, owned, warns, nil
+}
+
+// Judge lets every owning engine's adapter add its owner, verdicts and
+// notes to rep. An adapter error is a warning: the drift is still reported.
+func (in *Inspector) Judge(ctx context.Context, cand *Candidate, live *unstructured.Unstructured, rep *model.Report) []string {
+	var warns []string
+	for _, o := range cand.Owners {
+		if err := o.adapter.Judge(ctx, model.JudgeInput{Live: live, Report: rep}); err != nil {
+			warns = append(warns, fmt.Sprintf("%s: %s verdicts unknown: %v", rep.Resource, o.adapter.Engine(), err))
+		}
+		has := false
+		for _, ow := range rep.Owners {
+			if ow.Engine == o.owner.Engine {
+				has = true
+				break
+			}
+		}
+		if !has {
+			rep.Owners = append(rep.Owners, *o.owner)
+		}
+	}
+	rep.Sort()
+	return warns
+}
+
+// finish sorts items and builds stats and summary.
+func finish(res *Result, in *Inspector) {
+	sort.Slice(res.Items, func(i, j int) bool { return res.Items[i].Resource.Less(res.Items[j].Resource) })
+	sort.Strings(res.Warnings)
+
+	type key struct {
+		ns, kind, manager string
+		engine            model.Engine
+	}
+	rows := map[key]*SummaryRow{}
+	for _, r := range res.Items {
+		if r.HasDrift() {
+			res.Stats.Drifted++
+		}
+		seen := map[key]bool{}
+		for _, d := range r.Drifts {
+			res.Stats.Fields++
+			m := in.culprit(d)
+			for _, eng := range engines(r) {
+				k := key{r.Resource.Namespace, r.Resource.GroupKind(), m.Manager, eng}
+				row := rows[k]
+				if row == nil {
+					row = &SummaryRow{Namespace: k.ns, Kind: k.kind, Manager: k.manager, Class: m.Class, Engine: eng}
+					rows[k] = row
+				}
+				row.Fields++
+				if !seen[k] {
+					seen[k] = true
+					row.Objects++
+				}
+			}
+		}
+	}
+	for _, row := range rows {
+		res.Summary = append(res.Summary, *row)
+	}
+	sort.Slice(res.Summary, func(i, j int) bool {
+		a, b := res.Summary[i], res.Summary[j]
+		if a.Namespace != b.Namespace {
+			return a.Namespace < b.Namespace
+		}
+		if a.Kind != b.Kind {
+			return a.Kind < b.Kind
+		}
+		if a.Manager != b.Manager {
+			return a.Manager < b.Manager
+		}
+		return a.Engine < b.Engine
+	})
+}
+
+// engines are the engines owning a report's object (one, nearly always).
+func engines(r *model.Report) []model.Engine {
+	var out []model.Engine
+	for _, o := range r.Owners {
+		out = append(out, o.Engine)
+	}
+	if len(out) == 0 {
+		out = []model.Engine{""}
+	}
+	return out
+}
+
+// verdictOf is the verdict the engine gave a field, "unknown" when it gave
+// none (its rules could not be read).
+func verdictOf(d model.FieldDrift, eng model.Engine) model.VerdictKind {
+	for _, v := range d.Verdicts {
+		if v.Engine == eng {
+			return v.Kind
+		}
+	}
+	return "unknown"
+}

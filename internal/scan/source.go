@@ -1,0 +1,26 @@
+package scan
+
+import (
+	"context"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+)
+
+// StreamSource lists kinds through a cluster.Streamer.
+type StreamSource struct {
+	Streamer *cluster.Streamer
+	// ChunkSize is the LIST page size (limit).
+	ChunkSize int64
+	// Consistent asks for a quorum read from etcd (resourceVersion unset)
+	// instead of the watch cache (resourceVersion=0).
+	Consistent bool
+}
+
+// List implements Source.
+func (s *StreamSource) List(ctx context.Context, kind Kind, namespace, labelSelector string, fn func(raw []byte) error) (string, error) {
+	return s.Streamer.List(ctx, kind.Mapping(), namespace, cluster.StreamOptions{
+		LabelSelector:       labelSelector,
+		Limit:               s.ChunkSize,
+		ResourceVersionZero: !s.Consistent,
+	}, fn)
+}

@@ -1,0 +1,325 @@
+package compare
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/fluxcd/pkg/ssa/jsondiff"
+	"github.com/gobwas/glob"
+	"github.com/itchyny/gojq"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// RuleEffect is what one rule removes from the given objects.
+type RuleEffect struct {
+	// Fields are "Kind.group ns/name /pointer" entries the rule removes.
+	Fields []string `json:"fields"`
+	// SameAsCounterparts: the counterparts remove exactly these fields from
+	// these objects (only meaningful when there are counterparts).
+	SameAsCounterparts bool `json:"sameAsCounterparts"`
+	// OnlyThisRule and OnlyCounterparts list the fields one side removes
+	// and the other does not.
+	OnlyThisRule     []string `json:"onlyThisRule,omitempty"`
+	OnlyCounterparts []string `json:"onlyCounterparts,omitempty"`
+	// Notes say what could not be evaluated on manifests.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ObjectEffect is what each engine's rules remove from one object.
+type ObjectEffect struct {
+	Object     model.ResourceID `json:"object"`
+	ArgoCD     []string         `json:"argocd,omitempty"`
+	Flux       []string         `json:"flux,omitempty"`
+	OnlyArgoCD []string         `json:"onlyArgocd,omitempty"`
+	OnlyFlux   []string         `json:"onlyFlux,omitempty"`
+}
+
+// jqTimeout is Argo CD's default ignore.normalizer.jq.timeout
+// (util/argo/normalizers/diff_normalizer.go DefaultJQExecutionTimeout).
+const jqTimeout = time.Second
+
+// evaluator applies rules to concrete objects the way each engine would
+// select them: Argo CD with gobwas globs on group and kind and exact name
+// and namespace (diff_normalizer.go Normalize), Flux with
+// fluxcd/pkg ssa/jsondiff SelectorRegex.MatchUnstructured itself.
+type evaluator struct {
+	objs []*unstructured.Unstructured
+	memo map[*analyzed]map[int][]string
+}
+
+func newEvaluator(objs []*unstructured.Unstructured) *evaluator {
+	return &evaluator{objs: objs, memo: map[*analyzed]map[int][]string{}}
+}
+
+func resourceID(o *unstructured.Unstructured) model.ResourceID {
+	gvk := o.GroupVersionKind()
+	return model.ResourceID{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: o.GetNamespace(), Name: o.GetName()}
+}
+
+func (ev *evaluator) matches(a *analyzed, o *unstructured.Unstructured) bool {
+	s := a.rule.Target
+	gvk := o.GroupVersionKind()
+	if a.rule.Engine == model.EngineArgoCD {
+		gg, err := glob.Compile(s.Group)
+		if err != nil {
+			return false
+		}
+		kg, err := glob.Compile(s.Kind)
+		if err != nil {
+			return false
+		}
+		return gg.Match(gvk.Group) && kg.Match(gvk.Kind) &&
+			(s.Name == "" || s.Name == o.GetName()) && (s.Namespace == "" || s.Namespace == o.GetNamespace())
+	}
+	sr, err := jsondiff.NewSelectorRegex(&jsondiff.Selector{
+		Group: s.Group, Version: s.Version, Kind: s.Kind, Name: s.Name, Namespace: s.Namespace,
+		LabelSelector: s.LabelSelector, AnnotationSelector: s.AnnotationSelector,
+	})
+	if err != nil {
+		return false
+	}
+	return sr.MatchUnstructured(o)
+}
+
+// fields returns, per object index, the pointers of existing fields the
+// rule removes.
+func (ev *evaluator) fields(a *analyzed) map[int][]string {
+	if m, ok := ev.memo[a]; ok {
+		return m
+	}
+	m := map[int][]string{}
+	ev.memo[a] = m
+	if len(a.invalid) > 0 || a.intrinsic != "" {
+		return m
+	}
+	for i, o := range ev.objs {
+		if !ev.matches(a, o) {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, p := range a.rule.JSONPointers {
+			pp, err := parsePointer(p)
+			if err == nil && exists(o.Object, pp) {
+				seen[p] = true
+			}
+		}
+		for _, e := range a.rule.JQPathExpressions {
+			for _, p := range jqPaths(o, e) {
+				seen[p] = true
+			}
+		}
+		for p := range seen {
+			m[i] = append(m[i], p)
+		}
+		sort.Strings(m[i])
+	}
+	return m
+}
+
+// jqPointers expands a jq expression to the pointers it selects on the
+// objects the rule applies to; n is the number of such objects.
+func (ev *evaluator) jqPointers(a *analyzed, expr string) (ptrs []string, n int) {
+	seen := map[string]bool{}
+	for _, o := range ev.objs {
+		if !ev.matches(a, o) {
+			continue
+		}
+		n++
+		for _, p := range jqPaths(o, expr) {
+			if !seen[p] {
+				seen[p] = true
+				ptrs = append(ptrs, p)
+			}
+		}
+	}
+	sort.Strings(ptrs)
+	return ptrs, n
+}
+
+// jqPaths runs path(EXPR) on the object: the fields del(EXPR) deletes, as
+// Argo CD runs it, within Argo's 1s jq limit. Paths to absent fields are
+// dropped (del of an absent field changes nothing).
+func jqPaths(o *unstructured.Unstructured, expr string) []string {
+	q, err := gojq.Parse("path(" + expr + ")")
+	if err != nil {
+		return nil
+	}
+	code, err := gojq.Compile(q)
+	if err != nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), jqTimeout)
+	defer cancel()
+	doc := o.DeepCopy().Object
+	var out []string
+	iter := code.RunWithContext(ctx, doc)
+	for {
+		v, ok := iter.Next()
+		if !ok {
+			break
+		}
+		if _, isErr := v.(error); isErr {
+			break
+		}
+		arr, ok := v.([]any)
+		if !ok {
+			continue
+		}
+		var pp pathPattern
+		for _, s := range arr {
+			switch k := s.(type) {
+			case string:
+				pp = append(pp, segment{Key: k})
+			case int:
+				pp = append(pp, segment{Key: strconv.Itoa(k)})
+			case float64:
+				pp = append(pp, segment{Key: strconv.Itoa(int(k))})
+			default:
+				pp = nil
+			}
+		}
+		if pp != nil && exists(o.Object, pp) {
+			p, _ := pp.Pointer()
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func exists(doc any, p pathPattern) bool {
+	cur := doc
+	for _, s := range p {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[s.Key]
+			if !ok {
+				return false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(s.Key)
+			if err != nil || !isIndex(s.Key) || i >= len(c) {
+				return false
+			}
+			cur = c[i]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func fieldRef(o *unstructured.Unstructured, p string) string {
+	if p == "" {
+		p = `"" (whole object)`
+	}
+	return resourceID(o).String() + " " + p
+}
+
+func (ev *evaluator) ruleEffect(a *analyzed, cps []Counterpart, all []*analyzed) *RuleEffect {
+	eff := &RuleEffect{Fields: []string{}}
+	mine := ev.fields(a)
+	others := map[int][]string{}
+	for _, cp := range cps {
+		for _, o := range all {
+			if o.rule.Engine == cp.Engine && o.rule.Origin == cp.Origin {
+				for i, ps := range ev.fields(o) {
+					others[i] = append(others[i], ps...)
+				}
+			}
+		}
+	}
+	for i, o := range ev.objs {
+		for _, p := range mine[i] {
+			eff.Fields = append(eff.Fields, fieldRef(o, p))
+		}
+		if len(cps) == 0 {
+			continue
+		}
+		onlyMine, onlyOthers := diffFields(mine[i], others[i])
+		for _, p := range onlyMine {
+			eff.OnlyThisRule = append(eff.OnlyThisRule, fieldRef(o, p))
+		}
+		for _, p := range onlyOthers {
+			eff.OnlyCounterparts = append(eff.OnlyCounterparts, fieldRef(o, p))
+		}
+	}
+	eff.SameAsCounterparts = len(cps) > 0 && len(eff.OnlyThisRule) == 0 && len(eff.OnlyCounterparts) == 0
+	if len(a.rule.Managers) > 0 {
+		eff.Notes = append(eff.Notes, "managedFieldsManagers depend on live field ownership; not evaluated on manifests")
+	}
+	return eff
+}
+
+// diffFields returns the pointers of a not covered by b, and of b not
+// covered by a (a removed parent covers its children).
+func diffFields(a, b []string) (onlyA, onlyB []string) {
+	pa, pb := toPathSet(a), toPathSet(b)
+	for _, p := range pb.uncovered(pa) {
+		s, _ := p.Pointer()
+		onlyA = append(onlyA, s)
+	}
+	for _, p := range pa.uncovered(pb) {
+		s, _ := p.Pointer()
+		onlyB = append(onlyB, s)
+	}
+	return dedupe(onlyA), dedupe(onlyB)
+}
+
+func toPathSet(ps []string) pathSet {
+	var out pathSet
+	for _, p := range ps {
+		if pp, err := parsePointer(p); err == nil {
+			out = append(out, pp)
+		}
+	}
+	return out
+}
+
+func dedupe(in []string) []string {
+	sort.Strings(in)
+	var out []string
+	for i, s := range in {
+		if i == 0 || s != in[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (ev *evaluator) objectEffects(all []*analyzed) []ObjectEffect {
+	var out []ObjectEffect
+	for i, o := range ev.objs {
+		var argo, flux []string
+		for _, a := range all {
+			ps := ev.fields(a)[i]
+			switch a.rule.Engine {
+			case model.EngineArgoCD:
+				argo = append(argo, ps...)
+			case model.EngineFlux:
+				flux = append(flux, ps...)
+			}
+		}
+		if len(argo) == 0 && len(flux) == 0 {
+			continue
+		}
+		oe := ObjectEffect{Object: resourceID(o), ArgoCD: dedupe(argo), Flux: dedupe(flux)}
+		oe.OnlyArgoCD, oe.OnlyFlux = diffFields(argo, flux)
+		out = append(out, oe)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Object.Less(out[j].Object) })
+	return out
+}
+
+// String renders an effect summary line for tables.
+func (e *RuleEffect) String() string {
+	if e == nil {
+		return ""
+	}
+	return fmt.Sprintf("%d field(s)", len(e.Fields))
+}

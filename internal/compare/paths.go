@@ -1,0 +1,348 @@
+package compare
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/itchyny/gojq"
+)
+
+// Both engines remove fields by RFC 6901 JSON pointer: Argo CD's
+// ignoreDifferences.jsonPointers become RFC 6902 remove operations
+// (argo-cd util/argo/normalizers/diff_normalizer.go), Flux's ignore paths go
+// through fluxcd/pkg ssa/jsondiff GenerateRemovePatch, where "" (IgnorePathRoot,
+// ssa/jsondiff/unstructured.go) means the whole object. Argo CD's
+// jqPathExpressions are run as del(EXPR); those that are plain paths are
+// pointers written differently, and are compared as such.
+
+// segment is one step of a path: a key (object member or array index), or
+// any array item when Wild.
+type segment struct {
+	Key  string
+	Wild bool
+}
+
+// pathPattern is a field path, possibly with `[]` steps.
+type pathPattern []segment
+
+// parsePointer splits an RFC 6901 pointer; "" is the whole document.
+func parsePointer(p string) (pathPattern, error) {
+	if p == "" {
+		return pathPattern{}, nil
+	}
+	if !strings.HasPrefix(p, "/") {
+		return nil, fmt.Errorf("invalid JSON pointer %q: must be empty or start with /", p)
+	}
+	parts := strings.Split(p[1:], "/")
+	out := make(pathPattern, len(parts))
+	for i, s := range parts {
+		for j := 0; j < len(s); j++ {
+			if s[j] == '~' && (j+1 >= len(s) || (s[j+1] != '0' && s[j+1] != '1')) {
+				return nil, fmt.Errorf("invalid JSON pointer %q: ~ must be followed by 0 or 1", p)
+			}
+		}
+		out[i] = segment{Key: strings.NewReplacer("~1", "/", "~0", "~").Replace(s)}
+	}
+	return out, nil
+}
+
+// Pointer renders the pattern as an RFC 6901 pointer; ok is false when it
+// has wildcard steps, which no pointer can express.
+func (p pathPattern) Pointer() (string, bool) {
+	var b strings.Builder
+	for _, s := range p {
+		if s.Wild {
+			return "", false
+		}
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s.Key))
+	}
+	return b.String(), true
+}
+
+// String renders the pattern as a pointer, with `*` for any array item.
+func (p pathPattern) String() string {
+	if len(p) == 0 {
+		return `""`
+	}
+	var b strings.Builder
+	for _, s := range p {
+		b.WriteByte('/')
+		if s.Wild {
+			b.WriteString("*")
+			continue
+		}
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s.Key))
+	}
+	return b.String()
+}
+
+func isIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s == "0" || s[0] != '0'
+}
+
+// covers reports whether removing p removes q too (p is q or an ancestor).
+func (p pathPattern) covers(q pathPattern) bool {
+	if len(p) > len(q) {
+		return false
+	}
+	for i := range p {
+		switch {
+		case p[i].Wild && (q[i].Wild || isIndex(q[i].Key)):
+		case !p[i].Wild && !q[i].Wild && p[i].Key == q[i].Key:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// overlaps reports whether some field is removed by both p and q.
+func (p pathPattern) overlaps(q pathPattern) bool {
+	n := min(len(p), len(q))
+	for i := 0; i < n; i++ {
+		a, b := p[i], q[i]
+		switch {
+		case a.Wild && b.Wild:
+		case a.Wild:
+			if !isIndex(b.Key) {
+				return false
+			}
+		case b.Wild:
+			if !isIndex(a.Key) {
+				return false
+			}
+		case a.Key != b.Key:
+			return false
+		}
+	}
+	return true
+}
+
+// pathSet is the set of fields a rule removes.
+type pathSet []pathPattern
+
+// uncovered returns the members of q that no member of s covers.
+func (s pathSet) uncovered(q pathSet) pathSet {
+	var out pathSet
+	for _, b := range q {
+		hit := false
+		for _, a := range s {
+			if a.covers(b) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+func (s pathSet) overlaps(q pathSet) bool {
+	for _, a := range s {
+		for _, b := range q {
+			if a.overlaps(b) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s pathSet) strings() []string {
+	out := make([]string, len(s))
+	for i, p := range s {
+		out[i] = p.String()
+	}
+	sort.Strings(out)
+	return out
+}
+
+// relatePaths relates the sets of fields removed by a and b.
+func relatePaths(a, b pathSet) Relation {
+	onlyB := a.uncovered(b) // in b, not removed by a
+	onlyA := b.uncovered(a)
+	switch {
+	case len(onlyA) == 0 && len(onlyB) == 0:
+		return RelEqual
+	case len(onlyA) == 0:
+		return RelSubset
+	case len(onlyB) == 0:
+		return RelSuperset
+	case a.overlaps(b):
+		return RelOverlap
+	}
+	return RelDisjoint
+}
+
+// jqKind classifies an Argo CD jq path expression.
+type jqKind int
+
+const (
+	jqPath        jqKind = iota // a plain path: same as a JSON pointer
+	jqIterate                   // a path with [] steps: every array item
+	jqSelect                    // selects items by value (select, test, ...)
+	jqOther                     // anything else: functions, pipes, slices
+	jqInvalid                   // does not parse
+)
+
+// jqAnalysis is what a jq expression removes, as far as it is a path.
+type jqAnalysis struct {
+	Kind    jqKind
+	Pattern pathPattern // for jqPath and jqIterate
+	Reason  string      // why it cannot become a pointer
+}
+
+// analyzeJQ decides whether a jq expression is a pure path such as
+// `.spec.replicas` or `.metadata.labels["x"]` (then it is a JSON pointer in
+// jq clothing), a path over every array item (`.webhooks[]?.caBundle`), or a
+// real program such as `.spec.containers[] | select(.name == "x") | .image`.
+// It reads gojq's AST, the parser Argo CD itself uses.
+func analyzeJQ(expr string) jqAnalysis {
+	q, err := gojq.Parse(expr)
+	if err != nil {
+		return jqAnalysis{Kind: jqInvalid, Reason: fmt.Sprintf("invalid jq expression: %v", err)}
+	}
+	if pat, wild, ok := queryPath(q); ok {
+		if wild {
+			return jqAnalysis{Kind: jqIterate, Pattern: pat,
+				Reason: "iterates over every array item ([]): a Flux path is a plain JSON pointer and cannot say \"every item\""}
+		}
+		return jqAnalysis{Kind: jqPath, Pattern: pat}
+	}
+	if usesSelect(q.String()) {
+		return jqAnalysis{Kind: jqSelect,
+			Reason: "selects array items by value (select): a Flux path is a JSON pointer that names items by index only"}
+	}
+	return jqAnalysis{Kind: jqOther, Reason: "not a plain path expression: a Flux path is a JSON pointer"}
+}
+
+func usesSelect(s string) bool {
+	for _, f := range []string{"select(", "test(", "match(", "index(", "contains(", "startswith(", "endswith(", "any(", "all("} {
+		if strings.Contains(s, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// queryPath turns a query made of one index term and suffixes into a path.
+func queryPath(q *gojq.Query) (pathPattern, bool, bool) {
+	if q == nil || q.Term == nil || q.Left != nil || q.Right != nil || len(q.FuncDefs) > 0 || len(q.Patterns) > 0 || q.Meta != nil || len(q.Imports) > 0 {
+		return nil, false, false
+	}
+	t := q.Term
+	var out pathPattern
+	wild := false
+	switch t.Type {
+	case gojq.TermTypeIdentity:
+	case gojq.TermTypeIndex:
+		seg, ok := indexSegment(t.Index)
+		if !ok {
+			return nil, false, false
+		}
+		out = append(out, seg)
+	default:
+		return nil, false, false
+	}
+	for _, s := range t.SuffixList {
+		switch {
+		case s.Index != nil:
+			seg, ok := indexSegment(s.Index)
+			if !ok {
+				return nil, false, false
+			}
+			out = append(out, seg)
+		case s.Iter:
+			out = append(out, segment{Wild: true})
+			wild = true
+		case s.Optional:
+			// `?` only silences errors; the path is the same.
+		default:
+			return nil, false, false
+		}
+	}
+	return out, wild, true
+}
+
+func indexSegment(ix *gojq.Index) (segment, bool) {
+	if ix == nil || ix.IsSlice || ix.End != nil {
+		return segment{}, false
+	}
+	if ix.Name != "" {
+		return segment{Key: ix.Name}, true
+	}
+	if ix.Str != nil {
+		if ix.Str.Queries != nil {
+			return segment{}, false
+		}
+		return segment{Key: ix.Str.Str}, true
+	}
+	if ix.Start != nil {
+		st := ix.Start
+		if st.Term == nil || st.Left != nil || st.Right != nil || len(st.Term.SuffixList) > 0 {
+			return segment{}, false
+		}
+		switch st.Term.Type {
+		case gojq.TermTypeNumber:
+			n, err := strconv.Atoi(st.Term.Number)
+			if err != nil || n < 0 {
+				return segment{}, false
+			}
+			return segment{Key: strconv.Itoa(n)}, true
+		case gojq.TermTypeString:
+			if st.Term.Str == nil || st.Term.Str.Queries != nil {
+				return segment{}, false
+			}
+			return segment{Key: st.Term.Str.Str}, true
+		}
+	}
+	return segment{}, false
+}
+
+// jqFromPattern writes a path as a jq path expression (for Argo CD output
+// of paths that are simpler to read that way; we emit pointers by default).
+func jqFromPattern(p pathPattern) string {
+	if len(p) == 0 {
+		return "."
+	}
+	var b strings.Builder
+	for _, s := range p {
+		switch {
+		case s.Wild:
+			b.WriteString("[]?")
+		case isIndex(s.Key):
+			b.WriteString("[" + s.Key + "]")
+		case isIdent(s.Key):
+			b.WriteString("." + s.Key)
+		default:
+			b.WriteString("[" + strconv.Quote(s.Key) + "]")
+		}
+	}
+	return b.String()
+}
+
+func isIdent(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9' {
+			continue
+		}
+		return false
+	}
+	return true
+}

@@ -1,0 +1,174 @@
+package compare
+
+import (
+	"fmt"
+	"regexp"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// field names of a target, in the order they are reported.
+var targetFields = []string{"group", "version", "kind", "namespace", "name"}
+
+// target is a rule's object selector with every string matcher written as
+// a full-match regex over the same alphabet, whatever the engine's syntax.
+type target struct {
+	// re holds one regex per field; anyRegex where the field matches all.
+	re map[string]string
+	// Flux-only selectors Argo CD has no counterpart for.
+	labels, annotations string
+}
+
+// targetOf converts a rule's selector:
+//   - Argo CD (MatchGlob): group and kind are gobwas globs where "" matches
+//     only "" (the core group); name and namespace are exact, "" meaning any
+//     (util/argo/normalizers/diff_normalizer.go Normalize); no version.
+//   - Flux (MatchRegex): every field is a regex anchored as ^(?:...)$ and
+//     an empty field matches everything, the group included
+//     (fluxcd/pkg ssa/jsondiff/selector.go MatchGVK: `if len(s.selector.Group) > 0`).
+//     So Flux `kind: Service` also matches Knative's serving.knative.dev
+//     Service; only `group: "^$"` means the core group.
+//   - MatchExact: plain equality, "" meaning any.
+func targetOf(s model.Selector, engine model.Engine) (target, error) {
+	t := target{re: map[string]string{}, labels: s.LabelSelector, annotations: s.AnnotationSelector}
+	syn := s.Syntax
+	if syn == "" {
+		syn = model.MatchRegex
+		if engine == model.EngineArgoCD {
+			syn = model.MatchGlob
+		}
+	}
+	vals := map[string]string{"group": s.Group, "version": s.Version, "kind": s.Kind, "namespace": s.Namespace, "name": s.Name}
+	for _, f := range targetFields {
+		v := vals[f]
+		switch {
+		case syn == model.MatchGlob && (f == "group" || f == "kind"):
+			re, err := globRegex(v)
+			if err != nil {
+				return t, fmt.Errorf("%s: %w", f, err)
+			}
+			t.re[f] = re
+		case v == "":
+			t.re[f] = anyRegex
+		case syn == model.MatchRegex:
+			if _, err := regexp.Compile(v); err != nil {
+				return t, fmt.Errorf("invalid %s regex %q: %w", f, v, err)
+			}
+			t.re[f] = v
+		default: // exact names, and Argo's version (never set)
+			t.re[f] = regexp.QuoteMeta(v)
+		}
+	}
+	return t, nil
+}
+
+// fieldRel is how one field of two targets relates, with example values.
+type fieldRel struct {
+	Field string
+	langRel
+}
+
+// targetRel is how two targets relate as sets of objects.
+type targetRel struct {
+	Rel    Relation
+	Fields []fieldRel
+	// Extra lists label/annotation selectors that differ.
+	Extra []selectorDiff
+}
+
+// relateTargets relates a (this rule) to b (the other engine's rule).
+// Object sets are products of per-field languages, so A ⊆ B exactly when
+// every field is ⊆ (and no field is empty), and they are disjoint when any
+// field is. Label and annotation selectors are compared as strings: equal
+// selectors select the same objects; a selector on one side only makes
+// that side narrower.
+func relateTargets(a, b target) (targetRel, error) {
+	var tr targetRel
+	sub, sup, disjoint, unknown := true, true, false, false
+	for _, f := range targetFields {
+		lr, err := relate(a.re[f], b.re[f])
+		if err != nil {
+			return targetRel{Rel: RelUnknown}, err
+		}
+		tr.Fields = append(tr.Fields, fieldRel{Field: f, langRel: lr})
+		switch lr.Rel {
+		case RelEqual:
+		case RelSubset:
+			sup = false
+		case RelSuperset:
+			sub = false
+		case RelOverlap:
+			sub, sup = false, false
+		case RelDisjoint:
+			disjoint = true
+		default:
+			unknown = true
+		}
+	}
+	for _, sel := range []selectorDiff{{"labelSelector", a.labels, b.labels}, {"annotationSelector", a.annotations, b.annotations}} {
+		switch {
+		case sel.A == sel.B:
+			continue
+		case sel.B == "":
+			sup = false
+		case sel.A == "":
+			sub = false
+		default:
+			sub, sup = false, false
+		}
+		tr.Extra = append(tr.Extra, sel)
+	}
+	switch {
+	case disjoint:
+		tr.Rel = RelDisjoint
+	case unknown:
+		tr.Rel = RelUnknown
+	case sub && sup:
+		tr.Rel = RelEqual
+	case sub:
+		tr.Rel = RelSubset
+	case sup:
+		tr.Rel = RelSuperset
+	default:
+		tr.Rel = RelOverlap
+	}
+	return tr, nil
+}
+
+// describe explains a target relation in words, from the side of the rule
+// being reported ("this") against the other engine's rule ("other").
+func (tr targetRel) describe(this, other string) []string {
+	var out []string
+	for _, f := range tr.Fields {
+		if f.Rel == RelEqual {
+			continue
+		}
+		if f.HasOnlyA {
+			out = append(out, fmt.Sprintf("%s matches %s %s, %s does not", this, f.Field, quoteVal(f.Field, f.OnlyA), other))
+		}
+		if f.HasOnlyB {
+			out = append(out, fmt.Sprintf("%s matches %s %s, %s does not", other, f.Field, quoteVal(f.Field, f.OnlyB), this))
+		}
+	}
+	for _, e := range tr.Extra {
+		switch {
+		case e.B == "":
+			out = append(out, fmt.Sprintf("%s only selects objects with %s %q, %s has no such selector", this, e.What, e.A, other))
+		case e.A == "":
+			out = append(out, fmt.Sprintf("%s only selects objects with %s %q, %s has no such selector", other, e.What, e.B, this))
+		default:
+			out = append(out, fmt.Sprintf("%s selects %s %q, %s %q", this, e.What, e.A, other, e.B))
+		}
+	}
+	return out
+}
+
+// selectorDiff is a label or annotation selector that differs.
+type selectorDiff struct{ What, A, B string }
+
+func quoteVal(field, s string) string {
+	if s == "" && field == "group" {
+		return `"" (core group)`
+	}
+	return fmt.Sprintf("%q", s)
+}

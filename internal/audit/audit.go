@@ -1,0 +1,314 @@
+package audit
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// Extractor turns manifests into rules: the engine adapters'
+// RulesFromDocuments. Errors are per document or per rule; the rest of the
+// rules are still returned.
+type Extractor func(docs []Document) ([]model.Rule, []error)
+
+// Loader reads one file into documents. A file that is not valid YAML
+// returns an error (ideally a *FileError with the line), not a panic.
+type Loader func(file string) ([]Document, error)
+
+// FileError is a problem with one file, at a line when known.
+type FileError struct {
+	File string
+	Line int
+	Err  error
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: %v", e.File, e.Err)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Options configure one audit run.
+type Options struct {
+	// Root is the directory findings are relative to: the Git top level,
+	// so that SARIF and GitHub annotations point at repository paths.
+	Root string
+	// Paths are files or directories, absolute or relative to Root.
+	// Directories are walked for *.yaml, *.yml and *.json.
+	Paths []string
+	// Config is the parsed .drift-audit.yaml (nil: defaults).
+	Config *Config
+	// MaxRules overrides the configured total budget when > 0.
+	MaxRules int
+	// Load reads a file; Extractors turn its documents into rules.
+	Load       Loader
+	Extractors []Extractor
+}
+
+// Result is what an audit found.
+type Result struct {
+	Findings []Finding `json:"findings"`
+	// Suppressed counts findings silenced by allow-list entries.
+	Suppressed int `json:"suppressed"`
+	Files      int `json:"files"`
+	Manifests  int `json:"manifests"`
+	Rules      int `json:"rules"`
+	// Base is the --base revision, if any.
+	Base string `json:"base,omitempty"`
+}
+
+// Worst returns the most severe severity among the findings ("" if none).
+func (r *Result) Worst() Severity {
+	var w Severity
+	for _, f := range r.Findings {
+		if f.Severity.rank() > w.rank() {
+			w = f.Severity
+		}
+	}
+	return w
+}
+
+// snapshot is one tree's manifests and rules.
+type snapshot struct {
+	root     string
+	docs     []Document
+	rules    []model.Rule
+	findings []Finding
+	files    int
+}
+
+// Run audits the paths.
+func Run(opts Options) (*Result, error) {
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	rel, err := relPaths(opts.Root, opts.Paths)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := collect(opts, opts.Root, rel, false)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Files: snap.files, Manifests: len(snap.docs), Rules: len(snap.rules)}
+	fs := analyze(snap, cfg, opts.MaxRules)
+	res.Findings, res.Suppressed = applyConfig(fs, cfg, opts.Root)
+	return res, nil
+}
+
+// relPaths makes the audited paths relative to root, so that the same
+// paths can be read from a base revision's tree.
+func relPaths(root string, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	var out []string
+	for _, p := range paths {
+		abs := p
+		if !filepath.IsAbs(p) {
+			wd, err := os.Getwd()
+			if err != nil {
+				return nil, err
+			}
+			abs = filepath.Join(wd, p)
+		}
+		r, err := filepath.Rel(root, abs)
+		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+			return nil, fmt.Errorf("path %s is outside the audit root %s", p, root)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// collect loads the files under root/paths and extracts their rules. Files
+// and rule origins are rewritten relative to root. With missingOK a path
+// that does not exist is skipped (a base revision may predate it).
+func collect(opts Options, root string, paths []string, missingOK bool) (*snapshot, error) {
+	s := &snapshot{root: root}
+	files, err := walk(root, paths, missingOK)
+	if err != nil {
+		return nil, err
+	}
+	s.files = len(files)
+	load := opts.Load
+	if load == nil {
+		load = loadFile
+	}
+	for _, f := range files {
+		docs, err := load(filepath.Join(root, filepath.FromSlash(f)))
+		for i := range docs {
+			docs[i].File = f
+		}
+		s.docs = append(s.docs, docs...)
+		if err != nil {
+			fnd := newFinding(CheckUnparsableFile, "")
+			fnd.File, fnd.Line, fnd.Column = f, 1, 1
+			var fe *FileError
+			if errors.As(err, &fe) {
+				if fe.Line > 0 {
+					fnd.Line = fe.Line
+				}
+				fnd.Message = oneLine(fe.Err.Error())
+			} else {
+				fnd.Message = oneLine(strings.TrimPrefix(err.Error(), filepath.Join(root, filepath.FromSlash(f))+": "))
+			}
+			fnd.Message = "not valid YAML: " + fnd.Message
+			s.findings = append(s.findings, fnd)
+		}
+	}
+	for _, ex := range opts.Extractors {
+		rules, errs := ex(s.docs)
+		for i := range rules {
+			rules[i].Origin.File = relFile(root, rules[i].Origin.File)
+		}
+		s.rules = append(s.rules, rules...)
+		for _, e := range errs {
+			fnd := newFinding(CheckInvalid, oneLine(e.Error()))
+			var fe *FileError
+			if errors.As(e, &fe) {
+				fnd.File, fnd.Line = relFile(root, fe.File), fe.Line
+				fnd.Message = oneLine(fe.Err.Error())
+			}
+			s.findings = append(s.findings, fnd)
+		}
+	}
+	return s, nil
+}
+
+func relFile(root, f string) string {
+	if f == "" || !filepath.IsAbs(f) {
+		return filepath.ToSlash(f)
+	}
+	if r, err := filepath.Rel(root, f); err == nil {
+		return filepath.ToSlash(r)
+	}
+	return filepath.ToSlash(f)
+}
+
+// walk lists the files to audit, relative to root, sorted.
+func walk(root string, paths []string, missingOK bool) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	add := func(abs string) {
+		r, err := filepath.Rel(root, abs)
+		if err != nil {
+			return
+		}
+		r = filepath.ToSlash(r)
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	for _, p := range paths {
+		abs := filepath.Join(root, p)
+		st, err := os.Stat(abs)
+		if err != nil {
+			if missingOK && errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			return nil, err
+		}
+		if !st.IsDir() {
+			add(abs) // named explicitly: audited whatever its extension
+			continue
+		}
+		err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if path != abs && (d.Name() == ".git" || strings.HasPrefix(d.Name(), ".") && d.Name() != ".") {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if d.Name() == DefaultConfigFile {
+				return nil
+			}
+			switch strings.ToLower(filepath.Ext(d.Name())) {
+			case ".yaml", ".yml", ".json":
+				add(path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// analyze runs every check on a snapshot. Findings keep default severities;
+// applyConfig adjusts them.
+func analyze(s *snapshot, cfg *Config, maxRules int) []Finding {
+	a := &analysis{ix: newManifestIndex(s.docs), cfg: cfg, maxRules: maxRules}
+	cache := map[string][]string{}
+	a.lines = func(file string) []string {
+		if l, ok := cache[file]; ok {
+			return l
+		}
+		data, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(file)))
+		var l []string
+		if err == nil {
+			l = strings.Split(string(data), "\n")
+		}
+		cache[file] = l
+		return l
+	}
+	for _, r := range s.rules {
+		a.rules = append(a.rules, prepareRule(r))
+	}
+	out := append([]Finding(nil), s.findings...)
+	for _, c := range checkFuncs() {
+		if !cfg.enabled(c.id) && c.id != CheckShadowed {
+			continue
+		}
+		out = append(out, c.fn(a)...)
+	}
+	return out
+}
+
+// applyConfig drops disabled checks, applies severities and the allow list,
+// adds findings about the allow list itself, and sorts.
+func applyConfig(in []Finding, cfg *Config, root string) ([]Finding, int) {
+	var out []Finding
+	suppressed := 0
+	for i, al := range cfg.Allow {
+		if strings.TrimSpace(al.Reason) != "" {
+			continue
+		}
+		f := newFinding(CheckAllowWithoutReason, fmt.Sprintf("allow entry %d (check %q) has no reason and suppresses nothing", i+1, al.Check))
+		f.File, f.Line, f.Column = relFile(root, cfg.file), al.line, al.column
+		in = append(in, f)
+	}
+	for _, f := range in {
+		if !cfg.enabled(f.Check) {
+			continue
+		}
+		f.Severity = cfg.severity(f.Check, f.Severity)
+		if _, ok := cfg.allowed(f); ok {
+			suppressed++
+			continue
+		}
+		out = append(out, f)
+	}
+	sortFindings(out)
+	return out, suppressed
+}
+
+func sortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].less(fs[j]) })
+}

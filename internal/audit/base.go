@@ -1,0 +1,257 @@
+package audit
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// GitTopLevel returns the top-level directory of the Git checkout holding
+// dir, or an error when dir is not in one (or git is missing).
+func GitTopLevel(ctx context.Context, dir string) (string, error) {
+	out, err := git(ctx, dir, nil, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	return filepath.Clean(strings.TrimSpace(string(out))), nil
+}
+
+// git runs git in dir. Output goes to w when given.
+func git(ctx context.Context, dir string, w io.Writer, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	if w != nil {
+		cmd.Stdout = w
+	}
+	cmd.Stderr = &stderr
+	// The checkout may belong to another user (CI containers); reading is
+	// all we do, so do not let safe.directory stop us.
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=safe.directory", "GIT_CONFIG_VALUE_0=*")
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if i := strings.IndexByte(msg, '\n'); i >= 0 {
+			msg = msg[:i]
+		}
+		if msg == "" {
+			msg = err.Error()
+		}
+		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	}
+	return stdout.Bytes(), nil
+}
+
+// exportTree writes the tree of ref into dir, read-only on the repository:
+// `git archive` streams it, so neither the index, the work tree nor the
+// worktree list of the checkout change.
+func exportTree(ctx context.Context, repo, ref, dir string) error {
+	if _, err := git(ctx, repo, nil, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
+		return fmt.Errorf("--base %s: not a commit in %s", ref, repo)
+	}
+	var buf bytes.Buffer
+	if _, err := git(ctx, repo, &buf, "archive", "--format=tar", ref); err != nil {
+		return err
+	}
+	tr := tar.NewReader(&buf)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("reading git archive: %w", err)
+		}
+		name := filepath.FromSlash(h.Name)
+		if !filepath.IsLocal(name) {
+			continue
+		}
+		target := filepath.Join(dir, name)
+		switch h.Typeflag {
+		case tar.TypeDir:
+			if err := os.MkdirAll(target, 0o755); err != nil {
+				return err
+			}
+		case tar.TypeReg:
+			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+				return err
+			}
+			f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+			if err != nil {
+				return err
+			}
+			_, err = io.Copy(f, tr)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// RunBase audits only what the working tree adds or widens relative to the
+// Git revision ref: findings about rules that are new or broader than in
+// ref, and file or policy findings that ref did not have. Rules that the
+// change removes or narrows are reported as notes (good news).
+func RunBase(ctx context.Context, opts Options, ref string) (*Result, error) {
+	cfg := opts.Config
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	rel, err := relPaths(opts.Root, opts.Paths)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "drift-audit-base-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := exportTree(ctx, opts.Root, ref, tmp); err != nil {
+		return nil, err
+	}
+	head, err := collect(opts, opts.Root, rel, false)
+	if err != nil {
+		return nil, err
+	}
+	base, err := collect(opts, tmp, rel, true)
+	if err != nil {
+		return nil, err
+	}
+	headF := analyze(head, cfg, opts.MaxRules)
+	baseF := analyze(base, cfg, opts.MaxRules)
+
+	headRules := prepareAll(head)
+	baseRules := prepareAll(base)
+	changes := map[string]Change{}
+	for _, r := range headRules {
+		if c := changeOf(r, baseRules); c != "" {
+			changes[r.key] = c
+		}
+	}
+	baseKeys := map[string]int{}
+	for _, f := range baseF {
+		baseKeys[nonRuleKey(f)] = max(baseKeys[nonRuleKey(f)], f.count+1)
+	}
+	var kept []Finding
+	for _, f := range headF {
+		if f.ruleKey != "" {
+			c, ok := changes[f.ruleKey]
+			if !ok {
+				continue
+			}
+			f.Change = c
+			kept = append(kept, f)
+			continue
+		}
+		if n, ok := baseKeys[nonRuleKey(f)]; ok && f.count+1 <= n {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	kept = append(kept, removedRules(baseRules, headRules)...)
+	res := &Result{Files: head.files, Manifests: len(head.docs), Rules: len(head.rules), Base: ref}
+	res.Findings, res.Suppressed = applyConfig(kept, cfg, opts.Root)
+	return res, nil
+}
+
+func prepareAll(s *snapshot) []*ruleInfo {
+	out := make([]*ruleInfo, 0, len(s.rules))
+	for _, r := range s.rules {
+		out = append(out, prepareRule(r))
+	}
+	return out
+}
+
+// nonRuleKey identifies a finding that is not about one rule across two
+// revisions: by what it says and where, not by line. Budget findings are
+// keyed by their scope only; their count decides.
+func nonRuleKey(f Finding) string {
+	if f.Check == CheckOverBudget {
+		if strings.Contains(f.Message, "in total") {
+			return string(f.Check) + "|total"
+		}
+		return string(f.Check) + "|" + f.Object
+	}
+	return fmt.Sprintf("%s|%s|%s|%s", f.Check, f.File, f.Object, f.Message)
+}
+
+// changeOf says whether head rule r is new (added), broader than before
+// (widened) or unchanged/narrower (""), relative to the base rules.
+func changeOf(r *ruleInfo, base []*ruleInfo) Change {
+	sameField := false
+	for _, b := range base {
+		if b.key == r.key {
+			return ""
+		}
+		if b.Engine != r.Engine || b.Type != r.Type || b.Origin.Object != r.Origin.Object {
+			continue
+		}
+		if b.problem == "" && r.problem == "" && b.m.match != nil && covers(b, r) {
+			return ""
+		}
+		if b.Origin.Field == r.Origin.Field {
+			sameField = true
+		}
+	}
+	if sameField {
+		return ChangeWidened
+	}
+	return ChangeAdded
+}
+
+// removedRules reports base ignore rules that no head rule of the same
+// object still covers.
+func removedRules(base, head []*ruleInfo) []Finding {
+	var out []Finding
+	for _, b := range base {
+		if !isIgnoreRule(b.Rule) {
+			continue
+		}
+		kept, narrowed := false, false
+		for _, h := range head {
+			if h.key == b.key {
+				kept = true
+				break
+			}
+			if h.Engine != b.Engine || h.Type != b.Type || h.Origin.Object != b.Origin.Object {
+				continue
+			}
+			if h.problem == "" && b.problem == "" && h.m.match != nil && covers(h, b) {
+				kept = true
+				break
+			}
+			if h.Origin.Field == b.Origin.Field {
+				narrowed = true
+			}
+		}
+		if kept {
+			continue
+		}
+		verb := "removes"
+		if narrowed {
+			verb = "narrows"
+		}
+		what := strings.Join(append(append(append([]string(nil), b.JSONPointers...), b.JQPathExpressions...), b.Managers...), ", ")
+		if b.WholeResource || what == "" {
+			what = "the whole object"
+		}
+		f := newFinding(CheckRemovedRule, fmt.Sprintf("the change %s the rule ignoring %s on %s (was at line %d)", verb, what, describeTarget(b.Target), b.Origin.Line))
+		f = f.atOrigin(b.Origin)
+		// The line is the base revision's; in the changed file it may hold
+		// anything, so only the file is kept as the location.
+		f.Line, f.Column = 0, 0
+		f.Engine = b.Engine
+		f.Change = ChangeRemoved
+		out = append(out, f)
+	}
+	return out
+}

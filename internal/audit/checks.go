@@ -1,0 +1,666 @@
+package audit
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// analysis is the input of every check: the prepared rules, the indexed
+// manifests, the configuration and a way to read source lines.
+type analysis struct {
+	rules []*ruleInfo
+	ix    *manifestIndex
+	cfg   *Config
+	// maxRules overrides cfg.Budget.Total when > 0 (--max-rules).
+	maxRules int
+	// lines returns the lines of a file (nil when unreadable).
+	lines func(file string) []string
+}
+
+type checkFunc func(a *analysis) []Finding
+
+// checkFuncs runs in ID order; each returns findings with default severity.
+func checkFuncs() []struct {
+	id CheckID
+	fn checkFunc
+} {
+	return []struct {
+		id CheckID
+		fn checkFunc
+	}{
+		{CheckTooBroad, checkTooBroad},
+		{CheckDangerousTarget, checkDangerous},
+		{CheckShadowed, checkShadowedAndDuplicates},
+		{CheckInvalid, checkInvalid},
+		{CheckMatchesNothing, checkMatchesNothing},
+		{CheckSlowJQ, checkSlowJQ},
+		{CheckDriftDetectionOff, checkDriftOff},
+		{CheckOverBudget, checkBudget},
+		{CheckNoJustification, checkJustification},
+	}
+}
+
+func ruleFinding(id CheckID, r *ruleInfo, msg string) Finding {
+	f := newFinding(id, msg).atOrigin(r.Origin)
+	f.Engine = r.Engine
+	f.ruleKey = r.key
+	return f
+}
+
+// --- DRIFT001 too broad -----------------------------------------------------
+
+func checkTooBroad(a *analysis) []Finding {
+	var out []Finding
+	for _, r := range a.rules {
+		if r.problem != "" {
+			continue
+		}
+		if msg := tooBroad(r); msg != "" {
+			out = append(out, ruleFinding(CheckTooBroad, r, msg))
+		}
+	}
+	return out
+}
+
+func tooBroad(r *ruleInfo) string {
+	switch {
+	case r.Type == model.RuleArgoResourceExclusion:
+		if r.m.allKinds {
+			return "resource exclusion hides every kind from Argo CD"
+		}
+		return ""
+	case !isFieldRule(r.Rule):
+		return ""
+	}
+	if r.whole {
+		if r.m.allKinds {
+			return "rule ignores every field of every object"
+		}
+		if r.m.match != nil && r.m.matchesGK("", "Secret") && !r.m.allKinds {
+			return "" // reported as dangerous
+		}
+		return fmt.Sprintf("rule ignores the whole object (%s)", describeTarget(r.Target))
+	}
+	for _, p := range r.paths {
+		if why := broadPath(p); why != "" {
+			return fmt.Sprintf("path %s ignores %s", renderTokens(p), why)
+		}
+	}
+	if r.m.allKinds {
+		for _, p := range r.paths {
+			if len(p) > 0 && p[0] != "metadata" && p[0] != "status" {
+				return fmt.Sprintf("path %s is specific to one kind but the rule applies to every kind", renderTokens(p))
+			}
+		}
+	}
+	return ""
+}
+
+var containerLists = map[string]bool{"containers": true, "initContainers": true, "ephemeralContainers": true}
+
+// broadPath says why a path is too broad, or "".
+func broadPath(p []string) string {
+	switch {
+	case len(p) == 1 && p[0] != "status":
+		return "all of /" + p[0]
+	case len(p) == 2 && p[0] == "spec" && p[1] == "template":
+		return "the whole pod template"
+	case len(p) == 3 && p[0] == "spec" && p[1] == "template" && p[2] == "spec":
+		return "the whole pod spec"
+	}
+	n := len(p)
+	if n >= 1 && containerLists[p[n-1]] {
+		return "the whole " + p[n-1] + " list"
+	}
+	if n >= 2 && containerLists[p[n-2]] && isIndexToken(p[n-1]) {
+		return "whole containers"
+	}
+	return ""
+}
+
+// --- DRIFT002 dangerous targets ---------------------------------------------
+
+var rbacKinds = []string{"Role", "ClusterRole", "RoleBinding", "ClusterRoleBinding"}
+
+func checkDangerous(a *analysis) []Finding {
+	var out []Finding
+	for _, r := range a.rules {
+		if r.problem != "" || r.m.match == nil {
+			continue
+		}
+		if msg := dangerous(r); msg != "" {
+			out = append(out, ruleFinding(CheckDangerousTarget, r, msg))
+		}
+	}
+	return out
+}
+
+func dangerous(r *ruleInfo) string {
+	secret := !r.m.allKinds && r.m.matchesGK("", "Secret")
+	if r.Type == model.RuleArgoResourceExclusion || (isFieldRule(r.Rule) && r.whole) {
+		if secret {
+			return "rule hides whole Secrets: changed credentials would go unnoticed"
+		}
+		return ""
+	}
+	if !isFieldRule(r.Rule) {
+		return ""
+	}
+	rbac := false
+	for _, k := range rbacKinds {
+		if !r.m.allKinds && r.m.matchesGK("rbac.authorization.k8s.io", k) {
+			rbac = true
+		}
+	}
+	for _, p := range r.paths {
+		for i, t := range p {
+			if containerLists[t] && i+2 < len(p) && isIndexToken(p[i+1]) {
+				switch p[i+2] {
+				case "image":
+					return fmt.Sprintf("path %s ignores container images: a changed image would never be reverted", renderTokens(p))
+				case "command", "args":
+					return fmt.Sprintf("path %s ignores what containers run (%s)", renderTokens(p), p[i+2])
+				}
+			}
+			switch t {
+			case "securityContext", "hostNetwork", "hostPID", "hostIPC":
+				return fmt.Sprintf("path %s ignores %s: privilege changes would go unnoticed", renderTokens(p), t)
+			}
+		}
+		if rbac && len(p) >= 1 {
+			switch p[0] {
+			case "rules", "subjects", "roleRef", "aggregationRule":
+				return fmt.Sprintf("path %s ignores RBAC %s: granted permissions would go unnoticed", renderTokens(p), p[0])
+			}
+		}
+		if secret && len(p) == 1 && (p[0] == "data" || p[0] == "stringData") {
+			return fmt.Sprintf("path %s ignores all Secret data", renderTokens(p))
+		}
+	}
+	return ""
+}
+
+// --- DRIFT003 shadowed / DRIFT004 duplicate ---------------------------------
+
+// checkShadowedAndDuplicates compares field rules that apply to the same
+// objects. Argo CD merges argocd-cm rules into every Application's rules
+// (util/argo/diff/ignore.go HasIgnoreDifference), so an Application rule
+// covered by an argocd-cm rule changes nothing. Flux rules only reach the
+// objects their own Kustomization or HelmRelease applies; the same rule in a
+// Kustomization and a HelmRelease of one namespace is reported as a
+// duplicate because one copy cannot reach the objects the author meant.
+func checkShadowedAndDuplicates(a *analysis) []Finding {
+	var out []Finding
+	// Bucket by literal kind: a rule can only be covered by one with the
+	// same literal kind or a wildcard kind.
+	byKind := map[string][]*ruleInfo{}
+	var wild []*ruleInfo
+	var all []*ruleInfo
+	for _, r := range a.rules {
+		if !isFieldRule(r.Rule) || r.problem != "" || r.m.match == nil {
+			continue
+		}
+		all = append(all, r)
+		if r.m.literalKind != "" {
+			byKind[r.m.literalKind] = append(byKind[r.m.literalKind], r)
+		} else {
+			wild = append(wild, r)
+		}
+	}
+	reported := map[*ruleInfo]bool{}
+	for _, r := range all {
+		cands := append(append([]*ruleInfo(nil), byKind[r.m.literalKind]...), wild...)
+		if r.m.literalKind == "" {
+			cands = wild
+		}
+		sort.SliceStable(cands, func(i, j int) bool { return originLess(cands[i].Origin, cands[j].Origin) })
+		for _, s := range cands {
+			if s == r || reported[r] {
+				continue
+			}
+			rel := relation(s, r)
+			if rel == "" {
+				continue
+			}
+			sameAsS := covers(r, s)
+			if rel == "scope" && sameAsS {
+				// Equal rules in the same scope: report the later one only.
+				if argoGlobalBoth(s, r) || isArgoGlobal(s.Rule) == isArgoGlobal(r.Rule) {
+					if originLess(r.Origin, s.Origin) {
+						continue
+					}
+				} else if isArgoGlobal(r.Rule) {
+					continue // the Application copy is the redundant one
+				}
+				reported[r] = true
+				out = append(out, ruleFinding(CheckDuplicate, r,
+					fmt.Sprintf("rule repeats %s", citeRule(s))))
+				continue
+			}
+			if rel == "flux-peer" {
+				if !sameAsS || originLess(r.Origin, s.Origin) {
+					continue
+				}
+				reported[r] = true
+				f := ruleFinding(CheckDuplicate, r, fmt.Sprintf(
+					"rule repeats %s; a %s's rules reach only the objects it applies itself, so one copy cannot reach what it targets",
+					citeRule(s), objectKind(r.Origin.Object)))
+				out = append(out, f)
+				continue
+			}
+			reported[r] = true
+			out = append(out, ruleFinding(CheckShadowed, r, fmt.Sprintf("rule is covered by the broader %s", citeRule(s))))
+		}
+	}
+	return out
+}
+
+func argoGlobalBoth(s, r *ruleInfo) bool { return isArgoGlobal(s.Rule) && isArgoGlobal(r.Rule) }
+
+func citeRule(r *ruleInfo) string {
+	pos := r.Origin.File
+	if r.Origin.Line > 0 {
+		pos += fmt.Sprintf(":%d", r.Origin.Line)
+	}
+	if r.Origin.Object != "" {
+		return fmt.Sprintf("rule of %s %s (%s)", r.Origin.Object, r.Origin.Field, pos)
+	}
+	return "rule at " + pos
+}
+
+func originLess(a, b model.Origin) bool {
+	if a.File != b.File {
+		return a.File < b.File
+	}
+	if a.Line != b.Line {
+		return a.Line < b.Line
+	}
+	return a.Column < b.Column
+}
+
+// relation says whether s's rules apply to the objects r applies to:
+// "scope" (s applies wherever r does and covers r), "flux-peer" (Flux rules
+// of different objects in one namespace, equal), or "".
+func relation(s, r *ruleInfo) string {
+	if s.Engine != r.Engine {
+		return ""
+	}
+	switch s.Engine {
+	case model.EngineArgoCD:
+		if (isArgoGlobal(s.Rule) || s.Origin.Object == r.Origin.Object) && covers(s, r) {
+			return "scope"
+		}
+	case model.EngineFlux:
+		if s.Origin.Object == r.Origin.Object {
+			if covers(s, r) {
+				return "scope"
+			}
+			return ""
+		}
+		if objectNamespace(s.Origin.Object) == objectNamespace(r.Origin.Object) &&
+			objectKind(s.Origin.Object) != objectKind(r.Origin.Object) && covers(s, r) && covers(r, s) {
+			return "flux-peer"
+		}
+	default:
+		if s.Origin.Object == r.Origin.Object && covers(s, r) {
+			return "scope"
+		}
+	}
+	return ""
+}
+
+// covers reports whether every field r removes on every object r targets
+// is also removed by s.
+func covers(s, r *ruleInfo) bool {
+	if s.Target.Syntax != r.Target.Syntax {
+		return false
+	}
+	if !s.m.coversSelector(r.Target) {
+		return false
+	}
+	if s.whole {
+		return true
+	}
+	if r.whole {
+		return false
+	}
+	if len(r.paths) == 0 && len(r.JQPathExpressions) == 0 && len(r.Managers) == 0 {
+		return false
+	}
+	for _, p := range r.paths {
+		ok := false
+		for _, q := range s.paths {
+			if hasPrefixTokens(p, q) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	// jq expressions that are not plain paths are compared as text.
+	for _, e := range r.JQPathExpressions {
+		if _, plain := jqTokens(e); plain {
+			continue
+		}
+		if !containsString(s.JQPathExpressions, strings.TrimSpace(e)) {
+			return false
+		}
+	}
+	for _, m := range r.Managers {
+		if !containsString(s.Managers, m) {
+			return false
+		}
+	}
+	return true
+}
+
+func containsString(list []string, v string) bool {
+	for _, x := range list {
+		if strings.TrimSpace(x) == v {
+			return true
+		}
+	}
+	return false
+}
+
+// --- DRIFT005 invalid -------------------------------------------------------
+
+func checkInvalid(a *analysis) []Finding {
+	var out []Finding
+	for _, r := range a.rules {
+		problem := r.problem
+		if problem == "" {
+			for _, e := range r.JQPathExpressions {
+				if _, err := compileJQ(e); err != nil {
+					problem = fmt.Sprintf("jq path expression %q: %v", e, err)
+					break
+				}
+			}
+		}
+		if problem != "" {
+			out = append(out, ruleFinding(CheckInvalid, r, oneLine(problem)))
+		}
+	}
+	return out
+}
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	return s
+}
+
+// --- DRIFT006 matches nothing -----------------------------------------------
+
+// checkMatchesNothing looks for field rules whose target selects no manifest
+// of the repository, or whose path leads nowhere in every manifest it
+// selects. HelmRelease rules are skipped: their targets are the chart's
+// objects, which are rendered outside the repository.
+func checkMatchesNothing(a *analysis) []Finding {
+	var out []Finding
+	for _, r := range a.rules {
+		if !isFieldRule(r.Rule) || r.Type == model.RuleFluxHelmIgnore || r.problem != "" || r.m.match == nil || r.m.allKinds {
+			continue
+		}
+		targets := a.ix.targets(r.m)
+		if len(targets) == 0 {
+			out = append(out, ruleFinding(CheckMatchesNothing, r, a.noTargetMessage(r)))
+			continue
+		}
+		if msg := a.deadPath(r, targets); msg != "" {
+			out = append(out, ruleFinding(CheckMatchesNothing, r, msg))
+		}
+	}
+	return out
+}
+
+func (a *analysis) noTargetMessage(r *ruleInfo) string {
+	base := fmt.Sprintf("no manifest in the repository matches %s", describeTarget(r.Target))
+	s := r.Target
+	// Which part fails? Try group/kind alone first.
+	gkOK := false
+	for _, gk := range a.ix.groupKinds {
+		if r.m.matchesGK(gk.Group, gk.Kind) {
+			gkOK = true
+			break
+		}
+	}
+	if !gkOK {
+		var groups, kinds []string
+		seenG := map[string]bool{}
+		for _, gk := range a.ix.groupKinds {
+			if !seenG[gk.Group] {
+				seenG[gk.Group] = true
+				groups = append(groups, gk.Group)
+			}
+			if gk.Group == s.Group || r.m.matchesGroup(gk.Group) {
+				kinds = append(kinds, gk.Kind)
+			}
+		}
+		// A kind that exists under another group points at the group.
+		kindExists := false
+		for _, gk := range a.ix.groupKinds {
+			if gk.Kind == s.Kind {
+				kindExists = true
+			}
+		}
+		if kindExists {
+			if g := nearest(s.Group, groups); g != "" || s.Group == "" {
+				return fmt.Sprintf("%s; nearest: group %q instead of %q", base, g, s.Group)
+			}
+			for _, gk := range a.ix.groupKinds {
+				if gk.Kind == s.Kind {
+					return fmt.Sprintf("%s; %s exists in group %q", base, s.Kind, gk.Group)
+				}
+			}
+		}
+		var allKinds []string
+		for _, gk := range a.ix.groupKinds {
+			allKinds = append(allKinds, gk.Kind)
+		}
+		if k := nearest(s.Kind, append(kinds, allKinds...)); k != "" {
+			return fmt.Sprintf("%s; nearest: kind %q instead of %q", base, k, s.Kind)
+		}
+		return base
+	}
+	// Group/kind exist; the name or namespace must be off.
+	var names, nss []string
+	for _, d := range a.ix.docs {
+		gvk := d.Object.GroupVersionKind()
+		if r.m.matchesGK(gvk.Group, gvk.Kind) {
+			names = append(names, d.Object.GetName())
+			if ns := d.Object.GetNamespace(); ns != "" {
+				nss = append(nss, ns)
+			}
+		}
+	}
+	if s.Name != "" && !containsString(names, s.Name) {
+		if n := nearest(s.Name, names); n != "" {
+			return fmt.Sprintf("%s; nearest: name %q instead of %q", base, n, s.Name)
+		}
+		return base
+	}
+	if s.Namespace != "" && !containsString(nss, s.Namespace) {
+		if n := nearest(s.Namespace, nss); n != "" {
+			return fmt.Sprintf("%s; nearest: namespace %q instead of %q", base, n, s.Namespace)
+		}
+	}
+	return base
+}
+
+// deadPath reports a JSON pointer whose parent exists in none of the
+// targeted manifests. Only the parent must exist: the field itself is often
+// absent from Git on purpose (replicas owned by an HPA, an injected
+// caBundle). Paths under /metadata and /status are not checked, since
+// controllers add labels, annotations and status that Git never holds.
+func (a *analysis) deadPath(r *ruleInfo, targets []int) string {
+	for _, p := range r.JSONPointers {
+		tok, err := parsePointer(p)
+		if err != nil || len(tok) < 2 || tok[0] == "metadata" || tok[0] == "status" {
+			continue
+		}
+		parent := tok[:len(tok)-1]
+		best, bestDoc := -1, -1
+		for _, i := range targets {
+			n := lookupPointer(a.ix.docs[i].Object.Object, parent)
+			if n > best {
+				best, bestDoc = n, i
+			}
+			if n == len(parent) {
+				break
+			}
+		}
+		if best == len(parent) {
+			continue
+		}
+		missing := renderTokens(tok[:best+1])
+		msg := fmt.Sprintf("path %s: none of the %d targeted manifests has %s", p, len(targets), missing)
+		if near := nearest(tok[best], childKeys(a.ix.docs[bestDoc].Object.Object, tok[:best])); near != "" {
+			msg += fmt.Sprintf("; nearest: %q instead of %q", near, tok[best])
+		}
+		return msg
+	}
+	return ""
+}
+
+// --- DRIFT008 drift detection off -------------------------------------------
+
+func checkDriftOff(a *analysis) []Finding {
+	var out []Finding
+	for _, r := range a.rules {
+		var msg string
+		switch r.Type {
+		case model.RuleFluxDriftDisabled:
+			msg = "HelmRelease drift detection is off (driftDetection.mode unset or disabled): helm-controller never looks for drift"
+			if r.Target.Kind != "" && r.Target.Kind != "HelmRelease" || r.Target.Name != "" && objectKind(r.Origin.Object) != "HelmRelease" {
+				msg = fmt.Sprintf("drift detection is disabled for %s", describeTarget(r.Target))
+			}
+		case model.RuleFluxReconcileDisabled:
+			msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/reconcile: disabled: Flux never applies %s", describeTarget(r.Target))
+		case model.RuleFluxSSAAnnotation:
+			if strings.EqualFold(r.Value, "Ignore") {
+				msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/ssa: Ignore: Flux never applies %s", describeTarget(r.Target))
+			}
+		}
+		if msg != "" {
+			out = append(out, ruleFinding(CheckDriftDetectionOff, r, msg))
+		}
+	}
+	if a.cfg.Policy.RequireSelfHeal {
+		for _, d := range a.ix.docs {
+			u := d.Object
+			if u.GetKind() != "Application" || u.GroupVersionKind().Group != "argoproj.io" {
+				continue
+			}
+			selfHeal, _, _ := unstructured.NestedBool(u.Object, "spec", "syncPolicy", "automated", "selfHeal")
+			if selfHeal {
+				continue
+			}
+			f := newFinding(CheckDriftDetectionOff, fmt.Sprintf(
+				"Application %s/%s has no syncPolicy.automated.selfHeal: drift is reported but never reverted (policy requireSelfHeal)",
+				u.GetNamespace(), u.GetName()))
+			f.File, f.Line, f.Column = d.File, d.Line, 1
+			f.Object = fmt.Sprintf("Application %s/%s", u.GetNamespace(), u.GetName())
+			f.Engine = model.EngineArgoCD
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// --- DRIFT009 budget --------------------------------------------------------
+
+func checkBudget(a *analysis) []Finding {
+	var counted []*ruleInfo
+	for _, r := range a.rules {
+		if isIgnoreRule(r.Rule) {
+			counted = append(counted, r)
+		}
+	}
+	sort.SliceStable(counted, func(i, j int) bool { return originLess(counted[i].Origin, counted[j].Origin) })
+	var out []Finding
+	total := a.cfg.Budget.Total
+	if a.maxRules > 0 {
+		total = a.maxRules
+	}
+	if total > 0 && len(counted) > total {
+		f := ruleFinding(CheckOverBudget, counted[total], fmt.Sprintf(
+			"%d ignore rules in total, budget %d: this is rule %d", len(counted), total, total+1))
+		f.ruleKey = ""
+		f.count = len(counted)
+		out = append(out, f)
+	}
+	if per := a.cfg.Budget.PerApp; per > 0 {
+		byObj := map[string][]*ruleInfo{}
+		var objs []string
+		for _, r := range counted {
+			o := r.Origin.Object
+			if _, ok := byObj[o]; !ok {
+				objs = append(objs, o)
+			}
+			byObj[o] = append(byObj[o], r)
+		}
+		for _, o := range objs {
+			rs := byObj[o]
+			if len(rs) > per {
+				f := ruleFinding(CheckOverBudget, rs[per], fmt.Sprintf(
+					"%s has %d ignore rules, budget %d per app: this is rule %d", o, len(rs), per, per+1))
+				f.ruleKey = ""
+				f.count = len(rs)
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+// --- DRIFT010 justification -------------------------------------------------
+
+func checkJustification(a *analysis) []Finding {
+	var pat *regexp.Regexp
+	if a.cfg.Justification.Pattern != "" {
+		pat = regexp.MustCompile(a.cfg.Justification.Pattern) // validated with the config
+	}
+	var out []Finding
+	for _, r := range a.rules {
+		if !isIgnoreRule(r.Rule) || r.Origin.File == "" || r.Origin.Line < 1 {
+			continue
+		}
+		lines := a.lines(r.Origin.File)
+		if lines == nil || r.Origin.Line > len(lines) {
+			continue
+		}
+		comment, ok := commentFor(lines, r.Origin.Line)
+		switch {
+		case !ok:
+			out = append(out, ruleFinding(CheckNoJustification, r, "rule has no justification comment directly above it"))
+		case pat != nil && !pat.MatchString(comment):
+			out = append(out, ruleFinding(CheckNoJustification, r, fmt.Sprintf(
+				"justification comment %q does not match the required pattern %q", comment, a.cfg.Justification.Pattern)))
+		}
+	}
+	return out
+}
+
+// commentFor returns the comment on the line directly above line (1-based),
+// or a trailing comment on the line itself.
+func commentFor(lines []string, line int) (string, bool) {
+	if line >= 2 {
+		prev := strings.TrimSpace(lines[line-2])
+		if strings.HasPrefix(prev, "#") {
+			return strings.TrimSpace(strings.TrimLeft(prev, "#")), true
+		}
+	}
+	cur := lines[line-1]
+	if i := strings.Index(cur, " #"); i >= 0 && !strings.ContainsAny(cur[:i], "\"'") {
+		return strings.TrimSpace(strings.TrimLeft(cur[i+1:], "#")), true
+	}
+	return "", false
+}

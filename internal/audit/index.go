@@ -1,0 +1,213 @@
+package audit
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// manifestIndex finds a rule's targets without scanning every manifest for
+// every rule: rules name a literal kind almost always, so manifests are
+// bucketed by kind and only wildcard selectors walk the whole list.
+type manifestIndex struct {
+	docs   []Document
+	byKind map[string][]int
+	// kinds holds every group/kind seen (for near-miss suggestions).
+	groupKinds []groupKind
+	names      []string
+	namespaces []string
+	// jsonCache holds each manifest as plain JSON types for gojq, which
+	// does not accept the int64 values of unstructured content.
+	jsonCache map[int]any
+}
+
+type groupKind struct{ Group, Kind string }
+
+func newManifestIndex(docs []Document) *manifestIndex {
+	ix := &manifestIndex{byKind: map[string][]int{}, jsonCache: map[int]any{}}
+	seenGK := map[groupKind]bool{}
+	seenName := map[string]bool{}
+	seenNS := map[string]bool{}
+	for _, d := range docs {
+		if d.Object == nil || d.Object.GetKind() == "" {
+			continue
+		}
+		i := len(ix.docs)
+		ix.docs = append(ix.docs, d)
+		gvk := d.Object.GroupVersionKind()
+		ix.byKind[gvk.Kind] = append(ix.byKind[gvk.Kind], i)
+		gk := groupKind{gvk.Group, gvk.Kind}
+		if !seenGK[gk] {
+			seenGK[gk] = true
+			ix.groupKinds = append(ix.groupKinds, gk)
+		}
+		if n := d.Object.GetName(); n != "" && !seenName[n] {
+			seenName[n] = true
+			ix.names = append(ix.names, n)
+		}
+		if ns := d.Object.GetNamespace(); ns != "" && !seenNS[ns] {
+			seenNS[ns] = true
+			ix.namespaces = append(ix.namespaces, ns)
+		}
+	}
+	sort.Slice(ix.groupKinds, func(i, j int) bool {
+		if ix.groupKinds[i].Group != ix.groupKinds[j].Group {
+			return ix.groupKinds[i].Group < ix.groupKinds[j].Group
+		}
+		return ix.groupKinds[i].Kind < ix.groupKinds[j].Kind
+	})
+	sort.Strings(ix.names)
+	sort.Strings(ix.namespaces)
+	return ix
+}
+
+// targets returns the indexes of the manifests m matches.
+func (ix *manifestIndex) targets(m *matcher) []int {
+	if m == nil || m.match == nil {
+		return nil
+	}
+	var cand []int
+	if m.literalKind != "" {
+		cand = ix.byKind[m.literalKind]
+	} else {
+		cand = make([]int, len(ix.docs))
+		for i := range cand {
+			cand[i] = i
+		}
+	}
+	var out []int
+	for _, i := range cand {
+		if m.match(ix.docs[i].Object) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// plain returns manifest i as JSON-typed values.
+func (ix *manifestIndex) plain(i int) any {
+	if v, ok := ix.jsonCache[i]; ok {
+		return v
+	}
+	var v any
+	if b, err := json.Marshal(ix.docs[i].Object.Object); err == nil {
+		_ = json.Unmarshal(b, &v)
+	}
+	ix.jsonCache[i] = v
+	return v
+}
+
+// lookupPointer walks tokens through an unstructured value. It reports how
+// many tokens resolved, so callers can name the first missing one.
+func lookupPointer(v any, tokens []string) (resolved int) {
+	for i, t := range tokens {
+		switch x := v.(type) {
+		case map[string]any:
+			nv, ok := x[t]
+			if !ok {
+				return i
+			}
+			v = nv
+		case []any:
+			n, ok := atoi(t)
+			if !ok || n >= len(x) {
+				return i
+			}
+			v = x[n]
+		default:
+			return i
+		}
+	}
+	return len(tokens)
+}
+
+// childKeys lists the keys at tokens (for near-miss suggestions).
+func childKeys(v any, tokens []string) []string {
+	for _, t := range tokens {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[t]
+		case []any:
+			n, ok := atoi(t)
+			if !ok || n >= len(x) {
+				return nil
+			}
+			v = x[n]
+		default:
+			return nil
+		}
+	}
+	if m, ok := v.(map[string]any); ok {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return keys
+	}
+	return nil
+}
+
+func atoi(s string) (int, bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+// nearest returns the candidate closest to want: equal ignoring case first,
+// then the smallest edit distance up to a third of the length (at least 1,
+// at most 3). It returns "" when nothing is close.
+func nearest(want string, candidates []string) string {
+	best, bestD := "", 1<<30
+	limit := len(want) / 3
+	if limit < 1 {
+		limit = 1
+	}
+	if limit > 3 {
+		limit = 3
+	}
+	for _, c := range candidates {
+		if c == want {
+			continue
+		}
+		if strings.EqualFold(c, want) {
+			return c
+		}
+		if d := levenshtein(want, c); d <= limit && d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+var _ = unstructured.Unstructured{}

@@ -191,11 +191,11 @@ func relatePaths(a, b pathSet) Relation {
 type jqKind int
 
 const (
-	jqPath        jqKind = iota // a plain path: same as a JSON pointer
-	jqIterate                   // a path with [] steps: every array item
-	jqSelect                    // selects items by value (select, test, ...)
-	jqOther                     // anything else: functions, pipes, slices
-	jqInvalid                   // does not parse
+	jqPath    jqKind = iota // a plain path: same as a JSON pointer
+	jqIterate               // a path with [] steps: every array item
+	jqSelect                // selects items by value (select, test, ...)
+	jqOther                 // anything else: functions, pipes, slices
+	jqInvalid               // does not parse
 )
 
 // jqAnalysis is what a jq expression removes, as far as it is a path.

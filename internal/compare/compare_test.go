@@ -12,18 +12,18 @@ import (
 // ruleB builds test rules without struct literals everywhere.
 type ruleB struct{ r model.Rule }
 
-var seq int
+var ruleSeq int
 
 func argo(group, kind string) *ruleB {
-	seq++
+	ruleSeq++
 	return &ruleB{model.Rule{Engine: model.EngineArgoCD, Type: model.RuleArgoIgnoreDifferences, Scope: model.ScopeDiff,
-		Origin: model.Origin{File: "argo.yaml", Line: seq}, Target: model.Selector{Group: group, Kind: kind, Syntax: model.MatchGlob}}}
+		Origin: model.Origin{File: "argo.yaml", Line: ruleSeq}, Target: model.Selector{Group: group, Kind: kind, Syntax: model.MatchGlob}}}
 }
 
 func flux(group, kind string) *ruleB {
-	seq++
+	ruleSeq++
 	return &ruleB{model.Rule{Engine: model.EngineFlux, Type: model.RuleFluxKustomizeIgnore, Scope: model.ScopeDiffAndApply,
-		Origin: model.Origin{File: "flux.yaml", Line: seq}, Target: model.Selector{Group: group, Kind: kind, Syntax: model.MatchRegex}}}
+		Origin: model.Origin{File: "flux.yaml", Line: ruleSeq}, Target: model.Selector{Group: group, Kind: kind, Syntax: model.MatchRegex}}}
 }
 
 func (b *ruleB) name(n string) *ruleB   { b.r.Target.Name = n; return b }

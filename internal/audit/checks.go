@@ -452,14 +452,16 @@ func (a *analysis) noTargetMessage(r *ruleInfo) string {
 			}
 		}
 		if kindExists {
-			if g := nearest(s.Group, groups); g != "" || s.Group == "" {
-				return fmt.Sprintf("%s; nearest: group %q instead of %q", base, g, s.Group)
-			}
+			var in []string
 			for _, gk := range a.ix.groupKinds {
 				if gk.Kind == s.Kind {
-					return fmt.Sprintf("%s; %s exists in group %q", base, s.Kind, gk.Group)
+					in = append(in, fmt.Sprintf("%q", gk.Group))
 				}
 			}
+			return fmt.Sprintf("%s; kind %s is in group %s, not %q", base, s.Kind, strings.Join(in, ", "), s.Group)
+		}
+		if g := nearest(s.Group, groups); g != "" {
+			return fmt.Sprintf("%s; nearest: group %q instead of %q", base, g, s.Group)
 		}
 		var allKinds []string
 		for _, gk := range a.ix.groupKinds {
@@ -658,9 +660,28 @@ func commentFor(lines []string, line int) (string, bool) {
 			return strings.TrimSpace(strings.TrimLeft(prev, "#")), true
 		}
 	}
-	cur := lines[line-1]
-	if i := strings.Index(cur, " #"); i >= 0 && !strings.ContainsAny(cur[:i], "\"'") {
-		return strings.TrimSpace(strings.TrimLeft(cur[i+1:], "#")), true
+	if c, ok := trailingComment(lines[line-1]); ok {
+		return c, true
+	}
+	return "", false
+}
+
+// trailingComment finds a YAML comment at the end of a line: a '#' after
+// whitespace and outside quotes.
+func trailingComment(line string) (string, bool) {
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#' && i > 0 && (line[i-1] == ' ' || line[i-1] == '\t'):
+			return strings.TrimSpace(line[i+1:]), true
+		}
 	}
 	return "", false
 }

@@ -183,31 +183,37 @@ func nearest(want string, candidates []string) string {
 		if strings.EqualFold(c, want) {
 			return c
 		}
-		if d := levenshtein(want, c); d <= limit && d < bestD {
+		if d := editDistance(want, c); d <= limit && d < bestD {
 			best, bestD = c, d
 		}
 	}
 	return best
 }
 
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+// editDistance is the optimal string alignment distance: insertions,
+// deletions, substitutions and swaps of neighbours ("spce" -> "spec") cost 1.
+func editDistance(a, b string) int {
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := 0; j <= len(b); j++ {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
 			if a[i-1] == b[j-1] {
 				cost = 0
 			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return d[len(a)][len(b)]
 }
 
 var _ = unstructured.Unstructured{}

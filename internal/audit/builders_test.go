@@ -1,0 +1,162 @@
+package audit
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// ruleBuilder builds model.Rule values for tests, one property at a time
+// (krew's testutil style), so each case states only what matters to it.
+type ruleBuilder struct{ r model.Rule }
+
+// argoApp starts an Application ignoreDifferences rule.
+func argoApp(app string) *ruleBuilder {
+	return &ruleBuilder{model.Rule{
+		Engine: model.EngineArgoCD, Type: model.RuleArgoIgnoreDifferences, Scope: model.ScopeDiff,
+		Target: model.Selector{Syntax: model.MatchGlob},
+		Origin: model.Origin{File: "argocd/apps.yaml", Line: 10, Column: 7, Object: "Application argocd/" + app, Field: ".spec.ignoreDifferences[0]"},
+	}}
+}
+
+// argoCM starts an argocd-cm resource.customizations.ignoreDifferences rule.
+func argoCM(key string) *ruleBuilder {
+	b := argoApp("")
+	b.r.Origin.File = "argocd/argocd-cm.yaml"
+	b.r.Origin.Object = "ConfigMap argocd/argocd-cm"
+	b.r.Origin.Field = "data[resource.customizations.ignoreDifferences." + key + "]"
+	return b
+}
+
+// fluxKs starts a Kustomization .spec.ignore rule.
+func fluxKs(name string) *ruleBuilder {
+	return &ruleBuilder{model.Rule{
+		Engine: model.EngineFlux, Type: model.RuleFluxKustomizeIgnore, Scope: model.ScopeDiffAndApply,
+		Target: model.Selector{Syntax: model.MatchRegex},
+		Origin: model.Origin{File: "flux/ks.yaml", Line: 20, Column: 7, Object: "Kustomization flux-system/" + name, Field: ".spec.ignore[0]"},
+	}}
+}
+
+// fluxHR starts a HelmRelease .spec.driftDetection.ignore rule.
+func fluxHR(name string) *ruleBuilder {
+	b := fluxKs(name)
+	b.r.Type = model.RuleFluxHelmIgnore
+	b.r.Origin.File = "flux/hr.yaml"
+	b.r.Origin.Object = "HelmRelease flux-system/" + name
+	b.r.Origin.Field = ".spec.driftDetection.ignore[0]"
+	return b
+}
+
+func (b *ruleBuilder) gk(group, kind string) *ruleBuilder {
+	b.r.Target.Group, b.r.Target.Kind = group, kind
+	return b
+}
+func (b *ruleBuilder) name(n string) *ruleBuilder { b.r.Target.Name = n; return b }
+func (b *ruleBuilder) labels(sel string) *ruleBuilder {
+	b.r.Target.LabelSelector = sel
+	return b
+}
+func (b *ruleBuilder) ns(n string) *ruleBuilder { b.r.Target.Namespace = n; return b }
+func (b *ruleBuilder) ptr(p ...string) *ruleBuilder {
+	b.r.JSONPointers = append(b.r.JSONPointers, p...)
+	return b
+}
+func (b *ruleBuilder) jq(e ...string) *ruleBuilder {
+	b.r.JQPathExpressions = append(b.r.JQPathExpressions, e...)
+	return b
+}
+func (b *ruleBuilder) managers(m ...string) *ruleBuilder {
+	b.r.Managers = append(b.r.Managers, m...)
+	return b
+}
+func (b *ruleBuilder) whole() *ruleBuilder { b.r.WholeResource = true; return b }
+func (b *ruleBuilder) typ(t model.RuleType) *ruleBuilder {
+	b.r.Type = t
+	return b
+}
+func (b *ruleBuilder) value(v string) *ruleBuilder      { b.r.Value = v; return b }
+func (b *ruleBuilder) err(e string) *ruleBuilder        { b.r.Error = e; return b }
+func (b *ruleBuilder) scope(s model.Scope) *ruleBuilder { b.r.Scope = s; return b }
+func (b *ruleBuilder) at(file string, line int) *ruleBuilder {
+	b.r.Origin.File, b.r.Origin.Line = file, line
+	return b
+}
+func (b *ruleBuilder) field(f string) *ruleBuilder { b.r.Origin.Field = f; return b }
+func (b *ruleBuilder) rule() model.Rule            { return b.r }
+
+// manifest builds a Document; fields are set with set().
+type docBuilder struct{ d Document }
+
+func manifest(apiVersion, kind, ns, name string) *docBuilder {
+	u := &unstructured.Unstructured{Object: map[string]any{}}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	u.SetName(name)
+	if ns != "" {
+		u.SetNamespace(ns)
+	}
+	return &docBuilder{Document{Object: u, File: "apps/" + name + ".yaml", Line: 1}}
+}
+
+// set puts value at the dotted path (maps only; use a []any value for lists).
+func (b *docBuilder) set(value any, path ...string) *docBuilder {
+	if err := unstructured.SetNestedField(b.d.Object.Object, value, path...); err != nil {
+		panic(err)
+	}
+	return b
+}
+func (b *docBuilder) at(file string, line int) *docBuilder {
+	b.d.File, b.d.Line = file, line
+	return b
+}
+func (b *docBuilder) doc() Document { return b.d }
+
+// deployment is a typical Deployment with one container.
+func deployment(ns, name string) *docBuilder {
+	return manifest("apps/v1", "Deployment", ns, name).
+		set(int64(2), "spec", "replicas").
+		set([]any{map[string]any{"name": "app", "image": "nginx:1.27"}}, "spec", "template", "spec", "containers")
+}
+
+// runChecks analyzes rules and docs with cfg and returns findings after
+// config is applied. Files named by rules are read from root.
+func runChecks(t *testing.T, root string, cfg *Config, docs []Document, rules ...model.Rule) []Finding {
+	t.Helper()
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	s := &snapshot{root: root, docs: docs, rules: rules}
+	f, _ := applyConfig(analyze(s, cfg, 0), cfg, root)
+	return f
+}
+
+// only returns the findings of one check.
+func only(fs []Finding, id CheckID) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if f.Check == id {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func noJustification() *Config {
+	no := false
+	return &Config{Justification: Justification{Required: &no}}
+}
+
+func writeFile(t *testing.T, root, rel, content string) {
+	t.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

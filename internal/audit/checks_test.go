@@ -1,0 +1,300 @@
+package audit
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// checkCase: the findings of one check for some rules over some manifests.
+// want lists a substring per expected finding, in order; empty means the
+// check must find nothing.
+type checkCase struct {
+	name  string
+	cfg   *Config
+	docs  []Document
+	rules []model.Rule
+	want  []string
+}
+
+func runCheckCases(t *testing.T, id CheckID, cases []checkCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := tc.cfg
+			if cfg == nil {
+				cfg = noJustification()
+			}
+			docs := tc.docs
+			if docs == nil {
+				docs = []Document{deployment("shop", "web").doc()}
+			}
+			got := only(runChecks(t, t.TempDir(), cfg, docs, tc.rules...), id)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d %s findings, want %d: %+v", len(got), id, len(tc.want), got)
+			}
+			for i, w := range tc.want {
+				if !strings.Contains(got[i].Message, w) {
+					t.Errorf("finding %d: message %q does not contain %q", i, got[i].Message, w)
+				}
+				if got[i].File == "" || got[i].Line == 0 {
+					t.Errorf("finding %d has no position: %+v", i, got[i])
+				}
+			}
+		})
+	}
+}
+
+func TestTooBroad(t *testing.T) {
+	runCheckCases(t, CheckTooBroad, []checkCase{
+		{name: "single field is fine", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").rule()}},
+		{name: "all of spec", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec").rule()}, want: []string{"all of /spec"}},
+		{name: "all of metadata via jq", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").jq(".metadata").rule()}, want: []string{"all of /metadata"}},
+		{name: "container list", rules: []model.Rule{fluxKs("a").gk("apps", "Deployment").ptr("/spec/template/spec/containers").rule()}, want: []string{"whole containers list"}},
+		{name: "whole pod template", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/template").rule()}, want: []string{"pod template"}},
+		{name: "whole object", rules: []model.Rule{fluxHR("a").gk("", "ConfigMap").whole().rule()}, want: []string{"whole object"}},
+		{name: "kind star with a kind-specific path", rules: []model.Rule{argoCM("all").gk("*", "*").ptr("/spec/replicas").rule()}, want: []string{"applies to every kind"}},
+		{name: "flux rule without target and spec path", rules: []model.Rule{fluxKs("a").ptr("/spec/replicas").rule()}, want: []string{"applies to every kind"}},
+		{name: "kind star on a metadata path is fine", rules: []model.Rule{argoCM("all").gk("*", "*").ptr("/metadata/annotations/x").rule()}},
+		{name: "status is fine", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/status").rule()}},
+		{name: "exclusion of every kind", rules: []model.Rule{argoCM("x").typ(model.RuleArgoResourceExclusion).gk("*", "*").whole().scope(model.ScopeDiscovery).rule()}, want: []string{"every kind"}},
+		{name: "refresh-only rules are not drift rules", rules: []model.Rule{argoCM("all").gk("*", "*").ptr("/spec").scope(model.ScopeRefresh).rule()}},
+	})
+}
+
+func TestDangerous(t *testing.T) {
+	runCheckCases(t, CheckDangerousTarget, []checkCase{
+		{name: "replicas is fine", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").rule()}},
+		{name: "image", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/template/spec/containers/0/image").rule()}, want: []string{"container images"}},
+		{name: "image via jq", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").jq(".spec.template.spec.containers[].image").rule()}, want: []string{"container images"}},
+		{name: "command", rules: []model.Rule{fluxKs("a").gk("apps", "Deployment").ptr("/spec/template/spec/initContainers/1/command").rule()}, want: []string{"command"}},
+		{name: "securityContext", rules: []model.Rule{fluxKs("a").gk("apps", "Deployment").ptr("/spec/template/spec/securityContext/runAsUser").rule()}, want: []string{"securityContext"}},
+		{name: "rbac rules", rules: []model.Rule{argoApp("a").gk("rbac.authorization.k8s.io", "ClusterRole").ptr("/rules").rule()}, want: []string{"RBAC rules"}},
+		{name: "rules of a non-RBAC kind are fine", rules: []model.Rule{argoApp("a").gk("monitoring.coreos.com", "PrometheusRule").ptr("/spec/groups").rule()}},
+		{name: "whole secret", rules: []model.Rule{fluxHR("a").gk("", "Secret").whole().rule()}, want: []string{"whole Secrets"}},
+		{name: "secret data", rules: []model.Rule{argoApp("a").gk("", "Secret").ptr("/data").rule()}, want: []string{"Secret data"}},
+		{name: "secret exclusion", rules: []model.Rule{argoCM("x").typ(model.RuleArgoResourceExclusion).gk("", "Secret").whole().scope(model.ScopeDiscovery).rule()}, want: []string{"whole Secrets"}},
+		{name: "secret by regex", rules: []model.Rule{fluxKs("a").gk("", "Secret|ConfigMap").whole().rule()}, want: []string{"whole Secrets"}},
+	})
+}
+
+func TestShadowedAndDuplicate(t *testing.T) {
+	cmAll := argoCM("all").gk("*", "*").ptr("/metadata/annotations").at("argocd/argocd-cm.yaml", 5).rule()
+	appAnn := argoApp("shop").gk("apps", "Deployment").ptr("/metadata/annotations/x").at("argocd/apps.yaml", 30).rule()
+	cases := []checkCase{
+		{name: "app rule under argocd-cm all", rules: []model.Rule{cmAll, appAnn}, want: []string{"covered by the broader rule of ConfigMap argocd/argocd-cm"}},
+		{name: "rules of two apps do not shadow", rules: []model.Rule{
+			argoApp("a").gk("apps", "Deployment").ptr("/spec").at("argocd/apps.yaml", 10).rule(),
+			argoApp("b").gk("apps", "Deployment").ptr("/spec/replicas").at("argocd/apps.yaml", 40).rule()}},
+		{name: "kind glob covers a literal kind", rules: []model.Rule{
+			argoApp("a").gk("apps", "*").ptr("/spec/replicas").at("argocd/apps.yaml", 10).rule(),
+			argoApp("a").gk("apps", "Deployment").name("web").ptr("/spec/replicas").at("argocd/apps.yaml", 20).rule()},
+			want: []string{"covered by"}},
+		{name: "managers subset", rules: []model.Rule{
+			argoApp("a").gk("apps", "Deployment").managers("kube-controller-manager", "hpa").at("argocd/apps.yaml", 10).rule(),
+			argoApp("a").gk("apps", "Deployment").managers("hpa").at("argocd/apps.yaml", 20).rule()},
+			want: []string{"covered by"}},
+		{name: "different paths are independent", rules: []model.Rule{
+			fluxKs("a").gk("apps", "Deployment").ptr("/spec/replicas").at("flux/ks.yaml", 10).rule(),
+			fluxKs("a").gk("apps", "Deployment").ptr("/spec/paused").at("flux/ks.yaml", 20).rule()}},
+		{name: "flux regex covers literal", rules: []model.Rule{
+			fluxKs("a").gk("apps", "Deployment|StatefulSet").ptr("/spec/replicas").at("flux/ks.yaml", 10).rule(),
+			fluxKs("a").gk("apps", "StatefulSet").ptr("/spec/replicas").at("flux/ks.yaml", 20).rule()},
+			want: []string{"covered by"}},
+	}
+	runCheckCases(t, CheckShadowed, cases)
+	runCheckCases(t, CheckDuplicate, []checkCase{
+		{name: "same rule twice in one app", rules: []model.Rule{
+			argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").at("argocd/apps.yaml", 10).rule(),
+			argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").at("argocd/apps.yaml", 20).rule()},
+			want: []string{"repeats rule of Application argocd/a"}},
+		{name: "app rule equal to argocd-cm rule", rules: []model.Rule{
+			argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").at("argocd/apps.yaml", 10).rule(),
+			argoCM("apps_Deployment").gk("apps", "Deployment").ptr("/spec/replicas").at("argocd/argocd-cm.yaml", 20).rule()},
+			want: []string{"repeats rule of ConfigMap argocd/argocd-cm"}},
+		{name: "kustomization and helmrelease of one namespace", rules: []model.Rule{
+			fluxKs("apps").gk("apps", "Deployment").ptr("/spec/replicas").at("flux/ks.yaml", 10).rule(),
+			fluxHR("podinfo").gk("apps", "Deployment").ptr("/spec/replicas").at("flux/hr.yaml", 20).rule()},
+			want: []string{"repeats rule of HelmRelease flux-system/podinfo"}},
+		{name: "argo and flux never duplicate", rules: []model.Rule{
+			argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").rule(),
+			fluxKs("a").gk("apps", "Deployment").ptr("/spec/replicas").rule()}},
+	})
+}
+
+func TestInvalid(t *testing.T) {
+	runCheckCases(t, CheckInvalid, []checkCase{
+		{name: "valid", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/metadata/annotations/a~1b").jq(".spec.replicas").rule()}},
+		{name: "adapter error", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").err("unknown key \"jsonPointer\"").rule()}, want: []string{"unknown key"}},
+		{name: "pointer without slash", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("spec/replicas").rule()}, want: []string{"must start with '/'"}},
+		{name: "unescaped tilde", rules: []model.Rule{fluxKs("a").gk("apps", "Deployment").ptr("/metadata/annotations/a~b").rule()}, want: []string{"unescaped '~'"}},
+		{name: "unescaped slash in annotation key", rules: []model.Rule{fluxKs("a").gk("apps", "Deployment").ptr("/metadata/annotations/example.com/owner").rule()}, want: []string{"/metadata/annotations/example.com~1owner"}},
+		{name: "bad jq", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").jq(".spec.[").rule()}, want: []string{"jq path expression"}},
+		{name: "bad regex", rules: []model.Rule{fluxKs("a").gk("apps", "Deploy(ment").ptr("/spec/replicas").rule()}, want: []string{"invalid kind regex"}},
+		{name: "bad glob", rules: []model.Rule{argoApp("a").gk("apps", "Deploy[ment").ptr("/spec/replicas").rule()}, want: []string{"invalid kind glob"}},
+		{name: "bad label selector", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").labels("app in (").ptr("/spec/replicas").rule()}, want: []string{"invalid label selector"}},
+	})
+}
+
+func TestMatchesNothing(t *testing.T) {
+	docs := []Document{
+		deployment("shop", "web").doc(),
+		manifest("v1", "ConfigMap", "shop", "settings").set("x", "data", "a").doc(),
+	}
+	runCheckCases(t, CheckMatchesNothing, []checkCase{
+		{name: "matches", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").rule()}},
+		{name: "group typo", docs: docs, rules: []model.Rule{argoApp("a").gk("app", "Deployment").ptr("/spec/replicas").rule()}, want: []string{`kind Deployment is in group "apps", not "app"`}},
+		{name: "kind case", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "deployment").ptr("/spec/replicas").rule()}, want: []string{`nearest: kind "Deployment" instead of "deployment"`}},
+		{name: "core kind with a group", docs: docs, rules: []model.Rule{fluxKs("a").gk("core", "ConfigMap").ptr("/data/a").rule()}, want: []string{`kind ConfigMap is in group "", not "core"`}},
+		{name: "name typo", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").name("wbe").ptr("/spec/replicas").rule()}, want: []string{`nearest: name "web"`}},
+		{name: "namespace typo", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ns("shoop").ptr("/spec/replicas").rule()}, want: []string{`nearest: namespace "shop"`}},
+		{name: "path typo", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spce/replicas").rule()}, want: []string{`nearest: "spec" instead of "spce"`}},
+		{name: "absent field under an existing parent is fine", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/paused").rule()}},
+		{name: "metadata paths are not checked", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/metadata/annotations/x").rule()}},
+		{name: "helm release targets chart objects", docs: docs, rules: []model.Rule{fluxHR("a").gk("apps", "StatefulSet").ptr("/spec/replicas").rule()}},
+		{name: "match-all targets are not checked", docs: docs, rules: []model.Rule{argoCM("all").gk("*", "*").ptr("/metadata/labels").rule()}},
+	})
+}
+
+func TestSlowJQ(t *testing.T) {
+	cfg := noJustification()
+	cfg.JQ.Timeout.Duration = 100 * time.Millisecond
+	runCheckCases(t, CheckSlowJQ, []checkCase{
+		{name: "fast", cfg: cfg, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").jq(".spec.replicas").rule()}},
+		{name: "never ends", cfg: cfg, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").jq(".spec | until(false; .)").rule()}, want: []string{"did not finish within Argo CD's 100ms limit on Deployment shop/web"}},
+	})
+}
+
+func TestDriftOff(t *testing.T) {
+	app := func(selfHeal bool) Document {
+		b := manifest("argoproj.io/v1alpha1", "Application", "argocd", "shop").at("argocd/apps.yaml", 3)
+		if selfHeal {
+			b.set(true, "spec", "syncPolicy", "automated", "selfHeal")
+		}
+		return b.doc()
+	}
+	policy := noJustification()
+	policy.Policy.RequireSelfHeal = true
+	runCheckCases(t, CheckDriftDetectionOff, []checkCase{
+		{name: "helm drift detection disabled", rules: []model.Rule{fluxHR("p").typ(model.RuleFluxDriftDisabled).gk("helm.toolkit.fluxcd.io", "HelmRelease").rule()}, want: []string{"drift detection is off"}},
+		{name: "reconcile disabled", rules: []model.Rule{fluxKs("p").typ(model.RuleFluxReconcileDisabled).gk("apps", "Deployment").name("web").rule()}, want: []string{"reconcile: disabled"}},
+		{name: "ssa ignore", rules: []model.Rule{fluxKs("p").typ(model.RuleFluxSSAAnnotation).value("Ignore").gk("apps", "Deployment").name("web").rule()}, want: []string{"ssa: Ignore"}},
+		{name: "ssa merge is not off", rules: []model.Rule{fluxKs("p").typ(model.RuleFluxSSAAnnotation).value("Merge").gk("apps", "Deployment").rule()}},
+		{name: "no self-heal without the policy", docs: []Document{app(false)}},
+		{name: "no self-heal with the policy", cfg: policy, docs: []Document{app(false)}, want: []string{"Application argocd/shop has no syncPolicy.automated.selfHeal"}},
+		{name: "self-heal with the policy", cfg: policy, docs: []Document{app(true)}},
+	})
+}
+
+func TestBudget(t *testing.T) {
+	rules := []model.Rule{
+		argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").at("argocd/apps.yaml", 10).rule(),
+		argoApp("a").gk("apps", "Deployment").ptr("/spec/paused").at("argocd/apps.yaml", 20).rule(),
+		argoApp("b").gk("apps", "Deployment").ptr("/spec/paused").at("argocd/apps.yaml", 30).rule(),
+	}
+	total, perApp := noJustification(), noJustification()
+	total.Budget.Total = 2
+	perApp.Budget.PerApp = 1
+	runCheckCases(t, CheckOverBudget, []checkCase{
+		{name: "within", cfg: noJustification(), rules: rules},
+		{name: "total", cfg: total, rules: rules, want: []string{"3 ignore rules in total, budget 2: this is rule 3"}},
+		{name: "per app", cfg: perApp, rules: rules, want: []string{"Application argocd/a has 2 ignore rules, budget 1 per app"}},
+	})
+	got := only(runChecks(t, t.TempDir(), total, nil, rules...), CheckOverBudget)
+	if len(got) != 1 || got[0].Line != 30 {
+		t.Errorf("total budget finding should sit on the first rule over budget (line 30): %+v", got)
+	}
+}
+
+func TestJustification(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "argocd/apps.yaml", `spec:
+  ignoreDifferences:
+    # HPA owns replicas (OPS-12)
+    - group: apps
+      kind: Deployment
+      jsonPointers: [/spec/replicas]
+
+    - group: apps
+      kind: StatefulSet
+      jsonPointers: [/spec/replicas]
+    - group: "" # the webhook injects it
+      kind: Service
+`)
+	rules := []model.Rule{
+		argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").at("argocd/apps.yaml", 4).rule(),
+		argoApp("a").gk("apps", "StatefulSet").ptr("/spec/replicas").at("argocd/apps.yaml", 8).rule(),
+		argoApp("a").gk("", "Service").ptr("/spec/clusterIP").at("argocd/apps.yaml", 11).rule(),
+	}
+	got := only(runChecks(t, root, &Config{}, nil, rules...), CheckNoJustification)
+	if len(got) != 1 || got[0].Line != 8 {
+		t.Fatalf("want one finding at line 8, got %+v", got)
+	}
+	pat := &Config{Justification: Justification{Pattern: `\(OPS-\d+\)`}}
+	got = only(runChecks(t, root, pat, nil, rules...), CheckNoJustification)
+	if len(got) != 2 || got[0].Line != 8 || got[1].Line != 11 || !strings.Contains(got[1].Message, "does not match") {
+		t.Fatalf("with a pattern, want findings at lines 8 and 11, got %+v", got)
+	}
+}
+
+func TestConfigAppliesSeveritiesAndAllowList(t *testing.T) {
+	cfg, err := ParseConfig([]byte(`
+checks:
+  too-broad: {severity: error}
+  DRIFT006: {enabled: false}
+justification: {required: false}
+allow:
+  - check: DRIFT002
+    file: argocd/*.yaml
+    reason: the sidecar image is pinned by the mesh operator
+  - check: dangerous-target
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.file = "/repo/.drift-audit.yaml"
+	rules := []model.Rule{
+		argoApp("b").gk("apps", "Deployment").ptr("/spec").at("argocd/apps.yaml", 10).rule(),
+		argoApp("a").gk("apps", "Deployment").ptr("/spec/template/spec/containers/1/image").at("argocd/apps.yaml", 20).rule(),
+		fluxKs("a").gk("apps", "Deployment").ptr("/spec/template/spec/containers/1/image").at("flux/ks.yaml", 20).rule(),
+		argoApp("a").gk("apps", "Deploymnt").ptr("/spec/replicas").at("argocd/apps.yaml", 30).rule(),
+	}
+	s := &snapshot{root: "/repo", docs: []Document{deployment("shop", "web").doc()}, rules: rules}
+	got, suppressed := applyConfig(analyze(s, cfg, 0), cfg, "/repo")
+	var summary []string
+	for _, f := range got {
+		summary = append(summary, string(f.Check)+" "+string(f.Severity)+" "+f.Position())
+	}
+	want := []string{
+		"DRIFT011 error .drift-audit.yaml:10:5",
+		"DRIFT001 error argocd/apps.yaml:10:7",
+		"DRIFT002 error flux/ks.yaml:20:7",
+	}
+	if strings.Join(summary, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(summary, "\n"), strings.Join(want, "\n"))
+	}
+	if suppressed != 1 {
+		t.Errorf("suppressed = %d, want 1", suppressed)
+	}
+}
+
+func TestParseConfigRejects(t *testing.T) {
+	for name, in := range map[string]string{
+		"unknown key":     "alow: []",
+		"unknown check":   "checks: {DRIFT999: {enabled: false}}",
+		"bad severity":    "checks: {DRIFT001: {severity: fatal}}",
+		"bad pattern":     "justification: {pattern: '('}",
+		"negative budget": "budget: {total: -1}",
+		"bad duration":    "jq: {timeout: soon}",
+		"not a mapping":   "- a",
+		"bad allow check": "allow: [{check: nope, reason: x}]",
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := ParseConfig([]byte(in)); err == nil {
+				t.Errorf("ParseConfig(%q) succeeded", in)
+			}
+		})
+	}
+}

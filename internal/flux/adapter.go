@@ -1,0 +1,227 @@
+package flux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// Adapter is the Flux implementation of model.Adapter.
+type Adapter struct {
+	reader       model.Reader
+	docs         []doc
+	restConfig   *rest.Config
+	serverDryRun bool
+	// dryRunner runs the SSA dry-run; tests replace it.
+	dryRunner func(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
+	// client is created on the first dry-run.
+	client client.Client
+}
+
+var _ model.Adapter = (*Adapter)(nil)
+
+// newAdapter builds an adapter over the internal document view.
+func newAdapter(reader model.Reader, docs []doc, cfg *rest.Config, serverDryRun bool) (*Adapter, error) {
+	if serverDryRun && cfg == nil {
+		return nil, errors.New("flux: --server-dry-run needs a cluster connection")
+	}
+	a := &Adapter{reader: reader, docs: docs, restConfig: cfg, serverDryRun: serverDryRun}
+	a.dryRunner = a.ssaDryRun
+	return a, nil
+}
+
+// Engine names Flux.
+func (a *Adapter) Engine() model.Engine { return model.EngineFlux }
+
+// Owner reads the ownership labels that kustomize-controller and
+// helm-controller put on every object they apply. helm-controller's labels
+// win when both are present: the HelmRelease is the nearer reconciler.
+func (a *Adapter) Owner(obj *unstructured.Unstructured) *model.Owner {
+	if obj == nil {
+		return nil
+	}
+	l := obj.GetLabels()
+	var o *model.Owner
+	switch {
+	case l[HelmNameLabel] != "" && l[HelmNamespaceLabel] != "":
+		o = &model.Owner{Engine: model.EngineFlux, Kind: helmv2.HelmReleaseKind,
+			Namespace: l[HelmNamespaceLabel], Name: l[HelmNameLabel],
+			Via: "labels " + HelmNameLabel + "," + "namespace"}
+	case l[KustomizeNameLabel] != "" && l[KustomizeNamespaceLabel] != "":
+		o = &model.Owner{Engine: model.EngineFlux, Kind: kustomizev1.KustomizationKind,
+			Namespace: l[KustomizeNamespaceLabel], Name: l[KustomizeNameLabel],
+			Via: "labels " + KustomizeNameLabel + "," + "namespace"}
+	default:
+		return nil
+	}
+	// Offline facts from files; Owner never reads the cluster.
+	if d, ok := a.findDoc(o.Kind, o.Namespace, o.Name); ok {
+		if st, err := ownerFrom(d); err == nil {
+			fillOwner(o, st)
+		}
+	}
+	return o
+}
+
+// findDoc returns the Flux object named kind ns/name from the files.
+func (a *Adapter) findDoc(kind, ns, name string) (doc, bool) {
+	for _, d := range a.docs {
+		if d.obj == nil || d.obj.GetName() != name || d.obj.GetKind() != kind {
+			continue
+		}
+		dns := d.obj.GetNamespace()
+		// A file without metadata.namespace goes to the default namespace
+		// of whoever applies it; match it against any namespace.
+		if dns != "" && dns != ns {
+			continue
+		}
+		if (kind == kustomizev1.KustomizationKind && isKustomization(d.obj)) ||
+			(kind == helmv2.HelmReleaseKind && isHelmRelease(d.obj)) {
+			return d, true
+		}
+	}
+	return doc{}, false
+}
+
+// ownerState is a typed owner object with its rules.
+type ownerState struct {
+	doc   doc
+	kust  *kustomizev1.Kustomization
+	hr    *helmv2.HelmRelease
+	rules []ignoreRule
+}
+
+func ownerFrom(d doc) (*ownerState, error) {
+	st := &ownerState{doc: d}
+	switch {
+	case isKustomization(d.obj):
+		k, err := toKustomization(d.obj)
+		if err != nil {
+			return nil, err
+		}
+		st.kust, st.rules = k, kustomizationRules(d, k)
+	case isHelmRelease(d.obj):
+		hr, err := toHelmRelease(d.obj)
+		if err != nil {
+			return nil, err
+		}
+		st.hr, st.rules = hr, helmReleaseRules(d, hr)
+	default:
+		return nil, fmt.Errorf("%s is not a Flux Kustomization or HelmRelease", objectRef(d.obj))
+	}
+	return st, nil
+}
+
+// fillOwner copies interval, suspension and mode into the model owner.
+func fillOwner(o *model.Owner, st *ownerState) {
+	o.Found = true
+	switch {
+	case st.kust != nil:
+		k := st.kust
+		o.Interval = k.Spec.Interval.Duration.String()
+		o.Suspended = k.Spec.Suspend
+		mode := []string{"server-side apply, drift corrected"}
+		if k.Spec.Prune {
+			mode = append(mode, "prune")
+		}
+		if k.Spec.Force {
+			mode = append(mode, "force")
+		}
+		if len(k.Spec.Ignore) > 0 {
+			mode = append(mode, fmt.Sprintf("%d ignore rule(s)", len(k.Spec.Ignore)))
+		}
+		o.Mode = strings.Join(mode, ", ")
+	case st.hr != nil:
+		hr := st.hr
+		o.Interval = hr.Spec.Interval.Duration.String()
+		o.Suspended = hr.Spec.Suspend
+		dd := hr.GetDriftDetection()
+		o.DriftDetection = string(dd.GetMode())
+		o.Mode = "drift detection " + o.DriftDetection
+		if n := len(dd.Ignore); n > 0 {
+			o.Mode += fmt.Sprintf(", %d ignore rule(s)", n)
+		}
+	}
+	if o.Suspended {
+		o.Mode = "suspended; " + o.Mode
+	}
+}
+
+// resolveOwner finds the owner object in the files, then in the cluster.
+// Failures become notes: verdicts are still given, without its rules.
+func (a *Adapter) resolveOwner(ctx context.Context, o *model.Owner, rep *model.Report) *ownerState {
+	if d, ok := a.findDoc(o.Kind, o.Namespace, o.Name); ok {
+		st, err := ownerFrom(d)
+		if err != nil {
+			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError,
+				Reason: "invalid-owner", Message: err.Error()})
+			return nil
+		}
+		return st
+	}
+	if a.reader == nil {
+		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning,
+			Reason: "owner-not-read", Message: fmt.Sprintf("%s is not in the given files and no cluster was read: its interval, suspension and ignore rules are unknown", o.Ref())})
+		return nil
+	}
+	gvk := KustomizationGVK
+	if o.Kind == helmv2.HelmReleaseKind {
+		gvk = HelmReleaseGVK
+	}
+	obj, err := a.reader.Get(ctx, gvk, o.Namespace, o.Name)
+	if err != nil {
+		level, reason, msg := model.NoteWarning, "owner-unreadable", fmt.Sprintf("cannot read %s: %v; its ignore rules are unknown", o.Ref(), err)
+		switch {
+		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
+			reason, msg = "owner-not-found", fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object any more", o.Ref())
+		case apierrors.IsForbidden(err):
+			reason, msg = "owner-forbidden", fmt.Sprintf("reading %s is forbidden (needs get on %s): its ignore rules are unknown", o.Ref(), schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"})
+		}
+		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: level, Reason: reason, Message: msg})
+		return nil
+	}
+	st, err := ownerFrom(doc{obj: obj})
+	if err != nil {
+		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError,
+			Reason: "invalid-owner", Message: err.Error()})
+		return nil
+	}
+	return st
+}
+
+// Rules returns every Flux rule in the files and, with a cluster, in every
+// Kustomization and HelmRelease the reader can list.
+func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
+	rules, _ := rulesFromDocs(a.docs)
+	if a.reader != nil {
+		for _, gvk := range []schema.GroupVersionKind{KustomizationGVK, HelmReleaseGVK} {
+			items, err := a.reader.List(ctx, gvk, "", "")
+			if err != nil {
+				if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+					continue // Flux (or this controller) is not installed
+				}
+				return rules, fmt.Errorf("listing %s: %w", gvk.Kind, err)
+			}
+			docs := make([]doc, len(items))
+			for i := range items {
+				docs[i] = doc{obj: &items[i]}
+			}
+			r, _ := rulesFromDocs(docs)
+			rules = append(rules, r...)
+		}
+	}
+	sortRules(rules)
+	return rules, nil
+}

@@ -1,0 +1,50 @@
+package flux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/fluxcd/pkg/ssa/normalize"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// ssaDryRun is the request kustomize-controller (fluxcd/pkg ssa
+// manager_apply.go dryRunApply) and helm-controller (ssa jsondiff
+// unstructured.go Unstructured) make before deciding about drift: a
+// server-side apply with dryRun=All, force and their field manager. It
+// needs patch RBAC and persists nothing.
+func (a *Adapter) ssaDryRun(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	if a.restConfig == nil {
+		return nil, errors.New("no cluster connection")
+	}
+	if a.client == nil {
+		c, err := client.New(a.restConfig, client.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("creating client: %w", err)
+		}
+		a.client = c
+	}
+	out := obj.DeepCopy()
+	// Flux sends what it built, without server-owned metadata.
+	unstructured.RemoveNestedField(out.Object, "metadata", "managedFields")
+	unstructured.RemoveNestedField(out.Object, "metadata", "resourceVersion")
+	unstructured.RemoveNestedField(out.Object, "metadata", "uid")
+	unstructured.RemoveNestedField(out.Object, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(out.Object, "status")
+	if err := normalize.Unstructured(out); err != nil {
+		return nil, err
+	}
+	//nolint:staticcheck // client.Apply with an unstructured object is what Flux itself sends.
+	if err := a.client.Patch(ctx, out, client.Apply, client.DryRunAll, client.ForceOwnership, client.FieldOwner(manager)); err != nil {
+		return nil, err
+	}
+	if err := normalize.DryRunUnstructured(out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

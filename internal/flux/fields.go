@@ -1,0 +1,252 @@
+package flux
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Field managers of the Flux controllers.
+const (
+	// KustomizeManager is kustomize-controller's SSA field owner
+	// (kustomize-controller main.go controllerName; ssa.Owner{Field: ...}).
+	KustomizeManager = "kustomize-controller"
+	// HelmManager is helm-controller's field owner for drift detection and
+	// correction (helm-controller internal/action/diff.go fieldOwner).
+	HelmManager = "helm-controller"
+)
+
+// cleanupManager is one entry of kustomize-controller's managedFields
+// cleanup list: before applying, entries matching it are merged into
+// kustomize-controller's own Apply entry (fluxcd/pkg ssa patch.go
+// PatchReplaceFieldsManagers), so kustomize-controller's next apply takes
+// their fields back: values in the manifest are reset, the rest is removed.
+type cleanupManager struct {
+	name      string
+	operation metav1.ManagedFieldsOperationType
+	why       string
+}
+
+// kustomizeCleanup mirrors kustomize-controller
+// internal/controller/kustomization_controller.go apply() (ApplyCleanupOptions
+// FieldManagers). Names match by prefix (ssa patch.go matchFieldManager with
+// ExactMatch false), so "kubectl" also catches kubectl-edit, kubectl-patch,
+// kubectl-client-side-apply, kubectl-scale, kubectl-label...
+var kustomizeCleanup = []cleanupManager{
+	{"kubectl", metav1.ManagedFieldsOperationApply, "kubectl apply --server-side"},
+	{"kubectl", metav1.ManagedFieldsOperationUpdate, "kubectl edit/patch/apply/scale/label"},
+	{"before-first-apply", metav1.ManagedFieldsOperationUpdate, "fields from before the first server-side apply"},
+	{KustomizeManager, metav1.ManagedFieldsOperationUpdate, "kustomize-controller before it used server-side apply"},
+}
+
+// cleanedUpBy returns the cleanup rule that catches a manager entry, or nil.
+// Subresource entries are never cleaned up (ssa patch.go matchFieldManager).
+func cleanedUpBy(manager, operation, subresource string) *cleanupManager {
+	if subresource != "" {
+		return nil
+	}
+	for i := range kustomizeCleanup {
+		c := &kustomizeCleanup[i]
+		if string(c.operation) == operation && strings.HasPrefix(manager, c.name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// managedEntry is one pre-parsed managedFields entry.
+type managedEntry struct {
+	manager     string
+	operation   string
+	subresource string
+	fields      map[string]any
+}
+
+// parseManagedFields reads the managedFields of obj, skipping entries
+// whose fieldsV1 cannot be parsed (as ssa manager_apply.go
+// parseManagedFieldsApply does).
+func parseManagedFields(obj *unstructured.Unstructured) []managedEntry {
+	if obj == nil {
+		return nil
+	}
+	var out []managedEntry
+	for _, mf := range obj.GetManagedFields() {
+		e := managedEntry{manager: mf.Manager, operation: string(mf.Operation), subresource: mf.Subresource}
+		if mf.FieldsV1 != nil && len(mf.FieldsV1.Raw) > 0 {
+			if err := json.Unmarshal(mf.FieldsV1.Raw, &e.fields); err != nil {
+				continue
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// ownedByOtherApplyManager mirrors fluxcd/pkg ssa manager_apply.go
+// isFieldOwnedByOtherApplyManager: it decides Strip (true) versus Adopt
+// (false) for an ignored path. Only non-subresource Apply entries count, and
+// a pointer that cannot be resolved in fieldsV1 counts as "Flux is the sole
+// owner", exactly as upstream.
+func ownedByOtherApplyManager(obj *unstructured.Unstructured, pointer, fluxManager string, entries []managedEntry) (bool, string) {
+	var apply []managedEntry
+	for _, e := range entries {
+		if e.subresource == "" && e.operation == string(metav1.ManagedFieldsOperationApply) && e.fields != nil {
+			apply = append(apply, e)
+		}
+	}
+	segs, err := pointerToFieldsV1(obj, pointer, apply)
+	if err != nil {
+		return false, ""
+	}
+	for _, e := range apply {
+		if e.manager == fluxManager {
+			continue
+		}
+		if fieldsV1Contains(e.fields, segs) {
+			return true, e.manager
+		}
+	}
+	return false, ""
+}
+
+// ownersOf returns every entry whose fieldsV1 holds the field at pointer.
+func ownersOf(obj *unstructured.Unstructured, pointer string, entries []managedEntry) []managedEntry {
+	segs, err := pointerToFieldsV1(obj, pointer, entries)
+	if err != nil {
+		return nil
+	}
+	var out []managedEntry
+	for _, e := range entries {
+		if e.fields != nil && fieldsV1Contains(e.fields, segs) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// pointerToFieldsV1 turns "/spec/replicas" into ["f:spec","f:replicas"]; a
+// numeric segment is resolved to the k:{...} key whose values match the
+// list item at that index (ssa manager_apply.go pointerToFieldsV1Segments).
+func pointerToFieldsV1(obj *unstructured.Unstructured, pointer string, entries []managedEntry) ([]string, error) {
+	raw := strings.TrimPrefix(pointer, "/")
+	if raw == "" {
+		return nil, fmt.Errorf("empty pointer")
+	}
+	tokens := strings.Split(raw, "/")
+	var segs, objPath []string
+	for _, tok := range tokens {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		idx, err := strconv.Atoi(tok)
+		if err != nil {
+			segs = append(segs, "f:"+tok)
+			objPath = append(objPath, tok)
+			continue
+		}
+		key, err := listItemKey(obj, objPath, idx, segs, entries)
+		if err != nil {
+			return nil, err
+		}
+		segs = append(segs, key)
+		objPath = append(objPath, tok)
+	}
+	return segs, nil
+}
+
+// listItemKey finds the k:{...} (or v:) key naming the list item at idx.
+func listItemKey(obj *unstructured.Unstructured, objPath []string, idx int, parent []string, entries []managedEntry) (string, error) {
+	if obj == nil {
+		return "", fmt.Errorf("no object")
+	}
+	arr, ok := nestedSlice(obj.Object, objPath)
+	if !ok || idx < 0 || idx >= len(arr) {
+		return "", fmt.Errorf("index %d out of range", idx)
+	}
+	item := arr[idx]
+	for _, e := range entries {
+		node := walkFieldsV1(e.fields, parent)
+		for key := range node {
+			switch {
+			case strings.HasPrefix(key, "k:"):
+				m, isMap := item.(map[string]any)
+				var kv map[string]any
+				if !isMap || json.Unmarshal([]byte(key[2:]), &kv) != nil {
+					continue
+				}
+				match := true
+				for k, v := range kv {
+					if !apiequality.Semantic.DeepEqual(m[k], v) {
+						match = false
+						break
+					}
+				}
+				if match {
+					return key, nil
+				}
+			case strings.HasPrefix(key, "v:"):
+				var v any
+				if json.Unmarshal([]byte(key[2:]), &v) == nil && apiequality.Semantic.DeepEqual(v, item) {
+					return key, nil
+				}
+			}
+		}
+	}
+	return "", fmt.Errorf("no fieldsV1 key for item %d", idx)
+}
+
+// nestedSlice follows a path of map keys and list indexes.
+func nestedSlice(obj map[string]any, path []string) ([]any, bool) {
+	var cur any = obj
+	for _, p := range path {
+		switch c := cur.(type) {
+		case map[string]any:
+			cur = c[p]
+		case []any:
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	s, ok := cur.([]any)
+	return s, ok
+}
+
+func walkFieldsV1(fields map[string]any, segs []string) map[string]any {
+	cur := fields
+	for _, s := range segs {
+		child, ok := cur[s].(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = child
+	}
+	return cur
+}
+
+func fieldsV1Contains(fields map[string]any, segs []string) bool {
+	if len(segs) == 0 {
+		return false
+	}
+	cur := fields
+	for i, s := range segs {
+		child, ok := cur[s]
+		if !ok {
+			return false
+		}
+		if i == len(segs)-1 {
+			return true
+		}
+		if cur, ok = child.(map[string]any); !ok {
+			return false
+		}
+	}
+	return true
+}

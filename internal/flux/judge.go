@@ -1,0 +1,636 @@
+package flux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/ssa/jsondiff"
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// judgment is everything one Judge call decides verdicts from.
+type judgment struct {
+	owner   *model.Owner
+	st      *ownerState // nil when the owner object could not be read
+	helm    bool
+	manager string
+	live    *unstructured.Unstructured
+	desired *unstructured.Unstructured
+	// merged is the SSA dry-run result (--server-dry-run), else nil.
+	merged *unstructured.Unstructured
+	// sel is what rule selectors match against: Flux matches the dry-run
+	// object (ssa manager_apply.go hasDriftedWithIgnore), i.e. the manifest
+	// with its owner labels merged over the live object's metadata.
+	sel     *unstructured.Unstructured
+	entries []managedEntry
+
+	ssa       *mark
+	ssaValue  string // canonical
+	reconcile *mark  // reconcile: disabled
+	driftOff  *mark  // helm driftDetection: disabled
+	// badRules are rules whose selector does not compile: the controller
+	// fails before applying (kustomize) or diffing (helm) anything.
+	badRules []string
+}
+
+// Judge adds Flux's owner, a verdict per drifted field and notes about the
+// owner's rules to in.Report.
+func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
+	rep := in.Report
+	if rep == nil {
+		return errors.New("flux: Judge needs a report")
+	}
+	if in.Live == nil && in.Desired == nil {
+		return errors.New("flux: Judge needs the live or the desired object")
+	}
+	o := a.Owner(in.Live)
+	if o == nil {
+		o = a.Owner(in.Desired)
+	}
+	if o == nil {
+		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteInfo, Reason: "not-owned",
+			Message: fmt.Sprintf("no Flux ownership labels (%s,namespace or %s,namespace): Flux does not reconcile this object", KustomizeNameLabel, HelmNameLabel)})
+		return nil
+	}
+	j := &judgment{owner: o, live: in.Live, desired: in.Desired, helm: o.Kind == helmv2.HelmReleaseKind}
+	j.manager = KustomizeManager
+	if j.helm {
+		j.manager = HelmManager
+	}
+	if j.st = a.resolveOwner(ctx, o, rep); j.st != nil {
+		fillOwner(o, j.st)
+	}
+	addOwner(rep, *o)
+
+	if a.serverDryRun && in.Desired != nil {
+		merged, err := a.dryRunner(ctx, a.withOwnerLabels(in.Desired, o), j.manager)
+		if err != nil {
+			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Reason: "dry-run-failed",
+				Message: fmt.Sprintf("server-side dry-run as %s failed: %v; verdicts fall back to the manifest", j.manager, err)})
+		} else {
+			j.merged = merged
+		}
+	}
+	j.sel = a.selectionObject(j)
+	j.entries = parseManagedFields(in.Live)
+	if in.Live != nil && len(in.Live.GetManagedFields()) == 0 {
+		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "no-managed-fields",
+			Message: "the live object has no managedFields (saved without --show-managed-fields?): field ownership, kubectl cleanup and Strip/Adopt cannot be judged"})
+	}
+	a.readMarks(j)
+	a.ruleNotes(j, rep)
+
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		var v model.Verdict
+		if j.helm {
+			v = j.helmVerdict(d)
+		} else {
+			v = j.kustomizeVerdict(d)
+		}
+		v.Engine = model.EngineFlux
+		rep.AddVerdict(d.Path, v)
+	}
+	return nil
+}
+
+func addOwner(rep *model.Report, o model.Owner) {
+	for i, x := range rep.Owners {
+		if x.Engine == o.Engine && x.Kind == o.Kind && x.Namespace == o.Namespace && x.Name == o.Name {
+			rep.Owners[i] = o
+			return
+		}
+	}
+	rep.Owners = append(rep.Owners, o)
+}
+
+// withOwnerLabels returns a copy of obj carrying the ownership labels the
+// controller sets before applying (ssa manager.go SetOwnerLabels).
+func (a *Adapter) withOwnerLabels(obj *unstructured.Unstructured, o *model.Owner) *unstructured.Unstructured {
+	c := obj.DeepCopy()
+	l := c.GetLabels()
+	if l == nil {
+		l = map[string]string{}
+	}
+	if o.Kind == helmv2.HelmReleaseKind {
+		l[HelmNameLabel], l[HelmNamespaceLabel] = o.Name, o.Namespace
+	} else {
+		l[KustomizeNameLabel], l[KustomizeNamespaceLabel] = o.Name, o.Namespace
+	}
+	c.SetLabels(l)
+	return c
+}
+
+func (a *Adapter) selectionObject(j *judgment) *unstructured.Unstructured {
+	switch {
+	case j.merged != nil:
+		return j.merged
+	case j.desired != nil:
+		c := a.withOwnerLabels(j.desired, j.owner)
+		if j.live != nil {
+			c.SetLabels(mergeMaps(j.live.GetLabels(), c.GetLabels()))
+			c.SetAnnotations(mergeMaps(j.live.GetAnnotations(), c.GetAnnotations()))
+		}
+		return c
+	default:
+		return j.live
+	}
+}
+
+func mergeMaps(under, over map[string]string) map[string]string {
+	if len(under)+len(over) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(under)+len(over))
+	for k, v := range under {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
+}
+
+// docFor finds the file document of obj (for mark positions).
+func (a *Adapter) docFor(obj *unstructured.Unstructured) doc {
+	if obj == nil {
+		return doc{}
+	}
+	for _, d := range a.docs {
+		if d.obj != nil && d.obj.GetKind() == obj.GetKind() && d.obj.GetName() == obj.GetName() &&
+			d.obj.GetAPIVersion() == obj.GetAPIVersion() &&
+			(d.obj.GetNamespace() == "" || d.obj.GetNamespace() == obj.GetNamespace()) {
+			return d
+		}
+	}
+	return doc{obj: obj}
+}
+
+// readMarks finds the ssa, reconcile and driftDetection marks. The
+// manifest's marks come first; Flux also honours them on the live object
+// (ExclusionSelector is checked on both, ssa manager_apply.go
+// shouldSkipApply; IfNotPresent only on the manifest).
+func (a *Adapter) readMarks(j *judgment) {
+	var docs []doc
+	if j.desired != nil {
+		docs = append(docs, a.docFor(j.desired))
+	}
+	if j.live != nil {
+		docs = append(docs, doc{obj: j.live})
+	}
+	for _, d := range docs {
+		if j.ssa == nil {
+			if m := findMark(d, SSAKey); m != nil {
+				j.ssa = m
+				j.ssaValue, _ = ssaMode(m.value)
+				if j.ssaValue == ssaIfNotPresent && j.desired != nil && d.obj != j.desired {
+					// IfNotPresent is only read from the manifest.
+					j.ssa, j.ssaValue = nil, ""
+				}
+			}
+		}
+		if j.reconcile == nil {
+			if m := findMark(d, ReconcileKey); m != nil && strings.EqualFold(m.value, kustomizev1.DisabledValue) {
+				j.reconcile = m
+			}
+		}
+		if j.driftOff == nil {
+			if m := findMark(d, DriftDetectionKey); m != nil && strings.EqualFold(m.value, helmv2.DriftDetectionDisabledValue) {
+				j.driftOff = m
+			}
+		}
+	}
+}
+
+// ruleNotes explains every owner rule that removes nothing from this
+// object: a selector that does not match it (and which part), a path that
+// is absent, a path without drift, or a rule that cannot be evaluated.
+func (a *Adapter) ruleNotes(j *judgment, rep *model.Report) {
+	if j.ssa != nil {
+		if _, known := ssaMode(j.ssa.value); !known {
+			o := j.ssa.origin
+			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Rule: &o, Reason: "unknown-ssa-value",
+				Message: fmt.Sprintf("unknown %s value %q (want Override, Merge, IfNotPresent or Ignore): Flux treats it as Override", SSAKey, j.ssa.value)})
+		}
+	}
+	if j.st == nil {
+		return
+	}
+	ctrl := "kustomize-controller"
+	if j.helm {
+		ctrl = "helm-controller"
+	}
+	for i := range j.st.rules {
+		r := &j.st.rules[i]
+		name := r.rule.Origin.Object + " " + r.rule.Origin.Field
+		if r.err != nil {
+			j.badRules = append(j.badRules, r.rule.Origin.Field)
+			what := "fails the whole apply of " + j.owner.Ref()
+			if j.helm {
+				what = "fails drift detection for the whole release"
+			}
+			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Rule: r.origin(), Reason: selectorErrReason(r.err),
+				Message: fmt.Sprintf("%s: %v; %s %s until it is fixed (jsondiff.CompileIgnoreRules)", name, r.err, ctrl, what)})
+			continue
+		}
+		if !r.sr.MatchUnstructured(j.sel) {
+			reason, why := mismatch(r.target, j.sel)
+			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteInfo, Rule: r.origin(), Reason: reason,
+				Message: fmt.Sprintf("%s does not target this object: %s", name, why)})
+			continue
+		}
+		for pi, p := range r.paths {
+			if err, bad := r.pathErrs[pi]; bad {
+				rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Rule: r.origin(), Reason: "invalid-pointer",
+					Message: fmt.Sprintf("%s: %v", name, err)})
+				continue
+			}
+			if p == jsondiff.IgnorePathRoot {
+				continue // whole object (HelmRelease): judged per drift
+			}
+			if !j.present(p) {
+				rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Rule: r.origin(), Reason: "pointer-absent",
+					Message: fmt.Sprintf("%s targets this object but path %s exists neither live nor in the manifest: it removes nothing", name, p)})
+				continue
+			}
+			drifted := false
+			for _, d := range rep.Drifts {
+				if covers(p, d.Path) {
+					drifted = true
+					break
+				}
+			}
+			if !drifted {
+				rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteInfo, Rule: r.origin(), Reason: "no-drift",
+					Message: fmt.Sprintf("%s targets this object, but path %s has not drifted", name, p)})
+			}
+		}
+	}
+}
+
+func selectorErrReason(err error) string {
+	s := err.Error()
+	switch {
+	case strings.Contains(s, "label selector"):
+		return "invalid-label-selector"
+	case strings.Contains(s, "annotation selector"):
+		return "invalid-annotation-selector"
+	default:
+		return "invalid-regex"
+	}
+}
+
+// mismatch names the parts of a target that do not match obj, checking
+// each part with Flux's own SelectorRegex.
+func mismatch(t *jsondiff.Selector, obj *unstructured.Unstructured) (reason, why string) {
+	gvk := obj.GroupVersionKind()
+	type part struct {
+		reason, field, pattern, value string
+		sel                           jsondiff.Selector
+		match                         func(*jsondiff.SelectorRegex) bool
+	}
+	parts := []part{
+		{"namespace-mismatch", "namespace", t.Namespace, obj.GetNamespace(), jsondiff.Selector{Namespace: t.Namespace},
+			func(s *jsondiff.SelectorRegex) bool { return s.MatchNamespace(obj.GetNamespace()) }},
+		{"name-mismatch", "name", t.Name, obj.GetName(), jsondiff.Selector{Name: t.Name},
+			func(s *jsondiff.SelectorRegex) bool { return s.MatchName(obj.GetName()) }},
+		{"group-mismatch", "group", t.Group, gvk.Group, jsondiff.Selector{Group: t.Group},
+			func(s *jsondiff.SelectorRegex) bool { return s.MatchGVK(gvk.Group, gvk.Version, gvk.Kind) }},
+		{"version-mismatch", "version", t.Version, gvk.Version, jsondiff.Selector{Version: t.Version},
+			func(s *jsondiff.SelectorRegex) bool { return s.MatchGVK(gvk.Group, gvk.Version, gvk.Kind) }},
+		{"kind-mismatch", "kind", t.Kind, gvk.Kind, jsondiff.Selector{Kind: t.Kind},
+			func(s *jsondiff.SelectorRegex) bool { return s.MatchGVK(gvk.Group, gvk.Version, gvk.Kind) }},
+		{"label-selector-mismatch", "labelSelector", t.LabelSelector, labelsString(obj.GetLabels()), jsondiff.Selector{LabelSelector: t.LabelSelector},
+			func(s *jsondiff.SelectorRegex) bool { return s.MatchLabelSelector(obj.GetLabels()) }},
+		{"annotation-selector-mismatch", "annotationSelector", t.AnnotationSelector, labelsString(obj.GetAnnotations()), jsondiff.Selector{AnnotationSelector: t.AnnotationSelector},
+			func(s *jsondiff.SelectorRegex) bool { return s.MatchAnnotationSelector(obj.GetAnnotations()) }},
+	}
+	var reasons, whys []string
+	for _, p := range parts {
+		if p.pattern == "" {
+			continue
+		}
+		s := p.sel
+		sr, err := jsondiff.NewSelectorRegex(&s)
+		if err != nil || p.match(sr) {
+			continue
+		}
+		reasons = append(reasons, p.reason)
+		if strings.HasSuffix(p.field, "Selector") {
+			whys = append(whys, fmt.Sprintf("%s %q does not select %s", p.field, p.pattern, orNone(p.value)))
+		} else {
+			whys = append(whys, fmt.Sprintf("%s regex ^(?:%s)$ does not match %q", p.field, p.pattern, p.value))
+		}
+	}
+	if len(reasons) == 0 {
+		return "selector-mismatch", "its target does not match"
+	}
+	return reasons[0], strings.Join(whys, "; ")
+}
+
+func labelsString(m map[string]string) string {
+	if len(m) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, ",")
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return "{" + s + "}"
+}
+
+// present: the path exists live, in the manifest or in the dry-run result.
+func (j *judgment) present(p string) bool {
+	for _, o := range []*unstructured.Unstructured{j.live, j.desired, j.merged} {
+		if o == nil {
+			continue
+		}
+		if _, ok := lookup(o.Object, p); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// lookup resolves an RFC 6901 pointer in a JSON-like value.
+func lookup(v any, pointer string) (any, bool) {
+	if pointer == "" {
+		return v, true
+	}
+	if !strings.HasPrefix(pointer, "/") {
+		return nil, false
+	}
+	cur := v
+	for _, tok := range strings.Split(pointer[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := cur.(type) {
+		case map[string]any:
+			x, ok := c[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = x
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// ruleFor returns the first valid owner rule whose selector matches and
+// one of whose paths covers pointer.
+func (j *judgment) ruleFor(pointer string) (*ignoreRule, string) {
+	if j.st == nil {
+		return nil, ""
+	}
+	for i := range j.st.rules {
+		r := &j.st.rules[i]
+		if r.err != nil || !r.sr.MatchUnstructured(j.sel) {
+			continue
+		}
+		for pi, p := range r.paths {
+			if _, bad := r.pathErrs[pi]; bad {
+				continue
+			}
+			if covers(p, pointer) {
+				return r, p
+			}
+		}
+	}
+	return nil, ""
+}
+
+func (j *judgment) every() string {
+	if j.owner.Interval == "" {
+		return "on its next reconcile"
+	}
+	return "on its next reconcile (interval " + j.owner.Interval + ")"
+}
+
+// caveat adds the truth about invalid selectors to a reason.
+func (j *judgment) caveat(reason string) string {
+	if len(j.badRules) == 0 {
+		return reason
+	}
+	return reason + "; but only once " + strings.Join(j.badRules, ", ") + " is fixed: until then the controller fails before applying anything"
+}
+
+// inManifest says whether Flux's apply sets this field, and how we know.
+func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
+	switch {
+	case j.merged != nil:
+		// The dry-run is what the controller would write: a field whose
+		// dry-run value differs from the live one is changed by Flux.
+		mv, mok := lookup(j.merged.Object, d.Path)
+		lv, lok := lookup(j.live.Object, d.Path)
+		return mok != lok || !apiequality.Semantic.DeepEqual(mv, lv), true
+	case j.desired != nil:
+		_, ok := lookup(j.desired.Object, d.Path)
+		return ok || d.Change != model.Added, true
+	default:
+		// Only managedFields: the controller's Apply entry owns exactly
+		// what its manifest sets.
+		for _, m := range d.Managers {
+			if m.Manager == j.manager && m.Subresource == "" {
+				return true, true
+			}
+		}
+		return false, false
+	}
+}
+
+// ownLabel says whether the drift is a label/annotation the controller
+// itself sets on apply, with the value it sets.
+func (j *judgment) ownLabel(d *model.FieldDrift) bool {
+	want := map[string]string{}
+	if j.helm {
+		// helm-controller internal/action/diff.go setHelmMetadata + owner labels.
+		want["/metadata/labels/"+esc(HelmNameLabel)] = j.owner.Name
+		want["/metadata/labels/"+esc(HelmNamespaceLabel)] = j.owner.Namespace
+	} else {
+		want["/metadata/labels/"+esc(KustomizeNameLabel)] = j.owner.Name
+		want["/metadata/labels/"+esc(KustomizeNamespaceLabel)] = j.owner.Namespace
+	}
+	v, ok := want[d.Path]
+	if !ok {
+		return false
+	}
+	s, isStr := d.Live.(string)
+	return isStr && s == v
+}
+
+func esc(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1") }
+
+func markOrigin(m *mark) *model.Origin { o := m.origin; return &o }
+
+func managerList(ms []model.ManagerRef) string {
+	parts := make([]string, len(ms))
+	for i, m := range ms {
+		parts[i] = m.Manager + " (" + m.Operation + ")"
+		if m.Subresource != "" {
+			parts[i] = m.Manager + " (" + m.Operation + " /" + m.Subresource + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// kustomizeVerdict decides what kustomize-controller does with one field
+// (kustomize-controller internal/controller/kustomization_controller.go
+// apply(), fluxcd/pkg ssa manager_apply.go ApplyAll).
+func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
+	ks := j.owner.Ref()
+	switch {
+	case j.owner.Suspended:
+		return model.Verdict{Kind: model.NotApplied, Reason: ks + " is suspended (.spec.suspend: true): kustomize-controller applies nothing until it is resumed"}
+	case j.reconcile != nil:
+		return model.Verdict{Kind: model.NotApplied, Rule: markOrigin(j.reconcile),
+			Reason: fmt.Sprintf("%s %s: %s on this object: kustomize-controller neither applies nor prunes it", j.reconcile.where, ReconcileKey, j.reconcile.value)}
+	case j.ssaValue == ssaIgnore:
+		return model.Verdict{Kind: model.NotApplied, Rule: markOrigin(j.ssa),
+			Reason: fmt.Sprintf("%s %s: %s: kustomize-controller skips applying this object", j.ssa.where, SSAKey, j.ssa.value)}
+	case j.ssaValue == ssaIfNotPresent && j.live != nil:
+		return model.Verdict{Kind: model.NotApplied, Rule: markOrigin(j.ssa),
+			Reason: fmt.Sprintf("%s %s: %s: kustomize-controller only creates this object when it is missing; it exists, so it is never patched", j.ssa.where, SSAKey, j.ssa.value)}
+	}
+	if r, p := j.ruleFor(d.Path); r != nil {
+		how := "Adopt: kustomize-controller is the only Apply owner, so it copies the live value into its apply"
+		if other, who := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries); other {
+			how = "Strip: " + who + " also applies it, so kustomize-controller leaves it out of its apply and gives up ownership"
+		}
+		return model.Verdict{Kind: model.Ignored, Rule: r.origin(),
+			Reason: fmt.Sprintf("ignored by %s %s (path %s): neither reported nor reverted; %s", r.rule.Origin.Object, r.rule.Origin.Field, p, how)}
+	}
+	if j.ownLabel(d) {
+		return model.Verdict{Kind: model.LeftAlone, Reason: "kustomize-controller sets this ownership label itself on apply, with this value: nothing changes"}
+	}
+	in, known := j.inManifest(d)
+	merge := j.ssaValue == ssaMerge
+	if in {
+		reason := "in the applied manifest: kustomize-controller force-applies it (server-side apply with ForceOwnership) " + j.every()
+		if j.merged != nil {
+			reason = "the server-side dry-run as kustomize-controller changes it: it is reverted " + j.every()
+		}
+		if merge {
+			reason += "; ssa: Merge only keeps fields the manifest does not set"
+		}
+		return model.Verdict{Kind: model.Reverted, Reason: j.caveat(reason)}
+	}
+	// Not set by the manifest: the field stays unless kustomize-controller
+	// owns it (then its apply drops it) or it belongs only to managers its
+	// cleanup hands over to kustomize-controller first.
+	if len(d.Managers) == 0 {
+		if j.live != nil && len(j.live.GetManagedFields()) == 0 {
+			return model.Verdict{Kind: model.LeftAlone, Reason: "not in the manifest; ownership unknown (no managedFields)"}
+		}
+		return model.Verdict{Kind: model.LeftAlone, Reason: "not in the manifest and owned by no field manager (defaulted by the API server?): server-side apply leaves it"}
+	}
+	var cleaned, others []model.ManagerRef
+	var fluxOwns bool
+	for _, m := range d.Managers {
+		switch {
+		case m.Manager == KustomizeManager && m.Operation == "Apply" && m.Subresource == "":
+			fluxOwns = true
+		case cleanedUpBy(m.Manager, m.Operation, m.Subresource) != nil:
+			cleaned = append(cleaned, m)
+		default:
+			others = append(others, m)
+		}
+	}
+	if merge && len(cleaned) > 0 {
+		return model.Verdict{Kind: model.LeftAlone, Rule: markOrigin(j.ssa),
+			Reason: fmt.Sprintf("kept by %s %s: Merge: kustomize-controller skips its managedFields cleanup, so the field of %s, absent from the manifest, stays", j.ssa.where, SSAKey, managerList(cleaned))}
+	}
+	if len(others) > 0 {
+		reason := fmt.Sprintf("not set by the manifest and owned by %s: server-side apply leaves other managers' fields alone", managerList(others))
+		if !known {
+			reason = fmt.Sprintf("owned by %s, not by kustomize-controller: left alone unless the manifest sets it (give -f or --server-dry-run to know)", managerList(others))
+		}
+		return model.Verdict{Kind: model.LeftAlone, Reason: reason}
+	}
+	if len(cleaned) > 0 {
+		c := cleanedUpBy(cleaned[0].Manager, cleaned[0].Operation, cleaned[0].Subresource)
+		what := "absent from the manifest, so the apply removes it"
+		if !known {
+			what = "so the apply resets it to the manifest or removes it"
+		}
+		return model.Verdict{Kind: model.Reverted, Reason: j.caveat(fmt.Sprintf(
+			"set by %s: before applying, kustomize-controller merges %q %s entries (%s) into its own (managedFields cleanup), %s %s",
+			managerList(cleaned), c.name, c.operation, c.why, what, j.every()))}
+	}
+	if fluxOwns {
+		return model.Verdict{Kind: model.Reverted, Reason: j.caveat("owned by kustomize-controller but no longer in the manifest: its next apply removes it " + j.every())}
+	}
+	return model.Verdict{Kind: model.LeftAlone, Reason: "not set by the manifest: server-side apply leaves it"}
+}
+
+// helmVerdict decides what helm-controller's drift detection does with one
+// field (helm-controller internal/action/diff.go Diff/ApplyDiff,
+// internal/reconcile/atomic_release.go; jsondiff.UnstructuredList).
+func (j *judgment) helmVerdict(d *model.FieldDrift) model.Verdict {
+	hr := j.owner.Ref()
+	mode := j.owner.DriftDetection
+	switch {
+	case j.owner.Suspended:
+		return model.Verdict{Kind: model.NotApplied, Reason: hr + " is suspended (.spec.suspend: true): helm-controller does nothing until it is resumed"}
+	case j.st == nil:
+		// Without the HelmRelease its mode is unknown; helm's default is off.
+	case mode == string(helmv2.DriftDetectionDisabled) || mode == "":
+		return model.Verdict{Kind: model.NotWatched, Reason: hr + " has drift detection disabled (.spec.driftDetection.mode unset or disabled, the default): helm-controller never looks at live fields"}
+	}
+	if j.driftOff != nil {
+		return model.Verdict{Kind: model.NotWatched, Rule: markOrigin(j.driftOff),
+			Reason: fmt.Sprintf("%s %s: %s on this object: helm-controller excludes it from drift detection", j.driftOff.where, DriftDetectionKey, j.driftOff.value)}
+	}
+	if r, p := j.ruleFor(d.Path); r != nil {
+		what := "path " + p
+		if p == jsondiff.IgnorePathRoot {
+			what = "the whole object"
+		}
+		return model.Verdict{Kind: model.Ignored, Rule: r.origin(),
+			Reason: fmt.Sprintf("ignored by %s %s (%s): left out of drift detection and correction; a Helm upgrade still writes the chart's value", r.rule.Origin.Object, r.rule.Origin.Field, what)}
+	}
+	if j.ownLabel(d) {
+		return model.Verdict{Kind: model.LeftAlone, Reason: "helm-controller sets this ownership label itself, with this value: nothing changes"}
+	}
+	in, known := j.inManifest(d)
+	if !in {
+		reason := "not set by the release manifest: the dry-run as helm-controller keeps other managers' fields, so it is not drift for Flux"
+		if !known {
+			reason = "not owned by helm-controller: not drift for Flux unless the chart sets it (give -f or --server-dry-run to know)"
+		}
+		return model.Verdict{Kind: model.LeftAlone, Reason: reason}
+	}
+	if j.st == nil {
+		return model.Verdict{Kind: model.Reported, Reason: "in the release manifest: drift if " + hr + " has drift detection enabled or warn (the HelmRelease could not be read; the default is disabled)"}
+	}
+	if mode == string(helmv2.DriftDetectionWarn) {
+		return model.Verdict{Kind: model.Reported, Reason: j.caveat("in the release manifest: helm-controller reports it (Drifted condition, DriftDetected event) but does not correct it (driftDetection.mode: warn)")}
+	}
+	return model.Verdict{Kind: model.Reverted, Reason: j.caveat("in the release manifest: helm-controller patches it back (driftDetection.mode: enabled) " + j.every())}
+}

@@ -1,0 +1,427 @@
+package flux
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
+	"github.com/fluxcd/pkg/apis/kustomize"
+	"github.com/fluxcd/pkg/ssa/jsondiff"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// Object marks (labels or annotations) that change how Flux treats one
+// object. Flux reads them from labels and annotations alike and compares
+// values case-insensitively (fluxcd/pkg ssa utils/meta.go AnyInMetadata).
+var (
+	// SSAKey: Override (default), Merge, IfNotPresent, Ignore.
+	SSAKey = kustomizev1.GroupVersion.Group + "/ssa"
+	// ReconcileKey: disabled means neither applied nor pruned.
+	ReconcileKey = kustomizev1.GroupVersion.Group + "/reconcile"
+	// PruneKey: disabled keeps the object when it leaves the manifest.
+	PruneKey = kustomizev1.GroupVersion.Group + "/prune"
+	// ForceKey: enabled recreates the object on immutable-field errors.
+	ForceKey = kustomizev1.GroupVersion.Group + "/force"
+	// DriftDetectionKey: disabled excludes the object from HelmRelease
+	// drift detection (helm-controller api/v2 DriftDetectionMetadataKey).
+	DriftDetectionKey = helmv2.DriftDetectionMetadataKey
+)
+
+// Ownership labels set by the controllers on every object they apply
+// (fluxcd/pkg ssa manager.go GetOwnerLabels, Owner.Group + "/name").
+var (
+	KustomizeNameLabel      = kustomizev1.GroupVersion.Group + "/name"
+	KustomizeNamespaceLabel = kustomizev1.GroupVersion.Group + "/namespace"
+	HelmNameLabel           = helmv2.GroupVersion.Group + "/name"
+	HelmNamespaceLabel      = helmv2.GroupVersion.Group + "/namespace"
+)
+
+// GVKs of the Flux objects read by the adapter.
+var (
+	KustomizationGVK = kustomizev1.GroupVersion.WithKind(kustomizev1.KustomizationKind)
+	HelmReleaseGVK   = helmv2.GroupVersion.WithKind(helmv2.HelmReleaseKind)
+)
+
+// positioner returns the file position of a JSON pointer inside the
+// document a rule was read from (source.Document.Position).
+type positioner func(pointer string) (line, col int)
+
+// doc is what the rule reader needs of a source.Document.
+type doc struct {
+	obj  *unstructured.Unstructured
+	file string
+	pos  positioner
+}
+
+// origin builds a rule origin: the holding object and field path always,
+// the file position when the rule came from a file.
+func (d doc) origin(field, pointer string) model.Origin {
+	o := model.Origin{Object: objectRef(d.obj), Field: field}
+	if d.file != "" {
+		o.File = d.file
+		if d.pos != nil {
+			o.Line, o.Column = d.pos(pointer)
+		}
+	}
+	return o
+}
+
+func objectRef(obj *unstructured.Unstructured) string {
+	if obj == nil {
+		return ""
+	}
+	if ns := obj.GetNamespace(); ns != "" {
+		return obj.GetKind() + " " + ns + "/" + obj.GetName()
+	}
+	return obj.GetKind() + " " + obj.GetName()
+}
+
+// ignoreRule is one Kustomization .spec.ignore[i] or HelmRelease
+// .spec.driftDetection.ignore[i], compiled with Flux's own selector code.
+type ignoreRule struct {
+	rule   model.Rule
+	paths  []string
+	target *jsondiff.Selector
+	// sr is nil for a rule without target: it matches every object.
+	sr *jsondiff.SelectorRegex
+	// err: the selector does not compile (invalid regex or selector).
+	err error
+	// pathErrs: index into paths -> why the pointer is invalid.
+	pathErrs map[int]error
+}
+
+func (r *ignoreRule) origin() *model.Origin { o := r.rule.Origin; return &o }
+
+// compileIgnoreRule compiles one rule; errors stay inside the rule so the
+// others are still evaluated.
+func compileIgnoreRule(typ model.RuleType, scope model.Scope, paths []string, target *kustomize.Selector, origin model.Origin) ignoreRule {
+	r := ignoreRule{paths: append([]string(nil), paths...)}
+	r.rule = model.Rule{
+		Engine:       model.EngineFlux,
+		Type:         typ,
+		Origin:       origin,
+		Target:       model.Selector{Syntax: model.MatchRegex},
+		JSONPointers: r.paths,
+		Scope:        scope,
+	}
+	if target != nil {
+		r.target = &jsondiff.Selector{
+			Group:              target.Group,
+			Version:            target.Version,
+			Kind:               target.Kind,
+			Name:               target.Name,
+			Namespace:          target.Namespace,
+			AnnotationSelector: target.AnnotationSelector,
+			LabelSelector:      target.LabelSelector,
+		}
+		r.rule.Target = model.Selector{
+			Group: target.Group, Version: target.Version, Kind: target.Kind,
+			Name: target.Name, Namespace: target.Namespace, Syntax: model.MatchRegex,
+			LabelSelector: target.LabelSelector, AnnotationSelector: target.AnnotationSelector,
+		}
+		// The very function kustomize-controller and helm-controller use
+		// (through jsondiff.CompileIgnoreRules).
+		r.sr, r.err = jsondiff.NewSelectorRegex(r.target)
+	}
+	var msgs []string
+	if r.err != nil {
+		msgs = append(msgs, r.err.Error())
+	}
+	for i, p := range r.paths {
+		var err error
+		switch {
+		case p == jsondiff.IgnorePathRoot && typ == model.RuleFluxHelmIgnore:
+			// jsondiff.Unstructured short-circuits IgnorePathRoot: the
+			// whole object is excluded from helm-controller's diff.
+			r.rule.WholeResource = true
+		case p == jsondiff.IgnorePathRoot:
+			// kustomize-controller strips paths with a json-patch remove
+			// (ssa manager_apply.go removeIgnoredFields), which treats ""
+			// as a no-op: the rule silently ignores nothing.
+			err = fmt.Errorf("path \"\" removes nothing in kustomize-controller (only HelmRelease drift detection reads \"\" as the whole object)")
+		default:
+			err = validatePointer(p)
+		}
+		if err != nil {
+			if r.pathErrs == nil {
+				r.pathErrs = map[int]error{}
+			}
+			r.pathErrs[i] = err
+			msgs = append(msgs, err.Error())
+		}
+	}
+	if len(paths) == 0 {
+		msgs = append(msgs, "no paths: the rule removes nothing")
+	}
+	r.rule.Error = strings.Join(msgs, "; ")
+	return r
+}
+
+// validatePointer checks RFC 6901 syntax: "" or "/"-prefixed tokens, "~"
+// only as "~0" or "~1". Flux removes ignored paths with json-patch
+// (ssa jsondiff/patch.go ApplyPatchToUnstructured, AllowMissingPathOnRemove),
+// which silently does nothing for such a pointer, and fails the whole
+// patch for a "-" token.
+func validatePointer(p string) error {
+	if p == "" {
+		return nil
+	}
+	if p[0] != '/' {
+		return fmt.Errorf("invalid JSON pointer %q: must start with \"/\" (Flux silently removes nothing for it)", p)
+	}
+	for i := 0; i < len(p); i++ {
+		if p[i] == '~' && (i+1 >= len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
+			return fmt.Errorf("invalid JSON pointer %q: \"~\" must be followed by 0 or 1 (Flux silently removes nothing for it)", p)
+		}
+	}
+	for _, tok := range strings.Split(p[1:], "/") {
+		if tok == "-" {
+			return fmt.Errorf("invalid JSON pointer %q: \"-\" names no list item (json-patch fails, so Flux fails on every object the rule matches)", p)
+		}
+	}
+	return nil
+}
+
+// covers reports whether removing ignore path p removes the field at
+// pointer (p is the field itself or one of its parents).
+func covers(p, pointer string) bool {
+	return p == jsondiff.IgnorePathRoot || p == pointer || strings.HasPrefix(pointer, p+"/")
+}
+
+// kustomizationRules reads .spec.ignore of a Kustomization.
+func kustomizationRules(d doc, k *kustomizev1.Kustomization) []ignoreRule {
+	var out []ignoreRule
+	for i, ir := range k.Spec.Ignore {
+		field := fmt.Sprintf(".spec.ignore[%d]", i)
+		out = append(out, compileIgnoreRule(model.RuleFluxKustomizeIgnore, model.ScopeDiffAndApply,
+			ir.Paths, ir.Target, d.origin(field, fmt.Sprintf("/spec/ignore/%d", i))))
+	}
+	return out
+}
+
+// helmReleaseRules reads .spec.driftDetection.ignore of a HelmRelease. They
+// only affect drift detection and correction: a Helm upgrade still writes
+// the fields (engines.md 2b), hence ScopeDiff.
+func helmReleaseRules(d doc, hr *helmv2.HelmRelease) []ignoreRule {
+	if hr.Spec.DriftDetection == nil {
+		return nil
+	}
+	var out []ignoreRule
+	for i, ir := range hr.Spec.DriftDetection.Ignore {
+		field := fmt.Sprintf(".spec.driftDetection.ignore[%d]", i)
+		out = append(out, compileIgnoreRule(model.RuleFluxHelmIgnore, model.ScopeDiff,
+			ir.Paths, ir.Target, d.origin(field, fmt.Sprintf("/spec/driftDetection/ignore/%d", i))))
+	}
+	return out
+}
+
+// toKustomization converts an unstructured Kustomization to the typed API.
+func toKustomization(obj *unstructured.Unstructured) (*kustomizev1.Kustomization, error) {
+	k := &kustomizev1.Kustomization{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, k); err != nil {
+		return nil, fmt.Errorf("%s: not a valid %s: %w", objectRef(obj), KustomizationGVK.GroupVersion(), err)
+	}
+	return k, nil
+}
+
+// toHelmRelease converts an unstructured HelmRelease to the typed API.
+func toHelmRelease(obj *unstructured.Unstructured) (*helmv2.HelmRelease, error) {
+	hr := &helmv2.HelmRelease{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, hr); err != nil {
+		return nil, fmt.Errorf("%s: not a valid %s: %w", objectRef(obj), HelmReleaseGVK.GroupVersion(), err)
+	}
+	return hr, nil
+}
+
+func isKustomization(obj *unstructured.Unstructured) bool {
+	gvk := obj.GroupVersionKind()
+	return gvk.Group == KustomizationGVK.Group && gvk.Kind == KustomizationGVK.Kind
+}
+
+func isHelmRelease(obj *unstructured.Unstructured) bool {
+	gvk := obj.GroupVersionKind()
+	return gvk.Group == HelmReleaseGVK.Group && gvk.Kind == HelmReleaseGVK.Kind
+}
+
+// mark is one Flux label/annotation found on an object.
+type mark struct {
+	key, value string
+	// where: "annotation" or "label".
+	where  string
+	origin model.Origin
+}
+
+// findMark looks key up in labels then annotations, as AnyInMetadata does.
+// Empty values do not count there either.
+func findMark(d doc, key string) *mark {
+	if d.obj == nil {
+		return nil
+	}
+	esc := strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
+	if v := d.obj.GetLabels()[key]; v != "" {
+		return &mark{key: key, value: v, where: "label",
+			origin: d.origin(fmt.Sprintf(".metadata.labels[%s]", key), "/metadata/labels/"+esc)}
+	}
+	if v := d.obj.GetAnnotations()[key]; v != "" {
+		return &mark{key: key, value: v, where: "annotation",
+			origin: d.origin(fmt.Sprintf(".metadata.annotations[%s]", key), "/metadata/annotations/"+esc)}
+	}
+	return nil
+}
+
+// SSA annotation values, compared case-insensitively like Flux does.
+const (
+	ssaOverride     = "Override"
+	ssaMerge        = kustomizev1.MergeValue
+	ssaIfNotPresent = kustomizev1.IfNotPresentValue
+	ssaIgnore       = kustomizev1.IgnoreValue
+)
+
+// ssaMode returns the canonical spelling of an ssa value, and false for a
+// value Flux does not know (then it behaves as Override: no selector of
+// kustomize-controller matches it).
+func ssaMode(v string) (string, bool) {
+	for _, m := range []string{ssaOverride, ssaMerge, ssaIfNotPresent, ssaIgnore} {
+		if strings.EqualFold(v, m) {
+			return m, true
+		}
+	}
+	return ssaOverride, false
+}
+
+// objectSelector is an exact selector for the object carrying a mark.
+func objectSelector(obj *unstructured.Unstructured) model.Selector {
+	gvk := obj.GroupVersionKind()
+	return model.Selector{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind,
+		Name: obj.GetName(), Namespace: obj.GetNamespace(), Syntax: model.MatchExact}
+}
+
+// markRules turns the Flux marks on one manifest into rules.
+func markRules(d doc) []model.Rule {
+	var out []model.Rule
+	base := func(typ model.RuleType, m *mark, scope model.Scope) model.Rule {
+		return model.Rule{Engine: model.EngineFlux, Type: typ, Origin: m.origin,
+			Target: objectSelector(d.obj), Scope: scope, Value: m.value}
+	}
+	if m := findMark(d, SSAKey); m != nil {
+		r := base(model.RuleFluxSSAAnnotation, m, model.ScopeApply)
+		mode, known := ssaMode(m.value)
+		switch {
+		case !known:
+			r.Error = fmt.Sprintf("unknown %s value %q (want Override, Merge, IfNotPresent or Ignore): Flux treats it as Override", SSAKey, m.value)
+		case mode == ssaIgnore || mode == ssaIfNotPresent:
+			r.WholeResource = true
+		}
+		out = append(out, r)
+	}
+	if m := findMark(d, ReconcileKey); m != nil {
+		r := base(model.RuleFluxReconcileDisabled, m, model.ScopeApply)
+		if strings.EqualFold(m.value, kustomizev1.DisabledValue) {
+			r.WholeResource = true
+		} else {
+			r.Error = fmt.Sprintf("%s value %q has no effect: only %q disables reconciliation", ReconcileKey, m.value, kustomizev1.DisabledValue)
+		}
+		out = append(out, r)
+	}
+	if m := findMark(d, PruneKey); m != nil {
+		r := base(model.RuleFluxPruneDisabled, m, model.ScopeApply)
+		if !strings.EqualFold(m.value, kustomizev1.DisabledValue) {
+			r.Error = fmt.Sprintf("%s value %q has no effect: only %q disables pruning", PruneKey, m.value, kustomizev1.DisabledValue)
+		}
+		out = append(out, r)
+	}
+	if m := findMark(d, DriftDetectionKey); m != nil {
+		r := base(model.RuleFluxDriftDisabled, m, model.ScopeDiff)
+		if strings.EqualFold(m.value, helmv2.DriftDetectionDisabledValue) {
+			r.WholeResource = true
+		} else {
+			r.Error = fmt.Sprintf("%s value %q has no effect: only %q excludes the object", DriftDetectionKey, m.value, helmv2.DriftDetectionDisabledValue)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// rulesFromDocs is RulesFromDocuments over the internal doc view.
+func rulesFromDocs(docs []doc) ([]model.Rule, []error) {
+	var (
+		rules []model.Rule
+		errs  []error
+	)
+	addIgnore := func(irs []ignoreRule) {
+		for _, ir := range irs {
+			rules = append(rules, ir.rule)
+			if ir.rule.Error != "" {
+				errs = append(errs, fmt.Errorf("%s: %s", ir.rule.Origin.String(), ir.rule.Error))
+			}
+		}
+	}
+	for _, d := range docs {
+		if d.obj == nil {
+			continue
+		}
+		switch {
+		case isKustomization(d.obj):
+			k, err := toKustomization(d.obj)
+			if err != nil {
+				errs = append(errs, withFile(d, err))
+				continue
+			}
+			addIgnore(kustomizationRules(d, k))
+		case isHelmRelease(d.obj):
+			hr, err := toHelmRelease(d.obj)
+			if err != nil {
+				errs = append(errs, withFile(d, err))
+				continue
+			}
+			addIgnore(helmReleaseRules(d, hr))
+		}
+		for _, r := range markRules(d) {
+			rules = append(rules, r)
+			if r.Error != "" {
+				errs = append(errs, fmt.Errorf("%s: %s", r.Origin.String(), r.Error))
+			}
+		}
+	}
+	return rules, errs
+}
+
+func withFile(d doc, err error) error {
+	if d.file == "" {
+		return err
+	}
+	line := 0
+	if d.pos != nil {
+		line, _ = d.pos("")
+	}
+	if line > 0 {
+		return fmt.Errorf("%s:%d: %w", d.file, line, err)
+	}
+	return fmt.Errorf("%s: %w", d.file, err)
+}
+
+// sortRules orders rules by origin for stable output.
+func sortRules(rules []model.Rule) {
+	sort.SliceStable(rules, func(i, j int) bool {
+		a, b := rules[i].Origin, rules[j].Origin
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Object != b.Object {
+			return a.Object < b.Object
+		}
+		return a.Field < b.Field
+	})
+}
+
+// gvkOf is a small helper for readers.
+func gvkOf(obj *unstructured.Unstructured) schema.GroupVersionKind { return obj.GroupVersionKind() }

@@ -15,6 +15,8 @@ import (
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+
 	// Auth providers (exec, oidc...) that kubeconfigs may name.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
 )
@@ -132,6 +134,7 @@ func Main(fe Frontend, args []string) (code int) {
 			code = ExitFailure
 		}
 	}()
+	cluster.QuietClientLogs()
 	root := NewRootCommand(fe, streams)
 	root.SetArgs(args)
 	err := root.ExecuteContext(context.Background())

@@ -1,0 +1,169 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+// sarifSchemaModule ships the OASIS SARIF 2.1.0 JSON schema (errata01) as
+// the string constant `schema` in pkg/report/v210/sarif/schema.go. The test
+// reads it from the module cache instead of a copied file, so the schema is
+// the published one, byte for byte.
+const (
+	sarifSchemaModule = "github.com/owenrumney/go-sarif/v3@v3.3.1"
+	sarifSchemaFile   = "pkg/report/v210/sarif/schema.go"
+)
+
+func sarifSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "download", "-json", sarifSchemaModule)
+	cmd.Dir = t.TempDir() // outside the main module: go.mod/go.sum stay untouched
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go mod download %s: %v (needs the Go module proxy or a warm module cache)", sarifSchemaModule, err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		t.Fatalf("go mod download -json: %v %s", err, out)
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, filepath.Join(mod.Dir, sarifSchemaFile), nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	ast.Inspect(f, func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || len(vs.Names) != 1 || vs.Names[0].Name != "schema" || len(vs.Values) != 1 {
+			return true
+		}
+		if lit, ok := vs.Values[0].(*ast.BasicLit); ok {
+			text, _ = strconv.Unquote(lit.Value)
+		}
+		return false
+	})
+	if !strings.Contains(text, `"Static Analysis Results Format (SARIF) Version 2.1.0 JSON Schema"`) {
+		t.Fatalf("%s in %s does not hold the SARIF 2.1.0 schema", sarifSchemaFile, sarifSchemaModule)
+	}
+	doc, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource(sarifSchemaURI, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(sarifSchemaURI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func sampleResult() *Result {
+	mk := func(id CheckID, file string, line, col int, change Change, obj string) Finding {
+		f := newFinding(id, "message with \"quotes\", commas: and\nnewlines")
+		f.File, f.Line, f.Column, f.Change, f.Object = file, line, col, change, obj
+		return f
+	}
+	return &Result{Files: 3, Manifests: 7, Rules: 5, Findings: []Finding{
+		mk(CheckDangerousTarget, "argocd/apps.yaml", 12, 9, "", "Application argocd/shop"),
+		mk(CheckTooBroad, "flux/ks.yaml", 4, 0, ChangeAdded, "Kustomization flux-system/apps"),
+		mk(CheckRemovedRule, "flux/hr.yaml", 0, 0, ChangeRemoved, ""),
+		mk(CheckInvalid, "", 0, 0, "", ""),
+	}}
+}
+
+func TestSARIFValidatesAgainstSchema(t *testing.T) {
+	schema := sarifSchema(t)
+	for name, res := range map[string]*Result{"findings": sampleResult(), "clean": {}} {
+		t.Run(name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := Render(&buf, "sarif", res); err != nil {
+				t.Fatal(err)
+			}
+			inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(buf.Bytes()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := schema.Validate(inst); err != nil {
+				t.Fatalf("SARIF output does not validate:\n%v\n%s", err, buf.String())
+			}
+			// What GitHub code scanning needs beyond the schema: relative
+			// artifact URIs, every ruleId defined in the driver, ruleIndex
+			// pointing at it.
+			var log sarifLog
+			if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+				t.Fatal(err)
+			}
+			run := log.Runs[0]
+			if len(run.Results) != len(res.Findings) {
+				t.Fatalf("%d results for %d findings", len(run.Results), len(res.Findings))
+			}
+			for _, r := range run.Results {
+				if r.RuleIndex >= len(run.Tool.Driver.Rules) || run.Tool.Driver.Rules[r.RuleIndex].ID != r.RuleID {
+					t.Errorf("result %s: ruleIndex %d does not name its rule", r.RuleID, r.RuleIndex)
+				}
+				for _, l := range r.Locations {
+					if u := l.PhysicalLocation.ArtifactLocation.URI; filepath.IsAbs(u) || strings.Contains(u, "\\") {
+						t.Errorf("artifact URI %q is not a relative repository path", u)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestSARIFSchemaRejects proves the validator is live: a log with an
+// invalid level must fail.
+func TestSARIFSchemaRejects(t *testing.T) {
+	schema := sarifSchema(t)
+	var buf bytes.Buffer
+	if err := Render(&buf, "sarif", sampleResult()); err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(buf.String(), `"level": "error"`, `"level": "fatal"`, 1)
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if schema.Validate(inst) == nil {
+		t.Fatal("a SARIF log with level \"fatal\" validated: the schema check is not working")
+	}
+}
+
+func TestGitHubAnnotations(t *testing.T) {
+	var buf bytes.Buffer
+	if err := Render(&buf, "github", sampleResult()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	want := []string{
+		`::error file=argocd/apps.yaml,line=12,col=9,title=DRIFT002 dangerous-target::message with "quotes", commas: and%0Anewlines%0A`,
+		`::warning file=flux/ks.yaml,line=4,title=DRIFT001 too-broad::message with "quotes", commas: and%0Anewlines%0A`,
+		`::notice file=flux/hr.yaml,title=DRIFT013 removed-rule::message with "quotes", commas: and%0Anewlines%0A`,
+		`::error title=DRIFT005 invalid-rule::message with "quotes", commas: and%0Anewlines%0A`,
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), buf.String())
+	}
+	for i := range want {
+		if !strings.HasPrefix(lines[i], want[i]) {
+			t.Errorf("line %d:\n got %s\nwant prefix %s", i, lines[i], want[i])
+		}
+		if strings.Count(lines[i], "\n") != 0 {
+			t.Errorf("annotation spans lines: %q", lines[i])
+		}
+	}
+}

@@ -130,7 +130,7 @@ func fillOwner(o *model.Owner, st *ownerState) {
 	switch {
 	case st.kust != nil:
 		k := st.kust
-		o.Interval = k.Spec.Interval.Duration.String()
+		o.Interval = rawInterval(st, k.Spec.Interval.Duration.String())
 		o.Suspended = k.Spec.Suspend
 		mode := []string{"server-side apply, drift corrected"}
 		if k.Spec.Prune {
@@ -145,7 +145,7 @@ func fillOwner(o *model.Owner, st *ownerState) {
 		o.Mode = strings.Join(mode, ", ")
 	case st.hr != nil:
 		hr := st.hr
-		o.Interval = hr.Spec.Interval.Duration.String()
+		o.Interval = rawInterval(st, hr.Spec.Interval.Duration.String())
 		o.Suspended = hr.Spec.Suspend
 		dd := hr.GetDriftDetection()
 		o.DriftDetection = string(dd.GetMode())
@@ -224,4 +224,15 @@ func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
 	}
 	sortRules(rules)
 	return rules, nil
+}
+
+// rawInterval keeps the interval as written ("10m"), not as re-rendered
+// by metav1.Duration ("10m0s").
+func rawInterval(st *ownerState, fallback string) string {
+	if st.doc.obj != nil {
+		if s, ok, _ := unstructured.NestedString(st.doc.obj.Object, "spec", "interval"); ok && s != "" {
+			return s
+		}
+	}
+	return fallback
 }

@@ -1,0 +1,521 @@
+package flux
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// fakeReader serves objects from memory; a pure unit-test stand-in for
+// the cluster reader.
+type fakeReader struct {
+	objs      []*unstructured.Unstructured
+	forbidden bool
+}
+
+func (f *fakeReader) Get(_ context.Context, gvk schema.GroupVersionKind, ns, name string) (*unstructured.Unstructured, error) {
+	gr := schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}
+	if f.forbidden {
+		return nil, apierrors.NewForbidden(gr, name, fmt.Errorf("denied"))
+	}
+	for _, o := range f.objs {
+		if o.GroupVersionKind() == gvk && o.GetNamespace() == ns && o.GetName() == name {
+			return o.DeepCopy(), nil
+		}
+	}
+	return nil, apierrors.NewNotFound(gr, name)
+}
+
+func (f *fakeReader) List(_ context.Context, gvk schema.GroupVersionKind, ns, _ string) ([]unstructured.Unstructured, error) {
+	var out []unstructured.Unstructured
+	for _, o := range f.objs {
+		if o.GroupVersionKind() == gvk && (ns == "" || o.GetNamespace() == ns) {
+			out = append(out, *o.DeepCopy())
+		}
+	}
+	return out, nil
+}
+
+func obj(t testing.TB, y string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(y), &u.Object); err != nil {
+		t.Fatalf("bad fixture: %v\n%s", err, y)
+	}
+	return u
+}
+
+const kustomization = `
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: repo}
+  ignore:
+  - paths: ["/spec/replicas"]
+    target: {kind: Deployment, name: "web-.*"}
+  - paths: ["/metadata/annotations/hpa~1note", "/spec/missing"]
+  - paths: ["/spec/replicas"]
+    target: {kind: StatefulSet}
+  - paths: ["/spec/template/spec/containers/0/image"]
+    target: {labelSelector: "tier=db"}
+`
+
+// deployment builds a live Deployment owned by the Kustomization, with
+// managedFields as kustomize-controller and other managers would leave.
+func liveDeployment(t testing.TB, name string, extraLabels, extraAnnotations string, managed string) *unstructured.Unstructured {
+	return obj(t, fmt.Sprintf(`
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: %s
+  namespace: prod
+  labels:
+    app: web
+    kustomize.toolkit.fluxcd.io/name: apps
+    kustomize.toolkit.fluxcd.io/namespace: flux-system
+%s
+  annotations:
+    keep: "1"
+%s
+  managedFields:
+%s
+spec:
+  replicas: 5
+  template:
+    spec:
+      containers:
+      - name: app
+        image: nginx:2
+`, name, extraLabels, extraAnnotations, managed))
+}
+
+const fluxApplyAll = `
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:labels: {f:app: {}, f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}
+        f:annotations: {f:keep: {}}
+      f:spec:
+        f:template: {f:spec: {f:containers: {'k:{"name":"app"}': {.: {}, f:name: {}}}}}
+`
+
+func drift(path string, change model.ChangeKind, live any, managers ...string) model.FieldDrift {
+	d := model.FieldDrift{Path: path, FieldPath: path, Change: change, Live: live, Cause: model.CauseUnknown}
+	for _, m := range managers {
+		name, op, _ := strings.Cut(m, "/")
+		d.Managers = append(d.Managers, model.ManagerRef{Manager: name, Operation: op})
+	}
+	return d
+}
+
+func judge(t *testing.T, a *Adapter, live, desired *unstructured.Unstructured, drifts ...model.FieldDrift) *model.Report {
+	t.Helper()
+	rep := model.NewReport(model.ResourceID{Kind: live.GetKind(), Namespace: live.GetNamespace(), Name: live.GetName()}, model.SourceFile)
+	if desired == nil {
+		rep.DesiredSource = model.SourceManagedFields
+	}
+	rep.Drifts = drifts
+	if err := a.Judge(context.Background(), model.JudgeInput{Live: live, Desired: desired, Report: rep}); err != nil {
+		t.Fatalf("Judge: %v", err)
+	}
+	rep.Sort()
+	return rep
+}
+
+func verdictAt(t *testing.T, rep *model.Report, path string) model.Verdict {
+	t.Helper()
+	for _, d := range rep.Drifts {
+		if d.Path == path {
+			for _, v := range d.Verdicts {
+				if v.Engine == model.EngineFlux {
+					return v
+				}
+			}
+			t.Fatalf("no flux verdict at %s", path)
+		}
+	}
+	t.Fatalf("no drift at %s", path)
+	return model.Verdict{}
+}
+
+func noteWith(rep *model.Report, reason string) *model.Note {
+	for i := range rep.Notes {
+		if rep.Notes[i].Reason == reason {
+			return &rep.Notes[i]
+		}
+	}
+	return nil
+}
+
+func newTestAdapter(t *testing.T, r model.Reader, docs ...doc) *Adapter {
+	t.Helper()
+	a, err := newAdapter(r, docs, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func TestKustomizationVerdicts(t *testing.T) {
+	ks := obj(t, kustomization)
+	reader := &fakeReader{objs: []*unstructured.Unstructured{ks}}
+	managed := fluxApplyAll + `
+  - manager: kubectl-edit
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:replicas: {}}}
+  - manager: kubectl-label
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:oncall: {}}}}
+  - manager: my-operator
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:annotations: {f:injected: {}}}}
+  - manager: kubectl-set
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:spec: {f:template: {f:spec: {f:containers: {'k:{"name":"app"}': {f:image: {}}}}}}
+`
+	live := liveDeployment(t, "api", "    oncall: me", "    injected: x", managed)
+	desired := obj(t, `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: prod, labels: {app: web}, annotations: {keep: "1"}}
+spec:
+  replicas: 2
+  template: {spec: {containers: [{name: app, image: "nginx:1"}]}}
+`)
+	rep := judge(t, newTestAdapter(t, reader), live, desired,
+		drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"),
+		drift("/metadata/labels/oncall", model.Added, "me", "kubectl-label/Update"),
+		drift("/metadata/annotations/injected", model.Added, "x", "my-operator/Update"),
+		drift("/spec/template/spec/containers/0/image", model.Changed, "nginx:2", "kubectl-set/Update"),
+		drift("/metadata/labels/kustomize.toolkit.fluxcd.io~1name", model.Added, "apps", "kustomize-controller/Apply"),
+	)
+	if len(rep.Owners) != 1 || rep.Owners[0].Ref() != "Kustomization flux-system/apps" || !rep.Owners[0].Found || rep.Owners[0].Interval != "10m" {
+		t.Fatalf("owner = %+v", rep.Owners)
+	}
+	cases := map[string]struct {
+		kind model.VerdictKind
+		has  string
+	}{
+		"/spec/replicas":                         {model.Reverted, "force-applies"},
+		"/metadata/labels/oncall":                {model.Reverted, "managedFields cleanup"},
+		"/metadata/annotations/injected":         {model.LeftAlone, "my-operator (Update)"},
+		"/spec/template/spec/containers/0/image": {model.Reverted, "in the applied manifest"},
+		"/metadata/labels/kustomize.toolkit.fluxcd.io~1name": {model.LeftAlone, "ownership label"},
+	}
+	for path, want := range cases {
+		v := verdictAt(t, rep, path)
+		if v.Kind != want.kind || !strings.Contains(v.Reason, want.has) {
+			t.Errorf("%s: got %s %q, want %s containing %q", path, v.Kind, v.Reason, want.kind, want.has)
+		}
+	}
+	// Rule notes: rule 0 targets web-.* (name mismatch), rule 1 has an
+	// absent path, rule 2 targets StatefulSet, rule 3 a label selector.
+	for reason, field := range map[string]string{
+		"name-mismatch":           ".spec.ignore[0]",
+		"pointer-absent":          ".spec.ignore[1]",
+		"kind-mismatch":           ".spec.ignore[2]",
+		"label-selector-mismatch": ".spec.ignore[3]",
+	} {
+		n := noteWith(rep, reason)
+		if n == nil || n.Rule == nil || n.Rule.Field != field || n.Rule.Object != "Kustomization flux-system/apps" {
+			t.Errorf("note %s: got %+v, want rule %s", reason, n, field)
+		}
+	}
+}
+
+func TestKustomizationIgnoreStripAndAdopt(t *testing.T) {
+	ks := obj(t, kustomization)
+	reader := &fakeReader{objs: []*unstructured.Unstructured{ks}}
+	hpaApply := `
+  - manager: hpa-ssa
+    operation: Apply
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:replicas: {}}}
+`
+	for _, tc := range []struct {
+		name, managed, want string
+	}{
+		{"strip when another Apply manager owns it", fluxApplyAll + hpaApply, "Strip: hpa-ssa also applies it"},
+		{"adopt when only Update managers changed it", fluxApplyAll + `
+  - manager: kubectl-scale
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:replicas: {}}}
+`, "Adopt"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			live := liveDeployment(t, "web-1", "", "", tc.managed)
+			desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web-1, namespace: prod}, spec: {replicas: 2}}`)
+			rep := judge(t, newTestAdapter(t, reader), live, desired, drift("/spec/replicas", model.Changed, 5))
+			v := verdictAt(t, rep, "/spec/replicas")
+			if v.Kind != model.Ignored || v.Rule == nil || v.Rule.Field != ".spec.ignore[0]" || !strings.Contains(v.Reason, tc.want) {
+				t.Fatalf("got %+v, want ignored by .spec.ignore[0] with %q", v, tc.want)
+			}
+		})
+	}
+}
+
+func TestKustomizationObjectMarks(t *testing.T) {
+	ks := obj(t, kustomization)
+	managed := fluxApplyAll + `
+  - manager: kubectl-label
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:oncall: {}}}}
+`
+	for _, tc := range []struct {
+		name        string
+		ssa         string
+		suspend     bool
+		reconcile   bool
+		path        string
+		change      model.ChangeKind
+		want        model.VerdictKind
+		wantReason  string
+		wantRule    string
+		wantErrNote string
+	}{
+		{name: "merge keeps kubectl field", ssa: "Merge", path: "/metadata/labels/oncall", change: model.Added,
+			want: model.LeftAlone, wantReason: "kept by annotation kustomize.toolkit.fluxcd.io/ssa: Merge", wantRule: ".metadata.annotations[kustomize.toolkit.fluxcd.io/ssa]"},
+		{name: "merge still reverts manifest fields", ssa: "merge", path: "/spec/replicas", change: model.Changed,
+			want: model.Reverted, wantReason: "ssa: Merge only keeps"},
+		{name: "ignore", ssa: "Ignore", path: "/spec/replicas", change: model.Changed, want: model.NotApplied, wantReason: "skips applying"},
+		{name: "if not present", ssa: "IfNotPresent", path: "/spec/replicas", change: model.Changed, want: model.NotApplied, wantReason: "only creates"},
+		{name: "unknown value is override", ssa: "Replace", path: "/metadata/labels/oncall", change: model.Added,
+			want: model.Reverted, wantReason: "cleanup", wantErrNote: "unknown-ssa-value"},
+		{name: "reconcile disabled", reconcile: true, path: "/spec/replicas", change: model.Changed, want: model.NotApplied, wantReason: "neither applies nor prunes"},
+		{name: "suspended", suspend: true, path: "/spec/replicas", change: model.Changed, want: model.NotApplied, wantReason: "suspended"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := ks.DeepCopy()
+			if tc.suspend {
+				_ = unstructured.SetNestedField(k.Object, true, "spec", "suspend")
+			}
+			reader := &fakeReader{objs: []*unstructured.Unstructured{k}}
+			live := liveDeployment(t, "api", "    oncall: me", "", managed)
+			desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod, annotations: {}}, spec: {replicas: 2}}`)
+			ann := map[string]string{}
+			if tc.ssa != "" {
+				ann[SSAKey] = tc.ssa
+			}
+			if tc.reconcile {
+				ann[ReconcileKey] = "Disabled"
+			}
+			desired.SetAnnotations(ann)
+			rep := judge(t, newTestAdapter(t, reader, doc{obj: desired, file: "app.yaml", pos: func(string) (int, int) { return 3, 5 }}), live, desired,
+				drift(tc.path, tc.change, "x", "kubectl-label/Update"))
+			v := verdictAt(t, rep, tc.path)
+			if v.Kind != tc.want || !strings.Contains(v.Reason, tc.wantReason) {
+				t.Fatalf("got %s %q, want %s containing %q", v.Kind, v.Reason, tc.want, tc.wantReason)
+			}
+			if tc.wantRule != "" && (v.Rule == nil || v.Rule.Field != tc.wantRule || v.Rule.File != "app.yaml" || v.Rule.Line != 3) {
+				t.Errorf("rule origin = %+v, want %s at app.yaml:3", v.Rule, tc.wantRule)
+			}
+			if tc.wantErrNote != "" {
+				if n := noteWith(rep, tc.wantErrNote); n == nil || n.Level != model.NoteError || !strings.Contains(n.Message, "treats it as Override") {
+					t.Errorf("note %s = %+v", tc.wantErrNote, n)
+				}
+			}
+		})
+	}
+}
+
+func TestBadRulesAreNotesAndTheRestIsEvaluated(t *testing.T) {
+	ks := obj(t, `
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 5m
+  path: ./
+  sourceRef: {kind: GitRepository, name: repo}
+  ignore:
+  - paths: ["/spec/replicas"]
+    target: {kind: "Deploy(ment"}
+  - paths: ["/spec/replicas"]
+    target: {labelSelector: "a in (b"}
+  - paths: ["spec/replicas", "/spec/template/spec/containers/0/image"]
+`)
+	live := liveDeployment(t, "api", "", "", fluxApplyAll)
+	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod}, spec: {replicas: 2, template: {spec: {containers: [{name: app, image: "nginx:1"}]}}}}`)
+	rep := judge(t, newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{ks}}), live, desired,
+		drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"),
+		drift("/spec/template/spec/containers/0/image", model.Changed, "nginx:2", "kubectl-edit/Update"))
+	for reason, field := range map[string]string{
+		"invalid-regex":          ".spec.ignore[0]",
+		"invalid-label-selector": ".spec.ignore[1]",
+		"invalid-pointer":        ".spec.ignore[2]",
+	} {
+		n := noteWith(rep, reason)
+		if n == nil || n.Level != model.NoteError || n.Rule == nil || n.Rule.Field != field {
+			t.Errorf("note %s: %+v, want error on %s", reason, n, field)
+		}
+	}
+	if v := verdictAt(t, rep, "/spec/template/spec/containers/0/image"); v.Kind != model.Ignored || v.Rule.Field != ".spec.ignore[2]" {
+		t.Errorf("image: %+v, want ignored by the valid path of .spec.ignore[2]", v)
+	}
+	v := verdictAt(t, rep, "/spec/replicas")
+	if v.Kind != model.Reverted || !strings.Contains(v.Reason, "until then the controller fails") {
+		t.Errorf("replicas: %+v, want reverted with the invalid-rule caveat", v)
+	}
+}
+
+const helmRelease = `
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: web, namespace: flux-system}
+spec:
+  interval: 1h
+  chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: charts}}}
+  driftDetection:
+    mode: %s
+    ignore:
+    - paths: ["/spec/replicas"]
+      target: {kind: Deployment}
+    - paths: [""]
+      target: {kind: ConfigMap}
+`
+
+func helmLive(t testing.TB, kind, extra string) *unstructured.Unstructured {
+	return obj(t, fmt.Sprintf(`
+apiVersion: %s
+kind: %s
+metadata:
+  name: web
+  namespace: prod
+  labels: {helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: flux-system}
+  %s
+  managedFields:
+  - manager: helm-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:replicas: {}, f:paused: {}}, f:data: {f:k: {}}}
+spec: {replicas: 4, paused: true}
+data: {k: v}
+`, map[string]string{"Deployment": "apps/v1", "ConfigMap": "v1"}[kind], kind, extra))
+}
+
+func TestHelmReleaseVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		mode, kind, path, extra string
+		want                    model.VerdictKind
+		has                     string
+	}{
+		{mode: "disabled", kind: "Deployment", path: "/spec/paused", want: model.NotWatched, has: "drift detection disabled"},
+		{mode: "''", kind: "Deployment", path: "/spec/paused", want: model.NotWatched, has: "the default"},
+		{mode: "warn", kind: "Deployment", path: "/spec/paused", want: model.Reported, has: "mode: warn"},
+		{mode: "enabled", kind: "Deployment", path: "/spec/paused", want: model.Reverted, has: "patches it back"},
+		{mode: "warn", kind: "Deployment", path: "/spec/replicas", want: model.Ignored, has: "path /spec/replicas"},
+		{mode: "enabled", kind: "ConfigMap", path: "/data/k", want: model.Ignored, has: "the whole object"},
+		{mode: "enabled", kind: "Deployment", path: "/spec/paused", extra: "annotations: {helm.toolkit.fluxcd.io/driftDetection: disabled}", want: model.NotWatched, has: "excludes it"},
+	} {
+		t.Run(tc.mode+"/"+tc.kind+tc.path, func(t *testing.T) {
+			hr := obj(t, fmt.Sprintf(helmRelease, tc.mode))
+			a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{hr}})
+			rep := judge(t, a, helmLive(t, tc.kind, tc.extra), nil, drift(tc.path, model.Changed, "x", "kubectl-edit/Update", "helm-controller/Apply"))
+			v := verdictAt(t, rep, tc.path)
+			if v.Kind != tc.want || !strings.Contains(v.Reason, tc.has) {
+				t.Fatalf("got %s %q, want %s containing %q", v.Kind, v.Reason, tc.want, tc.has)
+			}
+			if o := rep.Owners[0]; o.Kind != "HelmRelease" || o.Interval != "1h" {
+				t.Errorf("owner %+v", o)
+			}
+		})
+	}
+}
+
+func TestOwnerProblemsBecomeNotes(t *testing.T) {
+	live := liveDeployment(t, "api", "", "", fluxApplyAll)
+	for _, tc := range []struct {
+		name   string
+		reader model.Reader
+		reason string
+	}{
+		{"missing", &fakeReader{}, "owner-not-found"},
+		{"forbidden", &fakeReader{forbidden: true}, "owner-forbidden"},
+		{"offline", nil, "owner-not-read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rep := judge(t, newTestAdapter(t, tc.reader), live, nil, drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"))
+			if noteWith(rep, tc.reason) == nil {
+				t.Fatalf("no %s note in %+v", tc.reason, rep.Notes)
+			}
+			if rep.Owners[0].Found {
+				t.Error("owner marked found")
+			}
+			// Without desired state a kubectl-owned field is still reverted
+			// by the cleanup.
+			if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != model.Reverted {
+				t.Errorf("replicas: %+v", v)
+			}
+		})
+	}
+}
+
+func TestNotOwned(t *testing.T) {
+	cm := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: x, namespace: y}}`)
+	rep := judge(t, newTestAdapter(t, nil), cm, nil, drift("/data/a", model.Added, "b"))
+	if len(rep.Owners) != 0 || noteWith(rep, "not-owned") == nil || len(rep.Drifts[0].Verdicts) != 0 {
+		t.Fatalf("report %+v", rep)
+	}
+}
+
+func TestServerDryRunDecidesWhatFluxChanges(t *testing.T) {
+	ks := obj(t, kustomization)
+	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{ks}})
+	a.serverDryRun = true
+	var gotManager string
+	a.dryRunner = func(_ context.Context, o *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+		gotManager = manager
+		if o.GetLabels()[KustomizeNameLabel] != "apps" {
+			t.Errorf("dry-run object lacks owner labels: %v", o.GetLabels())
+		}
+		// The server merges: replicas from the manifest, the operator's
+		// annotation kept.
+		m := o.DeepCopy()
+		m.SetAnnotations(map[string]string{"injected": "x"})
+		return m, nil
+	}
+	live := liveDeployment(t, "api", "", "    injected: x", fluxApplyAll)
+	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod}, spec: {replicas: 2}}`)
+	rep := judge(t, a, live, desired,
+		drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"),
+		drift("/metadata/annotations/injected", model.Added, "x", "my-operator/Update"))
+	if gotManager != KustomizeManager {
+		t.Errorf("dry-run manager %q", gotManager)
+	}
+	if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != model.Reverted || !strings.Contains(v.Reason, "dry-run") {
+		t.Errorf("replicas: %+v", v)
+	}
+	if v := verdictAt(t, rep, "/metadata/annotations/injected"); v.Kind != model.LeftAlone {
+		t.Errorf("injected: %+v", v)
+	}
+}

@@ -1,0 +1,331 @@
+package argocd
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	jsonpatch "github.com/evanphx/json-patch/v5"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
+	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// diffResult mirrors gitops-engine pkg/diff DiffResult.
+type diffResult struct {
+	Modified       bool
+	NormalizedLive any
+	PredictedLive  any
+	// Mode says which diff ran: "three-way", "two-way", "create", "delete".
+	Mode string
+	// Fallback explains why a 3-way diff fell back to 2-way.
+	Fallback string
+}
+
+// stateDiff mirrors util/argo/diff/diff.go StateDiff (without cache, without
+// server-side diff): pre-diff normalization, then gitops-engine's Diff.
+func (c *compareConfig) stateDiff(live, target *unstructured.Unstructured, res *normResult) (*diffResult, error) {
+	pre := c.preDiffNormalize(live, target)
+	// Keep the rule effects of the pre-diff step in res (normalizePair
+	// already recorded them; a second run would double them).
+	return c.gitopsDiff(pre.Target, pre.Live, res)
+}
+
+// gitopsDiff mirrors gitops-engine pkg/diff/diff.go Diff.
+func (c *compareConfig) gitopsDiff(config, live *unstructured.Unstructured, res *normResult) (*diffResult, error) {
+	scratch := &normResult{}
+	if config != nil {
+		config = remarshal(config)
+		c.gitopsNormalize(config, scratch)
+	}
+	if live != nil {
+		live = remarshal(live)
+		c.gitopsNormalize(live, scratch)
+	}
+	if config == nil || live == nil {
+		return createOrDeleteDiff(config, live)
+	}
+	fallback := ""
+	orig, err := lastApplied(live)
+	if err != nil {
+		fallback = err.Error()
+	} else if orig != nil {
+		c.gitopsNormalize(orig, scratch)
+		dr, err := threeWayDiff(orig, config, live)
+		if err == nil {
+			dr.Mode = "three-way"
+			return dr, nil
+		}
+		fallback = "three-way diff failed: " + err.Error()
+	} else {
+		fallback = "no " + LastAppliedAnnotation + " annotation"
+	}
+	dr, err := threeWayDiff(config, config.DeepCopy(), live)
+	if err != nil {
+		return nil, err
+	}
+	dr.Mode, dr.Fallback = "two-way", fallback
+	return dr, nil
+}
+
+// gitopsNormalize mirrors gitops-engine Normalize: creationTimestamp, Secret,
+// Role, then the full (ignore + known types) normalizer.
+func (c *compareConfig) gitopsNormalize(un *unstructured.Unstructured, res *normResult) {
+	unstructured.RemoveNestedField(un.Object, "metadata", "creationTimestamp")
+	gvk := un.GroupVersionKind()
+	switch {
+	case gvk.Group == "" && gvk.Kind == "Secret":
+		normalizeSecret(un)
+	case gvk.Group == "rbac.authorization.k8s.io" && (gvk.Kind == "ClusterRole" || gvk.Kind == "Role"):
+		normalizeRole(un, c.settings.Compare.IgnoreAggregatedRoles)
+	}
+	c.diffNormalize(un, "scratch", res)
+}
+
+// remarshal mirrors gitops-engine diff.go remarshal: built-in kinds go
+// through their Go types so defaults-free canonical forms compare equal
+// (quantities, omitempty zero values); unknown fields keep the object as is.
+func remarshal(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	data, err := json.Marshal(obj)
+	if err != nil {
+		return obj.DeepCopy()
+	}
+	fresh := &unstructured.Unstructured{}
+	if err := fresh.UnmarshalJSON(data); err != nil {
+		return obj.DeepCopy()
+	}
+	item, err := scheme.Scheme.New(fresh.GroupVersionKind())
+	if err != nil {
+		return fresh
+	}
+	typedObj := reflect.New(reflect.TypeOf(item).Elem()).Interface()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&typedObj); err != nil {
+		return fresh
+	}
+	body, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typedObj)
+	if err != nil {
+		return fresh
+	}
+	return &unstructured.Unstructured{Object: removeMapFields(fresh.Object, body)}
+}
+
+// normalizeSecret mirrors gitops-engine NormalizeSecret: stringData moves to
+// data (base64), empty values become "".
+func normalizeSecret(un *unstructured.Unstructured) {
+	if sd, found, err := unstructured.NestedMap(un.Object, "stringData"); found && err == nil {
+		data, found, _ := unstructured.NestedMap(un.Object, "data")
+		if !found {
+			data = map[string]any{}
+		}
+		for k, v := range sd {
+			if s, ok := v.(string); ok {
+				data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+			} else {
+				data[k] = v
+			}
+		}
+		if err := unstructured.SetNestedField(un.Object, data, "data"); err == nil {
+			delete(un.Object, "stringData")
+		}
+	}
+	var secret corev1.Secret
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(un.Object, &secret); err != nil {
+		return
+	}
+	for k, v := range secret.Data {
+		if len(v) == 0 {
+			secret.Data[k] = []byte("")
+		}
+	}
+	obj, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&secret)
+	if err != nil {
+		return
+	}
+	if secret.Data != nil {
+		_ = unstructured.SetNestedField(un.Object, obj["data"], "data")
+	}
+}
+
+// normalizeRole mirrors gitops-engine normalizeRole.
+func normalizeRole(un *unstructured.Unstructured, ignoreAggregated bool) {
+	if ignoreAggregated {
+		if a, ok := un.Object["aggregationRule"]; ok {
+			if _, ok := a.(map[string]any); ok {
+				un.Object["rules"] = nil
+			}
+		}
+	}
+	rules, ok := un.Object["rules"].([]any)
+	if ok && rules != nil && len(rules) == 0 {
+		un.Object["rules"] = nil
+	}
+}
+
+func lastApplied(live *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	s, ok := live.GetAnnotations()[LastAppliedAnnotation]
+	if !ok {
+		return nil, nil
+	}
+	obj := &unstructured.Unstructured{}
+	if err := json.Unmarshal([]byte(s), obj); err != nil {
+		return nil, fmt.Errorf("failed to unmarshal %s: %w", LastAppliedAnnotation, err)
+	}
+	return obj, nil
+}
+
+func createOrDeleteDiff(config, live *unstructured.Unstructured) (*diffResult, error) {
+	switch {
+	case live != nil && config == nil:
+		return &diffResult{Modified: false, NormalizedLive: live.Object, PredictedLive: nil, Mode: "delete"}, nil
+	case config != nil && live == nil:
+		return &diffResult{Modified: true, NormalizedLive: nil, PredictedLive: config.Object, Mode: "create"}, nil
+	}
+	return nil, errors.New("both live and config are null objects")
+}
+
+// threeWayDiff mirrors gitops-engine ThreeWayDiff: a strategic (built-in
+// kinds) or JSON (others) three-way merge patch applied to live. Scheme
+// defaulting of the predicted state is not reproduced (it needs
+// k8s.io/kubernetes); live objects read from an API server are already
+// defaulted.
+func threeWayDiff(orig, config, live *unstructured.Unstructured) (*diffResult, error) {
+	orig = removeNamespaceAnnotation(orig)
+	config = removeNamespaceAnnotation(config)
+	origB, err := json.Marshal(orig.Object)
+	if err != nil {
+		return nil, err
+	}
+	configB, err := json.Marshal(config.Object)
+	if err != nil {
+		return nil, err
+	}
+	liveB, err := json.Marshal(live.Object)
+	if err != nil {
+		return nil, err
+	}
+	var predicted []byte
+	if versioned, err := scheme.Scheme.New(orig.GroupVersionKind()); err == nil {
+		l := live
+		gk := orig.GroupVersionKind().GroupKind()
+		if (gk.Group == "apps" || gk.Group == "extensions") && gk.Kind == "StatefulSet" {
+			l = statefulSetWorkaround(orig, live)
+		}
+		lB, err := json.Marshal(l.Object)
+		if err != nil {
+			return nil, err
+		}
+		meta, err := strategicpatch.NewPatchMetaFromStruct(versioned)
+		if err != nil {
+			return nil, err
+		}
+		patch, err := strategicpatch.CreateThreeWayMergePatch(origB, configB, lB, meta, true)
+		if err != nil {
+			return nil, fmt.Errorf("failed to construct three way merge patch: %w", err)
+		}
+		predicted, err = strategicpatch.StrategicMergePatch(liveB, patch, versioned)
+		if err != nil {
+			return nil, fmt.Errorf("failed to construct strategic merge patch: %w", err)
+		}
+	} else {
+		trimmed := removeMapFields(orig.Object, live.Object)
+		tB, err := json.Marshal(trimmed)
+		if err != nil {
+			return nil, err
+		}
+		patch, err := jsonmergepatch.CreateThreeWayJSONMergePatch(origB, configB, tB)
+		if err != nil {
+			return nil, fmt.Errorf("failed to construct three way merge patch: %w", err)
+		}
+		predicted, err = jsonpatch.MergePatch(liveB, patch)
+		if err != nil {
+			return nil, fmt.Errorf("failed to construct merge patch for predicted state: %w", err)
+		}
+	}
+	var p, l any
+	if err := json.Unmarshal(predicted, &p); err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(liveB, &l); err != nil {
+		return nil, err
+	}
+	return &diffResult{Modified: !reflect.DeepEqual(p, l), NormalizedLive: l, PredictedLive: p}, nil
+}
+
+func removeNamespaceAnnotation(orig *unstructured.Unstructured) *unstructured.Unstructured {
+	orig = orig.DeepCopy()
+	if md, ok := orig.Object["metadata"].(map[string]any); ok {
+		delete(md, "namespace")
+		if a, ok := md["annotations"]; ok {
+			if a == nil {
+				delete(md, "annotations")
+			} else if m, ok := a.(map[string]any); ok && len(m) == 0 {
+				delete(md, "annotations")
+			}
+		}
+	}
+	return orig
+}
+
+func statefulSetWorkaround(orig, live *unstructured.Unstructured) *unstructured.Unstructured {
+	ot, ok, err := unstructured.NestedSlice(orig.Object, "spec", "volumeClaimTemplates")
+	if !ok || err != nil {
+		return live
+	}
+	lt, ok, err := unstructured.NestedSlice(live.Object, "spec", "volumeClaimTemplates")
+	if !ok || err != nil {
+		return live
+	}
+	live = live.DeepCopy()
+	_ = unstructured.SetNestedField(live.Object, removeListFields(ot, lt), "spec", "volumeClaimTemplates")
+	return live
+}
+
+// removeMapFields mirrors gitops-engine pkg/utils/json RemoveMapFields:
+// keep only what config has, with live's values.
+func removeMapFields(config, live map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, cv := range config {
+		lv, ok := live[k]
+		if !ok {
+			continue
+		}
+		if lv != nil {
+			lv = removeFields(cv, lv)
+		}
+		out[k] = lv
+	}
+	return out
+}
+
+func removeListFields(config, live []any) []any {
+	out := make([]any, 0, len(live))
+	for i, lv := range live {
+		if i < len(config) && lv != nil {
+			lv = removeFields(config[i], lv)
+		}
+		out = append(out, lv)
+	}
+	return out
+}
+
+func removeFields(config, live any) any {
+	switch c := config.(type) {
+	case map[string]any:
+		if l, ok := live.(map[string]any); ok {
+			return removeMapFields(c, l)
+		}
+	case []any:
+		if l, ok := live.([]any); ok {
+			return removeListFields(c, l)
+		}
+	}
+	return live
+}

@@ -1,0 +1,441 @@
+package argocd
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// argocd-cm and argocd-cmd-params-cm keys (util/settings/settings.go).
+const (
+	keyCustomizations    = "resource.customizations"
+	keyCompareOptions    = "resource.compareoptions"
+	keyExclusions        = "resource.exclusions"
+	keyInclusions        = "resource.inclusions"
+	keyTrackingMethod    = "application.resourceTrackingMethod"
+	keyInstanceLabelKey  = "application.instanceLabelKey"
+	keyJQTimeout         = "ignore.normalizer.jq.timeout"
+	wildcardOverrideKey  = "*/*"
+	crdOverrideKey       = "apiextensions.k8s.io/CustomResourceDefinition"
+	cmName               = "argocd-cm"
+	cmdParamsName        = "argocd-cmd-params-cm"
+	defaultJQTimeout     = time.Second
+	statusPointer        = "/status"
+	customizationIgnore  = "ignoreDifferences"
+	customizationUpdates = "ignoreResourceUpdates"
+	customizationKnown   = "knownTypeFields"
+)
+
+// posFunc returns the 1-based line and column of a JSON pointer inside the
+// document a setting was read from, or 0, 0.
+type posFunc func(pointer string) (line, col int)
+
+// cmSource says where an argocd-cm was read from.
+type cmSource struct {
+	Object string // "ConfigMap argocd/argocd-cm"
+	File   string
+	Pos    posFunc
+}
+
+func (s cmSource) origin(field, pointer string) model.Origin {
+	o := model.Origin{Object: s.Object, Field: field, File: s.File}
+	if s.Pos != nil && s.File != "" {
+		o.Line, o.Column = s.Pos(pointer)
+	}
+	return o
+}
+
+// Settings is argocd-cm (plus argocd-cmd-params-cm) as the application
+// controller reads it.
+type Settings struct {
+	// Overrides are keyed like Argo's resourceOverrides map: "group/Kind",
+	// a bare "Kind" for kind-only keys, "*/*" for .all.
+	Overrides map[string]ResourceOverride
+	// Rules are the ignore rules of argocd-cm, one per key and mechanism,
+	// with their origins (compare options' /status rule included).
+	Rules []*ignoreRule
+	// Known are knownTypeFields entries.
+	Known []knownField
+	// Compare is resource.compareoptions with defaults applied.
+	Compare CompareOptions
+	// TrackingMethod and InstanceLabelKey with defaults applied.
+	TrackingMethod   string
+	InstanceLabelKey string
+	// Exclusions/Inclusions are resource.exclusions/inclusions.
+	Exclusions []filterRule
+	Inclusions []filterRule
+	// JQTimeout is ignore.normalizer.jq.timeout (default 1s).
+	JQTimeout time.Duration
+	// Fatal is set when Argo CD itself could not load its resource
+	// overrides (GetResourceOverrides fails): every Application then shows a
+	// ComparisonError and nothing is diffed.
+	Fatal error
+	// Problems are per-key errors and warnings, each with its origin.
+	Problems []model.Note
+	// Source says where argocd-cm came from (empty when defaulted).
+	Source cmSource
+}
+
+type filterRule struct {
+	FilteredResource
+	Origin model.Origin
+}
+
+type knownField struct {
+	Group, Kind string
+	Field       string
+	Type        string
+	Origin      model.Origin
+}
+
+// DefaultSettings is an Argo CD 3.x install with an empty argocd-cm.
+func DefaultSettings() *Settings {
+	s := &Settings{
+		Overrides:        map[string]ResourceOverride{},
+		Compare:          DefaultCompareOptions(),
+		TrackingMethod:   TrackingAnnotation,
+		InstanceLabelKey: DefaultInstanceLabelKey,
+		JQTimeout:        defaultJQTimeout,
+	}
+	s.addStatusRule()
+	return s
+}
+
+// ParseSettings reads argocd-cm data the way util/settings/settings.go does
+// (GetResourceOverrides, appendResourceOverridesFromSplitKeys,
+// convertToOverrideKey, GetResourceCompareOptions, GetResourcesFilter,
+// GetTrackingMethod, GetAppInstanceLabelKey). It never fails: problems become
+// notes, and problems that make Argo CD itself fail set Fatal.
+func ParseSettings(data map[string]string, src cmSource) *Settings {
+	s := &Settings{
+		Overrides:        map[string]ResourceOverride{},
+		Compare:          DefaultCompareOptions(),
+		TrackingMethod:   TrackingAnnotation,
+		InstanceLabelKey: DefaultInstanceLabelKey,
+		JQTimeout:        defaultJQTimeout,
+		Source:           src,
+	}
+	if src.Object == "" {
+		s.Source.Object = "ConfigMap " + DefaultNamespace + "/" + cmName
+	}
+	field := func(k string) string { return "data[" + k + "]" }
+	ptr := func(k string) string { return "/data/" + escapePointer(k) }
+	problem := func(level model.NoteLevel, k, reason, msg string) {
+		o := s.Source.origin(field(k), ptr(k))
+		s.Problems = append(s.Problems, model.Note{Engine: model.EngineArgoCD, Level: level, Rule: &o, Reason: reason, Message: msg})
+	}
+	fatal := func(k, reason string, err error) {
+		problem(model.NoteError, k, reason, err.Error())
+		if s.Fatal == nil {
+			s.Fatal = fmt.Errorf("argocd-cm %s: %w (Argo CD cannot load its resource overrides: every Application shows a ComparisonError)", k, err)
+		}
+	}
+
+	// origins per override key and customization type, for rule origins.
+	type originKey struct{ key, typ string }
+	origins := map[originKey]string{}
+
+	// 1. The legacy single-key form: resource.customizations holds a YAML map
+	// of "group/Kind" to overrides.
+	if v, ok := data[keyCustomizations]; ok && v != "" {
+		m, err := parseLegacyCustomizations(v)
+		if err != nil {
+			fatal(keyCustomizations, "invalid-yaml", err)
+		} else {
+			for k, o := range m {
+				s.Overrides[k] = o
+				origins[originKey{k, customizationIgnore}] = keyCustomizations
+				origins[originKey{k, customizationUpdates}] = keyCustomizations
+				origins[originKey{k, customizationKnown}] = keyCustomizations
+			}
+		}
+	}
+
+	// 2. Split keys resource.customizations.<type>.<group_kind>; they win over
+	// the single-key form for the same type.
+	keys := make([]string, 0, len(data))
+	for k := range data {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := data[k]
+		if !strings.HasPrefix(k, keyCustomizations) {
+			continue
+		}
+		parts := strings.SplitN(k, ".", 4)
+		if len(parts) < 4 {
+			if k != keyCustomizations {
+				problem(model.NoteWarning, k, "unknown-key", fmt.Sprintf("key %q is ignored by Argo CD: expected resource.customizations.<type>.<group_kind>", k))
+			}
+			continue
+		}
+		okey, err := convertToOverrideKey(parts[3])
+		if err != nil {
+			fatal(k, "invalid-key", err)
+			continue
+		}
+		if okey == "all" {
+			okey = wildcardOverrideKey
+		}
+		ov := s.Overrides[okey]
+		switch parts[2] {
+		case "health", "actions":
+			// Health and actions scripts do not affect diffing.
+		case "useOpenLibs":
+			if _, err := strconv.ParseBool(v); err != nil {
+				fatal(k, "invalid-value", err)
+				continue
+			}
+		case customizationIgnore:
+			var d OverrideIgnoreDiff
+			if err := yaml.Unmarshal([]byte(v), &d); err != nil {
+				fatal(k, "invalid-yaml", err)
+				continue
+			}
+			ov.IgnoreDifferences = d
+			origins[originKey{okey, customizationIgnore}] = k
+		case customizationUpdates:
+			var d OverrideIgnoreDiff
+			if err := yaml.Unmarshal([]byte(v), &d); err != nil {
+				fatal(k, "invalid-yaml", err)
+				continue
+			}
+			ov.IgnoreResourceUpdates = d
+			origins[originKey{okey, customizationUpdates}] = k
+		case customizationKnown:
+			var f []KnownTypeField
+			if err := yaml.Unmarshal([]byte(v), &f); err != nil {
+				fatal(k, "invalid-yaml", err)
+				continue
+			}
+			ov.KnownTypeFields = f
+			origins[originKey{okey, customizationKnown}] = k
+		default:
+			fatal(k, "unknown-key", fmt.Errorf("resource customization type %s not supported", parts[2]))
+			continue
+		}
+		s.Overrides[okey] = ov
+	}
+
+	// 3. Compare options. A parse error makes GetResourceOverrides fail.
+	if v, ok := data[keyCompareOptions]; ok {
+		co := DefaultCompareOptions()
+		if err := yaml.Unmarshal([]byte(v), &co); err != nil {
+			fatal(keyCompareOptions, "invalid-yaml", err)
+		} else {
+			s.Compare = co
+		}
+	}
+
+	// Rules in a stable order: override keys sorted.
+	okeys := make([]string, 0, len(s.Overrides))
+	for k := range s.Overrides {
+		okeys = append(okeys, k)
+	}
+	sort.Strings(okeys)
+	for _, okey := range okeys {
+		ov := s.Overrides[okey]
+		group, kind, kerr := groupKindForOverrideKey(okey)
+		srcKey := func(typ string) string {
+			if k := origins[originKey{okey, typ}]; k != "" {
+				return k
+			}
+			return keyCustomizations
+		}
+		fieldFor := func(typ string) (string, string) {
+			k := srcKey(typ)
+			if k == keyCustomizations {
+				return field(k) + "[" + okey + "]." + typ, ptr(k)
+			}
+			return field(k), ptr(k)
+		}
+		if d := ov.IgnoreDifferences; len(d.JSONPointers)+len(d.JQPathExpressions)+len(d.ManagedFieldsManagers) > 0 {
+			f, p := fieldFor(customizationIgnore)
+			r := &ignoreRule{
+				Origin: s.Source.origin(f, p), FromCM: true, OverrideKey: okey,
+				Group: group, Kind: kind,
+				JSONPointers: d.JSONPointers, JQPathExpressions: d.JQPathExpressions, Managers: d.ManagedFieldsManagers,
+				Scope: model.ScopeDiff,
+			}
+			if kerr != nil {
+				r.Errors = append(r.Errors, kerr.Error())
+			}
+			s.Rules = append(s.Rules, r)
+		}
+		if d := ov.IgnoreResourceUpdates; len(d.JSONPointers)+len(d.JQPathExpressions)+len(d.ManagedFieldsManagers) > 0 {
+			f, p := fieldFor(customizationUpdates)
+			s.Rules = append(s.Rules, &ignoreRule{
+				Origin: s.Source.origin(f, p), FromCM: true, OverrideKey: okey,
+				Group: group, Kind: kind,
+				JSONPointers: d.JSONPointers, JQPathExpressions: d.JQPathExpressions, Managers: d.ManagedFieldsManagers,
+				Scope: model.ScopeRefresh,
+			})
+		}
+		for i, kf := range ov.KnownTypeFields {
+			f, p := fieldFor(customizationKnown)
+			s.Known = append(s.Known, knownField{Group: group, Kind: kind, Field: kf.Field, Type: kf.Type,
+				Origin: s.Source.origin(fmt.Sprintf("%s[%d]", f, i), p)})
+		}
+	}
+
+	// 4. Status: settings.go GetResourceOverrides adds /status to */* (all,
+	// the v3 default, and any unknown value) or to the CRD kind only (crd).
+	if s.Fatal == nil {
+		s.addStatusRule()
+	}
+
+	// 5. Resource filter.
+	for _, fk := range []struct {
+		key string
+		dst *[]filterRule
+	}{{keyExclusions, &s.Exclusions}, {keyInclusions, &s.Inclusions}} {
+		v, ok := data[fk.key]
+		if !ok {
+			continue
+		}
+		var list []FilteredResource
+		if err := yaml.Unmarshal([]byte(v), &list); err != nil {
+			problem(model.NoteError, fk.key, "invalid-yaml", err.Error())
+			continue
+		}
+		for i, fr := range list {
+			o := s.Source.origin(fmt.Sprintf("%s[%d]", field(fk.key), i), ptr(fk.key))
+			for _, g := range append(append([]string{}, fr.APIGroups...), fr.Clusters...) {
+				if _, err := compileGlob(g); err != nil {
+					problem(model.NoteError, fk.key, "invalid-glob", fmt.Sprintf("%s[%d]: invalid glob %q: %v (Argo CD never matches it)", fk.key, i, g, err))
+				}
+			}
+			*fk.dst = append(*fk.dst, filterRule{FilteredResource: fr, Origin: o})
+		}
+	}
+
+	if v := data[keyTrackingMethod]; v != "" {
+		s.TrackingMethod = v
+	}
+	if v := data[keyInstanceLabelKey]; v != "" {
+		s.InstanceLabelKey = v
+	}
+	return s
+}
+
+// addStatusRule mirrors addStatusOverrideToGK in GetResourceOverrides.
+func (s *Settings) addStatusRule() {
+	key := ""
+	switch s.Compare.IgnoreResourceStatusField {
+	case "", "all":
+		key = wildcardOverrideKey
+	case "crd":
+		key = crdOverrideKey
+	case "none", "off", "false":
+		return
+	default:
+		key = wildcardOverrideKey
+	}
+	ov := s.Overrides[key]
+	ov.IgnoreDifferences.JSONPointers = append(ov.IgnoreDifferences.JSONPointers, statusPointer)
+	s.Overrides[key] = ov
+	group, kind, _ := groupKindForOverrideKey(key)
+	value := s.Compare.IgnoreResourceStatusField
+	if value == "" {
+		value = "all"
+	}
+	o := s.Source.origin("data["+keyCompareOptions+"].ignoreResourceStatusField="+value, "/data/"+keyCompareOptions)
+	if o.Object == "" {
+		o.Object = "ConfigMap " + DefaultNamespace + "/" + cmName
+	}
+	if o.Field == "" || s.Source.Object == "" {
+		o.Field = "data[" + keyCompareOptions + "].ignoreResourceStatusField (default all)"
+	}
+	s.Rules = append(s.Rules, &ignoreRule{
+		Origin: o, FromCM: true, OverrideKey: key, Group: group, Kind: kind,
+		JSONPointers: []string{statusPointer}, Scope: model.ScopeDiff, Type: model.RuleArgoCompareOptions,
+	})
+}
+
+// ParseCmdParams reads argocd-cmd-params-cm: only the jq timeout matters here.
+func (s *Settings) ParseCmdParams(data map[string]string, src cmSource) {
+	v, ok := data[keyJQTimeout]
+	if !ok || v == "" {
+		return
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		o := src.origin("data["+keyJQTimeout+"]", "/data/"+escapePointer(keyJQTimeout))
+		msg := fmt.Sprintf("invalid %s %q: using the default %s", keyJQTimeout, v, defaultJQTimeout)
+		s.Problems = append(s.Problems, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Rule: &o, Reason: "invalid-value", Message: msg})
+		return
+	}
+	s.JQTimeout = d
+}
+
+// convertToOverrideKey mirrors settings.go: "group_Kind" becomes
+// "group/Kind", a bare "Kind" stays as it is (so a kind-only key is stored
+// WITHOUT the leading slash - see HasIgnoreDifference's lookup).
+func convertToOverrideKey(groupKind string) (string, error) {
+	parts := strings.Split(groupKind, "_")
+	if len(parts) == 2 {
+		return parts[0] + "/" + parts[1], nil
+	}
+	if len(parts) == 1 && groupKind != "" {
+		return groupKind, nil
+	}
+	return "", fmt.Errorf("group kind should be in format `resource.customizations.<type>.<group_kind>` or resource.customizations.<type>.<kind>`, got group kind: '%s'", groupKind)
+}
+
+// groupKindForOverrideKey mirrors util/argo/normalizers/util.go
+// getGroupKindForOverrideKey: on error both are empty (Argo only logs).
+func groupKindForOverrideKey(key string) (group, kind string, err error) {
+	parts := strings.Split(key, "/")
+	switch len(parts) {
+	case 2:
+		return parts[0], parts[1], nil
+	case 1:
+		return "", parts[0], nil
+	}
+	return "", "", fmt.Errorf("override key must be <group>/<kind> or <kind>, got: '%s' ", key)
+}
+
+// escapePointer escapes one RFC 6901 reference token.
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// rawResourceOverride is the legacy resource.customizations value shape
+// (pkg/apis/application/v1alpha1/types.go rawResourceOverride): the
+// ignoreDifferences fields are YAML strings inside the YAML.
+type rawResourceOverride struct {
+	IgnoreDifferences     string           `json:"ignoreDifferences,omitempty"`
+	IgnoreResourceUpdates string           `json:"ignoreResourceUpdates,omitempty"`
+	KnownTypeFields       []KnownTypeField `json:"knownTypeFields,omitempty"`
+	HealthLua             string           `json:"health.lua,omitempty"`
+	UseOpenLibs           bool             `json:"health.lua.useOpenLibs,omitempty"`
+	Actions               string           `json:"actions,omitempty"`
+}
+
+// parseLegacyCustomizations mirrors ResourceOverride.UnmarshalJSON.
+func parseLegacyCustomizations(v string) (map[string]ResourceOverride, error) {
+	raw := map[string]rawResourceOverride{}
+	if err := yaml.Unmarshal([]byte(v), &raw); err != nil {
+		return nil, err
+	}
+	out := make(map[string]ResourceOverride, len(raw))
+	for k, r := range raw {
+		var o ResourceOverride
+		o.KnownTypeFields = r.KnownTypeFields
+		if err := yaml.Unmarshal([]byte(r.IgnoreDifferences), &o.IgnoreDifferences); err != nil {
+			return nil, fmt.Errorf("%s.ignoreDifferences: %w", k, err)
+		}
+		if err := yaml.Unmarshal([]byte(r.IgnoreResourceUpdates), &o.IgnoreResourceUpdates); err != nil {
+			return nil, fmt.Errorf("%s.ignoreResourceUpdates: %w", k, err)
+		}
+		out[k] = o
+	}
+	return out, nil
+}

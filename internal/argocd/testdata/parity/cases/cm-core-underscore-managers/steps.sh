@@ -1,0 +1,2 @@
+kubectl apply --field-manager=argocd-controller -f desired.yaml
+kubectl -n $NS patch configmap cm-core-underscore-managers --type=merge -p '{"data":{"key":"changed"}}'

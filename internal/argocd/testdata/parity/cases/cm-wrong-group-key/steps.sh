@@ -1,0 +1,2 @@
+kubectl apply --field-manager=argocd-controller -f desired.yaml
+kubectl -n $NS scale deployment cm-wrong-group-key --replicas=5

@@ -1,0 +1,1 @@
+kubectl apply --field-manager=argocd-controller -f object.yaml

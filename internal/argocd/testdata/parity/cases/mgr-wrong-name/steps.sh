@@ -1,0 +1,2 @@
+kubectl apply --field-manager=argocd-controller -f desired.yaml
+kubectl -n $NS set image deployment/mgr-wrong-name app=nginx:1.27

@@ -112,6 +112,9 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 var subcommands = []func(*GlobalOptions) *cobra.Command{
 	newAuditCommand,
 	newScanCommand,
+	newRulesCommand,
+	newCompareCommand,
+	newNormalizeCommand,
 	newVersionCommand,
 }
 

@@ -1,0 +1,228 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/compare"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// CompareOptions are the flags of `compare`.
+type CompareOptions struct {
+	*GlobalOptions
+	Sources RuleSourceFlags
+	Output  string
+	// To prints the rules translated to this engine instead of the comparison.
+	To string
+	// Form is the YAML shape of --to: Kustomization or HelmRelease for
+	// flux, Application or argocd-cm for argocd.
+	Form string
+
+	load inputLoader
+}
+
+// NewCompareOptions returns the defaults.
+func NewCompareOptions(g *GlobalOptions) *CompareOptions {
+	return &CompareOptions{GlobalOptions: g, Output: "table", load: defaultInputLoader}
+}
+
+func newCompareCommand(g *GlobalOptions) *cobra.Command {
+	return newCompareCmd(NewCompareOptions(g))
+}
+
+// newCompareCmd builds the command over given options (tests inject loaders).
+func newCompareCmd(o *CompareOptions) *cobra.Command {
+	g := o.GlobalOptions
+	cmd := &cobra.Command{
+		Use:   "compare [--from-cluster] [PATH...] [-k DIR] [-o table|json|yaml] [--to flux|argocd [--form FORM]]",
+		Short: "Compare Argo CD ignore rules with Flux ignore rules, or translate them",
+		Long: `Compare puts the Argo CD and Flux rules found in the given files (and the
+cluster) side by side. For every rule it names the other engine's
+counterpart and classifies it:
+
+  equivalent      same objects, same fields
+  partial         related, but one side selects other objects or removes other
+                  fields (the differences are listed, with example names)
+  only-argocd     translatable, but Flux has nothing like it
+  only-flux       translatable, but Argo CD has nothing like it
+  untranslatable  the other engine cannot say it, and why (managedFieldsManagers,
+                  jq selecting array items by value, resource.exclusions, Flux
+                  label selectors, whole-object ignores...)
+  invalid         the rule itself is broken
+
+Selectors are compared by the names they accept, not by spelling: Argo CD's
+group/kind globs (gobwas/glob) against Flux's anchored regexes, exact names
+against regexes, Argo's core group "" against Flux's empty group (which
+matches every group). When the files also hold ordinary objects, each rule
+is evaluated on them too: which fields of which objects each engine ignores.
+
+--to flux|argocd prints the rules of the other engine translated, as YAML to
+merge: Kustomization (or --form HelmRelease) ignore entries, or Application
+ignoreDifferences (or --form argocd-cm keys). Inexact translations carry a
+"# lossy:" comment, left-out parts an "# untranslatable:" comment.
+
+Exit codes: 0 ok, 2 when nothing could be read.`,
+		Example: `  # Compare an Argo CD repo with a Flux repo
+  ` + g.Frontend.Name + ` compare ./argocd ./flux
+
+  # Migrate: Argo CD rules as Flux Kustomization ignore entries
+  ` + g.Frontend.Name + ` compare ./argocd --to flux > ignore.yaml
+
+  # Check the translation says the same thing
+  ` + g.Frontend.Name + ` compare ./argocd ignore.yaml`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return &ExitError{Code: ExitFailure, Err: err}
+			}
+			return o.Run(cmd)
+		},
+	}
+	o.Sources.AddFlags(cmd)
+	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "output format: table, json or yaml (with --to: yaml, or json for the translation records)")
+	cmd.Flags().StringVar(&o.To, "to", "", "translate the other engine's rules to this engine: flux or argocd")
+	cmd.Flags().StringVar(&o.Form, "form", "", "shape of --to output: Kustomization|HelmRelease (flux), Application|argocd-cm (argocd)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("to", cobra.FixedCompletions([]string{"flux", "argocd"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("form", cobra.FixedCompletions([]string{compare.FluxKustomization, compare.FluxHelmRelease, compare.ArgoApplication, compare.ArgoConfigMap}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Complete takes the positional paths and defaults the form.
+func (o *CompareOptions) Complete(args []string) error {
+	o.Sources.Paths = args
+	if o.Form == "" {
+		switch o.To {
+		case "flux":
+			o.Form = compare.FluxKustomization
+		case "argocd":
+			o.Form = compare.ArgoApplication
+		}
+	}
+	return nil
+}
+
+// Validate checks flags.
+func (o *CompareOptions) Validate() error {
+	if err := validateOutput(o.Output); err != nil {
+		return err
+	}
+	switch o.To {
+	case "":
+		if o.Form != "" {
+			return fmt.Errorf("--form needs --to")
+		}
+	case "flux":
+		if o.Form != compare.FluxKustomization && o.Form != compare.FluxHelmRelease {
+			return fmt.Errorf("invalid --form %q for --to flux: must be %s or %s", o.Form, compare.FluxKustomization, compare.FluxHelmRelease)
+		}
+	case "argocd":
+		if o.Form != compare.ArgoApplication && o.Form != compare.ArgoConfigMap {
+			return fmt.Errorf("invalid --form %q for --to argocd: must be %s or %s", o.Form, compare.ArgoApplication, compare.ArgoConfigMap)
+		}
+	default:
+		return fmt.Errorf("invalid --to %q: must be flux or argocd", o.To)
+	}
+	return o.Sources.validate()
+}
+
+// Run compares or translates.
+func (o *CompareOptions) Run(cmd *cobra.Command) error {
+	in, err := o.load(cmd.Context(), o.GlobalOptions, &o.Sources)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if err := reportProblems(o.ErrOut, in); err != nil {
+		return err
+	}
+	if o.To != "" {
+		to := model.Engine(o.To)
+		trs := compare.Translate(in.Rules, to, in.Objects)
+		if o.Output == "json" {
+			return printStructured(o.Out, "json", map[string]any{"apiVersion": model.APIVersion, "kind": "RuleTranslationList", "items": trs})
+		}
+		b, err := compare.Render(trs, to, compare.RenderOptions{Form: o.Form})
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		_, err = o.Out.Write(b)
+		return err
+	}
+	c := compare.Compare(in.Rules, in.Objects)
+	if o.Output != "table" {
+		return printStructured(o.Out, o.Output, c)
+	}
+	return printComparisonTable(o, c)
+}
+
+func printComparisonTable(o *CompareOptions, c *compare.Comparison) error {
+	if len(c.Results) == 0 {
+		fmt.Fprintln(o.Out, "No rules found.")
+		return nil
+	}
+	w := newTable(o.Out)
+	fmt.Fprintln(w, "ENGINE\tORIGIN\tTARGET\tREMOVES\tSTATUS\tCOUNTERPART / WHY")
+	for _, r := range c.Results {
+		var why []string
+		for _, cp := range r.Counterparts {
+			s := cp.Origin.String()
+			if len(cp.Differences) > 0 {
+				s += " (" + strings.Join(cp.Differences, "; ") + ")"
+			}
+			why = append(why, s)
+		}
+		why = append(why, r.Reasons...)
+		if r.Effect != nil && len(r.Counterparts) > 0 {
+			if r.Effect.SameAsCounterparts {
+				why = append(why, fmt.Sprintf("same effect on the given objects (%d field(s))", len(r.Effect.Fields)))
+			} else {
+				for _, f := range r.Effect.OnlyThisRule {
+					why = append(why, "only this rule ignores "+f)
+				}
+				for _, f := range r.Effect.OnlyCounterparts {
+					why = append(why, "only the counterpart ignores "+f)
+				}
+			}
+		}
+		if len(why) == 0 {
+			why = []string{"-"}
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Rule.Engine, r.Rule.Origin.String(), describeTarget(r.Rule.Target), describeRemoves(r.Rule), r.Status, why[0])
+		for _, x := range why[1:] {
+			fmt.Fprintf(w, "\t\t\t\t\t%s\n", x)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	var sum []string
+	for _, s := range []compare.Status{compare.Equivalent, compare.Partial, compare.OnlyArgoCD, compare.OnlyFlux, compare.Untranslatable, compare.Invalid} {
+		if n := c.Summary[s]; n > 0 {
+			sum = append(sum, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	fmt.Fprintf(o.Out, "\n%d rule(s): %s\n", len(c.Results), strings.Join(sum, ", "))
+	if len(c.Objects) > 0 {
+		fmt.Fprintln(o.Out, "\nBy effect on the given objects:")
+		w = newTable(o.Out)
+		fmt.Fprintln(w, "OBJECT\tIGNORED BY ARGO CD ONLY\tIGNORED BY FLUX ONLY\tBOTH")
+		for _, oe := range c.Objects {
+			both := len(oe.ArgoCD) - len(oe.OnlyArgoCD)
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d field(s)\n", oe.Object.String(), orDash(oe.OnlyArgoCD), orDash(oe.OnlyFlux), both)
+		}
+		return w.Flush()
+	}
+	return nil
+}
+
+func orDash(ss []string) string {
+	if len(ss) == 0 {
+		return "-"
+	}
+	return strings.Join(ss, " ")
+}

@@ -1,0 +1,442 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// normalizeFunc is one engine's view of an object before diffing.
+type normalizeFunc func(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+
+// normalizerLoader builds an engine's normalizer over the rule sources;
+// reader is nil when no cluster is used. Tests replace it.
+type normalizerLoader func(ctx context.Context, g *GlobalOptions, engine string, src *RuleSourceFlags, reader model.Reader) (normalizeFunc, error)
+
+// NormalizeOptions are the flags of `normalize`.
+type NormalizeOptions struct {
+	*GlobalOptions
+	// Files: the object (and, with --diff, then the desired state).
+	Files []string
+	// Rules are the rule sources (files and directories with
+	// Applications, argocd-cm, Kustomizations, HelmReleases).
+	Rules  RuleSourceFlags
+	Diff   bool
+	Output string
+
+	args   []string
+	getenv func(string) string
+	load   normalizerLoader
+	// objectLoader reads one object from a file (the first document).
+	readObject func(path string) (*unstructured.Unstructured, error)
+}
+
+// NewNormalizeOptions returns the defaults.
+func NewNormalizeOptions(g *GlobalOptions) *NormalizeOptions {
+	return &NormalizeOptions{GlobalOptions: g, Output: "yaml", getenv: os.Getenv, load: defaultNormalizerLoader, readObject: readObjectFile}
+}
+
+func newNormalizeCommand(g *GlobalOptions) *cobra.Command {
+	return newNormalizeCmd(NewNormalizeOptions(g))
+}
+
+// newNormalizeCmd builds the command over given options (tests inject loaders).
+func newNormalizeCmd(o *NormalizeOptions) *cobra.Command {
+	g := o.GlobalOptions
+	cmd := &cobra.Command{
+		Use:   "normalize (-f FILE | TYPE/NAME) --engine argocd|flux [--rules PATH...] [-k DIR] [--from-cluster] [--diff -f DESIRED]",
+		Short: "Print an object as Argo CD or Flux sees it before diffing",
+		Long: `Normalize prints an object the way one engine sees it just before it
+diffs: for Argo CD after its normalizers and the ignoreDifferences rules that
+match (Application and argocd-cm), for Flux after its ignore rules. Feed the
+result to any diff tool.
+
+The object comes from -f FILE, or from the cluster as TYPE/NAME. Rules come
+from --rules files or directories, -k kustomize builds and --from-cluster.
+
+--diff shows desired against live through the same normalization, as a
+unified diff: the live object is TYPE/NAME (then -f is the desired state) or
+the first -f, the desired state the second -f. As with kubectl diff, the
+KUBECTL_EXTERNAL_DIFF program, when set, is run on two directories (LIVE and
+MERGED) instead. Secret values are masked (***).
+
+Exit codes: 0 ok (with --diff: no differences), 1 differences, 2 error.`,
+		Example: `  # Flux's view of a live Deployment saved with --show-managed-fields
+  ` + g.Frontend.Name + ` normalize -f live.yaml --engine flux --rules ./clusters/prod
+
+  # What Argo CD would still call drift, in your diff tool
+  KUBECTL_EXTERNAL_DIFF="meld" ` + g.Frontend.Name + ` normalize deploy/web -n shop --engine argocd --from-cluster --diff -f web.yaml`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(args); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return &ExitError{Code: ExitFailure, Err: err}
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	cmd.Flags().StringArrayVarP(&o.Files, "filename", "f", nil, "object file; with --diff the desired-state file comes next")
+	cmd.Flags().StringArrayVar(&o.Rules.Paths, "rules", nil, "file or directory holding rules (Applications, argocd-cm, Kustomizations, HelmReleases); repeatable")
+	cmd.Flags().StringArrayVarP(&o.Rules.Kustomize, "kustomize", "k", nil, "kustomize directory holding rules (repeatable)")
+	cmd.Flags().BoolVar(&o.Rules.FromCluster, "from-cluster", false, "read rules (and TYPE/NAME) from the cluster")
+	cmd.Flags().BoolVar(&o.Diff, "diff", false, "show desired vs live through the same normalization as a unified diff")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "output format without --diff: yaml or json")
+	return cmd
+}
+
+// Complete records the positional object reference.
+func (o *NormalizeOptions) Complete(args []string) error {
+	o.args = args
+	return nil
+}
+
+// Validate checks flags.
+func (o *NormalizeOptions) Validate() error {
+	if o.Engine != "argocd" && o.Engine != "flux" {
+		return fmt.Errorf("normalize needs --engine argocd or --engine flux (got %q)", o.Engine)
+	}
+	if o.Output != "yaml" && o.Output != "json" {
+		return fmt.Errorf("invalid -o %q: must be yaml or json", o.Output)
+	}
+	want := 1
+	if o.Diff {
+		want = 2
+	}
+	if len(o.args) > 0 {
+		want--
+	}
+	if len(o.Files) != want {
+		if o.Diff {
+			return fmt.Errorf("--diff needs the live object (TYPE/NAME or -f LIVE) and the desired state (-f DESIRED)")
+		}
+		return fmt.Errorf("give exactly one object: -f FILE or TYPE/NAME")
+	}
+	return nil
+}
+
+// Run normalizes and prints or diffs.
+func (o *NormalizeOptions) Run(ctx context.Context) error {
+	var reader model.Reader
+	var live *unstructured.Unstructured
+	files := o.Files
+	if len(o.args) > 0 || o.Rules.FromCluster {
+		c, err := cluster.New(o.ConfigFlags, cluster.Options{})
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		reader = c
+		if len(o.args) > 0 {
+			ns, _, err := c.Namespace()
+			if err != nil {
+				return &ExitError{Code: ExitFailure, Err: err}
+			}
+			t, err := c.Resolve(o.args, ns)
+			if err != nil {
+				return &ExitError{Code: ExitFailure, Err: err}
+			}
+			if live, err = c.Get(ctx, t.GVK, t.Namespace, t.Name); err != nil {
+				return &ExitError{Code: ExitFailure, Err: err}
+			}
+		}
+	}
+	if live == nil {
+		var err error
+		if live, err = o.readObject(files[0]); err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		files = files[1:]
+	}
+	norm, err := o.load(ctx, o.GlobalOptions, o.Engine, &o.Rules, reader)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	nlive, err := norm(ctx, live)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if !o.Diff {
+		maskSecret(nlive, nil)
+		return printObject(o.Out, o.Output, nlive)
+	}
+	desired, err := o.readObject(files[0])
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	ndesired, err := norm(ctx, desired)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	maskSecret(nlive, ndesired)
+	maskSecret(ndesired, nil)
+	return o.diff(nlive, ndesired)
+}
+
+func printObject(w interface{ Write([]byte) (int, error) }, format string, obj *unstructured.Unstructured) error {
+	b, err := json.MarshalIndent(obj.Object, "", "  ")
+	if err != nil {
+		return err
+	}
+	if format == "yaml" {
+		if b, err = yaml.JSONToYAML(b); err != nil {
+			return err
+		}
+	} else {
+		b = append(b, '\n')
+	}
+	_, err = w.Write(b)
+	return err
+}
+
+// maskSecret hides Secret values the way kubectl diff does: equal values
+// become ***, differing ones "*** (before)" / "*** (after)" so the diff
+// still shows which keys changed. other is the object compared with, or nil.
+func maskSecret(obj, other *unstructured.Unstructured) {
+	if obj == nil || obj.GetKind() != "Secret" || obj.GroupVersionKind().Group != "" {
+		return
+	}
+	for _, field := range []string{"data", "stringData"} {
+		m, ok := obj.Object[field].(map[string]any)
+		if !ok {
+			continue
+		}
+		var om map[string]any
+		if other != nil {
+			om, _ = other.Object[field].(map[string]any)
+		}
+		for k, v := range m {
+			switch {
+			case om == nil:
+				if s, ok := v.(string); !ok || !strings.HasPrefix(s, "***") {
+					m[k] = "***"
+				}
+			case fmt.Sprint(om[k]) == fmt.Sprint(v):
+				m[k], om[k] = "***", "***"
+			default:
+				m[k] = "*** (before)"
+				if _, ok := om[k]; ok {
+					om[k] = "*** (after)"
+				}
+			}
+		}
+	}
+}
+
+func objectYAML(obj *unstructured.Unstructured) (string, error) {
+	b, err := json.Marshal(obj.Object)
+	if err != nil {
+		return "", err
+	}
+	y, err := yaml.JSONToYAML(b)
+	return string(y), err
+}
+
+// diff prints live vs desired. Exit 1 when they differ (kubectl diff).
+func (o *NormalizeOptions) diff(live, desired *unstructured.Unstructured) error {
+	if ext := strings.TrimSpace(o.getenv("KUBECTL_EXTERNAL_DIFF")); ext != "" {
+		return o.externalDiff(ext, live, desired)
+	}
+	a, err := objectYAML(live)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	b, err := objectYAML(desired)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if a == b {
+		return nil
+	}
+	name := diffFileName(live)
+	fmt.Fprint(o.Out, unifiedDiff("LIVE/"+name, "MERGED/"+name, a, b, 3))
+	return errDrift
+}
+
+func diffFileName(obj *unstructured.Unstructured) string {
+	gvk := obj.GroupVersionKind()
+	parts := []string{}
+	if gvk.Group != "" {
+		parts = append(parts, gvk.Group)
+	}
+	parts = append(parts, gvk.Version, gvk.Kind)
+	if ns := obj.GetNamespace(); ns != "" {
+		parts = append(parts, ns)
+	}
+	parts = append(parts, obj.GetName())
+	return strings.Join(parts, ".")
+}
+
+// externalDiff follows kubectl diff's contract (kubectl pkg/cmd/diff
+// diff.go): the program from KUBECTL_EXTERNAL_DIFF, split on spaces, gets
+// two directories, LIVE then MERGED, holding one YAML file per object; its
+// exit code 1 means differences.
+func (o *NormalizeOptions) externalDiff(ext string, live, desired *unstructured.Unstructured) error {
+	tmp, err := os.MkdirTemp("", "drift-normalize-")
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	defer os.RemoveAll(tmp)
+	dirs := [2]string{filepath.Join(tmp, "LIVE"), filepath.Join(tmp, "MERGED")}
+	for i, obj := range []*unstructured.Unstructured{live, desired} {
+		if err := os.Mkdir(dirs[i], 0o700); err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		y, err := objectYAML(obj)
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		if err := os.WriteFile(filepath.Join(dirs[i], diffFileName(obj)), []byte(y), 0o600); err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+	}
+	args := strings.Fields(ext)
+	cmd := exec.Command(args[0], append(args[1:], dirs[0], dirs[1])...)
+	cmd.Stdout, cmd.Stderr = o.Out, o.ErrOut
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ee) && ee.ExitCode() == 1:
+		return errDrift
+	}
+	return &ExitError{Code: ExitFailure, Err: fmt.Errorf("KUBECTL_EXTERNAL_DIFF %q: %w", ext, err)}
+}
+
+// unifiedDiff renders a line diff computed by sergi/go-diff in unified
+// format with ctx lines of context.
+func unifiedDiff(nameA, nameB, a, b string, ctx int) string {
+	dmp := diffmatchpatch.New()
+	ca, cb, lines := dmp.DiffLinesToChars(a, b)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
+	type line struct {
+		op   diffmatchpatch.Operation
+		text string
+	}
+	var ls []line
+	for _, d := range diffs {
+		text := strings.TrimSuffix(d.Text, "\n")
+		for _, t := range strings.Split(text, "\n") {
+			ls = append(ls, line{d.Type, t})
+		}
+	}
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", nameA, nameB)
+	// Walk hunks: runs of changes with ctx lines around them.
+	aLine, bLine := 1, 1
+	i := 0
+	for i < len(ls) {
+		if ls[i].op == diffmatchpatch.DiffEqual {
+			i++
+			aLine++
+			bLine++
+			continue
+		}
+		start := max(i-ctx, 0)
+		for start < i && ls[start].op != diffmatchpatch.DiffEqual {
+			start++
+		}
+		// find hunk end: a run of more than 2*ctx equal lines ends it.
+		end := i
+		for end < len(ls) {
+			if ls[end].op != diffmatchpatch.DiffEqual {
+				end++
+				continue
+			}
+			run := end
+			for run < len(ls) && ls[run].op == diffmatchpatch.DiffEqual {
+				run++
+			}
+			if run == len(ls) || run-end > 2*ctx {
+				end = min(end+ctx, len(ls))
+				break
+			}
+			end = run
+		}
+		back := i - start
+		as, bs := aLine-back, bLine-back
+		var an, bn int
+		var body bytes.Buffer
+		for _, l := range ls[start:end] {
+			switch l.op {
+			case diffmatchpatch.DiffEqual:
+				an++
+				bn++
+				body.WriteString(" " + l.text + "\n")
+			case diffmatchpatch.DiffDelete:
+				an++
+				body.WriteString("-" + l.text + "\n")
+			case diffmatchpatch.DiffInsert:
+				bn++
+				body.WriteString("+" + l.text + "\n")
+			}
+		}
+		fmt.Fprintf(&out, "@@ -%d,%d +%d,%d @@\n", as, an, bs, bn)
+		out.Write(body.Bytes())
+		for _, l := range ls[i:end] {
+			switch l.op {
+			case diffmatchpatch.DiffEqual:
+				aLine++
+				bLine++
+			case diffmatchpatch.DiffDelete:
+				aLine++
+			case diffmatchpatch.DiffInsert:
+				bLine++
+			}
+		}
+		i = end
+	}
+	return out.String()
+}
+
+// readObjectFile reads the first object of a YAML or JSON file.
+func readObjectFile(path string) (*unstructured.Unstructured, error) {
+	var data []byte
+	var err error
+	if path == "-" {
+		return nil, fmt.Errorf("-f -: reading the object from stdin is not supported; give a file")
+	}
+	if data, err = os.ReadFile(path); err != nil {
+		return nil, err
+	}
+	for _, chunk := range strings.Split(string(data), "\n---") {
+		if strings.TrimSpace(stripComments(chunk)) == "" {
+			continue
+		}
+		j, err := yaml.YAMLToJSON([]byte(chunk))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(j); err != nil {
+			return nil, fmt.Errorf("%s: %v", path, err)
+		}
+		return obj, nil
+	}
+	return nil, fmt.Errorf("%s: no object found", path)
+}
+
+func stripComments(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") || t == "---" {
+			continue
+		}
+		b.WriteString(l + "\n")
+	}
+	return b.String()
+}

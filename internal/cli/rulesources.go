@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// RuleSourceFlags are the rule and object sources shared by `rules`,
+// `compare` and `normalize`: files and directories of YAML, kustomize
+// directories, and the cluster.
+type RuleSourceFlags struct {
+	// Paths are files or directories ("-" for stdin).
+	Paths []string
+	// Kustomize are directories built with kustomize (-k).
+	Kustomize []string
+	// FromCluster reads Applications, argocd-cm, Kustomizations and
+	// HelmReleases from the cluster (get/list only).
+	FromCluster bool
+}
+
+// AddFlags binds the flags; paths come from positional arguments.
+func (f *RuleSourceFlags) AddFlags(cmd *cobra.Command) {
+	cmd.Flags().StringArrayVarP(&f.Kustomize, "kustomize", "k", nil, "kustomize directory to build and read (repeatable)")
+	cmd.Flags().BoolVar(&f.FromCluster, "from-cluster", false, "also read rules from the cluster (Applications, argocd-cm, Kustomizations, HelmReleases)")
+}
+
+// ruleInputs is what the rule commands read.
+type ruleInputs struct {
+	Rules []model.Rule
+	// Objects are the non-engine objects of the given files, for
+	// comparing rules by effect.
+	Objects []*unstructured.Unstructured
+	// Problems are inputs that could not be read, one line each
+	// ("file:line: error"); they were skipped.
+	Problems []string
+	// Read counts the documents (and cluster objects) read.
+	Read int
+}
+
+// inputLoader reads rules and objects; tests replace it.
+type inputLoader func(ctx context.Context, g *GlobalOptions, f *RuleSourceFlags) (*ruleInputs, error)
+
+// validateSources rejects calls with nothing to read.
+func (f *RuleSourceFlags) validate() error {
+	if len(f.Paths) == 0 && len(f.Kustomize) == 0 && !f.FromCluster {
+		return fmt.Errorf("nothing to read: give PATH..., -k DIR or --from-cluster")
+	}
+	return nil
+}
+
+// reportProblems prints skipped inputs and decides the exit: only when
+// nothing at all could be read is it an error (exit 2).
+func reportProblems(errOut io.Writer, in *ruleInputs) error {
+	for _, p := range in.Problems {
+		fmt.Fprintf(errOut, "warning: skipped %s\n", p)
+	}
+	if in.Read == 0 && len(in.Problems) > 0 {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("nothing could be read (%d input(s) failed)", len(in.Problems))}
+	}
+	return nil
+}
+
+// engineEnabled applies --engine to a rule's engine.
+func engineEnabled(g *GlobalOptions, e model.Engine) bool {
+	return g.Engine == "" || g.Engine == "auto" || g.Engine == string(e)
+}
+
+// sortRules orders rules by engine, then origin, for stable output.
+func sortRules(rs []model.Rule) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, b := rs[i], rs[j]
+		if a.Engine != b.Engine {
+			return a.Engine < b.Engine
+		}
+		if a.Origin.File != b.Origin.File {
+			return a.Origin.File < b.Origin.File
+		}
+		if a.Origin.Line != b.Origin.Line {
+			return a.Origin.Line < b.Origin.Line
+		}
+		if a.Origin.Object != b.Origin.Object {
+			return a.Origin.Object < b.Origin.Object
+		}
+		return a.Origin.Field < b.Origin.Field
+	})
+}
+
+// validateOutput checks -o for the table/json/yaml commands.
+func validateOutput(o string) error {
+	switch o {
+	case "table", "json", "yaml":
+		return nil
+	}
+	return fmt.Errorf("invalid -o %q: must be table, json or yaml", o)
+}
+
+// printStructured writes v as JSON (indented) or YAML.
+func printStructured(w io.Writer, format string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	if format == "yaml" {
+		if b, err = yaml.JSONToYAML(b); err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+func newTable(w io.Writer) *tabwriter.Writer {
+	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+}
+
+// describeTarget renders a rule's selector compactly: group/kind name ns.
+func describeTarget(s model.Selector) string {
+	var parts []string
+	gk := s.Kind
+	if gk == "" {
+		gk = "*"
+	}
+	switch {
+	case s.Syntax == model.MatchGlob && s.Group == "":
+		// Argo CD: empty group is the core group.
+	case s.Group == "" && s.Syntax == model.MatchRegex:
+		gk = "(any group)/" + gk
+	default:
+		gk = s.Group + "/" + gk
+	}
+	parts = append(parts, gk)
+	if s.Version != "" {
+		parts = append(parts, "version="+s.Version)
+	}
+	if s.Namespace != "" {
+		parts = append(parts, "ns="+s.Namespace)
+	}
+	if s.Name != "" {
+		parts = append(parts, "name="+s.Name)
+	}
+	if s.LabelSelector != "" {
+		parts = append(parts, "labels="+s.LabelSelector)
+	}
+	if s.AnnotationSelector != "" {
+		parts = append(parts, "annotations="+s.AnnotationSelector)
+	}
+	if s.Syntax != "" {
+		parts = append(parts, "("+string(s.Syntax)+")")
+	}
+	return strings.Join(parts, " ")
+}
+
+// describeRemoves renders what a rule removes.
+func describeRemoves(r model.Rule) string {
+	var parts []string
+	if r.WholeResource {
+		parts = append(parts, "whole resource")
+	}
+	for _, p := range r.JSONPointers {
+		if p == "" {
+			p = `"" (whole object)`
+		}
+		parts = append(parts, p)
+	}
+	for _, e := range r.JQPathExpressions {
+		parts = append(parts, "jq:"+e)
+	}
+	if len(r.Managers) > 0 {
+		parts = append(parts, "managers:"+strings.Join(r.Managers, ","))
+	}
+	if r.Value != "" {
+		parts = append(parts, "value:"+r.Value)
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
+}

@@ -40,7 +40,6 @@ func sampleRules() []model.Rule {
 	}
 }
 
-
 func TestCompareCommandJSON(t *testing.T) {
 	g, out, _ := testGlobals()
 	o := NewCompareOptions(g)
@@ -167,7 +166,9 @@ data: {password: b3RoZXI=, user: YWRtaW4=}
 	o := NewNormalizeOptions(g)
 	o.getenv = func(string) string { return "" }
 	o.load = func(context.Context, *GlobalOptions, string, *RuleSourceFlags, model.Reader) (normalizeFunc, error) {
-		return func(_ context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) { return obj.DeepCopy(), nil }, nil
+		return func(_ context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+			return obj.DeepCopy(), nil
+		}, nil
 	}
 	cmd := newNormalizeCmd(o)
 	cmd.SetArgs([]string{"-f", lf, "--diff", "-f", df})

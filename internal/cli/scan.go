@@ -27,11 +27,13 @@ type ScanOptions struct {
 	Output        string
 	Watch         bool
 	WatchTimeout  time.Duration
-	QPS           float32
-	Burst         int
-	ChunkSize     int64
-	Consistent    bool
-	Concurrency   int
+	// ReconcileInterval is assumed when an owner's interval is unknown.
+	ReconcileInterval time.Duration
+	QPS               float32
+	Burst             int
+	ChunkSize         int64
+	Consistent        bool
+	Concurrency       int
 	// IncludeControllers also reports fields only built-in controllers own.
 	IncludeControllers bool
 	// Stats prints wall time and API requests by verb to stderr (hidden:
@@ -111,6 +113,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(scan.Outputs, ", "))
 	f.BoolVarP(&o.Watch, "watch", "w", false, "After the scan, watch and print drift as it appears and is reverted")
 	f.DurationVar(&o.WatchTimeout, "watch-timeout", 0, "Stop watching after this long (0: until interrupted)")
+	f.DurationVar(&o.ReconcileInterval, "reconcile-interval", 0, "With --watch: reconcile interval to assume when the owner's is unknown (Argo CD's is controller-wide)")
 	f.Float32Var(&o.QPS, "qps", o.QPS, "Client-side limit of API requests per second")
 	f.IntVar(&o.Burst, "burst", o.Burst, "Client-side burst of API requests")
 	f.Int64Var(&o.ChunkSize, "chunk-size", o.ChunkSize, "LIST page size (limit/continue)")
@@ -137,6 +140,9 @@ func (o *ScanOptions) Validate() error {
 	}
 	if !valid {
 		return fmt.Errorf("invalid --output %q: must be one of %s", o.Output, strings.Join(scan.Outputs, ", "))
+	}
+	if !o.Watch && o.ReconcileInterval != 0 {
+		return errors.New("--reconcile-interval needs --watch")
 	}
 	if o.Watch && o.Output == scan.OutputPrometheus {
 		return errors.New("--watch prints events; -o prometheus is for one scan (run it periodically instead)")
@@ -214,8 +220,14 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	src := &scan.StreamSource{Streamer: streamer, ChunkSize: o.ChunkSize, Consistent: o.Consistent}
+	src := &scan.StreamSource{Client: o.client, Streamer: streamer, ChunkSize: o.ChunkSize, Consistent: o.Consistent}
 	in := &scan.Inspector{Adapters: o.adapters, IncludeControllers: o.IncludeControllers}
+	for _, w := range o.warnings {
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+	}
+	if o.Watch {
+		return o.watch(ctx, src, in)
+	}
 	res, err := scan.Run(ctx, src, scan.Options{
 		Namespace:     o.namespace,
 		LabelSelector: o.LabelSelector,
@@ -225,32 +237,47 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 		Concurrency:   o.Concurrency,
 	})
 	if res != nil {
-		res.Warnings = append(o.warnings, res.Warnings...)
 		for _, w := range res.Warnings {
 			fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
 		}
-	}
-	if err != nil && res == nil {
-		return &ExitError{Code: ExitFailure, Err: err}
+		res.Warnings = append(o.warnings, res.Warnings...)
 	}
 	if err != nil {
-		// Some kinds failed for other reasons than RBAC: say so, print
-		// nothing partial that a cron job could mistake for the truth.
+		// A kind failed for another reason than RBAC: print nothing partial
+		// that a cron job could mistake for the whole truth.
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	if !o.Watch || o.Output != scan.OutputTable {
-		if perr := scan.Print(o.Out, o.Output, res); perr != nil {
-			return &ExitError{Code: ExitFailure, Err: perr}
-		}
+	if perr := scan.Print(o.Out, o.Output, res); perr != nil {
+		return &ExitError{Code: ExitFailure, Err: perr}
 	}
 	if o.Stats {
 		o.printStats(res, time.Since(start))
 	}
-	if o.Watch {
-		return o.watch(ctx, in, res)
-	}
 	if res.Stats.Drifted > 0 {
 		return errDrift
+	}
+	return nil
+}
+
+// watch follows drift until interrupted or --watch-timeout: exit 0 then,
+// 2 when the watch fails.
+func (o *ScanOptions) watch(ctx context.Context, src *scan.StreamSource, in *scan.Inspector) error {
+	if o.WatchTimeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.WatchTimeout)
+		defer cancel()
+	}
+	w := &scan.Watcher{
+		Source:          src,
+		Inspector:       in,
+		Namespace:       o.namespace,
+		LabelSelector:   o.LabelSelector,
+		Kinds:           o.kinds,
+		DefaultInterval: o.ReconcileInterval,
+		Emit:            scan.EventPrinter(o.Out, o.Output),
+	}
+	if err := w.Run(ctx); err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	return nil
 }
@@ -259,9 +286,4 @@ func (o *ScanOptions) printStats(res *scan.Result, wall time.Duration) {
 	fmt.Fprintf(o.ErrOut, "scan stats: wall=%.3fs kinds=%d objects=%d owned=%d drifted=%d fields=%d requests{%s} total_requests=%d\n",
 		wall.Seconds(), res.Stats.Kinds, res.Stats.Objects, res.Stats.Owned, res.Stats.Drifted, res.Stats.Fields,
 		o.client.Counter().String(), o.client.Counter().Total())
-}
-
-// watch is filled in by scan_watch.go.
-func (o *ScanOptions) watch(ctx context.Context, in *scan.Inspector, res *scan.Result) error {
-	return errors.New("--watch is not implemented yet")
 }

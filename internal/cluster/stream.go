@@ -10,7 +10,10 @@ import (
 	"strconv"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/flowcontrol"
@@ -194,4 +197,27 @@ func expectDelim(dec *json.Decoder, want json.Delim) error {
 		return fmt.Errorf("decode list: expected %q, got %v", want, tok)
 	}
 	return nil
+}
+
+// Watch opens a watch on m's resource in namespace (all when "") from
+// resourceVersion, with bookmarks so a reconnect can resume. Errors wrap the
+// API server's StatusError (an expired resourceVersion is IsResourceExpired
+// or IsGone).
+func (c *Client) Watch(ctx context.Context, m *meta.RESTMapping, namespace, labelSelector, resourceVersion string) (watch.Interface, error) {
+	namespaced := m.Scope.Name() == meta.RESTScopeNameNamespace
+	var ri dynamic.ResourceInterface = c.dynamic.Resource(m.Resource)
+	if namespaced && namespace != "" {
+		ri = c.dynamic.Resource(m.Resource).Namespace(namespace)
+	} else {
+		namespace = ""
+	}
+	w, err := ri.Watch(ctx, metav1.ListOptions{
+		LabelSelector:       labelSelector,
+		ResourceVersion:     resourceVersion,
+		AllowWatchBookmarks: true,
+	})
+	if err != nil {
+		return nil, wrapAPIError(c.config.Host, "watch", m.Resource.GroupResource(), namespace, "", ServerError(c.config.Host, err))
+	}
+	return w, nil
 }

@@ -72,12 +72,7 @@ func (in *Inspector) Precheck(kind Kind, raw []byte) (cand *Candidate, owned boo
 	}
 	md := &lo.Metadata
 	light := lightUnstructured(kind, md.Name, md.Namespace, md.Labels, md.Annotations)
-	var owners []ownerOf
-	for _, a := range in.Adapters {
-		if o := a.Owner(light); o != nil {
-			owners = append(owners, ownerOf{adapter: a, owner: o})
-		}
-	}
+	owners := in.owners(light)
 	if len(owners) == 0 {
 		return nil, false, nil
 	}
@@ -87,6 +82,30 @@ func (in *Inspector) Precheck(kind Kind, raw []byte) (cand *Candidate, owned boo
 		}
 	}
 	return nil, true, nil
+}
+
+// PrecheckObject is Precheck for an object already decoded (watch events).
+func (in *Inspector) PrecheckObject(kind Kind, obj *unstructured.Unstructured) (cand *Candidate, owned bool) {
+	owners := in.owners(obj)
+	if len(owners) == 0 {
+		return nil, false
+	}
+	for _, e := range obj.GetManagedFields() {
+		if in.relevant(e.Manager, string(e.Operation), e.Subresource) {
+			return &Candidate{Kind: kind, Owners: owners, Light: obj}, true
+		}
+	}
+	return nil, true
+}
+
+func (in *Inspector) owners(obj *unstructured.Unstructured) []ownerOf {
+	var owners []ownerOf
+	for _, a := range in.Adapters {
+		if o := a.Owner(obj); o != nil {
+			owners = append(owners, ownerOf{adapter: a, owner: o})
+		}
+	}
+	return owners
 }
 
 // relevant says whether a manager's fields can be drift: not a GitOps

@@ -61,7 +61,7 @@ const (
 // neverScanned are listable kinds that are never desired state and can be
 // huge: events are written by controllers by the thousand.
 var neverScanned = map[schema.GroupResource]bool{
-	{Group: "", Resource: "events"}:            true,
+	{Group: "", Resource: "events"}:              true,
 	{Group: "events.k8s.io", Resource: "events"}: true,
 }
 

@@ -248,7 +248,14 @@ func Run(ctx context.Context, src Source, opts Options) (*Result, error) {
 // the owning engines judge. It returns the drift report (nil when clean),
 // whether the object is GitOps-owned (for stats), and warnings. Only the
 // report is kept: the decoded object is garbage once inspect returns.
-func (in *Inspector) inspect(ctx context.Context, judgeMu *sync.Mutex, k Kind, raw []byte) (*model.Report, bool, []string, error) {
+func (in *Inspector) inspect(ctx context.Context, judgeMu *sync.Mutex, k Kind, raw []byte) (rep *model.Report, owned bool, warns []string, err error) {
+	// A bug tripped by one odd object must cost that object, not the scan:
+	// it runs in a worker goroutine, where a panic would kill the process.
+	defer func() {
+		if r := recover(); r != nil {
+			rep, warns, err = nil, []string{fmt.Sprintf("%s: internal error inspecting an object: %v", k, r)}, nil
+		}
+	}()
 	cand, owned, err := in.Precheck(k, raw)
 	if err != nil || cand == nil {
 		return nil, owned, nil, err
@@ -257,7 +264,7 @@ func (in *Inspector) inspect(ctx context.Context, judgeMu *sync.Mutex, k Kind, r
 	if err != nil {
 		return nil, owned, nil, err
 	}
-	rep, err := in.Drifts(obj)
+	rep, err = in.Drifts(obj)
 	if err != nil {
 		// One object with broken managedFields must not stop the scan.
 		return nil, owned, []string{err.Error()}, nil
@@ -266,9 +273,8 @@ func (in *Inspector) inspect(ctx context.Context, judgeMu *sync.Mutex, k Kind, r
 		return nil, owned, nil, nil
 	}
 	judgeMu.Lock()
-	warns := in.Judge(ctx, cand, obj, rep)
-	judgeMu.Unlock()
-	return rep, owned, warns, nil
+	defer judgeMu.Unlock()
+	return rep, owned, in.Judge(ctx, cand, obj, rep), nil
 }
 
 // Judge lets every owning engine's adapter add its owner, verdicts and

@@ -3,11 +3,15 @@ package scan
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/watch"
+
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 )
 
-// StreamSource lists kinds through a cluster.Streamer.
+// StreamSource lists kinds through a cluster.Streamer and watches them
+// through the cluster.Client. It implements WatchSource.
 type StreamSource struct {
+	Client   *cluster.Client
 	Streamer *cluster.Streamer
 	// ChunkSize is the LIST page size (limit).
 	ChunkSize int64
@@ -23,4 +27,9 @@ func (s *StreamSource) List(ctx context.Context, kind Kind, namespace, labelSele
 		Limit:               s.ChunkSize,
 		ResourceVersionZero: !s.Consistent,
 	}, fn)
+}
+
+// Watch implements WatchSource.
+func (s *StreamSource) Watch(ctx context.Context, kind Kind, namespace, labelSelector, resourceVersion string) (watch.Interface, error) {
+	return s.Client.Watch(ctx, kind.Mapping(), namespace, labelSelector, resourceVersion)
 }

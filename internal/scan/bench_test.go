@@ -1,0 +1,117 @@
+package scan
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+)
+
+// Per-object cost of a scan, on objects captured from the real API server
+// (testdata/capture.sh). Run with: go test -run=^$ -bench=. ./internal/scan/
+// hack/bench-scan.sh measures the whole command against a cluster.
+
+func itemRaw(b *testing.B, file, name string) []byte {
+	b.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		b.Fatal(err)
+	}
+	for _, it := range list.Items {
+		var md struct {
+			Metadata struct{ Name string } `json:"metadata"`
+		}
+		if err := json.Unmarshal(it, &md); err != nil {
+			b.Fatal(err)
+		}
+		if md.Metadata.Name == name {
+			return it
+		}
+	}
+	b.Fatalf("%s: no item %s", file, name)
+	return nil
+}
+
+// BenchmarkPrecheckClean is the path most objects take: metadata-only
+// decode, ownership, manager check; no full decode.
+func BenchmarkPrecheckClean(b *testing.B) {
+	raw := itemRaw(b, "list-deployments.json", "web-clean")
+	in := bothEngines()
+	b.ReportAllocs()
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		cand, owned, err := in.Precheck(kindDeployments, raw)
+		if err != nil || cand != nil || !owned {
+			b.Fatalf("cand=%v owned=%v err=%v", cand, owned, err)
+		}
+	}
+}
+
+// BenchmarkInspectDrifted is the full path of a drifted object: decode,
+// managedFields parse, leaves, classification, report.
+func BenchmarkInspectDrifted(b *testing.B) {
+	raw := itemRaw(b, "list-deployments.json", "web-scaled")
+	in := bothEngines()
+	var mu sync.Mutex
+	b.ReportAllocs()
+	b.SetBytes(int64(len(raw)))
+	for b.Loop() {
+		rep, _, warns, err := in.inspect(context.Background(), &mu, kindDeployments, raw)
+		if err != nil || rep == nil || len(warns) > 0 {
+			b.Fatalf("rep=%v warns=%v err=%v", rep, warns, err)
+		}
+	}
+}
+
+// BenchmarkParseClassifyLeaves isolates the managedfields work on one
+// decoded Deployment: Parse (FieldsV1 sets), Leaves, Classify per owner.
+func BenchmarkParseClassifyLeaves(b *testing.B) {
+	raw := itemRaw(b, "list-deployments.json", "web-scaled")
+	obj, err := Decode(kindDeployments, raw)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		ix, err := managedfields.Parse(obj)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for _, l := range ix.Leaves(obj) {
+			for _, o := range l.Owners {
+				if managedfields.Classify(o.Manager, o.Operation, o.Subresource) != "" {
+					n++
+				}
+			}
+		}
+		if n == 0 {
+			b.Fatal("no owned leaves")
+		}
+	}
+}
+
+// BenchmarkRunShop scans the captured namespace (9 objects, 3 kinds)
+// end to end without a network: the engine's overhead per LIST.
+func BenchmarkRunShop(b *testing.B) {
+	src := shopSource()
+	in := bothEngines()
+	kinds := []Kind{kindConfigMaps, kindSecrets, kindDeployments}
+	b.ReportAllocs()
+	for b.Loop() {
+		src.lists = src.lists[:0]
+		if _, err := Run(context.Background(), src, Options{Kinds: kinds, Inspector: in}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,379 @@
+package scan
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	prommodel "github.com/prometheus/common/model"
+	"github.com/prometheus/common/expfmt"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// fileSource serves LIST responses captured from the real API server
+// (testdata/capture.sh) and can refuse kinds like RBAC would.
+type fileSource struct {
+	files     map[string]string // resource -> testdata file
+	forbidden map[string]bool
+	broken    map[string]bool
+	lists     []string
+}
+
+func (f *fileSource) List(_ context.Context, k Kind, namespace, selector string, fn func([]byte) error) (string, error) {
+	f.lists = append(f.lists, k.GVR.Resource)
+	if f.forbidden[k.GVR.Resource] {
+		return "", apierrors.NewForbidden(k.GVR.GroupResource(), "", errors.New(`User "reader" cannot list resource`))
+	}
+	if f.broken[k.GVR.Resource] {
+		return "", errors.New("connection reset by peer")
+	}
+	name, ok := f.files[k.GVR.Resource]
+	if !ok {
+		return "1", nil
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		return "", err
+	}
+	var list struct {
+		Metadata struct {
+			ResourceVersion string `json:"resourceVersion"`
+		} `json:"metadata"`
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(b, &list); err != nil {
+		return "", err
+	}
+	for _, it := range list.Items {
+		if err := fn(it); err != nil {
+			return "", err
+		}
+	}
+	return list.Metadata.ResourceVersion, nil
+}
+
+var (
+	kindDeployments = Kind{GVR: schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"},
+		GVK: schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}, Namespaced: true}
+	kindConfigMaps = Kind{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+		GVK: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Namespaced: true}
+	kindSecrets = Kind{GVR: schema.GroupVersionResource{Version: "v1", Resource: "secrets"},
+		GVK: schema.GroupVersionKind{Version: "v1", Kind: "Secret"}, Namespaced: true}
+	kindServices = Kind{GVR: schema.GroupVersionResource{Version: "v1", Resource: "services"},
+		GVK: schema.GroupVersionKind{Version: "v1", Kind: "Service"}, Namespaced: true}
+)
+
+func shopSource() *fileSource {
+	return &fileSource{files: map[string]string{
+		"deployments": "list-deployments.json",
+		"configmaps":  "list-configmaps.json",
+		"secrets":     "list-secrets.json",
+	}}
+}
+
+func bothEngines() *Inspector {
+	return &Inspector{Adapters: []model.Adapter{OwnershipOnly(model.EngineArgoCD), OwnershipOnly(model.EngineFlux)}}
+}
+
+var fixedNow = func() time.Time { return time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC) }
+
+func runShop(t *testing.T, src Source, in *Inspector, kinds ...Kind) *Result {
+	t.Helper()
+	if len(kinds) == 0 {
+		kinds = []Kind{kindConfigMaps, kindSecrets, kindDeployments}
+	}
+	res, err := Run(context.Background(), src, Options{Kinds: kinds, Engine: "auto", Inspector: in, Now: fixedNow})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return res
+}
+
+// drifted flattens a result to "Kind name pointer manager class" lines.
+func drifted(res *Result) []string {
+	var out []string
+	for _, r := range res.Items {
+		for _, d := range r.Drifts {
+			m := (&Inspector{}).culprit(d)
+			out = append(out, fmt.Sprintf("%s %s %s %s %s", r.Resource.Kind, r.Resource.Name, d.Path, m.Manager, d.Cause))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestRunFindsExactlyTheDriftedFields(t *testing.T) {
+	res := runShop(t, shopSource(), bothEngines())
+	want := []string{
+		"ConfigMap cfg-labelled /metadata/labels/team kubectl-label manual",
+		"ConfigMap cfg-patched /data/LOG_LEVEL kubectl-patch manual",
+		"Deployment web-hpa /spec/replicas kube-controller-manager autoscaler",
+		"Deployment web-image /spec/template/spec/containers/0/image kubectl-set manual",
+		"Deployment web-scaled /spec/replicas kubectl manual",
+		"Secret db /data/password kubectl-patch manual",
+	}
+	if diff := cmp.Diff(want, drifted(res)); diff != "" {
+		t.Errorf("drifted fields (-want +got):\n%s", diff)
+	}
+	// loose is not GitOps-owned; web-clean only has controller bookkeeping.
+	wantStats := Stats{Kinds: 3, Objects: 9, Owned: 8, Drifted: 6, Fields: 6}
+	if diff := cmp.Diff(wantStats, res.Stats); diff != "" {
+		t.Errorf("stats (-want +got):\n%s", diff)
+	}
+	for _, r := range res.Items {
+		if len(r.Owners) != 1 {
+			t.Errorf("%s: owners = %v, want exactly one", r.Resource, r.Owners)
+		}
+		if r.DesiredSource != model.SourceManagedFields {
+			t.Errorf("%s: desired source %q", r.Resource, r.DesiredSource)
+		}
+	}
+}
+
+func TestRunMasksSecretValues(t *testing.T) {
+	res := runShop(t, shopSource(), bothEngines())
+	var out bytes.Buffer
+	for _, f := range Outputs {
+		if err := Print(&out, f, res); err != nil {
+			t.Fatalf("Print %s: %v", f, err)
+		}
+	}
+	if strings.Contains(out.String(), "hunter2") || strings.Contains(out.String(), "aHVudGVyMg") {
+		t.Errorf("secret value printed:\n%s", out.String())
+	}
+	for _, r := range res.Items {
+		if r.Resource.Kind == "Secret" {
+			if len(r.Drifts) != 1 || r.Drifts[0].Live != "***" {
+				t.Errorf("secret drift not masked: %+v", r.Drifts)
+			}
+		}
+	}
+}
+
+func TestRunIncludeControllers(t *testing.T) {
+	in := bothEngines()
+	in.IncludeControllers = true
+	res := runShop(t, shopSource(), in, kindDeployments)
+	got := drifted(res)
+	want := "Deployment web-clean /metadata/annotations/deployment.kubernetes.io~1revision kube-controller-manager controller"
+	found := false
+	for _, g := range got {
+		if g == want {
+			found = true
+		}
+		if strings.Contains(g, "/status") {
+			t.Errorf("status field reported: %s", g)
+		}
+	}
+	if !found {
+		t.Errorf("with IncludeControllers, want %q among:\n%s", want, strings.Join(got, "\n"))
+	}
+}
+
+func TestRunEngineSelection(t *testing.T) {
+	for _, tc := range []struct {
+		engine model.Engine
+		kinds  []string
+	}{
+		{model.EngineArgoCD, []string{"ConfigMap"}},
+		{model.EngineFlux, []string{"Deployment", "Secret"}},
+	} {
+		t.Run(string(tc.engine), func(t *testing.T) {
+			res := runShop(t, shopSource(), &Inspector{Adapters: []model.Adapter{OwnershipOnly(tc.engine)}})
+			kinds := map[string]bool{}
+			for _, r := range res.Items {
+				kinds[r.Resource.Kind] = true
+				for _, o := range r.Owners {
+					if o.Engine != tc.engine {
+						t.Errorf("%s owned by %s", r.Resource, o.Engine)
+					}
+				}
+			}
+			var got []string
+			for k := range kinds {
+				got = append(got, k)
+			}
+			sort.Strings(got)
+			if diff := cmp.Diff(tc.kinds, got); diff != "" {
+				t.Errorf("kinds (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRunForbiddenKindIsAWarning(t *testing.T) {
+	src := shopSource()
+	src.forbidden = map[string]bool{"secrets": true}
+	res := runShop(t, src, bothEngines())
+	if res.Stats.KindsSkipped != 1 || res.Stats.Kinds != 2 {
+		t.Errorf("stats = %+v, want 2 kinds listed, 1 skipped", res.Stats)
+	}
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "secrets not scanned") || !strings.Contains(res.Warnings[0], "forbidden") {
+		t.Errorf("warnings = %q", res.Warnings)
+	}
+	for _, r := range res.Items {
+		if r.Resource.Kind == "Secret" {
+			t.Errorf("secret reported although its kind was forbidden")
+		}
+	}
+	if res.Stats.Drifted != 5 {
+		t.Errorf("drifted = %d, want the 5 of the other kinds", res.Stats.Drifted)
+	}
+}
+
+func TestRunOtherListErrorsFail(t *testing.T) {
+	src := shopSource()
+	src.broken = map[string]bool{"configmaps": true}
+	_, err := Run(context.Background(), src, Options{Kinds: []Kind{kindConfigMaps, kindDeployments}, Inspector: bothEngines()})
+	if err == nil || !strings.Contains(err.Error(), "connection reset") {
+		t.Fatalf("err = %v, want the list error", err)
+	}
+}
+
+func TestRunEveryKindForbiddenFails(t *testing.T) {
+	src := shopSource()
+	src.forbidden = map[string]bool{"configmaps": true}
+	_, err := Run(context.Background(), src, Options{Kinds: []Kind{kindConfigMaps}, Inspector: bothEngines()})
+	if err == nil || !strings.Contains(err.Error(), "no kind could be listed") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestRunListsEachKindOnce(t *testing.T) {
+	src := shopSource()
+	runShop(t, src, bothEngines(), kindConfigMaps, kindSecrets, kindDeployments, kindServices)
+	sort.Strings(src.lists)
+	if diff := cmp.Diff([]string{"configmaps", "deployments", "secrets", "services"}, src.lists); diff != "" {
+		t.Errorf("LISTs (-want +got):\n%s", diff)
+	}
+}
+
+func TestRunIsStable(t *testing.T) {
+	var first string
+	for i := 0; i < 5; i++ {
+		var b bytes.Buffer
+		if err := Print(&b, OutputJSON, runShop(t, shopSource(), bothEngines())); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = b.String()
+		} else if b.String() != first {
+			t.Fatalf("run %d printed different JSON", i)
+		}
+	}
+}
+
+func TestPrintGolden(t *testing.T) {
+	res := runShop(t, shopSource(), bothEngines())
+	for _, tc := range []struct{ format, golden string }{
+		{OutputTable, "shop-table.golden"},
+		{OutputJSON, "shop-json.golden"},
+		{OutputPrometheus, "shop-prometheus.golden"},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Print(&b, tc.format, res); err != nil {
+				t.Fatal(err)
+			}
+			assertGolden(t, tc.golden, b.String())
+		})
+	}
+}
+
+func TestPrometheusOutputParses(t *testing.T) {
+	res := runShop(t, shopSource(), bothEngines())
+	var b bytes.Buffer
+	if err := WritePrometheus(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	p := expfmt.NewTextParser(prommodel.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatalf("text exposition does not parse: %v\n%s", err, b.String())
+	}
+	fields := fams[MetricFields]
+	if fields == nil {
+		t.Fatalf("no %s family:\n%s", MetricFields, b.String())
+	}
+	total := 0.0
+	for _, m := range fields.Metric {
+		labels := map[string]string{}
+		for _, l := range m.Label {
+			labels[l.GetName()] = l.GetValue()
+		}
+		for _, want := range []string{"namespace", "kind", "manager", "engine", "verdict"} {
+			if labels[want] == "" {
+				t.Errorf("series %v lacks label %s", labels, want)
+			}
+		}
+		if m.TimestampMs != nil {
+			t.Errorf("sample with a timestamp: the textfile collector rejects those")
+		}
+		total += m.GetGauge().GetValue()
+	}
+	if int(total) != res.Stats.Fields {
+		t.Errorf("sum of %s = %v, want %d fields", MetricFields, total, res.Stats.Fields)
+	}
+	objs := 0.0
+	for _, m := range fams[MetricObjects].Metric {
+		objs += m.GetGauge().GetValue()
+	}
+	if int(objs) != res.Stats.Drifted {
+		t.Errorf("sum of %s = %v, want %d", MetricObjects, objs, res.Stats.Drifted)
+	}
+	if got := fams[MetricScanObjects].Metric[0].GetGauge().GetValue(); int(got) != res.Stats.Objects {
+		t.Errorf("%s = %v, want %d", MetricScanObjects, got, res.Stats.Objects)
+	}
+}
+
+func TestPrometheusNoDriftStillParses(t *testing.T) {
+	res := runShop(t, shopSource(), &Inspector{}) // no engine: nothing owned
+	var b bytes.Buffer
+	if err := WritePrometheus(&b, res); err != nil {
+		t.Fatal(err)
+	}
+	p := expfmt.NewTextParser(prommodel.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(b.String()))
+	if err != nil {
+		t.Fatalf("parse: %v\n%s", err, b.String())
+	}
+	if _, ok := fams[MetricFields]; ok {
+		t.Errorf("no drift but %s series present", MetricFields)
+	}
+	if _, ok := fams[MetricScanTimestamp]; !ok {
+		t.Errorf("%s missing: staleness alerts need it", MetricScanTimestamp)
+	}
+}
+
+func assertGolden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", name, diff)
+	}
+}

@@ -1,0 +1,412 @@
+package scan
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/duration"
+	"k8s.io/apimachinery/pkg/watch"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// WatchSource is a Source that can also watch a kind from a resourceVersion.
+type WatchSource interface {
+	Source
+	Watch(ctx context.Context, kind Kind, namespace, labelSelector, resourceVersion string) (watch.Interface, error)
+}
+
+// Watch event types.
+const (
+	// EventDrifted: a field is drifted. At start-up, for drift that already
+	// existed (Since is then the manager's last write, from managedFields).
+	EventDrifted = "drifted"
+	// EventReverted: the field is no longer owned by the outside manager
+	// (the engine took it back, or the field went away).
+	EventReverted = "reverted"
+	// EventDeleted: the drifted object was deleted.
+	EventDeleted = "deleted"
+)
+
+// WatchEvent is one line of `scan --watch`.
+type WatchEvent struct {
+	Time     time.Time        `json:"time"`
+	Type     string           `json:"type"`
+	Resource model.ResourceID `json:"resource"`
+	Path     string           `json:"path"`
+	// FieldPath names list items by key, like FieldDrift.FieldPath.
+	FieldPath string           `json:"fieldPath"`
+	Manager   string           `json:"manager"`
+	Class     model.CauseClass `json:"class"`
+	Owner     string           `json:"owner,omitempty"`
+	// Since is when the drift appeared (best estimate).
+	Since time.Time `json:"since"`
+	// LivedSeconds is how long a reverted/deleted drift lived.
+	LivedSeconds *float64 `json:"livedSeconds,omitempty"`
+	// Interval is the owner's reconcile interval, when known, and
+	// Intervals how many whole intervals the drift survived: persistent
+	// drift (Intervals >= 1) means the engine did not, or could not,
+	// revert it.
+	Interval  string `json:"interval,omitempty"`
+	Intervals *int   `json:"intervals,omitempty"`
+	// Verdicts of the owning engine(s), where known.
+	Verdicts []model.Verdict `json:"verdicts,omitempty"`
+}
+
+// Watcher follows drift: an initial list per kind, then a watch from the
+// list's resourceVersion, reconnecting from the last seen version and
+// relisting when that has expired. Only drifted objects are kept in memory.
+type Watcher struct {
+	Source        WatchSource
+	Inspector     *Inspector
+	Namespace     string
+	LabelSelector string
+	Kinds         []Kind
+	// DefaultInterval is assumed when the owner's interval is unknown
+	// (Argo CD's is controller-wide, timeout.reconciliation); zero leaves
+	// Intervals unset.
+	DefaultInterval time.Duration
+	// Emit receives events in order; it is called from one goroutine at a
+	// time.
+	Emit func(WatchEvent) error
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+
+	mu    sync.Mutex
+	state map[types.UID]*tracked
+}
+
+type tracked struct {
+	id     model.ResourceID
+	owner  string
+	ival   time.Duration
+	fields map[string]trackedField
+}
+
+type trackedField struct {
+	fieldPath string
+	manager   model.ManagerRef
+	since     time.Time
+	verdicts  []model.Verdict
+}
+
+func (w *Watcher) now() time.Time {
+	if w.Now != nil {
+		return w.Now()
+	}
+	return time.Now()
+}
+
+// Run watches until ctx ends (nil error) or a kind fails for another reason
+// than an expired resourceVersion.
+func (w *Watcher) Run(ctx context.Context) error {
+	w.state = map[types.UID]*tracked{}
+	errc := make(chan error, len(w.Kinds))
+	var wg sync.WaitGroup
+	for _, k := range w.Kinds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.follow(ctx, k); err != nil {
+				errc <- fmt.Errorf("%s: %w", k, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	if err := <-errc; err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+func (w *Watcher) follow(ctx context.Context, k Kind) error {
+	var judgeMu sync.Mutex
+	for {
+		// (Re)list: the state of this kind is rebuilt from scratch, and drift
+		// that vanished while we were not watching is reported as reverted.
+		seen := map[types.UID]bool{}
+		rv, err := w.Source.List(ctx, k, w.Namespace, w.LabelSelector, func(raw []byte) error {
+			obj, err := Decode(k, raw)
+			if err != nil {
+				return err
+			}
+			seen[obj.GetUID()] = true
+			return w.observe(ctx, &judgeMu, k, obj, false)
+		})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if apierrors.IsForbidden(err) {
+				return nil // the scan already warned about it
+			}
+			return err
+		}
+		if err := w.forgetUnseen(k, seen); err != nil {
+			return err
+		}
+		for {
+			wi, err := w.Source.Watch(ctx, k, w.Namespace, w.LabelSelector, rv)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+					break // relist
+				}
+				return err
+			}
+			next, expired, err := w.drain(ctx, &judgeMu, k, wi, rv)
+			wi.Stop()
+			if err != nil || ctx.Err() != nil {
+				return err
+			}
+			if expired {
+				break
+			}
+			rv = next
+		}
+	}
+}
+
+// drain handles events until the watch closes; it returns the last
+// resourceVersion seen, and whether the server said it expired.
+func (w *Watcher) drain(ctx context.Context, judgeMu *sync.Mutex, k Kind, wi watch.Interface, rv string) (string, bool, error) {
+	for {
+		select {
+		case <-ctx.Done():
+			return rv, false, nil
+		case ev, ok := <-wi.ResultChan():
+			if !ok {
+				return rv, false, nil // server closed the watch: resume from rv
+			}
+			switch ev.Type {
+			case watch.Error:
+				err := apierrors.FromObject(ev.Object)
+				if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+					return rv, true, nil
+				}
+				return rv, false, err
+			case watch.Bookmark, watch.Added, watch.Modified, watch.Deleted:
+				obj, ok := ev.Object.(*unstructured.Unstructured)
+				if !ok {
+					continue
+				}
+				rv = obj.GetResourceVersion()
+				if ev.Type == watch.Bookmark {
+					continue
+				}
+				obj.SetGroupVersionKind(k.GVK)
+				if err := w.observe(ctx, judgeMu, k, obj, ev.Type == watch.Deleted); err != nil {
+					return rv, false, err
+				}
+			}
+		}
+	}
+}
+
+// observe compares obj's drift with what was tracked and emits the
+// differences.
+func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj *unstructured.Unstructured, deleted bool) error {
+	uid := obj.GetUID()
+	now := w.now()
+	cur := map[string]trackedField{}
+	var rep *model.Report
+	var cand *Candidate
+	if !deleted {
+		cand, _ = w.Inspector.PrecheckObject(k, obj)
+	}
+	if cand != nil {
+		var err error
+		rep, err = w.Inspector.Drifts(obj)
+		if err != nil {
+			rep = nil
+		}
+	}
+	if rep != nil {
+		judgeMu.Lock()
+		w.Inspector.Judge(ctx, cand, obj, rep)
+		judgeMu.Unlock()
+		for _, d := range rep.Drifts {
+			if !d.Counts() {
+				continue // every engine ignores it: not drift worth following
+			}
+			m := w.Inspector.culprit(d)
+			since := now
+			if m.Time != nil && m.Time.Before(now) {
+				since = *m.Time
+			}
+			cur[d.Path] = trackedField{fieldPath: d.FieldPath, manager: m, since: since, verdicts: d.Verdicts}
+		}
+	}
+
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	t := w.state[uid]
+	if t == nil && len(cur) == 0 {
+		return nil
+	}
+	if t == nil {
+		t = &tracked{fields: map[string]trackedField{}}
+		w.state[uid] = t
+	}
+	if rep != nil {
+		t.id = rep.Resource
+		t.owner, t.ival = ownerInfo(rep.Owners, w.DefaultInterval)
+	} else if t.id.Name == "" {
+		gvk := obj.GroupVersionKind()
+		t.id = model.ResourceID{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	}
+	var events []WatchEvent
+	for p, f := range t.fields {
+		if _, still := cur[p]; still {
+			continue
+		}
+		typ := EventReverted
+		if deleted {
+			typ = EventDeleted
+		}
+		events = append(events, w.ended(typ, t, p, f, now))
+		delete(t.fields, p)
+	}
+	for p, f := range cur {
+		if old, had := t.fields[p]; had {
+			f.since = old.since // the same drift goes on
+			t.fields[p] = f
+			continue
+		}
+		t.fields[p] = f
+		events = append(events, WatchEvent{Time: now, Type: EventDrifted, Resource: t.id, Path: p, FieldPath: f.fieldPath,
+			Manager: f.manager.Manager, Class: f.manager.Class, Owner: t.owner, Since: f.since, Interval: intervalString(t.ival), Verdicts: f.verdicts})
+	}
+	if len(t.fields) == 0 {
+		delete(w.state, uid)
+	}
+	sort.Slice(events, func(i, j int) bool { return events[i].Path < events[j].Path })
+	for _, ev := range events {
+		if err := w.Emit(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// forgetUnseen ends the drift of objects of kind k that a relist did not
+// return (deleted while the watch was down).
+func (w *Watcher) forgetUnseen(k Kind, seen map[types.UID]bool) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := w.now()
+	for uid, t := range w.state {
+		if seen[uid] || t.id.Kind != k.GVK.Kind || t.id.Group != k.GVK.Group {
+			continue
+		}
+		for p, f := range t.fields {
+			if err := w.Emit(w.ended(EventDeleted, t, p, f, now)); err != nil {
+				return err
+			}
+		}
+		delete(w.state, uid)
+	}
+	return nil
+}
+
+func (w *Watcher) ended(typ string, t *tracked, p string, f trackedField, now time.Time) WatchEvent {
+	lived := now.Sub(f.since)
+	if lived < 0 {
+		lived = 0
+	}
+	secs := lived.Seconds()
+	ev := WatchEvent{Time: now, Type: typ, Resource: t.id, Path: p, FieldPath: f.fieldPath, Manager: f.manager.Manager,
+		Class: f.manager.Class, Owner: t.owner, Since: f.since, LivedSeconds: &secs, Interval: intervalString(t.ival), Verdicts: f.verdicts}
+	if t.ival > 0 {
+		n := int(lived / t.ival)
+		ev.Intervals = &n
+	}
+	return ev
+}
+
+// ownerInfo renders the owners and picks the shortest known interval: the
+// engine that reconciles most often is the one that should have reverted.
+func ownerInfo(owners []model.Owner, def time.Duration) (string, time.Duration) {
+	var parts []string
+	var ival time.Duration
+	for _, o := range owners {
+		parts = append(parts, string(o.Engine)+" "+o.Ref())
+		if d, err := time.ParseDuration(o.Interval); err == nil && d > 0 && (ival == 0 || d < ival) {
+			ival = d
+		}
+	}
+	if ival == 0 {
+		ival = def
+	}
+	return strings.Join(parts, ", "), ival
+}
+
+func intervalString(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return d.String()
+}
+
+// EventPrinter writes watch events as lines (table), JSON lines or YAML
+// documents.
+func EventPrinter(out io.Writer, format string) func(WatchEvent) error {
+	headerDone := false
+	return func(ev WatchEvent) error {
+		switch format {
+		case OutputJSON:
+			b, err := json.Marshal(ev)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(out, "%s\n", b)
+			return err
+		case OutputYAML:
+			b, err := yaml.Marshal(ev)
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(out, "---\n%s", b)
+			return err
+		}
+		if !headerDone {
+			headerDone = true
+			if _, err := fmt.Fprintln(out, "TIME                  EVENT     OBJECT / FIELD / MANAGER / LIFETIME"); err != nil {
+				return err
+			}
+		}
+		obj := ev.Resource.GroupKind() + " " + ev.Resource.Namespace + "/" + ev.Resource.Name
+		if ev.Resource.Namespace == "" {
+			obj = ev.Resource.GroupKind() + " " + ev.Resource.Name
+		}
+		line := fmt.Sprintf("%s  %-8s  %s %s by %s (%s)", ev.Time.UTC().Format(time.RFC3339), ev.Type, obj, ev.FieldPath, ev.Manager, ev.Class)
+		if ev.Owner != "" {
+			line += ", owner " + ev.Owner
+		}
+		if ev.LivedSeconds == nil {
+			line += ", since " + ev.Since.UTC().Format(time.RFC3339)
+		} else {
+			line += ", lived " + duration.HumanDuration(time.Duration(*ev.LivedSeconds*float64(time.Second)))
+			if ev.Intervals != nil {
+				line += fmt.Sprintf(", survived %d reconcile interval(s) of %s", *ev.Intervals, ev.Interval)
+			} else {
+				line += ", reconcile interval unknown"
+			}
+		}
+		_, err := fmt.Fprintln(out, line)
+		return err
+	}
+}

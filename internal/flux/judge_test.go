@@ -481,7 +481,7 @@ func TestOwnerProblemsBecomeNotes(t *testing.T) {
 }
 
 func TestNotOwned(t *testing.T) {
-	cm := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: x, namespace: y}}`)
+	cm := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: x, namespace: other}}`)
 	rep := judge(t, newTestAdapter(t, nil), cm, nil, drift("/data/a", model.Added, "b"))
 	if len(rep.Owners) != 0 || noteWith(rep, "not-owned") == nil || len(rep.Drifts[0].Verdicts) != 0 {
 		t.Fatalf("report %+v", rep)

@@ -55,6 +55,14 @@ func (a *Adapter) Normalize(ctx context.Context, obj *unstructured.Unstructured)
 		if err := ssa.SanitizeUnstructuredData(out, out.DeepCopy()); err != nil {
 			return nil, err
 		}
+		// Flux folds stringData into data only when the typed conversion
+		// works; never let a value through either way.
+		if sd, ok, _ := unstructured.NestedMap(out.Object, "stringData"); ok {
+			for k := range sd {
+				sd[k] = "***"
+			}
+			_ = unstructured.SetNestedMap(out.Object, sd, "stringData")
+		}
 	}
 	return out, nil
 }

@@ -220,10 +220,10 @@ spec:
 		kind model.VerdictKind
 		has  string
 	}{
-		"/spec/replicas":                         {model.Reverted, "force-applies"},
-		"/metadata/labels/oncall":                {model.Reverted, "managedFields cleanup"},
-		"/metadata/annotations/injected":         {model.LeftAlone, "my-operator (Update)"},
-		"/spec/template/spec/containers/0/image": {model.Reverted, "in the applied manifest"},
+		"/spec/replicas":                                     {model.Reverted, "force-applies"},
+		"/metadata/labels/oncall":                            {model.Reverted, "managedFields cleanup"},
+		"/metadata/annotations/injected":                     {model.LeftAlone, "my-operator (Update)"},
+		"/spec/template/spec/containers/0/image":             {model.Reverted, "in the applied manifest"},
 		"/metadata/labels/kustomize.toolkit.fluxcd.io~1name": {model.LeftAlone, "ownership label"},
 	}
 	for path, want := range cases {

@@ -45,10 +45,10 @@ metadata:
 		whole   bool
 		errPart string
 	}{
-		"Kustomization flux-system/apps .spec.ignore[0]":                                  {typ: model.RuleFluxKustomizeIgnore, line: 10 + len("/spec/ignore/0")},
-		"Kustomization flux-system/apps .spec.ignore[3]":                                  {typ: model.RuleFluxKustomizeIgnore, line: 10 + len("/spec/ignore/3")},
-		"HelmRelease flux-system/web .spec.driftDetection.ignore[0]":                      {typ: model.RuleFluxHelmIgnore, line: 10 + len("/spec/driftDetection/ignore/0")},
-		"HelmRelease flux-system/web .spec.driftDetection.ignore[1]":                      {typ: model.RuleFluxHelmIgnore, whole: true, line: 10 + len("/spec/driftDetection/ignore/1")},
+		"Kustomization flux-system/apps .spec.ignore[0]":                                   {typ: model.RuleFluxKustomizeIgnore, line: 10 + len("/spec/ignore/0")},
+		"Kustomization flux-system/apps .spec.ignore[3]":                                   {typ: model.RuleFluxKustomizeIgnore, line: 10 + len("/spec/ignore/3")},
+		"HelmRelease flux-system/web .spec.driftDetection.ignore[0]":                       {typ: model.RuleFluxHelmIgnore, line: 10 + len("/spec/driftDetection/ignore/0")},
+		"HelmRelease flux-system/web .spec.driftDetection.ignore[1]":                       {typ: model.RuleFluxHelmIgnore, whole: true, line: 10 + len("/spec/driftDetection/ignore/1")},
 		"Deployment prod/web .metadata.annotations[kustomize.toolkit.fluxcd.io/ssa]":       {typ: model.RuleFluxSSAAnnotation, errPart: "treats it as Override", line: 10 + len("/metadata/annotations/kustomize.toolkit.fluxcd.io~1ssa")},
 		"Deployment prod/web .metadata.annotations[kustomize.toolkit.fluxcd.io/reconcile]": {typ: model.RuleFluxReconcileDisabled, whole: true, line: 10 + len("/metadata/annotations/kustomize.toolkit.fluxcd.io~1reconcile")},
 		"Deployment prod/web .metadata.labels[kustomize.toolkit.fluxcd.io/prune]":          {typ: model.RuleFluxPruneDisabled, line: 10 + len("/metadata/labels/kustomize.toolkit.fluxcd.io~1prune")},

@@ -42,7 +42,8 @@ type Options struct {
 	// Root is the directory findings are relative to: the Git top level,
 	// so that SARIF and GitHub annotations point at repository paths.
 	Root string
-	// Paths are files or directories, absolute or relative to Root.
+	// Paths are files or directories, absolute or relative to Root (not to
+	// the working directory: the CLI makes them absolute).
 	// Directories are walked for *.yaml, *.yml and *.json.
 	Paths []string
 	// Config is the parsed .drift-audit.yaml (nil: defaults).
@@ -116,11 +117,7 @@ func relPaths(root string, paths []string) ([]string, error) {
 	for _, p := range paths {
 		abs := p
 		if !filepath.IsAbs(p) {
-			wd, err := os.Getwd()
-			if err != nil {
-				return nil, err
-			}
-			abs = filepath.Join(wd, p)
+			abs = filepath.Join(root, p)
 		}
 		r, err := filepath.Rel(root, abs)
 		if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {

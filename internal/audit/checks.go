@@ -555,6 +555,37 @@ func checkDriftOff(a *analysis) []Finding {
 			out = append(out, ruleFinding(CheckDriftDetectionOff, r, msg))
 		}
 	}
+	// helm-controller's default is no drift detection at all
+	// (api/v2 helmrelease_types.go DriftDetection: mode "disabled" when
+	// unset). The adapters model per-object opt-outs as rules; a release
+	// without the setting is read from its manifest unless an adapter
+	// already reported it as a rule.
+	reported := map[string]bool{}
+	for _, r := range a.rules {
+		if r.Type == model.RuleFluxDriftDisabled {
+			reported[r.Origin.Object] = true
+		}
+	}
+	for _, d := range a.ix.docs {
+		u := d.Object
+		if u.GetKind() != "HelmRelease" || u.GroupVersionKind().Group != "helm.toolkit.fluxcd.io" {
+			continue
+		}
+		ref := "HelmRelease " + qualifiedName(u.GetNamespace(), u.GetName())
+		mode, _, _ := unstructured.NestedString(u.Object, "spec", "driftDetection", "mode")
+		if reported[ref] || (mode != "" && !strings.EqualFold(mode, "disabled")) {
+			continue
+		}
+		setting := "driftDetection.mode is unset"
+		if mode != "" {
+			setting = "driftDetection.mode is disabled"
+		}
+		f := newFinding(CheckDriftDetectionOff, fmt.Sprintf(
+			"%s: %s, so helm-controller never looks for drift", ref, setting))
+		f.File, f.Line, f.Column = d.File, d.Line, 1
+		f.Object, f.Engine = ref, model.EngineFlux
+		out = append(out, f)
+	}
 	if a.cfg.Policy.RequireSelfHeal {
 		for _, d := range a.ix.docs {
 			u := d.Object

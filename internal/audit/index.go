@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // manifestIndex finds a rule's targets without scanning every manifest for
@@ -14,6 +12,10 @@ import (
 type manifestIndex struct {
 	docs   []Document
 	byKind map[string][]int
+	// byKindName buckets by "kind/name" for rules that name one object.
+	byKindName map[string][]int
+	// size is each manifest's JSON size, computed on demand.
+	size map[int]int
 	// kinds holds every group/kind seen (for near-miss suggestions).
 	groupKinds []groupKind
 	names      []string
@@ -26,7 +28,7 @@ type manifestIndex struct {
 type groupKind struct{ Group, Kind string }
 
 func newManifestIndex(docs []Document) *manifestIndex {
-	ix := &manifestIndex{byKind: map[string][]int{}, jsonCache: map[int]any{}}
+	ix := &manifestIndex{byKind: map[string][]int{}, byKindName: map[string][]int{}, jsonCache: map[int]any{}, size: map[int]int{}}
 	seenGK := map[groupKind]bool{}
 	seenName := map[string]bool{}
 	seenNS := map[string]bool{}
@@ -38,6 +40,8 @@ func newManifestIndex(docs []Document) *manifestIndex {
 		ix.docs = append(ix.docs, d)
 		gvk := d.Object.GroupVersionKind()
 		ix.byKind[gvk.Kind] = append(ix.byKind[gvk.Kind], i)
+		kn := gvk.Kind + "/" + d.Object.GetName()
+		ix.byKindName[kn] = append(ix.byKindName[kn], i)
 		gk := groupKind{gvk.Group, gvk.Kind}
 		if !seenGK[gk] {
 			seenGK[gk] = true
@@ -69,9 +73,12 @@ func (ix *manifestIndex) targets(m *matcher) []int {
 		return nil
 	}
 	var cand []int
-	if m.literalKind != "" {
+	switch {
+	case m.literalKind != "" && m.literalName != "":
+		cand = ix.byKindName[m.literalKind+"/"+m.literalName]
+	case m.literalKind != "":
 		cand = ix.byKind[m.literalKind]
-	} else {
+	default:
 		cand = make([]int, len(ix.docs))
 		for i := range cand {
 			cand[i] = i
@@ -84,6 +91,16 @@ func (ix *manifestIndex) targets(m *matcher) []int {
 		}
 	}
 	return out
+}
+
+// jsonSize returns the size of manifest i as JSON.
+func (ix *manifestIndex) jsonSize(i int) int {
+	if n, ok := ix.size[i]; ok {
+		return n
+	}
+	b, _ := json.Marshal(ix.docs[i].Object.Object)
+	ix.size[i] = len(b)
+	return len(b)
 }
 
 // plain returns manifest i as JSON-typed values.
@@ -216,4 +233,12 @@ func editDistance(a, b string) int {
 	return d[len(a)][len(b)]
 }
 
-var _ = unstructured.Unstructured{}
+// largest returns up to n of the given manifests, largest JSON first.
+func (ix *manifestIndex) largest(idx []int, n int) []int {
+	if len(idx) <= n {
+		return idx
+	}
+	c := append([]int(nil), idx...)
+	sort.SliceStable(c, func(a, b int) bool { return ix.jsonSize(c[a]) > ix.jsonSize(c[b]) })
+	return c[:n]
+}

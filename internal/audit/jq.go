@@ -42,6 +42,11 @@ func jqRun(code *gojq.Code, v any, limit time.Duration) (time.Duration, bool) {
 	return time.Since(start), ctx.Err() != nil
 }
 
+// jqSample is how many of a rule's targets are measured: the largest ones,
+// since jq time grows with the input. It bounds the check's cost on big
+// repositories (a rule on Deployment may target thousands of manifests).
+const jqSample = 8
+
 // checkSlowJQ measures every jq path expression against each manifest it
 // targets, with Argo CD's per-evaluation limit. It stops measuring an
 // expression at its first timeout, so one runaway rule costs one limit, not
@@ -53,7 +58,7 @@ func checkSlowJQ(a *analysis) []Finding {
 		if !isFieldRule(r.Rule) || r.problem != "" || len(r.JQPathExpressions) == 0 {
 			continue
 		}
-		targets := a.ix.targets(r.m)
+		targets := a.ix.largest(a.ix.targets(r.m), jqSample)
 		for _, e := range r.JQPathExpressions {
 			code, err := compileJQ(e)
 			if err != nil {

@@ -57,7 +57,7 @@ func renderText(w io.Writer, r *Result) error {
 		}
 		fmt.Fprintf(&b, "  %-7s %-7s %s %s%s\n", pos, f.Severity, f.Check, change, f.Message)
 		if f.Object != "" {
-			fmt.Fprintf(&b, "          in %s %s\n", f.Object, f.Field)
+			fmt.Fprintf(&b, "          in %s\n", strings.TrimSpace(f.Object+" "+f.Field))
 		}
 		if f.Hint != "" {
 			fmt.Fprintf(&b, "          fix: %s\n", f.Hint)

@@ -24,6 +24,8 @@ type matcher struct {
 	// literalKind is set when the kind selects exactly one kind, so that the
 	// index can hand out only manifests of that kind.
 	literalKind string
+	// literalName is set when the name selects exactly one name.
+	literalName string
 	// all is set when the group/kind part selects every kind.
 	allKinds bool
 	// gk matches a group and kind alone (for near-miss and danger checks).
@@ -109,6 +111,9 @@ func compileSelector(s model.Selector) *matcher {
 		if isRegexLiteral(s.Kind) && s.Kind != "" {
 			m.literalKind = s.Kind
 		}
+		if isRegexLiteral(s.Name) && s.Name != "" {
+			m.literalName = s.Name
+		}
 		m.allKinds = (s.Kind == "" || s.Kind == ".*") && (s.Group == "" || s.Group == ".*")
 	default:
 		var gm, km func(string) bool
@@ -125,12 +130,14 @@ func compileSelector(s model.Selector) *matcher {
 			if !hasGlobMeta(s.Kind) && s.Kind != "" {
 				m.literalKind = s.Kind
 			}
+			m.literalName = s.Name // Argo CD names are exact
 			m.allKinds = (s.Kind == "" || s.Kind == "*") && (s.Group == "" || s.Group == "*")
 		} else {
 			gm, km = exactMatcher(s.Group), exactMatcher(s.Kind)
 			if s.Kind != "" {
 				m.literalKind = s.Kind
 			}
+			m.literalName = s.Name
 			m.allKinds = s.Kind == "" && s.Group == ""
 		}
 		ls, err := parseSelector(s.LabelSelector)

@@ -1,0 +1,171 @@
+package audit
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// gitRepo is a throwaway Git repository for --base tests.
+type gitRepo struct {
+	t   *testing.T
+	dir string
+}
+
+func newGitRepo(t *testing.T) *gitRepo {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("git is required for --base: %v", err)
+	}
+	r := &gitRepo{t: t, dir: t.TempDir()}
+	r.git("init", "-q", "-b", "main")
+	return r
+}
+
+func (r *gitRepo) git(args ...string) string {
+	r.t.Helper()
+	cmd := exec.Command("git", append([]string{"-C", r.dir, "-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (r *gitRepo) commit(msg string, files map[string]string) {
+	r.t.Helper()
+	for name, content := range files {
+		writeFile(r.t, r.dir, name, content)
+	}
+	r.git("add", "-A")
+	r.git("commit", "-q", "-m", msg)
+}
+
+const baseApp = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: shop
+  namespace: argocd
+spec:
+  destination:
+    namespace: shop
+  syncPolicy:
+    automated:
+      selfHeal: true
+  ignoreDifferences:
+    - group: apps
+      kind: Deployment
+      jsonPointers:
+        - /spec/template/spec/containers/0/image
+`
+
+const baseDeployment = `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+spec:
+  replicas: 1
+  template:
+    spec:
+      containers:
+        - name: web
+          image: nginx
+`
+
+// TestBaseReportsOnlyTheAddedRule: the first commit already holds a rule
+// with findings (dangerous, unjustified); the second adds one rule with a
+// finding of its own. --base HEAD~1 reports the added rule only.
+func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
+	repo := newGitRepo(t)
+	repo.commit("shop with one rule", map[string]string{
+		"apps/shop.yaml":       baseApp,
+		"manifests/web.yaml":   baseDeployment,
+		"flux/podinfo-hr.yaml": "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: podinfo, namespace: flux-system}\nspec: {interval: 5m}\n",
+	})
+	full, err := Run(Options{Root: repo.dir, Paths: []string{repo.dir}, Extractors: testExtractors()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(full.Findings) < 3 {
+		t.Fatalf("the base commit should already have findings (dangerous, unjustified, drift off): %+v", full.Findings)
+	}
+	repo.commit("add a rule", map[string]string{
+		"apps/shop.yaml": baseApp + `    - group: app
+      kind: Deployment
+      jsonPointers:
+        - /spec/replicas
+`,
+	})
+	res, err := RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{repo.dir}, Extractors: testExtractors()}, "HEAD~1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, string(f.Check)+" "+f.Position()+" "+string(f.Change))
+	}
+	want := []string{
+		"DRIFT006 apps/shop.yaml:17:7 added",
+		"DRIFT010 apps/shop.yaml:17:7 added",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("--base HEAD~1 findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if res.Base != "HEAD~1" {
+		t.Errorf("Base = %q", res.Base)
+	}
+
+	// Removing the old rule and widening nothing: only good news.
+	repo.commit("drop the image rule", map[string]string{
+		"apps/shop.yaml": strings.Replace(baseApp, `    - group: apps
+      kind: Deployment
+      jsonPointers:
+        - /spec/template/spec/containers/0/image
+`, `    - group: app
+      kind: Deployment
+      jsonPointers:
+        - /spec/replicas
+`, 1),
+	})
+	res, err = RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{"apps"}, Extractors: testExtractors()}, "HEAD~1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = nil
+	for _, f := range res.Findings {
+		got = append(got, string(f.Check)+" "+string(f.Severity)+" "+f.File+" "+string(f.Change))
+	}
+	want = []string{"DRIFT013 note apps/shop.yaml removed"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("after removing a rule:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestBaseWidenedRule(t *testing.T) {
+	repo := newGitRepo(t)
+	narrow := strings.Replace(baseApp, "/spec/template/spec/containers/0/image", "/spec/replicas", 1)
+	narrow = strings.Replace(narrow, "  ignoreDifferences:\n", "  ignoreDifferences:\n    # the HPA owns replicas\n", 1)
+	repo.commit("narrow", map[string]string{"apps/shop.yaml": narrow, "manifests/web.yaml": baseDeployment})
+	wide := strings.Replace(narrow, "/spec/replicas", "/spec", 1)
+	repo.commit("wide", map[string]string{"apps/shop.yaml": wide})
+	res, err := RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{"."}, Extractors: testExtractors()}, "HEAD~1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Check != CheckTooBroad || res.Findings[0].Change != ChangeWidened {
+		t.Errorf("want one too-broad finding on the widened rule, got %+v", res.Findings)
+	}
+}
+
+func TestBaseErrors(t *testing.T) {
+	repo := newGitRepo(t)
+	repo.commit("one", map[string]string{"manifests/web.yaml": baseDeployment})
+	if _, err := RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{"."}}, "no-such-ref"); err == nil || !strings.Contains(err.Error(), "not a commit") {
+		t.Errorf("unknown ref: err = %v", err)
+	}
+	if _, err := GitTopLevel(context.Background(), t.TempDir()); err == nil {
+		t.Error("GitTopLevel outside a repository succeeded")
+	}
+}

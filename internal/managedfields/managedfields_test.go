@@ -1,0 +1,304 @@
+package managedfields
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+func loadFixture(t testing.TB, name string) *unstructured.Unstructured {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{}
+	js, err := yaml.YAMLToJSON(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := obj.UnmarshalJSON(js); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+func managers(refs []model.ManagerRef) []string {
+	out := make([]string, len(refs))
+	for i, r := range refs {
+		out[i] = r.Manager
+		if r.Subresource != "" {
+			out[i] += "/" + r.Subresource
+		}
+	}
+	return out
+}
+
+func mustParse(t testing.TB, obj *unstructured.Unstructured) *Index {
+	t.Helper()
+	ix, err := Parse(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// The container whose image `kubectl set image` changed is the SECOND one;
+// an index-based attribution (kubectl-blame) would blame the first.
+func TestOwnersAssociativeListsFromRealServer(t *testing.T) {
+	obj := loadFixture(t, "deployment-ssa-then-kubectl-drifted.yaml")
+	ix := mustParse(t, obj)
+	containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+	if got := containers[1].(map[string]any)["name"]; got != "sidecar" {
+		t.Fatalf("fixture changed: container 1 is %v", got)
+	}
+	tests := []struct {
+		pointer string
+		want    string
+	}{
+		{"/spec/template/spec/containers/1/image", "kubectl-set"},
+		{"/spec/template/spec/containers/0/image", "kustomize-controller"},
+		{"/spec/replicas", "kubectl/scale"},
+		{"/spec/template/spec/containers/0/env/0/value", "kubectl-edit"},
+		{"/spec/template/spec/containers/0/env/1/value", "kustomize-controller"},
+		{"/spec/template/spec/containers/0/resources/limits/memory", "kubectl-patch"},
+		{"/spec/template/spec/containers/0/resources/requests/cpu", "kustomize-controller"},
+		{"/metadata/labels/hotfix", "kubectl-label"},
+		{"/metadata/annotations/incident", "kubectl-patch"},
+		{"/metadata/annotations/oncall", "kubectl-annotate"},
+		{"/spec/template/spec/containers/0/ports/2/protocol", "kustomize-controller"},
+		// Defaults nobody set: no owner.
+		{"/spec/template/spec/containers/0/ports/0/protocol", ""},
+		{"/spec/revisionHistoryLimit", ""},
+		{"/spec/template/spec/containers/1/imagePullPolicy", ""},
+		// Atomic: selector is a +structType=atomic LabelSelector.
+		{"/spec/selector/matchLabels/app", "kustomize-controller"},
+		// Atomic list: args items belong to the owner of args.
+		{"/spec/template/spec/containers/0/args/1", "kustomize-controller"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.pointer, func(t *testing.T) {
+			got := strings.Join(managers(ix.Owners(obj, tc.pointer)), ",")
+			if got != tc.want {
+				t.Errorf("Owners(%s) = %q, want %q", tc.pointer, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOwnersOfContainerSubtreeMostRecentFirst(t *testing.T) {
+	obj := loadFixture(t, "deployment-ssa-then-kubectl-drifted.yaml")
+	ix := mustParse(t, obj)
+	got := managers(ix.Owners(obj, "/spec/template/spec/containers/0"))
+	want := []string{"kubectl-edit", "kubectl-patch", "kustomize-controller"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("owners of app container = %v, want %v", got, want)
+	}
+	got = managers(ix.Owners(obj, "/spec/template/spec/containers/1"))
+	want = []string{"kubectl-set", "kustomize-controller"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("owners of sidecar container = %v, want %v", got, want)
+	}
+}
+
+func TestOwnersBadPointers(t *testing.T) {
+	obj := loadFixture(t, "deployment-ssa-then-kubectl-drifted.yaml")
+	ix := mustParse(t, obj)
+	for _, p := range []string{"spec", "/spec/template/spec/containers/9/image", "/spec/replicas/x", "/a~2b", "/spec/template/spec/containers/-1", "/spec/template/spec/containers/name"} {
+		if got := ix.Owners(obj, p); got != nil {
+			t.Errorf("Owners(%q) = %v, want none", p, managers(got))
+		}
+	}
+}
+
+func TestFieldPath(t *testing.T) {
+	obj := loadFixture(t, "deployment-ssa-then-kubectl-drifted.yaml")
+	tests := map[string]string{
+		"/spec/template/spec/containers/1/image":                 ".spec.template.spec.containers[name=sidecar].image",
+		"/spec/template/spec/containers/0/ports/0/containerPort": ".spec.template.spec.containers[name=app].ports[containerPort=8080,protocol=TCP].containerPort",
+		"/spec/template/spec/containers/0/ports/2":               ".spec.template.spec.containers[name=app].ports[containerPort=5353,protocol=UDP]",
+		"/spec/template/spec/containers/0/env/0/value":           ".spec.template.spec.containers[name=app].env[name=LOG_LEVEL].value",
+		"/spec/template/spec/containers/0/volumeMounts/1/name":   `.spec.template.spec.containers[name=app].volumeMounts[mountPath=/var/log/web].name`,
+		"/spec/template/spec/containers/0/args/1":                ".spec.template.spec.containers[name=app].args[1]",
+		"/metadata/labels/app.kubernetes.io~1part-of":            `.metadata.labels["app.kubernetes.io/part-of"]`,
+		"/spec/template/spec/volumes/1/emptyDir":                 ".spec.template.spec.volumes[name=logs].emptyDir",
+		"":                                                       ".",
+		"/spec/notThere/deeper":                                  ".spec.notThere.deeper",
+		"bad":                                                    "bad",
+	}
+	for p, want := range tests {
+		if got := FieldPath(obj, p); got != want {
+			t.Errorf("FieldPath(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+// Without managedFields, keys come from the builtin table of core lists.
+func TestFieldPathWithoutManagedFields(t *testing.T) {
+	obj := loadFixture(t, "deployment-without-managed-fields.yaml")
+	ix := mustParse(t, obj)
+	if !ix.Empty() {
+		t.Fatalf("index of an object saved without --show-managed-fields is not Empty: %d entries", len(ix.Entries()))
+	}
+	if got := ix.Owners(obj, "/spec/replicas"); got != nil {
+		t.Errorf("owners without managedFields: %v", got)
+	}
+	want := ".spec.template.spec.containers[name=app].ports[containerPort=9090,protocol=TCP].name"
+	if got := FieldPath(obj, "/spec/template/spec/containers/0/ports/1/name"); got != want {
+		t.Errorf("FieldPath = %q, want %q", got, want)
+	}
+}
+
+func TestServicePortsKeyedByPortAndProtocol(t *testing.T) {
+	obj := loadFixture(t, "service-ssa-then-port-patched.yaml")
+	ix := mustParse(t, obj)
+	if got := FieldPath(obj, "/spec/ports/1/targetPort"); got != ".spec.ports[port=443,protocol=TCP].targetPort" {
+		t.Errorf("FieldPath = %q", got)
+	}
+	if got := strings.Join(managers(ix.Owners(obj, "/spec/ports/1/targetPort")), ","); got != "kubectl-patch" {
+		t.Errorf("owner of patched targetPort = %q, want kubectl-patch", got)
+	}
+	if got := strings.Join(managers(ix.Owners(obj, "/spec/ports/0/targetPort")), ","); got != "argocd-controller" {
+		t.Errorf("owner of untouched targetPort = %q, want argocd-controller", got)
+	}
+	lt := ix.ListType(obj, "/spec/ports")
+	if lt.Kind != ListMap || strings.Join(lt.Keys, ",") != "port,protocol" {
+		t.Errorf("ListType(/spec/ports) = %+v", lt)
+	}
+}
+
+func TestHPAScaleIsAutoscaler(t *testing.T) {
+	obj := loadFixture(t, "deployment-ssa-then-hpa-scaled.yaml")
+	ix := mustParse(t, obj)
+	owners := ix.Owners(obj, "/spec/replicas")
+	if len(owners) != 1 || owners[0].Manager != "kube-controller-manager" || owners[0].Subresource != "scale" {
+		t.Fatalf("owners of replicas = %+v", owners)
+	}
+	if owners[0].Class != model.CauseAutoscaler {
+		t.Errorf("class = %s, want autoscaler", owners[0].Class)
+	}
+}
+
+func TestLeaves(t *testing.T) {
+	obj := loadFixture(t, "deployment-ssa-then-kubectl-drifted.yaml")
+	ix := mustParse(t, obj)
+	leaves := ix.Leaves(obj)
+	byPtr := map[string]OwnedField{}
+	for i, l := range leaves {
+		byPtr[l.Pointer] = l
+		if i > 0 && leaves[i-1].Pointer >= l.Pointer {
+			t.Errorf("leaves not sorted: %s before %s", leaves[i-1].Pointer, l.Pointer)
+		}
+		if len(l.Owners) == 0 {
+			t.Errorf("leaf %s without owners", l.Pointer)
+		}
+	}
+	want := map[string]string{
+		"/spec/replicas":                                           "kubectl/scale",
+		"/spec/template/spec/containers/1/image":                   "kubectl-set",
+		"/spec/template/spec/containers/0/image":                   "kustomize-controller",
+		"/spec/template/spec/containers/0/env/0/value":             "kubectl-edit",
+		"/spec/template/spec/containers/0/env/0/name":              "kustomize-controller",
+		"/spec/selector":                                           "kustomize-controller", // atomic: one leaf
+		"/spec/template/spec/containers/0/args":                    "kustomize-controller", // atomic list: one leaf
+		"/spec/template/spec/volumes/1/emptyDir":                   "kustomize-controller", // empty object
+		"/metadata/labels/hotfix":                                  "kubectl-label",
+		"/spec/template/spec/containers/0/resources/limits/memory": "kubectl-patch",
+	}
+	for p, m := range want {
+		l, ok := byPtr[p]
+		if !ok {
+			t.Errorf("leaf %s missing", p)
+			continue
+		}
+		if got := strings.Join(managers(l.Owners), ","); got != m {
+			t.Errorf("leaf %s owners = %s, want %s", p, got, m)
+		}
+	}
+	if l := byPtr["/spec/template/spec/containers/1/image"]; l.FieldPath != ".spec.template.spec.containers[name=sidecar].image" {
+		t.Errorf("FieldPath of leaf = %q", l.FieldPath)
+	}
+	for _, notOwned := range []string{"/spec/revisionHistoryLimit", "/spec/selector/matchLabels/app", "/spec/template/spec/containers/0/args/0", "/metadata/name", "/spec/template/spec/containers/0/terminationMessagePath"} {
+		if _, ok := byPtr[notOwned]; ok {
+			t.Errorf("%s should not be a leaf", notOwned)
+		}
+	}
+	// Every leaf's owners agree with Owners.
+	for _, l := range leaves {
+		if got, want := strings.Join(managers(ix.Owners(obj, l.Pointer)), ","), strings.Join(managers(l.Owners), ","); got != want {
+			t.Errorf("%s: Leaves owners %s, Owners %s", l.Pointer, want, got)
+		}
+	}
+}
+
+func TestEntriesOrder(t *testing.T) {
+	obj := loadFixture(t, "deployment-ssa-then-kubectl-drifted.yaml")
+	ix := mustParse(t, obj)
+	es := ix.Entries()
+	if len(es) != 7 {
+		t.Fatalf("%d entries, want 7", len(es))
+	}
+	if es[0].Manager != "kubectl-edit" {
+		t.Errorf("most recent entry is %s, want kubectl-edit", es[0].Manager)
+	}
+	for i := 1; i < len(es); i++ {
+		a, b := es[i-1].Time, es[i].Time
+		if a == nil && b != nil {
+			t.Errorf("entry without time before entry with time")
+		}
+		if a != nil && b != nil && b.After(*a) {
+			t.Errorf("entry %d (%s) newer than entry %d", i, es[i].Manager, i-1)
+		}
+	}
+	for _, e := range es {
+		if e.Fields == nil || e.Fields.Empty() {
+			t.Errorf("entry %s has no fields", e.Manager)
+		}
+	}
+}
+
+func TestParseMalformed(t *testing.T) {
+	tests := map[string]string{
+		"metadata not object":    `{"metadata":"x"}`,
+		"managedFields object":   `{"metadata":{"managedFields":{}}}`,
+		"entry not object":       `{"metadata":{"managedFields":[1]}}`,
+		"manager number":         `{"metadata":{"managedFields":[{"manager":5}]}}`,
+		"bad time":               `{"metadata":{"managedFields":[{"manager":"m","time":"yesterday"}]}}`,
+		"fieldsType":             `{"metadata":{"managedFields":[{"manager":"m","fieldsType":"FieldsV2"}]}}`,
+		"fieldsV1 list":          `{"metadata":{"managedFields":[{"manager":"m","fieldsV1":[]}]}}`,
+		"bad key element":        `{"metadata":{"managedFields":[{"manager":"m","fieldsV1":{"k:{bad":{}}}]}}`,
+		"bad index element":      `{"metadata":{"managedFields":[{"manager":"m","fieldsV1":{"i:x":{}}}]}}`,
+		"short element":          `{"metadata":{"managedFields":[{"manager":"m","fieldsV1":{"f":{}}}]}}`,
+		"value element trailing": `{"metadata":{"managedFields":[{"manager":"m","fieldsV1":{"v:1 2":{}}}]}}`,
+	}
+	for name, js := range tests {
+		t.Run(name, func(t *testing.T) {
+			obj := &unstructured.Unstructured{}
+			if err := obj.UnmarshalJSON([]byte(js)); err != nil {
+				// UnmarshalJSON insists on kind; build the map directly.
+				obj.Object = mustJSON(t, js)
+			}
+			if _, err := Parse(obj); err == nil {
+				t.Errorf("Parse(%s) succeeded, want error", js)
+			}
+		})
+	}
+}
+
+func TestParseNoManagedFields(t *testing.T) {
+	for _, obj := range []*unstructured.Unstructured{nil, {}, {Object: map[string]any{"metadata": map[string]any{}}}, {Object: map[string]any{"metadata": map[string]any{"managedFields": nil}}}} {
+		ix, err := Parse(obj)
+		if err != nil || !ix.Empty() {
+			t.Errorf("Parse(%v) = %v, %v; want empty index", obj, ix, err)
+		}
+		if ix.Leaves(obj) != nil {
+			t.Errorf("Leaves of empty index not nil")
+		}
+	}
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Regenerates the managedFields fixtures in this directory (and the diff
+# goldens' live inputs in internal/diff/testdata) from a REAL kube-apiserver:
+# every managedFields entry below is one the API server wrote in answer to a
+# real kubectl operation. Run from anywhere:
+#
+#   internal/managedfields/testdata/make-fixtures.sh
+#
+# It starts the shared local cluster if needed (hack/cluster.sh start is
+# idempotent), works only in the namespace core-fixtures (recreated) and uses
+# the kubectl v1.37.2 that hack/cluster.sh builds.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+diffdata=$root/internal/diff/testdata
+ns=core-fixtures
+
+"$root/hack/cluster.sh" start >/dev/null
+eval "$("$root/hack/cluster.sh" env)"
+kubectl version --client | grep -q v1.37 || { echo "wrong kubectl: $(command -v kubectl)" >&2; exit 1; }
+
+k() { kubectl -n "$ns" "$@"; }
+# save NAME FILE: the live object with managedFields, as `kubectl get -o yaml
+# --show-managed-fields` prints it.
+save() { k get "$1" -o yaml --show-managed-fields >"$2"; }
+
+# No kube-controller-manager runs, so a deleted namespace would stay
+# Terminating for ever: keep the namespace, delete our objects instead.
+kubectl get namespace "$ns" >/dev/null 2>&1 || kubectl create namespace "$ns" >/dev/null
+k delete deployment/web deployment/api service/web configmap/settings secret/db --ignore-not-found --wait=false >/dev/null
+
+# --- Deployment: applied by Flux's manager, then changed by hand -----------
+desired=$here/deployment-desired.yaml
+k apply --server-side --field-manager=kustomize-controller -f "$desired" >/dev/null
+save deployment/web "$here/deployment-ssa-clean.yaml"
+# The same object as `kubectl get -o yaml` shows it by default: no ownership.
+k get deployment/web -o yaml >"$here/deployment-without-managed-fields.yaml"
+
+# Each step is a different manager, spaced so their timestamps differ
+# (managedFields times have one-second resolution).
+k scale deployment/web --replicas=5 >/dev/null
+sleep 1.1
+# The SECOND container's image: an index-based attribution would blame the
+# wrong container.
+k set image deployment/web sidecar=registry.example/log-shipper:2.0 >/dev/null
+sleep 1.1
+k patch deployment/web -p '{"metadata":{"annotations":{"incident":"INC-4711"}},"spec":{"template":{"spec":{"containers":[{"name":"app","resources":{"limits":{"memory":"512Mi"}}}]}}}}' >/dev/null
+sleep 1.1
+k label deployment/web hotfix=true >/dev/null
+sleep 1.1
+k annotate deployment/web oncall=alice >/dev/null
+sleep 1.1
+KUBE_EDITOR="sed -i -e s/LOG_LEVEL_INFO/LOG_LEVEL_DEBUG/" k edit deployment/web >/dev/null
+save deployment/web "$here/deployment-ssa-then-kubectl-drifted.yaml"
+cp "$here/deployment-ssa-then-kubectl-drifted.yaml" "$diffdata/deployment-kubectl-drifted-live.yaml"
+cp "$desired" "$diffdata/deployment-kubectl-drifted-desired.yaml"
+
+# --- Deployment scaled by an autoscaler through the scale subresource ------
+# The HPA controller writes spec.replicas through /scale as
+# kube-controller-manager; no controller runs here, so the same request is
+# made with that manager name.
+k apply --server-side --field-manager=kustomize-controller -f "$here/deployment-hpa-desired.yaml" >/dev/null
+sleep 1.1
+k patch deployment/api --subresource=scale --type=merge -p '{"spec":{"replicas":7}}' --field-manager=kube-controller-manager >/dev/null
+save deployment/api "$here/deployment-ssa-then-hpa-scaled.yaml"
+
+# --- Service: ports keyed by port+protocol --------------------------------
+k apply --server-side --field-manager=argocd-controller -f "$here/service-desired.yaml" >/dev/null
+sleep 1.1
+k patch service/web --type=json -p '[{"op":"replace","path":"/spec/ports/1/targetPort","value":9443}]' >/dev/null
+save service/web "$here/service-ssa-then-port-patched.yaml"
+cp "$here/service-ssa-then-port-patched.yaml" "$diffdata/service-port-patched-live.yaml"
+cp "$here/service-desired.yaml" "$diffdata/service-port-patched-desired.yaml"
+
+# --- ConfigMap: client-side apply as Argo CD does without ServerSideApply --
+k apply --field-manager=argocd-controller -f "$here/configmap-desired.yaml" >/dev/null
+sleep 1.1
+k patch configmap/settings --type=merge -p '{"data":{"mode":"maintenance"}}' >/dev/null
+save configmap/settings "$here/configmap-csa-then-patched.yaml"
+
+# --- Secret: values must never leak into a diff ---------------------------
+k apply --server-side --field-manager=kustomize-controller -f "$here/secret-desired.yaml" >/dev/null
+sleep 1.1
+k patch secret/db --type=merge -p '{"stringData":{"password":"changed-by-hand"}}' >/dev/null
+save secret/db "$diffdata/secret-patched-live.yaml"
+cp "$here/secret-desired.yaml" "$diffdata/secret-patched-desired.yaml"
+
+echo "fixtures written to $here and $diffdata" >&2

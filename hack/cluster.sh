@@ -8,6 +8,7 @@
 #   hack/cluster.sh start    start etcd + kube-apiserver, write a kubeconfig
 #   hack/cluster.sh stop     stop both by PID
 #   hack/cluster.sh env      print shell exports (PATH, KUBECONFIG, ...)
+#   hack/cluster.sh status   exit 0 when the API server answers /readyz
 #
 # Binaries live in the user cache dir (outside the checkout) so a fresh clone
 # on the same machine reuses them; the Go build cache makes a rebuild cheap.
@@ -219,5 +220,6 @@ case "${1:-}" in
   start) locked cmd_start ;;
   stop) locked cmd_stop ;;
   env) cmd_env ;;
-  *) echo "usage: $0 build|start|stop|env" >&2; exit 2 ;;
+  status) healthy ;;
+  *) echo "usage: $0 build|start|stop|env|status" >&2; exit 2 ;;
 esac

@@ -1,0 +1,742 @@
+//go:build driftexplain
+
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
+)
+
+// lastAppliedAnnotation is where client-side `kubectl apply` (and Argo CD's
+// default sync) keeps the configuration it last applied.
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// ExplainOptions are the flags and state of `explain`.
+type ExplainOptions struct {
+	*GlobalOptions
+
+	// Filenames and Kustomize name the desired state (-f, -k); neither
+	// means it is inferred from managedFields.
+	Filenames []string
+	Kustomize string
+	// LiveFile reads the live object from a file ("-" for stdin) instead
+	// of the cluster: offline use, no API server needed.
+	LiveFile string
+	// Output is -o: text, json or yaml.
+	Output string
+	// QPS and Burst are client-side rate limits.
+	QPS   float32
+	Burst int
+
+	// Set by Complete.
+	args      []string
+	format    output.Format
+	namespace string
+	client    *cluster.Client
+	adapters  []model.Adapter
+	color     bool
+	now       func() time.Time
+	// newAdapters builds the engine adapters; tests replace it.
+	newAdapters func(ctx context.Context, o *ExplainOptions) ([]model.Adapter, error)
+}
+
+// NewExplainOptions returns options with defaults.
+func NewExplainOptions(g *GlobalOptions) *ExplainOptions {
+	return &ExplainOptions{GlobalOptions: g, Output: string(output.Text), now: time.Now, newAdapters: defaultAdapters}
+}
+
+func newExplainCommand(g *GlobalOptions) *cobra.Command {
+	o := NewExplainOptions(g)
+	cmd := &cobra.Command{
+		Use:   "explain TYPE/NAME [-n NAMESPACE] [-f FILE | -k DIR] [--live-file FILE] [-o text|json|yaml]",
+		Short: "Explain the drift of one object: which fields, who changed them, when, and what each engine will do",
+		Long: `Explain the drift of one object.
+
+For every drifted field: its path, the desired and live values, which field
+manager changed it and when (from managedFields), the cause (manual edit,
+autoscaler, controller, operator), and each GitOps engine's verdict:
+reverted on the next reconcile, reported only, ignored by a rule, or left
+alone because the engine does not own the field.
+
+The desired state comes from -f FILE (YAML or JSON, may hold many documents;
+the one matching the object is used) or -k DIR (a kustomization). Without
+either, it is inferred from field ownership: fields that a GitOps engine's
+field manager (argocd-controller, kustomize-controller, helm-controller) no
+longer owns, or that another manager took over, are the drift. Inferred
+drift knows who changed a field, not the value the engine applied.
+
+The live object is read from the cluster with one GET (get/list RBAC is all
+the tool needs), or from --live-file for offline use. A live object saved
+without managedFields (kubectl get -o yaml hides them unless
+--show-managed-fields is given) cannot be attributed, and every rule that
+works on field ownership silently does nothing: explain warns when that
+happens.
+
+Secret values are never printed: they show as ***.
+
+Exit codes: 0 no drift, 1 drift, 2 error.`,
+		Example: `  # Why is this Deployment OutOfSync / drifted? (desired state inferred)
+  kubectl drift explain deploy/web -n shop
+
+  # Compare with the manifest in Git, as JSON
+  kubectl drift explain deployment web -n shop -f apps/web.yaml -o json
+
+  # Offline: a saved object (with managed fields) against a kustomization
+  kubectl get deploy web -n shop -o yaml --show-managed-fields > live.yaml
+  kubectl drift explain deploy/web --live-file live.yaml -k overlays/prod`,
+		Args: cobra.RangeArgs(0, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return failure(err)
+			}
+			if err := o.Validate(); err != nil {
+				return failure(err)
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "File holding the desired state (YAML or JSON, '-' for stdin); may be repeated")
+	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory whose build is the desired state")
+	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(output.Formats, ", "))
+	f.Float32Var(&o.QPS, "qps", 0, "Client-side request rate limit (0: 50)")
+	f.IntVar(&o.Burst, "burst", 0, "Client-side request burst (0: 100)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
+	_ = cmd.MarkFlagDirname("kustomize")
+	_ = cmd.MarkFlagFilename("live-file", "yaml", "yml", "json")
+	cmd.ValidArgsFunction = objectCompletion(g)
+	return cmd
+}
+
+// failure marks an error as exit code 2 (errors that are already
+// ExitErrors keep their code).
+func failure(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &ExitError{Code: ExitFailure, Err: err}
+}
+
+// objectCompletion completes "TYPE/NAME" and "TYPE NAME" the way kubectl
+// get does (k8s.io/kubectl/pkg/util/completion,
+// ResourceTypeAndNameCompletionFunc): resource types from discovery, then
+// the names of that type in the namespace. explain takes one object, so
+// nothing is offered after it. Errors complete nothing, silently.
+func objectCompletion(g *GlobalOptions) func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+	return func(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+		none := cobra.ShellCompDirectiveNoFileComp
+		if len(args) >= 2 || (len(args) == 1 && strings.Contains(args[0], "/")) {
+			return nil, none
+		}
+		c, err := cluster.New(g.ConfigFlags, cluster.Options{})
+		if err != nil {
+			return nil, none
+		}
+		ns, _, _ := c.Namespace()
+		typ, prefix, slash := strings.Cut(toComplete, "/")
+		switch {
+		case len(args) == 1:
+			typ, prefix = args[0], toComplete
+		case !slash:
+			types, err := c.ResourceTypes()
+			if err != nil {
+				return nil, none
+			}
+			var out []string
+			for _, t := range types {
+				if strings.HasPrefix(t, toComplete) {
+					out = append(out, t)
+				}
+			}
+			return out, none
+		}
+		names, err := c.Names(cmd.Context(), typ, ns)
+		if err != nil {
+			return nil, none
+		}
+		var out []string
+		for _, n := range names {
+			if !strings.HasPrefix(n, prefix) {
+				continue
+			}
+			if len(args) == 1 {
+				out = append(out, n)
+			} else {
+				out = append(out, typ+"/"+n)
+			}
+		}
+		return out, none
+	}
+}
+
+// Complete resolves flags and arguments into clients and settings.
+func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
+	o.args = args
+	o.color = output.ColorEnabled(o.Out, nil)
+	if o.LiveFile != "" {
+		// Offline: no API server is contacted at all.
+		return nil
+	}
+	var err error
+	o.client, err = cluster.New(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
+	if err != nil {
+		return err
+	}
+	o.namespace, _, err = o.client.Namespace()
+	if err != nil {
+		return cluster.ConfigError(err)
+	}
+	return nil
+}
+
+// Validate checks flag combinations; it does no I/O.
+func (o *ExplainOptions) Validate() error {
+	var err error
+	if o.format, err = output.ParseFormat(o.Output); err != nil {
+		return err
+	}
+	if err := o.ValidateEngine(); err != nil {
+		return err
+	}
+	if len(o.Filenames) > 0 && o.Kustomize != "" {
+		return errors.New("-f and -k are mutually exclusive: give the desired state one way")
+	}
+	stdin := 0
+	for _, f := range o.Filenames {
+		if f == "" {
+			return errors.New("-f needs a file name")
+		}
+		if f == "-" {
+			stdin++
+		}
+	}
+	if o.LiveFile == "-" {
+		stdin++
+	}
+	if stdin > 1 {
+		return errors.New("only one of -f and --live-file can read stdin ('-')")
+	}
+	// With --live-file the object may go unnamed (the file holds one).
+	if o.LiveFile == "" || len(o.args) > 0 {
+		if _, _, err := cluster.ParseArgs(o.args); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Run builds the report and prints it. It returns nil (exit 0) when no
+// field counts as drift, errDrift (exit 1) when one does.
+func (o *ExplainOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	live, err := o.live(ctx)
+	if err != nil {
+		return failure(err)
+	}
+	report, err := o.explain(ctx, live)
+	if err != nil {
+		return failure(err)
+	}
+	opts := output.Options{Format: o.format, Color: o.color, Now: o.now}
+	if err := output.PrintReport(o.Out, report, opts); err != nil {
+		return failure(err)
+	}
+	if report.ExitCode() == ExitDrift {
+		return errDrift
+	}
+	return nil
+}
+
+// live reads the live object from the cluster (one GET) or from --live-file.
+func (o *ExplainOptions) live(ctx context.Context) (*unstructured.Unstructured, error) {
+	if o.LiveFile != "" {
+		return o.liveFromFile()
+	}
+	target, err := o.client.Resolve(o.args, o.namespace)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := o.client.Get(ctx, target.GVK, target.Namespace, target.Name)
+	if err != nil {
+		return nil, err
+	}
+	if obj.GetKind() == "" {
+		obj.SetGroupVersionKind(target.GVK)
+	}
+	return obj, nil
+}
+
+func (o *ExplainOptions) liveFromFile() (*unstructured.Unstructured, error) {
+	docs, err := source.LoadFiles([]string{o.LiveFile}, o.In, source.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("--live-file: %w", err)
+	}
+	var objs []*unstructured.Unstructured
+	for _, d := range docs {
+		objs = append(objs, expandList(d.Object)...)
+	}
+	if len(objs) == 0 {
+		return nil, fmt.Errorf("--live-file %s holds no Kubernetes object", o.LiveFile)
+	}
+	if len(o.args) == 0 {
+		if len(objs) > 1 {
+			return nil, fmt.Errorf("--live-file %s holds %d objects: name one as TYPE/NAME", o.LiveFile, len(objs))
+		}
+		return objs[0], nil
+	}
+	typ, name, _ := cluster.ParseArgs(o.args)
+	var match []*unstructured.Unstructured
+	for _, obj := range objs {
+		if obj.GetName() == name && typeMatchesKind(typ, obj.GetObjectKind().GroupVersionKind()) {
+			match = append(match, obj)
+		}
+	}
+	switch len(match) {
+	case 0:
+		return nil, fmt.Errorf("--live-file %s holds no %s named %q", o.LiveFile, typ, name)
+	case 1:
+		return match[0], nil
+	}
+	return nil, fmt.Errorf("--live-file %s holds %d objects named %s/%s: keep one", o.LiveFile, len(match), typ, name)
+}
+
+// typeMatchesKind compares a command-line type with a kind without a
+// cluster to ask: "deploy", "deployment", "deployments", "Deployment",
+// "deployments.apps" all name apps/Deployment. Offline there is no
+// discovery, so only the common short names are known.
+func typeMatchesKind(typ string, gvk schema.GroupVersionKind) bool {
+	t := strings.ToLower(typ)
+	res, group, _ := strings.Cut(t, ".")
+	if group != "" {
+		// "deployments.apps" or "deployments.v1.apps".
+		if i := strings.LastIndex(group, "."); i >= 0 && strings.HasPrefix(group, "v") {
+			group = group[i+1:]
+		}
+		if group != strings.ToLower(gvk.Group) {
+			return false
+		}
+	}
+	kind := strings.ToLower(gvk.Kind)
+	if res == kind || res == kind+"s" || res == kind+"es" || (strings.HasSuffix(kind, "y") && res == kind[:len(kind)-1]+"ies") {
+		return true
+	}
+	return offlineShortNames[res] == kind
+}
+
+// offlineShortNames are kubectl's short names of built-in kinds, for
+// --live-file without a cluster.
+var offlineShortNames = map[string]string{
+	"deploy": "deployment", "cm": "configmap", "svc": "service", "sa": "serviceaccount",
+	"ds": "daemonset", "sts": "statefulset", "rs": "replicaset", "po": "pod", "ns": "namespace",
+	"ing": "ingress", "pvc": "persistentvolumeclaim", "pv": "persistentvolume", "hpa": "horizontalpodautoscaler",
+	"cj": "cronjob", "netpol": "networkpolicy", "pdb": "poddisruptionbudget", "crd": "customresourcedefinition",
+	"ep": "endpoints", "limits": "limitrange", "quota": "resourcequota", "no": "node", "sc": "storageclass",
+}
+
+// expandList flattens a `kind: List` (what kubectl get -o yaml prints for
+// several objects) into its items.
+func expandList(obj *unstructured.Unstructured) []*unstructured.Unstructured {
+	if obj == nil {
+		return nil
+	}
+	if !obj.IsList() {
+		return []*unstructured.Unstructured{obj}
+	}
+	var out []*unstructured.Unstructured
+	_ = obj.EachListItem(func(o runtime.Object) error {
+		if u, ok := o.(*unstructured.Unstructured); ok {
+			out = append(out, u)
+		}
+		return nil
+	})
+	return out
+}
+
+// explain builds the report of one live object.
+func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstructured) (*model.Report, error) {
+	gvk := live.GroupVersionKind()
+	id := model.ResourceID{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: live.GetNamespace(), Name: live.GetName()}
+	ix, err := managedfields.Parse(live)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", id, err)
+	}
+
+	var notes []model.Note
+	if ix.Empty() {
+		msg := "the live object has no managedFields: drift cannot be attributed to a manager, and every ownership-based rule (Argo CD managedFieldsManagers, Flux field ownership) silently does nothing"
+		if o.LiveFile != "" {
+			msg += "; save it with kubectl get -o yaml --show-managed-fields"
+		}
+		fmt.Fprintf(o.ErrOut, "warning: %s\n", msg)
+		notes = append(notes, model.Note{Level: model.NoteWarning, Reason: "no-managed-fields", Message: msg})
+	}
+
+	desired, src, err := o.desired(ctx, live)
+	if err != nil {
+		return nil, err
+	}
+	report := model.NewReport(id, src)
+	if desired != nil {
+		drifts, err := diff.Compute(desired, live, diff.Options{Owned: ownedFunc(ix, live)})
+		if err != nil {
+			return nil, fmt.Errorf("comparing %s with the desired state: %w", id, err)
+		}
+		report.Drifts = drifts
+	} else {
+		drifts, inferNotes := InferDrifts(live, ix)
+		report.Drifts = drifts
+		notes = append(notes, inferNotes...)
+	}
+	Attribute(report, live, ix)
+	report.Notes = append(report.Notes, notes...)
+
+	adapters, err := o.newAdapters(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range adapters {
+		if err := a.Judge(ctx, model.JudgeInput{Live: live, Desired: desired, Report: report}); err != nil {
+			report.Notes = append(report.Notes, model.Note{Engine: a.Engine(), Level: model.NoteError, Reason: "judge-failed",
+				Message: fmt.Sprintf("%s verdicts unavailable: %v", a.Engine(), err)})
+		}
+	}
+	if output.IsSecret(id) {
+		output.MaskSecrets(report)
+	}
+	report.Sort()
+	return report, nil
+}
+
+// ownedFunc tells diff which live fields somebody set (and so may be
+// drift when the desired state lacks them) as opposed to API server
+// defaults. Without managedFields there is nothing to tell them apart by;
+// nil lets diff fall back to its own defaulting rules.
+func ownedFunc(ix *managedfields.Index, live *unstructured.Unstructured) func(string) bool {
+	if ix.Empty() {
+		return nil
+	}
+	return func(pointer string) bool { return len(ix.Owners(live, pointer)) > 0 }
+}
+
+// desired loads the desired state: the document of -f/-k that is this
+// object, or nil (inferred) when neither flag is given.
+func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructured) (*unstructured.Unstructured, model.DesiredSource, error) {
+	var (
+		docs []source.Document
+		err  error
+		src  model.DesiredSource
+		from string
+	)
+	switch {
+	case len(o.Filenames) > 0:
+		docs, err = source.LoadFiles(o.Filenames, o.In, source.Options{})
+		src, from = model.SourceFile, strings.Join(o.Filenames, ", ")
+	case o.Kustomize != "":
+		docs, err = source.LoadKustomize(o.Kustomize)
+		src, from = model.SourceKustomize, o.Kustomize
+	default:
+		return nil, model.SourceManagedFields, nil
+	}
+	if err != nil {
+		return nil, src, err
+	}
+	var objs []*unstructured.Unstructured
+	for _, d := range docs {
+		objs = append(objs, expandList(d.Object)...)
+	}
+	obj, err := PickDocument(objs, live, o.namespace)
+	if err != nil {
+		return nil, src, fmt.Errorf("%s: %w", from, err)
+	}
+	return obj, src, nil
+}
+
+// PickDocument returns the document that is the live object: same API
+// group and kind, same name, and same namespace (a document without a
+// namespace is in defaultNamespace, as kubectl apply would put it).
+func PickDocument(docs []*unstructured.Unstructured, live *unstructured.Unstructured, defaultNamespace string) (*unstructured.Unstructured, error) {
+	lgvk := live.GroupVersionKind()
+	var candidates []string
+	for _, d := range docs {
+		if d == nil {
+			continue
+		}
+		gvk := d.GroupVersionKind()
+		ns := d.GetNamespace()
+		if ns == "" && live.GetNamespace() != "" {
+			ns = defaultNamespace
+			if ns == "" {
+				ns = live.GetNamespace()
+			}
+		}
+		if gvk.Group == lgvk.Group && gvk.Kind == lgvk.Kind && d.GetName() == live.GetName() && (live.GetNamespace() == "" || ns == live.GetNamespace()) {
+			return d, nil
+		}
+		if len(candidates) < 5 {
+			candidates = append(candidates, describeObj(d))
+		}
+	}
+	want := describeObj(live)
+	if len(candidates) == 0 {
+		return nil, fmt.Errorf("no Kubernetes object found, want %s", want)
+	}
+	more := ""
+	if len(docs) > len(candidates) {
+		more = ", ..."
+	}
+	return nil, fmt.Errorf("no document is %s (found %s%s)", want, strings.Join(candidates, ", "), more)
+}
+
+func describeObj(u *unstructured.Unstructured) string {
+	gvk := u.GroupVersionKind()
+	id := model.ResourceID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
+	return id.String()
+}
+
+// InferDrifts finds drift from field ownership alone: on an object that a
+// GitOps engine's field manager has written, every leaf field that no
+// GitOps manager owns, and that another manager (a person, an autoscaler,
+// an operator) does, was changed or added behind the engine's back.
+//
+// managedFields say who owns a field, not what it held before, so the
+// desired value is unknown: unless a GitOps manager applied client-side and
+// left kubectl's last-applied-configuration, which holds exactly what it
+// applied. Fields owned only by status updates or by built-in controllers
+// (kube-controller-manager's revision annotations) are not drift.
+func InferDrifts(live *unstructured.Unstructured, ix *managedfields.Index) ([]model.FieldDrift, []model.Note) {
+	if ix.Empty() {
+		return []model.FieldDrift{}, nil
+	}
+	gitops := map[string]bool{}
+	for _, l := range ix.Leaves(live) {
+		for _, m := range l.Owners {
+			if managedfields.IsGitOpsManager(m.Manager) {
+				gitops[m.Manager] = true
+			}
+		}
+	}
+	if len(gitops) == 0 {
+		return []model.FieldDrift{}, []model.Note{{Level: model.NoteInfo, Reason: "no-gitops-manager",
+			Message: "no GitOps field manager (argocd-controller, kustomize-controller, helm-controller) owns any field of this object, so there is no desired state to infer drift from; pass -f or -k to compare with a manifest"}}
+	}
+	lastApplied, lastAppliedBy := lastApplied(live, ix)
+
+	drifts := []model.FieldDrift{}
+	controllerOnly := 0
+	for _, l := range ix.Leaves(live) {
+		if strings.HasPrefix(l.Pointer, "/status") || l.Pointer == "/metadata/annotations/"+escapeToken(lastAppliedAnnotation) {
+			continue
+		}
+		engineOwned := false
+		var others []model.ManagerRef
+		for _, m := range l.Owners {
+			if managedfields.IsGitOpsManager(m.Manager) {
+				engineOwned = true
+				break
+			}
+			if m.Subresource == "status" {
+				continue
+			}
+			others = append(others, m)
+		}
+		if engineOwned || len(others) == 0 {
+			continue
+		}
+		if allController(others) {
+			controllerOnly++
+			continue
+		}
+		liveVal, _ := valueAt(live.Object, l.Pointer)
+		d := model.FieldDrift{Path: l.Pointer, FieldPath: l.FieldPath, Change: model.Changed, Live: liveVal, Managers: l.Owners}
+		if lastApplied != nil {
+			if want, ok := valueAt(lastApplied, l.Pointer); ok {
+				if jsonEqual(want, liveVal) {
+					continue // the engine asked for this very value
+				}
+				d.Desired = want
+			} else {
+				d.Change = model.Added
+			}
+		} else if isMetadataMapKey(l.Pointer) {
+			// A label or annotation key the engine does not own: almost
+			// always added by hand (kubectl label/annotate), since an
+			// overwrite of the engine's own key needs --overwrite.
+			d.Change = model.Added
+		}
+		drifts = append(drifts, d)
+	}
+
+	var notes []model.Note
+	if lastApplied != nil {
+		notes = append(notes, model.Note{Level: model.NoteInfo, Reason: "last-applied",
+			Message: fmt.Sprintf("desired values come from the %s annotation written by %s", lastAppliedAnnotation, lastAppliedBy)})
+	} else if len(drifts) > 0 {
+		notes = append(notes, model.Note{Level: model.NoteInfo, Reason: "values-unknown",
+			Message: "managedFields record who owns a field, not the value the engine applied: desired values are unknown; pass -f or -k to compare values"})
+	}
+	if controllerOnly > 0 {
+		notes = append(notes, model.Note{Level: model.NoteInfo, Reason: "controller-fields",
+			Message: fmt.Sprintf("%d field(s) written only by built-in controllers are not counted as drift", controllerOnly)})
+	}
+	return drifts, notes
+}
+
+func allController(ms []model.ManagerRef) bool {
+	for _, m := range ms {
+		if m.Class != model.CauseController {
+			return false
+		}
+	}
+	return true
+}
+
+func isMetadataMapKey(pointer string) bool {
+	for _, p := range []string{"/metadata/labels/", "/metadata/annotations/"} {
+		if strings.HasPrefix(pointer, p) && !strings.Contains(pointer[len(p):], "/") {
+			return true
+		}
+	}
+	return false
+}
+
+// lastApplied returns the last-applied-configuration when a GitOps
+// manager owns it (Argo CD's client-side sync, kubectl apply
+// --field-manager=argocd-controller), with that manager's name.
+func lastApplied(live *unstructured.Unstructured, ix *managedfields.Index) (map[string]any, string) {
+	raw, ok := live.GetAnnotations()[lastAppliedAnnotation]
+	if !ok || raw == "" {
+		return nil, ""
+	}
+	by := ""
+	for _, m := range ix.Owners(live, "/metadata/annotations/"+escapeToken(lastAppliedAnnotation)) {
+		if managedfields.IsGitOpsManager(m.Manager) {
+			by = m.Manager
+			break
+		}
+	}
+	if by == "" {
+		return nil, ""
+	}
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(raw), &obj); err != nil {
+		return nil, ""
+	}
+	return obj, by
+}
+
+// Attribute fills, for every drift, the managers that own the field now
+// (when the diff did not) and the cause: the class of the most recent
+// manager that is not a GitOps engine, or unknown.
+func Attribute(r *model.Report, live *unstructured.Unstructured, ix *managedfields.Index) {
+	for i := range r.Drifts {
+		d := &r.Drifts[i]
+		if d.FieldPath == "" {
+			d.FieldPath = managedfields.FieldPath(live, d.Path)
+		}
+		if len(d.Managers) == 0 && !ix.Empty() && d.Change != model.Removed {
+			d.Managers = ix.Owners(live, d.Path)
+		}
+		d.Cause = causeOf(d.Managers)
+	}
+}
+
+// causeOf picks the most recent non-GitOps manager. Managers come most
+// recent first; entries without a time (the API server records none for
+// scale subresource updates) keep their place.
+func causeOf(ms []model.ManagerRef) model.CauseClass {
+	for _, m := range ms {
+		if managedfields.IsGitOpsManager(m.Manager) {
+			continue
+		}
+		if m.Class == "" {
+			return managedfields.Classify(m.Manager, m.Operation, m.Subresource)
+		}
+		return m.Class
+	}
+	return model.CauseUnknown
+}
+
+// valueAt reads the value at an RFC 6901 pointer.
+func valueAt(obj map[string]any, pointer string) (any, bool) {
+	if pointer == "" {
+		return obj, true
+	}
+	if !strings.HasPrefix(pointer, "/") {
+		return nil, false
+	}
+	var cur any = obj
+	for _, tok := range strings.Split(pointer[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+func escapeToken(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// jsonEqual compares decoded JSON values; numbers compare by value
+// whether they decoded as int64 (unstructured) or float64 (encoding/json).
+func jsonEqual(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	var na, nb any
+	if json.Unmarshal(ja, &na) != nil || json.Unmarshal(jb, &nb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(na, nb)
+}
+
+// defaultAdapters builds the engine adapters --engine selects (auto: all).
+// An adapter is wired here through its package's constructor; commands
+// never reach into an adapter's internals.
+func defaultAdapters(_ context.Context, o *ExplainOptions) ([]model.Adapter, error) {
+	var out []model.Adapter
+	_ = o
+	return out, nil
+}

@@ -1,0 +1,133 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+)
+
+// runAudit runs `kubectl drift audit ARGS` the way Main does and returns
+// the exit code and both streams.
+func runAudit(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
+	root := NewRootCommand(KubectlFrontend, streams)
+	root.SetArgs(append([]string{"audit"}, args...))
+	code := exitCode(root.Execute(), streams)
+	return code, out.String(), errOut.String()
+}
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+const auditDeployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec: {replicas: 1}\n"
+
+// A HelmRelease without driftDetection is a warning (DRIFT008).
+const auditHelmRelease = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: redis, namespace: flux-system}\nspec: {interval: 5m}\n"
+
+func TestAuditExitCodes(t *testing.T) {
+	clean := writeTree(t, map[string]string{"web.yaml": auditDeployment})
+	warn := writeTree(t, map[string]string{"web.yaml": auditDeployment, "hr.yaml": auditHelmRelease})
+	broken := writeTree(t, map[string]string{"web.yaml": auditDeployment, "bad.yaml": "kind: [unclosed\n", "notes.yaml": "\t- tab"})
+	badConfig := writeTree(t, map[string]string{"web.yaml": auditDeployment, "audit.yaml": "alow: []\n"})
+
+	cases := []struct {
+		name     string
+		args     []string
+		code     int
+		out, err string
+	}{
+		{name: "clean", args: []string{clean}, code: 0, out: "1 files, 1 manifests, 0 rules: 0 errors, 0 warnings, 0 notes"},
+		{name: "warning below default fail-on", args: []string{warn}, code: 0, out: "DRIFT008"},
+		{name: "warning at fail-on warning", args: []string{warn, "--fail-on", "warning"}, code: 1, out: "DRIFT008"},
+		{name: "fail-on never", args: []string{broken, "--fail-on", "never"}, code: 0, out: "DRIFT012"},
+		{name: "bad yaml is a finding, not a crash", args: []string{broken}, code: 1, out: "bad.yaml\n  1:"},
+		{name: "severity override in config", args: []string{warn, "--config", writeTree(t, map[string]string{"c.yaml": "checks: {drift-detection-off: {severity: error}}\n"}) + "/c.yaml"}, code: 1, out: "error   DRIFT008"},
+		{name: "unknown output", args: []string{clean, "-o", "yaml"}, code: 2, err: `invalid --output "yaml"`},
+		{name: "unknown fail-on", args: []string{clean, "--fail-on", "info"}, code: 2, err: `invalid --fail-on "info"`},
+		{name: "negative budget", args: []string{clean, "--max-rules", "-1"}, code: 2, err: "invalid --max-rules"},
+		{name: "missing path", args: []string{filepath.Join(clean, "nope")}, code: 2, err: "nope"},
+		{name: "missing config", args: []string{clean, "--config", filepath.Join(clean, "none.yaml")}, code: 2, err: "none.yaml"},
+		{name: "config with unknown key", args: []string{clean, "--config", filepath.Join(badConfig, "audit.yaml")}, code: 2, err: "alow"},
+		{name: "base outside git", args: []string{clean, "--base", "HEAD~1"}, code: 2, err: "--base needs a Git checkout"},
+		{name: "unknown flag", args: []string{clean, "--nope"}, code: 2, err: "unknown flag"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := runAudit(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit code %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tc.code, out, errOut)
+			}
+			if !strings.Contains(out, tc.out) {
+				t.Errorf("stdout does not contain %q:\n%s", tc.out, out)
+			}
+			if !strings.Contains(errOut, tc.err) {
+				t.Errorf("stderr does not contain %q:\n%s", tc.err, errOut)
+			}
+			if tc.code == 2 && strings.Count(strings.TrimSpace(errOut), "\n") > 1 {
+				t.Errorf("error is not a short message:\n%s", errOut)
+			}
+			if strings.Contains(errOut, "panic") || strings.Contains(errOut, "goroutine") {
+				t.Errorf("stack trace on stderr:\n%s", errOut)
+			}
+		})
+	}
+}
+
+func TestAuditJSONOutput(t *testing.T) {
+	dir := writeTree(t, map[string]string{"web.yaml": auditDeployment, "hr.yaml": auditHelmRelease})
+	code, out, _ := runAudit(t, dir, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var rep struct {
+		Kind     string
+		Findings []struct {
+			Check, File, Severity string
+			Line                  int
+		}
+		Summary struct{ Manifests int }
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if rep.Kind != "AuditReport" || rep.Summary.Manifests != 2 || len(rep.Findings) != 1 ||
+		rep.Findings[0].Check != "DRIFT008" || rep.Findings[0].File != "hr.yaml" || rep.Findings[0].Line != 1 {
+		t.Errorf("unexpected report: %+v", rep)
+	}
+}
+
+func TestAuditGitHubOutputFromSubdirectory(t *testing.T) {
+	dir := writeTree(t, map[string]string{"clusters/prod/hr.yaml": auditHelmRelease})
+	code, out, _ := runAudit(t, filepath.Join(dir, "clusters"), "-o", "github", "--fail-on", "warning")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	// Not a Git checkout: positions are relative to the working directory
+	// when the path is inside it, else to the audited directory.
+	if !strings.HasPrefix(out, "::warning file=") || !strings.Contains(out, "hr.yaml,line=1,col=1,title=DRIFT008 drift-detection-off::") {
+		t.Errorf("unexpected annotation: %q", out)
+	}
+	var buf bytes.Buffer
+	buf.WriteString(out)
+	if strings.Count(buf.String(), "\n") != 1 {
+		t.Errorf("want one annotation line, got %q", out)
+	}
+}

@@ -74,19 +74,49 @@ func (c *compareConfig) fatal() error {
 type ruleEffect struct {
 	rule    *ignoreRule
 	matched bool // the rule's selector matched the object
-	// removed holds pointers removed from live ("live") and desired ("desired").
-	removed map[string][]string
+	// removed holds what the rule removed from live ("live") and desired
+	// ("desired").
+	removed map[string][]removal
 	// problems are reasons the rule did less than it says (jq timeout...).
 	problems []model.Note
 	// managersSeen: managers of the rule that own fields of live.
 	managersSeen map[string]bool
 }
 
-func (e *ruleEffect) addRemoved(side string, paths []string) {
-	if e.removed == nil {
-		e.removed = map[string][]string{}
+// removal is one field a rule removed, and by which of its parts.
+type removal struct {
+	Path string
+	// By is "jsonPointer /spec/replicas", "jq <expr>" or "manager kubectl-set".
+	By string
+}
+
+func (e *ruleEffect) addRemoved(side, by string, paths []string) {
+	if side == "scratch" {
+		return
 	}
-	e.removed[side] = append(e.removed[side], paths...)
+	if e.removed == nil {
+		e.removed = map[string][]removal{}
+	}
+	for _, p := range paths {
+		e.removed[side] = append(e.removed[side], removal{Path: p, By: by})
+	}
+}
+
+// removedAny reports whether the rule removed anything at all.
+func (e *ruleEffect) removedAny() bool {
+	return len(e.removed["live"])+len(e.removed["desired"]) > 0
+}
+
+// covering returns the removal that covers pointer p, if any.
+func (e *ruleEffect) covering(p string) (removal, bool) {
+	for _, side := range []string{"live", "desired"} {
+		for _, r := range e.removed[side] {
+			if covers(r.Path, p) {
+				return r, true
+			}
+		}
+	}
+	return removal{}, false
 }
 
 func (e *ruleEffect) problem(reason, msg string, level model.NoteLevel) {
@@ -188,8 +218,8 @@ func (c *compareConfig) preDiffNormalize(live, target *unstructured.Unstructured
 			if ps, ok := owners[m]; ok {
 				e.managersSeen[m] = true
 				// Attribute to the rule what this manager owned.
-				e.addRemoved("live", filterUnder(removedL, ps))
-				e.addRemoved("desired", filterUnder(removedT, ps))
+				e.addRemoved("live", "manager "+m, filterUnder(removedL, ps))
+				e.addRemoved("desired", "manager "+m, filterUnder(removedT, ps))
 			}
 		}
 	}
@@ -403,7 +433,7 @@ func (c *compareConfig) ignoreNormalize(un *unstructured.Unstructured, side stri
 			if err != nil {
 				continue
 			}
-			e.addRemoved(side, diffDocs(doc, out))
+			e.addRemoved(side, "jsonPointer "+p, diffDocs(doc, out))
 			doc = out
 		}
 		for i, expr := range r.JQPathExpressions {
@@ -419,7 +449,7 @@ func (c *compareConfig) ignoreNormalize(un *unstructured.Unstructured, side stri
 				e.problem(reason, fmt.Sprintf("jq path expression %q on %s: %v; Argo CD skips it (logged at debug level only)", expr, side, err), model.NoteError)
 				continue
 			}
-			e.addRemoved(side, diffDocs(doc, out))
+			e.addRemoved(side, "jq "+expr, diffDocs(doc, out))
 			doc = out
 		}
 	}

@@ -1,0 +1,515 @@
+package argocd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/managedfields"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// GVKs the adapter reads.
+var (
+	applicationGVK    = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Application"}
+	applicationSetGVK = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "ApplicationSet"}
+	configMapGVK      = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+)
+
+// Input is one object read from a file, with a way to find positions in it.
+// source.Document converts to it (FromDocuments).
+type Input struct {
+	Object *unstructured.Unstructured
+	File   string
+	// Pos returns the 1-based line and column of a JSON pointer, or 0, 0.
+	Pos func(pointer string) (line, col int)
+}
+
+// Options configure the adapter.
+type Options struct {
+	// Reader reads the cluster; nil means offline (files only).
+	Reader model.Reader
+	// Inputs are Applications, ApplicationSets, argocd-cm and
+	// argocd-cmd-params-cm read from files. Other objects are ignored.
+	Inputs []Input
+	// Namespace is Argo CD's control-plane namespace (default "argocd").
+	Namespace string
+	// GVKParser comes from the cluster's OpenAPI; nil makes
+	// managedFieldsManagers rules run on a deduced schema (lists atomic)
+	// with a "no-schema" note, as Argo silently falls back.
+	GVKParser *managedfields.GvkParser
+	// JQTimeout overrides argocd-cmd-params-cm ignore.normalizer.jq.timeout
+	// (default 1s).
+	JQTimeout time.Duration
+	// ArgoDiff is Argo CD's own computed diff: a saved managed-resources
+	// response and/or the API server.
+	ArgoDiff ArgoDiffOptions
+	// Cluster is the destination server URL used for resource.exclusions
+	// cluster globs (default https://kubernetes.default.svc).
+	Cluster string
+}
+
+// appEntry is an Application with where it was read from.
+type appEntry struct {
+	app *Application
+	src cmSource
+}
+
+// Adapter is the Argo CD model.Adapter.
+type Adapter struct {
+	opts Options
+
+	mu       sync.Mutex
+	loaded   bool
+	settings *Settings
+	// cmFromFile: argocd-cm came from files, so the cluster's is not read.
+	cmFromFile     bool
+	paramsFromFile bool
+	apps           map[string]*appEntry // by namespace/name
+	appSets        []*appEntry
+	loadNotes      []model.Note
+	managed        *ManagedResources
+}
+
+var _ model.Adapter = (*Adapter)(nil)
+
+// New builds the adapter from files; the cluster (if any) is read lazily by
+// Judge, Rules and Normalize.
+func New(opts Options) (*Adapter, error) {
+	if opts.Namespace == "" {
+		opts.Namespace = DefaultNamespace
+	}
+	if opts.Cluster == "" {
+		opts.Cluster = "https://kubernetes.default.svc"
+	}
+	a := &Adapter{opts: opts, apps: map[string]*appEntry{}, settings: DefaultSettings()}
+	var params map[string]string
+	var paramsSrc cmSource
+	for _, in := range opts.Inputs {
+		u := in.Object
+		if u == nil {
+			continue
+		}
+		gvk := u.GroupVersionKind()
+		src := cmSource{Object: u.GetKind() + " " + nsName(u.GetNamespace(), u.GetName()), File: in.File, Pos: in.Pos}
+		switch {
+		case gvk.Group == "argoproj.io" && gvk.Kind == "Application":
+			app, err := decodeApplication(u)
+			if err != nil {
+				a.loadNotes = append(a.loadNotes, fileNote(src, "invalid-application", err))
+				continue
+			}
+			if app.Metadata.Namespace == "" {
+				app.Metadata.Namespace = opts.Namespace
+				src.Object = "Application " + nsName(app.Metadata.Namespace, app.Metadata.Name)
+			}
+			a.apps[app.Metadata.Namespace+"/"+app.Metadata.Name] = &appEntry{app: app, src: src}
+		case gvk.Group == "argoproj.io" && gvk.Kind == "ApplicationSet":
+			app, err := decodeAppSetTemplate(u)
+			if err != nil {
+				a.loadNotes = append(a.loadNotes, fileNote(src, "invalid-applicationset", err))
+				continue
+			}
+			a.appSets = append(a.appSets, &appEntry{app: app, src: src})
+		case gvk.Group == "" && gvk.Kind == "ConfigMap" && u.GetName() == cmName:
+			a.settings = ParseSettings(stringMap(u, "data"), src)
+			a.cmFromFile = true
+		case gvk.Group == "" && gvk.Kind == "ConfigMap" && u.GetName() == cmdParamsName:
+			params, paramsSrc = stringMap(u, "data"), src
+			a.paramsFromFile = true
+		}
+	}
+	if params != nil {
+		a.settings.ParseCmdParams(params, paramsSrc)
+	}
+	return a, nil
+}
+
+func fileNote(src cmSource, reason string, err error) model.Note {
+	o := src.origin("", "")
+	return model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Rule: &o, Reason: reason, Message: err.Error()}
+}
+
+func nsName(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+func stringMap(u *unstructured.Unstructured, field string) map[string]string {
+	out := map[string]string{}
+	m, _, _ := unstructured.NestedMap(u.Object, field)
+	for k, v := range m {
+		switch s := v.(type) {
+		case string:
+			out[k] = s
+		case nil:
+			out[k] = ""
+		default:
+			b, _ := json.Marshal(s)
+			out[k] = string(b)
+		}
+	}
+	return out
+}
+
+func decodeApplication(u *unstructured.Unstructured) (*Application, error) {
+	data, err := json.Marshal(u.Object)
+	if err != nil {
+		return nil, err
+	}
+	app := &Application{}
+	if err := json.Unmarshal(data, app); err != nil {
+		return nil, fmt.Errorf("Application %s: %w", u.GetName(), err)
+	}
+	return app, nil
+}
+
+// decodeAppSetTemplate reads spec.template of an ApplicationSet as an
+// Application (its ignore rules are what generated apps carry). Template
+// parameters stay unexpanded.
+func decodeAppSetTemplate(u *unstructured.Unstructured) (*Application, error) {
+	tmpl, ok, err := unstructured.NestedMap(u.Object, "spec", "template")
+	if err != nil || !ok {
+		return nil, fmt.Errorf("ApplicationSet %s has no spec.template", u.GetName())
+	}
+	data, err := json.Marshal(tmpl)
+	if err != nil {
+		return nil, err
+	}
+	app := &Application{}
+	if err := json.Unmarshal(data, app); err != nil {
+		return nil, fmt.Errorf("ApplicationSet %s spec.template: %w", u.GetName(), err)
+	}
+	app.Metadata.Namespace = u.GetNamespace()
+	if app.Metadata.Name == "" {
+		app.Metadata.Name = u.GetName()
+	}
+	return app, nil
+}
+
+// Engine implements model.Adapter.
+func (a *Adapter) Engine() model.Engine { return model.EngineArgoCD }
+
+// load reads argocd-cm, argocd-cmd-params-cm and Applications from the
+// cluster once, unless files already gave them. Forbidden and NotFound are
+// notes, not errors: the tool works with partial RBAC.
+func (a *Adapter) load(ctx context.Context) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.loaded {
+		return
+	}
+	a.loaded = true
+	if a.opts.ArgoDiff.configured() {
+		mr, err := a.opts.ArgoDiff.load(ctx, a.apps)
+		if err != nil {
+			a.loadNotes = append(a.loadNotes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "argocd-diff", Message: err.Error()})
+		}
+		a.managed = mr
+	}
+	r := a.opts.Reader
+	if r == nil {
+		return
+	}
+	warn := func(what string, err error) {
+		level, msg := model.NoteWarning, fmt.Sprintf("could not read %s: %v", what, err)
+		if apierrors.IsForbidden(err) {
+			msg = fmt.Sprintf("not allowed to read %s (Forbidden): Argo CD settings from it are unknown here", what)
+		}
+		a.loadNotes = append(a.loadNotes, model.Note{Engine: model.EngineArgoCD, Level: level, Reason: "read-failed", Message: msg})
+	}
+	if !a.cmFromFile {
+		cm, err := r.Get(ctx, configMapGVK, a.opts.Namespace, cmName)
+		switch {
+		case err == nil:
+			src := cmSource{Object: "ConfigMap " + a.opts.Namespace + "/" + cmName}
+			a.settings = ParseSettings(stringMap(cm, "data"), src)
+		case apierrors.IsNotFound(err):
+			// No argocd-cm: the defaults apply, as in a fresh install.
+		default:
+			warn("ConfigMap "+a.opts.Namespace+"/"+cmName, err)
+		}
+	}
+	if !a.paramsFromFile {
+		cm, err := r.Get(ctx, configMapGVK, a.opts.Namespace, cmdParamsName)
+		switch {
+		case err == nil:
+			a.settings.ParseCmdParams(stringMap(cm, "data"), cmSource{Object: "ConfigMap " + a.opts.Namespace + "/" + cmdParamsName})
+		case apierrors.IsNotFound(err):
+		default:
+			warn("ConfigMap "+a.opts.Namespace+"/"+cmdParamsName, err)
+		}
+	}
+	// One LIST in all namespaces: apps outside the control-plane namespace
+	// track their resources as <ns>_<name>.
+	list, err := r.List(ctx, applicationGVK, "", "")
+	if err != nil {
+		if !apierrors.IsNotFound(err) {
+			warn("Applications", err)
+		}
+		return
+	}
+	for i := range list {
+		u := &list[i]
+		key := u.GetNamespace() + "/" + u.GetName()
+		if _, fromFile := a.apps[key]; fromFile {
+			continue
+		}
+		app, err := decodeApplication(u)
+		if err != nil {
+			a.loadNotes = append(a.loadNotes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "invalid-application", Message: err.Error()})
+			continue
+		}
+		a.apps[key] = &appEntry{app: app, src: cmSource{Object: "Application " + key}}
+	}
+}
+
+// Owner implements model.Adapter: the Application named by the tracking
+// annotation (or the instance label with label tracking). It does not read
+// the cluster; Found says whether the Application itself is known.
+func (a *Adapter) Owner(obj *unstructured.Unstructured) *model.Owner {
+	if obj == nil {
+		return nil
+	}
+	a.mu.Lock()
+	s := a.settings
+	a.mu.Unlock()
+	ref := trackingRef(obj, s.TrackingMethod, s.InstanceLabelKey)
+	if ref == nil || !ref.refersTo(obj) {
+		return nil
+	}
+	ns, name := a.splitInstanceName(ref.App)
+	o := &model.Owner{Engine: model.EngineArgoCD, Kind: "Application", Namespace: ns, Name: name, Via: ref.Via}
+	if e := a.appByKey(ns + "/" + name); e != nil {
+		o.Found = true
+		o.AutoSync = e.app.AutoSync()
+		o.SelfHeal = e.app.SelfHeal()
+		o.Mode = appMode(e.app)
+	}
+	return o
+}
+
+func (a *Adapter) appByKey(key string) *appEntry {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.apps[key]
+}
+
+// splitInstanceName reverses Application.InstanceName: "<ns>_<name>" for
+// apps outside the control-plane namespace, plain "<name>" inside it.
+// Namespace names cannot hold "_", so the first "_" splits.
+func (a *Adapter) splitInstanceName(inst string) (ns, name string) {
+	if i := strings.Index(inst, "_"); i > 0 {
+		return inst[:i], inst[i+1:]
+	}
+	return a.opts.Namespace, inst
+}
+
+func appMode(app *Application) string {
+	var parts []string
+	switch {
+	case app.SelfHeal():
+		parts = append(parts, "auto-sync", "self-heal")
+	case app.AutoSync():
+		parts = append(parts, "auto-sync")
+	default:
+		parts = append(parts, "manual sync")
+	}
+	if app.HasSyncOption("ServerSideApply=true") {
+		parts = append(parts, "server-side apply")
+	}
+	if app.HasSyncOption("RespectIgnoreDifferences=true") {
+		parts = append(parts, "RespectIgnoreDifferences")
+	}
+	if app.HasCompareOption("ServerSideDiff=true") {
+		parts = append(parts, "server-side diff")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// trackRef is what an object's tracking metadata says.
+type trackRef struct {
+	App                   string
+	Group, Kind, NS, Name string
+	// full: the annotation carried group/kind/ns/name to check.
+	full bool
+	Via  string
+}
+
+// refersTo mirrors the check that a tracking id names the object it sits on
+// (an annotation copied to another object does not make it managed).
+func (t *trackRef) refersTo(obj *unstructured.Unstructured) bool {
+	if !t.full {
+		return true
+	}
+	gvk := obj.GroupVersionKind()
+	if t.Group != gvk.Group || t.Kind != gvk.Kind || t.Name != obj.GetName() {
+		return false
+	}
+	// Cluster-scoped objects carry the app's destination namespace or "".
+	return obj.GetNamespace() == "" || t.NS == obj.GetNamespace()
+}
+
+// trackingRef mirrors util/argo/resource_tracking.go GetAppName and
+// ParseAppInstanceValue ("<app>:<group>/<kind>:<ns>/<name>").
+func trackingRef(obj *unstructured.Unstructured, method, labelKey string) *trackRef {
+	if labelKey == "" {
+		labelKey = DefaultInstanceLabelKey
+	}
+	if method == TrackingLabel {
+		if v := obj.GetLabels()[labelKey]; v != "" {
+			return &trackRef{App: v, Via: "label " + labelKey}
+		}
+		return nil
+	}
+	v := obj.GetAnnotations()[AnnotationTrackingID]
+	if v == "" {
+		return nil
+	}
+	return parseTrackingID(v)
+}
+
+// parseTrackingID parses "<app>:<group>/<kind>:<ns>/<name>"; nil when the
+// value has another shape (Argo then ignores it).
+func parseTrackingID(v string) *trackRef {
+	parts := strings.SplitN(v, ":", 3)
+	if len(parts) != 3 || parts[0] == "" {
+		return nil
+	}
+	gk := strings.Split(parts[1], "/")
+	nn := strings.Split(parts[2], "/")
+	if len(gk) != 2 || len(nn) != 2 {
+		return nil
+	}
+	return &trackRef{App: parts[0], Group: gk[0], Kind: gk[1], NS: nn[0], Name: nn[1], full: true, Via: "annotation " + AnnotationTrackingID}
+}
+
+// Rules implements model.Adapter: every Argo CD rule known from files and
+// the cluster.
+func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
+	a.load(ctx)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []model.Rule
+	keys := make([]string, 0, len(a.apps))
+	for k := range a.apps {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e := a.apps[k]
+		out = append(out, rulesOfApp(e.app, e.src)...)
+	}
+	for _, e := range a.appSets {
+		out = append(out, rulesOfApp(e.app, e.src)...)
+	}
+	out = append(out, rulesOfSettings(a.settings)...)
+	return out, nil
+}
+
+func rulesOfApp(app *Application, src cmSource) []model.Rule {
+	var out []model.Rule
+	for _, r := range appRules(app, src) {
+		r.compile()
+		out = append(out, r.toModel())
+	}
+	return out
+}
+
+func rulesOfSettings(s *Settings) []model.Rule {
+	var out []model.Rule
+	for _, r := range s.Rules {
+		r.compile()
+		out = append(out, r.toModel())
+	}
+	for _, k := range s.Known {
+		mr := model.Rule{Engine: model.EngineArgoCD, Type: model.RuleArgoKnownTypeFields, Origin: k.Origin,
+			Target: model.Selector{Group: k.Group, Kind: k.Kind, Syntax: model.MatchGlob}, Scope: model.ScopeDiff,
+			JSONPointers: []string{"/" + strings.ReplaceAll(k.Field, ".", "/")}, Value: k.Type}
+		if knownTypeConstructor(k.Type) == nil {
+			mr.Error = fmt.Sprintf("type %q is not supported (Argo CD skips this field)", k.Type)
+		}
+		out = append(out, mr)
+	}
+	for _, f := range s.Exclusions {
+		out = append(out, filterRules(f, model.ScopeDiscovery)...)
+	}
+	for _, n := range s.Problems {
+		if n.Level != model.NoteError || n.Rule == nil {
+			continue
+		}
+		out = append(out, model.Rule{Engine: model.EngineArgoCD, Type: model.RuleArgoIgnoreDifferences, Origin: *n.Rule, Scope: model.ScopeDiff, Error: n.Message})
+	}
+	return out
+}
+
+func filterRules(f filterRule, scope model.Scope) []model.Rule {
+	groups := f.APIGroups
+	if len(groups) == 0 {
+		groups = []string{"*"}
+	}
+	kinds := f.Kinds
+	if len(kinds) == 0 {
+		kinds = []string{"*"}
+	}
+	var out []model.Rule
+	for _, g := range groups {
+		for _, k := range kinds {
+			r := model.Rule{Engine: model.EngineArgoCD, Type: model.RuleArgoResourceExclusion, Origin: f.Origin,
+				Target: model.Selector{Group: g, Kind: k, Syntax: model.MatchGlob}, WholeResource: true, Scope: scope}
+			if len(f.Clusters) > 0 {
+				r.Value = "clusters=" + strings.Join(f.Clusters, ",")
+			}
+			if _, err := compileGlob(g); err != nil {
+				r.Error = fmt.Sprintf("invalid apiGroups glob %q: %v", g, err)
+			}
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Normalize returns obj as Argo CD sees it before diffing, under the rules of
+// the Application tracking it (if known) and argocd-cm: remarshalled,
+// creationTimestamp dropped, Secret/Role normalized, ignoreDifferences
+// pointers and jq removed, known types re-formatted. Without a desired
+// object the managedFieldsManagers step does not run (Argo only runs it
+// when both sides exist).
+func (a *Adapter) Normalize(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if obj == nil {
+		return nil, fmt.Errorf("nothing to normalize")
+	}
+	a.load(ctx)
+	cfg := a.configFor(obj)
+	if err := cfg.fatal(); err != nil {
+		return nil, err
+	}
+	out := remarshal(obj)
+	cfg.gitopsNormalize(out, &normResult{})
+	return out, nil
+}
+
+// configFor builds the comparison config for the Application tracking obj.
+func (a *Adapter) configFor(obj *unstructured.Unstructured) *compareConfig {
+	var app *Application
+	var src cmSource
+	if o := a.Owner(obj); o != nil {
+		if e := a.appByKey(o.Namespace + "/" + o.Name); e != nil {
+			app, src = e.app, e.src
+		}
+	}
+	a.mu.Lock()
+	s := a.settings
+	a.mu.Unlock()
+	return newCompareConfig(s, app, src, a.opts.GVKParser, a.opts.JQTimeout)
+}

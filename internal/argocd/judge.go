@@ -1,0 +1,471 @@
+package argocd
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// Judge implements model.Adapter: Argo CD's owner, one verdict per drifted
+// field, and notes on every rule that targets the object but removes nothing.
+func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
+	if in.Report == nil || in.Live == nil {
+		return fmt.Errorf("nothing to judge")
+	}
+	a.load(ctx)
+	rep := in.Report
+	live := in.Live
+	a.mu.Lock()
+	rep.Notes = append(rep.Notes, a.loadNotes...)
+	s := a.settings
+	for _, p := range s.Problems {
+		rep.Notes = append(rep.Notes, p)
+	}
+	a.mu.Unlock()
+
+	owner := a.Owner(live)
+	if owner == nil {
+		if v := live.GetAnnotations()[AnnotationTrackingID]; v != "" {
+			msg := fmt.Sprintf("annotation %s=%q does not name this object (copied from another object?): Argo CD neither syncs nor prunes it", AnnotationTrackingID, v)
+			if parseTrackingID(v) == nil {
+				msg = fmt.Sprintf("annotation %s=%q is not <app>:<group>/<kind>:<namespace>/<name>: Argo CD ignores it", AnnotationTrackingID, v)
+			}
+			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "tracking-mismatch", Message: msg})
+		}
+		return nil
+	}
+	if !hasOwner(rep, *owner) {
+		rep.Owners = append(rep.Owners, *owner)
+	}
+	var app *Application
+	var appSrc cmSource
+	if e := a.appByKey(owner.Namespace + "/" + owner.Name); e != nil {
+		app, appSrc = e.app, e.src
+	} else {
+		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "application-unknown",
+			Message: fmt.Sprintf("Application %s/%s (from %s) could not be read: its ignoreDifferences and sync policy are unknown, argocd-cm rules only", owner.Namespace, owner.Name, owner.Via)})
+	}
+
+	gvk := live.GroupVersionKind()
+	if f, ok := s.excluded(gvk.Group, gvk.Kind, a.opts.Cluster); ok {
+		o := f.Origin
+		for i := range rep.Drifts {
+			rep.AddVerdict(rep.Drifts[i].Path, model.Verdict{Engine: model.EngineArgoCD, Kind: model.Excluded, Rule: originPtr(o),
+				Reason: "resource kind excluded by " + o.String() + ": Argo CD does not watch it at all"})
+		}
+		return nil
+	}
+
+	cfg := newCompareConfig(s, app, appSrc, a.opts.GVKParser, a.opts.JQTimeout)
+	if err := cfg.fatal(); err != nil {
+		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "comparison-error",
+			Message: "Argo CD itself cannot compare this Application (ComparisonError, sync status Unknown): " + err.Error() + "; the verdicts below evaluate the remaining rules"})
+	}
+	if app != nil && (app.HasCompareOption("ServerSideDiff=true") || app.HasSyncOption("ServerSideApply=true")) {
+		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "diff-strategy",
+			Message: "this Application uses " + appMode(app) + ": Argo CD compares with a server-side dry-run or structured-merge diff; verdicts here come from the normalization rules and the client-side 3-way diff"})
+	}
+	if len(live.GetManagedFields()) == 0 && cfg.hasManagerRules() {
+		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-managed-fields",
+			Message: "the live object carries no managedFields (saved with kubectl get without --show-managed-fields?): every managedFieldsManagers rule does nothing, for Argo CD too"})
+	}
+
+	res := cfg.normalizePair(live, in.Desired)
+	var seen []string
+	modified := true
+	diffMode := ""
+	if in.Desired != nil {
+		dr, err := cfg.stateDiff(live, in.Desired, res)
+		if err != nil {
+			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "diff-failed", Message: "Argo CD diff: " + err.Error()})
+		} else {
+			modified = dr.Modified
+			diffMode = dr.Mode
+			seen = changedPaths(dr.PredictedLive, dr.NormalizedLive, "")
+			if dr.Fallback != "" && dr.Mode == "two-way" && strings.Contains(dr.Fallback, "failed") {
+				rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "three-way-fallback", Message: "Argo CD falls back to a 2-way diff: " + dr.Fallback})
+			}
+		}
+	}
+
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		rep.AddVerdict(d.Path, a.verdict(d, cfg, res, app, in.Desired != nil, modified, seen, diffMode))
+	}
+	rep.Notes = append(rep.Notes, cfg.whyNot(live, res)...)
+	rep.Notes = append(rep.Notes, a.argoAPINotes(ctx, live, owner, modified, in.Desired != nil)...)
+	return nil
+}
+
+func hasOwner(rep *model.Report, o model.Owner) bool {
+	for _, x := range rep.Owners {
+		if x.Engine == o.Engine && x.Kind == o.Kind && x.Namespace == o.Namespace && x.Name == o.Name {
+			return true
+		}
+	}
+	return false
+}
+
+func originPtr(o model.Origin) *model.Origin { return &o }
+
+// verdict decides one drifted field.
+func (a *Adapter) verdict(d *model.FieldDrift, cfg *compareConfig, res *normResult, app *Application, haveDesired, modified bool, seen []string, mode string) model.Verdict {
+	v := model.Verdict{Engine: model.EngineArgoCD}
+	// Ignored: a rule removed the field (or an ancestor) before the diff.
+	for _, r := range cfg.rules {
+		e := res.effects[r]
+		if e == nil {
+			continue
+		}
+		if rm, ok := e.covering(d.Path); ok {
+			v.Kind = model.Ignored
+			v.Rule = originPtr(r.Origin)
+			v.Reason = fmt.Sprintf("ignored by %s (%s removes %s)", r.Origin.String(), rm.By, rm.Path)
+			return v
+		}
+	}
+	if haveDesired {
+		if !modified || !anyCovers(seen, d.Path) {
+			v.Kind = model.LeftAlone
+			switch {
+			case d.Change == model.Added && mode == "three-way":
+				v.Reason = "extraneous: in neither the desired state nor last-applied-configuration, so Argo CD's 3-way diff does not report it"
+			case d.Change == model.Added:
+				v.Reason = "extraneous: not in the desired state; Argo CD's 2-way diff never removes fields it does not manage"
+			case !modified:
+				v.Reason = "Argo CD's diff finds the resource Synced after normalization"
+			default:
+				v.Reason = "Argo CD's diff does not see this field after normalization"
+			}
+			return v
+		}
+	}
+	switch {
+	case app != nil && app.SelfHeal():
+		v.Kind = model.Reverted
+		v.Reason = "OutOfSync; automated sync with selfHeal reverts it on the next reconcile"
+	case app != nil && app.AutoSync():
+		v.Kind = model.Reported
+		v.Reason = "OutOfSync; automated sync without selfHeal does not revert live changes (only new Git revisions are synced)"
+	default:
+		v.Kind = model.Reported
+		v.Reason = "OutOfSync until someone syncs (manual sync policy)"
+		if app == nil {
+			v.Reason = "OutOfSync (the Application's sync policy is unknown)"
+		}
+	}
+	if app != nil && app.HasSyncOption("RespectIgnoreDifferences=true") {
+		v.Reason += "; RespectIgnoreDifferences keeps ignored fields out of syncs"
+	}
+	return v
+}
+
+func anyCovers(paths []string, p string) bool {
+	for _, q := range paths {
+		if covers(q, p) || covers(p, q) {
+			return true
+		}
+	}
+	return false
+}
+
+// changedPaths lists the top-most pointers where a and b differ.
+func changedPaths(a, b any, prefix string) []string {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return []string{prefixOrRoot(prefix)}
+		}
+		keys := map[string]bool{}
+		for k := range x {
+			keys[k] = true
+		}
+		for k := range y {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		var out []string
+		for _, k := range sorted {
+			out = append(out, changedPaths(x[k], y[k], prefix+"/"+escapePointer(k))...)
+		}
+		return out
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return []string{prefixOrRoot(prefix)}
+		}
+		var out []string
+		for i := range x {
+			out = append(out, changedPaths(x[i], y[i], fmt.Sprintf("%s/%d", prefix, i))...)
+		}
+		return out
+	}
+	if !jsonEqual(a, b) {
+		return []string{prefixOrRoot(prefix)}
+	}
+	return nil
+}
+
+func prefixOrRoot(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+func (c *compareConfig) hasManagerRules() bool {
+	for _, r := range c.rules {
+		if len(r.Managers) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// excluded mirrors util/settings ResourcesFilter.IsExcludedResource:
+// built-in exclusions, then resource.exclusions, then inclusions.
+func (s *Settings) excluded(group, kind, cluster string) (filterRule, bool) {
+	core := []filterRule{
+		{FilteredResource: FilteredResource{APIGroups: []string{"events.k8s.io", "metrics.k8s.io"}}},
+		{FilteredResource: FilteredResource{APIGroups: []string{""}, Kinds: []string{"Event"}}},
+		{FilteredResource: FilteredResource{APIGroups: []string{"coordination.k8s.io"}, Kinds: []string{"Lease"}}},
+	}
+	for i := range core {
+		core[i].Origin = model.Origin{Object: "Argo CD built-in exclusions", Field: "util/settings/resources_filter.go coreExcludedResources"}
+	}
+	for _, f := range append(core, s.Exclusions...) {
+		if f.match(group, kind, cluster) {
+			return f, true
+		}
+	}
+	for _, f := range s.Inclusions {
+		if f.match(group, kind, cluster) {
+			return filterRule{}, false
+		}
+	}
+	for _, f := range s.Inclusions {
+		if f.matchCluster(cluster) {
+			o := f.Origin
+			o.Field += " (not included)"
+			return filterRule{Origin: o}, true
+		}
+	}
+	return filterRule{}, false
+}
+
+func (f filterRule) match(group, kind, cluster string) bool {
+	okG := len(f.APIGroups) == 0
+	for _, g := range f.APIGroups {
+		if globMatch(g, group) {
+			okG = true
+			break
+		}
+	}
+	okK := len(f.Kinds) == 0
+	for _, k := range f.Kinds {
+		if k == "*" || k == kind {
+			okK = true
+			break
+		}
+	}
+	return okG && okK && f.matchCluster(cluster)
+}
+
+func (f filterRule) matchCluster(cluster string) bool {
+	for _, c := range f.Clusters {
+		if globMatch(c, cluster) {
+			return true
+		}
+	}
+	return len(f.Clusters) == 0
+}
+
+// whyNot explains every rule that targets this object (or nearly does) but
+// removes nothing: the question behind "ignoreDifferences not working".
+func (c *compareConfig) whyNot(live *unstructured.Unstructured, res *normResult) []model.Note {
+	gvk := live.GroupVersionKind()
+	group, kind, name, ns := gvk.Group, gvk.Kind, live.GetName(), live.GetNamespace()
+	liveManagers := map[string]bool{}
+	var managerNames []string
+	for _, mf := range live.GetManagedFields() {
+		if !liveManagers[mf.Manager] {
+			managerNames = append(managerNames, mf.Manager)
+		}
+		liveManagers[mf.Manager] = true
+	}
+	sort.Strings(managerNames)
+	var notes []model.Note
+	add := func(r *ignoreRule, level model.NoteLevel, reason, msg string) {
+		notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: level, Rule: originPtr(r.Origin), Reason: reason, Message: msg})
+	}
+	for _, r := range c.rules {
+		if r.Type == model.RuleArgoCompareOptions {
+			continue
+		}
+		for _, e := range r.Errors {
+			add(r, model.NoteError, "invalid-rule", e)
+		}
+		e := res.effects[r]
+		if e != nil {
+			notes = append(notes, e.problems...)
+		}
+		if e != nil && e.matched {
+			if e.removedAny() {
+				continue
+			}
+			c.explainNoEffect(r, e, res, liveManagers, managerNames, add)
+			continue
+		}
+		// The selector did not match: say why when the rule is close.
+		gOK, kOK := globMatch(r.Group, group), globMatch(r.Kind, kind)
+		switch {
+		case r.FromCM && len(r.Managers) > 0 && gOK && kOK && !strings.Contains(r.OverrideKey, "/"):
+			add(r, model.NoteWarning, "kind-only-key-managers", fmt.Sprintf(
+				"argocd-cm key for %q has no group: Argo CD looks managedFieldsManagers up under %q, so these managers (%s) never apply; write the key as _%s (empty group) or use an Application rule",
+				r.OverrideKey, group+"/"+kind, strings.Join(r.Managers, ", "), kind))
+		case gOK && kOK && r.Name != "" && r.Name != name:
+			add(r, model.NoteInfo, "name-mismatch", fmt.Sprintf("rule targets name %q, this object is %q", r.Name, name))
+		case gOK && kOK && r.Namespace != "" && r.Namespace != ns:
+			add(r, model.NoteInfo, "namespace-mismatch", fmt.Sprintf("rule targets namespace %q, this object is in %q", r.Namespace, ns))
+		case kOK && !gOK:
+			msg := fmt.Sprintf("rule group %q does not match this object's group %q", r.Group, group)
+			if nearMiss(r.Group, group) {
+				msg += fmt.Sprintf(" (did you mean %q?)", group)
+			}
+			if group == "" {
+				msg += " (the core group is written as an empty string)"
+			}
+			add(r, model.NoteWarning, "group-mismatch", msg)
+		case gOK && !kOK && (nearMiss(r.Kind, kind)):
+			add(r, model.NoteWarning, "kind-mismatch", fmt.Sprintf("rule kind %q does not match %q (did you mean %q? kinds are case-sensitive)", r.Kind, kind, kind))
+		case !gOK && !kOK && nearMiss(r.Kind, kind) && nearMiss(r.Group, group):
+			add(r, model.NoteWarning, "group-mismatch", fmt.Sprintf("rule %s/%s does not match %s/%s (typo?)", r.Group, r.Kind, group, kind))
+		}
+	}
+	return notes
+}
+
+func (c *compareConfig) explainNoEffect(r *ignoreRule, e *ruleEffect, res *normResult, liveManagers map[string]bool, managerNames []string, add func(*ignoreRule, model.NoteLevel, string, string)) {
+	var parts []string
+	for _, p := range r.JSONPointers {
+		if validatePointer(p) != nil {
+			continue // already an invalid-rule note
+		}
+		if !pointerPresent(res.Live, p) && !pointerPresent(res.Target, p) {
+			add(r, model.NoteInfo, "pointer-absent", fmt.Sprintf("jsonPointer %s is present in neither live nor desired (Argo CD skips it silently)", p))
+		} else {
+			parts = append(parts, p)
+		}
+	}
+	for i, q := range r.JQPathExpressions {
+		if r.jq != nil && r.jq[i] != nil && !hasProblem(e, q) {
+			add(r, model.NoteInfo, "jq-no-match", fmt.Sprintf("jq path expression %q selects nothing in live or desired", q))
+		}
+	}
+	for _, m := range r.Managers {
+		if !liveManagers[m] {
+			msg := fmt.Sprintf("manager %q never appears in the live object's managedFields", m)
+			if len(managerNames) > 0 {
+				msg += " (managers: " + strings.Join(managerNames, ", ") + ")"
+			}
+			add(r, model.NoteWarning, "manager-not-seen", msg)
+		} else if res.Target != nil {
+			add(r, model.NoteInfo, "manager-owns-no-drift", fmt.Sprintf("manager %q owns no field that differs from the desired state", m))
+		} else {
+			add(r, model.NoteInfo, "managers-need-desired", fmt.Sprintf("manager %q: Argo CD applies managedFieldsManagers only when comparing with a desired state (-f/-k)", m))
+		}
+	}
+	_ = parts
+}
+
+func hasProblem(e *ruleEffect, expr string) bool {
+	for _, p := range e.problems {
+		if strings.Contains(p.Message, fmt.Sprintf("%q", expr)) {
+			return true
+		}
+	}
+	return false
+}
+
+// pointerPresent reports whether an RFC 6901 pointer resolves in obj.
+func pointerPresent(obj *unstructured.Unstructured, p string) bool {
+	if obj == nil {
+		return false
+	}
+	var cur any = obj.Object
+	for _, tok := range strings.Split(p, "/")[1:] {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := cur.(type) {
+		case map[string]any:
+			v, ok := x[tok]
+			if !ok {
+				return false
+			}
+			cur = v
+		case []any:
+			var i int
+			if _, err := fmt.Sscanf(tok, "%d", &i); err != nil || i < 0 || i >= len(x) || fmt.Sprint(i) != tok {
+				return false
+			}
+			cur = x[i]
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// argoAPINotes puts Argo CD's own computed diff beside our verdicts.
+func (a *Adapter) argoAPINotes(ctx context.Context, live *unstructured.Unstructured, owner *model.Owner, ourModified, haveDesired bool) []model.Note {
+	gvk := live.GroupVersionKind()
+	a.mu.Lock()
+	mr := a.managed
+	a.mu.Unlock()
+	item := mr.Find(gvk.Group, gvk.Kind, live.GetNamespace(), live.GetName())
+	if item == nil && a.opts.ArgoDiff.Server != "" && a.opts.ArgoDiff.Token != "" {
+		appNS := owner.Namespace
+		fetched, err := a.opts.ArgoDiff.fetch(ctx, appNS, owner.Name, &ResourceDiff{Group: gvk.Group, Kind: gvk.Kind, Namespace: live.GetNamespace(), Name: live.GetName()})
+		if err != nil {
+			return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api", Message: err.Error()}}
+		}
+		mr = fetched
+		item = mr.Find(gvk.Group, gvk.Kind, live.GetNamespace(), live.GetName())
+	}
+	if mr == nil {
+		return nil
+	}
+	if item == nil {
+		return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "argocd-api",
+			Message: fmt.Sprintf("Argo CD's managed resources (%s) do not list this object", mr.From)}}
+	}
+	_, norm, pred, err := item.States()
+	if err != nil {
+		return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api", Message: "Argo CD's diff could not be read: " + err.Error()}}
+	}
+	status := "Synced"
+	if item.Modified {
+		status = "OutOfSync"
+	}
+	msg := fmt.Sprintf("Argo CD's own diff (%s): %s", mr.From, status)
+	if norm != nil && pred != nil {
+		if paths := changedPaths(pred.Object, norm.Object, ""); len(paths) > 0 {
+			msg += "; fields differing between predictedLiveState and normalizedLiveState: " + strings.Join(paths, ", ")
+		}
+	}
+	notes := []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "argocd-api", Message: msg}}
+	if haveDesired && item.Modified != ourModified {
+		notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api-disagrees",
+			Message: fmt.Sprintf("Argo CD's own diff says modified=%v, ours says %v: Argo may compare another revision, or use server-side diff", item.Modified, ourModified)})
+	}
+	return notes
+}

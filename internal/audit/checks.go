@@ -21,6 +21,8 @@ type analysis struct {
 	maxRules int
 	// lines returns the lines of a file (nil when unreadable).
 	lines func(file string) []string
+	// byOrigin finds the manifest of a rule (see docFor).
+	byOrigin map[string]int
 }
 
 type checkFunc func(a *analysis) []Finding
@@ -377,6 +379,9 @@ func checkInvalid(a *analysis) []Finding {
 	var out []Finding
 	for _, r := range a.rules {
 		problem := r.problem
+		if problem == "" {
+			problem = a.unknownKeys(r)
+		}
 		if problem == "" {
 			for _, e := range r.JQPathExpressions {
 				if _, err := compileJQ(e); err != nil {

@@ -298,3 +298,26 @@ func TestParseConfigRejects(t *testing.T) {
 		})
 	}
 }
+
+func TestInvalidUnknownKeys(t *testing.T) {
+	app := manifest("argoproj.io/v1alpha1", "Application", "argocd", "a").at("argocd/apps.yaml", 1).
+		set([]any{
+			map[string]any{"group": "apps", "kind": "Deployment", "jsonPointers": []any{"/spec/replicas"}},
+			map[string]any{"group": "apps", "kind": "Deployment", "jsonPointer": []any{"/spec/paused"}},
+		}, "spec", "ignoreDifferences").doc()
+	ks := manifest("kustomize.toolkit.fluxcd.io/v1", "Kustomization", "flux-system", "a").at("flux/ks.yaml", 1).
+		set([]any{map[string]any{"paths": []any{"/spec/replicas"}, "target": map[string]any{"kind": "Deployment", "nmae": "web"}}},
+			"spec", "ignore").doc()
+	cm := manifest("v1", "ConfigMap", "argocd", "argocd-cm").at("argocd/argocd-cm.yaml", 1).
+		set(map[string]any{"resource.customizations.ignoreDifferences.apps_Deployment": "jqPathExpression:\n- .spec.replicas\n"}, "data").doc()
+	docs := []Document{deployment("shop", "web").doc(), app, ks, cm}
+	runCheckCases(t, CheckInvalid, []checkCase{
+		{name: "known keys", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").rule()}},
+		{name: "application item", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").field(".spec.ignoreDifferences[1]").rule()},
+			want: []string{`unknown key "jsonPointer": the engine drops it silently (did you mean "jsonPointers"?)`}},
+		{name: "flux target", docs: docs, rules: []model.Rule{fluxKs("a").gk("", "Deployment").ptr("/spec/replicas").rule()},
+			want: []string{`unknown key "target.nmae"`}},
+		{name: "argocd-cm value", docs: docs, rules: []model.Rule{argoCM("apps_Deployment").gk("apps", "Deployment").rule()},
+			want: []string{`unknown key "jqPathExpression"`}},
+	})
+}

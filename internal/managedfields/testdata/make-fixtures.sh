@@ -64,6 +64,8 @@ k apply --server-side --field-manager=kustomize-controller -f "$here/deployment-
 sleep 1.1
 k patch deployment/api --subresource=scale --type=merge -p '{"spec":{"replicas":7}}' --field-manager=kube-controller-manager >/dev/null
 save deployment/api "$here/deployment-ssa-then-hpa-scaled.yaml"
+cp "$here/deployment-ssa-then-hpa-scaled.yaml" "$diffdata/deployment-hpa-scaled-live.yaml"
+cp "$here/deployment-hpa-desired.yaml" "$diffdata/deployment-hpa-scaled-desired.yaml"
 
 # --- Service: ports keyed by port+protocol --------------------------------
 k apply --server-side --field-manager=argocd-controller -f "$here/service-desired.yaml" >/dev/null
@@ -78,6 +80,8 @@ k apply --field-manager=argocd-controller -f "$here/configmap-desired.yaml" >/de
 sleep 1.1
 k patch configmap/settings --type=merge -p '{"data":{"mode":"maintenance"}}' >/dev/null
 save configmap/settings "$here/configmap-csa-then-patched.yaml"
+cp "$here/configmap-csa-then-patched.yaml" "$diffdata/configmap-csa-patched-live.yaml"
+cp "$here/configmap-desired.yaml" "$diffdata/configmap-csa-patched-desired.yaml"
 
 # --- Secret: values must never leak into a diff ---------------------------
 k apply --server-side --field-manager=kustomize-controller -f "$here/secret-desired.yaml" >/dev/null

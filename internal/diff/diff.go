@@ -1,0 +1,595 @@
+// Package diff compares a desired object with its live twin field by field
+// and reports each difference at the deepest field that differs, with list
+// items of associative lists matched by their keys (as the API server's
+// structured-merge-diff does), not by their position.
+package diff
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// Mask replaces Secret values in Desired and Live.
+const Mask = "***"
+
+// Options tune Compute.
+type Options struct {
+	// Owned reports whether some manager owns the live field at pointer;
+	// nil means unknown (no managedFields). A field present live but absent
+	// from desired is drift only when some manager owns it: API server
+	// defaults are owned by nobody. With Owned nil every such field is
+	// reported and the caller should warn that defaults may show up.
+	Owned func(pointer string) bool
+}
+
+// Compute compares desired with live and returns the drifted fields sorted
+// by Path. Path is a pointer into live (into desired for a Removed field);
+// Desired and Live are JSON values, Secret data masked. Managers, Cause and
+// Verdicts are left for the caller.
+func Compute(desired, live *unstructured.Unstructured, opts Options) ([]model.FieldDrift, error) {
+	if desired == nil || desired.Object == nil {
+		return nil, fmt.Errorf("no desired object")
+	}
+	if live == nil || live.Object == nil {
+		return nil, fmt.Errorf("no live object")
+	}
+	if dk, lk := desired.GetKind(), live.GetKind(); dk != "" && lk != "" && dk != lk {
+		return nil, fmt.Errorf("desired object is a %s but the live object is a %s", dk, lk)
+	}
+	d, err := normalize(desired.Object, 0)
+	if err != nil {
+		return nil, fmt.Errorf("desired %s: %w", objName(desired), err)
+	}
+	l, err := normalize(live.Object, 0)
+	if err != nil {
+		return nil, fmt.Errorf("live %s: %w", objName(live), err)
+	}
+	dm, _ := d.(map[string]any)
+	lm, _ := l.(map[string]any)
+	ix, err := managedfields.Parse(live)
+	if err != nil {
+		// Ownership is optional here: keys fall back to the builtin table.
+		ix = nil
+	}
+	c := &differ{
+		owned:   opts.Owned,
+		ix:      ix,
+		live:    live,
+		desired: &unstructured.Unstructured{Object: dm},
+		secret:  isSecret(live) || isSecret(desired),
+	}
+	stripServerFields(dm, lm)
+	if c.secret {
+		secretToData(dm)
+	}
+	c.walk(dm, lm, nil, nil)
+	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].Path < c.out[j].Path })
+	return c.out, nil
+}
+
+func objName(o *unstructured.Unstructured) string {
+	if o.GetNamespace() != "" {
+		return o.GetKind() + " " + o.GetNamespace() + "/" + o.GetName()
+	}
+	return strings.TrimSpace(o.GetKind() + " " + o.GetName())
+}
+
+type differ struct {
+	owned   func(string) bool
+	ix      *managedfields.Index
+	live    *unstructured.Unstructured
+	desired *unstructured.Unstructured
+	secret  bool
+	out     []model.FieldDrift
+}
+
+func (c *differ) walk(d, l any, dTok, lTok []string) {
+	switch dv := d.(type) {
+	case map[string]any:
+		lv, ok := l.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := make([]string, 0, len(dv)+len(lv))
+		for k := range dv {
+			keys = append(keys, k)
+		}
+		for k := range lv {
+			if _, dup := dv[k]; !dup {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			dc, dok := dv[k]
+			lc, lok := lv[k]
+			if dok && dc == nil {
+				dok = false // null in a manifest unsets the field
+			}
+			if lok && lc == nil {
+				lok = false
+			}
+			switch {
+			case !dok && !lok:
+			case !dok:
+				c.added(lc, appendTok(lTok, k), false)
+			case !lok:
+				c.removed(dc, appendTok(dTok, k))
+			default:
+				c.walk(dc, lc, appendTok(dTok, k), appendTok(lTok, k))
+			}
+		}
+		return
+	case []any:
+		lv, ok := l.([]any)
+		if !ok {
+			break
+		}
+		c.walkList(dv, lv, dTok, lTok)
+		return
+	}
+	if !c.equalScalar(d, l, lTok) {
+		c.emit(model.Changed, lTok, d, l)
+	}
+}
+
+func appendTok(toks []string, t string) []string {
+	out := make([]string, len(toks)+1)
+	copy(out, toks)
+	out[len(toks)] = t
+	return out
+}
+
+// walkList pairs desired and live items: associative lists by their keys,
+// sets by value, everything else by index.
+func (c *differ) walkList(d, l []any, dTok, lTok []string) {
+	ptr := managedfields.JoinPointer(lTok...)
+	var lt managedfields.ListType
+	if c.ix != nil {
+		lt = c.ix.ListType(c.live, ptr)
+	} else {
+		lt = managedfields.BuiltinListType(lTok)
+	}
+	var dKeys, lKeys []string
+	ok := false
+	switch lt.Kind {
+	case managedfields.ListMap:
+		dKeys, ok = itemKeys(d, lt)
+		if ok {
+			lKeys, ok = itemKeys(l, lt)
+		}
+	case managedfields.ListSet:
+		dKeys, ok = valueKeys(d)
+		if ok {
+			lKeys, ok = valueKeys(l)
+		}
+	}
+	if !ok {
+		n := min(len(d), len(l))
+		for i := 0; i < n; i++ {
+			s := strconv.Itoa(i)
+			c.walk(d[i], l[i], appendTok(dTok, s), appendTok(lTok, s))
+		}
+		for i := n; i < len(d); i++ {
+			c.removed(d[i], appendTok(dTok, strconv.Itoa(i)))
+		}
+		for i := n; i < len(l); i++ {
+			c.added(l[i], appendTok(lTok, strconv.Itoa(i)), true)
+		}
+		return
+	}
+	dIdx := make(map[string]int, len(dKeys))
+	for i, k := range dKeys {
+		dIdx[k] = i
+	}
+	seen := make([]bool, len(d))
+	for li, k := range lKeys {
+		s := strconv.Itoa(li)
+		di, has := dIdx[k]
+		if !has {
+			c.added(l[li], appendTok(lTok, s), true)
+			continue
+		}
+		seen[di] = true
+		c.walk(d[di], l[li], appendTok(dTok, strconv.Itoa(di)), appendTok(lTok, s))
+	}
+	for di := range d {
+		if !seen[di] {
+			c.removed(d[di], appendTok(dTok, strconv.Itoa(di)))
+		}
+	}
+}
+
+// itemKeys renders each item's key values; ok is false when an item lacks a
+// key (and no default fills it) or two items share a key, and the list is
+// then compared by index.
+func itemKeys(items []any, lt managedfields.ListType) ([]string, bool) {
+	out := make([]string, len(items))
+	seen := make(map[string]bool, len(items))
+	for i, it := range items {
+		m, ok := it.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		vals := make([]any, len(lt.Keys))
+		for j, k := range lt.Keys {
+			v, has := m[k]
+			if !has || v == nil {
+				v, has = lt.Defaults[k]
+				if !has {
+					return nil, false
+				}
+			}
+			vals[j] = canonicalScalar(v)
+		}
+		raw, err := json.Marshal(vals)
+		if err != nil {
+			return nil, false
+		}
+		if seen[string(raw)] {
+			return nil, false
+		}
+		seen[string(raw)] = true
+		out[i] = string(raw)
+	}
+	return out, true
+}
+
+func valueKeys(items []any) ([]string, bool) {
+	out := make([]string, len(items))
+	seen := make(map[string]bool, len(items))
+	for i, it := range items {
+		raw, err := json.Marshal(canonicalScalar(it))
+		if err != nil || seen[string(raw)] {
+			return nil, false
+		}
+		seen[string(raw)] = true
+		out[i] = string(raw)
+	}
+	return out, true
+}
+
+// canonicalScalar makes 80 and 80.0 render the same.
+func canonicalScalar(v any) any {
+	if f, ok := v.(float64); ok && f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return int64(f)
+	}
+	return v
+}
+
+// added handles a field present live and absent from desired. Owned
+// ownership decides: nobody owns API server defaults
+// (k8s.io/apimachinery/pkg/util/managedfields: defaulted fields never enter a
+// manager's set), so a field nobody owns is not drift. A whole list item is
+// one drift (an injected sidecar is one change, not twenty).
+func (c *differ) added(v any, tok []string, item bool) {
+	if isEmptyContainer(v) {
+		return
+	}
+	if c.owned == nil {
+		c.emit(model.Added, tok, nil, v)
+		return
+	}
+	if !c.owned(managedfields.JoinPointer(tok...)) {
+		return
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap || item {
+		c.emit(model.Added, tok, nil, v)
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if m[k] == nil {
+			continue
+		}
+		c.added(m[k], appendTok(tok, k), false)
+	}
+}
+
+// removed handles a field set in desired and absent live.
+func (c *differ) removed(v any, tok []string) {
+	if isEmptyContainer(v) {
+		return
+	}
+	c.emit(model.Removed, tok, v, nil)
+}
+
+func (c *differ) emit(kind model.ChangeKind, tok []string, desired, live any) {
+	ptr := managedfields.JoinPointer(tok...)
+	obj := c.live
+	if kind == model.Removed {
+		obj = c.desired
+	}
+	var fp string
+	if c.ix != nil {
+		fp = c.ix.FieldPath(obj, ptr)
+	} else {
+		fp = managedfields.FieldPath(obj, ptr)
+	}
+	if c.secret && len(tok) > 0 && (tok[0] == "data" || tok[0] == "stringData") {
+		desired, live = mask(desired), mask(live)
+	}
+	c.out = append(c.out, model.FieldDrift{
+		Path:      ptr,
+		FieldPath: fp,
+		Change:    kind,
+		Desired:   desired,
+		Live:      live,
+		Cause:     model.CauseUnknown,
+	})
+}
+
+func isEmptyContainer(v any) bool {
+	switch c := v.(type) {
+	case map[string]any:
+		return len(c) == 0
+	case []any:
+		return len(c) == 0
+	}
+	return false
+}
+
+// equalScalar compares two non-container values (or a container with a
+// value of another type). Numbers compare by value; quantities
+// (resources requests/limits and the like) by amount.
+func (c *differ) equalScalar(d, l any, lTok []string) bool {
+	if equalJSON(d, l) {
+		return true
+	}
+	if isQuantityPath(lTok) {
+		dq, ok1 := asQuantity(d)
+		lq, ok2 := asQuantity(l)
+		if ok1 && ok2 {
+			return dq.Cmp(lq) == 0
+		}
+	}
+	if c.secret && len(lTok) == 2 && lTok[0] == "data" {
+		ds, ok1 := d.(string)
+		ls, ok2 := l.(string)
+		if ok1 && ok2 {
+			db, err1 := base64.StdEncoding.DecodeString(ds)
+			lb, err2 := base64.StdEncoding.DecodeString(ls)
+			return err1 == nil && err2 == nil && bytes.Equal(db, lb)
+		}
+	}
+	return false
+}
+
+func equalJSON(a, b any) bool {
+	switch av := a.(type) {
+	case int64:
+		switch bv := b.(type) {
+		case int64:
+			return av == bv
+		case float64:
+			return float64(av) == bv
+		}
+		return false
+	case float64:
+		switch bv := b.(type) {
+		case int64:
+			return av == float64(bv)
+		case float64:
+			return av == bv
+		}
+		return false
+	case string:
+		bv, ok := b.(string)
+		return ok && av == bv
+	case bool:
+		bv, ok := b.(bool)
+		return ok && av == bv
+	case nil:
+		return b == nil
+	case map[string]any:
+		bv, ok := b.(map[string]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for k, x := range av {
+			y, has := bv[k]
+			if !has || !equalJSON(x, y) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		bv, ok := b.([]any)
+		if !ok || len(av) != len(bv) {
+			return false
+		}
+		for i := range av {
+			if !equalJSON(av[i], bv[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// isQuantityPath reports fields whose values are resource.Quantity in the
+// core API: container/pod resources, ResourceQuota hard, LimitRange items,
+// pod overhead, emptyDir sizeLimit, PVC storage.
+func isQuantityPath(tok []string) bool {
+	if len(tok) < 2 {
+		return false
+	}
+	switch tok[len(tok)-2] {
+	case "requests", "limits", "hard", "overhead", "max", "min", "default", "defaultRequest", "maxLimitRequestRatio", "capacity":
+		return true
+	}
+	switch tok[len(tok)-1] {
+	case "sizeLimit", "storage":
+		return true
+	}
+	return false
+}
+
+func asQuantity(v any) (resource.Quantity, bool) {
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case int64:
+		s = strconv.FormatInt(x, 10)
+	case float64:
+		s = strconv.FormatFloat(x, 'f', -1, 64)
+	default:
+		return resource.Quantity{}, false
+	}
+	q, err := resource.ParseQuantity(s)
+	return q, err == nil
+}
+
+func mask(v any) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k := range x {
+			out[k] = Mask
+		}
+		return out
+	}
+	return Mask
+}
+
+func isSecret(o *unstructured.Unstructured) bool {
+	if o == nil || o.Object == nil {
+		return false
+	}
+	return o.GetKind() == "Secret" && o.GetAPIVersion() == "v1"
+}
+
+// secretToData folds stringData into data as the API server does on write
+// (k8s.io/kubernetes/pkg/apis/core/v1/conversion.go: stringData is merged
+// into data, stringData wins), so a manifest's stringData compares with the
+// live data it became.
+func secretToData(d map[string]any) {
+	sd, ok := d["stringData"].(map[string]any)
+	if !ok {
+		delete(d, "stringData")
+		return
+	}
+	data, _ := d["data"].(map[string]any)
+	merged := make(map[string]any, len(data)+len(sd))
+	for k, v := range data {
+		merged[k] = v
+	}
+	for k, v := range sd {
+		s, ok := v.(string)
+		if !ok {
+			s = fmt.Sprint(v)
+		}
+		merged[k] = base64.StdEncoding.EncodeToString([]byte(s))
+	}
+	d["data"] = merged
+	delete(d, "stringData")
+}
+
+// stripServerFields drops what the API server, kubectl and controllers write
+// and no desired state sets: status, server-populated metadata, kubectl's
+// last-applied annotation and the Deployment controller's revision.
+func stripServerFields(d, l map[string]any) {
+	serverMetadata := []string{"managedFields", "resourceVersion", "uid", "generation", "creationTimestamp", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"}
+	serverAnnotations := []string{"kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision"}
+	for _, m := range []map[string]any{d, l} {
+		delete(m, "status")
+		md, ok := m["metadata"].(map[string]any)
+		if !ok {
+			continue
+		}
+		for _, f := range serverMetadata {
+			delete(md, f)
+		}
+		if ann, ok := md["annotations"].(map[string]any); ok {
+			for _, a := range serverAnnotations {
+				delete(ann, a)
+			}
+			if len(ann) == 0 {
+				delete(md, "annotations")
+			}
+		}
+	}
+	// A manifest without a namespace takes it from the context at apply time.
+	if dmd, ok := d["metadata"].(map[string]any); ok {
+		if ns, _ := dmd["namespace"].(string); ns == "" {
+			if lmd, ok := l["metadata"].(map[string]any); ok {
+				delete(lmd, "namespace")
+			}
+		}
+	}
+}
+
+// maxDepth bounds recursion on hostile input; real objects are far shallower.
+const maxDepth = 1000
+
+// normalize deep-copies a JSON-like value into map[string]any/[]any/int64/
+// float64/string/bool/nil, so that values decoded by different libraries
+// compare alike and the inputs are never mutated.
+func normalize(v any, depth int) (any, error) {
+	if depth > maxDepth {
+		return nil, fmt.Errorf("object nested deeper than %d levels", maxDepth)
+	}
+	switch x := v.(type) {
+	case nil, string, bool, int64, float64:
+		return x, nil
+	case int:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	case uint32:
+		return int64(x), nil
+	case float32:
+		return float64(x), nil
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i, nil
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return nil, fmt.Errorf("bad number %q", x)
+		}
+		return f, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, c := range x {
+			n, err := normalize(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = n
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, c := range x {
+			n, err := normalize(c, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = n
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("unsupported value of type %T", v)
+}

@@ -23,7 +23,7 @@ FUZZTIME ?= 10s
 # The e2e suite builds its own binaries and starts the cluster if needed.
 E2E_TIMEOUT ?= 40m
 
-.PHONY: help build test unit e2e cluster cluster-stop demo fuzz verify clean
+.PHONY: help build test unit e2e cluster cluster-stop demo fuzz verify clean argo-parity argo-parity-capture
 
 help:
 	@echo "make build         bin/kubectl-drift, bin/argocd-drift, bin/flux-drift (version-stamped)"
@@ -35,6 +35,8 @@ help:
 	@echo "make cluster-stop  stop them"
 	@echo "make fuzz          run every fuzz target for FUZZTIME ($(FUZZTIME))"
 	@echo "make verify        gofmt and go vet"
+	@echo "make argo-parity   regenerate the Argo CD parity goldens with Argo CD's own code (hack/argoparity)"
+	@echo "make argo-parity-capture  re-capture the parity corpus' live objects from the cluster, then regenerate"
 
 build:
 	@mkdir -p bin
@@ -82,3 +84,11 @@ verify:
 
 clean:
 	rm -rf bin dist
+
+# Argo CD parity goldens (internal/argocd/testdata/parity), written by Argo
+# CD v3.2.12's own diff code in the nested module hack/argoparity.
+argo-parity:
+	hack/argoparity/run.sh
+
+argo-parity-capture: cluster
+	hack/argoparity/run.sh --capture

@@ -1,0 +1,206 @@
+package source
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+)
+
+// DefaultMaxFileBytes is the default limit on one file (or stdin).
+const DefaultMaxFileBytes int64 = 16 << 20
+
+// Options tune LoadFiles.
+type Options struct {
+	// MaxFileBytes refuses larger files; 0 means DefaultMaxFileBytes.
+	MaxFileBytes int64
+	// Recursive descends into subdirectories of directory arguments, as
+	// kubectl apply -R does.
+	Recursive bool
+}
+
+// manifestExtensions are the file extensions read from directories, the set
+// kubectl uses (k8s.io/cli-runtime/pkg/resource/visitor.go FileExtensions).
+func isManifestFile(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+// LoadFiles reads manifests from files, directories (their *.yaml, *.yml
+// and *.json files, sorted; subdirectories when opts.Recursive) and "-" for
+// stdin. A path that does not exist or cannot be read is an error and
+// nothing is returned. Bad documents and over-size files do not stop the
+// others: their *DocumentError are joined into the returned error, next to
+// the documents that loaded.
+func LoadFiles(paths []string, stdin io.Reader, opts Options) ([]Document, error) {
+	limit := opts.MaxFileBytes
+	if limit <= 0 {
+		limit = DefaultMaxFileBytes
+	}
+	var files []string
+	for _, p := range paths {
+		if p == "-" {
+			files = append(files, p)
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read %s: %w", p, unwrapPathError(err))
+		}
+		if !st.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		found, err := listDir(p, opts.Recursive)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, found...)
+	}
+	var docs []Document
+	var errs []error
+	stdinUsed := false
+	for _, f := range files {
+		var data []byte
+		var err error
+		if f == "-" {
+			if stdinUsed {
+				return nil, errors.New(`"-" (stdin) given more than once`)
+			}
+			stdinUsed = true
+			if stdin == nil {
+				return nil, errors.New(`"-" given but there is no stdin`)
+			}
+			data, err = readLimited(stdin, limit)
+		} else {
+			data, err = readFile(f, limit)
+		}
+		if err != nil {
+			var de *DocumentError
+			if errors.As(err, &de) {
+				de.File = f
+				errs = append(errs, de)
+				continue
+			}
+			return nil, fmt.Errorf("cannot read %s: %w", f, err)
+		}
+		got, err := Decode(data, f)
+		docs = append(docs, got...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return docs, errors.Join(errs...)
+}
+
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+func listDir(dir string, recursive bool) ([]string, error) {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return fmt.Errorf("cannot read %s: %w", p, unwrapPathError(err))
+		}
+		if d.IsDir() {
+			if p != dir && !recursive {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if isManifestFile(d.Name()) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// readFile refuses a file over limit before reading it, and still reads
+// through a limit in case it grows or is not a regular file (/dev/zero).
+func readFile(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unwrapPathError(err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+		return nil, &DocumentError{Err: fmt.Errorf("file is %s, over the %s limit", byteSize(st.Size()), byteSize(limit))}
+	}
+	return readLimited(f, limit)
+}
+
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, &DocumentError{Err: fmt.Errorf("input is over the %s limit", byteSize(limit))}
+	}
+	return data, nil
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// LoadKustomize builds the kustomization in dir with sigs.k8s.io/kustomize
+// krusty, with kustomize's default options (load restricted to the root,
+// plugins disabled) as kubectl -k uses them
+// (k8s.io/kubectl/pkg/cmd/kustomize, cli-runtime resource.KustomizeVisitor)
+// and as Flux's kustomize-controller builds (fluxcd/pkg/kustomize
+// SecureBuild). Documents carry File = dir and Line = 0: kustomize output
+// has no positions.
+func LoadKustomize(dir string) ([]Document, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read %s: %w", dir, unwrapPathError(err))
+	}
+	if !st.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory (-k needs a kustomization directory)", dir)
+	}
+	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
+	rm, err := k.Run(filesys.MakeFsOnDisk(), dir)
+	if err != nil {
+		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
+	}
+	var docs []Document
+	for i, r := range rm.Resources() {
+		raw, err := r.MarshalJSON()
+		if err != nil {
+			return nil, fmt.Errorf("kustomize build %s: resource %d: %w", dir, i, err)
+		}
+		obj := &unstructured.Unstructured{}
+		if err := obj.UnmarshalJSON(raw); err != nil {
+			return nil, fmt.Errorf("kustomize build %s: resource %d: %w", dir, i, err)
+		}
+		docs = append(docs, Document{Object: obj, File: dir, Index: i})
+	}
+	return docs, nil
+}

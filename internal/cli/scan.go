@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
@@ -192,20 +193,36 @@ func (o *ScanOptions) Complete() error {
 		return errors.New("no kinds to scan: the server serves none of the requested kinds")
 	}
 	o.kinds, o.warnings = kinds, warns
-	o.adapters = scanAdapters(o.Engine)
-	return nil
+	o.adapters, err = scanAdapters(o.Engine, c)
+	return err
 }
 
-// scanAdapters returns the adapters of the selected engine(s).
-func scanAdapters(engine string) []model.Adapter {
+// scanAdapters returns the adapters of the selected engine(s). They read
+// the cluster through one CachingReader, so each engine object behind the
+// drifted objects (Application, Kustomization, argocd-cm) is read once.
+func scanAdapters(engine string, reader model.Reader) ([]model.Adapter, error) {
+	cached := scan.NewCachingReader(reader)
 	var out []model.Adapter
 	if engine == "auto" || engine == string(model.EngineArgoCD) {
-		out = append(out, scan.OwnershipOnly(model.EngineArgoCD))
+		a, err := argocd.New(argocd.Options{Reader: cached})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
 	}
 	if engine == "auto" || engine == string(model.EngineFlux) {
 		out = append(out, scan.OwnershipOnly(model.EngineFlux))
 	}
-	return out
+	return out, nil
+}
+
+// warmAdapters lets each adapter read its settings before the scan asks it
+// about ownership: Argo CD's tracking method (annotation or label) lives
+// in argocd-cm, and Owner never reads the cluster itself.
+func warmAdapters(ctx context.Context, adapters []model.Adapter) {
+	for _, a := range adapters {
+		_, _ = a.Rules(ctx) // failures become notes on the reports
+	}
 }
 
 // Run scans, prints, and maps the outcome to the exit code.
@@ -221,6 +238,7 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	src := &scan.StreamSource{Client: o.client, Streamer: streamer, ChunkSize: o.ChunkSize, Consistent: o.Consistent}
+	warmAdapters(ctx, o.adapters)
 	in := &scan.Inspector{Adapters: o.adapters, IncludeControllers: o.IncludeControllers}
 	for _, w := range o.warnings {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)

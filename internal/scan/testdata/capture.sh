@@ -72,3 +72,8 @@ pretty() { python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin), i
 kubectl get --raw "/apis/apps/v1/namespaces/$NS/deployments" | pretty >$OUT/list-deployments.json
 kubectl get --raw "/api/v1/namespaces/$NS/configmaps" | pretty >$OUT/list-configmaps.json
 kubectl get --raw "/api/v1/namespaces/$NS/secrets" | pretty >$OUT/list-secrets.json
+
+# The watch test's second act: the engine takes replicas back (a forced
+# server-side apply, as kustomize-controller does with --force-conflicts).
+deploy web-scaled "$FLUX" | kubectl apply --server-side --field-manager=kustomize-controller --force-conflicts -f - >/dev/null
+kubectl get --raw "/apis/apps/v1/namespaces/$NS/deployments/web-scaled" | pretty >$OUT/web-scaled-reverted.json

@@ -1,0 +1,131 @@
+package scan
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utiljson "k8s.io/apimachinery/pkg/util/json"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// watchSource lists the captured namespace and hands out one fake watch
+// per kind, which the test drives.
+type watchSource struct {
+	*fileSource
+	mu      sync.Mutex
+	watches map[string]*watch.FakeWatcher
+	opened  chan string
+}
+
+func (w *watchSource) Watch(_ context.Context, k Kind, _, _, rv string) (watch.Interface, error) {
+	fw := watch.NewFake()
+	w.mu.Lock()
+	w.watches[k.GVR.Resource] = fw
+	w.mu.Unlock()
+	w.opened <- k.GVR.Resource
+	return fw, nil
+}
+
+func readObject(t *testing.T, name string) *unstructured.Unstructured {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj := &unstructured.Unstructured{}
+	if err := utiljson.Unmarshal(b, &obj.Object); err != nil {
+		t.Fatal(err)
+	}
+	return obj
+}
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+func TestWatcherReportsAppearAndRevert(t *testing.T) {
+	src := &watchSource{fileSource: shopSource(), watches: map[string]*watch.FakeWatcher{}, opened: make(chan string, 4)}
+	t0 := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
+	clk := &clock{t: t0}
+	events := make(chan WatchEvent, 32)
+	w := &Watcher{
+		Source:          src,
+		Inspector:       bothEngines(),
+		Kinds:           []Kind{kindDeployments},
+		DefaultInterval: time.Minute,
+		Emit:            func(ev WatchEvent) error { events <- ev; return nil },
+		Now:             clk.Now,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	<-src.opened
+
+	// The list's drift comes first, one event per drifted field.
+	got := map[string]WatchEvent{}
+	for i := 0; i < 3; i++ {
+		ev := <-events
+		if ev.Type != EventDrifted {
+			t.Fatalf("initial event %+v", ev)
+		}
+		got[ev.Resource.Name] = ev
+	}
+	for _, name := range []string{"web-scaled", "web-image", "web-hpa"} {
+		if _, ok := got[name]; !ok {
+			t.Errorf("no initial drift event for %s: %v", name, got)
+		}
+	}
+	if ev := got["web-image"]; ev.Since.After(t0) || ev.Manager != "kubectl-set" {
+		t.Errorf("web-image: since %v (want the managedFields time, before %v), manager %s", ev.Since, t0, ev.Manager)
+	}
+	if ev := got["web-scaled"]; !ev.Since.Equal(t0) {
+		// The scale subresource entry carries no time: first seen is all we know.
+		t.Errorf("web-scaled since %v, want %v", ev.Since, t0)
+	}
+
+	// Three and a half minutes later the engine takes replicas back.
+	clk.Set(t0.Add(3*time.Minute + 30*time.Second))
+	src.watches["deployments"].Modify(readObject(t, "web-scaled-reverted.json"))
+	ev := <-events
+	if ev.Type != EventReverted || ev.Resource.Name != "web-scaled" || ev.Path != "/spec/replicas" {
+		t.Fatalf("want web-scaled reverted, got %+v", ev)
+	}
+	if ev.LivedSeconds == nil || *ev.LivedSeconds != 210 || ev.Intervals == nil || *ev.Intervals != 3 || ev.Interval != "1m0s" {
+		t.Errorf("lifetime: lived %v, intervals %v of %q; want 210s, 3 of 1m0s", ev.LivedSeconds, ev.Intervals, ev.Interval)
+	}
+
+	// A drifted object deleted: its drift ends with it.
+	var hpa *unstructured.Unstructured
+	src.fileSource.List(ctx, kindDeployments, "", "", func(raw []byte) error {
+		obj, err := Decode(kindDeployments, raw)
+		if err == nil && obj.GetName() == "web-hpa" {
+			hpa = obj
+		}
+		return err
+	})
+	src.watches["deployments"].Delete(hpa)
+	if ev := <-events; ev.Type != EventDeleted || ev.Resource.Name != "web-hpa" {
+		t.Errorf("want web-hpa deleted, got %+v", ev)
+	}
+	// Unchanged drift re-sent (a resync, another field edited) is not news.
+	src.watches["deployments"].Modify(readObject(t, "web-scaled-reverted.json"))
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	select {
+	case ev := <-events:
+		t.Errorf("unexpected event %+v", ev)
+	default:
+	}
+}

@@ -23,7 +23,7 @@ FUZZTIME ?= 10s
 # The e2e suite builds its own binaries and starts the cluster if needed.
 E2E_TIMEOUT ?= 40m
 
-.PHONY: help build test unit e2e cluster cluster-stop demo fuzz verify clean argo-parity argo-parity-capture
+.PHONY: help build test unit e2e cluster cluster-stop demo fuzz verify clean argo-parity argo-parity-capture bench
 
 help:
 	@echo "make build         bin/kubectl-drift, bin/argocd-drift, bin/flux-drift (version-stamped)"
@@ -37,6 +37,7 @@ help:
 	@echo "make verify        gofmt and go vet"
 	@echo "make argo-parity   regenerate the Argo CD parity goldens with Argo CD's own code (hack/argoparity)"
 	@echo "make argo-parity-capture  re-capture the parity corpus' live objects from the cluster, then regenerate"
+	@echo "make bench         scan cost at N=1,000 and 10,000 objects vs kubectl get (hack/bench-scan.sh), then Go benchmarks"
 
 build:
 	@mkdir -p bin
@@ -92,3 +93,10 @@ argo-parity:
 
 argo-parity-capture: cluster
 	hack/argoparity/run.sh --capture
+
+# Scan cost on the real local cluster: wall time, peak RSS and API requests
+# against `kubectl get -A -o json` (README "Performance"), then the per-object
+# Go benchmarks. BENCH_SIZES / BENCH_RUNS tune the script.
+bench: cluster
+	hack/bench-scan.sh
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/scan/

@@ -23,7 +23,7 @@ FUZZTIME ?= 10s
 # The e2e suite builds its own binaries and starts the cluster if needed.
 E2E_TIMEOUT ?= 40m
 
-.PHONY: help build test unit e2e cluster cluster-stop demo fuzz verify clean argo-parity argo-parity-capture bench
+.PHONY: help build test unit e2e cluster cluster-stop demo fuzz verify clean dist argo-parity argo-parity-capture bench
 
 help:
 	@echo "make build         bin/kubectl-drift, bin/argocd-drift, bin/flux-drift (version-stamped)"
@@ -35,6 +35,7 @@ help:
 	@echo "make cluster-stop  stop them"
 	@echo "make fuzz          run every fuzz target for FUZZTIME ($(FUZZTIME))"
 	@echo "make verify        gofmt and go vet"
+	@echo "make dist          release archives for 6 platforms, sha256 files, krew + Flux manifests (dist/)"
 	@echo "make argo-parity   regenerate the Argo CD parity goldens with Argo CD's own code (hack/argoparity)"
 	@echo "make argo-parity-capture  re-capture the parity corpus' live objects from the cluster, then regenerate"
 	@echo "make bench         scan cost at N=1,000 and 10,000 objects vs kubectl get (hack/bench-scan.sh), then Go benchmarks"
@@ -45,6 +46,13 @@ build:
 	  echo "go build -o bin/$$p ./plugins/$$p"; \
 	  $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/$$p ./plugins/$$p || exit 1; \
 	done
+
+# Release: cross-compiled, reproducible archives, their sha256 files and the
+# krew and Flux plugin manifests rendered from krew-manifests/ with the real
+# checksums. VERSION comes from git (exact tag, else a pseudo-version); set
+# DIST_VERSION=vX.Y.Z to override. See hack/release.sh.
+dist:
+	DIST_DIR=dist $(if $(DIST_VERSION),VERSION=$(DIST_VERSION)) hack/release.sh
 
 # Unit tests first: they need no cluster and fail fast.
 test:

@@ -79,9 +79,12 @@ given) and "all" (every listable namespaced kind). A kind you may not list is
 a warning; the rest is scanned. Fields that only built-in controllers or
 status writers own are bookkeeping and are left out (--include-controllers).
 
---watch keeps watching after the scan and prints drift as it appears and as
-it is reverted, with how long it lived and how many reconcile intervals of
-its owner it survived.
+--watch prints the drift that exists as events, then keeps a watch open per
+kind and prints drift as it appears and as it is reverted, with how long it
+lived and how many reconcile intervals of its owner it survived (Flux's
+spec.interval; --reconcile-interval where the owner's is unknown, as for
+Argo CD, whose interval is controller-wide). Persistent drift is what to
+alert on. Interrupt it (or set --watch-timeout) to stop: exit 0.
 
 Exit codes: 0 no drift, 1 drift, 2 error.`,
 		Example: `  # Drift in the current namespace
@@ -293,6 +296,7 @@ func (o *ScanOptions) watch(ctx context.Context, src *scan.StreamSource, in *sca
 		Kinds:           o.kinds,
 		DefaultInterval: o.ReconcileInterval,
 		Emit:            scan.EventPrinter(o.Out, o.Output),
+		Warn:            func(msg string) { fmt.Fprintf(o.ErrOut, "warning: %s\n", msg) },
 	}
 	if err := w.Run(ctx); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}

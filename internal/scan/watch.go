@@ -81,6 +81,8 @@ type Watcher struct {
 	Emit func(WatchEvent) error
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Warn receives warnings (a kind that may not be listed); may be nil.
+	Warn func(string)
 
 	mu    sync.Mutex
 	state map[types.UID]*tracked
@@ -148,8 +150,13 @@ func (w *Watcher) follow(ctx context.Context, k Kind) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			if apierrors.IsForbidden(err) {
-				return nil // the scan already warned about it
+			if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) {
+				// As in a scan: a kind we may not list is a warning, the
+				// other kinds are still followed.
+				if w.Warn != nil {
+					w.Warn(fmt.Sprintf("%s not watched: %v", k, err))
+				}
+				return nil
 			}
 			return err
 		}

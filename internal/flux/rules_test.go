@@ -2,6 +2,8 @@ package flux
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -9,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // fixedPos pretends every pointer sits at a line derived from its length,
@@ -270,5 +273,63 @@ func TestOwnedByOtherApplyManagerResolvesListKeys(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("cleanedUpBy(%s %s %s) = %q, want %q", tc.m, tc.op, tc.sub, got, tc.want)
 		}
+	}
+}
+
+func TestRulesFromDocumentsPositions(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "flux.yaml")
+	content := `---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: apps
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ./apps
+  sourceRef: {kind: GitRepository, name: repo}
+  ignore:
+    - paths: ["/spec/replicas"]
+    - paths: ["/spec/replicas"]
+      target:
+        kind: "Deploy(ment"
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: c
+  namespace: apps
+  annotations:
+    kustomize.toolkit.fluxcd.io/ssa: Merge
+`
+	if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := source.LoadFiles([]string{file}, nil, source.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, errs := RulesFromDocuments(docs)
+	if len(rules) != 3 {
+		t.Fatalf("rules: %+v", rules)
+	}
+	want := []struct {
+		field     string
+		line, col int
+		bad       bool
+	}{
+		{".spec.ignore[0]", 12, 7, false},
+		{".spec.ignore[1]", 13, 7, true},
+		{".metadata.annotations[kustomize.toolkit.fluxcd.io/ssa]", 23, 5, false},
+	}
+	for i, w := range want {
+		r := rules[i]
+		if r.Origin.Field != w.field || r.Origin.File != file || r.Origin.Line != w.line || r.Origin.Column != w.col || (r.Error != "") != w.bad {
+			t.Errorf("rule %d: origin %+v error %q, want %s at %d:%d bad=%v", i, r.Origin, r.Error, w.field, w.line, w.col, w.bad)
+		}
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), file+":13:7") || !strings.Contains(errs[0].Error(), "invalid kind regex") {
+		t.Errorf("errs = %v", errs)
 	}
 }

@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/version"
 )
 
 func TestFrontendFor(t *testing.T) {
@@ -222,5 +225,29 @@ func TestMainArgvPicksTheDoorFromArgv0(t *testing.T) {
 	}
 	if code := MainArgv(KubectlFrontend, nil); code != ExitNoDrift {
 		t.Errorf("empty argv (no subcommand, prints help) exit %d, want 0", code)
+	}
+}
+
+func TestVersionOutputFormats(t *testing.T) {
+	out, _, code, _ := run(t, KubectlFrontend, "version", "-o", "json")
+	if code != 0 {
+		t.Fatalf("version -o json exit %d", code)
+	}
+	var info version.Info
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&info); err != nil {
+		t.Fatalf("version -o json: %v\n%s", err, out)
+	}
+	if info != version.Get() {
+		t.Errorf("version -o json = %+v, want %+v", info, version.Get())
+	}
+	out, _, code, _ = run(t, FluxFrontend, "version", "-o", "yaml")
+	if code != 0 || !strings.Contains(out, "gitVersion: "+version.Version()+"\n") {
+		t.Errorf("version -o yaml: exit %d\n%s", code, out)
+	}
+	_, errOut, code, _ := run(t, ArgoCDFrontend, "version", "-o", "table")
+	if code != ExitFailure || !strings.Contains(errOut, `invalid -o "table"`) {
+		t.Errorf("version -o table: exit %d, stderr %q", code, errOut)
 	}
 }

@@ -1,21 +1,71 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/version"
 )
 
+// VersionOptions prints the build's version (internal/version, stamped with
+// -ldflags -X at build time).
+type VersionOptions struct {
+	g *GlobalOptions
+	// Output is "" (one line), json or yaml, as `kubectl version -o`.
+	Output string
+}
+
 func newVersionCommand(g *GlobalOptions) *cobra.Command {
-	return &cobra.Command{
+	o := &VersionOptions{g: g}
+	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "Print the version of " + g.Frontend.Name,
-		Args:  cobra.NoArgs,
+		Long: `Print the version of ` + g.Frontend.Name + `: the release, the commit it was built
+from and the build date; -o json or -o yaml adds the Go version and platform.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(g.Out, "%s %s\n", g.Frontend.Name, version.String())
-			return err
+			if err := o.Validate(); err != nil {
+				return &ExitError{Code: ExitFailure, Err: err}
+			}
+			return o.Run()
 		},
 	}
+	cmd.Flags().StringVarP(&o.Output, "output", "o", "", "Output format: json or yaml (default: one line)")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks -o.
+func (o *VersionOptions) Validate() error {
+	switch o.Output {
+	case "", "json", "yaml":
+		return nil
+	}
+	return fmt.Errorf("invalid -o %q: must be json or yaml", o.Output)
+}
+
+// Run prints the version.
+func (o *VersionOptions) Run() error {
+	info := version.Get()
+	switch o.Output {
+	case "json":
+		b, err := json.MarshalIndent(info, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(o.g.Out, "%s\n", b)
+		return err
+	case "yaml":
+		b, err := yaml.Marshal(info)
+		if err != nil {
+			return err
+		}
+		_, err = o.g.Out.Write(b)
+		return err
+	}
+	_, err := fmt.Fprintf(o.g.Out, "%s %s\n", o.g.Frontend.Name, version.String())
+	return err
 }

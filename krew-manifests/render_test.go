@@ -1,0 +1,251 @@
+// Package krewmanifests holds the templates of the release's plugin
+// manifests (drift.yaml for krew, flux-plugin-drift.yaml for the Flux plugin
+// catalog); hack/release.sh renders them into dist/. Its tests run the
+// release's archive, render and verify steps on stand-in binaries, so they
+// need no cross-compilation: the real release is installed end to end by
+// e2e/install_test.go.
+package krewmanifests
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+var platforms = [][2]string{
+	{"linux", "amd64"}, {"linux", "arm64"}, {"darwin", "amd64"},
+	{"darwin", "arm64"}, {"windows", "amd64"}, {"windows", "arm64"},
+}
+
+const testVersion = "v1.2.3-rc.1"
+
+// release runs hack/release.sh STEPS on stand-in binaries in a new dist dir.
+func release(t *testing.T, dist string, steps ...string) {
+	t.Helper()
+	standIns(t, dist)
+	runRelease(t, dist, steps...)
+}
+
+// standIns writes one small stand-in binary per platform into the build
+// dir, where `hack/release.sh build` would put the real ones.
+func standIns(t *testing.T, dist string) (paths []string) {
+	t.Helper()
+	for _, p := range platforms {
+		exe := ""
+		if p[0] == "windows" {
+			exe = ".exe"
+		}
+		dir := filepath.Join(dist, "build", p[0]+"_"+p[1])
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// Different content per platform, so a mix-up changes a checksum.
+		path := filepath.Join(dir, "kubectl-drift"+exe)
+		if err := os.WriteFile(path, []byte("stand-in binary for "+p[0]+"/"+p[1]+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	return paths
+}
+
+func runRelease(t *testing.T, dist string, steps ...string) {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("zip"); err != nil {
+		t.Skip("zip is not installed")
+	}
+	cmd := exec.Command(filepath.Join(root, "hack", "release.sh"), steps...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "DIST_DIR="+dist, "VERSION="+testVersion, "RELEASE_BASE_URL=https://example.invalid/dl/")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hack/release.sh %v: %v\n%s", steps, err, out)
+	}
+}
+
+func sum(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+func archiveName(os, arch string) string {
+	ext := ".tar.gz"
+	if os == "windows" {
+		ext = ".zip"
+	}
+	return "kubectl-drift_" + testVersion + "_" + os + "_" + arch + ext
+}
+
+func TestRenderedManifestsCarryTheArchivesChecksums(t *testing.T) {
+	dist := t.TempDir()
+	release(t, dist, "archive", "manifests", "verify")
+
+	var krew struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Metadata   struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Spec struct {
+			Version   string `json:"version"`
+			Caveats   string `json:"caveats"`
+			Platforms []struct {
+				Selector struct {
+					MatchLabels map[string]string `json:"matchLabels"`
+				} `json:"selector"`
+				URI    string `json:"uri"`
+				Sha256 string `json:"sha256"`
+				Bin    string `json:"bin"`
+			} `json:"platforms"`
+		} `json:"spec"`
+	}
+	kb, err := os.ReadFile(filepath.Join(dist, "krew", "drift.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(kb, &krew); err != nil {
+		t.Fatal(err)
+	}
+	// Flux's catalog schema (fluxcd/plugins schemas/plugin-cli-v1beta1.json)
+	// allows no extra properties: decode strictly into its shape.
+	var flux struct {
+		APIVersion  string `json:"apiVersion"`
+		Kind        string `json:"kind"`
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Homepage    string `json:"homepage"`
+		Source      string `json:"source"`
+		Bin         string `json:"bin"`
+		Versions    []struct {
+			Version   string `json:"version"`
+			Platforms []struct {
+				OS       string `json:"os"`
+				Arch     string `json:"arch"`
+				URL      string `json:"url"`
+				Checksum string `json:"checksum"`
+			} `json:"platforms"`
+		} `json:"versions"`
+	}
+	fb, err := os.ReadFile(filepath.Join(dist, "flux", "drift.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.UnmarshalStrict(fb, &flux); err != nil {
+		t.Fatalf("flux manifest does not fit the catalog schema: %v\n%s", err, fb)
+	}
+
+	for _, b := range [][]byte{kb, fb} {
+		if bytes.Contains(b, []byte("TEMPLATE")) || regexp.MustCompile(`@[A-Z0-9_]+@`).Match(b) {
+			t.Errorf("rendered manifest still has template text:\n%s", b)
+		}
+	}
+	if krew.APIVersion != "krew.googlecontainertools.github.com/v1alpha2" || krew.Kind != "Plugin" || krew.Metadata.Name != "drift" || krew.Spec.Version != testVersion {
+		t.Errorf("krew header: %s %s %s %s", krew.APIVersion, krew.Kind, krew.Metadata.Name, krew.Spec.Version)
+	}
+	if !strings.Contains(krew.Spec.Caveats, "/store/drift/"+testVersion+"/kubectl_complete-drift") {
+		t.Errorf("krew caveats do not point at this version's completion shim:\n%s", krew.Spec.Caveats)
+	}
+	if flux.APIVersion != "cli.fluxcd.io/v1beta1" || flux.Kind != "Plugin" || flux.Name != "drift" || flux.Bin != "flux-drift" ||
+		len(flux.Versions) != 1 || flux.Versions[0].Version != strings.TrimPrefix(testVersion, "v") {
+		t.Errorf("flux header: %+v", flux)
+	}
+	if len(krew.Spec.Platforms) != len(platforms) || len(flux.Versions) == 1 && len(flux.Versions[0].Platforms) != len(platforms) {
+		t.Fatalf("platform counts: krew %d, flux %+v", len(krew.Spec.Platforms), flux.Versions)
+	}
+
+	for _, p := range platforms {
+		name := archiveName(p[0], p[1])
+		want := sum(t, filepath.Join(dist, name))
+		if b, _ := os.ReadFile(filepath.Join(dist, name+".sha256")); string(b) != want+"  "+name+"\n" {
+			t.Errorf("%s.sha256 = %q, want the archive's %s", name, b, want)
+		}
+		url := "https://example.invalid/dl/" + name
+		n := 0
+		for _, kp := range krew.Spec.Platforms {
+			if kp.Selector.MatchLabels["os"] != p[0] || kp.Selector.MatchLabels["arch"] != p[1] {
+				continue
+			}
+			n++
+			if kp.Sha256 != want || kp.URI != url {
+				t.Errorf("krew %s: uri %s sha256 %s, want %s %s", name, kp.URI, kp.Sha256, url, want)
+			}
+		}
+		for _, fp := range flux.Versions[0].Platforms {
+			if fp.OS != p[0] || fp.Arch != p[1] {
+				continue
+			}
+			n++
+			if fp.Checksum != "sha256:"+want || fp.URL != url {
+				t.Errorf("flux %s: url %s checksum %s, want %s sha256:%s", name, fp.URL, fp.Checksum, url, want)
+			}
+		}
+		if n != 2 {
+			t.Errorf("%s/%s appears %d times across the two manifests, want once in each", p[0], p[1], n)
+		}
+	}
+}
+
+func TestArchivesAreReproducible(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	release(t, a, "archive", "manifests")
+	// Other file times and modes on the inputs must not matter.
+	old := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	for _, path := range standIns(t, b) {
+		if err := os.Chtimes(path, old, old); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runRelease(t, b, "archive", "manifests")
+	for _, p := range platforms {
+		name := archiveName(p[0], p[1])
+		if sa, sb := sum(t, filepath.Join(a, name)), sum(t, filepath.Join(b, name)); sa != sb {
+			t.Errorf("%s differs between two runs: %s vs %s", name, sa, sb)
+		}
+	}
+	for _, f := range []string{"krew/drift.yaml", "flux/drift.yaml", "checksums.txt"} {
+		if sum(t, filepath.Join(a, f)) != sum(t, filepath.Join(b, f)) {
+			t.Errorf("%s differs between two runs", f)
+		}
+	}
+}
+
+// The verify step fails when an archive no longer matches the manifests.
+func TestVerifyCatchesAChangedArchive(t *testing.T) {
+	dist := t.TempDir()
+	release(t, dist, "archive", "manifests")
+	path := filepath.Join(dist, archiveName("linux", "arm64"))
+	if err := os.WriteFile(path, []byte("tampered"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, _ := filepath.Abs("..")
+	cmd := exec.Command(filepath.Join(root, "hack", "release.sh"), "verify")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "DIST_DIR="+dist, "VERSION="+testVersion)
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("verify accepted a tampered archive:\n%s", out)
+	}
+	if !strings.Contains(string(out), "does not match") {
+		t.Errorf("verify's message does not say what failed:\n%s", out)
+	}
+}

@@ -51,8 +51,9 @@ build_krew() {
 build_argocd() {
   local dir=$1 work
   work=$(mktemp -d)
+  # build_argocd runs in locked's subshell: its EXIT is the build's end.
   # shellcheck disable=SC2064
-  trap "chmod -R u+w '$work' 2>/dev/null; rm -rf '$work'" RETURN
+  trap "chmod -R u+w '$work' 2>/dev/null; rm -rf '$work'" EXIT
   log "building argocd $ARGOCD_VERSION (first time: ~6 min, ~2.5 GB RSS)"
   (
     cd "$work"

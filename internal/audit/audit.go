@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // Extractor turns manifests into rules: the engine adapters'
@@ -18,24 +19,9 @@ import (
 type Extractor func(docs []Document) ([]model.Rule, []error)
 
 // Loader reads one file into documents. A file that is not valid YAML
-// returns an error (ideally a *FileError with the line), not a panic.
+// returns an error (*source.DocumentError with the line, possibly several
+// joined) next to the documents it could read, never a panic.
 type Loader func(file string) ([]Document, error)
-
-// FileError is a problem with one file, at a line when known.
-type FileError struct {
-	File string
-	Line int
-	Err  error
-}
-
-func (e *FileError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
-	}
-	return fmt.Sprintf("%s: %v", e.File, e.Err)
-}
-
-func (e *FileError) Unwrap() error { return e.Err }
 
 // Options configure one audit run.
 type Options struct {
@@ -149,19 +135,7 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 		}
 		s.docs = append(s.docs, docs...)
 		if err != nil {
-			fnd := newFinding(CheckUnparsableFile, "")
-			fnd.File, fnd.Line, fnd.Column = f, 1, 1
-			var fe *FileError
-			if errors.As(err, &fe) {
-				if fe.Line > 0 {
-					fnd.Line = fe.Line
-				}
-				fnd.Message = oneLine(fe.Err.Error())
-			} else {
-				fnd.Message = oneLine(strings.TrimPrefix(err.Error(), filepath.Join(root, filepath.FromSlash(f))+": "))
-			}
-			fnd.Message = "not valid YAML: " + fnd.Message
-			s.findings = append(s.findings, fnd)
+			s.findings = append(s.findings, loadFindings(root, f, err)...)
 		}
 	}
 	for _, ex := range opts.Extractors {
@@ -170,17 +144,58 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 			rules[i].Origin.File = relFile(root, rules[i].Origin.File)
 		}
 		s.rules = append(s.rules, rules...)
-		for _, e := range errs {
-			fnd := newFinding(CheckInvalid, oneLine(e.Error()))
-			var fe *FileError
-			if errors.As(e, &fe) {
-				fnd.File, fnd.Line = relFile(root, fe.File), fe.Line
-				fnd.Message = oneLine(fe.Err.Error())
-			}
-			s.findings = append(s.findings, fnd)
-		}
+		s.findings = append(s.findings, extractFindings(root, rules, errs)...)
 	}
 	return s, nil
+}
+
+// loadFindings turns a loader error into DRIFT012 findings, one per bad
+// document, at its line.
+func loadFindings(root, file string, err error) []Finding {
+	var out []Finding
+	des := source.DocumentErrors(err)
+	if len(des) == 0 {
+		des = []*source.DocumentError{{File: file, Err: err}}
+	}
+	abs := filepath.Join(root, filepath.FromSlash(file))
+	for _, de := range des {
+		msg := strings.TrimPrefix(de.Err.Error(), abs+": ")
+		msg = oneLine(msg)
+		if !strings.Contains(msg, "YAML") && !strings.Contains(msg, "JSON") {
+			msg = "not valid YAML: " + msg
+		}
+		f := newFinding(CheckUnparsableFile, msg)
+		f.File, f.Line, f.Column = file, max(de.Line, 1), 1
+		out = append(out, f)
+	}
+	return out
+}
+
+// extractFindings turns adapter errors into DRIFT005 findings, except those
+// that repeat a rule's own Error (that rule is reported by checkInvalid).
+func extractFindings(root string, rules []model.Rule, errs []error) []Finding {
+	var out []Finding
+	for _, e := range errs {
+		msg := e.Error()
+		dup := false
+		for _, r := range rules {
+			if r.Error != "" && strings.HasSuffix(msg, r.Error) {
+				dup = true
+				break
+			}
+		}
+		if dup {
+			continue
+		}
+		f := newFinding(CheckInvalid, oneLine(msg))
+		var de *source.DocumentError
+		if errors.As(e, &de) {
+			f.File, f.Line = relFile(root, de.File), de.Line
+			f.Message = oneLine(de.Err.Error())
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 func relFile(root, f string) string {

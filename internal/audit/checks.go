@@ -253,6 +253,7 @@ func checkShadowedAndDuplicates(a *analysis) []Finding {
 				f := ruleFinding(CheckDuplicate, r, fmt.Sprintf(
 					"rule repeats %s; a %s's rules reach only the objects it applies itself, so one copy cannot reach what it targets",
 					citeRule(s), objectKind(r.Origin.Object)))
+				f.Hint = "Keep the rule where the object is applied: in the HelmRelease for the chart's objects, in the Kustomization for the manifests it applies."
 				out = append(out, f)
 				continue
 			}

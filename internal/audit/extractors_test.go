@@ -1,5 +1,9 @@
 package audit
 
-// testExtractors are the engine adapters' RulesFromDocuments.
-// TEMPORARY: empty until internal/argocd and internal/flux export them.
-func testExtractors() []Extractor { return nil }
+import "github.com/kubectl-drift/kubectl-drift/internal/flux"
+
+// testExtractors are the engine adapters' RulesFromDocuments, as the
+// command wires them.
+func testExtractors() []Extractor {
+	return []Extractor{flux.RulesFromDocuments}
+}

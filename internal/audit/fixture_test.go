@@ -51,7 +51,7 @@ func TestFixtureRepoFindsEveryPlantedCheckAndNothingElse(t *testing.T) {
 		"DRIFT001 flux/kustomizations.yaml:15",
 		"DRIFT004 flux/kustomizations.yaml:21",
 		"DRIFT010 flux/kustomizations.yaml:39",
-		"DRIFT012 manifests/broken.yaml:5",
+		"DRIFT012 manifests/broken.yaml:4",
 	}
 	var got []string
 	for _, f := range res.Findings {

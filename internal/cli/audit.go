@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/audit"
+	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 )
 
 // AuditOptions are the flags of `audit`.
@@ -226,5 +227,5 @@ func (o *AuditOptions) Run(cmd *cobra.Command) error {
 
 // auditExtractors are the engine adapters' rule extractors.
 func auditExtractors() []audit.Extractor {
-	return nil
+	return []audit.Extractor{flux.RulesFromDocuments}
 }

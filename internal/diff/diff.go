@@ -303,9 +303,12 @@ func (c *differ) added(v any, tok []string, item bool) {
 	}
 }
 
-// removed handles a field set in desired and absent live.
+// removed handles a field set in desired and absent live. Empty objects
+// and lists, "", false and 0 are not drift: built-in types serialize with
+// omitempty, so the API server drops them (encoding/json), and a manifest
+// setting them reads the same as one leaving them out.
 func (c *differ) removed(v any, tok []string) {
-	if isEmptyContainer(v) {
+	if isVacuous(v) {
 		return
 	}
 	c.emit(model.Removed, tok, v, nil)
@@ -336,6 +339,39 @@ func (c *differ) emit(kind model.ChangeKind, tok []string, desired, live any) {
 	})
 }
 
+// isVacuous: null, a zero scalar, an empty list, or an object holding only
+// vacuous values (a template's "metadata: {creationTimestamp: null}").
+func isVacuous(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case map[string]any:
+		for _, c := range x {
+			if !isVacuous(c) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		return len(x) == 0
+	}
+	return isZeroScalar(v)
+}
+
+func isZeroScalar(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case int64:
+		return x == 0
+	case float64:
+		return x == 0
+	}
+	return false
+}
+
 func isEmptyContainer(v any) bool {
 	switch c := v.(type) {
 	case map[string]any:
@@ -351,6 +387,9 @@ func isEmptyContainer(v any) bool {
 // (resources requests/limits and the like) by amount.
 func (c *differ) equalScalar(d, l any, lTok []string) bool {
 	if equalJSON(d, l) {
+		return true
+	}
+	if isIntOrStringPath(lTok) && equalIntOrString(d, l) {
 		return true
 	}
 	if isQuantityPath(lTok) {
@@ -421,6 +460,43 @@ func equalJSON(a, b any) bool {
 			}
 		}
 		return true
+	}
+	return false
+}
+
+// isIntOrStringPath reports fields of type intstr.IntOrString in the core
+// API (k8s.io/apimachinery/pkg/util/intstr): rolling update surge and
+// unavailability, PodDisruptionBudget bounds, Service targetPort and probe
+// ports.
+func isIntOrStringPath(tok []string) bool {
+	if len(tok) == 0 {
+		return false
+	}
+	switch tok[len(tok)-1] {
+	case "maxSurge", "maxUnavailable", "minAvailable", "targetPort", "partition":
+		return true
+	case "port":
+		if len(tok) >= 2 {
+			switch tok[len(tok)-2] {
+			case "httpGet", "tcpSocket":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// equalIntOrString: 1 and "1" are the same amount; "25%" only equals "25%".
+func equalIntOrString(d, l any) bool {
+	ds, dIsStr := d.(string)
+	ls, lIsStr := l.(string)
+	switch {
+	case dIsStr && !lIsStr:
+		n, err := strconv.ParseInt(ds, 10, 64)
+		return err == nil && equalJSON(n, l)
+	case lIsStr && !dIsStr:
+		n, err := strconv.ParseInt(ls, 10, 64)
+		return err == nil && equalJSON(d, n)
 	}
 	return false
 }

@@ -240,6 +240,48 @@ func TestCompute(t *testing.T) {
 			owned:   nobody,
 		},
 		{
+			name:    "int-or-string compares amounts",
+			desired: deployHead + "spec:\n  strategy:\n    rollingUpdate:\n      maxSurge: \"1\"\n      maxUnavailable: 25%\n",
+			live:    deployHead + "spec:\n  strategy:\n    rollingUpdate:\n      maxSurge: 1\n      maxUnavailable: 1\n",
+			owned:   nobody,
+			want:    []want{{"/spec/strategy/rollingUpdate/maxUnavailable", ".spec.strategy.rollingUpdate.maxUnavailable", model.Changed}},
+		},
+		{
+			name:    "numbers that look alike elsewhere still differ",
+			desired: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\nspec:\n  replicas: \"2\"\n",
+			live:    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\nspec:\n  replicas: 2\n",
+			owned:   nobody,
+			want:    []want{{"/spec/replicas", ".spec.replicas", model.Changed}},
+		},
+		{
+			name:    "zero values dropped by omitempty are not drift",
+			desired: deployHead + "spec:\n  paused: false\n  minReadySeconds: 0\n  template:\n    metadata:\n      creationTimestamp: null\n      annotations: {}\n    spec:\n      containers:\n      - name: app\n        env:\n        - name: A\n          value: \"\"\n        resources: {}\n",
+			live:    deployHead + "spec:\n  template:\n    spec:\n      containers:\n      - name: app\n        env:\n        - name: A\n",
+			owned:   nobody,
+		},
+		{
+			name:    "a really removed field is drift",
+			desired: deployHead + "spec:\n  paused: true\n  minReadySeconds: 5\n",
+			live:    deployHead + "spec: {}\n",
+			owned:   nobody,
+			want: []want{
+				{"/spec/minReadySeconds", ".spec.minReadySeconds", model.Removed},
+				{"/spec/paused", ".spec.paused", model.Removed},
+			},
+		},
+		{
+			name:    "unknown lists compare by index",
+			desired: "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  items:\n  - name: a\n    size: 1\n  - name: b\n    size: 2\n",
+			live:    "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  items:\n  - name: b\n    size: 2\n  - name: a\n    size: 1\n",
+			owned:   nobody,
+			want: []want{
+				{"/spec/items/0/name", ".spec.items[0].name", model.Changed},
+				{"/spec/items/0/size", ".spec.items[0].size", model.Changed},
+				{"/spec/items/1/name", ".spec.items[1].name", model.Changed},
+				{"/spec/items/1/size", ".spec.items[1].size", model.Changed},
+			},
+		},
+		{
 			name:    "type change is reported at the node",
 			desired: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata:\n  x: \"1\"\n",
 			live:    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\ndata: \"oops\"\n",

@@ -302,3 +302,122 @@ func TestParseNoManagedFields(t *testing.T) {
 		}
 	}
 }
+
+// Sets (v:) and index-keyed lists (i:) are resolved from the elements the
+// managers recorded.
+func TestSetAndIndexElements(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: mustJSON(t, `{
+	  "apiVersion": "example.com/v1", "kind": "Widget",
+	  "metadata": {"name": "w", "finalizers": ["example.com/a", "example.com/b"],
+	    "managedFields": [
+	      {"manager": "widget-operator", "operation": "Update", "time": "2026-01-02T00:00:00Z", "fieldsType": "FieldsV1",
+	       "fieldsV1": {"f:metadata": {"f:finalizers": {".": {}, "v:\"example.com/b\"": {}}}, "f:spec": {"f:steps": {"i:1": {"f:cmd": {}}}}}},
+	      {"manager": "kubectl", "operation": "Apply", "time": "2026-01-01T00:00:00Z", "fieldsType": "FieldsV1",
+	       "fieldsV1": {"f:metadata": {"f:finalizers": {"v:\"example.com/a\"": {}}}, "f:spec": {"f:steps": {"i:0": {"f:cmd": {}}}, "f:mode": {}}}}
+	    ]},
+	  "spec": {"mode": "fast", "steps": [{"cmd": "one"}, {"cmd": "two", "extra": true}]}
+	}`)}
+	ix := mustParse(t, obj)
+	tests := []struct{ pointer, owners, fieldPath string }{
+		{"/metadata/finalizers/0", "kubectl", ".metadata.finalizers[=example.com/a]"},
+		{"/metadata/finalizers/1", "widget-operator", ".metadata.finalizers[=example.com/b]"},
+		{"/metadata/finalizers", "widget-operator,kubectl", ".metadata.finalizers"},
+		{"/spec/steps/0/cmd", "kubectl", ".spec.steps[0].cmd"},
+		{"/spec/steps/1/cmd", "widget-operator", ".spec.steps[1].cmd"},
+		{"/spec/steps/1/extra", "", ".spec.steps[1].extra"},
+		{"/spec/mode", "kubectl", ".spec.mode"},
+	}
+	for _, tc := range tests {
+		if got := strings.Join(managers(ix.Owners(obj, tc.pointer)), ","); got != tc.owners {
+			t.Errorf("Owners(%s) = %q, want %q", tc.pointer, got, tc.owners)
+		}
+		if got := FieldPath(obj, tc.pointer); got != tc.fieldPath {
+			t.Errorf("FieldPath(%s) = %q, want %q", tc.pointer, got, tc.fieldPath)
+		}
+	}
+	if lt := ix.ListType(obj, "/metadata/finalizers"); lt.Kind != ListSet {
+		t.Errorf("finalizers list type %+v", lt)
+	}
+	if lt := ix.ListType(obj, "/spec/steps"); lt.Kind != ListAtomic {
+		t.Errorf("steps list type %+v", lt)
+	}
+	if owners := ix.Owners(obj, "/spec/mode"); owners[0].Class != model.CauseManual || owners[0].Time == nil || owners[0].Time.Day() != 1 {
+		t.Errorf("owner ref %+v", owners[0])
+	}
+}
+
+// Key values that would be ambiguous unquoted are quoted.
+func TestFieldPathQuotesAwkwardKeys(t *testing.T) {
+	obj := &unstructured.Unstructured{Object: mustJSON(t, `{
+	  "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+	  "spec": {"containers": [{"name": "app", "env": [{"name": "A,B=C", "value": "x"}, {"name": "", "value": "y"}],
+	    "volumeMounts": [{"mountPath": "/data dir", "name": "d"}]}]}}`)}
+	tests := map[string]string{
+		"/spec/containers/0/env/0/value":         `.spec.containers[name=app].env[name="A,B=C"].value`,
+		"/spec/containers/0/env/1/value":         `.spec.containers[name=app].env[name=""].value`,
+		"/spec/containers/0/volumeMounts/0/name": `.spec.containers[name=app].volumeMounts[mountPath="/data dir"].name`,
+	}
+	for p, want := range tests {
+		if got := FieldPath(obj, p); got != want {
+			t.Errorf("FieldPath(%s) = %s, want %s", p, got, want)
+		}
+	}
+}
+
+func TestBuiltinListType(t *testing.T) {
+	tests := map[string]string{
+		"/spec/containers":                                      "map:name",
+		"/spec/template/spec/initContainers":                    "map:name",
+		"/spec/jobTemplate/spec/template/spec/containers/0/env": "map:name",
+		"/spec/template/spec/containers/3/ports":                "map:containerPort,protocol",
+		"/spec/ports":                                           "map:port,protocol",
+		"/spec/template/spec/containers/0/volumeMounts":         "map:mountPath",
+		"/spec/template/spec/volumes":                           "map:name",
+		"/spec/template/spec/tolerations":                       "atomic:",
+		"/spec/template/spec/containers/0/args":                 "atomic:",
+		"/metadata/finalizers":                                  "set:",
+		"/metadata/ownerReferences":                             "map:uid",
+		"/webhooks":                                             "map:name",
+		"/spec/template/spec/topologySpreadConstraints":         "map:topologyKey,whenUnsatisfiable",
+		"/spec/rules":                                           ":",
+		"/data/ports":                                           ":",
+		"":                                                      ":",
+	}
+	for p, want := range tests {
+		toks, err := SplitPointer(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lt := BuiltinListType(toks)
+		if got := string(lt.Kind) + ":" + strings.Join(lt.Keys, ","); got != want {
+			t.Errorf("BuiltinListType(%s) = %s, want %s", p, got, want)
+		}
+	}
+}
+
+func TestPointers(t *testing.T) {
+	good := map[string][]string{
+		"":           nil,
+		"/":          {""},
+		"/a/b":       {"a", "b"},
+		"/a~1b/c~0d": {"a/b", "c~d"},
+		"/~01":       {"~1"},
+	}
+	for p, want := range good {
+		got, err := SplitPointer(p)
+		if err != nil || strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
+			t.Errorf("SplitPointer(%q) = %q, %v; want %q", p, got, err, want)
+		}
+		if p != "" && JoinPointer(got...) != p && p != "/~01" {
+			t.Errorf("JoinPointer(%q) = %q, want %q", got, JoinPointer(got...), p)
+		}
+	}
+	for _, bad := range []string{"a", "/a~", "/a~2", "#/a"} {
+		if _, err := SplitPointer(bad); err == nil {
+			t.Errorf("SplitPointer(%q): no error", bad)
+		}
+	}
+	if got := JoinPointer("a/b", "c~d"); got != "/a~1b/c~0d" {
+		t.Errorf("JoinPointer = %s", got)
+	}
+}

@@ -42,22 +42,22 @@ func (r *gitRepo) commit(msg string, files map[string]string) {
 	r.git("commit", "-q", "-m", msg)
 }
 
-const baseApp = `apiVersion: argoproj.io/v1alpha1
-kind: Application
+const baseKs = `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
 metadata:
-  name: shop
-  namespace: argocd
+  name: apps
+  namespace: flux-system
 spec:
-  destination:
-    namespace: shop
-  syncPolicy:
-    automated:
-      selfHeal: true
-  ignoreDifferences:
-    - group: apps
-      kind: Deployment
-      jsonPointers:
-        - /spec/template/spec/containers/0/image
+  interval: 10m
+  path: ./manifests
+  sourceRef: {kind: GitRepository, name: flux-system}
+  ignore:
+    - paths: ["/spec/template/spec/containers/0/image"]
+      target: {kind: Deployment, name: web}
+`
+
+const addedRule = `    - paths: ["/spec/replicas"]
+      target: {kind: deployment}
 `
 
 const baseDeployment = `apiVersion: apps/v1
@@ -75,12 +75,13 @@ spec:
 `
 
 // TestBaseReportsOnlyTheAddedRule: the first commit already holds a rule
-// with findings (dangerous, unjustified); the second adds one rule with a
-// finding of its own. --base HEAD~1 reports the added rule only.
+// with findings (dangerous, unjustified) and a HelmRelease without drift
+// detection; the second adds one rule with findings of its own (misspelt
+// kind, no justification). --base HEAD~1 reports the added rule only.
 func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 	repo := newGitRepo(t)
 	repo.commit("shop with one rule", map[string]string{
-		"apps/shop.yaml":       baseApp,
+		"flux/apps-ks.yaml":    baseKs,
 		"manifests/web.yaml":   baseDeployment,
 		"flux/podinfo-hr.yaml": "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: podinfo, namespace: flux-system}\nspec: {interval: 5m}\n",
 	})
@@ -92,11 +93,7 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 		t.Fatalf("the base commit should already have findings (dangerous, unjustified, drift off): %+v", full.Findings)
 	}
 	repo.commit("add a rule", map[string]string{
-		"apps/shop.yaml": baseApp + `    - group: app
-      kind: Deployment
-      jsonPointers:
-        - /spec/replicas
-`,
+		"flux/apps-ks.yaml": baseKs + addedRule,
 	})
 	res, err := RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{repo.dir}, Extractors: testExtractors()}, "HEAD~1")
 	if err != nil {
@@ -107,8 +104,8 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 		got = append(got, string(f.Check)+" "+f.Position()+" "+string(f.Change))
 	}
 	want := []string{
-		"DRIFT006 apps/shop.yaml:17:7 added",
-		"DRIFT010 apps/shop.yaml:17:7 added",
+		"DRIFT006 flux/apps-ks.yaml:13:7 added",
+		"DRIFT010 flux/apps-ks.yaml:13:7 added",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("--base HEAD~1 findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
@@ -119,17 +116,11 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 
 	// Removing the old rule and widening nothing: only good news.
 	repo.commit("drop the image rule", map[string]string{
-		"apps/shop.yaml": strings.Replace(baseApp, `    - group: apps
-      kind: Deployment
-      jsonPointers:
-        - /spec/template/spec/containers/0/image
-`, `    - group: app
-      kind: Deployment
-      jsonPointers:
-        - /spec/replicas
-`, 1),
+		"flux/apps-ks.yaml": strings.Replace(baseKs, `    - paths: ["/spec/template/spec/containers/0/image"]
+      target: {kind: Deployment, name: web}
+`, addedRule, 1),
 	})
-	res, err = RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{"apps"}, Extractors: testExtractors()}, "HEAD~1")
+	res, err = RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{"flux"}, Extractors: testExtractors()}, "HEAD~1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +128,7 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 	for _, f := range res.Findings {
 		got = append(got, string(f.Check)+" "+string(f.Severity)+" "+f.File+" "+string(f.Change))
 	}
-	want = []string{"DRIFT013 note apps/shop.yaml removed"}
+	want = []string{"DRIFT013 note flux/apps-ks.yaml removed"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("after removing a rule:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -145,11 +136,11 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 
 func TestBaseWidenedRule(t *testing.T) {
 	repo := newGitRepo(t)
-	narrow := strings.Replace(baseApp, "/spec/template/spec/containers/0/image", "/spec/replicas", 1)
-	narrow = strings.Replace(narrow, "  ignoreDifferences:\n", "  ignoreDifferences:\n    # the HPA owns replicas\n", 1)
-	repo.commit("narrow", map[string]string{"apps/shop.yaml": narrow, "manifests/web.yaml": baseDeployment})
-	wide := strings.Replace(narrow, "/spec/replicas", "/spec", 1)
-	repo.commit("wide", map[string]string{"apps/shop.yaml": wide})
+	narrow := strings.Replace(baseKs, "/spec/template/spec/containers/0/image", "/spec/replicas", 1)
+	narrow = strings.Replace(narrow, "  ignore:\n", "  ignore:\n    # the HPA owns replicas\n", 1)
+	repo.commit("narrow", map[string]string{"flux/apps-ks.yaml": narrow, "manifests/web.yaml": baseDeployment})
+	wide := strings.Replace(narrow, `"/spec/replicas"`, `"/spec"`, 1)
+	repo.commit("wide", map[string]string{"flux/apps-ks.yaml": wide})
 	res, err := RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{"."}, Extractors: testExtractors()}, "HEAD~1")
 	if err != nil {
 		t.Fatal(err)

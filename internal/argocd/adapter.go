@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // GVKs the adapter reads.
@@ -37,8 +38,10 @@ type Input struct {
 type Options struct {
 	// Reader reads the cluster; nil means offline (files only).
 	Reader model.Reader
-	// Inputs are Applications, ApplicationSets, argocd-cm and
+	// Documents are Applications, ApplicationSets, argocd-cm and
 	// argocd-cmd-params-cm read from files. Other objects are ignored.
+	Documents []source.Document
+	// Inputs are the same as Documents, for callers without YAML nodes.
 	Inputs []Input
 	// Namespace is Argo CD's control-plane namespace (default "argocd").
 	Namespace string
@@ -93,7 +96,7 @@ func New(opts Options) (*Adapter, error) {
 	a := &Adapter{opts: opts, apps: map[string]*appEntry{}, settings: DefaultSettings()}
 	var params map[string]string
 	var paramsSrc cmSource
-	for _, in := range opts.Inputs {
+	for _, in := range append(append([]Input{}, opts.Inputs...), FromDocuments(opts.Documents)...) {
 		u := in.Object
 		if u == nil {
 			continue
@@ -118,6 +121,7 @@ func New(opts Options) (*Adapter, error) {
 				a.loadNotes = append(a.loadNotes, fileNote(src, "invalid-applicationset", err))
 				continue
 			}
+			src.Prefix = "/spec/template"
 			a.appSets = append(a.appSets, &appEntry{app: app, src: src})
 		case gvk.Group == "" && gvk.Kind == "ConfigMap" && u.GetName() == cmName:
 			a.settings = ParseSettings(stringMap(u, "data"), src)

@@ -145,9 +145,9 @@ func (r *ignoreRule) toModel() model.Rule {
 func appRules(app *Application, src cmSource) []*ignoreRule {
 	var out []*ignoreRule
 	for i, d := range app.Spec.IgnoreDifferences {
-		field := fmt.Sprintf(".spec.ignoreDifferences[%d]", i)
+		field := fmt.Sprintf("%s.spec.ignoreDifferences[%d]", strings.ReplaceAll(src.Prefix, "/", "."), i)
 		r := &ignoreRule{
-			Origin: src.origin(field, fmt.Sprintf("/spec/ignoreDifferences/%d", i)),
+			Origin: src.origin(field, fmt.Sprintf("%s/spec/ignoreDifferences/%d", src.Prefix, i)),
 			Group:  d.Group, Kind: d.Kind, Name: d.Name, Namespace: d.Namespace,
 			JSONPointers: d.JSONPointers, JQPathExpressions: d.JQPathExpressions, Managers: d.ManagedFieldsManagers,
 			Scope: model.ScopeDiff,

@@ -41,6 +41,9 @@ type cmSource struct {
 	Object string // "ConfigMap argocd/argocd-cm"
 	File   string
 	Pos    posFunc
+	// Prefix is where an Application spec sits inside the object: "" for an
+	// Application, "/spec/template" for an ApplicationSet.
+	Prefix string
 }
 
 func (s cmSource) origin(field, pointer string) model.Origin {
@@ -80,6 +83,8 @@ type Settings struct {
 	Problems []model.Note
 	// Source says where argocd-cm came from (empty when defaulted).
 	Source cmSource
+	// compareOptionsSet: resource.compareoptions is written in argocd-cm.
+	compareOptionsSet bool
 }
 
 type filterRule struct {
@@ -226,6 +231,7 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 
 	// 3. Compare options. A parse error makes GetResourceOverrides fail.
 	if v, ok := data[keyCompareOptions]; ok {
+		s.compareOptionsSet = true
 		co := DefaultCompareOptions()
 		if err := yaml.Unmarshal([]byte(v), &co); err != nil {
 			fatal(keyCompareOptions, "invalid-yaml", err)
@@ -350,7 +356,7 @@ func (s *Settings) addStatusRule() {
 	if o.Object == "" {
 		o.Object = "ConfigMap " + DefaultNamespace + "/" + cmName
 	}
-	if o.Field == "" || s.Source.Object == "" {
+	if !s.compareOptionsSet {
 		o.Field = "data[" + keyCompareOptions + "].ignoreResourceStatusField (default all)"
 	}
 	s.Rules = append(s.Rules, &ignoreRule{

@@ -302,6 +302,50 @@ func TestCompute(t *testing.T) {
 	}
 }
 
+// A custom resource's list has no builtin keys; the live object's
+// managedFields (k:{"id":...}) say how the API server keys it.
+func TestKeysLearntFromLiveManagedFields(t *testing.T) {
+	desired := obj(t, "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  items:\n  - id: a\n    size: 1\n  - id: b\n    size: 2\n  - id: c\n    size: 3\n")
+	live := obj(t, `apiVersion: example.com/v1
+kind: Widget
+metadata:
+  name: w
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:spec:
+        f:items:
+          k:{"id":"a"}: {f:id: {}, f:size: {}}
+          k:{"id":"b"}: {f:id: {}}
+          k:{"id":"c"}: {f:id: {}, f:size: {}}
+  - manager: kubectl-edit
+    operation: Update
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:spec:
+        f:items:
+          k:{"id":"b"}: {f:size: {}}
+spec:
+  items:
+  - id: c
+    size: 3
+  - id: b
+    size: 20
+  - id: a
+    size: 1
+`)
+	got, err := Compute(desired, live, Options{Owned: ownedBy(t, live)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSummary := []want{{"/spec/items/1/size", ".spec.items[id=b].size", model.Changed}}
+	if d := cmp.Diff(wantSummary, summarize(got), cmp.AllowUnexported(want{})); d != "" {
+		t.Errorf("drifts (-want +got):\n%s", d)
+	}
+}
+
 func TestSecretValuesNeverLeak(t *testing.T) {
 	desired := obj(t, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  password: hunter2\n  same: x\ndata:\n  user: YWRtaW4=\n  gone: Z29uZQ==\n")
 	live := obj(t, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: bWFudWFsbHktc2V0\n  same: eA==\n  user: YWRtaW4=\n  extra: ZXh0cmE=\n")

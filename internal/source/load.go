@@ -39,8 +39,8 @@ func isManifestFile(name string) bool {
 
 // LoadFiles reads manifests from files, directories (their *.yaml, *.yml
 // and *.json files, sorted; subdirectories when opts.Recursive) and "-" for
-// stdin. A path that does not exist or cannot be read is an error and
-// nothing is returned. Bad documents and over-size files do not stop the
+// stdin. A path argument that does not exist is an error and nothing is
+// returned. Bad documents and unreadable or over-size files do not stop the
 // others: their *DocumentError are joined into the returned error, next to
 // the documents that loaded.
 func LoadFiles(paths []string, stdin io.Reader, opts Options) ([]Document, error) {
@@ -87,13 +87,15 @@ func LoadFiles(paths []string, stdin io.Reader, opts Options) ([]Document, error
 			data, err = readFile(f, limit)
 		}
 		if err != nil {
+			// One unreadable file (over the limit, a dangling symlink in a
+			// directory) does not hide the others.
 			var de *DocumentError
-			if errors.As(err, &de) {
-				de.File = f
-				errs = append(errs, de)
-				continue
+			if !errors.As(err, &de) {
+				de = &DocumentError{Err: fmt.Errorf("cannot read: %w", err)}
 			}
-			return nil, fmt.Errorf("cannot read %s: %w", f, err)
+			de.File = f
+			errs = append(errs, de)
+			continue
 		}
 		got, err := Decode(data, f)
 		docs = append(docs, got...)

@@ -326,6 +326,23 @@ func TestStdinOverLimit(t *testing.T) {
 	}
 }
 
+func TestUnreadableFileInDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(dir, "gone.yaml"), filepath.Join(dir, "dangling.yaml")); err != nil {
+		t.Skip(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "ok.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ok}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	docs, err := LoadFiles([]string{dir}, nil, Options{})
+	if len(docs) != 1 {
+		t.Errorf("docs = %v", names(docs))
+	}
+	if des := DocumentErrors(err); len(des) != 1 || !strings.HasSuffix(des[0].File, "dangling.yaml") {
+		t.Errorf("err = %v", err)
+	}
+}
+
 func TestMissingPath(t *testing.T) {
 	_, err := LoadFiles([]string{"testdata/does-not-exist.yaml"}, nil, Options{})
 	if err == nil || !strings.Contains(err.Error(), "does-not-exist.yaml") || len(DocumentErrors(err)) != 0 {

@@ -6,15 +6,14 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
-// The field managers GitOps engines write with:
-// Argo CD (controller/sync.go: "argocd-controller" is common.ArgoCDSSAManager,
-// older releases used the application controller's name), Flux
-// (kustomize-controller and helm-controller apply with their own names;
-// "flux-client-side-apply" and "gotk-*" are the managers Flux cleans up from
-// pre-SSA releases, fluxcd/pkg/ssa manager.go and kustomize-controller's
-// --override-manager defaults).
-//
-// IsGitOpsManager reports whether manager is a GitOps engine's field manager.
+// IsGitOpsManager reports whether manager is a GitOps engine's field
+// manager: Argo CD syncs as "argocd-controller" (argo-cd common/common.go
+// ArgoCDSSAManager; "argocd-application-controller" is the controller's name,
+// which older client-side syncs left); Flux applies as "kustomize-controller"
+// and "helm-controller" (ssa.Owner{Field: controllerName} in each
+// controller's main.go), patches status as "gotk-<controller>", and the flux
+// CLI writes as "flux-client-side-apply" (kustomize-controller
+// docs/spec/v1/kustomizations.md, ssa Override).
 func IsGitOpsManager(manager string) bool {
 	m := strings.ToLower(strings.TrimSpace(manager))
 	switch m {
@@ -29,7 +28,7 @@ func IsGitOpsManager(manager string) bool {
 // such as "kubectl-edit", "kubectl-patch", "kubectl-client-side-apply"); a
 // plain server-side `kubectl apply` is "kubectl". Without an explicit field
 // manager the API server falls back to the user agent's first segment
-// (k8s.io/apiserver/pkg/endpoints/handlers/rest.go prefixFromUserAgent),
+// (k8s.io/apiserver/pkg/endpoints/handlers/create.go prefixFromUserAgent),
 // hence "kubectl.exe", "k9s", "Lens".
 // The helm CLI run by hand counts too (helm-controller is GitOps).
 func isManualTool(m string) bool {

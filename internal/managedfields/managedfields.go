@@ -67,9 +67,9 @@ type Index struct {
 // managedFields gives an Empty index, not an error; malformed entries (wrong
 // types, unparsable FieldsV1, bad times) are an error naming the entry.
 //
-// FieldsV1 is decoded with fieldpath.Set.FromJSON, as the API server does in
-// k8s.io/apimachinery/pkg/util/managedfields/internal/managedfields.go
-// (decodeManagedFieldsEntrySet).
+// FieldsV1 is decoded with fieldpath.Set.FromJSON, as the API server does
+// (k8s.io/apimachinery/pkg/util/managedfields/internal/managedfields.go
+// decodeVersionedSet, fields.go FieldsToSet).
 func Parse(obj *unstructured.Unstructured) (*Index, error) {
 	ix := &Index{union: &fieldpath.Set{}}
 	if obj == nil || obj.Object == nil {

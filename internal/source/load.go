@@ -27,8 +27,8 @@ type Options struct {
 	Recursive bool
 }
 
-// manifestExtensions are the file extensions read from directories, the set
-// kubectl uses (k8s.io/cli-runtime/pkg/resource/visitor.go FileExtensions).
+// isManifestFile: the file extensions read from directories, the set
+// kubectl uses (k8s.io/cli-runtime/pkg/resource/builder.go FileExtensions).
 func isManifestFile(name string) bool {
 	switch strings.ToLower(filepath.Ext(name)) {
 	case ".yaml", ".yml", ".json":
@@ -173,13 +173,14 @@ func byteSize(n int64) string {
 }
 
 // LoadKustomize builds the kustomization in dir with sigs.k8s.io/kustomize
-// krusty, with kustomize's default options (load restricted to the root,
-// plugins disabled) as kubectl -k uses them
-// (k8s.io/kubectl/pkg/cmd/kustomize, cli-runtime resource.KustomizeVisitor)
-// and as Flux's kustomize-controller builds (fluxcd/pkg/kustomize
-// SecureBuild). Documents carry File = dir and Line = 0: kustomize output
-// has no positions.
-func LoadKustomize(dir string) ([]Document, error) {
+// krusty as kubectl -k does (k8s.io/cli-runtime/pkg/resource/kustomizevisitor.go:
+// default options, loads restricted to the kustomization root, plugins
+// disabled, legacy resource order). Flux's kustomize-controller runs the same
+// builder (fluxcd/pkg/kustomize kustomize_generator.go Build) but lets bases
+// load from anywhere inside the source artifact; and, like Flux, a panic
+// inside kustomize becomes an error. Documents carry File = dir and Line = 0:
+// kustomize output has no positions.
+func LoadKustomize(dir string) (docs []Document, err error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", dir, unwrapPathError(err))
@@ -187,12 +188,17 @@ func LoadKustomize(dir string) ([]Document, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory (-k needs a kustomization directory)", dir)
 	}
-	k := krusty.MakeKustomizer(krusty.MakeDefaultOptions())
-	rm, err := k.Run(filesys.MakeFsOnDisk(), dir)
+	defer func() {
+		if r := recover(); r != nil {
+			docs, err = nil, fmt.Errorf("kustomize build %s: kustomize failed: %v", dir, r)
+		}
+	}()
+	opts := krusty.MakeDefaultOptions()
+	opts.Reorder = krusty.ReorderOptionLegacy
+	rm, err := krusty.MakeKustomizer(opts).Run(filesys.MakeFsOnDisk(), dir)
 	if err != nil {
 		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
 	}
-	var docs []Document
 	for i, r := range rm.Resources() {
 		raw, err := r.MarshalJSON()
 		if err != nil {

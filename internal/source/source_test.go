@@ -371,11 +371,12 @@ func TestLoadKustomize(t *testing.T) {
 	for _, d := range docs {
 		got = append(got, d.Object.GetKind()+" "+d.Object.GetNamespace()+"/"+d.Object.GetName())
 	}
-	// The generated ConfigMap carries kustomize's content hash.
-	if len(got) != 2 || got[0] != "Deployment shop/web" || !strings.HasPrefix(got[1], "ConfigMap shop/web-config-") {
+	// kubectl's legacy order (ConfigMaps before Deployments); the generated
+	// ConfigMap carries kustomize's content hash.
+	if len(got) != 2 || got[1] != "Deployment shop/web" || !strings.HasPrefix(got[0], "ConfigMap shop/web-config-") {
 		t.Fatalf("docs = %v", got)
 	}
-	dep := docs[0].Object.Object
+	dep := docs[1].Object.Object
 	spec := dep["spec"].(map[string]any)
 	if spec["replicas"] != int64(3) {
 		t.Errorf("patched replicas = %#v", spec["replicas"])

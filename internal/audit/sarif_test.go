@@ -87,7 +87,7 @@ func sampleResult() *Result {
 
 func TestSARIFValidatesAgainstSchema(t *testing.T) {
 	schema := sarifSchema(t)
-	for name, res := range map[string]*Result{"findings": sampleResult(), "clean": {}} {
+	for name, res := range map[string]*Result{"findings": sampleResult(), "clean": {}, "fixture repo": auditFixture(t)} {
 		t.Run(name, func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := Render(&buf, "sarif", res); err != nil {

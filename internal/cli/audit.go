@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/audit"
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 )
@@ -227,5 +228,5 @@ func (o *AuditOptions) Run(cmd *cobra.Command) error {
 
 // auditExtractors are the engine adapters' rule extractors.
 func auditExtractors() []audit.Extractor {
-	return []audit.Extractor{flux.RulesFromDocuments}
+	return []audit.Extractor{argocd.RulesFromDocuments, flux.RulesFromDocuments}
 }

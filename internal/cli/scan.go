@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
@@ -196,36 +197,64 @@ func (o *ScanOptions) Complete() error {
 		return errors.New("no kinds to scan: the server serves none of the requested kinds")
 	}
 	o.kinds, o.warnings = kinds, warns
-	o.adapters, err = scanAdapters(o.Engine, c)
-	return err
+	adapters, warns, err := scanAdapters(context.Background(), o.Engine, c)
+	if err != nil {
+		return err
+	}
+	o.adapters, o.warnings = adapters, append(o.warnings, warns...)
+	return nil
 }
 
-// scanAdapters returns the adapters of the selected engine(s). They read
-// the cluster through one CachingReader, so each engine object behind the
-// drifted objects (Application, Kustomization, argocd-cm) is read once.
-func scanAdapters(engine string, reader model.Reader) ([]model.Adapter, error) {
-	cached := scan.NewCachingReader(reader)
+// scanAdapters returns the adapters of the selected engine(s), ready to
+// judge. They read the cluster through one CachingReader, so each engine
+// object behind the drifted objects (Application, Kustomization,
+// argocd-cm) is read once. Each adapter reads its settings before the scan
+// asks it about ownership: Argo CD's tracking method (annotation or label)
+// lives in argocd-cm, and Owner never reads the cluster itself.
+func scanAdapters(ctx context.Context, engine string, c *cluster.Client) ([]model.Adapter, []string, error) {
+	cached := scan.NewCachingReader(c)
 	var out []model.Adapter
+	var warnings []string
 	if engine == "auto" || engine == string(model.EngineArgoCD) {
-		a, err := argocd.New(argocd.Options{Reader: cached})
+		opts := argocd.Options{Reader: cached}
+		a, err := argocd.New(opts)
 		if err != nil {
-			return nil, err
+			return nil, nil, fmt.Errorf("argocd: %w", err)
+		}
+		rules, _ := a.Rules(ctx) // read failures become notes on the reports
+		// Argo CD's controller evaluates managedFieldsManagers rules with a
+		// parser built from the cluster's OpenAPI (lists keyed, not atomic);
+		// fetch the (large) schema only when such a rule exists.
+		if hasManagerRules(rules) {
+			if parser, perr := c.GVKParser(); perr != nil {
+				warnings = append(warnings, "cannot read the cluster's OpenAPI schema: Argo CD managedFieldsManagers rules run on a deduced schema: "+perr.Error())
+			} else {
+				opts.GVKParser = parser
+				if a, err = argocd.New(opts); err != nil {
+					return nil, nil, fmt.Errorf("argocd: %w", err)
+				}
+				_, _ = a.Rules(ctx)
+			}
 		}
 		out = append(out, a)
 	}
 	if engine == "auto" || engine == string(model.EngineFlux) {
-		out = append(out, scan.OwnershipOnly(model.EngineFlux))
+		a, err := flux.New(flux.Options{Reader: cached})
+		if err != nil {
+			return nil, nil, fmt.Errorf("flux: %w", err)
+		}
+		out = append(out, a)
 	}
-	return out, nil
+	return out, warnings, nil
 }
 
-// warmAdapters lets each adapter read its settings before the scan asks it
-// about ownership: Argo CD's tracking method (annotation or label) lives
-// in argocd-cm, and Owner never reads the cluster itself.
-func warmAdapters(ctx context.Context, adapters []model.Adapter) {
-	for _, a := range adapters {
-		_, _ = a.Rules(ctx) // failures become notes on the reports
+func hasManagerRules(rules []model.Rule) bool {
+	for _, r := range rules {
+		if len(r.Managers) > 0 {
+			return true
+		}
 	}
+	return false
 }
 
 // Run scans, prints, and maps the outcome to the exit code.
@@ -241,7 +270,6 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	src := &scan.StreamSource{Client: o.client, Streamer: streamer, ChunkSize: o.ChunkSize, Consistent: o.Consistent}
-	warmAdapters(ctx, o.adapters)
 	in := &scan.Inspector{Adapters: o.adapters, IncludeControllers: o.IncludeControllers}
 	for _, w := range o.warnings {
 		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)

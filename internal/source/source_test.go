@@ -97,6 +97,29 @@ func TestPosition(t *testing.T) {
 	}
 }
 
+// Items flattened out of a List keep positions relative to themselves.
+func TestPositionInListItemOfJSON(t *testing.T) {
+	docs, err := LoadFiles([]string{"testdata/manifests/list.json"}, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("testdata/manifests/list.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(raw), "\n")
+	for i, name := range []string{"from-list-a", "from-list-b"} {
+		line, col := docs[i].Position("/metadata/name")
+		if line < 1 || line > len(lines) {
+			t.Fatalf("Position = %d:%d", line, col)
+		}
+		want := strings.Index(lines[line-1], `"name"`) + 1
+		if !strings.Contains(lines[line-1], name) || col != want {
+			t.Errorf("%s: Position = %d:%d (%q), want column %d", name, line, col, lines[line-1], want)
+		}
+	}
+}
+
 func TestStdin(t *testing.T) {
 	in := strings.NewReader("apiVersion: v1\nkind: Namespace\nmetadata:\n  name: from-stdin\n")
 	docs, err := LoadFiles([]string{"-"}, in, Options{})

@@ -1,12 +1,14 @@
 package managedfields
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 )
 
 // fuzzBody is the object a bare FieldsV1 input is attached to, so that
@@ -29,6 +31,19 @@ func FuzzParse(f *testing.F) {
 		}
 		obj := &unstructured.Unstructured{Object: m}
 		if _, whole := m["metadata"]; !whole {
+			// The fast FieldsV1 encoder must agree with encoding/json.
+			std, err1 := json.Marshal(m)
+			ours, err2 := appendFieldsJSON(nil, m)
+			if (err1 == nil) != (err2 == nil) {
+				t.Fatalf("encoders disagree on errors: %v / %v", err1, err2)
+			}
+			if err1 == nil {
+				var a, b fieldpath.Set
+				ea, eb := a.FromJSON(bytes.NewReader(std)), b.FromJSON(bytes.NewReader(ours))
+				if (ea == nil) != (eb == nil) || (ea == nil && !a.Equals(&b)) {
+					t.Fatalf("encoders disagree: %v / %v", ea, eb)
+				}
+			}
 			var body map[string]any
 			if err := json.Unmarshal([]byte(fuzzBody), &body); err != nil {
 				t.Fatal(err)

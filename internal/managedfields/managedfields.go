@@ -168,7 +168,7 @@ func parseEntry(m map[string]any) (Entry, error) {
 	if _, ok := fv.(map[string]any); !ok {
 		return e, fmt.Errorf("fieldsV1 is a %s, not an object", typeName(fv))
 	}
-	raw, merr := json.Marshal(fv)
+	raw, merr := appendFieldsJSON(make([]byte, 0, 1024), fv)
 	if merr != nil {
 		return e, fmt.Errorf("fieldsV1: %w", merr)
 	}
@@ -176,6 +176,54 @@ func parseEntry(m map[string]any) (Entry, error) {
 		return e, fmt.Errorf("fieldsV1: %w", ferr)
 	}
 	return e, nil
+}
+
+// appendFieldsJSON re-encodes a decoded FieldsV1 tree for Set.FromJSON.
+// FieldsV1 is nested objects of "{}" leaves, so objects and plain ASCII keys
+// are written directly (encoding/json's reflection was a third of Parse);
+// anything else goes through encoding/json. Key order does not matter to
+// FromJSON.
+func appendFieldsJSON(b []byte, v any) ([]byte, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		raw, err := json.Marshal(v)
+		return append(b, raw...), err
+	}
+	b = append(b, '{')
+	first := true
+	for k, c := range m {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		var err error
+		if b, err = appendJSONString(b, k); err != nil {
+			return nil, err
+		}
+		b = append(b, ':')
+		if b, err = appendFieldsJSON(b, c); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+func appendJSONString(b []byte, s string) ([]byte, error) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 {
+			raw, err := json.Marshal(s)
+			return append(b, raw...), err
+		}
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' {
+			b = append(b, '\\', c)
+		} else {
+			b = append(b, c)
+		}
+	}
+	return append(b, '"'), nil
 }
 
 func typeName(v any) string {

@@ -1,12 +1,15 @@
 package managedfields
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -419,5 +422,48 @@ func TestPointers(t *testing.T) {
 	}
 	if got := JoinPointer("a/b", "c~d"); got != "/a~1b/c~0d" {
 		t.Errorf("JoinPointer = %s", got)
+	}
+}
+
+// The hand-written FieldsV1 encoder decodes to exactly the set that
+// encoding/json's encoding decodes to.
+func TestFieldsJSONEncoderMatchesEncodingJSON(t *testing.T) {
+	inputs := []string{
+		`{"f:metadata":{"f:labels":{".":{},"f:app":{}}}}`,
+		`{"f:spec":{"f:containers":{"k:{\"name\":\"a\\\\b\\\"c\"}":{".":{},"f:image":{}}}}}`,
+		`{"f:data":{"f:caf\u00e9":{},"f:tab\there":{},"f:nul\u0000":{},"f:<&>":{}}}`,
+		`{"f:metadata":{"f:finalizers":{"v:\"x\"":{},"v:1.5":{}}}}`,
+	}
+	obj := loadFixture(t, "deployment-ssa-then-kubectl-drifted.yaml")
+	for _, e := range obj.Object["metadata"].(map[string]any)["managedFields"].([]any) {
+		raw, err := json.Marshal(e.(map[string]any)["fieldsV1"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, string(raw))
+	}
+	for _, in := range inputs {
+		var v any
+		if err := json.Unmarshal([]byte(in), &v); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		std, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours, err := appendFieldsJSON(nil, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b fieldpath.Set
+		if err := a.FromJSON(bytes.NewReader(std)); err != nil {
+			t.Fatalf("%s: %v", std, err)
+		}
+		if err := b.FromJSON(bytes.NewReader(ours)); err != nil {
+			t.Fatalf("%s: %v", ours, err)
+		}
+		if !a.Equals(&b) {
+			t.Errorf("sets differ for %s:\nencoding/json: %s\nours: %s", in, a.String(), b.String())
+		}
 	}
 }

@@ -607,11 +607,10 @@ func stripServerFields(d, l map[string]any) {
 		}
 	}
 	// A manifest without a namespace takes it from the context at apply time.
-	if dmd, ok := d["metadata"].(map[string]any); ok {
-		if ns, _ := dmd["namespace"].(string); ns == "" {
-			if lmd, ok := l["metadata"].(map[string]any); ok {
-				delete(lmd, "namespace")
-			}
+	dmd, _ := d["metadata"].(map[string]any)
+	if ns, _ := dmd["namespace"].(string); ns == "" {
+		if lmd, ok := l["metadata"].(map[string]any); ok {
+			delete(lmd, "namespace")
 		}
 	}
 }

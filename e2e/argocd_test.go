@@ -1,0 +1,263 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// Argo CD end to end: the real Application CRD (from the argo-cd v3.2.12
+// module zip), an Application and argocd-cm applied as objects, a Deployment
+// applied the way Argo CD's controller applies it (client-side apply with
+// field manager argocd-controller and the tracking annotation), then drifted
+// by real kubectl commands. explain -o json must give Argo's verdict and the
+// rule's origin per field, and say why a deliberately wrong rule (group
+// `app` for `apps`) matches nothing.
+
+var argoCRDOnce sync.Once
+
+// installApplicationCRD applies manifests/crds/application-crd.yaml from the
+// argo-cd module zip (Go module proxy; no other network).
+func installApplicationCRD(t *testing.T) {
+	t.Helper()
+	var err error
+	argoCRDOnce.Do(func() {
+		out, e := exec.Command("go", "mod", "download", "-json", "github.com/argoproj/argo-cd/v3@v3.2.12").Output()
+		if e != nil {
+			err = fmt.Errorf("go mod download argo-cd: %w", e)
+			return
+		}
+		var mod struct{ Dir string }
+		if e := json.Unmarshal(out, &mod); e != nil || mod.Dir == "" {
+			err = fmt.Errorf("go mod download argo-cd: no Dir in %s", out)
+			return
+		}
+		crd := filepath.Join(mod.Dir, "manifests", "crds", "application-crd.yaml")
+		// Server-side: the CRD is too large for the last-applied annotation.
+		E.Kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=argo-e2e", "-f", crd)
+		E.Kubectl(t, "wait", "--for", "condition=established", "--timeout=60s", "crd/applications.argoproj.io")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func argoWeb(ns, tracking string) string {
+	return fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: %s
+  labels:
+    app: web
+  annotations:
+    argocd.argoproj.io/tracking-id: %s
+spec:
+  replicas: 2
+  selector:
+    matchLabels: {app: web}
+  template:
+    metadata:
+      labels: {app: web}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.27
+      - name: sidecar
+        image: busybox:1.36
+        command: ["sleep", "3600"]
+`, ns, tracking)
+}
+
+func argoVerdictOf(d model.FieldDrift) *model.Verdict {
+	for i := range d.Verdicts {
+		if d.Verdicts[i].Engine == model.EngineArgoCD {
+			return &d.Verdicts[i]
+		}
+	}
+	return nil
+}
+
+// TestArgoCDVerdictsAndWhyNot covers an Application outside the control-plane
+// namespace (tracking id "<ns>_<name>"), an Application pointer rule, an
+// argocd-cm managedFieldsManagers rule (evaluated with the cluster's OpenAPI
+// schema), self-heal, an extraneous label and the why-not note.
+func TestArgoCDVerdictsAndWhyNot(t *testing.T) {
+	installApplicationCRD(t)
+	ctrl := E.Namespace(t, "argo")  // Argo CD's control plane: argocd-cm
+	appNS := E.Namespace(t, "argo") // apps in any namespace: the Application
+	ns := E.Namespace(t, "argo")    // the workload
+
+	E.Apply(t, fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: argocd-cm
+  namespace: %s
+  labels:
+    app.kubernetes.io/part-of: argocd
+data:
+  resource.customizations.ignoreDifferences.apps_Deployment: |
+    managedFieldsManagers:
+    - kubectl-set
+`, ctrl))
+	E.Apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: shop
+  namespace: %s
+spec:
+  project: default
+  source:
+    repoURL: https://example.com/shop.git
+    path: deploy
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: %s
+  syncPolicy:
+    automated:
+      selfHeal: true
+  ignoreDifferences:
+  - group: apps
+    kind: Deployment
+    jsonPointers:
+    - /spec/replicas
+  - group: app
+    kind: Deployment
+    jsonPointers:
+    - /spec/template/spec/containers/1/image
+`, appNS, ns))
+
+	tracking := fmt.Sprintf("%s_shop:apps/Deployment:%s/web", appNS, ns)
+	manifest := argoWeb(ns, tracking)
+	E.Apply(t, manifest, "--field-manager=argocd-controller")
+	E.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=5")
+	E.Kubectl(t, "-n", ns, "set", "image", "deployment/web", "app=nginx:1.29")
+	E.KubectlWith(t, RunOpts{Env: []string{"KUBE_EDITOR=sed -i s/busybox:1.36/busybox:1.37/"}}, "-n", ns, "edit", "deployment/web")
+	E.Kubectl(t, "-n", ns, "label", "deployment/web", "hotfix=true")
+
+	desired := writeFile(t, "web.yaml", manifest)
+	r := explainJSON(t, 1, "deploy/web", "-n", ns, "-f", desired, "--engine", "argocd", "--argocd-namespace", ctrl)
+
+	var owner *model.Owner
+	for i := range r.Owners {
+		if r.Owners[i].Engine == model.EngineArgoCD {
+			owner = &r.Owners[i]
+		}
+	}
+	if owner == nil || owner.Namespace != appNS || owner.Name != "shop" || !owner.Found || !owner.SelfHeal {
+		t.Fatalf("Argo CD owner = %+v, want Application %s/shop found with self-heal", owner, appNS)
+	}
+
+	got := byFieldPath(r)
+	type want struct {
+		kind        model.VerdictKind
+		ruleObject  string
+		ruleField   string
+		reasonMatch string
+	}
+	wants := map[string]want{
+		".spec.replicas": {model.Ignored, "Application " + appNS + "/shop", ".spec.ignoreDifferences[0]", "jsonPointer /spec/replicas"},
+		".spec.template.spec.containers[name=app].image": {model.Ignored, "ConfigMap " + ctrl + "/argocd-cm",
+			"data[resource.customizations.ignoreDifferences.apps_Deployment]", "manager kubectl-set"},
+		".spec.template.spec.containers[name=sidecar].image": {model.Reverted, "", "", "selfHeal"},
+		".metadata.labels.hotfix":                            {model.LeftAlone, "", "", "last-applied"},
+	}
+	for fp, w := range wants {
+		d, ok := got[fp]
+		if !ok {
+			t.Errorf("no drift %s in %q", fp, fieldPaths(r))
+			continue
+		}
+		v := argoVerdictOf(d)
+		if v == nil {
+			t.Errorf("%s: no Argo CD verdict", fp)
+			continue
+		}
+		if v.Kind != w.kind || !strings.Contains(v.Reason, w.reasonMatch) {
+			t.Errorf("%s: verdict %s (%s), want %s containing %q", fp, v.Kind, v.Reason, w.kind, w.reasonMatch)
+		}
+		if w.ruleField != "" && (v.Rule == nil || v.Rule.Object != w.ruleObject || v.Rule.Field != w.ruleField) {
+			t.Errorf("%s: rule origin %+v, want %s %s", fp, v.Rule, w.ruleObject, w.ruleField)
+		}
+	}
+
+	var why *model.Note
+	for i := range r.Notes {
+		n := &r.Notes[i]
+		if n.Engine == model.EngineArgoCD && n.Reason == "group-mismatch" {
+			why = n
+		}
+	}
+	if why == nil || !strings.Contains(why.Message, `"app"`) || !strings.Contains(why.Message, `did you mean "apps"`) ||
+		why.Rule == nil || why.Rule.Field != ".spec.ignoreDifferences[1]" {
+		t.Fatalf("why-not note for the `app` rule = %+v; notes: %+v", why, r.Notes)
+	}
+}
+
+// TestArgoCDBadRulesAreNotes: an invalid jq expression in argocd-cm makes
+// Argo CD's own comparison fail; explain reports it as a per-rule error and
+// still evaluates the other rules (exit 1 for drift, not 2).
+func TestArgoCDBadRulesAreNotes(t *testing.T) {
+	installApplicationCRD(t)
+	ctrl := E.Namespace(t, "argo")
+	ns := E.Namespace(t, "argo")
+	E.Apply(t, fmt.Sprintf(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: argocd-cm
+  namespace: %s
+data:
+  resource.customizations.ignoreDifferences.all: |
+    jqPathExpressions:
+    - .metadata.labels[
+  resource.customizations.ignoreDifferences.apps_Deployment: |
+    jqPathExpressions:
+    - until(false; .)
+`, ctrl))
+	E.Apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: shop
+  namespace: %s
+spec:
+  project: default
+  source: {repoURL: https://example.com/shop.git, path: deploy}
+  destination: {server: https://kubernetes.default.svc, namespace: %s}
+  ignoreDifferences:
+  - group: apps
+    kind: Deployment
+    jsonPointers: [/spec/replicas]
+`, ctrl, ns))
+	manifest := argoWeb(ns, "shop:apps/Deployment:"+ns+"/web")
+	E.Apply(t, manifest, "--field-manager=argocd-controller")
+	E.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=3")
+	E.Kubectl(t, "-n", ns, "set", "image", "deployment/web", "app=nginx:1.29")
+
+	r := explainJSON(t, 1, "deploy/web", "-n", ns, "-f", writeFile(t, "web.yaml", manifest), "--engine", "argocd", "--argocd-namespace", ctrl)
+	reasons := map[string]bool{}
+	for _, n := range r.Notes {
+		if n.Engine == model.EngineArgoCD {
+			reasons[n.Reason] = true
+		}
+	}
+	for _, want := range []string{"comparison-error", "invalid-rule", "jq-timeout"} {
+		if !reasons[want] {
+			t.Errorf("no %s note; notes: %+v", want, r.Notes)
+		}
+	}
+	got := byFieldPath(r)
+	if v := argoVerdictOf(got[".spec.replicas"]); v == nil || v.Kind != model.Ignored {
+		t.Errorf("replicas verdict %+v, want ignored by the Application rule", v)
+	}
+	if v := argoVerdictOf(got[".spec.template.spec.containers[name=app].image"]); v == nil || v.Kind != model.Reported {
+		t.Errorf("image verdict %+v, want reported (manual sync)", v)
+	}
+}

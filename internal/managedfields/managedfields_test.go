@@ -467,3 +467,28 @@ func TestFieldsJSONEncoderMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// Client-side apply (Argo CD without ServerSideApply) records an Update
+// entry; a later patch takes over only the patched key.
+func TestClientSideApplyThenPatch(t *testing.T) {
+	obj := loadFixture(t, "configmap-csa-then-patched.yaml")
+	ix := mustParse(t, obj)
+	tests := []struct {
+		pointer, manager string
+		class            model.CauseClass
+	}{
+		{"/data/mode", "kubectl-patch", model.CauseManual},
+		{"/data/replicas", "argocd-controller", model.CauseGitOps},
+		{"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration", "argocd-controller", model.CauseGitOps},
+	}
+	for _, tc := range tests {
+		owners := ix.Owners(obj, tc.pointer)
+		if len(owners) != 1 || owners[0].Manager != tc.manager || owners[0].Class != tc.class || owners[0].Operation != "Update" {
+			t.Errorf("Owners(%s) = %+v, want %s (%s)", tc.pointer, owners, tc.manager, tc.class)
+		}
+	}
+	// The data map itself: argocd-controller created it ("."), kubectl-patch owns a key in it.
+	if got := strings.Join(managers(ix.Owners(obj, "/data")), ","); got != "kubectl-patch,argocd-controller" {
+		t.Errorf("Owners(/data) = %s", got)
+	}
+}

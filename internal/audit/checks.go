@@ -215,14 +215,19 @@ func checkShadowedAndDuplicates(a *analysis) []Finding {
 			wild = append(wild, r)
 		}
 	}
+	// Candidate lists per literal kind (plus wildcards), in origin order,
+	// built once: the comparison is pairwise only within a kind.
+	byOrigin := func(c []*ruleInfo) []*ruleInfo {
+		sort.SliceStable(c, func(i, j int) bool { return originLess(c[i].Origin, c[j].Origin) })
+		return c
+	}
+	candidates := map[string][]*ruleInfo{"": byOrigin(append([]*ruleInfo(nil), wild...))}
+	for k, rs := range byKind {
+		candidates[k] = byOrigin(append(append([]*ruleInfo(nil), rs...), wild...))
+	}
 	reported := map[*ruleInfo]bool{}
 	for _, r := range all {
-		cands := append(append([]*ruleInfo(nil), byKind[r.m.literalKind]...), wild...)
-		if r.m.literalKind == "" {
-			cands = wild
-		}
-		sort.SliceStable(cands, func(i, j int) bool { return originLess(cands[i].Origin, cands[j].Origin) })
-		for _, s := range cands {
+		for _, s := range candidates[r.m.literalKind] {
 			if s == r || reported[r] {
 				continue
 			}

@@ -8,6 +8,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -98,6 +99,8 @@ type analyzed struct {
 	targetUntranslatable []string
 	// jq analyses, index-aligned with rule.JQPathExpressions.
 	jq []jqAnalysis
+	// approximate says why the target could only be modelled approximately.
+	approximate string
 }
 
 func engineName(e model.Engine) string {
@@ -132,7 +135,10 @@ func analyze(r model.Rule) *analyzed {
 		a.invalid = append(a.invalid, r.Error)
 	}
 	t, err := targetOf(r.Target, r.Engine)
-	if err != nil {
+	switch {
+	case errors.Is(err, errUndecidable):
+		a.approximate = err.Error()
+	case err != nil:
 		a.invalid = append(a.invalid, err.Error())
 	}
 	a.t = t
@@ -207,7 +213,7 @@ func intrinsicReason(r model.Rule) string {
 	case model.RuleArgoIgnoreExtraneous:
 		return "IgnoreExtraneous only concerns live objects that are not in Git; Flux prunes or leaves such objects and never reports them as drift"
 	case model.RuleArgoCompareOptions:
-		return "resource.compareoptions is a controller-wide Argo CD diff setting; Flux has no such setting"
+		return "resource.compareoptions is a controller-wide Argo CD diff setting (ignoreResourceStatusField removes /status before every diff); Flux has no such setting, and server-side apply does not write the status of kinds with a status subresource"
 	case model.RuleFluxSSAAnnotation:
 		return fmt.Sprintf("kustomize.toolkit.fluxcd.io/ssa: %s changes how Flux applies this object; Argo CD has no per-object apply mode that hides drift", r.Value)
 	case model.RuleFluxReconcileDisabled:
@@ -229,12 +235,13 @@ func Compare(rules []model.Rule, objs []*unstructured.Unstructured) *Comparison 
 		all = append(all, analyze(r))
 	}
 	var ev *evaluator
-	if len(objs) > 0 {
+	if objs = uniqueObjects(objs); len(objs) > 0 {
 		ev = newEvaluator(objs)
 	}
 	c := &Comparison{APIVersion: model.APIVersion, Kind: "RuleComparison", Summary: map[Status]int{}, Results: []Result{}}
+	rc := newRelCache()
 	for _, a := range all {
-		res := classify(a, all)
+		res := classify(a, all, rc)
 		if ev != nil {
 			res.Effect = ev.ruleEffect(a, res.Counterparts, all)
 		}
@@ -248,7 +255,7 @@ func Compare(rules []model.Rule, objs []*unstructured.Unstructured) *Comparison 
 	return c
 }
 
-func classify(a *analyzed, all []*analyzed) Result {
+func classify(a *analyzed, all []*analyzed, rc *relCache) Result {
 	res := Result{Rule: a.rule}
 	this, otherE := a.rule.Engine, otherEngine(a.rule.Engine)
 	if len(a.invalid) > 0 {
@@ -262,13 +269,16 @@ func classify(a *analyzed, all []*analyzed) Result {
 		return res
 	}
 	res.Reasons = append(append(res.Reasons, a.targetUntranslatable...), a.partsUntranslatable...)
+	if a.approximate != "" {
+		res.Reasons = append(res.Reasons, a.approximate)
+	}
 	var cands []*analyzed
 	var rels []targetRel
 	for _, o := range all {
 		if o.rule.Engine != otherE || len(o.invalid) > 0 || o.intrinsic != "" || len(o.paths) == 0 {
 			continue
 		}
-		tr, err := relateTargets(a.t, o.t)
+		tr, err := rc.relateTargets(a.t, o.t)
 		if err != nil || tr.Rel == RelDisjoint || !a.paths.overlaps(o.paths) {
 			continue
 		}

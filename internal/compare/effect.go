@@ -73,7 +73,7 @@ func (ev *evaluator) matches(a *analyzed, o *unstructured.Unstructured) bool {
 		if err != nil {
 			return false
 		}
-		return gg.Match(gvk.Group) && kg.Match(gvk.Kind) &&
+		return safeMatch(gg, gvk.Group) && safeMatch(kg, gvk.Kind) &&
 			(s.Name == "" || s.Name == o.GetName()) && (s.Namespace == "" || s.Namespace == o.GetNamespace())
 	}
 	sr, err := jsondiff.NewSelectorRegex(&jsondiff.Selector{
@@ -322,4 +322,43 @@ func (e *RuleEffect) String() string {
 		return ""
 	}
 	return fmt.Sprintf("%d field(s)", len(e.Fields))
+}
+
+// safeMatch runs a gobwas matcher, which panics on some malformed patterns
+// it nevertheless compiles (e.g. "*0{"); such a rule matches nothing here.
+func safeMatch(g glob.Glob, s string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return g.Match(s)
+}
+
+// globPanics reports whether gobwas panics matching s against g.
+func globPanics(g glob.Glob, s string) (panicked bool) {
+	defer func() {
+		if recover() != nil {
+			panicked = true
+		}
+	}()
+	g.Match(s)
+	return false
+}
+
+// uniqueObjects keeps the first copy of each object: the same manifest
+// often sits in a GitOps repo and in a rendered directory.
+func uniqueObjects(objs []*unstructured.Unstructured) []*unstructured.Unstructured {
+	seen := map[model.ResourceID]bool{}
+	var out []*unstructured.Unstructured
+	for _, o := range objs {
+		id := resourceID(o)
+		id.Version = ""
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		out = append(out, o)
+	}
+	return out
 }

@@ -26,20 +26,175 @@ func globRegex(pattern string) (string, error) {
 		return "", fmt.Errorf("invalid glob %q: %w", pattern, err)
 	}
 	var b strings.Builder
-	if err := writeGlobNode(&b, tree); err != nil {
+	w := globWriter{b: &b, quirk: !fixedRow(tree)}
+	if err := w.node(tree, true); err != nil {
 		return "", fmt.Errorf("invalid glob %q: %w", pattern, err)
+	}
+	if w.quirk && nestedOneRune(tree) {
+		return b.String(), fmt.Errorf("%w: glob %q has a one-character or P*S matcher inside {...}; gobwas may also match it against a shorter substring, depending on how it compiles the pattern, so this comparison is approximate", errUndecidable, pattern)
 	}
 	return b.String(), nil
 }
 
-func writeGlobNode(b *strings.Builder, n *ast.Node) error {
+// prefixSuffix recognizes the `P*S` patterns gobwas turns into PrefixSuffix.
+func prefixSuffix(n *ast.Node) (string, string, bool) {
+	if n.Kind != ast.KindPattern || len(n.Children) != 3 {
+		return "", "", false
+	}
+	a, m, z := n.Children[0], n.Children[1], n.Children[2]
+	if a.Kind != ast.KindText || z.Kind != ast.KindText || (m.Kind != ast.KindAny && m.Kind != ast.KindSuper) {
+		return "", "", false
+	}
+	return a.Value.(ast.Text).Text, z.Value.(ast.Text).Text, true
+}
+
+// overlapWords are the strings shorter than P+S that start with P and end
+// with S.
+func overlapWords(p, s string) []string {
+	var out []string
+	for k := 1; k <= len(p) && k <= len(s); k++ {
+		if p[len(p)-k:] == s[:k] {
+			out = append(out, p+s[k:])
+		}
+	}
+	return out
+}
+
+// nestedOneRune finds one-rune matchers that are alternatives of a {...}
+// which is not the whole pattern: there gobwas' empty-match quirk depends
+// on its compiler's choice of tree, which is not modelled.
+func nestedOneRune(root *ast.Node) bool {
+	var walk func(n *ast.Node, top bool) bool
+	walk = func(n *ast.Node, top bool) bool {
+		if n.Kind == ast.KindAnyOf {
+			for _, c := range n.Children {
+				if _, _, ps := prefixSuffix(c); !top && (oneRuneMatcher(c) || ps) {
+					return true
+				}
+				if walk(c, top && len(c.Children) == 1) {
+					return true
+				}
+			}
+			return false
+		}
+		for _, c := range n.Children {
+			if walk(c, top && len(n.Children) == 1) {
+				return true
+			}
+		}
+		return false
+	}
+	return walk(root, true)
+}
+
+// globWriter writes a gobwas AST as a regex.
+//
+// quirk models a gobwas v0.2.3 behaviour Argo CD inherits: the one-rune
+// matchers (`?`, `[!...]`, negated ranges) decode the first rune and
+// accept when nothing follows it, so they also accept the empty string
+// when matched on their own (match/single.go, match/list.go Match) - the
+// whole pattern `?`, or an alternative of `{...}` that the compiler
+// matches against a substring (a BTree). `?` thus matches Argo's core group
+// "". Only patterns the compiler turns into a fixed-width Row are exempt.
+// FuzzGlobRegex checks this against gobwas itself.
+type globWriter struct {
+	b     *strings.Builder
+	quirk bool
+}
+
+// fixedRow reports whether gobwas compiles the pattern into a Row: more
+// than one element, every one of fixed width.
+func fixedRow(root *ast.Node) bool {
+	if root.Kind != ast.KindPattern || len(root.Children) < 2 {
+		return false
+	}
+	for _, c := range root.Children {
+		if _, ok := fixedWidth(c); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func fixedWidth(n *ast.Node) (int, bool) {
+	switch n.Kind {
+	case ast.KindText:
+		return len([]rune(n.Value.(ast.Text).Text)), true
+	case ast.KindSingle, ast.KindList, ast.KindRange:
+		return 1, true
+	case ast.KindPattern:
+		w := 0
+		for _, c := range n.Children {
+			cw, ok := fixedWidth(c)
+			if !ok {
+				return 0, false
+			}
+			w += cw
+		}
+		return w, true
+	case ast.KindAnyOf:
+		w := -1
+		for _, c := range n.Children {
+			cw, ok := fixedWidth(c)
+			if !ok || w >= 0 && cw != w {
+				return 0, false
+			}
+			w = cw
+		}
+		return w, w >= 0
+	}
+	return 0, false
+}
+
+// oneRuneMatcher: nodes gobwas compiles to Single or a negated List/Range.
+func oneRuneMatcher(n *ast.Node) bool {
+	switch n.Kind {
+	case ast.KindSingle:
+		return true
+	case ast.KindList:
+		return n.Value.(ast.List).Not
+	case ast.KindRange:
+		return n.Value.(ast.Range).Not
+	case ast.KindPattern:
+		return len(n.Children) == 1 && oneRuneMatcher(n.Children[0])
+	}
+	return false
+}
+
+// node writes n; alone says it is matched on its own (the whole pattern or
+// an alternative of {...}).
+func (w globWriter) node(n *ast.Node, alone bool) error {
+	if alone && w.quirk && oneRuneMatcher(n) {
+		w.b.WriteString("(?:")
+		if err := w.write(n); err != nil {
+			return err
+		}
+		w.b.WriteString(")?")
+		return nil
+	}
+	return w.write(n)
+}
+
+func (w globWriter) write(n *ast.Node) error {
+	b := w.b
 	switch n.Kind {
 	case ast.KindNothing:
 	case ast.KindPattern:
+		if p, sfx, ok := prefixSuffix(n); ok {
+			// gobwas compiles `P*S` to match.PrefixSuffix, whose Match is
+			// HasPrefix(P) && HasSuffix(S): P and S may overlap, so "a*a"
+			// also matches "a" (match/prefix_suffix.go). Add those words.
+			b.WriteString("(?:" + regexp.QuoteMeta(p) + ".*" + regexp.QuoteMeta(sfx))
+			for _, w := range overlapWords(p, sfx) {
+				b.WriteString("|" + regexp.QuoteMeta(w))
+			}
+			b.WriteString(")")
+			return nil
+		}
 		// Concatenation binds tighter than |, and alternatives are
 		// wrapped below, so a pattern needs no group of its own.
 		for _, c := range n.Children {
-			if err := writeGlobNode(b, c); err != nil {
+			if err := w.node(c, len(n.Children) == 1 && n.Parent == nil); err != nil {
 				return err
 			}
 		}
@@ -49,7 +204,7 @@ func writeGlobNode(b *strings.Builder, n *ast.Node) error {
 			if i > 0 {
 				b.WriteString("|")
 			}
-			if err := writeGlobNode(b, c); err != nil {
+			if err := w.node(c, true); err != nil {
 				return err
 			}
 		}
@@ -147,7 +302,7 @@ func regexGlob(re string) (glob string, ok bool) {
 }
 
 func globEquals(glob, re string) bool {
-	gr, err := globRegex(glob)
+	gr, err := globRegex(glob) // approximate globs are never "equal"
 	if err != nil {
 		return false
 	}

@@ -81,7 +81,16 @@ func objectName(ref string) string {
 // an `# untranslatable:` comment for every part left out.
 func Render(trs []Translation, to model.Engine, o RenderOptions) ([]byte, error) {
 	var buf bytes.Buffer
-	for i, g := range groupBySource(trs) {
+	groups := groupBySource(trs)
+	if to == model.EngineArgoCD && o.Form == ArgoConfigMap && len(groups) > 1 {
+		// There is one argocd-cm: merge every source into it.
+		all := &group{source: "every rule source (see the comment on each key)", name: "argocd-cm"}
+		for _, g := range groups {
+			all.items = append(all.items, g.items...)
+		}
+		groups = []*group{all}
+	}
+	for i, g := range groups {
 		var doc *yaml.Node
 		var err error
 		switch {
@@ -202,12 +211,20 @@ func fluxDoc(g *group, o RenderOptions) *yaml.Node {
 		doc = mapping("apiVersion", "helm.toolkit.fluxcd.io/v2", "kind", "HelmRelease",
 			"metadata", mapping("name", g.name, "namespace", ns),
 			"spec", mapping("driftDetection", dd))
-		doc.HeadComment = docHeader(g, "Merge spec.driftDetection into the HelmRelease that deploys the same objects.")
+		what := "Merge spec.driftDetection into the HelmRelease that deploys the same objects."
+		if strings.HasPrefix(g.source, "ConfigMap ") {
+			what = "argocd-cm rules apply to every Application: merge spec.driftDetection into every HelmRelease."
+		}
+		doc.HeadComment = docHeader(g, what)
 	} else {
 		doc = mapping("apiVersion", "kustomize.toolkit.fluxcd.io/v1", "kind", "Kustomization",
 			"metadata", mapping("name", g.name, "namespace", ns),
 			"spec", mapping("ignore", ignore))
-		doc.HeadComment = docHeader(g, "Merge spec.ignore into the Kustomization that deploys the same objects (Flux >= 2.9).")
+		what := "Merge spec.ignore into the Kustomization that deploys the same objects (Flux >= 2.9)."
+		if strings.HasPrefix(g.source, "ConfigMap ") {
+			what = "argocd-cm rules apply to every Application: merge spec.ignore into every Kustomization (Flux >= 2.9)."
+		}
+		doc.HeadComment = docHeader(g, what)
 	}
 	if len(ignore.Content) == 0 {
 		// An empty list would still be valid YAML; say why it is empty.
@@ -295,13 +312,16 @@ func argoCMDoc(g *group, o RenderOptions) (*yaml.Node, error) {
 			left = append(left, comments(t))
 			continue
 		}
+		reported := false
 		for _, r := range t.To {
 			key, why := cmKey(r.Target)
 			if why != "" {
-				tt := t
-				tt.Untranslatable = append(append([]string(nil), t.Untranslatable...), "not expressible as an argocd-cm key: "+why+" (use --argocd-form Application)")
-				tt.To = nil
-				left = append(left, comments(tt))
+				if !reported {
+					tt := t
+					tt.Untranslatable = append(append([]string(nil), t.Untranslatable...), "not expressible as an argocd-cm key: "+why+" (use --form Application)")
+					left = append(left, comments(tt))
+					reported = true
+				}
 				continue
 			}
 			e := keys[key]

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 
@@ -31,6 +32,7 @@ type target struct {
 //   - MatchExact: plain equality, "" meaning any.
 func targetOf(s model.Selector, engine model.Engine) (target, error) {
 	t := target{re: map[string]string{}, labels: s.LabelSelector, annotations: s.AnnotationSelector}
+	var approx error
 	syn := s.Syntax
 	if syn == "" {
 		syn = model.MatchRegex
@@ -44,7 +46,9 @@ func targetOf(s model.Selector, engine model.Engine) (target, error) {
 		switch {
 		case syn == model.MatchGlob && (f == "group" || f == "kind"):
 			re, err := globRegex(v)
-			if err != nil {
+			if errors.Is(err, errUndecidable) {
+				approx = err
+			} else if err != nil {
 				return t, fmt.Errorf("%s: %w", f, err)
 			}
 			t.re[f] = re
@@ -59,7 +63,7 @@ func targetOf(s model.Selector, engine model.Engine) (target, error) {
 			t.re[f] = regexp.QuoteMeta(v)
 		}
 	}
-	return t, nil
+	return t, approx
 }
 
 // fieldRel is how one field of two targets relates, with example values.
@@ -82,11 +86,11 @@ type targetRel struct {
 // field is. Label and annotation selectors are compared as strings: equal
 // selectors select the same objects; a selector on one side only makes
 // that side narrower.
-func relateTargets(a, b target) (targetRel, error) {
+func (rc *relCache) relateTargets(a, b target) (targetRel, error) {
 	var tr targetRel
 	sub, sup, disjoint, unknown := true, true, false, false
 	for _, f := range targetFields {
-		lr, err := relate(a.re[f], b.re[f])
+		lr, err := rc.relate(a.re[f], b.re[f])
 		if err != nil {
 			return targetRel{Rel: RelUnknown}, err
 		}
@@ -171,4 +175,31 @@ func quoteVal(field, s string) string {
 		return `"" (core group)`
 	}
 	return fmt.Sprintf("%q", s)
+}
+
+// relCache memoizes language relations for one comparison: rules share
+// most of their selector strings ("apps", "Deployment", ".*"), so n rules
+// need far fewer than n² automaton walks.
+type relCache struct {
+	m map[[2]string]cachedRel
+}
+
+type cachedRel struct {
+	r   langRel
+	err error
+}
+
+func newRelCache() *relCache { return &relCache{m: map[[2]string]cachedRel{}} }
+
+func (rc *relCache) relate(a, b string) (langRel, error) {
+	if a == b {
+		return langRel{Rel: RelEqual}, nil
+	}
+	k := [2]string{a, b}
+	if c, ok := rc.m[k]; ok {
+		return c.r, c.err
+	}
+	r, err := relate(a, b)
+	rc.m[k] = cachedRel{r, err}
+	return r, err
 }

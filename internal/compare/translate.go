@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -104,6 +105,9 @@ func toFlux(a *analyzed, ev *evaluator) Translation {
 		tr.Untranslatable = append(tr.Untranslatable, err.Error())
 		return tr
 	}
+	if a.approximate != "" {
+		tr.Lossy = append(tr.Lossy, a.approximate)
+	}
 	tr.To = []model.Rule{{
 		Engine: model.EngineFlux, Type: model.RuleFluxKustomizeIgnore,
 		Target: sel, JSONPointers: paths, Scope: model.ScopeDiffAndApply,
@@ -130,7 +134,7 @@ func argoTargetToFlux(s model.Selector) (model.Selector, error) {
 			continue
 		}
 		re, err := globRegex(f.in)
-		if err != nil {
+		if err != nil && !errors.Is(err, errUndecidable) {
 			return out, err
 		}
 		if rel, err := relate(re, anyRegex); err == nil && rel.Rel == RelEqual {

@@ -62,7 +62,7 @@ spec:
   ignoreDifferences:
 `, a)
 	for r := 0; r < benchRulesPer; r++ {
-		i := (a*benchRulesPer + r) * (benchManifests / (benchApps * benchRulesPer))
+		i := (a*benchRulesPer+r)*(benchManifests/(benchApps*benchRulesPer)) + r%len(benchKinds) // spread over kinds
 		k := benchKinds[i%len(benchKinds)]
 		group := strings.TrimSuffix(k.apiVersion, "v1")
 		group = strings.TrimSuffix(group, "/")
@@ -127,7 +127,7 @@ func BenchmarkAuditChecks(b *testing.B) {
 	var rules []model.Rule
 	for a := 0; a < benchApps; a++ {
 		for r := 0; r < benchRulesPer; r++ {
-			i := (a*benchRulesPer + r) * (benchManifests / (benchApps * benchRulesPer))
+			i := (a*benchRulesPer+r)*(benchManifests/(benchApps*benchRulesPer)) + r%len(benchKinds) // spread over kinds
 			k := benchKinds[i%len(benchKinds)]
 			group := strings.TrimSuffix(strings.TrimSuffix(k.apiVersion, "v1"), "/")
 			rb := argoApp(fmt.Sprintf("app-%d", a)).gk(group, k.kind).name(fmt.Sprintf("app-%d", i)).

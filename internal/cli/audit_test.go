@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -129,5 +130,57 @@ func TestAuditGitHubOutputFromSubdirectory(t *testing.T) {
 	buf.WriteString(out)
 	if strings.Count(buf.String(), "\n") != 1 {
 		t.Errorf("want one annotation line, got %q", out)
+	}
+}
+
+func TestAuditBaseThroughCommand(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"manifests/web.yaml": auditDeployment,
+		"flux/ks.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./manifests
+  sourceRef: {kind: GitRepository, name: flux-system}
+  ignore:
+    - paths: ["/spec/template/spec/containers/0/image"]
+      target: {kind: Deployment}
+`,
+	})
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	f, err := os.OpenFile(filepath.Join(dir, "flux/ks.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("    - paths: [\"/spec/replicas\"]\n      target: {kind: Deployment}\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	// The base commit has an error (ignored image); the working tree only
+	// adds an unjustified rule (a warning): exit 0 with the default
+	// --fail-on error, 1 with --fail-on warning.
+	code, out, errOut := runAudit(t, dir, "--base", "HEAD")
+	if code != 0 || !strings.Contains(out, "DRIFT010 [added]") || strings.Contains(out, "DRIFT002") {
+		t.Errorf("--base HEAD: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, _, _ := runAudit(t, dir, "--base", "HEAD", "--fail-on", "warning"); code != 1 {
+		t.Errorf("--fail-on warning: exit %d, want 1", code)
+	}
+	if code, _, _ := runAudit(t, dir); code != 1 {
+		t.Errorf("without --base the ignored image is an error: exit %d, want 1", code)
+	}
+	if code, _, errOut := runAudit(t, dir, "--base", "no-such-branch"); code != 2 || !strings.Contains(errOut, "not a commit") {
+		t.Errorf("unknown ref: exit %d, %s", code, errOut)
 	}
 }

@@ -8,7 +8,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
+	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
 // Per-object cost of a scan, on objects captured from the real API server
@@ -113,5 +116,39 @@ func BenchmarkRunShop(b *testing.B) {
 		if _, err := Run(context.Background(), src, Options{Kinds: kinds, Inspector: in}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkInspectDriftedJudged adds the engines' judgement (Flux and
+// Argo CD adapters, offline: no reads) to the full path of a drifted object.
+func BenchmarkInspectDriftedJudged(b *testing.B) {
+	for _, tc := range []struct{ file, name string }{
+		{"list-deployments.json", "web-scaled"}, // Flux-owned
+		{"list-configmaps.json", "cfg-patched"}, // Argo CD-owned
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			raw := itemRaw(b, tc.file, tc.name)
+			argo, err := argocd.New(argocd.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			fl, err := flux.New(flux.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			in := &Inspector{Adapters: []model.Adapter{argo, fl}}
+			kind := kindDeployments
+			if tc.file == "list-configmaps.json" {
+				kind = kindConfigMaps
+			}
+			var mu sync.Mutex
+			b.ReportAllocs()
+			for b.Loop() {
+				rep, _, _, err := in.inspect(context.Background(), &mu, kind, raw)
+				if err != nil || rep == nil || len(rep.Drifts[0].Verdicts) == 0 {
+					b.Fatalf("rep=%v err=%v", rep, err)
+				}
+			}
+		})
 	}
 }

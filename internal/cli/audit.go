@@ -59,6 +59,11 @@ the file:line:column of the rule.
 
 Checks:
 ` + checks.String() + `
+matches-nothing and slow-jq look at the manifests under the audited paths:
+audit the whole checkout (the default) for them to see every target. The
+targets of HelmRelease rules are chart objects rendered outside the
+repository and are not looked for.
+
 --base REF reports only what the working tree adds or widens relative to the
 Git revision REF (for pull requests), and rules it removes as good news.
 
@@ -139,7 +144,11 @@ func (o *AuditOptions) Complete(ctx context.Context, args []string) error {
 	}
 	switch {
 	case o.ConfigFile != "":
-		if o.config, err = audit.LoadConfig(o.ConfigFile); err != nil {
+		file, err := filepath.Abs(o.ConfigFile)
+		if err != nil {
+			return err
+		}
+		if o.config, err = audit.LoadConfig(file); err != nil {
 			return err
 		}
 	default:

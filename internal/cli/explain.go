@@ -1,5 +1,3 @@
-//go:build driftexplain
-
 package cli
 
 import (
@@ -17,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
@@ -40,8 +39,14 @@ type ExplainOptions struct {
 	// LiveFile reads the live object from a file ("-" for stdin) instead
 	// of the cluster: offline use, no API server needed.
 	LiveFile string
+	// Rules are files or directories holding the engines' own objects
+	// (Argo CD Applications and argocd-cm, Flux Kustomizations and
+	// HelmReleases) to judge with instead of, or besides, the cluster's.
+	Rules []string
 	// Output is -o: text, json or yaml.
 	Output string
+	// ArgoCDNamespace is Argo CD's control-plane namespace (argocd).
+	ArgoCDNamespace string
 	// QPS and Burst are client-side rate limits.
 	QPS   float32
 	Burst int
@@ -55,7 +60,7 @@ type ExplainOptions struct {
 	color     bool
 	now       func() time.Time
 	// newAdapters builds the engine adapters; tests replace it.
-	newAdapters func(ctx context.Context, o *ExplainOptions) ([]model.Adapter, error)
+	newAdapters func(ctx context.Context, o *ExplainOptions, live *unstructured.Unstructured) ([]model.Adapter, []model.Note, error)
 }
 
 // NewExplainOptions returns options with defaults.
@@ -117,13 +122,16 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "File holding the desired state (YAML or JSON, '-' for stdin); may be repeated")
 	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory whose build is the desired state")
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
+	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(output.Formats, ", "))
+	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", "argocd", "Namespace of Argo CD's control plane (Applications, argocd-cm)")
 	f.Float32Var(&o.QPS, "qps", 0, "Client-side request rate limit (0: 50)")
 	f.IntVar(&o.Burst, "burst", 0, "Client-side request burst (0: 100)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.MarkFlagDirname("kustomize")
 	_ = cmd.MarkFlagFilename("live-file", "yaml", "yml", "json")
+	_ = cmd.MarkFlagFilename("rules", "yaml", "yml", "json")
 	cmd.ValidArgsFunction = objectCompletion(g)
 	return cmd
 }
@@ -295,7 +303,7 @@ func (o *ExplainOptions) live(ctx context.Context) (*unstructured.Unstructured, 
 func (o *ExplainOptions) liveFromFile() (*unstructured.Unstructured, error) {
 	docs, err := source.LoadFiles([]string{o.LiveFile}, o.In, source.Options{})
 	if err != nil {
-		return nil, fmt.Errorf("--live-file: %w", err)
+		return nil, fmt.Errorf("--live-file: %w", loadError(err))
 	}
 	var objs []*unstructured.Unstructured
 	for _, d := range docs {
@@ -416,10 +424,11 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 	Attribute(report, live, ix)
 	report.Notes = append(report.Notes, notes...)
 
-	adapters, err := o.newAdapters(ctx, o)
+	adapters, adapterNotes, err := o.newAdapters(ctx, o, live)
 	if err != nil {
 		return nil, err
 	}
+	report.Notes = append(report.Notes, adapterNotes...)
 	for _, a := range adapters {
 		if err := a.Judge(ctx, model.JudgeInput{Live: live, Desired: desired, Report: report}); err != nil {
 			report.Notes = append(report.Notes, model.Note{Engine: a.Engine(), Level: model.NoteError, Reason: "judge-failed",
@@ -435,13 +444,27 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 
 // ownedFunc tells diff which live fields somebody set (and so may be
 // drift when the desired state lacks them) as opposed to API server
-// defaults. Without managedFields there is nothing to tell them apart by;
-// nil lets diff fall back to its own defaulting rules.
+// defaults. Server-side apply leaves defaults unowned, but an Update
+// (client-side apply, as Argo CD syncs by default) owns every field the
+// server filled in on that request, defaults included. So a field counts
+// as set when a non-GitOps manager owns it (someone added it by hand) or a
+// GitOps engine owns it through Apply (its applied configuration had it);
+// a GitOps Update alone does not say it was ever in the manifest.
 func ownedFunc(ix *managedfields.Index, live *unstructured.Unstructured) func(string) bool {
 	if ix.Empty() {
-		return nil
+		// Without ownership every API server default would look like a
+		// field someone added; report only fields the desired state sets
+		// (the no-managedFields warning says what is lost).
+		return func(string) bool { return false }
 	}
-	return func(pointer string) bool { return len(ix.Owners(live, pointer)) > 0 }
+	return func(pointer string) bool {
+		for _, m := range ix.Owners(live, pointer) {
+			if !managedfields.IsGitOpsManager(m.Manager) || m.Operation == "Apply" {
+				return true
+			}
+		}
+		return false
+	}
 }
 
 // desired loads the desired state: the document of -f/-k that is this
@@ -464,7 +487,9 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 		return nil, model.SourceManagedFields, nil
 	}
 	if err != nil {
-		return nil, src, err
+		// Even one bad document fails the command: a desired state read
+		// in part would report drift that is not there.
+		return nil, src, loadError(err)
 	}
 	var objs []*unstructured.Unstructured
 	for _, d := range docs {
@@ -475,6 +500,23 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 		return nil, src, fmt.Errorf("%s: %w", from, err)
 	}
 	return obj, src, nil
+}
+
+// loadError keeps a loader's error to one line: the loaders join one
+// error per bad document, and the user needs the first, and how many more.
+func loadError(err error) error {
+	des := source.DocumentErrors(err)
+	switch {
+	case len(des) > 1:
+		return fmt.Errorf("%s (and %d more problems)", oneLine(des[0].Error()), len(des)-1)
+	case len(des) == 1:
+		return errors.New(oneLine(des[0].Error()))
+	}
+	return errors.New(oneLine(err.Error()))
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // PickDocument returns the document that is the live object: same API
@@ -732,11 +774,57 @@ func jsonEqual(a, b any) bool {
 	return reflect.DeepEqual(na, nb)
 }
 
-// defaultAdapters builds the engine adapters --engine selects (auto: all).
-// An adapter is wired here through its package's constructor; commands
-// never reach into an adapter's internals.
-func defaultAdapters(_ context.Context, o *ExplainOptions) ([]model.Adapter, error) {
-	var out []model.Adapter
-	_ = o
-	return out, nil
+// defaultAdapters builds the engine adapters --engine selects (auto: all),
+// through their packages' constructors; commands never reach into an
+// adapter's internals. Problems that leave an engine partly blind (no
+// OpenAPI schema) become notes.
+func defaultAdapters(_ context.Context, o *ExplainOptions, live *unstructured.Unstructured) ([]model.Adapter, []model.Note, error) {
+	var reader model.Reader
+	if o.client != nil {
+		reader = o.client
+	}
+	var ruleDocs []source.Document
+	if len(o.Rules) > 0 {
+		var err error
+		if ruleDocs, err = source.LoadFiles(o.Rules, o.In, source.Options{}); err != nil {
+			return nil, nil, fmt.Errorf("--rules: %w", loadError(err))
+		}
+	}
+	var (
+		out   []model.Adapter
+		notes []model.Note
+	)
+	if o.Engine == "auto" || o.Engine == string(model.EngineArgoCD) {
+		// Documents keep their YAML nodes, so rules get file:line origins.
+		opts := argocd.Options{Reader: reader, Namespace: o.ArgoCDNamespace, Documents: ruleDocs}
+		a, err := argocd.New(opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("argocd: %w", err)
+		}
+		// Argo CD's controller diffs managedFieldsManagers rules with a
+		// parser built from the cluster's OpenAPI; without it lists are
+		// atomic and such rules silently stop matching (DESIGN.md). Only
+		// read the (large) schema for objects Argo CD tracks.
+		if o.client != nil && a.Owner(live) != nil {
+			parser, perr := o.client.GVKParser()
+			if perr != nil {
+				notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-schema",
+					Message: "cannot read the cluster's OpenAPI schema, managedFieldsManagers rules run on a deduced schema: " + perr.Error()})
+			} else {
+				opts.GVKParser = parser
+				if a, err = argocd.New(opts); err != nil {
+					return nil, nil, fmt.Errorf("argocd: %w", err)
+				}
+			}
+		}
+		out = append(out, a)
+	}
+	if o.Engine == "auto" || o.Engine == string(model.EngineFlux) {
+		a, err := fluxAdapter(o, ruleDocs)
+		if err != nil {
+			return nil, nil, fmt.Errorf("flux: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, notes, nil
 }

@@ -1,5 +1,3 @@
-//go:build driftexplain
-
 package cli
 
 import (
@@ -252,6 +250,10 @@ func testOptions(t *testing.T) (*ExplainOptions, *bytes.Buffer, *bytes.Buffer) {
 	return o, out, errOut
 }
 
+func noAdapters(context.Context, *ExplainOptions, *unstructured.Unstructured) ([]model.Adapter, []model.Note, error) {
+	return nil, nil, nil
+}
+
 func TestExplainValidate(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -281,22 +283,36 @@ func TestExplainValidate(t *testing.T) {
 // TestExplainLiveFileGoldens runs the whole command offline (--live-file)
 // and compares its output with testdata/explain/<case>.golden.
 func TestExplainLiveFileGoldens(t *testing.T) {
+	// Most cases run without engine adapters, so they pin explain's own
+	// work (drifts, attribution, layout); the "-engines" cases run the real
+	// Argo CD and Flux adapters offline, as the command does.
 	for _, tc := range []struct {
 		name     string
 		args     []string
 		live     string
 		desired  string
 		format   string
+		engines  bool
 		wantCode int
+		rules    string
 	}{
-		{"kubectl-edits-inferred-text", []string{"deploy/web"}, "deployment-kubectl-edits-live.yaml", "", "text", ExitDrift},
-		{"kubectl-edits-file-text", nil, "deployment-kubectl-edits-live.yaml", "deployment-kubectl-edits-desired.yaml", "text", ExitDrift},
-		{"kubectl-edits-inferred-json", []string{"deployments.apps", "web"}, "deployment-kubectl-edits-live.yaml", "", "json", ExitDrift},
-		{"argocd-client-side-inferred-text", []string{"deploy/api"}, "deployment-argocd-client-side-live.yaml", "", "text", ExitDrift},
-		{"no-gitops-inferred-text", nil, "deployment-no-gitops-live.yaml", "", "text", ExitNoDrift},
+		{"kubectl-edits-inferred-text", []string{"deploy/web"}, "deployment-kubectl-edits-live.yaml", "", "text", false, ExitDrift, ""},
+		{"kubectl-edits-file-text", nil, "deployment-kubectl-edits-live.yaml", "deployment-kubectl-edits-desired.yaml", "text", false, ExitDrift, ""},
+		{"kubectl-edits-inferred-json", []string{"deployments.apps", "web"}, "deployment-kubectl-edits-live.yaml", "", "json", false, ExitDrift, ""},
+		{"kubectl-edits-file-engines-text", nil, "deployment-kubectl-edits-live.yaml", "deployment-kubectl-edits-desired.yaml", "text", true, ExitDrift, ""},
+		{"argocd-client-side-inferred-text", []string{"deploy/api"}, "deployment-argocd-client-side-live.yaml", "", "text", false, ExitDrift, ""},
+		{"argocd-client-side-inferred-engines-text", []string{"deploy/api"}, "deployment-argocd-client-side-live.yaml", "", "text", true, ExitDrift, ""},
+		{"no-gitops-inferred-text", nil, "deployment-no-gitops-live.yaml", "", "text", false, ExitNoDrift, ""},
+		{"argocd-client-side-rules-engines-text", []string{"deploy/api"}, "deployment-argocd-client-side-live.yaml", "deployment-argocd-client-side-desired.yaml", "text", true, ExitDrift, "application-shop.yaml"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			o, out, _ := testOptions(t)
+			if !tc.engines {
+				o.newAdapters = noAdapters
+			}
+			if tc.rules != "" {
+				o.Rules = []string{filepath.Join("testdata", "explain", tc.rules)}
+			}
 			o.LiveFile = filepath.Join("testdata", "explain", tc.live)
 			if tc.desired != "" {
 				o.Filenames = []string{filepath.Join("testdata", "explain", tc.desired)}

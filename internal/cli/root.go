@@ -110,6 +110,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 // subcommands lists the constructors of the subcommands in help order.
 // Each lives in its own file: explain.go, scan.go, rules.go, ...
 var subcommands = []func(*GlobalOptions) *cobra.Command{
+	newExplainCommand,
 	newAuditCommand,
 	newScanCommand,
 	newRulesCommand,

@@ -245,7 +245,7 @@ func (p *textPrinter) reasons(r *model.Report) {
 				continue
 			}
 			reason := v.Reason
-			if v.Rule != nil {
+			if v.Rule != nil && !strings.Contains(reason, v.Rule.String()) {
 				reason += " (rule: " + v.Rule.String() + ")"
 			}
 			rows = append(rows, []string{fieldName(d), string(v.Engine), string(v.Kind) + ":", reason})

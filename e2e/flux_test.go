@@ -396,6 +396,19 @@ metadata: {name: cfg, namespace: NS}
 data: {a: "1", b: "2"}
 `
 
+// fluxAPIDeployment is a second Deployment for Strip/Adopt.
+const fluxAPIDeployment = `---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: NS, labels: {app: api}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec: {containers: [{name: app, image: "nginx:1"}]}
+`
+
 // TestFluxOracleOverride: no rules. kubectl edits, scale, labels, patches,
 // another SSA manager forcing a manifest field, and fields added by other
 // managers.
@@ -410,6 +423,8 @@ func TestFluxOracleOverride(t *testing.T) {
 	E.Kubectl(t, "-n", ns, "patch", "configmap/cfg", "-p", `{"data":{"b":"3","c":"new"}}`)
 	E.Apply(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: "+ns+"}\ndata: {a: \"9\", d: other}\n",
 		"--server-side", "--force-conflicts", "--field-manager=other-ssa")
+	E.Kubectl(t, "-n", ns, "label", "deployment/web", "tier-")
+	E.Kubectl(t, "-n", ns, "patch", "deployment/web", "--type=json", "-p", `[{"op":"add","path":"/spec/template/spec/containers/0/args","value":["--debug"]}]`)
 
 	diffs, code := s.fluxDiff(t)
 	if code != 1 {
@@ -421,6 +436,8 @@ func TestFluxOracleOverride(t *testing.T) {
 		"spec.template.spec.containers.app.env.MODE.value": {kind: model.Reverted, reason: "force-applies", inFlux: true},
 		"metadata.labels.oncall":                           {kind: model.Reverted, reason: "managedFields cleanup", inFlux: false},
 		"metadata.annotations.injected":                    {kind: model.LeftAlone, reason: "my-operator", inFlux: false},
+		"metadata.labels.tier":                             {kind: model.Reverted, reason: "force-applies", inFlux: true},
+		"spec.template.spec.containers.app.args":           {kind: model.Reverted, reason: "managedFields cleanup", inFlux: false},
 	})
 	compareWithFlux(t, s, diffs, "ConfigMap", "cfg", map[string]wantField{
 		"data.a": {kind: model.Reverted, reason: "force-applies", inFlux: true},
@@ -435,7 +452,7 @@ func TestFluxOracleOverride(t *testing.T) {
 func TestFluxOracleIgnoreRules(t *testing.T) {
 	s := newFluxSetup(t, `  ignore:
   - paths: ["/spec/replicas"]
-    target: {kind: Deployment, name: web}
+    target: {kind: Deployment, name: "web|api"}
   - paths: ["/data/b"]
   - paths: ["/metadata/annotations/team"]
     target: {labelSelector: "tier=frontend"}
@@ -443,12 +460,15 @@ func TestFluxOracleIgnoreRules(t *testing.T) {
     target: {kind: StatefulSet}
   - paths: ["/data/a"]
     target: {labelSelector: "tier=db"}
-`, fluxDeployment)
+`, fluxDeployment+fluxAPIDeployment)
 	ns := s.ns
 	E.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=5")
 	E.Kubectl(t, "-n", ns, "set", "image", "deployment/web", "app=nginx:2")
 	E.Kubectl(t, "-n", ns, "annotate", "--overwrite", "deployment/web", "team=b")
 	E.Kubectl(t, "-n", ns, "patch", "configmap/cfg", "-p", `{"data":{"a":"7","b":"3"}}`)
+	// An autoscaler that applies replicas server-side: Strip, not Adopt.
+	E.Apply(t, "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: "+ns+"}\nspec: {replicas: 7}\n",
+		"--server-side", "--force-conflicts", "--field-manager=hpa-ssa")
 
 	diffs, _ := s.fluxDiff(t)
 	compareWithFlux(t, s, diffs, "Deployment", "web", map[string]wantField{
@@ -459,6 +479,9 @@ func TestFluxOracleIgnoreRules(t *testing.T) {
 	compareWithFlux(t, s, diffs, "ConfigMap", "cfg", map[string]wantField{
 		"data.a": {kind: model.Reverted, reason: "force-applies", inFlux: true},
 		"data.b": {kind: model.Ignored, reason: "ignored by", rule: ".spec.ignore[1]"},
+	})
+	compareWithFlux(t, s, diffs, "Deployment", "api", map[string]wantField{
+		"spec.replicas": {kind: model.Ignored, reason: "Strip: hpa-ssa also applies it", rule: ".spec.ignore[0]"},
 	})
 }
 
@@ -631,12 +654,13 @@ data: {a: "1"}
 			t.Errorf("%s: owners %+v", r.Resource.Name, r.Owners)
 		}
 	}
-	explain := func(t *testing.T, name string, extra ...string) model.Report {
+	// explain wants exit 1 (drift) unless every field is ignored (0).
+	explain := func(t *testing.T, name string, wantCode int, extra ...string) model.Report {
 		t.Helper()
 		args := append([]string{"explain", name, "-n", ns, "-f", built, "--engine", "flux", "-o", "json"}, extra...)
 		res := E.Drift(t, args...)
-		if res.Code != 1 {
-			t.Fatalf("explain %s: exit %d, want 1 (drift)\n%s%s", name, res.Code, res.Stdout, res.Stderr)
+		if res.Code != wantCode {
+			t.Fatalf("explain %s: exit %d, want %d\n%s%s", name, res.Code, wantCode, res.Stdout, res.Stderr)
 		}
 		var r model.Report
 		DecodeJSON(t, res.Stdout, &r)
@@ -654,7 +678,7 @@ data: {a: "1"}
 			if withRules {
 				extra, ruleFile = []string{"--rules", hrFile}, hrFile
 			}
-			r := explain(t, "deployment/web", extra...)
+			r := explain(t, "deployment/web", 1, extra...)
 			check(t, r, webWants, ruleFile)
 			if r.Owners[0].DriftDetection != "warn" || r.Owners[0].Interval != "30m" {
 				t.Errorf("owner %+v", r.Owners[0])
@@ -666,15 +690,15 @@ data: {a: "1"}
 			if !noted {
 				t.Errorf("no kind-mismatch note for .spec.driftDetection.ignore[2]: %+v", r.Notes)
 			}
-			check(t, explain(t, "configmap/scratch-1", extra...), map[string]want{
+			check(t, explain(t, "configmap/scratch-1", 0, extra...), map[string]want{
 				"/data/a": {kind: model.Ignored, reason: "the whole object", field: ".spec.driftDetection.ignore[1]"},
 			}, ruleFile)
 		})
 	}
-	check(t, explain(t, "configmap/optout"), map[string]want{
+	check(t, explain(t, "configmap/optout", 1), map[string]want{
 		"/data/a": {kind: model.NotWatched, reason: "helm.toolkit.fluxcd.io/driftDetection: disabled"},
 	}, "")
-	r := explain(t, "configmap/quiet")
+	r := explain(t, "configmap/quiet", 1)
 	if d := r.Drifts; len(d) != 1 || fluxVerdict(d[0]) == nil || fluxVerdict(d[0]).Kind != model.NotWatched || !strings.Contains(fluxVerdict(d[0]).Reason, "the default") {
 		t.Errorf("quiet: %+v", r.Drifts)
 	}

@@ -179,21 +179,31 @@ func (a *Adapter) docFor(obj *unstructured.Unstructured) doc {
 // (ExclusionSelector is checked on both, ssa manager_apply.go
 // shouldSkipApply; IfNotPresent only on the manifest).
 func (a *Adapter) readMarks(j *judgment) {
-	var docs []doc
+	type source struct {
+		d        doc
+		manifest bool
+	}
+	var docs []source
 	if j.desired != nil {
-		docs = append(docs, a.docFor(j.desired))
+		d := a.docFor(j.desired)
+		// Marks are read from the manifest Judge was given; the file
+		// document only lends its positions.
+		d.obj = j.desired
+		docs = append(docs, source{d, true})
 	}
 	if j.live != nil {
-		docs = append(docs, doc{obj: j.live})
+		docs = append(docs, source{doc{obj: j.live}, j.desired == nil})
 	}
-	for _, d := range docs {
+	for _, s := range docs {
+		d := s.d
 		if j.ssa == nil {
 			if m := findMark(d, SSAKey); m != nil {
-				j.ssa = m
-				j.ssaValue, _ = ssaMode(m.value)
-				if j.ssaValue == ssaIfNotPresent && j.desired != nil && d.obj != j.desired {
-					// IfNotPresent is only read from the manifest.
-					j.ssa, j.ssaValue = nil, ""
+				mode, _ := ssaMode(m.value)
+				// IfNotPresent is only read from the manifest
+				// (ssa manager_apply.go shouldSkipApply); without one the
+				// live copy of the manifest's annotation stands in.
+				if mode != ssaIfNotPresent || s.manifest {
+					j.ssa, j.ssaValue = m, mode
 				}
 			}
 		}

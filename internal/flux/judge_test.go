@@ -329,7 +329,7 @@ func TestKustomizationObjectMarks(t *testing.T) {
 				ann[ReconcileKey] = "Disabled"
 			}
 			desired.SetAnnotations(ann)
-			rep := judge(t, newTestAdapter(t, reader, doc{obj: desired, file: "app.yaml", pos: func(string) (int, int) { return 3, 5 }}), live, desired,
+			rep := judge(t, newTestAdapter(t, reader, doc{obj: desired.DeepCopy(), file: "app.yaml", pos: func(string) (int, int) { return 3, 5 }}), live, desired,
 				drift(tc.path, tc.change, "x", "kubectl-label/Update"))
 			v := verdictAt(t, rep, tc.path)
 			if v.Kind != tc.want || !strings.Contains(v.Reason, tc.wantReason) {

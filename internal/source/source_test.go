@@ -210,6 +210,7 @@ data:
   empty:
   hex: 0x10
   big: 123456789012345678901234567890
+  mode: 0644
   ? 10
   : ten
 `
@@ -231,6 +232,7 @@ data:
 		"hex":           int64(16),
 		"big":           1.2345678901234568e+29,
 		"10":            "ten",
+		"mode":          int64(420), // YAML 1.1 octal, as kubectl reads defaultMode: 0644
 	}
 	for k, want := range checks {
 		if got, ok := data[k]; !ok || got != want {

@@ -69,6 +69,8 @@ func Compute(desired, live *unstructured.Unstructured, opts Options) ([]model.Fi
 		live:    live,
 		desired: &unstructured.Unstructured{Object: dm},
 		secret:  isSecret(live) || isSecret(desired),
+		// Never nil: "drifts": [] in JSON output, not null.
+		out: []model.FieldDrift{},
 	}
 	stripServerFields(dm, lm)
 	if c.secret {

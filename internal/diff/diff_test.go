@@ -372,6 +372,14 @@ func TestSecretValuesNeverLeak(t *testing.T) {
 	}
 }
 
+func TestNoDriftIsEmptyNotNil(t *testing.T) {
+	cm := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
+	got, err := Compute(cm, cm, Options{})
+	if err != nil || got == nil || len(got) != 0 {
+		t.Errorf("Compute(same, same) = %#v, %v; want an empty, non-nil slice", got, err)
+	}
+}
+
 func TestComputeErrors(t *testing.T) {
 	cm := obj(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c\n")
 	sec := obj(t, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: c\n")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
@@ -28,6 +29,9 @@ type Adapter struct {
 	dryRunner func(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
 	// client is created on the first dry-run.
 	client client.Client
+
+	mu     sync.Mutex
+	owners map[string]ownerResult
 }
 
 var _ model.Adapter = (*Adapter)(nil)
@@ -159,22 +163,49 @@ func fillOwner(o *model.Owner, st *ownerState) {
 	}
 }
 
+// ownerResult is a resolved owner, cached per adapter: scans judge many
+// objects of one Kustomization, and the owner must be read (and its rules
+// compiled) once, not once per object.
+type ownerResult struct {
+	st   *ownerState
+	note *model.Note
+}
+
 // resolveOwner finds the owner object in the files, then in the cluster.
 // Failures become notes: verdicts are still given, without its rules.
 func (a *Adapter) resolveOwner(ctx context.Context, o *model.Owner, rep *model.Report) *ownerState {
+	key := o.Kind + "/" + o.Namespace + "/" + o.Name
+	a.mu.Lock()
+	res, ok := a.owners[key]
+	a.mu.Unlock()
+	if !ok {
+		res = a.readOwner(ctx, o)
+		a.mu.Lock()
+		if a.owners == nil {
+			a.owners = map[string]ownerResult{}
+		}
+		a.owners[key] = res
+		a.mu.Unlock()
+	}
+	if res.note != nil {
+		rep.Notes = append(rep.Notes, *res.note)
+	}
+	return res.st
+}
+
+func (a *Adapter) readOwner(ctx context.Context, o *model.Owner) ownerResult {
+	noteRes := func(level model.NoteLevel, reason, msg string) ownerResult {
+		return ownerResult{note: &model.Note{Engine: model.EngineFlux, Level: level, Reason: reason, Message: msg}}
+	}
 	if d, ok := a.findDoc(o.Kind, o.Namespace, o.Name); ok {
 		st, err := ownerFrom(d)
 		if err != nil {
-			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError,
-				Reason: "invalid-owner", Message: err.Error()})
-			return nil
+			return noteRes(model.NoteError, "invalid-owner", err.Error())
 		}
-		return st
+		return ownerResult{st: st}
 	}
 	if a.reader == nil {
-		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning,
-			Reason: "owner-not-read", Message: fmt.Sprintf("%s is not in the given files and no cluster was read: its interval, suspension and ignore rules are unknown", o.Ref())})
-		return nil
+		return noteRes(model.NoteWarning, "owner-not-read", fmt.Sprintf("%s is not in the given files and no cluster was read: its interval, suspension and ignore rules are unknown", o.Ref()))
 	}
 	gvk := KustomizationGVK
 	if o.Kind == helmv2.HelmReleaseKind {
@@ -182,23 +213,19 @@ func (a *Adapter) resolveOwner(ctx context.Context, o *model.Owner, rep *model.R
 	}
 	obj, err := a.reader.Get(ctx, gvk, o.Namespace, o.Name)
 	if err != nil {
-		level, reason, msg := model.NoteWarning, "owner-unreadable", fmt.Sprintf("cannot read %s: %v; its ignore rules are unknown", o.Ref(), err)
 		switch {
 		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
-			reason, msg = "owner-not-found", fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object any more", o.Ref())
+			return noteRes(model.NoteWarning, "owner-not-found", fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object any more", o.Ref()))
 		case apierrors.IsForbidden(err):
-			reason, msg = "owner-forbidden", fmt.Sprintf("reading %s is forbidden (needs get on %s): its ignore rules are unknown", o.Ref(), schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"})
+			return noteRes(model.NoteWarning, "owner-forbidden", fmt.Sprintf("reading %s is forbidden (needs get on %s): its ignore rules are unknown", o.Ref(), schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}))
 		}
-		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: level, Reason: reason, Message: msg})
-		return nil
+		return noteRes(model.NoteWarning, "owner-unreadable", fmt.Sprintf("cannot read %s: %v; its ignore rules are unknown", o.Ref(), err))
 	}
 	st, err := ownerFrom(doc{obj: obj})
 	if err != nil {
-		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError,
-			Reason: "invalid-owner", Message: err.Error()})
-		return nil
+		return noteRes(model.NoteError, "invalid-owner", err.Error())
 	}
-	return st
+	return ownerResult{st: st}
 }
 
 // Rules returns every Flux rule in the files and, with a cluster, in every

@@ -20,13 +20,17 @@ func (a *Adapter) ssaDryRun(ctx context.Context, obj *unstructured.Unstructured,
 	if a.restConfig == nil {
 		return nil, errors.New("no cluster connection")
 	}
+	a.mu.Lock()
 	if a.client == nil {
 		c, err := client.New(a.restConfig, client.Options{})
 		if err != nil {
+			a.mu.Unlock()
 			return nil, fmt.Errorf("creating client: %w", err)
 		}
 		a.client = c
 	}
+	c := a.client
+	a.mu.Unlock()
 	out := obj.DeepCopy()
 	// Flux sends what it built, without server-owned metadata.
 	unstructured.RemoveNestedField(out.Object, "metadata", "managedFields")
@@ -38,7 +42,7 @@ func (a *Adapter) ssaDryRun(ctx context.Context, obj *unstructured.Unstructured,
 		return nil, err
 	}
 	//nolint:staticcheck // client.Apply with an unstructured object is what Flux itself sends.
-	if err := a.client.Patch(ctx, out, client.Apply, client.DryRunAll, client.ForceOwnership, client.FieldOwner(manager)); err != nil {
+	if err := c.Patch(ctx, out, client.Apply, client.DryRunAll, client.ForceOwnership, client.FieldOwner(manager)); err != nil {
 		return nil, err
 	}
 	if err := normalize.DryRunUnstructured(out); err != nil {

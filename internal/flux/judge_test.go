@@ -519,3 +519,36 @@ func TestServerDryRunDecidesWhatFluxChanges(t *testing.T) {
 		t.Errorf("injected: %+v", v)
 	}
 }
+
+// countingReader counts Gets, to prove owners are read once per adapter.
+type countingReader struct {
+	fakeReader
+	gets int
+}
+
+func (c *countingReader) Get(ctx context.Context, gvk schema.GroupVersionKind, ns, name string) (*unstructured.Unstructured, error) {
+	c.gets++
+	return c.fakeReader.Get(ctx, gvk, ns, name)
+}
+
+func TestOwnerReadOncePerAdapter(t *testing.T) {
+	r := &countingReader{fakeReader: fakeReader{objs: []*unstructured.Unstructured{obj(t, kustomization)}}}
+	a := newTestAdapter(t, r)
+	for _, name := range []string{"a", "b", "c"} {
+		rep := judge(t, a, liveDeployment(t, name, "", "", fluxApplyAll), nil, drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"))
+		if !rep.Owners[0].Found {
+			t.Fatalf("%s: owner not found", name)
+		}
+	}
+	missing := &countingReader{}
+	b := newTestAdapter(t, missing)
+	for i := 0; i < 2; i++ {
+		rep := judge(t, b, liveDeployment(t, "x", "", "", fluxApplyAll), nil, drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"))
+		if noteWith(rep, "owner-not-found") == nil {
+			t.Fatalf("judge %d: the cached miss lost its note", i)
+		}
+	}
+	if r.gets != 1 || missing.gets != 1 {
+		t.Errorf("gets = %d and %d, want 1 each", r.gets, missing.gets)
+	}
+}

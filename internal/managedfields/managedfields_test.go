@@ -492,3 +492,24 @@ func TestClientSideApplyThenPatch(t *testing.T) {
 		t.Errorf("Owners(/data) = %s", got)
 	}
 }
+
+// An object only the GitOps engine ever wrote: every owned leaf is the
+// engine's, so ownership inference finds nothing.
+func TestCleanObjectOwnedOnlyByEngine(t *testing.T) {
+	obj := loadFixture(t, "deployment-ssa-clean.yaml")
+	ix := mustParse(t, obj)
+	leaves := ix.Leaves(obj)
+	if len(leaves) < 20 {
+		t.Fatalf("only %d leaves", len(leaves))
+	}
+	for _, l := range leaves {
+		if len(l.Owners) != 1 || l.Owners[0].Manager != "kustomize-controller" || l.Owners[0].Class != model.CauseGitOps {
+			t.Errorf("%s owned by %v", l.FieldPath, managers(l.Owners))
+		}
+	}
+	for _, p := range []string{"/spec/replicas", "/spec/template/spec/containers/1/image", "/spec/template/spec/containers/0/env/0/value"} {
+		if got := strings.Join(managers(ix.Owners(obj, p)), ","); got != "kustomize-controller" {
+			t.Errorf("Owners(%s) = %s", p, got)
+		}
+	}
+}

@@ -513,3 +513,27 @@ func TestCleanObjectOwnedOnlyByEngine(t *testing.T) {
 		}
 	}
 }
+
+// Scans share one Index across goroutines (run with -race).
+func TestIndexConcurrentUse(t *testing.T) {
+	obj := loadFixture(t, "deployment-ssa-then-kubectl-drifted.yaml")
+	ix := mustParse(t, obj)
+	want := len(ix.Leaves(obj))
+	done := make(chan int)
+	for g := 0; g < 4; g++ {
+		go func() {
+			n := 0
+			for i := 0; i < 20; i++ {
+				n = len(ix.Leaves(obj))
+				_ = ix.Owners(obj, "/spec/template/spec/containers/1/image")
+				_ = ix.FieldPath(obj, "/spec/template/spec/containers/0/ports/2")
+			}
+			done <- n
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if n := <-done; n != want {
+			t.Errorf("concurrent Leaves = %d, want %d", n, want)
+		}
+	}
+}

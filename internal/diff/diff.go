@@ -32,6 +32,9 @@ type Options struct {
 	// defaults are owned by nobody. With Owned nil every such field is
 	// reported and the caller should warn that defaults may show up.
 	Owned func(pointer string) bool
+	// Index is the live object's parsed managedFields, when the caller has
+	// it already; nil makes Compute parse them (it learns list keys there).
+	Index *managedfields.Index
 }
 
 // Compute compares desired with live and returns the drifted fields sorted
@@ -58,10 +61,12 @@ func Compute(desired, live *unstructured.Unstructured, opts Options) ([]model.Fi
 	}
 	dm, _ := d.(map[string]any)
 	lm, _ := l.(map[string]any)
-	ix, err := managedfields.Parse(live)
-	if err != nil {
-		// Ownership is optional here: keys fall back to the builtin table.
-		ix = nil
+	ix := opts.Index
+	if ix == nil {
+		if ix, err = managedfields.Parse(live); err != nil {
+			// Ownership is optional here: keys fall back to the builtin table.
+			ix = nil
+		}
 	}
 	c := &differ{
 		owned:   opts.Owned,

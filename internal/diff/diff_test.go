@@ -70,6 +70,17 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			ix, err := managedfields.Parse(live)
+			if err != nil {
+				t.Fatal(err)
+			}
+			withIndex, err := Compute(desired, live, Options{Owned: ownedBy(t, live), Index: ix})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(drifts, withIndex); d != "" {
+				t.Errorf("passing the Index changes the result (-without +with):\n%s", d)
+			}
 			got, err := json.MarshalIndent(drifts, "", "  ")
 			if err != nil {
 				t.Fatal(err)

@@ -31,7 +31,8 @@ type Document struct {
 	// Line is the 1-based line where the object starts (0 when unknown,
 	// e.g. for kustomize output).
 	Line int
-	// Index is the 0-based index of the YAML document in its file.
+	// Index is the 0-based index of the YAML document in its file; the
+	// items of a List share their List's index (Line tells them apart).
 	Index int
 	// Node is the parsed YAML of the object, for positions; nil when the
 	// object did not come from a file.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,7 +29,12 @@ type Streamer struct {
 	host   string
 	cfg    *rest.Config
 	client *http.Client
+	// requests counts the LIST requests (pages) made, for --stats.
+	requests atomic.Int64
 }
+
+// Requests is the number of LIST requests (pages) the streamer has made.
+func (s *Streamer) Requests() int64 { return s.requests.Load() }
 
 // StreamOptions tune one streamed LIST.
 type StreamOptions struct {
@@ -105,6 +111,7 @@ func (s *Streamer) List(ctx context.Context, m *meta.RESTMapping, namespace stri
 			req = req.Param("resourceVersion", "0")
 		}
 		first = false
+		s.requests.Add(1)
 		body, err := req.Stream(ctx)
 		if err != nil {
 			return "", wrapAPIError(s.host, "list", m.Resource.GroupResource(), namespace, "", ServerError(s.host, err))

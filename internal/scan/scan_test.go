@@ -120,6 +120,7 @@ func drifted(res *Result) []string {
 func TestRunFindsExactlyTheDriftedFields(t *testing.T) {
 	res := runShop(t, shopSource(), bothEngines())
 	want := []string{
+		"ConfigMap cfg-csa /data/LOG_LEVEL kubectl-patch manual",
 		"ConfigMap cfg-labelled /metadata/labels/team kubectl-label manual",
 		"ConfigMap cfg-patched /data/LOG_LEVEL kubectl-patch manual",
 		"Deployment web-hpa /spec/replicas kube-controller-manager autoscaler",
@@ -130,8 +131,9 @@ func TestRunFindsExactlyTheDriftedFields(t *testing.T) {
 	if diff := cmp.Diff(want, drifted(res)); diff != "" {
 		t.Errorf("drifted fields (-want +got):\n%s", diff)
 	}
-	// loose is not GitOps-owned; web-clean only has controller bookkeeping.
-	wantStats := Stats{Kinds: 3, Objects: 9, Owned: 8, Drifted: 6, Fields: 6}
+	// loose is not GitOps-owned; web-clean only has controller bookkeeping;
+	// cfg-copied carries Flux's labels but Flux never applied it.
+	wantStats := Stats{Kinds: 3, Objects: 11, Owned: 10, Drifted: 7, Fields: 7}
 	if diff := cmp.Diff(wantStats, res.Stats); diff != "" {
 		t.Errorf("stats (-want +got):\n%s", diff)
 	}
@@ -142,6 +144,27 @@ func TestRunFindsExactlyTheDriftedFields(t *testing.T) {
 		if r.DesiredSource != model.SourceManagedFields {
 			t.Errorf("%s: desired source %q", r.Resource, r.DesiredSource)
 		}
+	}
+}
+
+func TestRunChangeKindsAndDesiredValues(t *testing.T) {
+	res := runShop(t, shopSource(), bothEngines(), kindConfigMaps)
+	got := map[string]string{}
+	for _, r := range res.Items {
+		for _, d := range r.Drifts {
+			got[r.Resource.Name+" "+d.Path] = fmt.Sprintf("%s desired=%v live=%v", d.Change, d.Desired, d.Live)
+		}
+	}
+	want := map[string]string{
+		// Argo CD's client-side sync left its last-applied-configuration.
+		"cfg-csa /data/LOG_LEVEL": "changed desired=info live=debug",
+		// A label key the engine does not own was added.
+		"cfg-labelled /metadata/labels/team": "added desired=<nil> live=oncall",
+		// Server-side apply leaves no record of the engine's value.
+		"cfg-patched /data/LOG_LEVEL": "changed desired=<nil> live=debug",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("drifts (-want +got):\n%s", diff)
 	}
 }
 
@@ -231,8 +254,8 @@ func TestRunForbiddenKindIsAWarning(t *testing.T) {
 			t.Errorf("secret reported although its kind was forbidden")
 		}
 	}
-	if res.Stats.Drifted != 5 {
-		t.Errorf("drifted = %d, want the 5 of the other kinds", res.Stats.Drifted)
+	if res.Stats.Drifted != 6 {
+		t.Errorf("drifted = %d, want the 6 of the other kinds", res.Stats.Drifted)
 	}
 }
 

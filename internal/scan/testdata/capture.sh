@@ -59,6 +59,27 @@ done | kubectl apply --server-side --field-manager=argocd-controller -f - >/dev/
 kubectl -n $NS label configmap cfg-labelled team=oncall >/dev/null
 kubectl -n $NS patch configmap cfg-patched --type=merge -p '{"data":{"LOG_LEVEL":"debug"}}' >/dev/null
 
+# Argo CD syncing client-side (kubectl apply, manager argocd-controller):
+# its last-applied-configuration holds the desired values.
+cat <<YAML | kubectl apply --field-manager=argocd-controller -f - >/dev/null
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cfg-csa
+  namespace: $NS
+  annotations: {argocd.argoproj.io/tracking-id: "shop:/ConfigMap:$NS/cfg-csa"}
+data: {LOG_LEVEL: info, REGION: eu-west-1}
+YAML
+kubectl -n $NS patch configmap cfg-csa --type=merge -p '{"data":{"LOG_LEVEL":"debug"}}' >/dev/null
+# Flux's labels copied onto an object Flux never applied: no desired state.
+cat <<YAML | kubectl apply --server-side -f - >/dev/null
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg-copied, namespace: $NS, labels: {$FLUX}}
+data: {LOG_LEVEL: info}
+YAML
+kubectl -n $NS label configmap cfg-copied team=x >/dev/null
+
 # A Flux-owned Secret edited by hand: its value must never be printed.
 cat <<YAML | kubectl apply --server-side --field-manager=kustomize-controller -f - >/dev/null
 apiVersion: v1

@@ -16,7 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -177,6 +179,7 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
+	inheritOwnerMarks(live, desired)
 	ndesired, err := norm(ctx, desired)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
@@ -184,6 +187,40 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 	maskSecret(nlive, ndesired)
 	maskSecret(ndesired, nil)
 	return o.diff(nlive, ndesired)
+}
+
+// ownerAnnotations and ownerLabels are the marks by which the engines tie a
+// live object to its Application, Kustomization or HelmRelease, and so pick
+// the rules to apply. The controllers add them at apply time, so the desired
+// state in Git lacks them; without them the desired side would be normalized
+// without the owner's rules. Argo CD itself copies the tracking marks from
+// live to config before diffing (util/argo/diff normalizeTracking).
+var (
+	ownerAnnotations = []string{argocd.AnnotationTrackingID}
+	ownerLabels      = []string{argocd.DefaultInstanceLabelKey, flux.KustomizeNameLabel, flux.KustomizeNamespaceLabel, flux.HelmNameLabel, flux.HelmNamespaceLabel}
+)
+
+// inheritOwnerMarks copies the owner marks of live that desired lacks.
+func inheritOwnerMarks(live, desired *unstructured.Unstructured) {
+	copyMarks := func(from, to map[string]string, keys []string) map[string]string {
+		for _, k := range keys {
+			if v, ok := from[k]; ok {
+				if _, has := to[k]; !has {
+					if to == nil {
+						to = map[string]string{}
+					}
+					to[k] = v
+				}
+			}
+		}
+		return to
+	}
+	if a := copyMarks(live.GetAnnotations(), desired.GetAnnotations(), ownerAnnotations); len(a) > 0 {
+		desired.SetAnnotations(a)
+	}
+	if l := copyMarks(live.GetLabels(), desired.GetLabels(), ownerLabels); len(l) > 0 {
+		desired.SetLabels(l)
+	}
 }
 
 func printObject(w interface{ Write([]byte) (int, error) }, format string, obj *unstructured.Unstructured) error {

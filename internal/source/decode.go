@@ -149,6 +149,9 @@ const (
 	maxAliasNodes = 100_000
 	// maxDepth bounds nesting; the yaml parser already stops at 10000.
 	maxDepth = 10_000
+	// maxErrorsPerFile stops reading a file that is not manifests at all
+	// (a log, a million "a: b" documents) before the errors drown the output.
+	maxErrorsPerFile = 20
 )
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
@@ -178,6 +181,10 @@ func Decode(data []byte, file string) ([]Document, error) {
 		got, err := decodeDocument(n, file, index)
 		if err != nil {
 			errs = append(errs, err)
+			if len(errs) >= maxErrorsPerFile {
+				errs = append(errs, &DocumentError{File: file, Line: n.Line, Err: fmt.Errorf("%d bad documents: stopped reading the file", len(errs))})
+				break
+			}
 		}
 		docs = append(docs, got...)
 	}

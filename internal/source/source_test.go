@@ -192,6 +192,15 @@ func TestBadDocumentSkipped(t *testing.T) {
 	}
 }
 
+func TestTooManyBadDocumentsStops(t *testing.T) {
+	in := strings.Repeat("a: b\n---\n", 10000) + "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: late}\n"
+	docs, err := Decode([]byte(in), "junk.yaml")
+	des := DocumentErrors(err)
+	if len(docs) != 0 || len(des) != maxErrorsPerFile+1 || !strings.Contains(des[len(des)-1].Error(), "stopped reading") {
+		t.Errorf("docs %d, errors %d, last %v", len(docs), len(des), des[len(des)-1])
+	}
+}
+
 func TestYAMLFeatures(t *testing.T) {
 	in := `apiVersion: v1
 kind: ConfigMap

@@ -537,3 +537,46 @@ func TestIndexConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// An injector's Update owns the whole container it added, including the
+// fields the API server defaulted in it; status belongs to the controller
+// that wrote it through the status subresource.
+func TestInjectedContainerAndControllerStatus(t *testing.T) {
+	obj := loadFixture(t, "deployment-ssa-then-injected.yaml")
+	ix := mustParse(t, obj)
+	containers, _, _ := unstructured.NestedSlice(obj.Object, "spec", "template", "spec", "containers")
+	proxy := -1
+	for i, c := range containers {
+		if c.(map[string]any)["name"] == "istio-proxy" {
+			proxy = i
+		}
+	}
+	if proxy < 0 {
+		t.Fatal("fixture has no istio-proxy container")
+	}
+	base := "/spec/template/spec/containers/" + string(rune('0'+proxy))
+	for _, p := range []string{base, base + "/image", base + "/args/1", base + "/imagePullPolicy"} {
+		owners := ix.Owners(obj, p)
+		if len(owners) != 1 || owners[0].Manager != "istio-sidecar-injector" || owners[0].Class != model.CauseOperator {
+			t.Errorf("Owners(%s) = %+v", p, owners)
+		}
+	}
+	if got := FieldPath(obj, base+"/image"); got != ".spec.template.spec.containers[name=istio-proxy].image" {
+		t.Errorf("FieldPath = %s", got)
+	}
+	var status []OwnedField
+	for _, l := range ix.Leaves(obj) {
+		if strings.HasPrefix(l.Pointer, "/status/") {
+			status = append(status, l)
+		}
+	}
+	if len(status) != 3 {
+		t.Fatalf("status leaves = %+v", status)
+	}
+	for _, l := range status {
+		o := l.Owners[0]
+		if len(l.Owners) != 1 || o.Manager != "kube-controller-manager" || o.Subresource != "status" || o.Class != model.CauseController {
+			t.Errorf("%s owners %+v", l.Pointer, l.Owners)
+		}
+	}
+}

@@ -28,7 +28,7 @@ save() { k get "$1" -o yaml --show-managed-fields >"$2"; }
 # No kube-controller-manager runs, so a deleted namespace would stay
 # Terminating for ever: keep the namespace, delete our objects instead.
 kubectl get namespace "$ns" >/dev/null 2>&1 || kubectl create namespace "$ns" >/dev/null
-k delete deployment/web deployment/api service/web configmap/settings secret/db --ignore-not-found --wait=false >/dev/null
+k delete deployment/web deployment/api deployment/mesh service/web configmap/settings secret/db --ignore-not-found --wait=false >/dev/null
 
 # --- Deployment: applied by Flux's manager, then changed by hand -----------
 desired=$here/deployment-desired.yaml
@@ -66,6 +66,20 @@ k patch deployment/api --subresource=scale --type=merge -p '{"spec":{"replicas":
 save deployment/api "$here/deployment-ssa-then-hpa-scaled.yaml"
 cp "$here/deployment-ssa-then-hpa-scaled.yaml" "$diffdata/deployment-hpa-scaled-live.yaml"
 cp "$here/deployment-hpa-desired.yaml" "$diffdata/deployment-hpa-scaled-desired.yaml"
+
+# --- Deployment changed by an injector, status written by a controller ---
+# A mutating tool adds a whole container and an annotation under its own
+# manager; the Deployment controller's status update goes through the status
+# subresource. (The manager names are the real tools' names; no such tool
+# runs on the test cluster, so kubectl sends their requests.)
+k apply --server-side --field-manager=argocd-controller -f "$here/deployment-mesh-desired.yaml" >/dev/null
+sleep 1.1
+k patch deployment/mesh --field-manager=istio-sidecar-injector -p '{"spec":{"template":{"metadata":{"annotations":{"sidecar.istio.io/status":"injected"}},"spec":{"containers":[{"name":"istio-proxy","image":"registry.example/proxyv2:1.2","args":["proxy","sidecar"]}]}}}}' >/dev/null
+sleep 1.1
+k patch deployment/mesh --subresource=status --type=merge --field-manager=kube-controller-manager -p '{"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1}}' >/dev/null
+save deployment/mesh "$here/deployment-ssa-then-injected.yaml"
+cp "$here/deployment-ssa-then-injected.yaml" "$diffdata/deployment-sidecar-injected-live.yaml"
+cp "$here/deployment-mesh-desired.yaml" "$diffdata/deployment-sidecar-injected-desired.yaml"
 
 # --- Service: ports keyed by port+protocol --------------------------------
 k apply --server-side --field-manager=argocd-controller -f "$here/service-desired.yaml" >/dev/null

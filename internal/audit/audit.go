@@ -149,26 +149,24 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 	return s, nil
 }
 
-// loadFindings turns a loader error into DRIFT012 findings, one per bad
-// document, at its line.
+// loadFindings turns a loader error into one DRIFT012 finding for the
+// file, at the first bad document's line (a file is fixed as a whole).
 func loadFindings(root, file string, err error) []Finding {
-	var out []Finding
 	des := source.DocumentErrors(err)
 	if len(des) == 0 {
 		des = []*source.DocumentError{{File: file, Err: err}}
 	}
 	abs := filepath.Join(root, filepath.FromSlash(file))
-	for _, de := range des {
-		msg := strings.TrimPrefix(de.Err.Error(), abs+": ")
-		msg = oneLine(msg)
-		if !strings.Contains(msg, "YAML") && !strings.Contains(msg, "JSON") {
-			msg = "not valid YAML: " + msg
-		}
-		f := newFinding(CheckUnparsableFile, msg)
-		f.File, f.Line, f.Column = file, max(de.Line, 1), 1
-		out = append(out, f)
+	msg := oneLine(strings.TrimPrefix(des[0].Err.Error(), abs+": "))
+	if !strings.Contains(msg, "YAML") && !strings.Contains(msg, "JSON") {
+		msg = "not a manifest: " + msg
 	}
-	return out
+	if len(des) > 1 {
+		msg += fmt.Sprintf(" (and %d more bad documents)", len(des)-1)
+	}
+	f := newFinding(CheckUnparsableFile, msg)
+	f.File, f.Line, f.Column = file, max(des[0].Line, 1), 1
+	return []Finding{f}
 }
 
 // extractFindings turns adapter errors into DRIFT005 findings, except those

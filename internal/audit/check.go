@@ -119,7 +119,7 @@ func Checks() []Check {
 			"Allow-list entry in the audit configuration carries no reason",
 			"Add `reason:` to the allow entry; entries without a reason suppress nothing."},
 		{CheckUnparsableFile, "unparsable-file", SeverityError,
-			"File in the audited paths is not valid YAML/JSON",
+			"File in the audited paths is not valid YAML/JSON, or a document in it is not a Kubernetes object",
 			"Fix the syntax, or leave the file out of the audited paths."},
 		{CheckRemovedRule, "removed-rule", SeverityNote,
 			"The change removes or narrows an ignore rule (good news)",

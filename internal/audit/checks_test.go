@@ -321,3 +321,30 @@ func TestInvalidUnknownKeys(t *testing.T) {
 			want: []string{`unknown key "jqPathExpression"`}},
 	})
 }
+
+func TestUnparsableFileIsOneFinding(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "ok.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+	writeFile(t, root, "two-bad-docs.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n---\n- a list\n---\njust a string\n")
+	writeFile(t, root, "binary.yaml", "\x00\x01\x02\xff\xfe")
+	writeFile(t, root, "no-kind.json", "{\"apiVersion\": \"v1\",\n \"kind\": }\n")
+	writeFile(t, root, "README.md", "# not audited: not a manifest extension\n")
+	res, err := Run(Options{Root: root, Paths: []string{"."}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		if f.Check != CheckUnparsableFile || f.Line < 1 {
+			t.Errorf("unexpected finding %+v", f)
+		}
+		got = append(got, f.Position())
+	}
+	want := []string{"binary.yaml:1:1", "no-kind.json:1:1", "two-bad-docs.yaml:5:1"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("positions %v, want %v\n%+v", got, want, res.Findings)
+	}
+	if res.Files != 4 || res.Manifests != 2 {
+		t.Errorf("files %d manifests %d, want 4 and 2 (good documents of a bad file still count)", res.Files, res.Manifests)
+	}
+}

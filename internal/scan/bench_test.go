@@ -49,7 +49,7 @@ func itemRaw(b *testing.B, file, name string) []byte {
 // decode, ownership, manager check; no full decode.
 func BenchmarkPrecheckClean(b *testing.B) {
 	raw := itemRaw(b, "list-deployments.json", "web-clean")
-	in := bothEngines()
+	in := bothEngines(b)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
@@ -64,7 +64,7 @@ func BenchmarkPrecheckClean(b *testing.B) {
 // managedFields parse, leaves, classification, report.
 func BenchmarkInspectDrifted(b *testing.B) {
 	raw := itemRaw(b, "list-deployments.json", "web-scaled")
-	in := bothEngines()
+	in := bothEngines(b)
 	var mu sync.Mutex
 	b.ReportAllocs()
 	b.SetBytes(int64(len(raw)))
@@ -108,7 +108,7 @@ func BenchmarkParseClassifyLeaves(b *testing.B) {
 // end to end without a network: the engine's overhead per LIST.
 func BenchmarkRunShop(b *testing.B) {
 	src := shopSource()
-	in := bothEngines()
+	in := bothEngines(b)
 	kinds := []Kind{kindConfigMaps, kindSecrets, kindDeployments}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -20,6 +20,8 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
+	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -86,8 +88,27 @@ func shopSource() *fileSource {
 	}}
 }
 
-func bothEngines() *Inspector {
-	return &Inspector{Adapters: []model.Adapter{OwnershipOnly(model.EngineArgoCD), OwnershipOnly(model.EngineFlux)}}
+// adapter returns the engine's real adapter, offline (no cluster, no
+// files): ownership from the object's own marks, verdicts from the
+// engine's defaults.
+func adapter(t testing.TB, e model.Engine) model.Adapter {
+	t.Helper()
+	var a model.Adapter
+	var err error
+	switch e {
+	case model.EngineArgoCD:
+		a, err = argocd.New(argocd.Options{})
+	case model.EngineFlux:
+		a, err = flux.New(flux.Options{})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func bothEngines(t testing.TB) *Inspector {
+	return &Inspector{Adapters: []model.Adapter{adapter(t, model.EngineArgoCD), adapter(t, model.EngineFlux)}}
 }
 
 var fixedNow = func() time.Time { return time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC) }
@@ -118,7 +139,7 @@ func drifted(res *Result) []string {
 }
 
 func TestRunFindsExactlyTheDriftedFields(t *testing.T) {
-	res := runShop(t, shopSource(), bothEngines())
+	res := runShop(t, shopSource(), bothEngines(t))
 	want := []string{
 		"ConfigMap cfg-csa /data/LOG_LEVEL kubectl-patch manual",
 		"ConfigMap cfg-labelled /metadata/labels/team kubectl-label manual",
@@ -148,7 +169,7 @@ func TestRunFindsExactlyTheDriftedFields(t *testing.T) {
 }
 
 func TestRunChangeKindsAndDesiredValues(t *testing.T) {
-	res := runShop(t, shopSource(), bothEngines(), kindConfigMaps)
+	res := runShop(t, shopSource(), bothEngines(t), kindConfigMaps)
 	got := map[string]string{}
 	for _, r := range res.Items {
 		for _, d := range r.Drifts {
@@ -169,7 +190,7 @@ func TestRunChangeKindsAndDesiredValues(t *testing.T) {
 }
 
 func TestRunMasksSecretValues(t *testing.T) {
-	res := runShop(t, shopSource(), bothEngines())
+	res := runShop(t, shopSource(), bothEngines(t))
 	var out bytes.Buffer
 	for _, f := range Outputs {
 		if err := Print(&out, f, res); err != nil {
@@ -189,7 +210,7 @@ func TestRunMasksSecretValues(t *testing.T) {
 }
 
 func TestRunIncludeControllers(t *testing.T) {
-	in := bothEngines()
+	in := bothEngines(t)
 	in.IncludeControllers = true
 	res := runShop(t, shopSource(), in, kindDeployments)
 	got := drifted(res)
@@ -217,7 +238,7 @@ func TestRunEngineSelection(t *testing.T) {
 		{model.EngineFlux, []string{"Deployment", "Secret"}},
 	} {
 		t.Run(string(tc.engine), func(t *testing.T) {
-			res := runShop(t, shopSource(), &Inspector{Adapters: []model.Adapter{OwnershipOnly(tc.engine)}})
+			res := runShop(t, shopSource(), &Inspector{Adapters: []model.Adapter{adapter(t, tc.engine)}})
 			kinds := map[string]bool{}
 			for _, r := range res.Items {
 				kinds[r.Resource.Kind] = true
@@ -242,7 +263,7 @@ func TestRunEngineSelection(t *testing.T) {
 func TestRunForbiddenKindIsAWarning(t *testing.T) {
 	src := shopSource()
 	src.forbidden = map[string]bool{"secrets": true}
-	res := runShop(t, src, bothEngines())
+	res := runShop(t, src, bothEngines(t))
 	if res.Stats.KindsSkipped != 1 || res.Stats.Kinds != 2 {
 		t.Errorf("stats = %+v, want 2 kinds listed, 1 skipped", res.Stats)
 	}
@@ -262,7 +283,7 @@ func TestRunForbiddenKindIsAWarning(t *testing.T) {
 func TestRunOtherListErrorsFail(t *testing.T) {
 	src := shopSource()
 	src.broken = map[string]bool{"configmaps": true}
-	_, err := Run(context.Background(), src, Options{Kinds: []Kind{kindConfigMaps, kindDeployments}, Inspector: bothEngines()})
+	_, err := Run(context.Background(), src, Options{Kinds: []Kind{kindConfigMaps, kindDeployments}, Inspector: bothEngines(t)})
 	if err == nil || !strings.Contains(err.Error(), "connection reset") {
 		t.Fatalf("err = %v, want the list error", err)
 	}
@@ -271,7 +292,7 @@ func TestRunOtherListErrorsFail(t *testing.T) {
 func TestRunEveryKindForbiddenFails(t *testing.T) {
 	src := shopSource()
 	src.forbidden = map[string]bool{"configmaps": true}
-	_, err := Run(context.Background(), src, Options{Kinds: []Kind{kindConfigMaps}, Inspector: bothEngines()})
+	_, err := Run(context.Background(), src, Options{Kinds: []Kind{kindConfigMaps}, Inspector: bothEngines(t)})
 	if err == nil || !strings.Contains(err.Error(), "no kind could be listed") {
 		t.Fatalf("err = %v", err)
 	}
@@ -279,7 +300,7 @@ func TestRunEveryKindForbiddenFails(t *testing.T) {
 
 func TestRunListsEachKindOnce(t *testing.T) {
 	src := shopSource()
-	runShop(t, src, bothEngines(), kindConfigMaps, kindSecrets, kindDeployments, kindServices)
+	runShop(t, src, bothEngines(t), kindConfigMaps, kindSecrets, kindDeployments, kindServices)
 	sort.Strings(src.lists)
 	if diff := cmp.Diff([]string{"configmaps", "deployments", "secrets", "services"}, src.lists); diff != "" {
 		t.Errorf("LISTs (-want +got):\n%s", diff)
@@ -290,7 +311,7 @@ func TestRunIsStable(t *testing.T) {
 	var first string
 	for i := 0; i < 5; i++ {
 		var b bytes.Buffer
-		if err := Print(&b, OutputJSON, runShop(t, shopSource(), bothEngines())); err != nil {
+		if err := Print(&b, OutputJSON, runShop(t, shopSource(), bothEngines(t))); err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {
@@ -302,7 +323,7 @@ func TestRunIsStable(t *testing.T) {
 }
 
 func TestPrintGolden(t *testing.T) {
-	res := runShop(t, shopSource(), bothEngines())
+	res := runShop(t, shopSource(), bothEngines(t))
 	for _, tc := range []struct{ format, golden string }{
 		{OutputTable, "shop-table.golden"},
 		{OutputJSON, "shop-json.golden"},
@@ -319,7 +340,7 @@ func TestPrintGolden(t *testing.T) {
 }
 
 func TestPrometheusOutputParses(t *testing.T) {
-	res := runShop(t, shopSource(), bothEngines())
+	res := runShop(t, shopSource(), bothEngines(t))
 	var b bytes.Buffer
 	if err := WritePrometheus(&b, res); err != nil {
 		t.Fatal(err)

@@ -60,7 +60,7 @@ func TestWatcherReportsAppearAndRevert(t *testing.T) {
 	events := make(chan WatchEvent, 32)
 	w := &Watcher{
 		Source:          src,
-		Inspector:       bothEngines(),
+		Inspector:       bothEngines(t),
 		Kinds:           []Kind{kindDeployments},
 		DefaultInterval: time.Minute,
 		Emit:            func(ev WatchEvent) error { events <- ev; return nil },

@@ -80,6 +80,8 @@ type Adapter struct {
 	appSets        []*appEntry
 	loadNotes      []model.Note
 	managed        *ManagedResources
+	// compiled caches each Application's rules, compiled once.
+	compiled map[*Application][]*ignoreRule
 }
 
 var _ model.Adapter = (*Adapter)(nil)
@@ -515,5 +517,27 @@ func (a *Adapter) configFor(obj *unstructured.Unstructured) *compareConfig {
 	a.mu.Lock()
 	s := a.settings
 	a.mu.Unlock()
-	return newCompareConfig(s, app, src, a.opts.GVKParser, a.opts.JQTimeout)
+	return newCompareConfigRules(s, a.appRulesCached(app, src), a.opts.GVKParser, a.opts.JQTimeout)
+}
+
+// appRulesCached compiles an Application's rules once per adapter: scan
+// judges many objects of one Application.
+func (a *Adapter) appRulesCached(app *Application, src cmSource) []*ignoreRule {
+	if app == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if rs, ok := a.compiled[app]; ok {
+		return rs
+	}
+	rs := appRules(app, src)
+	for _, r := range rs {
+		r.compile()
+	}
+	if a.compiled == nil {
+		a.compiled = map[*Application][]*ignoreRule{}
+	}
+	a.compiled[app] = rs
+	return rs
 }

@@ -61,7 +61,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		return nil
 	}
 
-	cfg := newCompareConfig(s, app, appSrc, a.opts.GVKParser, a.opts.JQTimeout)
+	cfg := newCompareConfigRules(s, a.appRulesCached(app, appSrc), a.opts.GVKParser, a.opts.JQTimeout)
 	if err := cfg.fatal(); err != nil {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "comparison-error",
 			Message: "Argo CD itself cannot compare this Application (ComparisonError, sync status Unknown): " + err.Error() + "; the verdicts below evaluate the remaining rules"})

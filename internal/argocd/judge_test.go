@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -353,4 +355,35 @@ func TestManagedResourcesFile(t *testing.T) {
 
 func quote(s string) string {
 	return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"`
+}
+
+// TestJudgeConcurrent: scan judges many objects with one adapter; shared
+// rules (compiled once, jq timeouts memoized) must be safe (run with -race).
+func TestJudgeConcurrent(t *testing.T) {
+	dir := "testdata/parity/cases/jq-never-ends"
+	a, err := New(Options{Inputs: []Input{{Object: readTestObject(t, dir+"/application.yaml")}}, JQTimeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, desired := readTestObject(t, dir+"/live.json"), readTestObject(t, dir+"/desired.yaml")
+	var wg sync.WaitGroup
+	reports := make([]*model.Report, 8)
+	for i := range reports {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rep := model.NewReport(model.ResourceID{}, model.SourceFile)
+			rep.Drifts = []model.FieldDrift{replicas}
+			if err := a.Judge(context.Background(), model.JudgeInput{Live: live.DeepCopy(), Desired: desired.DeepCopy(), Report: rep}); err != nil {
+				t.Error(err)
+			}
+			reports[i] = rep
+		}()
+	}
+	wg.Wait()
+	for _, rep := range reports {
+		if findNote(rep, "jq-timeout") == nil || argoVerdict(t, rep, "/spec/replicas").Kind != model.Reported {
+			t.Fatalf("report = %+v", rep)
+		}
+	}
 }

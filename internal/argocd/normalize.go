@@ -34,6 +34,20 @@ type compareConfig struct {
 }
 
 func newCompareConfig(s *Settings, app *Application, appSrc cmSource, parser *managedfields.GvkParser, jqTimeout time.Duration) *compareConfig {
+	var rules []*ignoreRule
+	if app != nil {
+		rules = appRules(app, appSrc)
+		for _, r := range rules {
+			r.compile()
+		}
+	}
+	return newCompareConfigRules(s, rules, parser, jqTimeout)
+}
+
+// newCompareConfigRules takes the Application's rules already compiled
+// (the adapter caches them per Application). argocd-cm rules are compiled
+// by ParseSettings, so a config only reads shared rules.
+func newCompareConfigRules(s *Settings, appRules []*ignoreRule, parser *managedfields.GvkParser, jqTimeout time.Duration) *compareConfig {
 	if s == nil {
 		s = DefaultSettings()
 	}
@@ -41,17 +55,10 @@ func newCompareConfig(s *Settings, app *Application, appSrc cmSource, parser *ma
 	if c.jqTimeout <= 0 {
 		c.jqTimeout = s.JQTimeout
 	}
-	if app != nil {
-		c.rules = append(c.rules, appRules(app, appSrc)...)
-	}
+	c.rules = append(c.rules, appRules...)
 	for _, r := range s.Rules {
 		if r.affectsDiff() {
 			c.rules = append(c.rules, r)
-		}
-	}
-	for _, r := range c.rules {
-		if r.jq == nil {
-			r.compile()
 		}
 	}
 	return c
@@ -440,7 +447,14 @@ func (c *compareConfig) ignoreNormalize(un *unstructured.Unstructured, side stri
 			if r.jq == nil || r.jq[i] == nil {
 				continue
 			}
+			if r.timedOut(i) {
+				e.problem("jq-timeout", fmt.Sprintf("jq path expression %q timed out (%s) on an earlier object and is skipped; Argo CD skips it too, after waiting for the limit on every comparison", expr, c.jqTimeout), model.NoteError)
+				continue
+			}
 			out, err := applyJQ(doc, r.jq[i], c.jqTimeout)
+			if errors.Is(err, errJQTimeout) {
+				r.markTimedOut(i)
+			}
 			if err != nil {
 				reason := "jq-error"
 				if errors.Is(err, errJQTimeout) {

@@ -3,6 +3,7 @@ package argocd
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/itchyny/gojq"
 
@@ -33,12 +34,25 @@ type ignoreRule struct {
 	// fatal is set when Argo CD would fail to build its normalizer because
 	// of this rule (a jq expression that does not parse or compile).
 	fatal error
+	// slow marks jq expressions that hit the time limit once: later
+	// objects skip them at once instead of waiting again (scan).
+	slow sync.Map
+	once sync.Once
 }
+
+func (r *ignoreRule) timedOut(i int) bool {
+	_, ok := r.slow.Load(i)
+	return ok
+}
+
+func (r *ignoreRule) markTimedOut(i int) { r.slow.Store(i, true) }
 
 // compile checks the rule the way NewIgnoreNormalizer would and records
 // problems. Bad pointers and globs only make Argo skip the rule silently;
 // bad jq makes Argo's whole comparison fail.
-func (r *ignoreRule) compile() {
+func (r *ignoreRule) compile() { r.once.Do(r.doCompile) }
+
+func (r *ignoreRule) doCompile() {
 	if !r.affectsDiff() {
 		return
 	}

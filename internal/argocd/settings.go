@@ -297,6 +297,10 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 		s.addStatusRule()
 	}
 
+	for _, r := range s.Rules {
+		r.compile()
+	}
+
 	// 5. Resource filter.
 	for _, fk := range []struct {
 		key string

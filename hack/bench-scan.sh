@@ -172,21 +172,25 @@ bench() {
   bwm=$(printf '%s\n' "${bw[@]}" | median); brm=$(printf '%s\n' "${br[@]}" | max)
   swm=$(printf '%s\n' "${sw[@]}" | median); srm=$(printf '%s\n' "${sr[@]}" | max)
   cwm=$(printf '%s\n' "${cw[@]}" | median); crm=$(printf '%s\n' "${cr[@]}" | max)
-  local reqs creqs budget
+  local lists clists reqs creqs budget
+  lists=$(sed -n 's/.*kind_lists=\([0-9]*\).*/\1/p' <<<"$stats")
+  clists=$(sed -n 's/.*kind_lists=\([0-9]*\).*/\1/p' <<<"$cstats")
   reqs=$(sed -n 's/.*total_requests=\([0-9]*\).*/\1/p' <<<"$stats")
   creqs=$(sed -n 's/.*total_requests=\([0-9]*\).*/\1/p' <<<"$cstats")
   budget=$(( KINDS * ( (listed + LIMIT - 1) / LIMIT ) ))
   echo "== N=$n (objects listed cluster-wide: $listed; $RUNS runs, median wall, max RSS)"
   printf '  %-44s wall %6.2fs  peak RSS %5d MB\n' "kubectl get deployments,configmaps -A -o json" "$bwm" $(( brm / 1024 ))
-  printf '  %-44s wall %6.2fs  peak RSS %5d MB  requests %s\n' "kubectl drift scan -A -o json (watch cache)" "$swm" $(( srm / 1024 )) "$reqs"
-  printf '  %-44s wall %6.2fs  peak RSS %5d MB  requests %s\n' "kubectl drift scan -A -o json --consistent" "$cwm" $(( crm / 1024 )) "$creqs"
+  printf '  %-44s wall %6.2fs  peak RSS %5d MB  LISTs of the kinds %s, requests in all %s\n' "kubectl drift scan -A -o json (watch cache)" "$swm" $(( srm / 1024 )) "$lists" "$reqs"
+  printf '  %-44s wall %6.2fs  peak RSS %5d MB  LISTs of the kinds %s, requests in all %s\n' "kubectl drift scan -A -o json --consistent" "$cwm" $(( crm / 1024 )) "$clists" "$creqs"
   echo "  scan:        ${stats#scan stats: }"
   echo "  consistent:  ${cstats#scan stats: }"
-  awk -v s="$swm" -v c="$cwm" -v b="$bwm" -v r="$reqs" -v cr="$creqs" -v bud="$budget" -v rss="$srm" -v crss="$crm" -v n="$n" 'BEGIN {
+  awk -v s="$swm" -v c="$cwm" -v b="$bwm" -v l="$lists" -v cl="$clists" -v bud="$budget" -v rss="$srm" -v crss="$crm" -v n="$n" 'BEGIN {
     printf "  ratio scan/baseline: %.2f (watch cache), %.2f (consistent)   target <= 1.5 at N=10000: %s\n", s/b, c/b, (n < 10000 || (s/b <= 1.5 && c/b <= 1.5)) ? "met" : "MISSED"
-    printf "  requests: %d (watch cache), %d (consistent); budget kinds x ceil(N/limit) = %d: %s\n", r, cr, bud, (r <= bud && cr <= bud) ? "met" : "MISSED"
+    printf "  LISTs of the scanned kinds: %d (watch cache), %d (consistent); budget kinds x ceil(N/limit) = %d: %s\n", l, cl, bud, (l <= bud && cl <= bud) ? "met" : "MISSED"
     printf "  peak RSS: %d MB, %d MB; target <= 300 MB: %s\n", rss/1024, crss/1024, (rss <= 300*1024 && crss <= 300*1024) ? "met" : "MISSED"
   }'
+  echo "  (requests in all = the LISTs above + the engines' own objects, read once per kind: argocd-cm,"
+  echo "   argocd-cmd-params-cm, Applications, Kustomizations, HelmReleases; constant in N)"
 }
 
 echo "kubectl-drift scan benchmark: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $("$KUBECTL" version -o json | sed -n 's/.*"gitVersion": "\(v[^"]*\)".*/\1/p' | tail -1) API server, go $(go env GOVERSION)"

@@ -445,6 +445,54 @@ func TestFluxOracleOverride(t *testing.T) {
 		"data.c": {kind: model.Reverted, reason: "managedFields cleanup", inFlux: false},
 		"data.d": {kind: model.LeftAlone, reason: "other-ssa (Apply)", inFlux: false},
 	})
+
+	// --server-dry-run: the same verdicts, decided by the API server's
+	// dry-run as kustomize-controller; nothing is persisted.
+	rv := func() string {
+		return E.Kubectl(t, "get", "deployment", "web", "-n", ns, "-o", "jsonpath={.metadata.resourceVersion}")
+	}
+	before := rv()
+	plain := s.fluxReport(t, "Deployment", "web")
+	args := []string{"explain", "deployment/web", "-n", ns, "-f", s.built, "--engine", "flux", "--server-dry-run", "-o", "json"}
+	res := E.Drift(t, args...)
+	if res.Code != 1 {
+		t.Fatalf("explain --server-dry-run: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+	var dry model.Report
+	DecodeJSON(t, res.Stdout, &dry)
+	if after := rv(); after != before {
+		t.Errorf("--server-dry-run changed the object: resourceVersion %s -> %s", before, after)
+	}
+	kinds := map[string]model.VerdictKind{}
+	for _, d := range plain.Drifts {
+		if v := fluxVerdict(d); v != nil {
+			kinds[d.Path] = v.Kind
+		}
+	}
+	for _, d := range dry.Drifts {
+		v := fluxVerdict(d)
+		if v == nil || v.Kind != kinds[d.Path] {
+			t.Errorf("--server-dry-run %s: %+v, without it %s", d.Path, v, kinds[d.Path])
+		}
+		if d.Path == "/spec/replicas" && (v == nil || !strings.Contains(v.Reason, "dry-run")) {
+			t.Errorf("--server-dry-run replicas reason: %+v", v)
+		}
+	}
+	// The read-only user may not patch: the dry-run fails with a note and
+	// the verdicts fall back to the manifest.
+	res = E.Run(t, RunOpts{Kubeconfig: E.ReaderKubeconfig}, KubectlDrift, args...)
+	if res.Code != 1 {
+		t.Fatalf("reader explain --server-dry-run: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
+	}
+	var ro model.Report
+	DecodeJSON(t, res.Stdout, &ro)
+	var failed bool
+	for _, n := range ro.Notes {
+		failed = failed || (n.Reason == "dry-run-failed" && strings.Contains(n.Message, "forbidden"))
+	}
+	if !failed || len(ro.Drifts) != len(plain.Drifts) {
+		t.Errorf("reader: notes %+v, %d drifts (want %d)", ro.Notes, len(ro.Drifts), len(plain.Drifts))
+	}
 }
 
 // TestFluxOracleIgnoreRules: .spec.ignore with and without target, a

@@ -39,6 +39,9 @@ type ExplainOptions struct {
 	// LiveFile reads the live object from a file ("-" for stdin) instead
 	// of the cluster: offline use, no API server needed.
 	LiveFile string
+	// ServerDryRun asks the Flux adapter for a server-side apply dry-run as
+	// kustomize-controller/helm-controller (patch RBAC; nothing persists).
+	ServerDryRun bool
 	// Rules are files or directories holding the engines' own objects
 	// (Argo CD Applications and argocd-cm, Flux Kustomizations and
 	// HelmReleases) to judge with instead of, or besides, the cluster's.
@@ -122,6 +125,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "File holding the desired state (YAML or JSON, '-' for stdin); may be repeated")
 	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory whose build is the desired state")
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
+	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Flux: decide with a server-side apply dry-run as kustomize-controller/helm-controller, exactly as they diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(output.Formats, ", "))
 	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", "argocd", "Namespace of Argo CD's control plane (Applications, argocd-cm)")

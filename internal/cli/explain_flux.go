@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"slices"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
@@ -24,6 +25,16 @@ func fluxAdapter(o *ExplainOptions, ruleDocs []source.Document) (model.Adapter, 
 	opts := flux.Options{Documents: docs}
 	if o.client != nil {
 		opts.Reader = o.client
+	}
+	if o.ServerDryRun {
+		if o.LiveFile != "" {
+			return nil, errors.New("--server-dry-run needs the cluster: it cannot be used with --live-file")
+		}
+		cfg, err := o.ConfigFlags.ToRESTConfig()
+		if err != nil {
+			return nil, err
+		}
+		opts.RESTConfig, opts.ServerDryRun = cfg, true
 	}
 	return flux.New(opts)
 }

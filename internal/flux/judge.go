@@ -70,6 +70,10 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 	addOwner(rep, *o)
 
+	if a.serverDryRun && in.Desired == nil {
+		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "dry-run-skipped",
+			Message: "the server-side dry-run needs a manifest (-f or -k): verdicts come from field ownership alone"})
+	}
 	if a.serverDryRun && in.Desired != nil {
 		merged, err := a.dryRunner(ctx, a.withOwnerLabels(in.Desired, o), j.manager)
 		if err != nil {

@@ -74,7 +74,7 @@ func FuzzParse(f *testing.F) {
 			if len(owners) < len(l.Owners) {
 				t.Fatalf("leaf %s: Leaves says %d owners, Owners %d", l.Pointer, len(l.Owners), len(owners))
 			}
-			if fp := FieldPath(obj, l.Pointer); fp == "" {
+			if fp := ix.FieldPath(obj, l.Pointer); fp == "" {
 				t.Fatalf("empty FieldPath for %s", l.Pointer)
 			}
 		}
@@ -85,6 +85,7 @@ func FuzzParse(f *testing.F) {
 			}
 			_ = ix.ListType(obj, p)
 		}
+		_ = FieldPath(obj, "/spec/template/spec/containers/0/image")
 		for _, e := range ix.Entries() {
 			_ = Classify(e.Manager, e.Operation, e.Subresource)
 		}

@@ -483,7 +483,9 @@ func owns(s *fieldpath.Set, steps []step) bool {
 // .spec.template.spec.containers[name=app].image, a port item
 // [containerPort=80,protocol=TCP], a set item [=value], an atomic list item
 // [0]. Keys are learnt from obj's own managedFields, else from the builtin
-// table of core list types. An invalid pointer is returned unchanged.
+// table of core list types. An invalid pointer is returned unchanged. It
+// parses obj's managedFields on every call: for many pointers of one object,
+// Parse once and use Index.FieldPath.
 func FieldPath(obj *unstructured.Unstructured, pointer string) string {
 	ix, err := Parse(obj)
 	if err != nil {

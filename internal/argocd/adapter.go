@@ -517,7 +517,9 @@ func (a *Adapter) configFor(obj *unstructured.Unstructured) *compareConfig {
 	a.mu.Lock()
 	s := a.settings
 	a.mu.Unlock()
-	return newCompareConfigRules(s, a.appRulesCached(app, src), a.opts.GVKParser, a.opts.JQTimeout)
+	c := newCompareConfigRules(s, a.appRulesCached(app, src), a.opts.GVKParser, a.opts.JQTimeout)
+	c.structuredMerge = app != nil && app.HasSyncOption("ServerSideApply=true")
+	return c
 }
 
 // appRulesCached compiles an Application's rules once per adapter: scan

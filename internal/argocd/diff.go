@@ -48,6 +48,19 @@ func (c *compareConfig) gitopsDiff(config, live *unstructured.Unstructured, res 
 		live = remarshal(live)
 		c.gitopsNormalize(live, scratch)
 	}
+	// gitops-engine Diff: structured-merge diff when the app syncs with
+	// server-side apply or the desired object asks for it by annotation.
+	if c.structuredMerge || (config != nil && hasAnnotationOption(config.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true")) {
+		if config == nil || live == nil {
+			return createOrDeleteDiff(config, live)
+		}
+		pt, _ := c.parseableType(config)
+		dr, err := structuredMergeDiff(config, live, pt)
+		if err != nil {
+			return nil, fmt.Errorf("error calculating structured merge diff: %w", err)
+		}
+		return dr, nil
+	}
 	if config == nil || live == nil {
 		return createOrDeleteDiff(config, live)
 	}

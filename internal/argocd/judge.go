@@ -62,13 +62,14 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 
 	cfg := newCompareConfigRules(s, a.appRulesCached(app, appSrc), a.opts.GVKParser, a.opts.JQTimeout)
+	cfg.structuredMerge = app != nil && app.HasSyncOption("ServerSideApply=true")
 	if err := cfg.fatal(); err != nil {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "comparison-error",
 			Message: "Argo CD itself cannot compare this Application (ComparisonError, sync status Unknown): " + err.Error() + "; the verdicts below evaluate the remaining rules"})
 	}
-	if app != nil && (app.HasCompareOption("ServerSideDiff=true") || app.HasSyncOption("ServerSideApply=true")) {
+	if app != nil && app.HasCompareOption("ServerSideDiff=true") {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "diff-strategy",
-			Message: "this Application uses " + appMode(app) + ": Argo CD compares with a server-side dry-run or structured-merge diff; verdicts here come from the normalization rules and the client-side 3-way diff"})
+			Message: "this Application uses server-side diff: Argo CD compares with a server-side dry-run apply; verdicts here come from the normalization rules and the structured-merge/3-way diff"})
 	}
 	if len(live.GetManagedFields()) == 0 && cfg.hasManagerRules() {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-managed-fields",
@@ -133,6 +134,8 @@ func (a *Adapter) verdict(d *model.FieldDrift, cfg *compareConfig, res *normResu
 		if !modified || !anyCovers(seen, d.Path) {
 			v.Kind = model.LeftAlone
 			switch {
+			case d.Change == model.Added && mode == "structured-merge":
+				v.Reason = "not in the desired state and not applied by argocd-controller: a server-side apply leaves other managers' fields alone"
 			case d.Change == model.Added && mode == "three-way":
 				v.Reason = "extraneous: in neither the desired state nor last-applied-configuration, so Argo CD's 3-way diff does not report it"
 			case d.Change == model.Added:

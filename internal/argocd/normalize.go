@@ -31,6 +31,9 @@ type compareConfig struct {
 	rules     []*ignoreRule
 	parser    *managedfields.GvkParser
 	jqTimeout time.Duration
+	// structuredMerge: the Application syncs with ServerSideApply=true, so
+	// Argo diffs with structured-merge-diff (controller/state.go).
+	structuredMerge bool
 }
 
 func newCompareConfig(s *Settings, app *Application, appSrc cmSource, parser *managedfields.GvkParser, jqTimeout time.Duration) *compareConfig {
@@ -41,7 +44,9 @@ func newCompareConfig(s *Settings, app *Application, appSrc cmSource, parser *ma
 			r.compile()
 		}
 	}
-	return newCompareConfigRules(s, rules, parser, jqTimeout)
+	c := newCompareConfigRules(s, rules, parser, jqTimeout)
+	c.structuredMerge = app != nil && app.HasSyncOption("ServerSideApply=true")
+	return c
 }
 
 // newCompareConfigRules takes the Application's rules already compiled

@@ -108,14 +108,14 @@ func (a *Application) SelfHeal() bool {
 	return a.AutoSync() && a.Spec.SyncPolicy.Automated.SelfHeal
 }
 
-// HasSyncOption reports whether syncOptions holds opt (case-insensitive
-// key, like SyncOptions.HasOption).
+// HasSyncOption reports whether syncOptions holds opt, compared exactly as
+// SyncOptions.HasOption does (types.go).
 func (a *Application) HasSyncOption(opt string) bool {
 	if a.Spec.SyncPolicy == nil {
 		return false
 	}
 	for _, o := range a.Spec.SyncPolicy.SyncOptions {
-		if strings.EqualFold(strings.TrimSpace(o), opt) {
+		if o == opt {
 			return true
 		}
 	}

@@ -581,6 +581,72 @@ data: {a: "1"}
 	}
 }
 
+// TestFluxOracleBadRules: rules Flux cannot use. An invalid pointer and
+// the "" path remove nothing in kustomize-controller (json-patch with
+// AllowMissingPathOnRemove): flux diff still shows the field, and we
+// revert it with an error note on the rule. An invalid regex makes Flux
+// fail outright (jsondiff.CompileIgnoreRules): flux diff errors, and our
+// note says the controller fails until it is fixed.
+func TestFluxOracleBadRules(t *testing.T) {
+	s := newFluxSetup(t, `  ignore:
+  - paths: ["spec/replicas", "/spec/template/spec/containers/0/ima~2ge"]
+    target: {kind: Deployment}
+  - paths: [""]
+    target: {kind: ConfigMap}
+`, fluxDeployment)
+	E.Kubectl(t, "-n", s.ns, "scale", "deployment/web", "--replicas=5")
+	E.Kubectl(t, "-n", s.ns, "set", "image", "deployment/web", "app=nginx:2")
+	E.Kubectl(t, "-n", s.ns, "patch", "configmap/cfg", "-p", `{"data":{"b":"3"}}`)
+	diffs, _ := s.fluxDiff(t)
+	compareWithFlux(t, s, diffs, "Deployment", "web", map[string]wantField{
+		"spec.replicas": {kind: model.Reverted, reason: "force-applies", inFlux: true},
+		"spec.template.spec.containers.app.image": {kind: model.Reverted, reason: "force-applies", inFlux: true},
+	})
+	compareWithFlux(t, s, diffs, "ConfigMap", "cfg", map[string]wantField{
+		"data.b": {kind: model.Reverted, reason: "force-applies", inFlux: true},
+	})
+	notes := func(r model.Report, reason string) int {
+		n := 0
+		for _, x := range r.Notes {
+			if x.Reason == reason && x.Level == model.NoteError && x.Rule != nil {
+				n++
+			}
+		}
+		return n
+	}
+	if n := notes(s.fluxReport(t, "Deployment", "web"), "invalid-pointer"); n != 2 {
+		t.Errorf("Deployment: %d invalid-pointer notes, want 2", n)
+	}
+	if n := notes(s.fluxReport(t, "ConfigMap", "cfg"), "invalid-pointer"); n != 1 {
+		t.Errorf("ConfigMap: %d invalid-pointer notes for the \"\" path, want 1", n)
+	}
+
+	bad := newFluxSetup(t, `  ignore:
+  - paths: ["/spec/replicas"]
+    target: {kind: "Deploy(ment"}
+  - paths: ["/data/b"]
+`, fluxDeployment)
+	E.Kubectl(t, "-n", bad.ns, "patch", "configmap/cfg", "-p", `{"data":{"a":"5","b":"3"}}`)
+	res := E.Run(t, RunOpts{}, fluxCLI(t), "diff", "kustomization", "apps", "-n", bad.ns, "--path", filepath.Join(bad.dir, "app"))
+	fluxFails := res.Code > 1 && strings.Contains(res.Stdout+res.Stderr, "invalid kind regex")
+	r := bad.fluxReport(t, "ConfigMap", "cfg")
+	var weSay bool
+	for _, n := range r.Notes {
+		weSay = weSay || (n.Reason == "invalid-regex" && n.Level == model.NoteError && n.Rule != nil &&
+			n.Rule.Field == ".spec.ignore[0]" && strings.Contains(n.Message, "fails the whole apply"))
+	}
+	tally.add(fluxFails == weSay)
+	if !fluxFails || !weSay {
+		t.Errorf("invalid regex: flux diff fails=%v (exit %d: %s%s), our error note=%v (%+v)", fluxFails, res.Code, res.Stdout, res.Stderr, weSay, r.Notes)
+	}
+	for _, d := range r.Drifts {
+		v := fluxVerdict(d)
+		if v == nil || !strings.Contains(v.Reason, "until then the controller fails") && v.Kind != model.Ignored {
+			t.Errorf("%s: %+v lacks the invalid-rule caveat", d.Path, v)
+		}
+	}
+}
+
 // TestFluxOracleTally prints the oracle figures after the other oracle
 // tests (go test runs tests in source order).
 func TestFluxOracleTally(t *testing.T) {

@@ -115,10 +115,10 @@ archive() {
     mapfile -t files < <(cd "$stagedir" && LC_ALL=C ls -A | LC_ALL=C sort)
     rm -f "$DIST_DIR/$name"
     if [ "$os" = windows ]; then
-      (cd "$stagedir" && TZ=UTC zip -q -X -D -9 "$DIST_DIR/$name" "${files[@]}")
+      (cd "$stagedir" && TZ=UTC zip -q -X -D -6 "$DIST_DIR/$name" "${files[@]}")
     else
       (cd "$stagedir" && LC_ALL=C tar --format=ustar --owner=0 --group=0 --numeric-owner \
-        --mtime="@$EPOCH" --hard-dereference -cf - "${files[@]}") | gzip -n -9 >"$DIST_DIR/$name"
+        --mtime="@$EPOCH" --hard-dereference -cf - "${files[@]}") | gzip -n -6 >"$DIST_DIR/$name"
     fi
     (cd "$DIST_DIR" && sha256sum "$name" >"$name.sha256")
     log "archived $name ($(stat -c %s "$DIST_DIR/$name") bytes)"

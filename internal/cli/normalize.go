@@ -36,8 +36,10 @@ type NormalizeOptions struct {
 	Files []string
 	// Rules are the rule sources (files and directories with
 	// Applications, argocd-cm, Kustomizations, HelmReleases).
-	Rules  RuleSourceFlags
-	Diff   bool
+	Rules RuleSourceFlags
+	Diff  bool
+	// Full compares every live field in --diff, server defaults included.
+	Full   bool
 	Output string
 
 	args   []string
@@ -72,7 +74,9 @@ from --rules files or directories, -k kustomize builds and --from-cluster.
 
 --diff shows desired against live through the same normalization, as a
 unified diff: the live object is TYPE/NAME (then -f is the desired state) or
-the first -f, the desired state the second -f. As with kubectl diff, the
+the first -f, the desired state the second -f. Live fields the desired state
+does not set (server defaults, status) are left out, as in Argo CD's
+two-way diff; --full keeps them. As with kubectl diff, the
 KUBECTL_EXTERNAL_DIFF program, when set, is run on two directories (LIVE and
 MERGED) instead. Secret values are masked (***).
 
@@ -97,6 +101,7 @@ Exit codes: 0 ok (with --diff: no differences), 1 differences, 2 error.`,
 	cmd.Flags().StringArrayVarP(&o.Rules.Kustomize, "kustomize", "k", nil, "kustomize directory holding rules (repeatable)")
 	cmd.Flags().BoolVar(&o.Rules.FromCluster, "from-cluster", false, "read rules (and TYPE/NAME) from the cluster")
 	cmd.Flags().BoolVar(&o.Diff, "diff", false, "show desired vs live through the same normalization as a unified diff")
+	cmd.Flags().BoolVar(&o.Full, "full", false, "with --diff, keep every live field (server defaults, metadata) instead of only the fields the desired state sets")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "output format without --diff: yaml or json")
 	return cmd
 }
@@ -184,9 +189,52 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
+	if !o.Full {
+		nlive = &unstructured.Unstructured{Object: projectOnto(ndesired.Object, nlive.Object).(map[string]any)}
+	}
 	maskSecret(nlive, ndesired)
 	maskSecret(ndesired, nil)
 	return o.diff(nlive, ndesired)
+}
+
+// projectOnto keeps only the live fields the desired state sets, as Argo
+// CD's two-way diff does (gitops-engine pkg/diff/diff.go removeFields,
+// removeMapFields, removeListFields): server defaults, status and metadata
+// the server adds do not show. Extra live list items are kept so that they
+// do show. Flux gets the same effect from defaulting both sides in its
+// dry-run.
+func projectOnto(desired, live any) any {
+	switch d := desired.(type) {
+	case map[string]any:
+		l, ok := live.(map[string]any)
+		if !ok {
+			return live
+		}
+		out := map[string]any{}
+		for k, dv := range d {
+			if lv, ok := l[k]; ok {
+				if lv != nil {
+					lv = projectOnto(dv, lv)
+				}
+				out[k] = lv
+			}
+		}
+		return out
+	case []any:
+		l, ok := live.([]any)
+		if !ok {
+			return live
+		}
+		out := make([]any, 0, len(l))
+		for i, lv := range l {
+			if i < len(d) && lv != nil {
+				lv = projectOnto(d[i], lv)
+			}
+			out = append(out, lv)
+		}
+		return out
+	}
+	return live
 }
 
 // ownerAnnotations and ownerLabels are the marks by which the engines tie a

@@ -1,0 +1,196 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// rules, compare and normalize against the real API server: an Application
+// and a Kustomization holding the same rule are read with --from-cluster by
+// the get/list-only user, compared as equivalent, and a tracked Deployment
+// is normalized as TYPE/NAME. The rule targets a made-up group so that other
+// tests' rules in the shared cluster cannot become its counterparts.
+
+var compareFluxCRDOnce sync.Once
+
+// installFluxCRDsForCompare applies the Kustomization and HelmRelease CRDs
+// from the controllers' module zips (no flux CLI needed).
+func installFluxCRDsForCompare(t *testing.T) {
+	t.Helper()
+	var err error
+	compareFluxCRDOnce.Do(func() {
+		for _, mod := range []string{"github.com/fluxcd/kustomize-controller@v1.9.6", "github.com/fluxcd/helm-controller@v1.6.4"} {
+			res := E.Run(t, RunOpts{}, "go", "mod", "download", "-json", mod)
+			var info struct{ Dir string }
+			if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &info) != nil || info.Dir == "" {
+				err = fmt.Errorf("go mod download %s: %s", mod, res.Stderr)
+				return
+			}
+			crds, _ := filepath.Glob(filepath.Join(info.Dir, "config", "crd", "bases", "*.yaml"))
+			for _, crd := range crds {
+				E.Kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=drift-e2e-compare", "-f", crd)
+			}
+		}
+		E.Kubectl(t, "wait", "--for=condition=Established", "--timeout=60s",
+			"crd/kustomizations.kustomize.toolkit.fluxcd.io", "crd/helmreleases.helm.toolkit.fluxcd.io")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+type compareResult struct {
+	Rule struct {
+		Engine string `json:"engine"`
+		Origin struct {
+			Object string `json:"object"`
+			Field  string `json:"field"`
+		} `json:"origin"`
+	} `json:"rule"`
+	Status  string   `json:"status"`
+	Reasons []string `json:"reasons"`
+}
+
+func TestCompareFromCluster(t *testing.T) {
+	installApplicationCRD(t)
+	installFluxCRDsForCompare(t)
+	ns := E.Namespace(t, "compare")
+	E.Apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: widgets
+  namespace: %[1]s
+spec:
+  project: default
+  source: {repoURL: https://git.example.com/widgets.git, path: ., targetRevision: main}
+  destination: {server: https://kubernetes.default.svc, namespace: %[1]s}
+  ignoreDifferences:
+    - group: e2e-compare.example.com
+      kind: Widget
+      jsonPointers: [/spec/size]
+    - group: apps
+      kind: Deployment
+      name: web
+      jsonPointers: [/spec/minReadySeconds]
+    - group: e2e-compare.example.com
+      kind: Widget
+      managedFieldsManagers: [widget-operator]
+---
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: widgets
+  namespace: %[1]s
+spec:
+  interval: 10m
+  path: ./widgets
+  prune: true
+  sourceRef: {kind: GitRepository, name: widgets}
+  ignore:
+    - paths: [/spec/size]
+      target: {group: e2e-compare\.example\.com, kind: Widget}
+`, ns))
+
+	res := E.Run(t, RunOpts{Kubeconfig: E.ReaderKubeconfig}, KubectlDrift, "compare", "--from-cluster", "-o", "json")
+	if res.Code != 0 {
+		t.Fatalf("compare --from-cluster: exit %d\n%s", res.Code, res.Stderr)
+	}
+	var c struct {
+		Results []compareResult `json:"results"`
+	}
+	DecodeJSON(t, res.Stdout, &c)
+	want := map[string]string{
+		"argocd Application " + ns + "/widgets .spec.ignoreDifferences[0]": "equivalent",
+		"argocd Application " + ns + "/widgets .spec.ignoreDifferences[2]": "untranslatable",
+		"flux Kustomization " + ns + "/widgets .spec.ignore[0]":            "equivalent",
+	}
+	got := map[string]string{}
+	for _, r := range c.Results {
+		if strings.Contains(r.Rule.Origin.Object, ns+"/") {
+			got[r.Rule.Engine+" "+r.Rule.Origin.Object+" "+r.Rule.Origin.Field] = r.Status
+		}
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("%s: %q, want %q (all of ours: %v)", k, got[k], w, got)
+		}
+	}
+
+	// rules --from-cluster lists them with their object + field origin.
+	res = E.Run(t, RunOpts{Kubeconfig: E.ReaderKubeconfig}, KubectlDrift, "rules", "--from-cluster")
+	if res.Code != 0 || !strings.Contains(res.Stdout, "Kustomization "+ns+"/widgets .spec.ignore[0]") {
+		t.Fatalf("rules --from-cluster: exit %d\n%s\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+
+	// --to flux from the cluster, then compare the translation with the
+	// cluster's rules: the Application's translatable rules are equivalent.
+	res = E.Run(t, RunOpts{Kubeconfig: E.ReaderKubeconfig}, KubectlDrift, "compare", "--from-cluster", "--to", "flux")
+	if res.Code != 0 || !strings.Contains(res.Stdout, "e2e-compare\\.example\\.com") {
+		t.Fatalf("--to flux: exit %d\n%s\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+
+	// normalize TYPE/NAME: a Deployment tracked by the Application (an app
+	// outside the control-plane namespace is named <ns>_<name>).
+	E.Apply(t, fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: %[1]s
+  annotations:
+    argocd.argoproj.io/tracking-id: %[1]s_widgets:apps/Deployment:%[1]s/web
+spec:
+  replicas: 2
+  minReadySeconds: 5
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: app, image: nginx:1.27}]
+`, ns), "--server-side", "--field-manager=argocd-controller")
+	E.Kubectl(t, "patch", "-n", ns, "deployment/web", "--type=merge", "-p", `{"spec":{"minReadySeconds":30}}`)
+	res = E.Run(t, RunOpts{Kubeconfig: E.ReaderKubeconfig}, KubectlDrift, "normalize", "deployment/web", "-n", ns, "--engine", "argocd", "--from-cluster", "-o", "json")
+	if res.Code != 0 {
+		t.Fatalf("normalize: exit %d\n%s", res.Code, res.Stderr)
+	}
+	var obj map[string]any
+	DecodeJSON(t, res.Stdout, &obj)
+	spec, _ := obj["spec"].(map[string]any)
+	if _, has := spec["minReadySeconds"]; has || spec["replicas"] == nil {
+		t.Fatalf("Argo CD's view must drop /spec/minReadySeconds (rule [1]) and keep the rest: %v", spec)
+	}
+
+	// --diff against the desired state: the patched minReadySeconds is
+	// hidden by the rule, so there is no difference (exit 0)...
+	desired := filepath.Join(t.TempDir(), "web.yaml")
+	if err := os.WriteFile(desired, []byte(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: %[1]s}
+spec:
+  replicas: 2
+  minReadySeconds: 5
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers: [{name: app, image: nginx:1.27}]
+`, ns)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res = E.Run(t, RunOpts{Kubeconfig: E.ReaderKubeconfig}, KubectlDrift, "normalize", "deployment/web", "-n", ns, "--engine", "argocd", "--from-cluster", "--diff", "-f", desired)
+	if res.Code != 0 {
+		t.Fatalf("normalize --diff: exit %d, want 0 (minReadySeconds ignored)\n%s\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	// ...while a scale is drift (exit 1, a unified diff of replicas).
+	E.Kubectl(t, "scale", "-n", ns, "deployment/web", "--replicas=4")
+	res = E.Run(t, RunOpts{Kubeconfig: E.ReaderKubeconfig}, KubectlDrift, "normalize", "deployment/web", "-n", ns, "--engine", "argocd", "--from-cluster", "--diff", "-f", desired)
+	if res.Code != 1 || !strings.Contains(res.Stdout, "-  replicas: 4") || !strings.Contains(res.Stdout, "+  replicas: 2") {
+		t.Fatalf("normalize --diff after scale: exit %d\n%s\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+}

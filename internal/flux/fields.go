@@ -19,6 +19,10 @@ const (
 	// HelmManager is helm-controller's field owner for drift detection and
 	// correction (helm-controller internal/action/diff.go fieldOwner).
 	HelmManager = "helm-controller"
+	// helmSDKManager is the field manager of the Helm SDK's own writes
+	// (helm.sh/helm kube client default), which install chart manifests
+	// when helm-controller runs a Helm action without its own manager.
+	helmSDKManager = "helm"
 )
 
 // cleanupManager is one entry of kustomize-controller's managedFields

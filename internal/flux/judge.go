@@ -74,8 +74,14 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "dry-run-skipped",
 			Message: "the server-side dry-run needs a manifest (-f or -k): verdicts come from field ownership alone"})
 	}
-	if a.serverDryRun && in.Desired != nil {
-		merged, err := a.dryRunner(ctx, a.withOwnerLabels(in.Desired, o), j.manager)
+	if a.serverDryRun && in.Desired != nil && in.Live != nil {
+		send := a.withOwnerLabels(in.Desired, o)
+		if send.GetNamespace() == "" {
+			// A manifest without namespace lands in the Kustomization's
+			// target namespace, i.e. where the live object is.
+			send.SetNamespace(in.Live.GetNamespace())
+		}
+		merged, err := a.dryRunner(ctx, send, j.manager)
 		if err != nil {
 			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Reason: "dry-run-failed",
 				Message: fmt.Sprintf("server-side dry-run as %s failed: %v; verdicts fall back to the manifest", j.manager, err)})
@@ -471,7 +477,7 @@ func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
 		// Only managedFields: the controller's Apply entry owns exactly
 		// what its manifest sets.
 		for _, m := range d.Managers {
-			if m.Manager == j.manager && m.Subresource == "" {
+			if m.Subresource == "" && (m.Manager == j.manager || (j.helm && m.Manager == helmSDKManager)) {
 				return true, true
 			}
 		}

@@ -552,3 +552,35 @@ func TestOwnerReadOncePerAdapter(t *testing.T) {
 		t.Errorf("gets = %d and %d, want 1 each", r.gets, missing.gets)
 	}
 }
+
+func TestHelmInferenceFromManagedFields(t *testing.T) {
+	hr := obj(t, fmt.Sprintf(helmRelease, "enabled"))
+	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{hr}})
+	rep := judge(t, a, helmLive(t, "Deployment", ""), nil,
+		drift("/spec/paused", model.Changed, true, "kubectl-edit/Update", "helm/Update"),
+		drift("/metadata/labels/x", model.Added, "y", "kubectl-label/Update"))
+	if v := verdictAt(t, rep, "/spec/paused"); v.Kind != model.Reverted {
+		t.Errorf("a field the Helm SDK wrote: %+v", v)
+	}
+	if v := verdictAt(t, rep, "/metadata/labels/x"); v.Kind != model.LeftAlone || !strings.Contains(v.Reason, "-f or --server-dry-run") {
+		t.Errorf("a field helm never owned: %+v", v)
+	}
+}
+
+func TestJudgeWithoutLiveDoesNotDryRun(t *testing.T) {
+	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{obj(t, kustomization)}})
+	a.serverDryRun = true
+	a.dryRunner = func(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+		t.Fatal("dry-run without a live object")
+		return nil, nil
+	}
+	desired := liveDeployment(t, "api", "", "", fluxApplyAll)
+	rep := model.NewReport(model.ResourceID{Kind: "Deployment", Name: "api"}, model.SourceFile)
+	rep.Drifts = []model.FieldDrift{drift("/spec/replicas", model.Removed, nil)}
+	if err := a.Judge(context.Background(), model.JudgeInput{Desired: desired, Report: rep}); err != nil {
+		t.Fatal(err)
+	}
+	if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != model.Reverted {
+		t.Errorf("%+v", v)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 
 	"github.com/fluxcd/pkg/ssa/normalize"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -50,5 +49,3 @@ func (a *Adapter) ssaDryRun(ctx context.Context, obj *unstructured.Unstructured,
 	}
 	return out, nil
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

@@ -11,7 +11,6 @@ import (
 	"github.com/fluxcd/pkg/ssa/jsondiff"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
@@ -422,6 +421,3 @@ func sortRules(rules []model.Rule) {
 		return a.Field < b.Field
 	})
 }
-
-// gvkOf is a small helper for readers.
-func gvkOf(obj *unstructured.Unstructured) schema.GroupVersionKind { return obj.GroupVersionKind() }

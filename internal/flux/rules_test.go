@@ -108,8 +108,6 @@ func TestCompileIgnoreRuleErrors(t *testing.T) {
 		{name: "fine", typ: model.RuleFluxHelmIgnore, paths: []string{"/metadata/annotations/a~1b"}, sel: `kind: Deploy.*`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var target *struct{}
-			_ = target
 			r := compileTestRule(t, tc.typ, tc.paths, tc.sel)
 			if tc.want == "" && r.rule.Error != "" {
 				t.Fatalf("unexpected error %q", r.rule.Error)

@@ -1,9 +1,5 @@
 package managedfields
 
-import (
-	"strconv"
-)
-
 // ListKind says how the API server identifies the items of a list, in the
 // terms of structured-merge-diff's list types (x-kubernetes-list-type).
 type ListKind string
@@ -104,10 +100,15 @@ func isContainerList(s string) bool {
 	return s == "containers" || s == "initContainers" || s == "ephemeralContainers"
 }
 
+// isIndex reports a JSON pointer array index (decimal digits, no sign).
 func isIndex(s string) bool {
 	if s == "" || len(s) > 9 {
 		return false
 	}
-	_, err := strconv.Atoi(s)
-	return err == nil && s[0] != '-' && s[0] != '+'
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

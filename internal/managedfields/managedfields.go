@@ -576,6 +576,12 @@ func displayValue(v value.Value) string {
 	if v.IsNull() {
 		return "null"
 	}
+	if v.IsInt() {
+		return strconv.FormatInt(v.AsInt(), 10)
+	}
+	if v.IsFloat() {
+		return strconv.FormatFloat(v.AsFloat(), 'g', -1, 64)
+	}
 	if v.IsMap() || v.IsList() {
 		raw, err := json.Marshal(v.Unstructured())
 		if err != nil {
@@ -618,24 +624,28 @@ func (w *leafWalker) walk(v any, ptr string, tokens []string, path []fieldpath.P
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			w.child(c[k], ptr+"/"+EscapeToken(k), append(tokens, k), append(path, fieldpath.FieldNameElement(k)), union, sets)
+			w.child(c[k], ptr, k, append(tokens, k), append(path, fieldpath.FieldNameElement(k)), union, sets)
 		}
 	case []any:
 		lt := w.ix.listType(union, tokens)
 		for i, item := range c {
 			tok := strconv.Itoa(i)
-			w.child(item, ptr+"/"+tok, append(tokens, tok), append(path, itemElement(lt, item, i)), union, sets)
+			w.child(item, ptr, tok, append(tokens, tok), append(path, itemElement(lt, item, i)), union, sets)
 		}
 	}
 }
 
-func (w *leafWalker) child(v any, ptr string, tokens []string, path []fieldpath.PathElement, union *fieldpath.Set, sets []*fieldpath.Set) {
+// child visits one field of a container; parent is the container's pointer
+// and tok the field's token (the pointer is only built for fields somebody
+// owns: most of an object's fields are defaults nobody owns).
+func (w *leafWalker) child(v any, parent, tok string, tokens []string, path []fieldpath.PathElement, union *fieldpath.Set, sets []*fieldpath.Set) {
 	pe := path[len(path)-1]
 	uMember := union.Members.Has(pe)
 	uChild, uHas := union.Children.Get(pe)
 	if !uMember && !uHas {
 		return // nobody owns anything here
 	}
+	ptr := parent + "/" + EscapeToken(tok)
 	atomic := uMember && (!uHas || uChild.Empty())
 	if atomic || isLeafValue(v) {
 		var owners []model.ManagerRef
@@ -685,6 +695,7 @@ func isLeafValue(v any) bool {
 
 func renderPath(path []fieldpath.PathElement) string {
 	var b strings.Builder
+	b.Grow(16 * len(path))
 	for _, pe := range path {
 		writeElement(&b, pe)
 	}

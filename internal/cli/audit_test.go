@@ -48,6 +48,21 @@ func TestAuditExitCodes(t *testing.T) {
 	warn := writeTree(t, map[string]string{"web.yaml": auditDeployment, "hr.yaml": auditHelmRelease})
 	broken := writeTree(t, map[string]string{"web.yaml": auditDeployment, "bad.yaml": "kind: [unclosed\n", "notes.yaml": "\t- tab"})
 	badConfig := writeTree(t, map[string]string{"web.yaml": auditDeployment, "audit.yaml": "alow: []\n"})
+	twoRules := writeTree(t, map[string]string{"web.yaml": auditDeployment, "ks.yaml": `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./
+  sourceRef: {kind: GitRepository, name: flux-system}
+  ignore:
+    # the HPA owns replicas
+    - paths: ["/spec/replicas"]
+      target: {kind: Deployment, name: web}
+    # the rollout operator pauses
+    - paths: ["/spec/paused"]
+      target: {kind: Deployment, name: web}
+`})
 
 	cases := []struct {
 		name     string
@@ -61,6 +76,8 @@ func TestAuditExitCodes(t *testing.T) {
 		{name: "fail-on never", args: []string{broken, "--fail-on", "never"}, code: 0, out: "DRIFT012"},
 		{name: "bad yaml is a finding, not a crash", args: []string{broken}, code: 1, out: "bad.yaml\n  1:"},
 		{name: "severity override in config", args: []string{warn, "--config", writeTree(t, map[string]string{"c.yaml": "checks: {drift-detection-off: {severity: error}}\n"}) + "/c.yaml"}, code: 1, out: "error   DRIFT008"},
+		{name: "within --max-rules", args: []string{twoRules, "--max-rules", "2", "--fail-on", "warning"}, code: 0, out: "0 errors, 0 warnings"},
+		{name: "over --max-rules", args: []string{twoRules, "--max-rules", "1", "--fail-on", "warning"}, code: 1, out: "ks.yaml\n  13:7    warning DRIFT009 2 ignore rules in total, budget 1: this is rule 2"},
 		{name: "unknown output", args: []string{clean, "-o", "yaml"}, code: 2, err: `invalid --output "yaml"`},
 		{name: "unknown fail-on", args: []string{clean, "--fail-on", "info"}, code: 2, err: `invalid --fail-on "info"`},
 		{name: "negative budget", args: []string{clean, "--max-rules", "-1"}, code: 2, err: "invalid --max-rules"},

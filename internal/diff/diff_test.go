@@ -357,6 +357,23 @@ spec:
 	}
 }
 
+// A manifest that leaves replicas to the HPA: the live value is owned by the
+// autoscaler (kube-controller-manager through /scale), so it is reported as
+// added, for the engines to judge (Flux leaves it alone, it does not own it).
+// An unowned default next to it (revisionHistoryLimit) is not reported.
+func TestReplicasLeftToAutoscaler(t *testing.T) {
+	desired := load(t, "testdata/deployment-hpa-scaled-desired.yaml")
+	unstructured.RemoveNestedField(desired.Object, "spec", "replicas")
+	live := load(t, "testdata/deployment-hpa-scaled-live.yaml")
+	got, err := Compute(desired, live, Options{Owned: ownedBy(t, live)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Path != "/spec/replicas" || got[0].Change != model.Added || got[0].Live != int64(7) {
+		t.Errorf("drifts = %+v", got)
+	}
+}
+
 func TestSecretValuesNeverLeak(t *testing.T) {
 	desired := obj(t, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  password: hunter2\n  same: x\ndata:\n  user: YWRtaW4=\n  gone: Z29uZQ==\n")
 	live := obj(t, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: bWFudWFsbHktc2V0\n  same: eA==\n  user: YWRtaW4=\n  extra: ZXh0cmE=\n")

@@ -486,20 +486,39 @@ func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
 	}
 }
 
-// ownLabel says whether the drift is a label/annotation the controller
-// itself sets on apply, with the value it sets.
+// ownLabel says whether the drift is a label or annotation the controller
+// itself sets on every object it applies, with the value it sets: the
+// ownership labels (ssa manager.go SetOwnerLabels), a Kustomization's
+// .spec.commonMetadata (kustomization_controller.go apply(),
+// SetCommonMetadata) and helm-controller's Helm metadata
+// (internal/action/diff.go setHelmMetadata). A manifest read from Git lacks
+// them, so they show up as added fields that are not drift at all.
 func (j *judgment) ownLabel(d *model.FieldDrift) bool {
 	want := map[string]string{}
-	if j.helm {
-		// helm-controller internal/action/diff.go setHelmMetadata + owner labels.
-		want["/metadata/labels/"+esc(HelmNameLabel)] = j.owner.Name
-		want["/metadata/labels/"+esc(HelmNamespaceLabel)] = j.owner.Namespace
-	} else {
-		want["/metadata/labels/"+esc(KustomizeNameLabel)] = j.owner.Name
-		want["/metadata/labels/"+esc(KustomizeNamespaceLabel)] = j.owner.Namespace
+	labels, annotations := "/metadata/labels/", "/metadata/annotations/"
+	switch {
+	case j.helm:
+		want[labels+esc(HelmNameLabel)] = j.owner.Name
+		want[labels+esc(HelmNamespaceLabel)] = j.owner.Namespace
+		if j.st != nil && j.st.hr != nil {
+			want[labels+esc("app.kubernetes.io/managed-by")] = "Helm"
+			want[annotations+esc("meta.helm.sh/release-name")] = j.st.hr.GetReleaseName()
+			want[annotations+esc("meta.helm.sh/release-namespace")] = j.st.hr.GetReleaseNamespace()
+		}
+	default:
+		want[labels+esc(KustomizeNameLabel)] = j.owner.Name
+		want[labels+esc(KustomizeNamespaceLabel)] = j.owner.Namespace
+		if j.st != nil && j.st.kust != nil && j.st.kust.Spec.CommonMetadata != nil {
+			for k, v := range j.st.kust.Spec.CommonMetadata.Labels {
+				want[labels+esc(k)] = v
+			}
+			for k, v := range j.st.kust.Spec.CommonMetadata.Annotations {
+				want[annotations+esc(k)] = v
+			}
+		}
 	}
 	v, ok := want[d.Path]
-	if !ok {
+	if !ok || d.Change != model.Added {
 		return false
 	}
 	s, isStr := d.Live.(string)
@@ -548,7 +567,7 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 			Reason: fmt.Sprintf("ignored by %s %s (path %s): neither reported nor reverted; %s", r.rule.Origin.Object, r.rule.Origin.Field, p, how)}
 	}
 	if j.ownLabel(d) {
-		return model.Verdict{Kind: model.LeftAlone, Reason: "kustomize-controller sets this ownership label itself on apply, with this value: nothing changes"}
+		return model.Verdict{Kind: model.LeftAlone, Reason: "kustomize-controller sets this label/annotation itself on every apply (ownership labels, .spec.commonMetadata), with this value: nothing changes"}
 	}
 	in, known := j.inManifest(d)
 	merge := j.ssaValue == ssaMerge
@@ -637,7 +656,7 @@ func (j *judgment) helmVerdict(d *model.FieldDrift) model.Verdict {
 			Reason: fmt.Sprintf("ignored by %s %s (%s): left out of drift detection and correction; a Helm upgrade still writes the chart's value", r.rule.Origin.Object, r.rule.Origin.Field, what)}
 	}
 	if j.ownLabel(d) {
-		return model.Verdict{Kind: model.LeftAlone, Reason: "helm-controller sets this ownership label itself, with this value: nothing changes"}
+		return model.Verdict{Kind: model.LeftAlone, Reason: "helm-controller sets this label/annotation itself (ownership labels, Helm release metadata), with this value: nothing changes"}
 	}
 	in, known := j.inManifest(d)
 	if !in {

@@ -224,7 +224,7 @@ spec:
 		"/metadata/labels/oncall":                            {model.Reverted, "managedFields cleanup"},
 		"/metadata/annotations/injected":                     {model.LeftAlone, "my-operator (Update)"},
 		"/spec/template/spec/containers/0/image":             {model.Reverted, "in the applied manifest"},
-		"/metadata/labels/kustomize.toolkit.fluxcd.io~1name": {model.LeftAlone, "ownership label"},
+		"/metadata/labels/kustomize.toolkit.fluxcd.io~1name": {model.LeftAlone, "ownership labels"},
 	}
 	for path, want := range cases {
 		v := verdictAt(t, rep, path)
@@ -582,5 +582,30 @@ func TestJudgeWithoutLiveDoesNotDryRun(t *testing.T) {
 	}
 	if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != model.Reverted {
 		t.Errorf("%+v", v)
+	}
+}
+
+func TestControllerSetMetadataIsNotDrift(t *testing.T) {
+	ks := obj(t, kustomization)
+	_ = unstructured.SetNestedStringMap(ks.Object, map[string]string{"team": "web"}, "spec", "commonMetadata", "labels")
+	hr := obj(t, fmt.Sprintf(helmRelease, "enabled"))
+	_ = unstructured.SetNestedField(hr.Object, "prod", "spec", "targetNamespace")
+	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{ks, hr}})
+	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod}}`)
+	rep := judge(t, a, liveDeployment(t, "api", "    team: web", "", fluxApplyAll), desired,
+		drift("/metadata/labels/team", model.Added, "web", "kustomize-controller/Apply"),
+		drift("/metadata/labels/app", model.Added, "web", "kustomize-controller/Apply"))
+	if v := verdictAt(t, rep, "/metadata/labels/team"); v.Kind != model.LeftAlone || !strings.Contains(v.Reason, "commonMetadata") {
+		t.Errorf("commonMetadata label: %+v", v)
+	}
+	// Not set by anything Flux adds, owned by kustomize-controller alone:
+	// the next apply removes it.
+	if v := verdictAt(t, rep, "/metadata/labels/app"); v.Kind != model.Reverted || !strings.Contains(v.Reason, "no longer in the manifest") {
+		t.Errorf("stale label: %+v", v)
+	}
+	rep = judge(t, a, helmLive(t, "Deployment", `annotations: {meta.helm.sh/release-name: prod-web}`), obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: prod}}`),
+		drift("/metadata/annotations/meta.helm.sh~1release-name", model.Added, "prod-web", "helm-controller/Apply"))
+	if v := verdictAt(t, rep, "/metadata/annotations/meta.helm.sh~1release-name"); v.Kind != model.LeftAlone || !strings.Contains(v.Reason, "Helm release metadata") {
+		t.Errorf("helm release annotation: %+v", v)
 	}
 }

@@ -278,8 +278,11 @@ func classify(a *analyzed, all []*analyzed, rc *relCache) Result {
 		if o.rule.Engine != otherE || len(o.invalid) > 0 || o.intrinsic != "" || len(o.paths) == 0 {
 			continue
 		}
+		if !a.paths.overlaps(o.paths) {
+			continue
+		}
 		tr, err := rc.relateTargets(a.t, o.t)
-		if err != nil || tr.Rel == RelDisjoint || !a.paths.overlaps(o.paths) {
+		if err != nil || tr.Rel == RelDisjoint {
 			continue
 		}
 		cands = append(cands, o)

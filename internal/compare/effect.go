@@ -48,12 +48,13 @@ const jqTimeout = time.Second
 // and namespace (diff_normalizer.go Normalize), Flux with
 // fluxcd/pkg ssa/jsondiff SelectorRegex.MatchUnstructured itself.
 type evaluator struct {
-	objs []*unstructured.Unstructured
-	memo map[*analyzed]map[int][]string
+	objs     []*unstructured.Unstructured
+	memo     map[*analyzed]map[int][]string
+	matchers map[*analyzed]matcher
 }
 
 func newEvaluator(objs []*unstructured.Unstructured) *evaluator {
-	return &evaluator{objs: objs, memo: map[*analyzed]map[int][]string{}}
+	return &evaluator{objs: objs, memo: map[*analyzed]map[int][]string{}, matchers: map[*analyzed]matcher{}}
 }
 
 func resourceID(o *unstructured.Unstructured) model.ResourceID {
@@ -61,29 +62,48 @@ func resourceID(o *unstructured.Unstructured) model.ResourceID {
 	return model.ResourceID{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: o.GetNamespace(), Name: o.GetName()}
 }
 
+// matcher is a rule's compiled selector.
+type matcher func(o *unstructured.Unstructured) bool
+
+func (ev *evaluator) matcher(a *analyzed) matcher {
+	if m, ok := ev.matchers[a]; ok {
+		return m
+	}
+	m := compileMatcher(a.rule)
+	ev.matchers[a] = m
+	return m
+}
+
 func (ev *evaluator) matches(a *analyzed, o *unstructured.Unstructured) bool {
-	s := a.rule.Target
-	gvk := o.GroupVersionKind()
-	if a.rule.Engine == model.EngineArgoCD {
+	return ev.matcher(a)(o)
+}
+
+func compileMatcher(r model.Rule) matcher {
+	none := func(*unstructured.Unstructured) bool { return false }
+	s := r.Target
+	if r.Engine == model.EngineArgoCD {
 		gg, err := glob.Compile(s.Group)
 		if err != nil {
-			return false
+			return none
 		}
 		kg, err := glob.Compile(s.Kind)
 		if err != nil {
-			return false
+			return none
 		}
-		return safeMatch(gg, gvk.Group) && safeMatch(kg, gvk.Kind) &&
-			(s.Name == "" || s.Name == o.GetName()) && (s.Namespace == "" || s.Namespace == o.GetNamespace())
+		return func(o *unstructured.Unstructured) bool {
+			gvk := o.GroupVersionKind()
+			return safeMatch(gg, gvk.Group) && safeMatch(kg, gvk.Kind) &&
+				(s.Name == "" || s.Name == o.GetName()) && (s.Namespace == "" || s.Namespace == o.GetNamespace())
+		}
 	}
 	sr, err := jsondiff.NewSelectorRegex(&jsondiff.Selector{
 		Group: s.Group, Version: s.Version, Kind: s.Kind, Name: s.Name, Namespace: s.Namespace,
 		LabelSelector: s.LabelSelector, AnnotationSelector: s.AnnotationSelector,
 	})
 	if err != nil {
-		return false
+		return none
 	}
-	return sr.MatchUnstructured(o)
+	return sr.MatchUnstructured
 }
 
 // fields returns, per object index, the pointers of existing fields the

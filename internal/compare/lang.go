@@ -222,6 +222,13 @@ func relate(a, b string) (langRel, error) {
 	if err != nil {
 		return langRel{Rel: RelUnknown}, err
 	}
+	return relateLangs(la, lb)
+}
+
+// relateLangs walks the product of two automata breadth first, so the
+// witnesses are shortest strings. The automata keep the states they
+// discover, so relating one language to many others reuses them.
+func relateLangs(la, lb *lang) (langRel, error) {
 	type pair struct{ a, b int }
 	type node struct {
 		p    pair

@@ -181,7 +181,9 @@ func quoteVal(field, s string) string {
 // most of their selector strings ("apps", "Deployment", ".*"), so n rules
 // need far fewer than n² automaton walks.
 type relCache struct {
-	m map[[2]string]cachedRel
+	m     map[[2]string]cachedRel
+	langs map[string]*lang
+	errs  map[string]error
 }
 
 type cachedRel struct {
@@ -189,7 +191,25 @@ type cachedRel struct {
 	err error
 }
 
-func newRelCache() *relCache { return &relCache{m: map[[2]string]cachedRel{}} }
+func newRelCache() *relCache {
+	return &relCache{m: map[[2]string]cachedRel{}, langs: map[string]*lang{}, errs: map[string]error{}}
+}
+
+func (rc *relCache) lang(re string) (*lang, error) {
+	if l, ok := rc.langs[re]; ok {
+		return l, nil
+	}
+	if err, ok := rc.errs[re]; ok {
+		return nil, err
+	}
+	l, err := newLang(re)
+	if err != nil {
+		rc.errs[re] = err
+		return nil, err
+	}
+	rc.langs[re] = l
+	return l, nil
+}
 
 func (rc *relCache) relate(a, b string) (langRel, error) {
 	if a == b {
@@ -199,7 +219,15 @@ func (rc *relCache) relate(a, b string) (langRel, error) {
 	if c, ok := rc.m[k]; ok {
 		return c.r, c.err
 	}
-	r, err := relate(a, b)
+	la, err := rc.lang(a)
+	if err != nil {
+		return langRel{Rel: RelUnknown}, err
+	}
+	lb, err := rc.lang(b)
+	if err != nil {
+		return langRel{Rel: RelUnknown}, err
+	}
+	r, err := relateLangs(la, lb)
 	rc.m[k] = cachedRel{r, err}
 	return r, err
 }

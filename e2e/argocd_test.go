@@ -200,6 +200,26 @@ spec:
 		why.Rule == nil || why.Rule.Field != ".spec.ignoreDifferences[1]" {
 		t.Fatalf("why-not note for the `app` rule = %+v; notes: %+v", why, r.Notes)
 	}
+
+	// Argo CD's own diff, as a saved managed-resources response, shown
+	// beside our verdicts.
+	liveJSON := E.Kubectl(t, "-n", ns, "get", "deployment", "web", "-o", "json")
+	predicted := strings.ReplaceAll(liveJSON, "busybox:1.37", "busybox:1.36")
+	item, _ := json.Marshal(map[string]any{"items": []map[string]any{{
+		"group": "apps", "kind": "Deployment", "namespace": ns, "name": "web", "modified": true,
+		"normalizedLiveState": liveJSON, "predictedLiveState": predicted, "targetState": predicted,
+	}}})
+	saved := writeFile(t, "managed-resources.json", string(item))
+	r = explainJSON(t, 1, "deploy/web", "-n", ns, "-f", desired, "--engine", "argocd", "--argocd-namespace", ctrl, "--argocd-diff", saved)
+	var api *model.Note
+	for i := range r.Notes {
+		if r.Notes[i].Reason == "argocd-api" {
+			api = &r.Notes[i]
+		}
+	}
+	if api == nil || !strings.Contains(api.Message, "OutOfSync") || !strings.Contains(api.Message, "/spec/template/spec/containers/1/image") {
+		t.Fatalf("Argo CD API note = %+v", api)
+	}
 }
 
 // TestArgoCDBadRulesAreNotes: an invalid jq expression in argocd-cm makes

@@ -196,5 +196,5 @@ func TestArgoParity(t *testing.T) {
 			agree++
 		}
 	}
-	t.Logf("Argo CD parity: %d cases, %d agree (normalized live and target, Modified, comparison errors); predicted live state byte-for-byte equal in %d", len(dirs), agree, predictedSame)
+	t.Logf("Argo CD parity: %d cases, %d agree (normalized live and target, Modified, comparison errors); predicted live state equal (as JSON) in %d", len(dirs), agree, predictedSame)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -50,6 +51,10 @@ type ExplainOptions struct {
 	Output string
 	// ArgoCDNamespace is Argo CD's control-plane namespace (argocd).
 	ArgoCDNamespace string
+	// ArgoCDDiff is a saved response of Argo CD's managed-resources API,
+	// shown beside our verdicts (ARGOCD_SERVER + ARGOCD_AUTH_TOKEN fetch it
+	// live instead).
+	ArgoCDDiff string
 	// QPS and Burst are client-side rate limits.
 	QPS   float32
 	Burst int
@@ -129,6 +134,8 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(output.Formats, ", "))
 	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", "argocd", "Namespace of Argo CD's control plane (Applications, argocd-cm)")
+	f.StringVar(&o.ArgoCDDiff, "argocd-diff", "", "Argo CD's own diff: a saved GET /api/v1/applications/NAME/managed-resources response (or set ARGOCD_SERVER and ARGOCD_AUTH_TOKEN)")
+	_ = cmd.MarkFlagFilename("argocd-diff", "json")
 	f.Float32Var(&o.QPS, "qps", 0, "Client-side request rate limit (0: 50)")
 	f.IntVar(&o.Burst, "burst", 0, "Client-side request burst (0: 100)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
@@ -801,6 +808,7 @@ func defaultAdapters(_ context.Context, o *ExplainOptions, live *unstructured.Un
 	if o.Engine == "auto" || o.Engine == string(model.EngineArgoCD) {
 		// Documents keep their YAML nodes, so rules get file:line origins.
 		opts := argocd.Options{Reader: reader, Namespace: o.ArgoCDNamespace, Documents: ruleDocs}
+		opts.ArgoDiff = argocd.ArgoDiffOptions{File: o.ArgoCDDiff, Server: os.Getenv("ARGOCD_SERVER"), Token: os.Getenv("ARGOCD_AUTH_TOKEN")}
 		a, err := argocd.New(opts)
 		if err != nil {
 			return nil, nil, fmt.Errorf("argocd: %w", err)

@@ -13,10 +13,11 @@ NS=${DEMO_NAMESPACE:-demo-drift}
 
 hack/cluster.sh start
 eval "$(hack/cluster.sh env)"
-make --no-print-directory build >/dev/null
+make --no-print-directory build PLUGINS=kubectl-drift >/dev/null
 export PATH="$PWD/bin:$PATH" # `kubectl drift` finds bin/kubectl-drift
 
-step() { printf '\n\033[1m$ %s\033[0m\n' "$*" >&2; }
+if [ -t 2 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' reset=$'\033[0m'; else bold='' reset=''; fi
+step() { printf '\n%s$ %s%s\n' "$bold" "$*" "$reset" >&2; }
 run() { step "$*"; "$@"; }
 
 kubectl delete namespace "$NS" --ignore-not-found --wait=true >/dev/null

@@ -6,7 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -190,11 +192,19 @@ func extractFindings(root string, rules []model.Rule, errs []error) []Finding {
 		if errors.As(e, &de) {
 			f.File, f.Line = relFile(root, de.File), de.Line
 			f.Message = oneLine(de.Err.Error())
+		} else if m := errPosition.FindStringSubmatch(msg); m != nil {
+			// The adapters cite origins as text ("Kind ns/name .field at
+			// file:line:col: problem"); that is the only position they give.
+			f.File = relFile(root, m[1])
+			f.Line, _ = strconv.Atoi(m[2])
+			f.Column, _ = strconv.Atoi(m[3])
 		}
 		out = append(out, f)
 	}
 	return out
 }
+
+var errPosition = regexp.MustCompile(`(?:^|\s)([^\s:]+\.(?:ya?ml|json)):(\d+)(?::(\d+))?`)
 
 func relFile(root, f string) string {
 	if f == "" || !filepath.IsAbs(f) {

@@ -348,3 +348,15 @@ func TestUnparsableFileIsOneFinding(t *testing.T) {
 		t.Errorf("files %d manifests %d, want 4 and 2 (good documents of a bad file still count)", res.Files, res.Manifests)
 	}
 }
+
+func TestAdapterErrorsKeepTheirPosition(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "flux/ks.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: a, namespace: flux-system}\nspec:\n  interval: 10m\n  ignore: not-a-list\n")
+	res, err := Run(Options{Root: root, Paths: []string{"."}, Extractors: testExtractors()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Check != CheckInvalid || res.Findings[0].Position() != "flux/ks.yaml:1" {
+		t.Errorf("want one invalid finding at flux/ks.yaml:1, got %+v", res.Findings)
+	}
+}

@@ -125,10 +125,30 @@ type sarifLog struct {
 
 type sarifRun struct {
 	Tool               sarifTool                      `json:"tool"`
+	Invocations        []sarifInvocation              `json:"invocations,omitempty"`
 	Results            []sarifResult                  `json:"results"`
 	OriginalURIBaseIDs map[string]sarifArtifactLocURI `json:"originalUriBaseIds,omitempty"`
 	AutomationDetails  *sarifAutomation               `json:"automationDetails,omitempty"`
 	ColumnKind         string                         `json:"columnKind"`
+}
+
+// sarifInvocation carries findings that have no file: GitHub code scanning
+// rejects a result without a location ("locationFromSarifResult: expected at
+// least one location", github/codeql-action#2459), so they are tool
+// execution notifications instead.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Descriptor *sarifDescriptorRef `json:"descriptor,omitempty"`
+	Level      string              `json:"level"`
+	Message    sarifText           `json:"message"`
+}
+
+type sarifDescriptorRef struct {
+	ID string `json:"id"`
 }
 
 type sarifAutomation struct {
@@ -222,10 +242,15 @@ func renderSARIF(w io.Writer, r *Result) error {
 		Results:    []sarifResult{},
 		ColumnKind: "unicodeCodePoints",
 	}
+	var notes []sarifNotification
 	for _, f := range r.Findings {
 		msg := f.Message
 		if f.Hint != "" {
 			msg += " Fix: " + f.Hint
+		}
+		if f.File == "" {
+			notes = append(notes, sarifNotification{Descriptor: &sarifDescriptorRef{ID: string(f.Check)}, Level: string(f.Severity), Message: sarifText{msg}})
+			continue
 		}
 		res := sarifResult{
 			RuleID: string(f.Check), RuleIndex: idx[f.Check], Level: string(f.Severity),
@@ -234,13 +259,11 @@ func renderSARIF(w io.Writer, r *Result) error {
 			// line moves when rules above it change, so key on content.
 			PartialFingerprints: map[string]string{"driftAuditKey/v1": fingerprint(f)},
 		}
-		if f.File != "" {
-			loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: f.File, URIBaseID: "%SRCROOT%"}}}
-			if f.Line > 0 {
-				loc.PhysicalLocation.Region = &sarifRegion{StartLine: f.Line, StartColumn: f.Column}
-			}
-			res.Locations = []sarifLocation{loc}
+		loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: sarifArtifact{URI: f.File, URIBaseID: "%SRCROOT%"}}}
+		if f.Line > 0 {
+			loc.PhysicalLocation.Region = &sarifRegion{StartLine: f.Line, StartColumn: f.Column}
 		}
+		res.Locations = []sarifLocation{loc}
 		if f.Change != "" || f.Object != "" {
 			res.Properties = map[string]any{}
 			if f.Change != "" {
@@ -253,6 +276,7 @@ func renderSARIF(w io.Writer, r *Result) error {
 		}
 		run.Results = append(run.Results, res)
 	}
+	run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, ToolExecutionNotifications: notes}}
 	log := sarifLog{Schema: sarifSchemaURI, Version: "2.1.0", Runs: []sarifRun{run}}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

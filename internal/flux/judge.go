@@ -37,6 +37,9 @@ type judgment struct {
 	ssaValue  string // canonical
 	reconcile *mark  // reconcile: disabled
 	driftOff  *mark  // helm driftDetection: disabled
+	// matched are the valid owner rules whose selector matches sel, in
+	// order; selectors are evaluated once per object, not once per field.
+	matched []*ignoreRule
 	// badRules are rules whose selector does not compile: the controller
 	// fails before applying (kustomize) or diffing (helm) anything.
 	badRules []string
@@ -268,6 +271,7 @@ func (a *Adapter) ruleNotes(j *judgment, rep *model.Report) {
 				Message: fmt.Sprintf("%s does not target this object: %s", name, why)})
 			continue
 		}
+		j.matched = append(j.matched, r)
 		for pi, p := range r.paths {
 			if err, bad := r.pathErrs[pi]; bad {
 				rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Rule: r.origin(), Reason: "invalid-pointer",
@@ -424,17 +428,10 @@ func lookup(v any, pointer string) (any, bool) {
 	return cur, true
 }
 
-// ruleFor returns the first valid owner rule whose selector matches and
-// one of whose paths covers pointer.
+// ruleFor returns the first matching owner rule (ruleNotes collected
+// them) one of whose paths covers pointer.
 func (j *judgment) ruleFor(pointer string) (*ignoreRule, string) {
-	if j.st == nil {
-		return nil, ""
-	}
-	for i := range j.st.rules {
-		r := &j.st.rules[i]
-		if r.err != nil || !r.sr.MatchUnstructured(j.sel) {
-			continue
-		}
+	for _, r := range j.matched {
 		for pi, p := range r.paths {
 			if _, bad := r.pathErrs[pi]; bad {
 				continue

@@ -100,6 +100,10 @@ type differ struct {
 	desired *unstructured.Unstructured
 	secret  bool
 	out     []model.FieldDrift
+	// lastApplied is the live object's last-applied-configuration, read
+	// when first needed.
+	lastApplied     map[string]any
+	lastAppliedRead bool
 }
 
 func (c *differ) walk(d, l any, dTok, lTok []string) {
@@ -289,7 +293,7 @@ func (c *differ) added(v any, tok []string, item bool) {
 		c.emit(model.Added, tok, nil, v)
 		return
 	}
-	if !c.owned(managedfields.JoinPointer(tok...)) {
+	if !c.owned(managedfields.JoinPointer(tok...)) || c.engineDefault(tok) {
 		return
 	}
 	m, isMap := v.(map[string]any)
@@ -308,6 +312,101 @@ func (c *differ) added(v any, tok []string, item bool) {
 		}
 		c.added(m[k], appendTok(tok, k), false)
 	}
+}
+
+// engineDefault reports a live field that only GitOps engines own, through
+// Update operations (client-side apply), and that the engine's
+// last-applied-configuration does not name. An Update that creates an object
+// or a subtree is charged with every default the API server fills in
+// (testdata/deployment-csa-image-set-live.yaml: kubectl apply
+// --field-manager=argocd-controller owns revisionHistoryLimit, strategy,
+// dnsPolicy, imagePullPolicy...), so such a field is a default the engine
+// never wrote, not drift. A field the last applied configuration does name
+// was written on purpose and the desired state has since dropped it: drift.
+// Server-side apply (Apply) is never charged with defaults.
+func (c *differ) engineDefault(tok []string) bool {
+	if c.ix.Empty() {
+		return false
+	}
+	owners := c.ix.Owners(c.live, managedfields.JoinPointer(tok...))
+	if len(owners) == 0 {
+		return false
+	}
+	for _, o := range owners {
+		if o.Operation != "Update" || !managedfields.IsGitOpsManager(o.Manager) {
+			return false
+		}
+	}
+	if !c.lastAppliedRead {
+		c.lastAppliedRead = true
+		if raw := c.live.GetAnnotations()[lastAppliedAnnotation]; raw != "" {
+			var m map[string]any
+			if json.Unmarshal([]byte(raw), &m) == nil {
+				c.lastApplied = m
+			}
+		}
+	}
+	return c.lastApplied == nil || !c.hasPath(c.lastApplied, tok)
+}
+
+const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
+
+// hasPath reports whether the live field at tok is also in the
+// last-applied configuration la. List items are matched the way walkList
+// matches them: by key for associative lists, by value for sets, by index
+// otherwise.
+func (c *differ) hasPath(la any, tok []string) bool {
+	var lv any = c.live.Object
+	for i, t := range tok {
+		switch x := la.(type) {
+		case map[string]any:
+			next, ok := x[t]
+			if !ok {
+				return false
+			}
+			la = next
+			lm, _ := lv.(map[string]any)
+			lv = lm[t]
+		case []any:
+			ll, _ := lv.([]any)
+			idx, err := strconv.Atoi(t)
+			if err != nil || idx < 0 || idx >= len(ll) {
+				return false
+			}
+			item := ll[idx]
+			lt := c.ix.ListType(c.live, managedfields.JoinPointer(tok[:i]...))
+			match := -1
+			switch lt.Kind {
+			case managedfields.ListMap:
+				want, ok1 := itemKeys([]any{item}, lt)
+				have, ok2 := itemKeys(x, lt)
+				if ok1 && ok2 {
+					for j, k := range have {
+						if k == want[0] {
+							match = j
+						}
+					}
+				}
+			case managedfields.ListSet:
+				for j, v := range x {
+					if equalJSON(v, item) {
+						match = j
+					}
+				}
+			default:
+				if idx < len(x) {
+					match = idx
+				}
+			}
+			if match < 0 {
+				return false
+			}
+			la, lv = x[match], item
+		default:
+			return false
+		}
+	}
+	return la != nil
 }
 
 // removed handles a field set in desired and absent live. Empty objects
@@ -594,7 +693,7 @@ func secretToData(d map[string]any) {
 // last-applied annotation and the Deployment controller's revision.
 func stripServerFields(d, l map[string]any) {
 	serverMetadata := []string{"managedFields", "resourceVersion", "uid", "generation", "creationTimestamp", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"}
-	serverAnnotations := []string{"kubectl.kubernetes.io/last-applied-configuration", "deployment.kubernetes.io/revision"}
+	serverAnnotations := []string{lastAppliedAnnotation, "deployment.kubernetes.io/revision"}
 	for _, m := range []map[string]any{d, l} {
 		delete(m, "status")
 		md, ok := m["metadata"].(map[string]any)

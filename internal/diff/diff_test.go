@@ -374,6 +374,50 @@ func TestReplicasLeftToAutoscaler(t *testing.T) {
 	}
 }
 
+// Argo CD's client-side apply created the object, so the API server charged
+// every default to argocd-controller (real fixture). Those are not drift;
+// a field the engine's last-applied configuration names, which the new
+// desired state drops, is.
+func TestClientSideApplyDefaultsAreNotDrift(t *testing.T) {
+	live := load(t, "testdata/deployment-csa-image-set-live.yaml")
+	ix, err := managedfields.Parse(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := ix.Owners(live, "/spec/revisionHistoryLimit"); len(o) != 1 || o[0].Manager != "argocd-controller" || o[0].Operation != "Update" {
+		t.Fatalf("fixture: revisionHistoryLimit owned by %+v, want argocd-controller's Update", o)
+	}
+	desired := load(t, "testdata/deployment-csa-image-set-desired.yaml")
+	unstructured.RemoveNestedField(desired.Object, "metadata", "labels")
+	containers, _, _ := unstructured.NestedSlice(desired.Object, "spec", "template", "spec", "containers")
+	delete(containers[0].(map[string]any), "env")
+	if err := unstructured.SetNestedSlice(desired.Object, containers, "spec", "template", "spec", "containers"); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Compute(desired, live, Options{Owned: ownedBy(t, live), Index: ix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSummary := []want{
+		{"/metadata/labels/app", ".metadata.labels.app", model.Added},
+		{"/spec/template/spec/containers/0/env", ".spec.template.spec.containers[name=app].env", model.Added},
+		{"/spec/template/spec/containers/0/image", ".spec.template.spec.containers[name=app].image", model.Changed},
+	}
+	if d := cmp.Diff(wantSummary, summarize(got), cmp.AllowUnexported(want{})); d != "" {
+		t.Errorf("drifts (-want +got):\n%s", d)
+	}
+	// Without the annotation nothing says the engine wrote them on purpose.
+	noLA := live.DeepCopy()
+	unstructured.RemoveNestedField(noLA.Object, "metadata", "annotations")
+	got, err = Compute(desired, noLA, Options{Owned: ownedBy(t, noLA)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]want{wantSummary[2]}, summarize(got), cmp.AllowUnexported(want{})); d != "" {
+		t.Errorf("without last-applied (-want +got):\n%s", d)
+	}
+}
+
 func TestSecretValuesNeverLeak(t *testing.T) {
 	desired := obj(t, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\nstringData:\n  password: hunter2\n  same: x\ndata:\n  user: YWRtaW4=\n  gone: Z29uZQ==\n")
 	live := obj(t, "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\ndata:\n  password: bWFudWFsbHktc2V0\n  same: eA==\n  user: YWRtaW4=\n  extra: ZXh0cmE=\n")

@@ -28,7 +28,7 @@ save() { k get "$1" -o yaml --show-managed-fields >"$2"; }
 # No kube-controller-manager runs, so a deleted namespace would stay
 # Terminating for ever: keep the namespace, delete our objects instead.
 kubectl get namespace "$ns" >/dev/null 2>&1 || kubectl create namespace "$ns" >/dev/null
-k delete deployment/web deployment/api deployment/mesh service/web configmap/settings secret/db --ignore-not-found --wait=false >/dev/null
+k delete deployment/web deployment/api deployment/mesh deployment/legacy service/web configmap/settings secret/db --ignore-not-found --wait=false >/dev/null
 
 # --- Deployment: applied by Flux's manager, then changed by hand -----------
 desired=$here/deployment-desired.yaml
@@ -80,6 +80,17 @@ k patch deployment/mesh --subresource=status --type=merge --field-manager=kube-c
 save deployment/mesh "$here/deployment-ssa-then-injected.yaml"
 cp "$here/deployment-ssa-then-injected.yaml" "$diffdata/deployment-sidecar-injected-live.yaml"
 cp "$here/deployment-mesh-desired.yaml" "$diffdata/deployment-sidecar-injected-desired.yaml"
+
+# --- Deployment created by Argo CD's client-side apply ---------------------
+# An Update that creates an object is charged with every default the API
+# server fills in (revisionHistoryLimit, strategy, dnsPolicy, the
+# containers' imagePullPolicy...): the engine "owns" fields it never wrote.
+k apply --field-manager=argocd-controller -f "$here/deployment-csa-desired.yaml" >/dev/null
+sleep 1.1
+k set image deployment/legacy app=registry.example/legacy:1.1 >/dev/null
+save deployment/legacy "$here/deployment-csa-then-image-set.yaml"
+cp "$here/deployment-csa-then-image-set.yaml" "$diffdata/deployment-csa-image-set-live.yaml"
+cp "$here/deployment-csa-desired.yaml" "$diffdata/deployment-csa-image-set-desired.yaml"
 
 # --- Service: ports keyed by port+protocol --------------------------------
 k apply --server-side --field-manager=argocd-controller -f "$here/service-desired.yaml" >/dev/null

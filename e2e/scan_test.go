@@ -170,6 +170,12 @@ func TestScanFindsExactlyTheDriftedObjects(t *testing.T) {
 		}
 	}
 
+	// A label selector narrows the LISTs server-side.
+	res = E.Drift(t, "scan", "-n", ns, "-o", "json", "-l", "kustomize.toolkit.fluxcd.io/name=apps")
+	if got := scanJSON(t, res).lines(); strings.Join(got, "\n") != strings.Join(want[1:2], "\n")+"\n"+strings.Join(want[3:], "\n") {
+		t.Errorf("-l: found\n%s", strings.Join(got, "\n"))
+	}
+
 	// Table output: summary first, then the objects, exit 1.
 	res = E.Drift(t, "scan", "-n", ns)
 	if res.Code != 1 || !strings.Contains(res.Stdout, "NAMESPACE") || !strings.Contains(res.Stdout, ".spec.replicas") {
@@ -199,6 +205,15 @@ func TestScanReadOnlyUser(t *testing.T) {
 	}
 	if got := scanJSON(t, res).lines(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("reader found:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Every listable kind from discovery, still get/list only.
+	res = E.Run(t, RunOpts{Kubeconfig: E.ReaderKubeconfig}, KubectlDrift, "scan", "-n", ns, "-o", "json", "--kinds", "all")
+	got := scanJSON(t, res)
+	if res.Code != 1 || strings.Join(got.lines(), "\n") != strings.Join(want, "\n") {
+		t.Errorf("reader --kinds all: exit %d, found:\n%s\nstderr: %s", res.Code, strings.Join(got.lines(), "\n"), res.Stderr)
+	}
+	if got.Stats.Kinds < 15 {
+		t.Errorf("--kinds all listed %d kinds", got.Stats.Kinds)
 	}
 }
 

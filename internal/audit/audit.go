@@ -160,7 +160,7 @@ func loadFindings(root, file string, err error) []Finding {
 	}
 	abs := filepath.Join(root, filepath.FromSlash(file))
 	msg := oneLine(strings.TrimPrefix(des[0].Err.Error(), abs+": "))
-	if !strings.Contains(msg, "YAML") && !strings.Contains(msg, "JSON") {
+	if !strings.Contains(msg, "YAML") && !strings.Contains(msg, "JSON") && !strings.Contains(msg, "object") {
 		msg = "not a manifest: " + msg
 	}
 	if len(des) > 1 {

@@ -63,6 +63,11 @@ func checkTooBroad(a *analysis) []Finding {
 		if r.problem != "" {
 			continue
 		}
+		// One finding per mistake: ignoring all Secret data is reported as
+		// dangerous, not also as broad.
+		if a.cfg.enabled(CheckDangerousTarget) && r.m.match != nil && dangerous(r) != "" && broadOnlyBecauseDangerous(r) {
+			continue
+		}
 		if msg := tooBroad(r); msg != "" {
 			out = append(out, ruleFinding(CheckTooBroad, r, msg))
 		}
@@ -102,6 +107,19 @@ func tooBroad(r *ruleInfo) string {
 		}
 	}
 	return ""
+}
+
+// broadOnlyBecauseDangerous: every broad path of r is a Secret's data.
+func broadOnlyBecauseDangerous(r *ruleInfo) bool {
+	if r.m.allKinds || !r.m.matchesGK("", "Secret") {
+		return false
+	}
+	for _, p := range r.paths {
+		if broadPath(p) != "" && !(len(p) == 1 && (p[0] == "data" || p[0] == "stringData")) {
+			return false
+		}
+	}
+	return true
 }
 
 var containerLists = map[string]bool{"containers": true, "initContainers": true, "ephemeralContainers": true}

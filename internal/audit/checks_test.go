@@ -60,6 +60,8 @@ func TestTooBroad(t *testing.T) {
 		{name: "kind star on a metadata path is fine", rules: []model.Rule{argoCM("all").gk("*", "*").ptr("/metadata/annotations/x").rule()}},
 		{name: "status is fine", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/status").rule()}},
 		{name: "exclusion of every kind", rules: []model.Rule{argoCM("x").typ(model.RuleArgoResourceExclusion).gk("*", "*").whole().scope(model.ScopeDiscovery).rule()}, want: []string{"every kind"}},
+		{name: "secret data is dangerous, not broad", rules: []model.Rule{argoApp("a").gk("", "Secret").ptr("/data").rule()}},
+		{name: "configmap data is broad", rules: []model.Rule{argoApp("a").gk("", "ConfigMap").ptr("/data").rule()}, want: []string{"all of /data"}},
 		{name: "refresh-only rules are not drift rules", rules: []model.Rule{argoCM("all").gk("*", "*").ptr("/spec").scope(model.ScopeRefresh).rule()}},
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -104,6 +105,9 @@ type differ struct {
 	// when first needed.
 	lastApplied     map[string]any
 	lastAppliedRead bool
+	// lastApplier are the managers that wrote the last-applied annotation
+	// (client-side appliers: kubectl-client-side-apply, or an engine).
+	lastApplier []string
 }
 
 func (c *differ) walk(d, l any, dTok, lTok []string) {
@@ -314,9 +318,11 @@ func (c *differ) added(v any, tok []string, item bool) {
 	}
 }
 
-// engineDefault reports a live field that only GitOps engines own, through
-// Update operations (client-side apply), and that the engine's
-// last-applied-configuration does not name. An Update that creates an object
+// engineDefault reports a live field that only client-side appliers own,
+// through Update operations: GitOps engines, and the manager that wrote the
+// last-applied-configuration annotation (kubectl apply creating the object
+// before an engine adopted it); and that the last-applied-configuration
+// does not name. An Update that creates an object
 // or a subtree is charged with every default the API server fills in
 // (testdata/deployment-csa-image-set-live.yaml: kubectl apply
 // --field-manager=argocd-controller owns revisionHistoryLimit, strategy,
@@ -332,18 +338,22 @@ func (c *differ) engineDefault(tok []string) bool {
 	if len(owners) == 0 {
 		return false
 	}
-	for _, o := range owners {
-		if o.Operation != "Update" || !managedfields.IsGitOpsManager(o.Manager) {
-			return false
-		}
-	}
 	if !c.lastAppliedRead {
 		c.lastAppliedRead = true
 		if raw := c.live.GetAnnotations()[lastAppliedAnnotation]; raw != "" {
 			var m map[string]any
 			if json.Unmarshal([]byte(raw), &m) == nil {
 				c.lastApplied = m
+				ptr := managedfields.JoinPointer("metadata", "annotations", lastAppliedAnnotation)
+				for _, o := range c.ix.Owners(c.live, ptr) {
+					c.lastApplier = append(c.lastApplier, o.Manager)
+				}
 			}
+		}
+	}
+	for _, o := range owners {
+		if o.Operation != "Update" || !(managedfields.IsGitOpsManager(o.Manager) || slices.Contains(c.lastApplier, o.Manager)) {
+			return false
 		}
 	}
 	return c.lastApplied == nil || !c.hasPath(c.lastApplied, tok)

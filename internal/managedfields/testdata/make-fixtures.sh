@@ -28,7 +28,7 @@ save() { k get "$1" -o yaml --show-managed-fields >"$2"; }
 # No kube-controller-manager runs, so a deleted namespace would stay
 # Terminating for ever: keep the namespace, delete our objects instead.
 kubectl get namespace "$ns" >/dev/null 2>&1 || kubectl create namespace "$ns" >/dev/null
-k delete deployment/web deployment/api deployment/mesh deployment/legacy service/web configmap/settings secret/db --ignore-not-found --wait=false >/dev/null
+k delete deployment/web deployment/api deployment/mesh deployment/legacy deployment/handmade service/web configmap/settings secret/db --ignore-not-found --wait=false >/dev/null
 
 # --- Deployment: applied by Flux's manager, then changed by hand -----------
 desired=$here/deployment-desired.yaml
@@ -91,6 +91,18 @@ k set image deployment/legacy app=registry.example/legacy:1.1 >/dev/null
 save deployment/legacy "$here/deployment-csa-then-image-set.yaml"
 cp "$here/deployment-csa-then-image-set.yaml" "$diffdata/deployment-csa-image-set-live.yaml"
 cp "$here/deployment-csa-desired.yaml" "$diffdata/deployment-csa-image-set-desired.yaml"
+
+# --- Deployment created by a person's kubectl apply, then scaled --------
+# The defaults are charged to kubectl-client-side-apply, the writer of the
+# last-applied annotation. (A later `kubectl apply --server-side` would
+# migrate that entry into its own Apply entry: kubectl's csaupgrade.)
+sed 's/legacy/handmade/g' "$here/deployment-csa-desired.yaml" >"$here/deployment-handmade-desired.yaml"
+k apply -f "$here/deployment-handmade-desired.yaml" >/dev/null
+sleep 1.1
+k scale deployment/handmade --replicas=4 >/dev/null
+save deployment/handmade "$here/deployment-kubectl-apply-then-scaled.yaml"
+cp "$here/deployment-kubectl-apply-then-scaled.yaml" "$diffdata/deployment-handmade-scaled-live.yaml"
+cp "$here/deployment-handmade-desired.yaml" "$diffdata/deployment-handmade-scaled-desired.yaml"
 
 # --- Service: ports keyed by port+protocol --------------------------------
 k apply --server-side --field-manager=argocd-controller -f "$here/service-desired.yaml" >/dev/null

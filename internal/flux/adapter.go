@@ -70,9 +70,10 @@ func (a *Adapter) Owner(obj *unstructured.Unstructured) *model.Owner {
 	default:
 		return nil
 	}
-	// Offline facts from files; Owner never reads the cluster.
-	if d, ok := a.findDoc(o.Kind, o.Namespace, o.Name); ok {
-		if st, err := ownerFrom(d); err == nil {
+	// Offline facts from files; Owner never reads the cluster (an owner in
+	// the files is resolved from them alone, and cached).
+	if _, ok := a.findDoc(o.Kind, o.Namespace, o.Name); ok {
+		if st := a.resolveOwner(context.Background(), o, &model.Report{}); st != nil {
 			fillOwner(o, st)
 		}
 	}

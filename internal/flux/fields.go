@@ -118,21 +118,6 @@ func ownedByOtherApplyManager(obj *unstructured.Unstructured, pointer, fluxManag
 	return false, ""
 }
 
-// ownersOf returns every entry whose fieldsV1 holds the field at pointer.
-func ownersOf(obj *unstructured.Unstructured, pointer string, entries []managedEntry) []managedEntry {
-	segs, err := pointerToFieldsV1(obj, pointer, entries)
-	if err != nil {
-		return nil
-	}
-	var out []managedEntry
-	for _, e := range entries {
-		if e.fields != nil && fieldsV1Contains(e.fields, segs) {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 // pointerToFieldsV1 turns "/spec/replicas" into ["f:spec","f:replicas"]; a
 // numeric segment is resolved to the k:{...} key whose values match the
 // list item at that index (ssa manager_apply.go pointerToFieldsV1Segments).

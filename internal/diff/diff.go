@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -101,13 +100,6 @@ type differ struct {
 	desired *unstructured.Unstructured
 	secret  bool
 	out     []model.FieldDrift
-	// lastApplied is the live object's last-applied-configuration, read
-	// when first needed.
-	lastApplied     map[string]any
-	lastAppliedRead bool
-	// lastApplier are the managers that wrote the last-applied annotation
-	// (client-side appliers: kubectl-client-side-apply, or an engine).
-	lastApplier []string
 }
 
 func (c *differ) walk(d, l any, dTok, lTok []string) {
@@ -318,105 +310,11 @@ func (c *differ) added(v any, tok []string, item bool) {
 	}
 }
 
-// engineDefault reports a live field that only client-side appliers own,
-// through Update operations: GitOps engines, and the manager that wrote the
-// last-applied-configuration annotation (kubectl apply creating the object
-// before an engine adopted it); and that the last-applied-configuration
-// does not name. An Update that creates an object
-// or a subtree is charged with every default the API server fills in
-// (testdata/deployment-csa-image-set-live.yaml: kubectl apply
-// --field-manager=argocd-controller owns revisionHistoryLimit, strategy,
-// dnsPolicy, imagePullPolicy...), so such a field is a default the engine
-// never wrote, not drift. A field the last applied configuration does name
-// was written on purpose and the desired state has since dropped it: drift.
-// Server-side apply (Apply) is never charged with defaults.
+// engineDefault: a field only client-side appliers own through Updates and
+// that their last-applied configuration does not name is a default the API
+// server charged them with, not drift (managedfields.Index.ClientSideDefault).
 func (c *differ) engineDefault(tok []string) bool {
-	if c.ix.Empty() {
-		return false
-	}
-	owners := c.ix.Owners(c.live, managedfields.JoinPointer(tok...))
-	if len(owners) == 0 {
-		return false
-	}
-	if !c.lastAppliedRead {
-		c.lastAppliedRead = true
-		if raw := c.live.GetAnnotations()[lastAppliedAnnotation]; raw != "" {
-			var m map[string]any
-			if json.Unmarshal([]byte(raw), &m) == nil {
-				c.lastApplied = m
-				ptr := managedfields.JoinPointer("metadata", "annotations", lastAppliedAnnotation)
-				for _, o := range c.ix.Owners(c.live, ptr) {
-					c.lastApplier = append(c.lastApplier, o.Manager)
-				}
-			}
-		}
-	}
-	for _, o := range owners {
-		if o.Operation != "Update" || !(managedfields.IsGitOpsManager(o.Manager) || slices.Contains(c.lastApplier, o.Manager)) {
-			return false
-		}
-	}
-	return c.lastApplied == nil || !c.hasPath(c.lastApplied, tok)
-}
-
-const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
-
-// hasPath reports whether the live field at tok is also in the
-// last-applied configuration la. List items are matched the way walkList
-// matches them: by key for associative lists, by value for sets, by index
-// otherwise.
-func (c *differ) hasPath(la any, tok []string) bool {
-	var lv any = c.live.Object
-	for i, t := range tok {
-		switch x := la.(type) {
-		case map[string]any:
-			next, ok := x[t]
-			if !ok {
-				return false
-			}
-			la = next
-			lm, _ := lv.(map[string]any)
-			lv = lm[t]
-		case []any:
-			ll, _ := lv.([]any)
-			idx, err := strconv.Atoi(t)
-			if err != nil || idx < 0 || idx >= len(ll) {
-				return false
-			}
-			item := ll[idx]
-			lt := c.ix.ListType(c.live, managedfields.JoinPointer(tok[:i]...))
-			match := -1
-			switch lt.Kind {
-			case managedfields.ListMap:
-				want, ok1 := itemKeys([]any{item}, lt)
-				have, ok2 := itemKeys(x, lt)
-				if ok1 && ok2 {
-					for j, k := range have {
-						if k == want[0] {
-							match = j
-						}
-					}
-				}
-			case managedfields.ListSet:
-				for j, v := range x {
-					if equalJSON(v, item) {
-						match = j
-					}
-				}
-			default:
-				if idx < len(x) {
-					match = idx
-				}
-			}
-			if match < 0 {
-				return false
-			}
-			la, lv = x[match], item
-		default:
-			return false
-		}
-	}
-	return la != nil
+	return c.ix != nil && c.ix.ClientSideDefault(c.live, managedfields.JoinPointer(tok...))
 }
 
 // removed handles a field set in desired and absent live. Empty objects
@@ -703,7 +601,7 @@ func secretToData(d map[string]any) {
 // last-applied annotation and the Deployment controller's revision.
 func stripServerFields(d, l map[string]any) {
 	serverMetadata := []string{"managedFields", "resourceVersion", "uid", "generation", "creationTimestamp", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"}
-	serverAnnotations := []string{lastAppliedAnnotation, "deployment.kubernetes.io/revision"}
+	serverAnnotations := []string{managedfields.LastAppliedAnnotation, "deployment.kubernetes.io/revision"}
 	for _, m := range []map[string]any{d, l} {
 		delete(m, "status")
 		md, ok := m["metadata"].(map[string]any)

@@ -580,3 +580,45 @@ func TestInjectedContainerAndControllerStatus(t *testing.T) {
 		}
 	}
 }
+
+func TestClientSideDefault(t *testing.T) {
+	tests := []struct {
+		fixture, pointer string
+		want             bool
+	}{
+		// Argo CD's client-side apply created it: defaults charged to the engine.
+		{"deployment-csa-then-image-set.yaml", "/spec/revisionHistoryLimit", true},
+		{"deployment-csa-then-image-set.yaml", "/spec/strategy", true},
+		{"deployment-csa-then-image-set.yaml", "/spec/template/spec/containers/0/imagePullPolicy", true},
+		{"deployment-csa-then-image-set.yaml", "/spec/template/spec/dnsPolicy", true},
+		// ... but what it applied is named by its last-applied configuration.
+		{"deployment-csa-then-image-set.yaml", "/spec/replicas", false},
+		{"deployment-csa-then-image-set.yaml", "/spec/template/spec/containers/0/env/0/value", false},
+		{"deployment-csa-then-image-set.yaml", "/metadata/labels/app", false},
+		// kubectl set image is not a client-side applier.
+		{"deployment-csa-then-image-set.yaml", "/spec/template/spec/containers/0/image", false},
+		// A person's kubectl apply: kubectl-client-side-apply wrote the annotation.
+		{"deployment-kubectl-apply-then-scaled.yaml", "/spec/progressDeadlineSeconds", true},
+		{"deployment-kubectl-apply-then-scaled.yaml", "/spec/template/spec/containers/0/name", false},
+		{"deployment-kubectl-apply-then-scaled.yaml", "/spec/replicas", false},
+		// Server-side apply is never charged with defaults; nobody owns them.
+		{"deployment-ssa-then-kubectl-drifted.yaml", "/spec/revisionHistoryLimit", false},
+		{"deployment-ssa-then-kubectl-drifted.yaml", "/spec/template/spec/containers/0/image", false},
+		// An injector's Update is an intent, not a client-side apply.
+		{"deployment-ssa-then-injected.yaml", "/spec/template/spec/containers/0/imagePullPolicy", false},
+		// Nothing at all.
+		{"deployment-csa-then-image-set.yaml", "/spec/nothing", false},
+		{"deployment-csa-then-image-set.yaml", "bad", false},
+	}
+	for _, tc := range tests {
+		obj := loadFixture(t, tc.fixture)
+		ix := mustParse(t, obj)
+		if got := ix.ClientSideDefault(obj, tc.pointer); got != tc.want {
+			t.Errorf("%s %s: ClientSideDefault = %v, want %v (owners %v)", tc.fixture, tc.pointer, got, tc.want, managers(ix.Owners(obj, tc.pointer)))
+		}
+	}
+	var empty *Index
+	if empty.ClientSideDefault(loadFixture(t, "deployment-csa-then-image-set.yaml"), "/spec/revisionHistoryLimit") {
+		t.Error("nil index reports a default")
+	}
+}

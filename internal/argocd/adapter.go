@@ -80,6 +80,8 @@ type Adapter struct {
 	appSets        []*appEntry
 	loadNotes      []model.Note
 	managed        *ManagedResources
+	// triedGet: Applications already read one by one.
+	triedGet map[string]bool
 	// compiled caches each Application's rules, compiled once.
 	compiled map[*Application][]*ignoreRule
 }
@@ -259,6 +261,11 @@ func (a *Adapter) load(ctx context.Context) {
 	// One LIST in all namespaces: apps outside the control-plane namespace
 	// track their resources as <ns>_<name>.
 	list, err := r.List(ctx, applicationGVK, "", "")
+	if apierrors.IsForbidden(err) {
+		// Namespaced RBAC: the control-plane namespace at least; Judge
+		// reads other Applications one by one.
+		list, err = r.List(ctx, applicationGVK, a.opts.Namespace, "")
+	}
 	if err != nil {
 		if !apierrors.IsNotFound(err) {
 			warn("Applications", err)
@@ -542,4 +549,36 @@ func (a *Adapter) appRulesCached(app *Application, src cmSource) []*ignoreRule {
 	}
 	a.compiled[app] = rs
 	return rs
+}
+
+// appFromCluster reads one Application the LIST did not return (namespaced
+// RBAC), once.
+func (a *Adapter) appFromCluster(ctx context.Context, ns, name string) *appEntry {
+	if a.opts.Reader == nil {
+		return nil
+	}
+	key := ns + "/" + name
+	a.mu.Lock()
+	if a.triedGet == nil {
+		a.triedGet = map[string]bool{}
+	}
+	tried := a.triedGet[key]
+	a.triedGet[key] = true
+	a.mu.Unlock()
+	if tried {
+		return a.appByKey(key)
+	}
+	u, err := a.opts.Reader.Get(ctx, applicationGVK, ns, name)
+	if err != nil {
+		return nil
+	}
+	app, err := decodeApplication(u)
+	if err != nil {
+		return nil
+	}
+	e := &appEntry{app: app, src: cmSource{Object: "Application " + key}}
+	a.mu.Lock()
+	a.apps[key] = e
+	a.mu.Unlock()
+	return e
 }

@@ -39,16 +39,23 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		}
 		return nil
 	}
-	if !hasOwner(rep, *owner) {
-		rep.Owners = append(rep.Owners, *owner)
-	}
 	var app *Application
 	var appSrc cmSource
-	if e := a.appByKey(owner.Namespace + "/" + owner.Name); e != nil {
+	e := a.appByKey(owner.Namespace + "/" + owner.Name)
+	if e == nil {
+		e = a.appFromCluster(ctx, owner.Namespace, owner.Name)
+		if e != nil {
+			owner.Found, owner.AutoSync, owner.SelfHeal, owner.Mode = true, e.app.AutoSync(), e.app.SelfHeal(), appMode(e.app)
+		}
+	}
+	if e != nil {
 		app, appSrc = e.app, e.src
 	} else {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "application-unknown",
 			Message: fmt.Sprintf("Application %s/%s (from %s) could not be read: its ignoreDifferences and sync policy are unknown, argocd-cm rules only", owner.Namespace, owner.Name, owner.Via)})
+	}
+	if !hasOwner(rep, *owner) {
+		rep.Owners = append(rep.Owners, *owner)
 	}
 
 	gvk := live.GroupVersionKind()

@@ -96,7 +96,9 @@ func BenchmarkRunShop(b *testing.B) {
 	kinds := []Kind{kindConfigMaps, kindSecrets, kindDeployments}
 	b.ReportAllocs()
 	for b.Loop() {
+		src.mu.Lock()
 		src.lists = src.lists[:0]
+		src.mu.Unlock()
 		if _, err := Run(context.Background(), src, Options{Kinds: kinds, Inspector: in}); err != nil {
 			b.Fatal(err)
 		}

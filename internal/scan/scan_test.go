@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,11 +34,14 @@ type fileSource struct {
 	files     map[string]string // resource -> testdata file
 	forbidden map[string]bool
 	broken    map[string]bool
+	mu        sync.Mutex // Run lists kinds concurrently
 	lists     []string
 }
 
 func (f *fileSource) List(_ context.Context, k Kind, namespace, selector string, fn func([]byte) error) (string, error) {
+	f.mu.Lock()
 	f.lists = append(f.lists, k.GVR.Resource)
+	f.mu.Unlock()
 	if f.forbidden[k.GVR.Resource] {
 		return "", apierrors.NewForbidden(k.GVR.GroupResource(), "", errors.New(`User "reader" cannot list resource`))
 	}

@@ -461,3 +461,27 @@ func bigFile(t *testing.T, path, manifest string, size int) {
 		t.Fatal(err)
 	}
 }
+
+// TestExplainCompletion: shell completion offers resource types from
+// discovery, then the names of that type in the namespace.
+func TestExplainCompletion(t *testing.T) {
+	ns := E.Namespace(t, "e2e")
+	E.Apply(t, webDeployment(ns), "--server-side", "--field-manager=kustomize-controller")
+
+	types := E.Drift(t, "__complete", "explain", "deploy")
+	if types.Code != 0 || !strings.Contains(types.Stdout, "deploy\n") || !strings.Contains(types.Stdout, "deployments.apps\n") {
+		t.Errorf("type completion: exit %d\n%s%s", types.Code, types.Stdout, types.Stderr)
+	}
+	names := E.Drift(t, "__complete", "explain", "-n", ns, "deploy/w")
+	if names.Code != 0 || !strings.Contains(names.Stdout, "deploy/web\n") {
+		t.Errorf("name completion: exit %d\n%s%s", names.Code, names.Stdout, names.Stderr)
+	}
+	spaced := E.Drift(t, "__complete", "explain", "-n", ns, "deployment", "")
+	if spaced.Code != 0 || !strings.Contains(spaced.Stdout, "web\n") {
+		t.Errorf("TYPE NAME completion: exit %d\n%s%s", spaced.Code, spaced.Stdout, spaced.Stderr)
+	}
+	done := E.Drift(t, "__complete", "explain", "-n", ns, "deploy/web", "")
+	if strings.Contains(done.Stdout, "web") {
+		t.Errorf("completion after a full TYPE/NAME offers more objects:\n%s", done.Stdout)
+	}
+}

@@ -74,6 +74,7 @@ func FuzzParse(f *testing.F) {
 			if len(owners) < len(l.Owners) {
 				t.Fatalf("leaf %s: Leaves says %d owners, Owners %d", l.Pointer, len(l.Owners), len(owners))
 			}
+			_ = ix.ClientSideDefault(obj, l.Pointer)
 			if fp := ix.FieldPath(obj, l.Pointer); fp == "" {
 				t.Fatalf("empty FieldPath for %s", l.Pointer)
 			}

@@ -21,7 +21,7 @@ PLUGINS := kubectl-drift argocd-drift flux-drift
 # How long each fuzz target runs under `make fuzz`.
 FUZZTIME ?= 10s
 # The e2e suite builds its own binaries and starts the cluster if needed.
-E2E_TIMEOUT ?= 40m
+E2E_TIMEOUT ?= 60m
 
 .PHONY: help build test unit e2e cluster cluster-stop demo fuzz verify clean dist argo-parity argo-parity-capture bench
 

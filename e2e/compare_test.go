@@ -166,6 +166,34 @@ spec:
 		t.Fatalf("Argo CD's view must drop /spec/minReadySeconds (rule [1]) and keep the rest: %v", spec)
 	}
 
+	// compare --effect lists the kinds the rules name and shows what each
+	// rule removes from the live objects.
+	res = E.Run(t, RunOpts{Kubeconfig: E.ReaderKubeconfig}, KubectlDrift, "compare", "--from-cluster", "--effect", "-o", "json")
+	if res.Code != 0 {
+		t.Fatalf("compare --effect: exit %d\n%s", res.Code, res.Stderr)
+	}
+	var ce struct {
+		Results []struct {
+			compareResult
+			Effect *struct {
+				Fields []string `json:"fields"`
+			} `json:"effect"`
+		} `json:"results"`
+	}
+	DecodeJSON(t, res.Stdout, &ce)
+	found := false
+	for _, r := range ce.Results {
+		if r.Rule.Origin.Object == "Application "+ns+"/widgets" && r.Rule.Origin.Field == ".spec.ignoreDifferences[1]" {
+			found = r.Effect != nil && len(r.Effect.Fields) == 1 && r.Effect.Fields[0] == "Deployment.apps "+ns+"/web /spec/minReadySeconds"
+			if !found {
+				t.Errorf("effect of rule [1] on the live Deployment: %+v", r.Effect)
+			}
+		}
+	}
+	if !found {
+		t.Error("rule [1] not in compare --effect output")
+	}
+
 	// --diff against the desired state: the patched minReadySeconds is
 	// hidden by the rule, so there is no difference (exit 0)...
 	desired := filepath.Join(t.TempDir(), "web.yaml")

@@ -84,6 +84,7 @@ Exit codes: 0 ok, 2 when nothing could be read.`,
 		},
 	}
 	o.Sources.AddFlags(cmd)
+	cmd.Flags().BoolVar(&o.Sources.Effect, "effect", false, "with --from-cluster, also list the live objects of the kinds the rules name (one LIST per kind) and compare the rules by effect on them")
 	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "output format: table, json or yaml (with --to: yaml, or json for the translation records)")
 	cmd.Flags().StringVar(&o.To, "to", "", "translate the other engine's rules to this engine: flux or argocd")
 	cmd.Flags().StringVar(&o.Form, "form", "", "shape of --to output: Kustomization|HelmRelease (flux), Application|argocd-cm (argocd)")
@@ -128,6 +129,9 @@ func (o *CompareOptions) Validate() error {
 	default:
 		return fmt.Errorf("invalid --to %q: must be flux or argocd", o.To)
 	}
+	if o.Sources.Effect && !o.Sources.FromCluster {
+		return fmt.Errorf("--effect needs --from-cluster (objects in PATH... are always compared by effect)")
+	}
 	return o.Sources.validate()
 }
 
@@ -153,7 +157,7 @@ func (o *CompareOptions) Run(cmd *cobra.Command) error {
 		_, err = o.Out.Write(b)
 		return err
 	}
-	c := compare.Compare(in.Rules, in.Objects)
+	c := compare.Compare(in.Rules, in.Objects, compare.Options{Owners: in.Owners})
 	if o.Output != "table" {
 		return printStructured(o.Out, o.Output, c)
 	}

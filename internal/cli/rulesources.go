@@ -27,6 +27,9 @@ type RuleSourceFlags struct {
 	// FromCluster reads Applications, argocd-cm, Kustomizations and
 	// HelmReleases from the cluster (get/list only).
 	FromCluster bool
+	// Effect (compare --from-cluster) also lists the live objects of the
+	// kinds the rules name, one LIST per kind, to compare by effect.
+	Effect bool
 }
 
 // AddFlags binds the flags; paths come from positional arguments.
@@ -46,6 +49,9 @@ type ruleInputs struct {
 	Problems []string
 	// Read counts the documents (and cluster objects) read.
 	Read int
+	// Owners names the engine objects reconciling an object (the
+	// adapters' Owner); nil when unknown.
+	Owners func(obj *unstructured.Unstructured) []model.Owner
 }
 
 // inputLoader reads rules and objects; tests replace it.

@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
@@ -51,16 +53,92 @@ func engineObject(o *unstructured.Unstructured) bool {
 	return gvk.Group == "" && gvk.Kind == "ConfigMap" && strings.HasPrefix(o.GetName(), "argocd-")
 }
 
-// clusterReader connects when --from-cluster is given.
-func clusterReader(g *GlobalOptions, f *RuleSourceFlags) (model.Reader, error) {
+// clusterClient connects when --from-cluster is given.
+func clusterClient(g *GlobalOptions, f *RuleSourceFlags) (*cluster.Client, error) {
 	if !f.FromCluster {
 		return nil, nil
 	}
-	c, err := cluster.New(g.ConfigFlags, cluster.Options{})
-	if err != nil {
-		return nil, err
+	return cluster.New(g.ConfigFlags, cluster.Options{})
+}
+
+// maxEffectKinds bounds how many kinds --from-cluster lists for comparing
+// by effect.
+const maxEffectKinds = 40
+
+// clusterObjects lists, once per kind, the live objects of the kinds the
+// rules name literally (Argo CD `apps`/`Deployment`, Flux `apps`/`^$` and a
+// plain kind), so that rules can be compared by effect on real objects.
+// Globs, regexes and Flux's any-group targets name no listable kind and
+// are skipped. A kind that cannot be listed (Forbidden, unknown) is a
+// warning, not a failure.
+func clusterObjects(ctx context.Context, c *cluster.Client, rules []model.Rule) (objs []*unstructured.Unstructured, problems []string) {
+	seen := map[schema.GroupKind]bool{}
+	var kinds []schema.GroupKind
+	for _, r := range rules {
+		switch r.Type {
+		case model.RuleArgoIgnoreDifferences, model.RuleFluxKustomizeIgnore, model.RuleFluxHelmIgnore:
+		default:
+			continue // no field effect to compare
+		}
+		gk, ok := literalGroupKind(r)
+		if !ok || seen[gk] {
+			continue
+		}
+		seen[gk] = true
+		kinds = append(kinds, gk)
 	}
-	return c, nil
+	sort.Slice(kinds, func(i, j int) bool { return kinds[i].String() < kinds[j].String() })
+	if len(kinds) > maxEffectKinds {
+		problems = append(problems, fmt.Sprintf("comparing by effect on the first %d of %d kinds only", maxEffectKinds, len(kinds)))
+		kinds = kinds[:maxEffectKinds]
+	}
+	for _, gk := range kinds {
+		m, err := c.Mapper().RESTMapping(gk)
+		if err != nil {
+			continue // a kind this cluster does not serve has no objects
+		}
+		items, err := c.List(ctx, m.GroupVersionKind, "", "")
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("listing %s for comparing by effect: %v", gk, err))
+			continue
+		}
+		for i := range items {
+			objs = append(objs, &items[i])
+		}
+	}
+	return objs, problems
+}
+
+// literalGroupKind returns the one group/kind a rule names, if it names
+// exactly one.
+func literalGroupKind(r model.Rule) (schema.GroupKind, bool) {
+	g, k := r.Target.Group, r.Target.Kind
+	switch r.Target.Syntax {
+	case model.MatchGlob:
+		if strings.ContainsAny(g+k, `*?[]{}\`) || k == "" {
+			return schema.GroupKind{}, false
+		}
+	case model.MatchRegex:
+		switch g {
+		case "^$":
+			g = ""
+		case "":
+			return schema.GroupKind{}, false // any group
+		default:
+			// `networking\.k8s\.io` and the usual unescaped
+			// `networking.k8s.io` both name one group for listing.
+			g = strings.ReplaceAll(g, `\.`, ".")
+			if strings.ContainsAny(g, `\^$*+?()[]{}|`) {
+				return schema.GroupKind{}, false
+			}
+		}
+		if k == "" || strings.ContainsAny(k, `\^$*+?()[]{}|.`) {
+			return schema.GroupKind{}, false
+		}
+	default:
+		return schema.GroupKind{}, false
+	}
+	return schema.GroupKind{Group: g, Kind: k}, true
 }
 
 // defaultInputLoader reads rules of both engines (through their adapters)
@@ -73,24 +151,29 @@ func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlag
 			in.Objects = append(in.Objects, d.Object)
 		}
 	}
-	reader, err := clusterReader(g, f)
+	client, err := clusterClient(g, f)
 	if err != nil {
 		return nil, err
 	}
-	if reader == nil {
+	if client == nil {
 		ar, aerrs := argocd.RulesFromDocuments(docs)
 		fr, _ := flux.RulesFromDocuments(docs) // their errors are on the rules (Rule.Error)
 		for _, e := range aerrs {
 			in.Problems = append(in.Problems, e.Error())
 		}
 		in.Rules = append(ar, fr...)
+		if aa, err := argocd.New(argocd.Options{Documents: docs}); err == nil {
+			if fa, err := flux.New(flux.Options{Documents: docs}); err == nil {
+				in.Owners = ownersOf(aa, fa)
+			}
+		}
 		return in, nil
 	}
-	aa, err := argocd.New(argocd.Options{Reader: reader, Documents: docs})
+	aa, err := argocd.New(argocd.Options{Reader: client, Documents: docs})
 	if err != nil {
 		return nil, err
 	}
-	fa, err := flux.New(flux.Options{Reader: reader, Documents: docs})
+	fa, err := flux.New(flux.Options{Reader: client, Documents: docs})
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +188,27 @@ func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlag
 		in.Read++
 		in.Rules = append(in.Rules, rs...)
 	}
+	in.Owners = ownersOf(aa, fa)
+	if f.Effect {
+		objs, problems := clusterObjects(ctx, client, in.Rules)
+		in.Objects = append(in.Objects, objs...)
+		in.Problems = append(in.Problems, problems...)
+	}
 	return in, nil
+}
+
+// ownersOf asks each adapter which of its objects reconciles obj. Owner
+// reads only the object's labels and annotations.
+func ownersOf(adapters ...model.Adapter) func(*unstructured.Unstructured) []model.Owner {
+	return func(obj *unstructured.Unstructured) []model.Owner {
+		var out []model.Owner
+		for _, a := range adapters {
+			if o := a.Owner(obj); o != nil {
+				out = append(out, *o)
+			}
+		}
+		return out
+	}
 }
 
 // defaultNormalizerLoader builds the chosen adapter over the rule sources.

@@ -227,9 +227,20 @@ func intrinsicReason(r model.Rule) string {
 	return ""
 }
 
+// Options tune Compare.
+type Options struct {
+	// Owners returns the engine objects (Application, Kustomization,
+	// HelmRelease) that reconcile obj, from its tracking annotation or
+	// ownership labels (the adapters' Owner). With it, a rule written in an
+	// Application, Kustomization or HelmRelease only takes effect on the
+	// objects that one reconciles, as in the engines; objects with no owner
+	// of the rule's engine (plain manifests from Git) are assumed to be its.
+	Owners func(obj *unstructured.Unstructured) []model.Owner
+}
+
 // Compare classifies every rule of both engines against the other engine's
 // rules. objs, when not empty, also get compared by effect.
-func Compare(rules []model.Rule, objs []*unstructured.Unstructured) *Comparison {
+func Compare(rules []model.Rule, objs []*unstructured.Unstructured, o Options) *Comparison {
 	var all []*analyzed
 	for _, r := range rules {
 		all = append(all, analyze(r))
@@ -237,6 +248,7 @@ func Compare(rules []model.Rule, objs []*unstructured.Unstructured) *Comparison 
 	var ev *evaluator
 	if objs = uniqueObjects(objs); len(objs) > 0 {
 		ev = newEvaluator(objs)
+		ev.owners = o.Owners
 	}
 	c := &Comparison{APIVersion: model.APIVersion, Kind: "RuleComparison", Summary: map[Status]int{}, Results: []Result{}}
 	rc := newRelCache()

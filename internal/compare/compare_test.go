@@ -129,7 +129,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := statusOf(t, Compare(c.rules, nil), c.rules[0])
+			got := statusOf(t, Compare(c.rules, nil, Options{}), c.rules[0])
 			if got.Status != c.want {
 				t.Fatalf("status %s want %s: %+v", got.Status, c.want, got)
 			}
@@ -148,7 +148,7 @@ func TestClassify(t *testing.T) {
 
 func TestCompareSymmetric(t *testing.T) {
 	rules := []model.Rule{argo("apps", "Deployment").ptr("/spec/replicas").V(), flux("apps", "Deployment").ptr("/spec/replicas").V()}
-	c := Compare(rules, nil)
+	c := Compare(rules, nil, Options{})
 	if c.Summary[Equivalent] != 2 {
 		t.Fatalf("both sides should be equivalent: %+v", c.Summary)
 	}
@@ -182,7 +182,7 @@ func TestEffect(t *testing.T) {
 		argo("", "Service").ptr("/spec/clusterIP").V(),
 		flux("", "Service").ptr("/spec/clusterIP").V(),
 	}
-	c := Compare(rules, []*unstructured.Unstructured{dep, ksvc, svc})
+	c := Compare(rules, []*unstructured.Unstructured{dep, ksvc, svc}, Options{})
 	sel := statusOf(t, c, rules[0])
 	if sel.Status != Untranslatable {
 		t.Fatalf("select rule: %s", sel.Status)
@@ -251,7 +251,7 @@ func TestTranslateArgoToFlux(t *testing.T) {
 		fr.Origin = model.Origin{File: "translated.yaml", Line: i + 1}
 		both = append(both, fr)
 	}
-	c := Compare(both, nil)
+	c := Compare(both, nil, Options{})
 	for _, r := range c.Results {
 		if r.Status != Equivalent {
 			t.Errorf("%s %v: %s %+v", r.Rule.Engine, r.Rule.Origin, r.Status, r.Counterparts)
@@ -282,5 +282,35 @@ func TestTranslateFluxToArgo(t *testing.T) {
 	}
 	if len(tr[4].To) != 0 || !strings.Contains(strings.Join(tr[4].Untranslatable, ""), "labelSelector") {
 		t.Errorf("labels: %+v", tr[4])
+	}
+}
+
+func TestEffectRespectsOwnerScope(t *testing.T) {
+	mine := obj("apps/v1", "Deployment", "shop", "web", map[string]any{"spec": map[string]any{"replicas": int64(2)}})
+	theirs := obj("apps/v1", "Deployment", "other", "web", map[string]any{"spec": map[string]any{"replicas": int64(2)}})
+	plain := obj("apps/v1", "Deployment", "git", "web", map[string]any{"spec": map[string]any{"replicas": int64(2)}})
+	appRule := argo("apps", "Deployment").ptr("/spec/replicas").V()
+	appRule.Origin.Object = "Application argocd/shop"
+	cmRule := argo("apps", "Deployment").ptr("/spec/replicas").V()
+	cmRule.Origin.Object = "ConfigMap argocd/argocd-cm"
+	owners := func(o *unstructured.Unstructured) []model.Owner {
+		switch o.GetNamespace() {
+		case "shop":
+			return []model.Owner{{Engine: model.EngineArgoCD, Kind: "Application", Namespace: "argocd", Name: "shop"}}
+		case "other":
+			return []model.Owner{{Engine: model.EngineArgoCD, Kind: "Application", Namespace: "argocd", Name: "other"}}
+		}
+		return nil
+	}
+	c := Compare([]model.Rule{appRule, cmRule}, []*unstructured.Unstructured{mine, theirs, plain}, Options{Owners: owners})
+	got := map[string]string{}
+	for _, r := range c.Results {
+		got[r.Rule.Origin.Object] = strings.Join(r.Effect.Fields, ",")
+	}
+	if want := "Deployment.apps shop/web /spec/replicas,Deployment.apps git/web /spec/replicas"; got["Application argocd/shop"] != want {
+		t.Errorf("Application rule effect %q, want %q (not the other Application's object)", got["Application argocd/shop"], want)
+	}
+	if n := strings.Count(got["ConfigMap argocd/argocd-cm"], "/spec/replicas"); n != 3 {
+		t.Errorf("argocd-cm rule applies to every object: %q", got["ConfigMap argocd/argocd-cm"])
 	}
 }

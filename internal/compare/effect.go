@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/fluxcd/pkg/ssa/jsondiff"
@@ -51,6 +52,8 @@ type evaluator struct {
 	objs     []*unstructured.Unstructured
 	memo     map[*analyzed]map[int][]string
 	matchers map[*analyzed]matcher
+	owners   func(*unstructured.Unstructured) []model.Owner
+	ownerOf  map[int][]model.Owner
 }
 
 func newEvaluator(objs []*unstructured.Unstructured) *evaluator {
@@ -76,6 +79,42 @@ func (ev *evaluator) matcher(a *analyzed) matcher {
 
 func (ev *evaluator) matches(a *analyzed, o *unstructured.Unstructured) bool {
 	return ev.matcher(a)(o)
+}
+
+// scopedOut reports whether the rule's holder is an engine object that does
+// not reconcile object i: an Application's ignoreDifferences only apply to
+// that Application's resources, a Kustomization's or HelmRelease's ignore
+// rules only to the objects it applies. argocd-cm rules apply to all.
+func (ev *evaluator) scopedOut(a *analyzed, i int) bool {
+	if ev.owners == nil {
+		return false
+	}
+	holder := a.rule.Origin.Object
+	kind, _, _ := strings.Cut(holder, " ")
+	switch kind {
+	case "Application", "Kustomization", "HelmRelease":
+	default:
+		return false
+	}
+	if ev.ownerOf == nil {
+		ev.ownerOf = map[int][]model.Owner{}
+	}
+	owners, ok := ev.ownerOf[i]
+	if !ok {
+		owners = ev.owners(ev.objs[i])
+		ev.ownerOf[i] = owners
+	}
+	sameEngine := false
+	for _, o := range owners {
+		if o.Engine != a.rule.Engine {
+			continue
+		}
+		sameEngine = true
+		if o.Ref() == holder {
+			return false
+		}
+	}
+	return sameEngine
 }
 
 func compileMatcher(r model.Rule) matcher {
@@ -118,7 +157,7 @@ func (ev *evaluator) fields(a *analyzed) map[int][]string {
 		return m
 	}
 	for i, o := range ev.objs {
-		if !ev.matches(a, o) {
+		if !ev.matches(a, o) || ev.scopedOut(a, i) {
 			continue
 		}
 		seen := map[string]bool{}
@@ -145,8 +184,8 @@ func (ev *evaluator) fields(a *analyzed) map[int][]string {
 // objects the rule applies to; n is the number of such objects.
 func (ev *evaluator) jqPointers(a *analyzed, expr string) (ptrs []string, n int) {
 	seen := map[string]bool{}
-	for _, o := range ev.objs {
-		if !ev.matches(a, o) {
+	for i, o := range ev.objs {
+		if !ev.matches(a, o) || ev.scopedOut(a, i) {
 			continue
 		}
 		n++

@@ -77,7 +77,7 @@ func FuzzCompareSelectors(f *testing.F) {
 			{Engine: model.EngineFlux, Type: model.RuleFluxKustomizeIgnore, Scope: model.ScopeDiffAndApply, Origin: model.Origin{Line: 2},
 				Target: model.Selector{Group: fg, Kind: fk, Name: fname, Syntax: model.MatchRegex}, JSONPointers: []string{"/spec"}},
 		}
-		c := Compare(rules, nil)
+		c := Compare(rules, nil, Options{})
 		if len(c.Results) != 2 {
 			t.Fatal(fmt.Sprint(c.Results))
 		}

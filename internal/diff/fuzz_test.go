@@ -21,6 +21,8 @@ func FuzzCompute(f *testing.F) {
 		[]byte(`{"apiVersion":"v1","kind":"Secret","data":{"a":"Yg==","c":1}}`))
 	f.Add([]byte(`{"spec":{"ports":[{"port":80},{"port":80}]},"metadata":{"finalizers":["a","a",{}]}}`),
 		[]byte(`{"spec":{"ports":[{"port":"80","protocol":"TCP"}]},"metadata":{"finalizers":["a"],"managedFields":[{"manager":"m","fieldsV1":{"f:spec":{"f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{}}}}}]}}`))
+	f.Add([]byte(`{"kind":"Deployment","spec":{"template":{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80}]}]}}}}`),
+		[]byte(`{"kind":"Deployment","metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"a\",\"ports\":[{\"containerPort\":80}],\"x\":1}]}}}}"},"managedFields":[{"manager":"argocd-controller","operation":"Update","fieldsV1":{"f:metadata":{"f:annotations":{"f:kubectl.kubernetes.io/last-applied-configuration":{}}},"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"a\"}":{"f:x":{},"f:y":{},"f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{"f:protocol":{}}}}}}}}}}]},"spec":{"template":{"spec":{"containers":[{"name":"a","x":1,"y":2,"ports":[{"containerPort":80,"protocol":"TCP"}]}]}}}}`))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		var dm, lm map[string]any
 		if json.Unmarshal(a, &dm) != nil || json.Unmarshal(b, &lm) != nil || dm == nil || lm == nil {

@@ -121,7 +121,7 @@ func relPaths(root string, paths []string) ([]string, error) {
 // that does not exist is skipped (a base revision may predate it).
 func collect(opts Options, root string, paths []string, missingOK bool) (*snapshot, error) {
 	s := &snapshot{root: root}
-	files, err := walk(root, paths, missingOK)
+	files, explicit, err := walk(root, paths, missingOK)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +136,7 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 			docs[i].File = f
 		}
 		s.docs = append(s.docs, docs...)
-		if err != nil {
+		if err != nil && (explicit[f] || len(docs) > 0 || !onlyNotObjects(err)) {
 			s.findings = append(s.findings, loadFindings(root, f, err)...)
 		}
 	}
@@ -149,6 +149,27 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 		s.findings = append(s.findings, extractFindings(root, rules, errs)...)
 	}
 	return s, nil
+}
+
+// onlyNotObjects reports whether every problem of a file is a well-formed
+// YAML document that is not a Kubernetes object at all (no apiVersion, no
+// kind): kustomization.yaml, Helm values, CI configuration. Such files in an
+// audited directory are not manifests and are skipped, not reported, unless
+// they also hold a manifest. A document with one of the two (a manifest
+// with a mistake) still counts.
+// internal/source has no sentinel error for this, so its message is matched.
+func onlyNotObjects(err error) bool {
+	des := source.DocumentErrors(err)
+	if len(des) == 0 {
+		return false
+	}
+	for _, de := range des {
+		msg := de.Err.Error()
+		if !strings.Contains(msg, "apiVersion and kind are missing") && !strings.Contains(msg, "not a Kubernetes object") {
+			return false
+		}
+	}
+	return true
 }
 
 // loadFindings turns a loader error into one DRIFT012 finding for the
@@ -217,9 +238,13 @@ func relFile(root, f string) string {
 }
 
 // walk lists the files to audit, relative to root, sorted.
-func walk(root string, paths []string, missingOK bool) ([]string, error) {
+//
+// Inside directories, Helm charts (a directory with Chart.yaml) are skipped:
+// their templates are not YAML until Argo CD or Flux render them. Files
+// named on the command line are returned in explicit.
+func walk(root string, paths []string, missingOK bool) (out []string, explicit map[string]bool, err error) {
 	seen := map[string]bool{}
-	var out []string
+	explicit = map[string]bool{}
 	add := func(abs string) {
 		r, err := filepath.Rel(root, abs)
 		if err != nil {
@@ -238,10 +263,13 @@ func walk(root string, paths []string, missingOK bool) ([]string, error) {
 			if missingOK && errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			return nil, err
+			return nil, nil, err
 		}
 		if !st.IsDir() {
 			add(abs) // named explicitly: audited whatever its extension
+			if r, err := filepath.Rel(root, abs); err == nil {
+				explicit[filepath.ToSlash(r)] = true
+			}
 			continue
 		}
 		err = filepath.WalkDir(abs, func(path string, d fs.DirEntry, err error) error {
@@ -250,6 +278,9 @@ func walk(root string, paths []string, missingOK bool) ([]string, error) {
 			}
 			if d.IsDir() {
 				if path != abs && (d.Name() == ".git" || strings.HasPrefix(d.Name(), ".") && d.Name() != ".") {
+					return filepath.SkipDir
+				}
+				if _, err := os.Stat(filepath.Join(path, "Chart.yaml")); err == nil {
 					return filepath.SkipDir
 				}
 				return nil
@@ -264,11 +295,11 @@ func walk(root string, paths []string, missingOK bool) ([]string, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	sort.Strings(out)
-	return out, nil
+	return out, explicit, nil
 }
 
 // analyze runs every check on a snapshot. Findings keep default severities;

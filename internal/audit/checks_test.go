@@ -331,6 +331,11 @@ func TestUnparsableFileIsOneFinding(t *testing.T) {
 	writeFile(t, root, "binary.yaml", "\x00\x01\x02\xff\xfe")
 	writeFile(t, root, "no-kind.json", "{\"apiVersion\": \"v1\",\n \"kind\": }\n")
 	writeFile(t, root, "README.md", "# not audited: not a manifest extension\n")
+	// Not manifests, and valid YAML: skipped inside directories.
+	writeFile(t, root, "apps/kustomization.yaml", "resources: [../ok.yaml]\n")
+	writeFile(t, root, "apps/values.yaml", "replicaCount: 2\nimage: {tag: latest}\n")
+	writeFile(t, root, "charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n")
+	writeFile(t, root, "charts/web/templates/deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n{{- if .Values.x }}\n")
 	res, err := Run(Options{Root: root, Paths: []string{"."}})
 	if err != nil {
 		t.Fatal(err)
@@ -346,8 +351,16 @@ func TestUnparsableFileIsOneFinding(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("positions %v, want %v\n%+v", got, want, res.Findings)
 	}
-	if res.Files != 4 || res.Manifests != 2 {
-		t.Errorf("files %d manifests %d, want 4 and 2 (good documents of a bad file still count)", res.Files, res.Manifests)
+	if res.Files != 6 || res.Manifests != 2 {
+		t.Errorf("files %d manifests %d, want 6 and 2 (good documents of a bad file still count; the chart is skipped)", res.Files, res.Manifests)
+	}
+	// Named explicitly, a non-manifest is reported.
+	res, err = Run(Options{Root: root, Paths: []string{"apps/values.yaml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Position() != "apps/values.yaml:1:1" {
+		t.Errorf("explicit values.yaml: %+v", res.Findings)
 	}
 }
 

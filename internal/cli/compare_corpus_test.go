@@ -346,3 +346,20 @@ func TestNormalizeCorpus(t *testing.T) {
 		})
 	}
 }
+
+// TestRulesKustomizeOverlay reads rules from a kustomize build (-k): the
+// overlay's patch adds a second ignore entry to the base Kustomization.
+func TestRulesKustomizeOverlay(t *testing.T) {
+	out, errOut, err := inCorpus(t, rulesCmd, "-k", "kustomize-overlay/overlays/prod", "-o", "json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	var l RuleList
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 2 || l.Items[1].JSONPointers[0] != "/spec/template/spec/containers/0/resources" ||
+		l.Items[1].Origin.Field != ".spec.ignore[1]" || l.Items[1].Origin.File != "kustomize-overlay/overlays/prod" {
+		t.Fatalf("rules from the overlay: %+v", l.Items)
+	}
+}

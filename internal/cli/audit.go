@@ -59,6 +59,11 @@ the file:line:column of the rule.
 
 Checks:
 ` + checks.String() + `
+Directories are walked for *.yaml, *.yml and *.json (hidden directories,
+Helm charts and YAML that is not a Kubernetes object, such as
+kustomization.yaml or values files, are skipped); a file that does not parse
+is a finding, not a failure.
+
 matches-nothing and slow-jq look at the manifests under the audited paths:
 audit the whole checkout (the default) for them to see every target. The
 targets of HelmRelease rules are chart objects rendered outside the

@@ -403,6 +403,9 @@ func EventPrinter(out io.Writer, format string) func(WatchEvent) error {
 		if ev.Owner != "" {
 			line += ", owner " + ev.Owner
 		}
+		for _, v := range ev.Verdicts {
+			line += fmt.Sprintf(", %s: %s", v.Engine, v.Kind)
+		}
 		if ev.LivedSeconds == nil {
 			line += ", since " + ev.Since.UTC().Format(time.RFC3339)
 		} else {

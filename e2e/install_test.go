@@ -710,15 +710,24 @@ func checkKubectlDoor(t *testing.T, r *release, env []string, krewRoot string) {
 		t.Logf("this build has no explain command yet; only version/help/completion checked")
 		return
 	}
+	// A real drift: the desired ConfigMap says a=b, `kubectl patch` made
+	// it a=changed. Exit 1 (drift), the field and its manager reported.
 	ns := E.Namespace(t, "e2e")
 	E.Kubectl(t, "-n", ns, "create", "configmap", "install-probe", "--from-literal=a=b")
-	E.Kubectl(t, "-n", ns, "label", "configmap", "install-probe", "tier=probe")
-	res := E.Run(t, RunOpts{Env: env}, kubectl, "drift", "explain", "configmap/install-probe", "-n", ns)
-	if res.Code != 0 && res.Code != 1 {
-		t.Errorf("kubectl drift explain: exit %d\nstdout: %s\nstderr: %s", res.Code, res.Stdout, res.Stderr)
+	E.Kubectl(t, "-n", ns, "patch", "configmap", "install-probe", "-p", `{"data":{"a":"changed"}}`)
+	desired := filepath.Join(t.TempDir(), "desired.yaml")
+	manifest := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: install-probe\n  namespace: " + ns + "\ndata:\n  a: b\n"
+	if err := os.WriteFile(desired, []byte(manifest), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	if !strings.Contains(res.Stdout, "install-probe") {
-		t.Errorf("kubectl drift explain output does not name the object:\n%s", res.Stdout)
+	res := E.Run(t, RunOpts{Env: env}, kubectl, "drift", "explain", "configmap/install-probe", "-n", ns, "-f", desired)
+	if res.Code != 1 {
+		t.Errorf("kubectl drift explain: exit %d, want 1 (drift)\nstdout: %s\nstderr: %s", res.Code, res.Stdout, res.Stderr)
+	}
+	for _, want := range []string{"install-probe", ".data.a", "kubectl-patch"} {
+		if !strings.Contains(res.Stdout, want) {
+			t.Errorf("kubectl drift explain output lacks %q:\n%s", want, res.Stdout)
+		}
 	}
 }
 

@@ -103,7 +103,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
-		rep.AddVerdict(d.Path, a.verdict(d, cfg, res, app, in.Desired != nil, modified, seen, diffMode))
+		rep.AddVerdict(d.Path, a.verdict(live, d, cfg, res, app, in.Desired != nil, modified, seen, diffMode))
 	}
 	rep.Notes = append(rep.Notes, cfg.whyNot(live, res)...)
 	rep.Notes = append(rep.Notes, a.argoAPINotes(ctx, live, owner, modified, in.Desired != nil)...)
@@ -122,7 +122,7 @@ func hasOwner(rep *model.Report, o model.Owner) bool {
 func originPtr(o model.Origin) *model.Origin { return &o }
 
 // verdict decides one drifted field.
-func (a *Adapter) verdict(d *model.FieldDrift, cfg *compareConfig, res *normResult, app *Application, haveDesired, modified bool, seen []string, mode string) model.Verdict {
+func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, res *normResult, app *Application, haveDesired, modified bool, seen []string, mode string) model.Verdict {
 	v := model.Verdict{Engine: model.EngineArgoCD}
 	// Ignored: a rule removed the field (or an ancestor) before the diff.
 	for _, r := range cfg.rules {
@@ -135,6 +135,26 @@ func (a *Adapter) verdict(d *model.FieldDrift, cfg *compareConfig, res *normResu
 			v.Rule = originPtr(r.Origin)
 			v.Reason = fmt.Sprintf("ignored by %s (%s removes %s)", r.Origin.String(), rm.By, rm.Path)
 			return v
+		}
+	}
+	if !haveDesired && cfg.parser != nil {
+		// Desired inferred from managedFields: Argo runs the managers step
+		// against its rendered desired state, where a field owned by a
+		// trusted manager that differs is removed. The drift's owners say
+		// the same thing.
+		gvk := live.GroupVersionKind()
+		for _, r := range cfg.rules {
+			if len(r.Managers) == 0 || !r.managersApply(gvk.Group, gvk.Kind, live.GetName(), live.GetNamespace()) {
+				continue
+			}
+			for _, m := range d.Managers {
+				if contains(r.Managers, m.Manager) {
+					v.Kind = model.Ignored
+					v.Rule = originPtr(r.Origin)
+					v.Reason = fmt.Sprintf("ignored by %s (manager %s owns the field)", r.Origin.String(), m.Manager)
+					return v
+				}
+			}
 		}
 	}
 	if haveDesired {

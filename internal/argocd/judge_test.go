@@ -387,3 +387,30 @@ func TestJudgeConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeInferredManagers: with the desired state inferred from
+// managedFields (no -f), a drift owned by a trusted manager is ignored, as
+// Argo would against its rendered desired state.
+func TestJudgeInferredManagers(t *testing.T) {
+	dir := "testdata/parity/cases/mgr-set-image"
+	parser, err := parityParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := New(Options{Inputs: []Input{{Object: readTestObject(t, dir+"/application.yaml")}}, GVKParser: parser})
+	p := "/spec/template/spec/containers/0/image"
+	rep := model.NewReport(model.ResourceID{}, model.SourceManagedFields)
+	rep.Drifts = []model.FieldDrift{
+		{Path: p, Change: model.Changed, Managers: []model.ManagerRef{{Manager: "kubectl-set", Operation: "Update"}}},
+		{Path: "/spec/replicas", Change: model.Changed, Managers: []model.ManagerRef{{Manager: "kubectl", Operation: "Update", Subresource: "scale"}}},
+	}
+	if err := a.Judge(context.Background(), model.JudgeInput{Live: readTestObject(t, dir+"/live.json"), Report: rep}); err != nil {
+		t.Fatal(err)
+	}
+	if v := argoVerdict(t, rep, p); v.Kind != model.Ignored || !strings.Contains(v.Reason, "kubectl-set") {
+		t.Fatalf("image verdict = %+v", v)
+	}
+	if v := argoVerdict(t, rep, "/spec/replicas"); v.Kind != model.Reported {
+		t.Fatalf("replicas verdict = %+v", v)
+	}
+}

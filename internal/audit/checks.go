@@ -612,25 +612,42 @@ func checkDriftOff(a *analysis) []Finding {
 		f := newFinding(CheckDriftDetectionOff, fmt.Sprintf(
 			"%s: %s, so helm-controller never looks for drift", ref, setting))
 		f.File, f.Line, f.Column = d.File, d.Line, 1
-		f.Object, f.Engine = ref, model.EngineFlux
+		if line, col := d.Position("/spec/driftDetection/mode"); col > 0 {
+			f.Line, f.Column = line, col
+		}
+		f.Object, f.Field, f.Engine = ref, ".spec.driftDetection.mode", model.EngineFlux
 		out = append(out, f)
 	}
 	if a.cfg.Policy.RequireSelfHeal {
 		for _, d := range a.ix.docs {
 			u := d.Object
-			if u.GetKind() != "Application" || u.GroupVersionKind().Group != "argoproj.io" {
+			if u.GroupVersionKind().Group != "argoproj.io" {
 				continue
 			}
-			selfHeal, _, _ := unstructured.NestedBool(u.Object, "spec", "syncPolicy", "automated", "selfHeal")
+			// An ApplicationSet's template is what its Applications get.
+			var spec []string
+			switch u.GetKind() {
+			case "Application":
+				spec = []string{"spec"}
+			case "ApplicationSet":
+				spec = []string{"spec", "template", "spec"}
+			default:
+				continue
+			}
+			selfHeal, _, _ := unstructured.NestedBool(u.Object, append(spec, "syncPolicy", "automated", "selfHeal")...)
 			if selfHeal {
 				continue
 			}
+			ref := u.GetKind() + " " + qualifiedName(u.GetNamespace(), u.GetName())
+			field := "." + strings.Join(spec, ".") + ".syncPolicy.automated.selfHeal"
 			f := newFinding(CheckDriftDetectionOff, fmt.Sprintf(
-				"Application %s/%s has no syncPolicy.automated.selfHeal: drift is reported but never reverted (policy requireSelfHeal)",
-				u.GetNamespace(), u.GetName()))
+				"%s has no %s: drift is reported but never reverted (policy requireSelfHeal)", ref, field))
 			f.File, f.Line, f.Column = d.File, d.Line, 1
-			f.Object = fmt.Sprintf("Application %s/%s", u.GetNamespace(), u.GetName())
-			f.Engine = model.EngineArgoCD
+			// Point at the sync policy when there is one.
+			if line, col := d.Position("/" + strings.Join(append(spec, "syncPolicy"), "/")); col > 0 {
+				f.Line, f.Column = line, col
+			}
+			f.Object, f.Field, f.Engine = ref, field, model.EngineArgoCD
 			out = append(out, f)
 		}
 	}

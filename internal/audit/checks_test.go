@@ -185,7 +185,10 @@ func TestDriftOff(t *testing.T) {
 		{name: "ssa ignore", rules: []model.Rule{fluxKs("p").typ(model.RuleFluxSSAAnnotation).value("Ignore").gk("apps", "Deployment").name("web").rule()}, want: []string{"ssa: Ignore"}},
 		{name: "ssa merge is not off", rules: []model.Rule{fluxKs("p").typ(model.RuleFluxSSAAnnotation).value("Merge").gk("apps", "Deployment").rule()}},
 		{name: "no self-heal without the policy", docs: []Document{app(false)}},
-		{name: "no self-heal with the policy", cfg: policy, docs: []Document{app(false)}, want: []string{"Application argocd/shop has no syncPolicy.automated.selfHeal"}},
+		{name: "no self-heal with the policy", cfg: policy, docs: []Document{app(false)}, want: []string{"Application argocd/shop has no .spec.syncPolicy.automated.selfHeal"}},
+		{name: "applicationset template without self-heal", cfg: policy, docs: []Document{
+			manifest("argoproj.io/v1alpha1", "ApplicationSet", "argocd", "envs").set(true, "spec", "template", "spec", "syncPolicy", "automated", "prune").doc()},
+			want: []string{"ApplicationSet argocd/envs has no .spec.template.spec.syncPolicy.automated.selfHeal"}},
 		{name: "self-heal with the policy", cfg: policy, docs: []Document{app(true)}},
 	})
 }
@@ -373,5 +376,44 @@ func TestAdapterErrorsKeepTheirPosition(t *testing.T) {
 	}
 	if len(res.Findings) != 1 || res.Findings[0].Check != CheckInvalid || res.Findings[0].Position() != "flux/ks.yaml:1" {
 		t.Errorf("want one invalid finding at flux/ks.yaml:1, got %+v", res.Findings)
+	}
+}
+
+func TestSelfHealFindingPointsAtSyncPolicy(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "apps.yaml", `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: shop, namespace: argocd}
+spec:
+  project: default
+  syncPolicy:
+    automated: {prune: true}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: manual, namespace: argocd}
+spec:
+  project: default
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: redis, namespace: flux-system}
+spec:
+  driftDetection:
+    mode: disabled
+`)
+	cfg := noJustification()
+	cfg.Policy.RequireSelfHeal = true
+	res, err := Run(Options{Root: root, Paths: []string{"."}, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, string(f.Check)+" "+f.Position())
+	}
+	want := []string{"DRIFT008 apps.yaml:6:3", "DRIFT008 apps.yaml:9:1", "DRIFT008 apps.yaml:20:5"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

@@ -132,13 +132,13 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
 	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Flux: decide with a server-side apply dry-run as kustomize-controller/helm-controller, exactly as they diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(output.Formats, ", "))
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(output.Formats(), ", "))
 	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", "argocd", "Namespace of Argo CD's control plane (Applications, argocd-cm)")
 	f.StringVar(&o.ArgoCDDiff, "argocd-diff", "", "Argo CD's own diff: a saved GET /api/v1/applications/NAME/managed-resources response (or set ARGOCD_SERVER and ARGOCD_AUTH_TOKEN)")
 	_ = cmd.MarkFlagFilename("argocd-diff", "json")
 	f.Float32Var(&o.QPS, "qps", 0, "Client-side request rate limit (0: 50)")
 	f.IntVar(&o.Burst, "burst", 0, "Client-side request burst (0: 100)")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.MarkFlagDirname("kustomize")
 	_ = cmd.MarkFlagFilename("live-file", "yaml", "yml", "json")
@@ -365,17 +365,59 @@ func typeMatchesKind(typ string, gvk schema.GroupVersionKind) bool {
 	if res == kind || res == kind+"s" || res == kind+"es" || (strings.HasSuffix(kind, "y") && res == kind[:len(kind)-1]+"ies") {
 		return true
 	}
-	return offlineShortNames[res] == kind
+	return offlineShortName(res) == kind
 }
 
-// offlineShortNames are kubectl's short names of built-in kinds, for
-// --live-file without a cluster.
-var offlineShortNames = map[string]string{
-	"deploy": "deployment", "cm": "configmap", "svc": "service", "sa": "serviceaccount",
-	"ds": "daemonset", "sts": "statefulset", "rs": "replicaset", "po": "pod", "ns": "namespace",
-	"ing": "ingress", "pvc": "persistentvolumeclaim", "pv": "persistentvolume", "hpa": "horizontalpodautoscaler",
-	"cj": "cronjob", "netpol": "networkpolicy", "pdb": "poddisruptionbudget", "crd": "customresourcedefinition",
-	"ep": "endpoints", "limits": "limitrange", "quota": "resourcequota", "no": "node", "sc": "storageclass",
+// offlineShortName maps kubectl's short names of built-in kinds to the
+// lower-case kind, for --live-file without a cluster.
+func offlineShortName(short string) string {
+	switch short {
+	case "deploy":
+		return "deployment"
+	case "cm":
+		return "configmap"
+	case "svc":
+		return "service"
+	case "sa":
+		return "serviceaccount"
+	case "ds":
+		return "daemonset"
+	case "sts":
+		return "statefulset"
+	case "rs":
+		return "replicaset"
+	case "po":
+		return "pod"
+	case "ns":
+		return "namespace"
+	case "ing":
+		return "ingress"
+	case "pvc":
+		return "persistentvolumeclaim"
+	case "pv":
+		return "persistentvolume"
+	case "hpa":
+		return "horizontalpodautoscaler"
+	case "cj":
+		return "cronjob"
+	case "netpol":
+		return "networkpolicy"
+	case "pdb":
+		return "poddisruptionbudget"
+	case "crd":
+		return "customresourcedefinition"
+	case "ep":
+		return "endpoints"
+	case "limits":
+		return "limitrange"
+	case "quota":
+		return "resourcequota"
+	case "no":
+		return "node"
+	case "sc":
+		return "storageclass"
+	}
+	return ""
 }
 
 // expandList flattens a `kind: List` (what kubectl get -o yaml prints for

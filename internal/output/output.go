@@ -31,8 +31,8 @@ const (
 )
 
 // Formats lists the formats every printer here supports, for flag help
-// and shell completion.
-var Formats = []string{string(Text), string(JSON), string(YAML)}
+// and shell completion. A function, so no caller can change the list.
+func Formats() []string { return []string{string(Text), string(JSON), string(YAML)} }
 
 // ParseFormat validates an -o value ("" means text; "wide" is accepted as
 // text, as kubectl users type it out of habit).
@@ -45,7 +45,7 @@ func ParseFormat(s string) (Format, error) {
 	case "yaml":
 		return YAML, nil
 	}
-	return "", fmt.Errorf("unknown output format %q: must be one of %s", s, strings.Join(Formats, ", "))
+	return "", fmt.Errorf("unknown output format %q: must be one of %s", s, strings.Join(Formats(), ", "))
 }
 
 // Options control how a document is printed.

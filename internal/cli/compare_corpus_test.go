@@ -159,7 +159,7 @@ func TestCompareCorpusClassification(t *testing.T) {
 		byKey[r.Rule.Origin.Object+" "+r.Rule.Origin.Field] = r
 	}
 	svc := byKey["Application argocd/shop .spec.ignoreDifferences[3]"]
-	if len(svc.Counterparts) == 0 || !strings.Contains(strings.Join(svc.Counterparts[0].Differences, "\n"), "Flux rule matches group") {
+	if len(svc.Counterparts) == 0 || !strings.Contains(strings.Join(svc.Counterparts[0].Differences, "\n"), "Flux rule matches any group, Argo CD rule only group \"\" (the core group)") {
 		t.Errorf("core Service vs Flux empty group: differences %+v", svc.Counterparts)
 	}
 	if svc.Effect == nil || strings.Join(svc.Effect.OnlyCounterparts, ",") != "Service.serving.knative.dev shop/checkout /spec/clusterIP" {

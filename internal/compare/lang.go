@@ -23,17 +23,21 @@ import (
 // outside [-._a-zA-Z0-9] ever reaches a matcher. Restricting to it makes
 // `[^/]*` equal to `.*`, as it is for every real object.
 var alphabet = func() []rune {
-	var rs []rune
-	for r := '0'; r <= '9'; r++ {
-		rs = append(rs, r)
-	}
+	// The order only decides which of several shortest witnesses is shown:
+	// "-" and lowercase first make them look like real names
+	// ("networking-k8s-io" rather than "networking0k8s0io").
+	rs := []rune{'-'}
 	for r := 'a'; r <= 'z'; r++ {
 		rs = append(rs, r)
 	}
+	for r := '0'; r <= '9'; r++ {
+		rs = append(rs, r)
+	}
+	rs = append(rs, '.')
 	for r := 'A'; r <= 'Z'; r++ {
 		rs = append(rs, r)
 	}
-	return append(rs, '-', '.', '_')
+	return append(rs, '_')
 }()
 
 // maxStates bounds the subset construction: selectors are short, and a

@@ -65,7 +65,7 @@ func (p pathPattern) Pointer() (string, bool) {
 // String renders the pattern as a pointer, with `*` for any array item.
 func (p pathPattern) String() string {
 	if len(p) == 0 {
-		return `""`
+		return `"" (the whole object)`
 	}
 	var b strings.Builder
 	for _, s := range p {

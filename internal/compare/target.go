@@ -16,6 +16,10 @@ var targetFields = []string{"group", "version", "kind", "namespace", "name"}
 type target struct {
 	// re holds one regex per field; anyRegex where the field matches all.
 	re map[string]string
+	// desc is each field as the rule writes it, for messages; any marks
+	// fields that match everything.
+	desc map[string]string
+	any  map[string]bool
 	// Flux-only selectors Argo CD has no counterpart for.
 	labels, annotations string
 }
@@ -31,7 +35,7 @@ type target struct {
 //     Service; only `group: "^$"` means the core group.
 //   - MatchExact: plain equality, "" meaning any.
 func targetOf(s model.Selector, engine model.Engine) (target, error) {
-	t := target{re: map[string]string{}, labels: s.LabelSelector, annotations: s.AnnotationSelector}
+	t := target{re: map[string]string{}, desc: map[string]string{}, any: map[string]bool{}, labels: s.LabelSelector, annotations: s.AnnotationSelector}
 	var approx error
 	syn := s.Syntax
 	if syn == "" {
@@ -43,6 +47,10 @@ func targetOf(s model.Selector, engine model.Engine) (target, error) {
 	vals := map[string]string{"group": s.Group, "version": s.Version, "kind": s.Kind, "namespace": s.Namespace, "name": s.Name}
 	for _, f := range targetFields {
 		v := vals[f]
+		t.desc[f] = fmt.Sprintf("%q", v)
+		if v == "" && f == "group" && syn == model.MatchGlob {
+			t.desc[f] = `"" (the core group)`
+		}
 		switch {
 		case syn == model.MatchGlob && (f == "group" || f == "kind"):
 			re, err := globRegex(v)
@@ -62,13 +70,17 @@ func targetOf(s model.Selector, engine model.Engine) (target, error) {
 		default: // exact names, and Argo's version (never set)
 			t.re[f] = regexp.QuoteMeta(v)
 		}
+		t.any[f] = t.re[f] == anyRegex || t.re[f] == ".*" || t.re[f] == "(?s:.*)"
 	}
 	return t, approx
 }
 
 // fieldRel is how one field of two targets relates, with example values.
 type fieldRel struct {
-	Field string
+	Field      string
+	ADesc      string
+	BDesc      string
+	AAny, BAny bool
 	langRel
 }
 
@@ -94,7 +106,7 @@ func (rc *relCache) relateTargets(a, b target) (targetRel, error) {
 		if err != nil {
 			return targetRel{Rel: RelUnknown}, err
 		}
-		tr.Fields = append(tr.Fields, fieldRel{Field: f, langRel: lr})
+		tr.Fields = append(tr.Fields, fieldRel{Field: f, ADesc: a.desc[f], BDesc: b.desc[f], AAny: a.any[f], BAny: b.any[f], langRel: lr})
 		switch lr.Rel {
 		case RelEqual:
 		case RelSubset:
@@ -145,6 +157,14 @@ func (tr targetRel) describe(this, other string) []string {
 	var out []string
 	for _, f := range tr.Fields {
 		if f.Rel == RelEqual {
+			continue
+		}
+		switch {
+		case f.AAny && !f.BAny:
+			out = append(out, fmt.Sprintf("%s matches any %s, %s only %s %s", this, f.Field, other, f.Field, f.BDesc))
+			continue
+		case f.BAny && !f.AAny:
+			out = append(out, fmt.Sprintf("%s matches any %s, %s only %s %s", other, f.Field, this, f.Field, f.ADesc))
 			continue
 		}
 		if f.HasOnlyA {

@@ -21,6 +21,11 @@ import (
 // AST of gobwas' own parser, so escapes, `[!a-z]` and `{a,b}` mean exactly
 // what they mean to Argo CD.
 func globRegex(pattern string) (string, error) {
+	if unclosedBrace(pattern) {
+		// gobwas v0.2.3 accepts this but its matcher can panic on it
+		// (slice bounds out of range), so Argo CD cannot use it safely.
+		return "", fmt.Errorf("invalid glob %q: unclosed {", pattern)
+	}
 	tree, err := globsyntax.Parse(pattern)
 	if err != nil {
 		return "", fmt.Errorf("invalid glob %q: %w", pattern, err)
@@ -257,6 +262,24 @@ func classRune(r rune) string {
 		return string(r)
 	}
 	return fmt.Sprintf(`\x{%x}`, r)
+}
+
+// unclosedBrace reports a `{` without its `}` (escapes respected).
+func unclosedBrace(p string) bool {
+	depth := 0
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			i++
+		case '{':
+			depth++
+		case '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return depth > 0
 }
 
 // globEscape quotes the glob metacharacters of a literal.

@@ -150,17 +150,19 @@ var (
 	ansi        = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 	fluxObject  = regexp.MustCompile(`^► (\S+) (drifted|created|skipped|deleted)$`)
 	entriesLine = regexp.MustCompile(`^[+-] .* (map|list) entr(y|ies) (added|removed):$`)
-	childKey    = regexp.MustCompile(`^  ([^ :][^:]*):`)
+	childKey    = regexp.MustCompile(`^([^ :][^:]*):`)
 )
 
 // parseFluxDiff reads flux diff's dyff output: "► Kind/ns/name drifted",
 // then blocks of a dot-style path and its change. "map entry added"
 // blocks name their keys on the following lines: each becomes a path.
 // List entry additions/removals keep the list path with a trailing "[]".
+// dyff indents added entries by two spaces and removed ones not at all.
 func parseFluxDiff(out string) map[string]map[string]bool {
 	res := map[string]map[string]bool{}
 	var obj, path string
 	var inEntries bool
+	entryIndent := -1
 	for _, line := range strings.Split(ansi.ReplaceAllString(out, ""), "\n") {
 		line = strings.TrimRight(line, " \r")
 		if m := fluxObject.FindStringSubmatch(line); m != nil {
@@ -183,12 +185,18 @@ func parseFluxDiff(out string) map[string]map[string]bool {
 			if strings.Contains(line, "list entr") {
 				res[obj][path+"[]"] = true
 			} else {
-				inEntries = true
+				inEntries, entryIndent = true, -1
 			}
 		case strings.HasPrefix(line, "± "):
 			res[obj][path] = true
 		case inEntries:
-			if m := childKey.FindStringSubmatch(line); m != nil {
+			// Added entries are indented by two, removed ones are not;
+			// deeper lines are the entries' own contents.
+			indent := len(line) - len(strings.TrimLeft(line, " "))
+			if entryIndent < 0 {
+				entryIndent = indent
+			}
+			if m := childKey.FindStringSubmatch(line[indent:]); m != nil && indent == entryIndent {
 				res[obj][path+"."+m[1]] = true
 			}
 		}
@@ -644,6 +652,63 @@ func TestFluxOracleBadRules(t *testing.T) {
 		if v == nil || !strings.Contains(v.Reason, "until then the controller fails") && v.Kind != model.Ignored {
 			t.Errorf("%s: %+v lacks the invalid-rule caveat", d.Path, v)
 		}
+	}
+}
+
+// TestFluxOracleSelectorsAndOwnership: annotation-selector, namespace,
+// group/version/kind regex targets; a field kustomize-controller owns that
+// left the manifest (its apply removes it); a client-side kubectl apply
+// (kubectl-client-side-apply manager and the last-applied annotation that
+// the controller's cleanup strips).
+func TestFluxOracleSelectorsAndOwnership(t *testing.T) {
+	s := newFluxSetup(t, `  ignore:
+  - paths: ["/spec/template/spec/containers/0/image"]
+    target: {annotationSelector: "team=a"}
+  - paths: ["/spec/replicas"]
+    target: {namespace: "other-.*"}
+  - paths: ["/spec/template/spec/containers/0/env"]
+    target: {group: "apps", version: "v1", kind: "Deploy.*"}
+  - paths: ["/data/a"]
+    target: {group: "apps"}
+`, fluxDeployment)
+	ns := s.ns
+	E.Kubectl(t, "-n", ns, "set", "image", "deployment/web", "app=nginx:2")
+	E.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=3")
+	E.Kubectl(t, "-n", ns, "set", "env", "deployment/web", "MODE=debug")
+	// kustomize-controller applied a key that has since left the manifest.
+	built := fluxDesired(t, s.built, "ConfigMap", "cfg")
+	data := built["data"].(map[string]any)
+	data["z"] = "old"
+	b, _ := json.Marshal(built)
+	E.Apply(t, string(b), "--server-side", "--field-manager=kustomize-controller")
+	// A client-side kubectl apply of a changed value.
+	E.Apply(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: "+ns+"}\ndata: {a: \"5\", b: \"2\"}\n")
+
+	diffs, _ := s.fluxDiff(t)
+	compareWithFlux(t, s, diffs, "Deployment", "web", map[string]wantField{
+		"spec.template.spec.containers.app.image": {kind: model.Ignored, reason: "ignored by", rule: ".spec.ignore[0]"},
+		"spec.replicas": {kind: model.Reverted, reason: "force-applies", inFlux: true},
+		"spec.template.spec.containers.app.env.MODE.value": {kind: model.Ignored, reason: "ignored by", rule: ".spec.ignore[2]"},
+	})
+	compareWithFlux(t, s, diffs, "ConfigMap", "cfg", map[string]wantField{
+		"data.a": {kind: model.Reverted, reason: "force-applies", inFlux: true},
+		"data.z": {kind: model.Reverted, reason: "no longer in the manifest", inFlux: true},
+	})
+	notes := func(kind, name string) map[string]string {
+		reasons := map[string]string{}
+		for _, n := range s.fluxReport(t, kind, name).Notes {
+			if n.Rule != nil {
+				reasons[n.Rule.Field] = n.Reason
+			}
+		}
+		return reasons
+	}
+	// Rule 3 (group apps) targets the Deployment, which has no /data/a.
+	if r := notes("Deployment", "web"); r[".spec.ignore[1]"] != "namespace-mismatch" || r[".spec.ignore[3]"] != "pointer-absent" {
+		t.Errorf("Deployment notes: %v", r)
+	}
+	if r := notes("ConfigMap", "cfg"); r[".spec.ignore[3]"] != "group-mismatch" || r[".spec.ignore[0]"] != "annotation-selector-mismatch" {
+		t.Errorf("ConfigMap notes: %v", r)
 	}
 }
 

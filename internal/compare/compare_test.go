@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -312,5 +313,20 @@ func TestEffectRespectsOwnerScope(t *testing.T) {
 	}
 	if n := strings.Count(got["ConfigMap argocd/argocd-cm"], "/spec/replicas"); n != 3 {
 		t.Errorf("argocd-cm rule applies to every object: %q", got["ConfigMap argocd/argocd-cm"])
+	}
+}
+
+func TestEffectJQTimeoutCostsOnce(t *testing.T) {
+	var objs []*unstructured.Unstructured
+	for i := 0; i < 5; i++ {
+		objs = append(objs, obj("apps/v1", "Deployment", "ns", fmt.Sprintf("d%d", i), map[string]any{"spec": map[string]any{}}))
+	}
+	r := argo("apps", "Deployment").jq("until(false; .)").V()
+	c := Compare([]model.Rule{r}, objs, Options{})
+	// The first object hits the limit; the expression is then skipped for
+	// the others (the note names only the first).
+	notes := c.Results[0].Effect.Notes
+	if len(notes) != 1 || !strings.Contains(notes[0], "exceeded Argo CD's 1s limit on Deployment.apps ns/d0") {
+		t.Fatalf("notes: %q", notes)
 	}
 }

@@ -54,6 +54,10 @@ type evaluator struct {
 	matchers map[*analyzed]matcher
 	owners   func(*unstructured.Unstructured) []model.Owner
 	ownerOf  map[int][]model.Owner
+	// timedOut holds jq expressions that exceeded the 1s limit once; they
+	// are not run again (Argo CD skips them too), so one runaway program
+	// costs one second, not one per object.
+	timedOut map[string]string
 }
 
 func newEvaluator(objs []*unstructured.Unstructured) *evaluator {
@@ -168,7 +172,7 @@ func (ev *evaluator) fields(a *analyzed) map[int][]string {
 			}
 		}
 		for _, e := range a.rule.JQPathExpressions {
-			for _, p := range jqPaths(o, e) {
+			for _, p := range ev.jqPaths(o, e) {
 				seen[p] = true
 			}
 		}
@@ -189,7 +193,7 @@ func (ev *evaluator) jqPointers(a *analyzed, expr string) (ptrs []string, n int)
 			continue
 		}
 		n++
-		for _, p := range jqPaths(o, expr) {
+		for _, p := range ev.jqPaths(o, expr) {
 			if !seen[p] {
 				seen[p] = true
 				ptrs = append(ptrs, p)
@@ -203,19 +207,32 @@ func (ev *evaluator) jqPointers(a *analyzed, expr string) (ptrs []string, n int)
 // jqPaths runs path(EXPR) on the object: the fields del(EXPR) deletes, as
 // Argo CD runs it, within Argo's 1s jq limit. Paths to absent fields are
 // dropped (del of an absent field changes nothing).
-func jqPaths(o *unstructured.Unstructured, expr string) []string {
+func (ev *evaluator) jqPaths(o *unstructured.Unstructured, expr string) []string {
+	if _, ok := ev.timedOut[expr]; ok {
+		return nil
+	}
+	out, timedOut := jqPaths(o, expr)
+	if timedOut {
+		if ev.timedOut == nil {
+			ev.timedOut = map[string]string{}
+		}
+		ev.timedOut[expr] = resourceID(o).String()
+	}
+	return out
+}
+
+func jqPaths(o *unstructured.Unstructured, expr string) (out []string, timedOut bool) {
 	q, err := gojq.Parse("path(" + expr + ")")
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	code, err := gojq.Compile(q)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), jqTimeout)
 	defer cancel()
 	doc := o.DeepCopy().Object
-	var out []string
 	iter := code.RunWithContext(ctx, doc)
 	for {
 		v, ok := iter.Next()
@@ -223,6 +240,9 @@ func jqPaths(o *unstructured.Unstructured, expr string) []string {
 			break
 		}
 		if _, isErr := v.(error); isErr {
+			if ctx.Err() != nil {
+				return nil, true
+			}
 			break
 		}
 		arr, ok := v.([]any)
@@ -247,7 +267,7 @@ func jqPaths(o *unstructured.Unstructured, expr string) []string {
 			out = append(out, p)
 		}
 	}
-	return out
+	return out, false
 }
 
 func exists(doc any, p pathPattern) bool {
@@ -311,6 +331,11 @@ func (ev *evaluator) ruleEffect(a *analyzed, cps []Counterpart, all []*analyzed)
 	eff.SameAsCounterparts = len(cps) > 0 && len(eff.OnlyThisRule) == 0 && len(eff.OnlyCounterparts) == 0
 	if len(a.rule.Managers) > 0 {
 		eff.Notes = append(eff.Notes, "managedFieldsManagers depend on live field ownership; not evaluated on manifests")
+	}
+	for _, e := range a.rule.JQPathExpressions {
+		if obj, ok := ev.timedOut[e]; ok {
+			eff.Notes = append(eff.Notes, fmt.Sprintf("jq %s exceeded Argo CD's 1s limit on %s and was not evaluated further (Argo CD skips it)", e, obj))
+		}
 	}
 	return eff
 }

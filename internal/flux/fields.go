@@ -9,6 +9,8 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 )
 
 // Field managers of the Flux controllers.
@@ -122,26 +124,25 @@ func ownedByOtherApplyManager(obj *unstructured.Unstructured, pointer, fluxManag
 // numeric segment is resolved to the k:{...} key whose values match the
 // list item at that index (ssa manager_apply.go pointerToFieldsV1Segments).
 func pointerToFieldsV1(obj *unstructured.Unstructured, pointer string, entries []managedEntry) ([]string, error) {
-	raw := strings.TrimPrefix(pointer, "/")
-	if raw == "" {
+	tokens, err := managedfields.SplitPointer(pointer)
+	if err != nil {
+		return nil, err
+	}
+	if len(tokens) == 0 {
 		return nil, fmt.Errorf("empty pointer")
 	}
-	tokens := strings.Split(raw, "/")
-	var segs, objPath []string
-	for _, tok := range tokens {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	var segs []string
+	for i, tok := range tokens {
 		idx, err := strconv.Atoi(tok)
 		if err != nil {
 			segs = append(segs, "f:"+tok)
-			objPath = append(objPath, tok)
 			continue
 		}
-		key, err := listItemKey(obj, objPath, idx, segs, entries)
+		key, err := listItemKey(obj, tokens[:i], idx, segs, entries)
 		if err != nil {
 			return nil, err
 		}
 		segs = append(segs, key)
-		objPath = append(objPath, tok)
 	}
 	return segs, nil
 }
@@ -151,7 +152,8 @@ func listItemKey(obj *unstructured.Unstructured, objPath []string, idx int, pare
 	if obj == nil {
 		return "", fmt.Errorf("no object")
 	}
-	arr, ok := nestedSlice(obj.Object, objPath)
+	v, _ := walk(obj.Object, objPath)
+	arr, ok := v.([]any)
 	if !ok || idx < 0 || idx >= len(arr) {
 		return "", fmt.Errorf("index %d out of range", idx)
 	}
@@ -185,27 +187,6 @@ func listItemKey(obj *unstructured.Unstructured, objPath []string, idx int, pare
 		}
 	}
 	return "", fmt.Errorf("no fieldsV1 key for item %d", idx)
-}
-
-// nestedSlice follows a path of map keys and list indexes.
-func nestedSlice(obj map[string]any, path []string) ([]any, bool) {
-	var cur any = obj
-	for _, p := range path {
-		switch c := cur.(type) {
-		case map[string]any:
-			cur = c[p]
-		case []any:
-			i, err := strconv.Atoi(p)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	s, ok := cur.([]any)
-	return s, ok
 }
 
 func walkFieldsV1(fields map[string]any, segs []string) map[string]any {

@@ -14,6 +14,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -399,15 +400,17 @@ func (j *judgment) present(p string) bool {
 
 // lookup resolves an RFC 6901 pointer in a JSON-like value.
 func lookup(v any, pointer string) (any, bool) {
-	if pointer == "" {
-		return v, true
-	}
-	if !strings.HasPrefix(pointer, "/") {
+	tokens, err := managedfields.SplitPointer(pointer)
+	if err != nil {
 		return nil, false
 	}
+	return walk(v, tokens)
+}
+
+// walk follows unescaped tokens through maps and lists.
+func walk(v any, tokens []string) (any, bool) {
 	cur := v
-	for _, tok := range strings.Split(pointer[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	for _, tok := range tokens {
 		switch c := cur.(type) {
 		case map[string]any:
 			x, ok := c[tok]
@@ -495,22 +498,22 @@ func (j *judgment) ownLabel(d *model.FieldDrift) bool {
 	labels, annotations := "/metadata/labels/", "/metadata/annotations/"
 	switch {
 	case j.helm:
-		want[labels+esc(HelmNameLabel)] = j.owner.Name
-		want[labels+esc(HelmNamespaceLabel)] = j.owner.Namespace
+		want[labels+managedfields.EscapeToken(HelmNameLabel)] = j.owner.Name
+		want[labels+managedfields.EscapeToken(HelmNamespaceLabel)] = j.owner.Namespace
 		if j.st != nil && j.st.hr != nil {
-			want[labels+esc("app.kubernetes.io/managed-by")] = "Helm"
-			want[annotations+esc("meta.helm.sh/release-name")] = j.st.hr.GetReleaseName()
-			want[annotations+esc("meta.helm.sh/release-namespace")] = j.st.hr.GetReleaseNamespace()
+			want[labels+managedfields.EscapeToken("app.kubernetes.io/managed-by")] = "Helm"
+			want[annotations+managedfields.EscapeToken("meta.helm.sh/release-name")] = j.st.hr.GetReleaseName()
+			want[annotations+managedfields.EscapeToken("meta.helm.sh/release-namespace")] = j.st.hr.GetReleaseNamespace()
 		}
 	default:
-		want[labels+esc(KustomizeNameLabel)] = j.owner.Name
-		want[labels+esc(KustomizeNamespaceLabel)] = j.owner.Namespace
+		want[labels+managedfields.EscapeToken(KustomizeNameLabel)] = j.owner.Name
+		want[labels+managedfields.EscapeToken(KustomizeNamespaceLabel)] = j.owner.Namespace
 		if j.st != nil && j.st.kust != nil && j.st.kust.Spec.CommonMetadata != nil {
 			for k, v := range j.st.kust.Spec.CommonMetadata.Labels {
-				want[labels+esc(k)] = v
+				want[labels+managedfields.EscapeToken(k)] = v
 			}
 			for k, v := range j.st.kust.Spec.CommonMetadata.Annotations {
-				want[annotations+esc(k)] = v
+				want[annotations+managedfields.EscapeToken(k)] = v
 			}
 		}
 	}
@@ -521,8 +524,6 @@ func (j *judgment) ownLabel(d *model.FieldDrift) bool {
 	s, isStr := d.Live.(string)
 	return isStr && s == v
 }
-
-func esc(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1") }
 
 func markOrigin(m *mark) *model.Origin { o := m.origin; return &o }
 

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -168,18 +169,11 @@ func compileIgnoreRule(typ model.RuleType, scope model.Scope, paths []string, ta
 // which silently does nothing for such a pointer, and fails the whole
 // patch for a "-" token.
 func validatePointer(p string) error {
-	if p == "" {
-		return nil
+	tokens, err := managedfields.SplitPointer(p)
+	if err != nil {
+		return fmt.Errorf("%w (Flux silently removes nothing for it)", err)
 	}
-	if p[0] != '/' {
-		return fmt.Errorf("invalid JSON pointer %q: must start with \"/\" (Flux silently removes nothing for it)", p)
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] == '~' && (i+1 >= len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
-			return fmt.Errorf("invalid JSON pointer %q: \"~\" must be followed by 0 or 1 (Flux silently removes nothing for it)", p)
-		}
-	}
-	for _, tok := range strings.Split(p[1:], "/") {
+	for _, tok := range tokens {
 		if tok == "-" {
 			return fmt.Errorf("invalid JSON pointer %q: \"-\" names no list item (json-patch fails, so Flux fails on every object the rule matches)", p)
 		}
@@ -262,7 +256,7 @@ func findMark(d doc, key string) *mark {
 	if d.obj == nil {
 		return nil
 	}
-	esc := strings.ReplaceAll(strings.ReplaceAll(key, "~", "~0"), "/", "~1")
+	esc := managedfields.EscapeToken(key)
 	if v := d.obj.GetLabels()[key]; v != "" {
 		return &mark{key: key, value: v, where: "label",
 			origin: d.origin(fmt.Sprintf(".metadata.labels[%s]", key), "/metadata/labels/"+esc)}

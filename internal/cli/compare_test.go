@@ -242,3 +242,28 @@ func TestUnifiedDiffHunks(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestPickEngine(t *testing.T) {
+	mk := func(ann, labels map[string]string) *unstructured.Unstructured {
+		o := &unstructured.Unstructured{Object: map[string]any{"kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "shop"}}}
+		o.SetAnnotations(ann)
+		o.SetLabels(labels)
+		return o
+	}
+	argo := mk(map[string]string{"argocd.argoproj.io/tracking-id": "shop:apps/Deployment:shop/web"}, nil)
+	fl := mk(nil, map[string]string{"kustomize.toolkit.fluxcd.io/name": "shop", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"})
+	both := mk(argo.GetAnnotations(), fl.GetLabels())
+	none := mk(nil, nil)
+	for _, c := range []struct {
+		engine string
+		obj    *unstructured.Unstructured
+		want   string
+	}{
+		{"auto", argo, "argocd"}, {"auto", fl, "flux"}, {"auto", both, ""}, {"auto", none, ""}, {"flux", argo, "flux"},
+	} {
+		got, err := pickEngine(c.engine, c.obj)
+		if got != c.want || (c.want == "") != (err != nil) {
+			t.Errorf("%s %v: %q %v, want %q", c.engine, c.obj.GetAnnotations(), got, err, c.want)
+		}
+	}
+}

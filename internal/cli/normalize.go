@@ -62,7 +62,7 @@ func newNormalizeCommand(g *GlobalOptions) *cobra.Command {
 func newNormalizeCmd(o *NormalizeOptions) *cobra.Command {
 	g := o.GlobalOptions
 	cmd := &cobra.Command{
-		Use:   "normalize (-f FILE | TYPE/NAME) --engine argocd|flux [--rules PATH...] [-k DIR] [--from-cluster] [--diff -f DESIRED]",
+		Use:   "normalize (-f FILE | TYPE/NAME) [--engine argocd|flux] [--rules PATH...] [-k DIR] [--from-cluster] [--diff -f DESIRED]",
 		Short: "Print an object as Argo CD or Flux sees it before diffing",
 		Long: `Normalize prints an object the way one engine sees it just before it
 diffs: for Argo CD after its normalizers and the ignoreDifferences rules that
@@ -71,6 +71,10 @@ result to any diff tool.
 
 The object comes from -f FILE, or from the cluster as TYPE/NAME. Rules come
 from --rules files or directories, -k kustomize builds and --from-cluster.
+Rules apply as the engines scope them: an Application's rules to the objects
+it tracks (argocd.argoproj.io/tracking-id), a Kustomization's or
+HelmRelease's to the objects carrying its ownership labels. With --engine
+auto (the kubectl door's default) the engine is picked from those marks.
 
 --diff shows desired against live through the same normalization, as a
 unified diff: the live object is TYPE/NAME (then -f is the desired state) or
@@ -114,8 +118,8 @@ func (o *NormalizeOptions) Complete(args []string) error {
 
 // Validate checks flags.
 func (o *NormalizeOptions) Validate() error {
-	if o.Engine != "argocd" && o.Engine != "flux" {
-		return fmt.Errorf("normalize needs --engine argocd or --engine flux (got %q)", o.Engine)
+	if err := o.ValidateEngine(); err != nil {
+		return err
 	}
 	if o.Output != "yaml" && o.Output != "json" {
 		return fmt.Errorf("invalid -o %q: must be yaml or json", o.Output)
@@ -168,7 +172,11 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 		}
 		files = files[1:]
 	}
-	norm, err := o.load(ctx, o.GlobalOptions, o.Engine, &o.Rules, reader)
+	engine, err := pickEngine(o.Engine, live)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	norm, err := o.load(ctx, o.GlobalOptions, engine, &o.Rules, reader)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
@@ -235,6 +243,37 @@ func projectOnto(desired, live any) any {
 		return out
 	}
 	return live
+}
+
+// pickEngine resolves --engine auto from the object's owner marks: the
+// engine that reconciles it is the one whose view is wanted. An object
+// marked by both (or neither) needs an explicit --engine.
+func pickEngine(engine string, obj *unstructured.Unstructured) (string, error) {
+	if engine != "auto" && engine != "" {
+		return engine, nil
+	}
+	_, argo := obj.GetAnnotations()[argocd.AnnotationTrackingID]
+	if !argo {
+		_, argo = obj.GetLabels()[argocd.DefaultInstanceLabelKey]
+	}
+	l := obj.GetLabels()
+	fluxOwned := l[flux.KustomizeNameLabel] != "" || l[flux.HelmNameLabel] != ""
+	switch {
+	case argo && !fluxOwned:
+		return "argocd", nil
+	case fluxOwned && !argo:
+		return "flux", nil
+	case argo && fluxOwned:
+		return "", fmt.Errorf("%s is marked by both Argo CD and Flux: give --engine argocd or --engine flux", resourceRef(obj))
+	}
+	return "", fmt.Errorf("%s carries no Argo CD tracking or Flux ownership marks: give --engine argocd or --engine flux", resourceRef(obj))
+}
+
+func resourceRef(obj *unstructured.Unstructured) string {
+	if ns := obj.GetNamespace(); ns != "" {
+		return obj.GetKind() + " " + ns + "/" + obj.GetName()
+	}
+	return obj.GetKind() + " " + obj.GetName()
 }
 
 // ownerAnnotations and ownerLabels are the marks by which the engines tie a

@@ -208,6 +208,12 @@ func decodeAppSetTemplate(u *unstructured.Unstructured) (*Application, error) {
 // Engine implements model.Adapter.
 func (a *Adapter) Engine() model.Engine { return model.EngineArgoCD }
 
+// Load reads the cluster's Argo CD settings and Applications now (Judge,
+// Rules and Normalize do it on first use). Call it before Owner when the
+// cluster's argocd-cm may switch tracking to labels or rename the instance
+// label: Owner itself never reads the cluster.
+func (a *Adapter) Load(ctx context.Context) { a.load(ctx) }
+
 // load reads argocd-cm, argocd-cmd-params-cm and Applications from the
 // cluster once, unless files already gave them. Forbidden and NotFound are
 // notes, not errors: the tool works with partial RBAC.

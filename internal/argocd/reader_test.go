@@ -84,3 +84,23 @@ func TestJudgeWithNamespacedRBAC(t *testing.T) {
 		t.Fatalf("notes = %+v", rep.Notes)
 	}
 }
+
+func TestLoadBeforeOwnerUsesClusterTracking(t *testing.T) {
+	cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "argocd-cm", "namespace": "argocd"},
+		"data":     map[string]any{"application.resourceTrackingMethod": "label"}}}
+	r := &namespacedReader{allowed: map[string]bool{"argocd": true, "": true}, objects: []*unstructured.Unstructured{cm}}
+	a, _ := New(Options{Reader: r})
+	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "c", "namespace": "shop", "labels": map[string]any{DefaultInstanceLabelKey: "shop"}}}}
+	if o := a.Owner(obj); o != nil {
+		t.Fatalf("owner before Load = %+v (default annotation tracking)", o)
+	}
+	if r.gets != 0 || len(r.lists) != 0 {
+		t.Fatal("Owner read the cluster")
+	}
+	a.Load(context.Background())
+	if o := a.Owner(obj); o == nil || o.Name != "shop" || o.Via != "label "+DefaultInstanceLabelKey {
+		t.Fatalf("owner after Load = %+v", o)
+	}
+}

@@ -330,7 +330,11 @@ func argoCMDoc(g *group, o RenderOptions) (*yaml.Node, error) {
 				keys[key] = e
 			}
 			e.ptrs = append(e.ptrs, r.JSONPointers...)
-			e.comments = append(e.comments, comments(t))
+			tt := t
+			if kind, _, _ := strings.Cut(t.From.Origin.Object, " "); kind == "Kustomization" || kind == "HelmRelease" {
+				tt.Lossy = append(append([]string(nil), t.Lossy...), fmt.Sprintf("scope widens: an argocd-cm key applies to every Application, the rule applied only to the objects of %s", t.From.Origin.Object))
+			}
+			e.comments = append(e.comments, comments(tt))
 		}
 	}
 	names := make([]string, 0, len(keys))

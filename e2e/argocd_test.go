@@ -281,3 +281,60 @@ spec:
 		t.Errorf("image verdict %+v, want reported (manual sync)", v)
 	}
 }
+
+// TestArgoCDServerSideDiff: an Application with compare option
+// ServerSideDiff=true is judged by a real server-side apply dry-run as
+// argocd-controller when --server-dry-run is given, and says so otherwise.
+func TestArgoCDServerSideDiff(t *testing.T) {
+	installApplicationCRD(t)
+	ctrl := E.Namespace(t, "argo")
+	ns := E.Namespace(t, "argo")
+	E.Apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: shop
+  namespace: %s
+  annotations:
+    argocd.argoproj.io/compare-options: ServerSideDiff=true
+spec:
+  project: default
+  source: {repoURL: https://example.com/shop.git, path: deploy}
+  destination: {server: https://kubernetes.default.svc, namespace: %s}
+  syncPolicy:
+    syncOptions: [ServerSideApply=true]
+`, ctrl, ns))
+	manifest := argoWeb(ns, "shop:apps/Deployment:"+ns+"/web")
+	E.Apply(t, manifest, "--server-side", "--field-manager=argocd-controller")
+	E.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=4")
+	E.Kubectl(t, "-n", ns, "label", "deployment/web", "hotfix=true")
+	desired := writeFile(t, "web.yaml", manifest)
+
+	hasNote := func(r model.Report, reason string) bool {
+		for _, n := range r.Notes {
+			if n.Engine == model.EngineArgoCD && n.Reason == reason {
+				return true
+			}
+		}
+		return false
+	}
+	r := explainJSON(t, 1, "deploy/web", "-n", ns, "-f", desired, "--engine", "argocd", "--argocd-namespace", ctrl, "--server-dry-run")
+	if hasNote(r, "server-side-diff") || hasNote(r, "diff-failed") {
+		t.Errorf("server-side diff did not run with --server-dry-run: %+v", r.Notes)
+	}
+	got := byFieldPath(r)
+	if v := argoVerdictOf(got[".spec.replicas"]); v == nil || v.Kind != model.Reported {
+		t.Errorf("replicas verdict %+v, want reported", v)
+	}
+	if v := argoVerdictOf(got[".metadata.labels.hotfix"]); v == nil || v.Kind != model.LeftAlone {
+		t.Errorf("hotfix label verdict %+v, want left alone (another manager's field survives the apply)", v)
+	}
+	// Nothing was persisted by the dry-run.
+	if rep := E.Kubectl(t, "-n", ns, "get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"); rep != "4" {
+		t.Fatalf("replicas now %q: the dry-run persisted", rep)
+	}
+
+	r = explainJSON(t, 1, "deploy/web", "-n", ns, "-f", desired, "--engine", "argocd", "--argocd-namespace", ctrl)
+	if !hasNote(r, "server-side-diff") {
+		t.Errorf("no server-side-diff note without --server-dry-run: %+v", r.Notes)
+	}
+}

@@ -55,6 +55,10 @@ type Options struct {
 	// ArgoDiff is Argo CD's own computed diff: a saved managed-resources
 	// response and/or the API server.
 	ArgoDiff ArgoDiffOptions
+	// DryRun runs server-side apply dry-runs for Applications that use
+	// server-side diff; nil means those are judged with the client-side
+	// diff and a note (the tool is read-only unless asked).
+	DryRun DryRunner
 	// Cluster is the destination server URL used for resource.exclusions
 	// cluster globs (default https://kubernetes.default.svc).
 	Cluster string
@@ -531,7 +535,8 @@ func (a *Adapter) configFor(obj *unstructured.Unstructured) *compareConfig {
 	s := a.settings
 	a.mu.Unlock()
 	c := newCompareConfigRules(s, a.appRulesCached(app, src), a.opts.GVKParser, a.opts.JQTimeout)
-	c.structuredMerge = app != nil && app.HasSyncOption("ServerSideApply=true")
+	c.applyApp(app)
+	c.dryRun = a.opts.DryRun
 	return c
 }
 

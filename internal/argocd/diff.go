@@ -32,6 +32,9 @@ type diffResult struct {
 // server-side diff): pre-diff normalization, then gitops-engine's Diff.
 func (c *compareConfig) stateDiff(live, target *unstructured.Unstructured, res *normResult) (*diffResult, error) {
 	pre := c.preDiffNormalize(live, target)
+	if c.serverSide && pre.Live != nil && pre.Target != nil {
+		return c.serverSideDiff(pre.Target, pre.Live)
+	}
 	// Keep the rule effects of the pre-diff step in res (normalizePair
 	// already recorded them; a second run would double them).
 	return c.gitopsDiff(pre.Target, pre.Live, res)

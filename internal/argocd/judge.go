@@ -69,14 +69,16 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 
 	cfg := newCompareConfigRules(s, a.appRulesCached(app, appSrc), a.opts.GVKParser, a.opts.JQTimeout)
-	cfg.structuredMerge = app != nil && app.HasSyncOption("ServerSideApply=true")
+	cfg.applyApp(app)
+	cfg.dryRun, cfg.ctx = a.opts.DryRun, ctx
+	if cfg.serverSide && cfg.dryRun == nil {
+		cfg.serverSide = false
+		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "server-side-diff",
+			Message: "Argo CD compares this Application with a server-side apply dry-run (server-side diff); without --server-dry-run the verdicts come from the client-side diff, which may differ for defaulted or webhook-mutated fields"})
+	}
 	if err := cfg.fatal(); err != nil {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "comparison-error",
 			Message: "Argo CD itself cannot compare this Application (ComparisonError, sync status Unknown): " + err.Error() + "; the verdicts below evaluate the remaining rules"})
-	}
-	if app != nil && app.HasCompareOption("ServerSideDiff=true") {
-		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "diff-strategy",
-			Message: "this Application uses server-side diff: Argo CD compares with a server-side dry-run apply; verdicts here come from the normalization rules and the structured-merge/3-way diff"})
 	}
 	if len(live.GetManagedFields()) == 0 && cfg.hasManagerRules() {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-managed-fields",
@@ -87,6 +89,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	var seen []string
 	modified := true
 	diffMode := ""
+	diffOK := false
 	if in.Desired != nil {
 		dr, err := cfg.stateDiff(live, in.Desired, res)
 		if err != nil {
@@ -94,6 +97,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		} else {
 			modified = dr.Modified
 			diffMode = dr.Mode
+			diffOK = true
 			seen = changedPaths(dr.PredictedLive, dr.NormalizedLive, "")
 			if dr.Fallback != "" && dr.Mode == "two-way" && strings.Contains(dr.Fallback, "failed") {
 				rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "three-way-fallback", Message: "Argo CD falls back to a 2-way diff: " + dr.Fallback})
@@ -103,7 +107,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
-		rep.AddVerdict(d.Path, a.verdict(live, d, cfg, res, app, in.Desired != nil, modified, seen, diffMode))
+		rep.AddVerdict(d.Path, a.verdict(live, d, cfg, res, app, diffOK, modified, seen, diffMode))
 	}
 	rep.Notes = append(rep.Notes, cfg.whyNot(live, res)...)
 	rep.Notes = append(rep.Notes, a.argoAPINotes(ctx, live, owner, modified, in.Desired != nil)...)

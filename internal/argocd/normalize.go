@@ -34,6 +34,26 @@ type compareConfig struct {
 	// structuredMerge: the Application syncs with ServerSideApply=true, so
 	// Argo diffs with structured-merge-diff (controller/state.go).
 	structuredMerge bool
+	// serverSide: server-side diff (compare option ServerSideDiff=true or
+	// controller.diff.server.side), run through dryRun.
+	serverSide             bool
+	includeMutationWebhook bool
+	dryRun                 DryRunner
+	ctx                    context.Context
+}
+
+// applyApp sets the Application's diff strategy (controller/state.go
+// CompareAppState).
+func (c *compareConfig) applyApp(app *Application) {
+	c.structuredMerge = app != nil && app.HasSyncOption("ServerSideApply=true")
+	c.serverSide = c.settings.ServerSideDiff
+	if app != nil && app.HasCompareOption("ServerSideDiff=true") {
+		c.serverSide = true
+	}
+	if app != nil && app.HasCompareOption("ServerSideDiff=false") {
+		c.serverSide = false
+	}
+	c.includeMutationWebhook = app != nil && app.HasCompareOption("IncludeMutationWebhook=true")
 }
 
 func newCompareConfig(s *Settings, app *Application, appSrc cmSource, parser *managedfields.GvkParser, jqTimeout time.Duration) *compareConfig {
@@ -45,7 +65,7 @@ func newCompareConfig(s *Settings, app *Application, appSrc cmSource, parser *ma
 		}
 	}
 	c := newCompareConfigRules(s, rules, parser, jqTimeout)
-	c.structuredMerge = app != nil && app.HasSyncOption("ServerSideApply=true")
+	c.applyApp(app)
 	return c
 }
 

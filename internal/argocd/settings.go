@@ -75,6 +75,9 @@ type Settings struct {
 	Inclusions []filterRule
 	// JQTimeout is ignore.normalizer.jq.timeout (default 1s).
 	JQTimeout time.Duration
+	// ServerSideDiff is controller.diff.server.side: server-side diff for
+	// every Application (each may opt out with ServerSideDiff=false).
+	ServerSideDiff bool
 	// Fatal is set when Argo CD itself could not load its resource
 	// overrides (GetResourceOverrides fails): every Application then shows a
 	// ComparisonError and nothing is diffed.
@@ -369,8 +372,18 @@ func (s *Settings) addStatusRule() {
 	})
 }
 
-// ParseCmdParams reads argocd-cmd-params-cm: only the jq timeout matters here.
+// ParseCmdParams reads argocd-cmd-params-cm: the jq timeout and the
+// server-side diff switch.
 func (s *Settings) ParseCmdParams(data map[string]string, src cmSource) {
+	if v := data["controller.diff.server.side"]; v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			o := src.origin("data[controller.diff.server.side]", "/data/controller.diff.server.side")
+			s.Problems = append(s.Problems, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Rule: &o, Reason: "invalid-value",
+				Message: fmt.Sprintf("invalid controller.diff.server.side %q: the controller fails to start", v)})
+		}
+		s.ServerSideDiff = b
+	}
 	v, ok := data[keyJQTimeout]
 	if !ok || v == "" {
 		return

@@ -130,7 +130,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "File holding the desired state (YAML or JSON, '-' for stdin); may be repeated")
 	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory whose build is the desired state")
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
-	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Flux: decide with a server-side apply dry-run as kustomize-controller/helm-controller, exactly as they diff (needs -f/-k and patch RBAC; nothing is persisted)")
+	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Decide with a server-side apply dry-run, exactly as the engines diff: Flux as kustomize-controller/helm-controller, Argo CD as argocd-controller for Applications with server-side diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(output.Formats(), ", "))
 	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", "argocd", "Namespace of Argo CD's control plane (Applications, argocd-cm)")
@@ -851,6 +851,17 @@ func defaultAdapters(_ context.Context, o *ExplainOptions, live *unstructured.Un
 		// Documents keep their YAML nodes, so rules get file:line origins.
 		opts := argocd.Options{Reader: reader, Namespace: o.ArgoCDNamespace, Documents: ruleDocs}
 		opts.ArgoDiff = argocd.ArgoDiffOptions{File: o.ArgoCDDiff, Server: os.Getenv("ARGOCD_SERVER"), Token: os.Getenv("ARGOCD_AUTH_TOKEN")}
+		if o.ServerDryRun {
+			// Applications with server-side diff are judged by a dry-run
+			// apply as argocd-controller, like Argo CD's controller does.
+			cfg, err := o.ConfigFlags.ToRESTConfig()
+			if err != nil {
+				return nil, nil, fmt.Errorf("argocd: %w", err)
+			}
+			if opts.DryRun, err = argocd.NewRESTDryRunner(cfg); err != nil {
+				return nil, nil, fmt.Errorf("argocd: %w", err)
+			}
+		}
 		a, err := argocd.New(opts)
 		if err != nil {
 			return nil, nil, fmt.Errorf("argocd: %w", err)

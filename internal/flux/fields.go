@@ -42,7 +42,7 @@ type cleanupManager struct {
 // internal/controller/kustomization_controller.go apply() (ApplyCleanupOptions
 // FieldManagers). Names match by prefix (ssa patch.go matchFieldManager with
 // ExactMatch false), so "kubectl" also catches kubectl-edit, kubectl-patch,
-// kubectl-client-side-apply, kubectl-scale, kubectl-label...
+// kubectl-client-side-apply, kubectl-scale, kubectl-label... Read-only.
 var kustomizeCleanup = []cleanupManager{
 	{"kubectl", metav1.ManagedFieldsOperationApply, "kubectl apply --server-side"},
 	{"kubectl", metav1.ManagedFieldsOperationUpdate, "kubectl edit/patch/apply/scale/label"},

@@ -16,33 +16,40 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
+// API groups of the two controllers (kustomize-controller api/v1 and
+// helm-controller api/v2 GroupVersion; a test pins them to upstream's).
+const (
+	kustomizeGroup = "kustomize.toolkit.fluxcd.io"
+	helmGroup      = "helm.toolkit.fluxcd.io"
+)
+
 // Object marks (labels or annotations) that change how Flux treats one
 // object. Flux reads them from labels and annotations alike and compares
 // values case-insensitively (fluxcd/pkg ssa utils/meta.go AnyInMetadata).
-var (
+const (
 	// SSAKey: Override (default), Merge, IfNotPresent, Ignore.
-	SSAKey = kustomizev1.GroupVersion.Group + "/ssa"
+	SSAKey = kustomizeGroup + "/ssa"
 	// ReconcileKey: disabled means neither applied nor pruned.
-	ReconcileKey = kustomizev1.GroupVersion.Group + "/reconcile"
+	ReconcileKey = kustomizeGroup + "/reconcile"
 	// PruneKey: disabled keeps the object when it leaves the manifest.
-	PruneKey = kustomizev1.GroupVersion.Group + "/prune"
+	PruneKey = kustomizeGroup + "/prune"
 	// ForceKey: enabled recreates the object on immutable-field errors.
-	ForceKey = kustomizev1.GroupVersion.Group + "/force"
+	ForceKey = kustomizeGroup + "/force"
 	// DriftDetectionKey: disabled excludes the object from HelmRelease
 	// drift detection (helm-controller api/v2 DriftDetectionMetadataKey).
-	DriftDetectionKey = helmv2.DriftDetectionMetadataKey
+	DriftDetectionKey = helmGroup + "/driftDetection"
 )
 
 // Ownership labels set by the controllers on every object they apply
 // (fluxcd/pkg ssa manager.go GetOwnerLabels, Owner.Group + "/name").
-var (
-	KustomizeNameLabel      = kustomizev1.GroupVersion.Group + "/name"
-	KustomizeNamespaceLabel = kustomizev1.GroupVersion.Group + "/namespace"
-	HelmNameLabel           = helmv2.GroupVersion.Group + "/name"
-	HelmNamespaceLabel      = helmv2.GroupVersion.Group + "/namespace"
+const (
+	KustomizeNameLabel      = kustomizeGroup + "/name"
+	KustomizeNamespaceLabel = kustomizeGroup + "/namespace"
+	HelmNameLabel           = helmGroup + "/name"
+	HelmNamespaceLabel      = helmGroup + "/namespace"
 )
 
-// GVKs of the Flux objects read by the adapter.
+// GVKs of the Flux objects read by the adapter (read-only).
 var (
 	KustomizationGVK = kustomizev1.GroupVersion.WithKind(kustomizev1.KustomizationKind)
 	HelmReleaseGVK   = helmv2.GroupVersion.WithKind(helmv2.HelmReleaseKind)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -326,5 +328,18 @@ metadata:
 	}
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), file+":13:7") || !strings.Contains(errs[0].Error(), "invalid kind regex") {
 		t.Errorf("errs = %v", errs)
+	}
+}
+
+// TestKeysMatchUpstream pins the literal keys to the typed APIs' values.
+func TestKeysMatchUpstream(t *testing.T) {
+	for got, want := range map[string]string{
+		kustomizeGroup:    kustomizev1.GroupVersion.Group,
+		helmGroup:         helmv2.GroupVersion.Group,
+		DriftDetectionKey: helmv2.DriftDetectionMetadataKey,
+	} {
+		if got != want {
+			t.Errorf("%q != upstream %q", got, want)
+		}
 	}
 }

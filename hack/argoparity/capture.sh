@@ -28,6 +28,13 @@ for c in "${cases[@]}"; do
   [ -f "$dir/object.yaml" ] && obj=$dir/object.yaml
   kubectl delete -f "$obj" --ignore-not-found --wait=true >/dev/null 2>&1 || true
   (cd "$dir" && bash -euo pipefail steps.sh) >/dev/null
+  if [ -f "$dir/server-side-diff" ]; then
+    # What Argo CD's server-side diff asks the API server (gitops-engine
+    # K8sServerSideDryRunner): apply --server-side --dry-run=server
+    # --force-conflicts as argocd-controller.
+    kubectl apply --server-side --dry-run=server --force-conflicts --field-manager=argocd-controller \
+      -f "$dir/desired.yaml" -o json --show-managed-fields >"$dir/dryrun.json"
+  fi
   if [ -f "$dir/live-absent" ]; then
     echo null >"$dir/live.json"
   else

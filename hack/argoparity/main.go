@@ -22,6 +22,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,7 @@ import (
 	argodiff "github.com/argoproj/argo-cd/v3/util/argo/diff"
 	"github.com/argoproj/argo-cd/v3/util/argo/normalizers"
 	"github.com/argoproj/argo-cd/v3/util/settings"
+	resourceutil "github.com/argoproj/gitops-engine/pkg/sync/resource"
 )
 
 // Golden is what Argo CD computed for one case. The main module reads the
@@ -177,10 +179,14 @@ func runCase(dir string, parser *managedfields.GvkParser) Golden {
 		}
 	}
 	opts := normalizers.IgnoreNormalizerOpts{}
+	serverSideParam := false
 	if data, err := os.ReadFile(filepath.Join(dir, "argocd-cmd-params-cm.yaml")); err == nil {
 		params := &corev1.ConfigMap{}
 		if err := yaml.Unmarshal(data, params); err != nil {
 			return fail(fmt.Errorf("argocd-cmd-params-cm.yaml: %w", err))
+		}
+		if v := params.Data["controller.diff.server.side"]; v != "" {
+			serverSideParam, _ = strconv.ParseBool(v)
 		}
 		if v := params.Data["ignore.normalizer.jq.timeout"]; v != "" {
 			d, err := time.ParseDuration(v)
@@ -240,6 +246,22 @@ func runCase(dir string, parser *managedfields.GvkParser) Golden {
 	if app.Spec.SyncPolicy != nil && app.Spec.SyncPolicy.SyncOptions.HasOption("ServerSideApply=true") {
 		b.WithStructuredMergeDiff(true)
 	}
+	// Server-side diff as controller/state.go decides it; the dry-run's
+	// answer was recorded from the real API server by capture.sh.
+	ssd := serverSideParam || resourceutil.HasAnnotationOption(app, "argocd.argoproj.io/compare-options", "ServerSideDiff=true")
+	if resourceutil.HasAnnotationOption(app, "argocd.argoproj.io/compare-options", "ServerSideDiff=false") {
+		ssd = false
+	}
+	if resourceutil.HasAnnotationOption(app, "argocd.argoproj.io/compare-options", "IncludeMutationWebhook=true") {
+		b.WithIgnoreMutationWebhook(false)
+	}
+	if ssd {
+		data, err := os.ReadFile(filepath.Join(dir, "dryrun.json"))
+		if err != nil {
+			return fail(fmt.Errorf("server-side diff case without dryrun.json: %w", err))
+		}
+		b.WithServerSideDiff(true).WithServerSideDryRunner(recordedDryRun(data))
+	}
 	cfg, err := b.Build()
 	if err != nil {
 		return fail(err)
@@ -260,6 +282,14 @@ func runCase(dir string, parser *managedfields.GvkParser) Golden {
 	g.DiffNormalizedLive = rawJSON(res.NormalizedLive)
 	g.DiffPredictedLive = rawJSON(res.PredictedLive)
 	return g
+}
+
+// recordedDryRun answers the server-side apply dry-run with what the real
+// API server answered at capture time.
+type recordedDryRun []byte
+
+func (r recordedDryRun) Run(context.Context, *unstructured.Unstructured, string) (string, error) {
+	return string(r), nil
 }
 
 func objOrNil(u *unstructured.Unstructured) any {

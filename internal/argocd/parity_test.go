@@ -3,6 +3,7 @@ package argocd
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -162,6 +163,14 @@ func TestArgoParity(t *testing.T) {
 		ok := t.Run(filepath.Base(dir), func(t *testing.T) {
 			pc := loadParityCase(t, dir)
 			cfg := newCompareConfig(pc.settings, pc.app, cmSource{Object: "Application argocd/parity"}, parser, 0)
+			// Server-side diff cases: the dry-run's answer, recorded from the
+			// real API server, given to both sides.
+			if data, err := os.ReadFile(filepath.Join(dir, "dryrun.json")); err == nil {
+				cfg.dryRun = func(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+					u := &unstructured.Unstructured{}
+					return u, u.UnmarshalJSON(data)
+				}
+			}
 			fatal := cfg.fatal()
 			if (pc.golden.Error != "") != (fatal != nil) {
 				t.Fatalf("comparison error: Argo %q, ours %v", pc.golden.Error, fatal)

@@ -1,0 +1,2 @@
+kubectl apply --server-side --field-manager=argocd-controller -f desired.yaml
+kubectl -n $NS label deployment ssd-app-opt-out extra=yes

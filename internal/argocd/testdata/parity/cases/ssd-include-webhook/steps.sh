@@ -1,0 +1,2 @@
+kubectl apply --server-side --field-manager=argocd-controller -f desired.yaml
+kubectl -n $NS scale deployment ssd-include-webhook --replicas=5

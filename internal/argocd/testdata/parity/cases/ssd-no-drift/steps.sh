@@ -1,0 +1,1 @@
+kubectl apply --server-side --field-manager=argocd-controller -f desired.yaml

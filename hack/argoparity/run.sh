@@ -5,7 +5,7 @@
 # re-capture the live objects from the local real API server
 # (hack/argoparity/capture.sh). Review the golden changes before committing.
 #
-#   hack/argoparity/run.sh [--capture] [CASE]
+#   hack/argoparity/run.sh [--capture] [CASE...]
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${DRIFT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-drift}
@@ -28,5 +28,9 @@ if [ -n "$capture" ]; then
   "$ROOT/hack/argoparity/capture.sh" "$@"
 fi
 args=(-corpus "$ROOT/internal/argocd/testdata/parity")
-if [ $# -gt 0 ]; then args+=(-case "$1"); fi
-"$BIN" "${args[@]}"
+if [ $# -eq 0 ]; then
+  "$BIN" "${args[@]}"
+fi
+for c in "$@"; do
+  "$BIN" "${args[@]}" -case "$c"
+done

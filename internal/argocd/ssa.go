@@ -75,10 +75,12 @@ func typedToMap(tv *typed.TypedValue) any {
 // conversion is the identity (gitops-engine converts through the scheme).
 type sameVersionConverter struct{}
 
+// Convert returns v unchanged.
 func (sameVersionConverter) Convert(v *typed.TypedValue, _ fieldpath.APIVersion) (*typed.TypedValue, error) {
 	return v, nil
 }
 
+// IsMissingVersionError: no version is ever missing.
 func (sameVersionConverter) IsMissingVersionError(error) bool { return false }
 
 // decodeManagedFields mirrors the API server's (and gitops-engine's

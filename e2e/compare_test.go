@@ -82,6 +82,10 @@ spec:
     - group: e2e-compare.example.com
       kind: Widget
       managedFieldsManagers: [widget-operator]
+    - group: apps
+      kind: Deployment
+      name: web
+      managedFieldsManagers: [kubectl-patch]
 ---
 apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
@@ -181,17 +185,23 @@ spec:
 		} `json:"results"`
 	}
 	DecodeJSON(t, res.Stdout, &ce)
-	found := false
+	// Rule [1] removes the pointer; rule [3] trusts kubectl-patch, which
+	// owns minReadySeconds after the real `kubectl patch` above.
+	found := 0
 	for _, r := range ce.Results {
-		if r.Rule.Origin.Object == "Application "+ns+"/widgets" && r.Rule.Origin.Field == ".spec.ignoreDifferences[1]" {
-			found = r.Effect != nil && len(r.Effect.Fields) == 1 && r.Effect.Fields[0] == "Deployment.apps "+ns+"/web /spec/minReadySeconds"
-			if !found {
-				t.Errorf("effect of rule [1] on the live Deployment: %+v", r.Effect)
+		if r.Rule.Origin.Object != "Application "+ns+"/widgets" {
+			continue
+		}
+		switch r.Rule.Origin.Field {
+		case ".spec.ignoreDifferences[1]", ".spec.ignoreDifferences[3]":
+			found++
+			if r.Effect == nil || len(r.Effect.Fields) != 1 || r.Effect.Fields[0] != "Deployment.apps "+ns+"/web /spec/minReadySeconds" {
+				t.Errorf("effect of %s on the live Deployment: %+v", r.Rule.Origin.Field, r.Effect)
 			}
 		}
 	}
-	if !found {
-		t.Error("rule [1] not in compare --effect output")
+	if found != 2 {
+		t.Errorf("rules [1] and [3] in compare --effect output: found %d", found)
 	}
 
 	// --diff against the desired state: the patched minReadySeconds is

@@ -73,6 +73,8 @@ Exit codes: 0 ok, 2 when nothing could be read.`,
 
   # Check the translation says the same thing
   ` + g.Frontend.Name + ` compare ./argocd ignore.yaml`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err

@@ -90,6 +90,8 @@ Exit codes: 0 ok (with --diff: no differences), 1 differences, 2 error.`,
 
   # What Argo CD would still call drift, in your diff tool
   KUBECTL_EXTERNAL_DIFF="meld" ` + g.Frontend.Name + ` normalize deploy/web -n shop --engine argocd --from-cluster --diff -f web.yaml`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err

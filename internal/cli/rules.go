@@ -59,6 +59,8 @@ Unreadable files are reported with file:line and skipped. Exit codes: 0 ok,
 
   # Rules live in the cluster, as JSON
   ` + g.Frontend.Name + ` rules --from-cluster -o json`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(args); err != nil {
 				return err

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -328,5 +329,24 @@ func TestEffectJQTimeoutCostsOnce(t *testing.T) {
 	notes := c.Results[0].Effect.Notes
 	if len(notes) != 1 || !strings.Contains(notes[0], "exceeded Argo CD's 1s limit on Deployment.apps ns/d0") {
 		t.Fatalf("notes: %q", notes)
+	}
+}
+
+func TestEffectOfManagersRule(t *testing.T) {
+	dep := obj("apps/v1", "Deployment", "shop", "web", map[string]any{"spec": map[string]any{"replicas": int64(5), "paused": false}})
+	dep.SetManagedFields([]metav1.ManagedFieldsEntry{
+		{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1", FieldsType: "FieldsV1",
+			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}, Subresource: "scale"},
+		{Manager: "argocd-controller", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1", FieldsType: "FieldsV1",
+			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:paused":{}}}`)}},
+	})
+	r := argo("apps", "Deployment").managers("kube-controller-manager").V()
+	c := Compare([]model.Rule{r}, []*unstructured.Unstructured{dep}, Options{})
+	eff := c.Results[0].Effect
+	if got := strings.Join(eff.Fields, ","); got != "Deployment.apps shop/web /spec/replicas" {
+		t.Fatalf("fields owned by the trusted manager: %q", got)
+	}
+	if c.Results[0].Status != Untranslatable {
+		t.Fatalf("status %s", c.Results[0].Status)
 	}
 }

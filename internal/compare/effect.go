@@ -13,6 +13,7 @@ import (
 	"github.com/itchyny/gojq"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -54,6 +55,8 @@ type evaluator struct {
 	matchers map[*analyzed]matcher
 	owners   func(*unstructured.Unstructured) []model.Owner
 	ownerOf  map[int][]model.Owner
+	// fieldIndex caches parsed managedFields per object.
+	fieldIndex map[int]*managedfields.Index
 	// timedOut holds jq expressions that exceeded the 1s limit once; they
 	// are not run again (Argo CD skips them too), so one runaway program
 	// costs one second, not one per object.
@@ -89,6 +92,8 @@ func (ev *evaluator) matches(a *analyzed, o *unstructured.Unstructured) bool {
 // not reconcile object i: an Application's ignoreDifferences only apply to
 // that Application's resources, a Kustomization's or HelmRelease's ignore
 // rules only to the objects it applies. argocd-cm rules apply to all.
+// Objects owned by another engine's object only are also out: in a
+// migration each object is reconciled by one of them at a time.
 func (ev *evaluator) scopedOut(a *analyzed, i int) bool {
 	if ev.owners == nil {
 		return false
@@ -108,17 +113,15 @@ func (ev *evaluator) scopedOut(a *analyzed, i int) bool {
 		owners = ev.owners(ev.objs[i])
 		ev.ownerOf[i] = owners
 	}
-	sameEngine := false
 	for _, o := range owners {
-		if o.Engine != a.rule.Engine {
-			continue
-		}
-		sameEngine = true
-		if o.Ref() == holder {
+		if o.Engine == a.rule.Engine && o.Ref() == holder {
 			return false
 		}
 	}
-	return sameEngine
+	// Not reconciled by the rule's holder. A live object (it has a uid)
+	// without marks is nobody's; a manifest from Git has no marks yet
+	// (the engine adds them when applying), so it may well be the holder's.
+	return len(owners) > 0 || ev.objs[i].GetUID() != ""
 }
 
 func compileMatcher(r model.Rule) matcher {
@@ -176,12 +179,61 @@ func (ev *evaluator) fields(a *analyzed) map[int][]string {
 				seen[p] = true
 			}
 		}
+		for _, p := range ev.managerFields(i, a.rule.Managers) {
+			seen[p] = true
+		}
 		for p := range seen {
 			m[i] = append(m[i], p)
 		}
 		sort.Strings(m[i])
 	}
 	return m
+}
+
+// managerFields returns the leaf fields of object i owned by any of the
+// managers: the most Argo CD's managedFieldsManagers can hide there (it
+// hides them where they differ from Git; util/argo/managedfields
+// managed_fields.go Normalize). Objects without managedFields (files, or
+// `kubectl get` without --show-managed-fields) give nothing.
+func (ev *evaluator) managerFields(i int, managers []string) []string {
+	if len(managers) == 0 {
+		return nil
+	}
+	if ev.fieldIndex == nil {
+		ev.fieldIndex = map[int]*managedfields.Index{}
+	}
+	ix, ok := ev.fieldIndex[i]
+	if !ok {
+		ix, _ = managedfields.Parse(ev.objs[i]) // malformed entries: nothing owned
+		ev.fieldIndex[i] = ix
+	}
+	if ix.Empty() {
+		return nil
+	}
+	trusted := map[string]bool{}
+	for _, m := range managers {
+		trusted[m] = true
+	}
+	var out []string
+	for _, f := range ix.Leaves(ev.objs[i]) {
+		for _, o := range f.Owners {
+			if trusted[o.Manager] {
+				out = append(out, f.Pointer)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// hasManagedFields reports whether any given object carries managedFields.
+func (ev *evaluator) hasManagedFields() bool {
+	for _, o := range ev.objs {
+		if len(o.GetManagedFields()) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // jqPointers expands a jq expression to the pointers it selects on the
@@ -330,7 +382,11 @@ func (ev *evaluator) ruleEffect(a *analyzed, cps []Counterpart, all []*analyzed)
 	}
 	eff.SameAsCounterparts = len(cps) > 0 && len(eff.OnlyThisRule) == 0 && len(eff.OnlyCounterparts) == 0
 	if len(a.rule.Managers) > 0 {
-		eff.Notes = append(eff.Notes, "managedFieldsManagers depend on live field ownership; not evaluated on manifests")
+		if ev.hasManagedFields() {
+			eff.Notes = append(eff.Notes, "managedFieldsManagers: the fields listed are owned by those managers; Argo CD hides them where they differ from Git")
+		} else {
+			eff.Notes = append(eff.Notes, "managedFieldsManagers depend on live field ownership; the given objects carry no managedFields")
+		}
 	}
 	for _, e := range a.rule.JQPathExpressions {
 		if obj, ok := ev.timedOut[e]; ok {

@@ -160,6 +160,7 @@ func (o *CompareOptions) Run(cmd *cobra.Command) error {
 		return err
 	}
 	c := compare.Compare(in.Rules, in.Objects, compare.Options{Owners: in.Owners})
+	c.Problems = in.Problems
 	if o.Output != "table" {
 		return printStructured(o.Out, o.Output, c)
 	}

@@ -77,6 +77,8 @@ type Comparison struct {
 	Results    []Result       `json:"results"`
 	// Objects is the effect of both engines' rules on each given object.
 	Objects []ObjectEffect `json:"objects,omitempty"`
+	// Problems are inputs that could not be read and were skipped.
+	Problems []string `json:"problems,omitempty"`
 }
 
 // analyzed is a rule prepared for comparison.

@@ -16,7 +16,8 @@ export NS=argo-parity
 
 kubectl create namespace "$NS" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
 kubectl apply --server-side --field-manager=argo-parity-setup -f "$CORPUS/widgets-crd.yaml" >/dev/null
-kubectl wait --for condition=established --timeout=60s crd/widgets.parity.drift.dev >/dev/null
+kubectl apply --server-side --field-manager=argo-parity-setup -f "$CORPUS/rollouts-crd.yaml" >/dev/null
+kubectl wait --for condition=established --timeout=60s crd/widgets.parity.drift.dev crd/rollouts.argoproj.io >/dev/null
 
 cases=("$@")
 if [ ${#cases[@]} -eq 0 ]; then

@@ -100,6 +100,8 @@ func (c *compareConfig) gitopsNormalize(un *unstructured.Unstructured, res *norm
 		normalizeSecret(un)
 	case gvk.Group == "rbac.authorization.k8s.io" && (gvk.Kind == "ClusterRole" || gvk.Kind == "Role"):
 		normalizeRole(un, c.settings.Compare.IgnoreAggregatedRoles)
+	case gvk.Group == "" && gvk.Kind == "Endpoints":
+		normalizeEndpoints(un)
 	}
 	c.diffNormalize(un, "scratch", res)
 }

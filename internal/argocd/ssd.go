@@ -87,6 +87,8 @@ func (c *compareConfig) gitopsNormalizeShallow(un *unstructured.Unstructured) {
 		normalizeSecret(un)
 	case gvk.Group == "rbac.authorization.k8s.io" && (gvk.Kind == "ClusterRole" || gvk.Kind == "Role"):
 		normalizeRole(un, c.settings.Compare.IgnoreAggregatedRoles)
+	case gvk.Group == "" && gvk.Kind == "Endpoints":
+		normalizeEndpoints(un)
 	}
 }
 

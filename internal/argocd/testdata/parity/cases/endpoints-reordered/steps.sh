@@ -1,0 +1,2 @@
+kubectl apply --field-manager=argocd-controller -f desired.yaml
+kubectl -n $NS patch endpoints endpoints-reordered --type=merge -p '{"subsets":[{"addresses":[{"ip":"10.0.0.1"},{"ip":"10.0.0.2"}],"ports":[{"name":"p80","port":80},{"name":"p8080","port":8080}]}]}'

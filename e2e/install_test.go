@@ -130,6 +130,11 @@ type release struct {
 	Flux    fluxManifest
 	// Archives maps a platform to its archive's file name.
 	Archives map[platform]string
+	// Commit is HEAD when this test built the release, and Clean says
+	// the tracked files had no changes then; both empty/false for a
+	// DRIFT_DIST_DIR release.
+	Commit string
+	Clean  bool
 }
 
 // defaultBaseURL is where hack/release.sh points the manifests unless
@@ -141,6 +146,8 @@ func defaultBaseURL(version string) string {
 func buildRelease(t *testing.T) *release {
 	t.Helper()
 	dir := os.Getenv("DRIFT_DIST_DIR")
+	var commit string
+	var clean bool
 	if dir != "" {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(E.Root, dir)
@@ -148,6 +155,7 @@ func buildRelease(t *testing.T) *release {
 		t.Logf("using the release in %s (DRIFT_DIST_DIR)", dir)
 	} else {
 		dir = t.TempDir()
+		commit, clean = gitState(t)
 		start := time.Now()
 		cmd := exec.Command(filepath.Join(E.Root, "hack", "release.sh"))
 		cmd.Dir = E.Root
@@ -161,7 +169,7 @@ func buildRelease(t *testing.T) *release {
 		}
 		t.Logf("hack/release.sh built the release in %s:\n%s", time.Since(start).Round(time.Second), out)
 	}
-	r := &release{Dir: dir, Archives: map[platform]string{}}
+	r := &release{Dir: dir, Archives: map[platform]string{}, Commit: commit, Clean: clean}
 	readYAML(t, filepath.Join(dir, "krew", "drift.yaml"), &r.Krew, false)
 	readYAML(t, filepath.Join(dir, "flux", "drift.yaml"), &r.Flux, true)
 	r.Version = r.Krew.Spec.Version
@@ -173,6 +181,20 @@ func buildRelease(t *testing.T) *release {
 		r.Archives[p] = fmt.Sprintf("kubectl-drift_%s_%s_%s%s", r.Version, p.OS, p.Arch, ext)
 	}
 	return r
+}
+
+// gitState returns HEAD and whether the tracked files are unchanged.
+func gitState(t *testing.T) (commit string, clean bool) {
+	t.Helper()
+	head, err := exec.Command("git", "-C", E.Root, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Fatalf("git rev-parse HEAD: %v", err)
+	}
+	status, err := exec.Command("git", "-C", E.Root, "status", "--porcelain", "--untracked-files=no").Output()
+	if err != nil {
+		t.Fatalf("git status: %v", err)
+	}
+	return strings.TrimSpace(string(head)), len(bytes.TrimSpace(status)) == 0
 }
 
 func readYAML(t *testing.T, path string, v any, strict bool) {
@@ -511,9 +533,14 @@ func testDeterministic(t *testing.T, r *release) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The same version and source date as the first run (the archive's
+	// mtimes are the source date): HEAD may have moved since, in a shared
+	// working tree.
+	p := platform{"linux", "amd64"}
+	epoch := readArchive(t, filepath.Join(r.Dir, r.Archives[p]))[0].Mtime.Unix()
 	cmd := exec.Command(filepath.Join(E.Root, "hack", "release.sh"), "archive", "manifests", "verify")
 	cmd.Dir = E.Root
-	cmd.Env = append(os.Environ(), "DIST_DIR="+dir, "VERSION="+r.Version)
+	cmd.Env = append(os.Environ(), "DIST_DIR="+dir, "VERSION="+r.Version, fmt.Sprintf("SOURCE_DATE_EPOCH=%d", epoch))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("hack/release.sh archive manifests verify: %v\n%s", err, out)
 	}
@@ -532,10 +559,14 @@ func testDeterministic(t *testing.T, r *release) {
 		t.Log("DRIFT_DIST_DIR: not rebuilding the binary from this checkout")
 		return
 	}
+	if commit, clean := gitState(t); !r.Clean || !clean || commit != r.Commit {
+		t.Logf("not rebuilding the binary: the checkout has uncommitted changes or moved (%s -> %s) since the release was built", r.Commit, commit)
+		return
+	}
 	again := t.TempDir()
 	cmd = exec.Command(filepath.Join(E.Root, "hack", "release.sh"), "build")
 	cmd.Dir = E.Root
-	cmd.Env = append(os.Environ(), "DIST_DIR="+again, "VERSION="+r.Version, "PLATFORMS=linux/amd64")
+	cmd.Env = append(os.Environ(), "DIST_DIR="+again, "VERSION="+r.Version, "PLATFORMS=linux/amd64", fmt.Sprintf("SOURCE_DATE_EPOCH=%d", epoch))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("hack/release.sh build: %v\n%s", err, out)
 	}

@@ -3,23 +3,19 @@ package argocd
 import (
 	"strings"
 
-	"github.com/gobwas/glob"
+	"github.com/kubectl-drift/kubectl-drift/internal/globmatch"
 )
 
 // compileGlob compiles a group/kind pattern with the library Argo CD's
 // util/glob uses (gobwas/glob, no separators).
-func compileGlob(pattern string) (glob.Glob, error) {
-	return glob.Compile(pattern)
+func compileGlob(pattern string) (globmatch.Glob, error) {
+	return globmatch.Compile(pattern)
 }
 
 // globMatch mirrors util/glob.Match: an invalid pattern never matches (Argo
 // only logs a warning).
 func globMatch(pattern, text string) bool {
-	g, err := compileGlob(pattern)
-	if err != nil {
-		return false
-	}
-	return g.Match(text)
+	return globmatch.Match(pattern, text)
 }
 
 // nearMiss says whether want is probably a typo of have: a missing or extra

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/fluxcd/pkg/ssa/jsondiff"
-	"github.com/gobwas/glob"
+	"github.com/kubectl-drift/kubectl-drift/internal/globmatch"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
@@ -67,8 +67,7 @@ func globCovers(s, r string) bool {
 		return true
 	}
 	if hasGlobMeta(s) && !hasGlobMeta(r) {
-		g, err := glob.Compile(s)
-		return err == nil && g.Match(r)
+		return globmatch.Match(s, r)
 	}
 	return false
 }
@@ -187,7 +186,7 @@ func globMatcher(pattern string) (func(string) bool, error) {
 	if !hasGlobMeta(pattern) {
 		return func(got string) bool { return got == pattern }, nil
 	}
-	g, err := glob.Compile(pattern)
+	g, err := globmatch.Compile(pattern)
 	if err != nil {
 		return nil, err
 	}

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/fluxcd/pkg/ssa/jsondiff"
-	"github.com/gobwas/glob"
 	"github.com/itchyny/gojq"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/globmatch"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
@@ -128,17 +128,17 @@ func compileMatcher(r model.Rule) matcher {
 	none := func(*unstructured.Unstructured) bool { return false }
 	s := r.Target
 	if r.Engine == model.EngineArgoCD {
-		gg, err := glob.Compile(s.Group)
+		gg, err := globmatch.Compile(s.Group)
 		if err != nil {
 			return none
 		}
-		kg, err := glob.Compile(s.Kind)
+		kg, err := globmatch.Compile(s.Kind)
 		if err != nil {
 			return none
 		}
 		return func(o *unstructured.Unstructured) bool {
 			gvk := o.GroupVersionKind()
-			return safeMatch(gg, gvk.Group) && safeMatch(kg, gvk.Kind) &&
+			return gg.Match(gvk.Group) && kg.Match(gvk.Kind) &&
 				(s.Name == "" || s.Name == o.GetName()) && (s.Namespace == "" || s.Namespace == o.GetNamespace())
 		}
 	}
@@ -462,28 +462,6 @@ func (e *RuleEffect) String() string {
 		return ""
 	}
 	return fmt.Sprintf("%d field(s)", len(e.Fields))
-}
-
-// safeMatch runs a gobwas matcher, which panics on some malformed patterns
-// it nevertheless compiles (e.g. "*0{"); such a rule matches nothing here.
-func safeMatch(g glob.Glob, s string) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	return g.Match(s)
-}
-
-// globPanics reports whether gobwas panics matching s against g.
-func globPanics(g glob.Glob, s string) (panicked bool) {
-	defer func() {
-		if recover() != nil {
-			panicked = true
-		}
-	}()
-	g.Match(s)
-	return false
 }
 
 // uniqueObjects keeps the first copy of each object: the same manifest

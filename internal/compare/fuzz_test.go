@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"testing"
 
-	"github.com/gobwas/glob"
+	"github.com/kubectl-drift/kubectl-drift/internal/globmatch"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
@@ -18,7 +18,7 @@ func FuzzGlobRegex(f *testing.F) {
 		f.Add(s, "apps")
 	}
 	f.Fuzz(func(t *testing.T, pattern, s string) {
-		g, err := glob.Compile(pattern)
+		g, err := globmatch.Compile(pattern)
 		re, rerr := globRegex(pattern)
 		if err != nil {
 			if rerr == nil {
@@ -42,7 +42,7 @@ func FuzzGlobRegex(f *testing.F) {
 		if err != nil {
 			t.Fatalf("glob %q gave bad regex %q: %v", pattern, re, err)
 		}
-		if globPanics(g, s) {
+		if g.Panics(s) {
 			t.Skip() // gobwas bug on malformed patterns; we never call it unguarded
 		}
 		if g.Match(s) != rx.MatchString(s) {

@@ -43,7 +43,7 @@ func installApplicationCRD(t *testing.T) {
 		crd := filepath.Join(mod.Dir, "manifests", "crds", "application-crd.yaml")
 		// Server-side: the CRD is too large for the last-applied annotation.
 		E.Kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=argo-e2e", "-f", crd)
-		E.Kubectl(t, "wait", "--for", "condition=established", "--timeout=60s", "crd/applications.argoproj.io")
+		err = E.WaitEstablished(t, "crd/applications.argoproj.io")
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -38,8 +38,9 @@ func installFluxCRDsForCompare(t *testing.T) {
 				E.Kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=drift-e2e-compare", "-f", crd)
 			}
 		}
-		E.Kubectl(t, "wait", "--for=condition=Established", "--timeout=60s",
-			"crd/kustomizations.kustomize.toolkit.fluxcd.io", "crd/helmreleases.helm.toolkit.fluxcd.io")
+		if e := E.WaitEstablished(t, "crd/kustomizations.kustomize.toolkit.fluxcd.io", "crd/helmreleases.helm.toolkit.fluxcd.io"); e != nil {
+			err = e
+		}
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -75,11 +75,7 @@ func fluxCLI(t *testing.T) string {
 				}
 			}
 		}
-		res := E.Run(t, RunOpts{}, "kubectl", "wait", "--for=condition=Established", "--timeout=60s",
-			"crd/kustomizations.kustomize.toolkit.fluxcd.io", "crd/helmreleases.helm.toolkit.fluxcd.io")
-		if res.Code != 0 {
-			fluxErr = fmt.Errorf("CRDs not established: %s", res.Stderr)
-		}
+		fluxErr = E.WaitEstablished(t, "crd/kustomizations.kustomize.toolkit.fluxcd.io", "crd/helmreleases.helm.toolkit.fluxcd.io")
 	})
 	if fluxErr != nil {
 		t.Fatal(fluxErr)

@@ -2,12 +2,9 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
-	"strconv"
 	"strings"
 	"time"
 
@@ -24,10 +21,6 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
-
-// lastAppliedAnnotation is where client-side `kubectl apply` (and Argo CD's
-// default sync) keeps the configuration it last applied.
-const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
 
 // ExplainOptions are the flags and state of `explain`.
 type ExplainOptions struct {
@@ -470,9 +463,9 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 		}
 		report.Drifts = drifts
 	} else {
-		drifts, inferNotes := InferDrifts(live, ix)
-		report.Drifts = drifts
-		notes = append(notes, inferNotes...)
+		inf := diff.Infer(live, ix, diff.InferOptions{})
+		report.Drifts = inf.Drifts
+		notes = append(notes, inf.Notes...)
 	}
 	Attribute(report, live, ix)
 	report.Notes = append(report.Notes, notes...)
@@ -614,137 +607,6 @@ func describeObj(u *unstructured.Unstructured) string {
 	return id.String()
 }
 
-// InferDrifts finds drift from field ownership alone: on an object that a
-// GitOps engine's field manager has written, every leaf field that no
-// GitOps manager owns, and that another manager (a person, an autoscaler,
-// an operator) does, was changed or added behind the engine's back.
-//
-// managedFields say who owns a field, not what it held before, so the
-// desired value is unknown: unless a GitOps manager applied client-side and
-// left kubectl's last-applied-configuration, which holds exactly what it
-// applied. Fields owned only by status updates or by built-in controllers
-// (kube-controller-manager's revision annotations) are not drift.
-func InferDrifts(live *unstructured.Unstructured, ix *managedfields.Index) ([]model.FieldDrift, []model.Note) {
-	if ix.Empty() {
-		return []model.FieldDrift{}, nil
-	}
-	gitops := map[string]bool{}
-	for _, l := range ix.Leaves(live) {
-		for _, m := range l.Owners {
-			if managedfields.IsGitOpsManager(m.Manager) {
-				gitops[m.Manager] = true
-			}
-		}
-	}
-	if len(gitops) == 0 {
-		return []model.FieldDrift{}, []model.Note{{Level: model.NoteInfo, Reason: "no-gitops-manager",
-			Message: "no GitOps field manager (argocd-controller, kustomize-controller, helm-controller) owns any field of this object, so there is no desired state to infer drift from; pass -f or -k to compare with a manifest"}}
-	}
-	lastApplied, lastAppliedBy := lastApplied(live, ix)
-
-	drifts := []model.FieldDrift{}
-	controllerOnly := 0
-	for _, l := range ix.Leaves(live) {
-		if strings.HasPrefix(l.Pointer, "/status") || l.Pointer == "/metadata/annotations/"+escapeToken(lastAppliedAnnotation) {
-			continue
-		}
-		engineOwned := false
-		var others []model.ManagerRef
-		for _, m := range l.Owners {
-			if managedfields.IsGitOpsManager(m.Manager) {
-				engineOwned = true
-				break
-			}
-			if m.Subresource == "status" {
-				continue
-			}
-			others = append(others, m)
-		}
-		if engineOwned || len(others) == 0 {
-			continue
-		}
-		if allController(others) {
-			controllerOnly++
-			continue
-		}
-		liveVal, _ := valueAt(live.Object, l.Pointer)
-		d := model.FieldDrift{Path: l.Pointer, FieldPath: l.FieldPath, Change: model.Changed, Live: liveVal, Managers: l.Owners}
-		if lastApplied != nil {
-			if want, ok := valueAt(lastApplied, l.Pointer); ok {
-				if jsonEqual(want, liveVal) {
-					continue // the engine asked for this very value
-				}
-				d.Desired = want
-			} else {
-				d.Change = model.Added
-			}
-		} else if isMetadataMapKey(l.Pointer) {
-			// A label or annotation key the engine does not own: almost
-			// always added by hand (kubectl label/annotate), since an
-			// overwrite of the engine's own key needs --overwrite.
-			d.Change = model.Added
-		}
-		drifts = append(drifts, d)
-	}
-
-	var notes []model.Note
-	if lastApplied != nil {
-		notes = append(notes, model.Note{Level: model.NoteInfo, Reason: "last-applied",
-			Message: fmt.Sprintf("desired values come from the %s annotation written by %s", lastAppliedAnnotation, lastAppliedBy)})
-	} else if len(drifts) > 0 {
-		notes = append(notes, model.Note{Level: model.NoteInfo, Reason: "values-unknown",
-			Message: "managedFields record who owns a field, not the value the engine applied: desired values are unknown; pass -f or -k to compare values"})
-	}
-	if controllerOnly > 0 {
-		notes = append(notes, model.Note{Level: model.NoteInfo, Reason: "controller-fields",
-			Message: fmt.Sprintf("%d field(s) written only by built-in controllers are not counted as drift", controllerOnly)})
-	}
-	return drifts, notes
-}
-
-func allController(ms []model.ManagerRef) bool {
-	for _, m := range ms {
-		if m.Class != model.CauseController {
-			return false
-		}
-	}
-	return true
-}
-
-func isMetadataMapKey(pointer string) bool {
-	for _, p := range []string{"/metadata/labels/", "/metadata/annotations/"} {
-		if strings.HasPrefix(pointer, p) && !strings.Contains(pointer[len(p):], "/") {
-			return true
-		}
-	}
-	return false
-}
-
-// lastApplied returns the last-applied-configuration when a GitOps
-// manager owns it (Argo CD's client-side sync, kubectl apply
-// --field-manager=argocd-controller), with that manager's name.
-func lastApplied(live *unstructured.Unstructured, ix *managedfields.Index) (map[string]any, string) {
-	raw, ok := live.GetAnnotations()[lastAppliedAnnotation]
-	if !ok || raw == "" {
-		return nil, ""
-	}
-	by := ""
-	for _, m := range ix.Owners(live, "/metadata/annotations/"+escapeToken(lastAppliedAnnotation)) {
-		if managedfields.IsGitOpsManager(m.Manager) {
-			by = m.Manager
-			break
-		}
-	}
-	if by == "" {
-		return nil, ""
-	}
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(raw), &obj); err != nil {
-		return nil, ""
-	}
-	return obj, by
-}
-
 // Attribute fills, for every drift, the managers that own the field now
 // (when the diff did not) and the cause: the class of the most recent
 // manager that is not a GitOps engine, or unknown.
@@ -775,56 +637,6 @@ func causeOf(ms []model.ManagerRef) model.CauseClass {
 		return m.Class
 	}
 	return model.CauseUnknown
-}
-
-// valueAt reads the value at an RFC 6901 pointer.
-func valueAt(obj map[string]any, pointer string) (any, bool) {
-	if pointer == "" {
-		return obj, true
-	}
-	if !strings.HasPrefix(pointer, "/") {
-		return nil, false
-	}
-	var cur any = obj
-	for _, tok := range strings.Split(pointer[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
-}
-
-func escapeToken(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// jsonEqual compares decoded JSON values; numbers compare by value
-// whether they decoded as int64 (unstructured) or float64 (encoding/json).
-func jsonEqual(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	var na, nb any
-	if json.Unmarshal(ja, &na) != nil || json.Unmarshal(jb, &nb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(na, nb)
 }
 
 // defaultAdapters builds the engine adapters --engine selects (auto: all),

@@ -18,6 +18,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
@@ -52,7 +53,7 @@ func parseIndex(t *testing.T, obj *unstructured.Unstructured) *managedfields.Ind
 func TestInferDriftsFromKubectlEdits(t *testing.T) {
 	live := loadObject(t, "deployment-kubectl-edits-live.yaml")
 	ix := parseIndex(t, live)
-	drifts, notes := InferDrifts(live, ix)
+	drifts, notes := inferDrifts(live, ix)
 	r := &model.Report{Drifts: drifts}
 	Attribute(r, live, ix)
 
@@ -85,7 +86,7 @@ func TestInferDriftsFromKubectlEdits(t *testing.T) {
 func TestInferDriftsUsesGitOpsLastApplied(t *testing.T) {
 	live := loadObject(t, "deployment-argocd-client-side-live.yaml")
 	ix := parseIndex(t, live)
-	drifts, notes := InferDrifts(live, ix)
+	drifts, notes := inferDrifts(live, ix)
 	got := map[string]string{}
 	for _, d := range drifts {
 		got[d.FieldPath] = fmt.Sprintf("%v -> %v", d.Desired, d.Live)
@@ -104,7 +105,7 @@ func TestInferDriftsUsesGitOpsLastApplied(t *testing.T) {
 
 func TestInferDriftsWithoutGitOpsManager(t *testing.T) {
 	live := loadObject(t, "deployment-no-gitops-live.yaml")
-	drifts, notes := InferDrifts(live, parseIndex(t, live))
+	drifts, notes := inferDrifts(live, parseIndex(t, live))
 	if len(drifts) != 0 {
 		t.Errorf("drifts on an object no engine manages: %+v", drifts)
 	}
@@ -127,7 +128,7 @@ func TestInferDriftsSkipsStatusAndControllers(t *testing.T) {
 	_ = unstructured.SetNestedField(obj.Object, "3", "metadata", "annotations", "deployment.kubernetes.io/revision")
 	_ = unstructured.SetNestedField(obj.Object, int64(5), "status", "replicas")
 
-	drifts, notes := InferDrifts(obj, parseIndex(t, obj))
+	drifts, notes := inferDrifts(obj, parseIndex(t, obj))
 	for _, d := range drifts {
 		if strings.Contains(d.Path, "revision") || strings.HasPrefix(d.Path, "/status") {
 			t.Errorf("controller/status field reported as drift: %s", d.Path)
@@ -201,26 +202,6 @@ func TestTypeMatchesKind(t *testing.T) {
 	} {
 		if got := typeMatchesKind(tc.typ, tc.gvk); got != tc.want {
 			t.Errorf("typeMatchesKind(%q, %s) = %v", tc.typ, tc.gvk.Kind, got)
-		}
-	}
-}
-
-func TestValueAt(t *testing.T) {
-	obj := map[string]any{"metadata": map[string]any{"annotations": map[string]any{"a/b": "x", "c~d": "y"}},
-		"list": []any{"zero", map[string]any{"k": int64(1)}}}
-	for ptr, want := range map[string]any{
-		"/metadata/annotations/a~1b": "x",
-		"/metadata/annotations/c~0d": "y",
-		"/list/0":                    "zero",
-		"/list/1/k":                  int64(1),
-	} {
-		if got, ok := valueAt(obj, ptr); !ok || got != want {
-			t.Errorf("valueAt(%q) = %v, %v", ptr, got, ok)
-		}
-	}
-	for _, ptr := range []string{"/list/2", "/list/-1", "/list/x", "/nope", "no-slash", "/list/0/deeper"} {
-		if _, ok := valueAt(obj, ptr); ok {
-			t.Errorf("valueAt(%q) found something", ptr)
 		}
 	}
 }
@@ -376,4 +357,10 @@ func TestExplainLiveFileErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inferDrifts runs the inference explain uses when no manifest is given.
+func inferDrifts(live *unstructured.Unstructured, ix *managedfields.Index) ([]model.FieldDrift, []model.Note) {
+	inf := diff.Infer(live, ix, diff.InferOptions{})
+	return inf.Drifts, inf.Notes
 }

@@ -2,6 +2,7 @@ package managedfields
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -46,4 +47,33 @@ func JoinPointer(tokens ...string) string {
 		b.WriteString(EscapeToken(t))
 	}
 	return b.String()
+}
+
+// Lookup resolves an RFC 6901 pointer in a decoded JSON document (maps,
+// slices, scalars); list items are addressed by index.
+func Lookup(doc any, pointer string) (any, bool) {
+	tokens, err := SplitPointer(pointer)
+	if err != nil {
+		return nil, false
+	}
+	cur := doc
+	for _, tok := range tokens {
+		switch c := cur.(type) {
+		case map[string]any:
+			v, ok := c[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) || (len(tok) > 1 && tok[0] == '0') {
+				return nil, false
+			}
+			cur = c[i]
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
 }

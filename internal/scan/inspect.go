@@ -3,14 +3,12 @@ package scan
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
-	"strconv"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
@@ -168,172 +166,23 @@ func Decode(kind Kind, raw []byte) (*unstructured.Unstructured, error) {
 	return obj, nil
 }
 
-// lastAppliedAnnotation is kubectl's client-side apply record.
-const lastAppliedAnnotation = "kubectl.kubernetes.io/last-applied-configuration"
-
-// Drifts returns the report of obj's drift inferred from managedFields:
-// every leaf field that a relevant non-GitOps manager owns and no GitOps
-// engine co-owns. A field both own holds the engine's value (an Update that
-// changes a value takes it away from every other manager), so it is not
-// drift. The report is nil when nothing drifted.
-//
-// The rules are explain's inference (internal/cli/explain.go InferDrifts),
-// so that scan and explain agree on every object: status and the
-// last-applied record are never drift; an object no GitOps manager wrote
-// has no desired state to infer from; a label or annotation key the engine
-// does not own was added; and when a GitOps manager applied client-side,
-// its last-applied-configuration gives the desired values (a field holding
-// exactly that value is not drift).
+// Drifts returns the report of obj's drift inferred from managedFields
+// (diff.Infer, the same inference explain uses, so that scan and explain
+// agree on every object). The report is nil when nothing drifted.
 func (in *Inspector) Drifts(obj *unstructured.Unstructured) (*model.Report, error) {
 	ix, err := managedfields.Parse(obj)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
 	}
-	if ix.Empty() {
+	inf := diff.Infer(obj, ix, diff.InferOptions{IncludeControllers: in.IncludeControllers})
+	if !inf.EngineWrote || len(inf.Drifts) == 0 {
 		return nil, nil
 	}
 	gvk := obj.GroupVersionKind()
-	secret := gvk.Group == "" && gvk.Kind == "Secret"
-	lastAppliedPtr := "/metadata/annotations/" + managedfields.EscapeToken(lastAppliedAnnotation)
-	var desired map[string]any
-	var drifts []model.FieldDrift
-	engineWrote := false
-	for _, leaf := range ix.Leaves(obj) {
-		var cause *model.ManagerRef
-		engine := false
-		for i := range leaf.Owners {
-			o := &leaf.Owners[i]
-			if managedfields.IsGitOpsManager(o.Manager) {
-				engine = true
-				break
-			}
-			if cause == nil && in.relevant(o.Manager, o.Operation, o.Subresource) {
-				cause = o // Owners are most recent first
-			}
-		}
-		if engine {
-			engineWrote = true
-			if leaf.Pointer == lastAppliedPtr && desired == nil {
-				desired = lastApplied(obj)
-			}
-			continue
-		}
-		if cause == nil || leaf.Pointer == lastAppliedPtr || leaf.Pointer == "/status" || strings.HasPrefix(leaf.Pointer, "/status/") {
-			continue
-		}
-		fd := model.FieldDrift{
-			Path:      leaf.Pointer,
-			FieldPath: leaf.FieldPath,
-			// From ownership alone the engine's value is unknown: the field
-			// is live and written by someone else.
-			Change:   model.Changed,
-			Managers: leaf.Owners,
-			Cause:    cause.Class,
-		}
-		if isMetadataMapKey(leaf.Pointer) {
-			// A label or annotation key the engine does not own: overwriting
-			// the engine's own key would need --overwrite, so it was added.
-			fd.Change = model.Added
-		}
-		fd.Live, _ = lookup(obj.Object, leaf.Pointer)
-		drifts = append(drifts, fd)
-	}
-	if !engineWrote || len(drifts) == 0 {
-		return nil, nil
-	}
 	id := model.ResourceID{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	rep := model.NewReport(id, model.SourceManagedFields)
-	for _, fd := range drifts {
-		if desired != nil {
-			if want, ok := lookup(desired, fd.Path); ok {
-				if jsonEqual(want, fd.Live) {
-					continue // the engine asked for this very value
-				}
-				fd.Desired, fd.Change = want, model.Changed
-			} else {
-				fd.Change = model.Added
-			}
-		}
-		if secret && (strings.HasPrefix(fd.Path, "/data/") || strings.HasPrefix(fd.Path, "/stringData/")) {
-			if fd.Live != nil {
-				fd.Live = "***"
-			}
-			if fd.Desired != nil {
-				fd.Desired = "***"
-			}
-		}
-		rep.Drifts = append(rep.Drifts, fd)
-	}
-	if len(rep.Drifts) == 0 {
-		return nil, nil
-	}
+	rep.Drifts = inf.Drifts
 	return rep, nil
-}
-
-// lastApplied decodes kubectl's last-applied-configuration; the caller
-// has checked that a GitOps manager owns it (Argo CD's client-side sync).
-func lastApplied(obj *unstructured.Unstructured) map[string]any {
-	raw := obj.GetAnnotations()[lastAppliedAnnotation]
-	if raw == "" {
-		return nil
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(raw), &m); err != nil {
-		return nil
-	}
-	return m
-}
-
-func isMetadataMapKey(pointer string) bool {
-	for _, p := range []string{"/metadata/labels/", "/metadata/annotations/"} {
-		if strings.HasPrefix(pointer, p) && !strings.Contains(pointer[len(p):], "/") {
-			return true
-		}
-	}
-	return false
-}
-
-// jsonEqual compares decoded JSON values whether numbers decoded as int64
-// (unstructured) or float64 (encoding/json).
-func jsonEqual(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	var na, nb any
-	if json.Unmarshal(ja, &na) != nil || json.Unmarshal(jb, &nb) != nil {
-		return false
-	}
-	return reflect.DeepEqual(na, nb)
-}
-
-// lookup resolves an RFC 6901 pointer in a decoded JSON value.
-func lookup(doc any, pointer string) (any, bool) {
-	tokens, err := managedfields.SplitPointer(pointer)
-	if err != nil {
-		return nil, false
-	}
-	cur := doc
-	for _, tok := range tokens {
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
 }
 
 // culprit is the manager a drifted field is attributed to: the most recent

@@ -643,7 +643,7 @@ func causeOf(ms []model.ManagerRef) model.CauseClass {
 // through their packages' constructors; commands never reach into an
 // adapter's internals. Problems that leave an engine partly blind (no
 // OpenAPI schema) become notes.
-func defaultAdapters(_ context.Context, o *ExplainOptions, live *unstructured.Unstructured) ([]model.Adapter, []model.Note, error) {
+func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.Unstructured) ([]model.Adapter, []model.Note, error) {
 	var reader model.Reader
 	if o.client != nil {
 		reader = o.client
@@ -681,7 +681,12 @@ func defaultAdapters(_ context.Context, o *ExplainOptions, live *unstructured.Un
 		// Argo CD's controller diffs managedFieldsManagers rules with a
 		// parser built from the cluster's OpenAPI; without it lists are
 		// atomic and such rules silently stop matching (DESIGN.md). Only
-		// read the (large) schema for objects Argo CD tracks.
+		// read the (large) schema for objects Argo CD tracks. Load first:
+		// argocd-cm may switch tracking to labels, and Owner never reads
+		// the cluster itself.
+		if o.client != nil {
+			a.Load(ctx)
+		}
 		if o.client != nil && a.Owner(live) != nil {
 			parser, perr := o.client.GVKParser()
 			if perr != nil {

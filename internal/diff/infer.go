@@ -119,7 +119,7 @@ func Infer(live *unstructured.Unstructured, ix *managedfields.Index, opts InferO
 			switch {
 			case !ok:
 				fd.Change = model.Added
-			case equalJSON(canonicalScalar(want), canonicalScalar(fd.Live)) || jsonEqualDeep(want, fd.Live):
+			case equalJSON(want, fd.Live):
 				continue // the engine asked for this very value
 			default:
 				fd.Desired, fd.Change = want, model.Changed
@@ -176,35 +176,4 @@ func isMetadataMapKey(pointer string) bool {
 		}
 	}
 	return false
-}
-
-// jsonEqualDeep compares decoded JSON values whether numbers decoded as
-// int64 (unstructured) or float64 (encoding/json), at any depth.
-func jsonEqualDeep(a, b any) bool {
-	switch av := a.(type) {
-	case map[string]any:
-		bv, ok := b.(map[string]any)
-		if !ok || len(av) != len(bv) {
-			return false
-		}
-		for k, x := range av {
-			y, ok := bv[k]
-			if !ok || !jsonEqualDeep(x, y) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		bv, ok := b.([]any)
-		if !ok || len(av) != len(bv) {
-			return false
-		}
-		for i := range av {
-			if !jsonEqualDeep(av[i], bv[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return equalJSON(a, b)
 }

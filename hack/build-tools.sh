@@ -15,9 +15,9 @@
 # The flux CLI is built by hack/build-flux.sh (owned by the Flux work).
 #
 # Measured here: krew + validate-krew-manifest ~25 s; argocd v3.2.11 builds
-# (148 MB binary, `argocd version --client` = v3.2.11) in ~6 min on an idle
-# 2-core machine, 68 min when the cores were shared with three other heavy
-# builds. e2e/install_test.go runs `argocd drift` through it.
+# (148 MB binary, `argocd version --client` = v3.2.11): DESIGN.md says ~6 min
+# on an idle 2-core machine; here it took 68 min with the cores shared by three
+# other heavy builds. e2e/install_test.go runs `argocd drift` through it.
 set -euo pipefail
 
 KREW_VERSION=${KREW_VERSION:-v0.4.3}

@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	krewmanifests "github.com/kubectl-drift/kubectl-drift/krew-manifests"
 )
 
 // The install tests build the release exactly as `make dist` does
@@ -70,64 +72,12 @@ var releasePlatforms = []platform{
 	{"windows", "amd64"}, {"windows", "arm64"},
 }
 
-// krewManifest mirrors the part of krew's index.Plugin (sigs.k8s.io/krew
-// pkg/index/types.go, v1alpha2) that the release renders.
-type krewManifest struct {
-	APIVersion string `json:"apiVersion"`
-	Kind       string `json:"kind"`
-	Metadata   struct {
-		Name string `json:"name"`
-	} `json:"metadata"`
-	Spec struct {
-		Version          string `json:"version"`
-		Homepage         string `json:"homepage"`
-		ShortDescription string `json:"shortDescription"`
-		Description      string `json:"description"`
-		Caveats          string `json:"caveats"`
-		Platforms        []struct {
-			Selector struct {
-				MatchLabels map[string]string `json:"matchLabels"`
-			} `json:"selector"`
-			URI    string `json:"uri"`
-			Sha256 string `json:"sha256"`
-			Files  []struct {
-				From string `json:"from"`
-				To   string `json:"to"`
-			} `json:"files"`
-			Bin string `json:"bin"`
-		} `json:"platforms"`
-	} `json:"spec"`
-}
-
-// fluxManifest mirrors Flux's plugin catalog manifest (fluxcd/flux2
-// pkg/plugin/types.go Manifest; fluxcd/plugins
-// schemas/plugin-cli-v1beta1.json, which sets additionalProperties: false,
-// so it is decoded strictly).
-type fluxManifest struct {
-	APIVersion  string `json:"apiVersion"`
-	Kind        string `json:"kind"`
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Homepage    string `json:"homepage"`
-	Source      string `json:"source"`
-	Bin         string `json:"bin"`
-	Versions    []struct {
-		Version   string `json:"version"`
-		Platforms []struct {
-			OS       string `json:"os"`
-			Arch     string `json:"arch"`
-			URL      string `json:"url"`
-			Checksum string `json:"checksum"`
-		} `json:"platforms"`
-	} `json:"versions"`
-}
-
 // release is a built dist directory and what the tests read from it.
 type release struct {
 	Dir     string
 	Version string
-	Krew    krewManifest
-	Flux    fluxManifest
+	Krew    krewmanifests.KrewPlugin
+	Flux    krewmanifests.FluxPlugin
 	// Archives maps a platform to its archive's file name.
 	Archives map[platform]string
 	// Commit is HEAD when this test built the release, and Clean says

@@ -97,25 +97,7 @@ func TestRenderedManifestsCarryTheArchivesChecksums(t *testing.T) {
 	dist := t.TempDir()
 	release(t, dist, "archive", "manifests", "verify")
 
-	var krew struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-		Metadata   struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-		Spec struct {
-			Version   string `json:"version"`
-			Caveats   string `json:"caveats"`
-			Platforms []struct {
-				Selector struct {
-					MatchLabels map[string]string `json:"matchLabels"`
-				} `json:"selector"`
-				URI    string `json:"uri"`
-				Sha256 string `json:"sha256"`
-				Bin    string `json:"bin"`
-			} `json:"platforms"`
-		} `json:"spec"`
-	}
+	var krew KrewPlugin
 	kb, err := os.ReadFile(filepath.Join(dist, "krew", "drift.yaml"))
 	if err != nil {
 		t.Fatal(err)
@@ -125,24 +107,7 @@ func TestRenderedManifestsCarryTheArchivesChecksums(t *testing.T) {
 	}
 	// Flux's catalog schema (fluxcd/plugins schemas/plugin-cli-v1beta1.json)
 	// allows no extra properties: decode strictly into its shape.
-	var flux struct {
-		APIVersion  string `json:"apiVersion"`
-		Kind        string `json:"kind"`
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		Homepage    string `json:"homepage"`
-		Source      string `json:"source"`
-		Bin         string `json:"bin"`
-		Versions    []struct {
-			Version   string `json:"version"`
-			Platforms []struct {
-				OS       string `json:"os"`
-				Arch     string `json:"arch"`
-				URL      string `json:"url"`
-				Checksum string `json:"checksum"`
-			} `json:"platforms"`
-		} `json:"versions"`
-	}
+	var flux FluxPlugin
 	fb, err := os.ReadFile(filepath.Join(dist, "flux", "drift.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
 // compareConfig is what Argo CD's diff config holds for one Application
@@ -458,6 +459,8 @@ func (c *compareConfig) ignoreNormalize(un *unstructured.Unstructured, side stri
 	if err != nil {
 		return
 	}
+	// gojq quotes the value it fails on: never a Secret's.
+	secret := redact.IsSecretObject(un.Object)
 	for _, r := range matched {
 		e := res.effect(r)
 		for _, p := range r.JSONPointers {
@@ -476,7 +479,7 @@ func (c *compareConfig) ignoreNormalize(un *unstructured.Unstructured, side stri
 				e.problem("jq-timeout", fmt.Sprintf("jq path expression %q timed out (%s) on an earlier object and is skipped; Argo CD skips it too, after waiting for the limit on every comparison", expr, c.jqTimeout), model.NoteError)
 				continue
 			}
-			out, err := applyJQ(doc, r.jq[i], c.jqTimeout)
+			out, err := applyJQ(doc, r.jq[i], c.jqTimeout, secret)
 			if errors.Is(err, errJQTimeout) {
 				r.markTimedOut(i)
 			}
@@ -518,7 +521,10 @@ var errJQTimeout = errors.New("JQ patch execution timed out")
 // applyJQ mirrors jqNormalizerPatch.Apply: the document is decoded into a
 // map (numbers as float64), exactly one result is required, within the time
 // limit.
-func applyJQ(doc []byte, code *gojq.Code, timeout time.Duration) ([]byte, error) {
+//
+// With secret set the error text is redacted (redact.JQError): gojq
+// quotes the value it failed on.
+func applyJQ(doc []byte, code *gojq.Code, timeout time.Duration, secret bool) ([]byte, error) {
 	var v map[string]any
 	if err := json.Unmarshal(doc, &v); err != nil {
 		return nil, err
@@ -533,6 +539,9 @@ func applyJQ(doc []byte, code *gojq.Code, timeout time.Duration) ([]byte, error)
 	if err, ok := first.(error); ok {
 		if errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("%w (%s)", errJQTimeout, timeout)
+		}
+		if secret {
+			err = redact.JQErr(err)
 		}
 		return nil, fmt.Errorf("JQ patch returned error: %w", err)
 	}

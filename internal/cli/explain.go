@@ -271,6 +271,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return failure(err)
 	}
+	o.remember(live)
 	report, err := o.explain(ctx, live)
 	if err != nil {
 		return failure(err)
@@ -313,6 +314,7 @@ func (o *ExplainOptions) liveFromFile() (*unstructured.Unstructured, error) {
 	for _, d := range docs {
 		objs = append(objs, expandList(d.Object)...)
 	}
+	o.remember(objs...)
 	if len(objs) == 0 {
 		return nil, fmt.Errorf("--live-file %s holds no Kubernetes object", o.LiveFile)
 	}
@@ -481,9 +483,10 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 				Message: fmt.Sprintf("%s verdicts unavailable: %v", a.Engine(), err)})
 		}
 	}
-	if output.IsSecret(id) {
-		output.MaskSecrets(report)
-	}
+	// Mask a Secret's drift values, and scrub every remembered Secret
+	// value from notes and reasons (a jq error quotes the value it
+	// failed on; an adapter may quote a field).
+	o.Secrets.Report(report)
 	report.Sort()
 	return report, nil
 }
@@ -532,14 +535,15 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 	default:
 		return nil, model.SourceManagedFields, nil
 	}
+	var objs []*unstructured.Unstructured
+	for _, d := range docs {
+		objs = append(objs, expandList(d.Object)...)
+	}
+	o.remember(objs...)
 	if err != nil {
 		// Even one bad document fails the command: a desired state read
 		// in part would report drift that is not there.
 		return nil, src, loadError(err)
-	}
-	var objs []*unstructured.Unstructured
-	for _, d := range docs {
-		objs = append(objs, expandList(d.Object)...)
 	}
 	obj, err := PickDocument(objs, live, o.namespace)
 	if err != nil {
@@ -653,6 +657,9 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 		var err error
 		if ruleDocs, err = source.LoadFiles(o.Rules, o.In, source.Options{}); err != nil {
 			return nil, nil, fmt.Errorf("--rules: %w", loadError(err))
+		}
+		for _, d := range ruleDocs {
+			o.remember(d.Object)
 		}
 	}
 	var (

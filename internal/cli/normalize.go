@@ -20,6 +20,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
 // normalizeFunc is one engine's view of an object before diffing.
@@ -174,6 +175,7 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 		}
 		files = files[1:]
 	}
+	o.remember(live)
 	engine, err := pickEngine(o.Engine, live)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
@@ -187,13 +189,14 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	if !o.Diff {
-		maskSecret(nlive, nil)
+		redact.Object(nlive.Object)
 		return printObject(o.Out, o.Output, nlive)
 	}
 	desired, err := o.readObject(files[0])
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
+	o.remember(desired)
 	inheritOwnerMarks(live, desired)
 	ndesired, err := norm(ctx, desired)
 	if err != nil {
@@ -202,8 +205,9 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 	if !o.Full {
 		nlive = &unstructured.Unstructured{Object: projectOnto(ndesired.Object, nlive.Object).(map[string]any)}
 	}
-	maskSecret(nlive, ndesired)
-	maskSecret(ndesired, nil)
+	// kubectl diff's convention: "*** (before)" / "*** (after)" where a
+	// value differs, so the diff still shows which keys changed.
+	redact.Pair(nlive.Object, ndesired.Object)
 	return o.diff(nlive, ndesired)
 }
 
@@ -326,40 +330,6 @@ func printObject(w interface{ Write([]byte) (int, error) }, format string, obj *
 	}
 	_, err = w.Write(b)
 	return err
-}
-
-// maskSecret hides Secret values the way kubectl diff does: equal values
-// become ***, differing ones "*** (before)" / "*** (after)" so the diff
-// still shows which keys changed. other is the object compared with, or nil.
-func maskSecret(obj, other *unstructured.Unstructured) {
-	if obj == nil || obj.GetKind() != "Secret" || obj.GroupVersionKind().Group != "" {
-		return
-	}
-	for _, field := range []string{"data", "stringData"} {
-		m, ok := obj.Object[field].(map[string]any)
-		if !ok {
-			continue
-		}
-		var om map[string]any
-		if other != nil {
-			om, _ = other.Object[field].(map[string]any)
-		}
-		for k, v := range m {
-			switch {
-			case om == nil:
-				if s, ok := v.(string); !ok || !strings.HasPrefix(s, "***") {
-					m[k] = "***"
-				}
-			case fmt.Sprint(om[k]) == fmt.Sprint(v):
-				m[k], om[k] = "***", "***"
-			default:
-				m[k] = "*** (before)"
-				if _, ok := om[k]; ok {
-					om[k] = "*** (after)"
-				}
-			}
-		}
-	}
 }
 
 func objectYAML(obj *unstructured.Unstructured) (string, error) {

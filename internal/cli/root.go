@@ -12,10 +12,12 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 
 	// Auth providers (exec, oidc...) that kubeconfigs may name.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
@@ -68,16 +70,51 @@ type GlobalOptions struct {
 	ConfigFlags *genericclioptions.ConfigFlags
 	// Engine is auto, argocd or flux.
 	Engine string
+	// Secrets remembers the values of every Secret the command read;
+	// Out and ErrOut are scrubbed of them (redact.Writer), and so is the
+	// error the command returns. Commands Add each object they load.
+	Secrets *redact.Scrubber
 	genericiooptions.IOStreams
+}
+
+// remember adds the Secrets among objs to the command's Scrubber.
+func (g *GlobalOptions) remember(objs ...*unstructured.Unstructured) {
+	if g == nil || g.Secrets == nil {
+		return
+	}
+	for _, o := range objs {
+		if o != nil {
+			g.Secrets.Add(o.Object)
+		}
+	}
+}
+
+// scrubError returns err with Secret values removed from its text,
+// keeping an ExitError's code.
+func scrubError(s *redact.Scrubber, err error) error {
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Err != nil {
+		if msg := s.String(ee.Err.Error()); msg != ee.Err.Error() {
+			return &ExitError{Code: ee.Code, Err: &redact.Error{Msg: msg, Err: ee.Err}}
+		}
+		return err
+	}
+	return s.Err(err)
 }
 
 // NewRootCommand builds the command tree for one front end.
 func NewRootCommand(fe Frontend, streams genericiooptions.IOStreams) *cobra.Command {
+	// Every byte a command prints goes through the Scrubber: the
+	// maskers hide values where they know the shape, this catches the
+	// rest (a value quoted in an error, a note, a warning).
+	secrets := redact.NewScrubber()
+	out, errOut := redact.NewWriter(streams.Out, secrets), redact.NewWriter(streams.ErrOut, secrets)
 	g := &GlobalOptions{
 		Frontend:    fe,
 		ConfigFlags: genericclioptions.NewConfigFlags(true),
 		Engine:      fe.DefaultEngine,
-		IOStreams:   streams,
+		Secrets:     secrets,
+		IOStreams:   genericiooptions.IOStreams{In: streams.In, Out: out, ErrOut: errOut},
 	}
 	root := &cobra.Command{
 		Use:   strings.ReplaceAll(fe.Name, " ", "-"),
@@ -104,7 +141,24 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	for _, add := range subcommands {
 		root.AddCommand(add(g))
 	}
+	guardCommands(root, secrets, out, errOut)
 	return root
+}
+
+// guardCommands makes every command flush its scrubbed streams when it
+// ends and return its error scrubbed, whichever way it ends.
+func guardCommands(c *cobra.Command, s *redact.Scrubber, out, errOut *redact.Writer) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			err := run(cmd, args)
+			_ = out.Flush()
+			_ = errOut.Flush()
+			return scrubError(s, err)
+		}
+	}
+	for _, sub := range c.Commands() {
+		guardCommands(sub, s, out, errOut)
+	}
 }
 
 // subcommands lists the constructors of the subcommands in help order.

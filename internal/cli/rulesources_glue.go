@@ -23,6 +23,9 @@ import (
 func loadDocuments(g *GlobalOptions, f *RuleSourceFlags) (docs []source.Document, problems []string) {
 	add := func(d []source.Document, err error) {
 		docs = append(docs, d...)
+		for _, x := range d {
+			g.remember(x.Object)
+		}
 		if err == nil {
 			return
 		}

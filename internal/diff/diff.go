@@ -19,10 +19,11 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
 // Mask replaces Secret values in Desired and Live.
-const Mask = "***"
+const Mask = redact.Mask
 
 // Options tune Compute.
 type Options struct {
@@ -340,8 +341,8 @@ func (c *differ) emit(kind model.ChangeKind, tok []string, desired, live any) {
 	} else {
 		fp = managedfields.FieldPath(obj, ptr)
 	}
-	if c.secret && len(tok) > 0 && (tok[0] == "data" || tok[0] == "stringData") {
-		desired, live = mask(desired), mask(live)
+	if c.secret && redact.ValuePath(ptr) {
+		desired, live = redact.Value(desired), redact.Value(live)
 	}
 	c.out = append(c.out, model.FieldDrift{
 		Path:      ptr,
@@ -547,20 +548,6 @@ func asQuantity(v any) (resource.Quantity, bool) {
 	}
 	q, err := resource.ParseQuantity(s)
 	return q, err == nil
-}
-
-func mask(v any) any {
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k := range x {
-			out[k] = Mask
-		}
-		return out
-	}
-	return Mask
 }
 
 func isSecret(o *unstructured.Unstructured) bool {

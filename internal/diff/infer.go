@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
 // InferOptions tunes Infer.
@@ -140,8 +141,8 @@ func Infer(live *unstructured.Unstructured, ix *managedfields.Index, opts InferO
 	if isSecret(live) {
 		for i := range res.Drifts {
 			fd := &res.Drifts[i]
-			if strings.HasPrefix(fd.Path, "/data/") || strings.HasPrefix(fd.Path, "/stringData/") {
-				fd.Live, fd.Desired = mask(fd.Live), mask(fd.Desired)
+			if redact.ValuePath(fd.Path) {
+				fd.Live, fd.Desired = redact.Value(fd.Live), redact.Value(fd.Desired)
 			}
 		}
 	}

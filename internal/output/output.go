@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
 // Format is an -o value.
@@ -78,8 +79,24 @@ func ColorEnabled(w io.Writer, getenv func(string) string) bool {
 	if getenv("TERM") == "dumb" {
 		return false
 	}
-	f, ok := w.(*os.File)
+	f, ok := Terminal(w)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// Terminal finds the file under w, looking through writers that wrap
+// another (the commands' stdout is a redact.Writer), for terminal checks.
+func Terminal(w io.Writer) (*os.File, bool) {
+	for i := 0; i < 8; i++ {
+		if f, ok := w.(*os.File); ok {
+			return f, true
+		}
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			return nil, false
+		}
+		w = u.Unwrap()
+	}
+	return nil, false
 }
 
 // lookup treats an empty value as unset, as no-color.org asks
@@ -161,56 +178,21 @@ func printYAML(w io.Writer, v any) error {
 }
 
 // Masked replaces every Secret value in output.
-const Masked = "***"
+const Masked = redact.Mask
 
-// MaskSecrets replaces desired and live values of a Secret's data and
-// stringData (and anything below them) with "***". The commands mask
-// earlier, when they build the report; this is the last line of defence,
-// so no printer can leak a value whatever path produced the report.
+// MaskSecrets masks a Secret's values in a report (redact.Drifts). The
+// commands mask earlier, when they build the report; this is the last
+// structural line of defence in the printers, so no printer can leak a
+// value whatever path produced the report.
 func MaskSecrets(r *model.Report) {
-	if r == nil || !IsSecret(r.Resource) {
-		return
-	}
-	for i := range r.Drifts {
-		d := &r.Drifts[i]
-		if !SecretValuePath(d.Path) {
-			continue
-		}
-		d.Desired = maskValue(d.Desired)
-		d.Live = maskValue(d.Live)
+	if r != nil {
+		redact.Drifts(r.Resource, r.Drifts)
 	}
 }
 
 // IsSecret says whether a resource is a core Secret.
-func IsSecret(id model.ResourceID) bool {
-	return id.Group == "" && id.Kind == "Secret"
-}
+func IsSecret(id model.ResourceID) bool { return redact.IsSecretID(id) }
 
 // SecretValuePath says whether a JSON pointer into a Secret can hold a
-// secret value: /data, /stringData and everything below them (a whole map
-// added or removed at once is a value too). Annotations are included
-// because kubectl's last-applied-configuration carries the whole Secret.
-func SecretValuePath(pointer string) bool {
-	for _, p := range []string{"/data", "/stringData", "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"} {
-		if pointer == p || strings.HasPrefix(pointer, p+"/") {
-			return true
-		}
-	}
-	// The whole object or metadata/annotations replaced at once.
-	return pointer == "" || pointer == "/" || pointer == "/metadata" || pointer == "/metadata/annotations"
-}
-
-func maskValue(v any) any {
-	switch t := v.(type) {
-	case nil:
-		return nil
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k := range t {
-			out[k] = Masked
-		}
-		return out
-	default:
-		return Masked
-	}
-}
+// secret value (redact.ValuePath).
+func SecretValuePath(pointer string) bool { return redact.ValuePath(pointer) }

@@ -30,6 +30,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
 // Source lists the objects of one kind and streams their raw JSON to fn
@@ -295,6 +296,15 @@ func (in *Inspector) Judge(ctx context.Context, cand *Candidate, live *unstructu
 		if !has {
 			rep.Owners = append(rep.Owners, *o.owner)
 		}
+	}
+	// A Secret's values never leave the scan: drift values at secret
+	// paths are masked, and notes and warnings that quote one (a jq
+	// error) are scrubbed.
+	s := redact.NewScrubber()
+	s.Add(live.Object)
+	s.Report(rep)
+	for i := range warns {
+		warns[i] = s.String(warns[i])
 	}
 	rep.Sort()
 	return warns

@@ -142,7 +142,7 @@ spec:
     ` + field + "\n"
 	}
 	rules := map[string]string{
-		"jsonPointers": app("jsonPointers:" + quoted([]string{"/data/password", "/stringData/password", "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"})),
+		"jsonPointers":      app("jsonPointers:" + quoted([]string{"/data/password", "/stringData/password", "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"})),
 		"jqPathExpressions": app("jqPathExpressions:" + quoted(jq)),
 		"argocd-cm-jq": `apiVersion: v1
 kind: ConfigMap

@@ -5,14 +5,14 @@ import (
 	"crypto/tls"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // ArgoDiffOptions locate Argo CD's own computed diffs: the response of
@@ -119,7 +119,7 @@ func (o ArgoDiffOptions) load(_ context.Context, _ map[string]*appEntry) (*Manag
 	if o.File == "" {
 		return nil, nil
 	}
-	data, err := os.ReadFile(o.File)
+	data, err := source.ReadFile(o.File, nil, 0)
 	if err != nil {
 		return nil, fmt.Errorf("--argocd-diff: %w", err)
 	}
@@ -174,9 +174,9 @@ func (o ArgoDiffOptions) fetch(ctx context.Context, appNamespace, appName string
 		return nil, fmt.Errorf("Argo CD API: %w", err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	body, err := source.ReadAll(resp.Body, 0)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("Argo CD API %s: %w", strings.SplitN(u, "?", 2)[0], err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		msg := strings.TrimSpace(string(body))

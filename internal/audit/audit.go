@@ -311,7 +311,7 @@ func analyze(s *snapshot, cfg *Config, maxRules int) []Finding {
 		if l, ok := cache[file]; ok {
 			return l
 		}
-		data, err := os.ReadFile(filepath.Join(s.root, filepath.FromSlash(file)))
+		data, err := source.ReadFile(filepath.Join(s.root, filepath.FromSlash(file)), nil, 0)
 		var l []string
 		if err == nil {
 			l = strings.Split(string(data), "\n")

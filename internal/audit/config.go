@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path"
 	"regexp"
 	"time"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // DefaultConfigFile is looked up at the audit root when --config is not given.
@@ -104,7 +105,7 @@ type AllowEntry struct {
 // LoadConfig reads a config file. Unknown keys are an error: a misspelt
 // "alow:" must not silently allow nothing.
 func LoadConfig(file string) (*Config, error) {
-	data, err := os.ReadFile(file)
+	data, err := source.ReadFile(file, nil, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -267,6 +267,9 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	if err := o.checkArgoCDDiff(); err != nil {
+		return failure(err)
+	}
 	live, err := o.live(ctx)
 	if err != nil {
 		return failure(err)
@@ -282,6 +285,23 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	}
 	if report.ExitCode() == ExitDrift {
 		return errDrift
+	}
+	return nil
+}
+
+// checkArgoCDDiff fails early on an --argocd-diff file that cannot be
+// read (missing, over the size limit, /dev/zero) or is not a
+// managed-resources response: it is an input like -f, not a hint.
+func (o *ExplainOptions) checkArgoCDDiff() error {
+	if o.ArgoCDDiff == "" {
+		return nil
+	}
+	data, err := source.ReadFile(o.ArgoCDDiff, nil, 0)
+	if err != nil {
+		return fmt.Errorf("--argocd-diff: %w", err)
+	}
+	if _, err := argocd.ParseManagedResources(data); err != nil {
+		return fmt.Errorf("--argocd-diff %s: %s", o.ArgoCDDiff, oneLine(err.Error()))
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // normalizeFunc is one engine's view of an object before diffing.
@@ -506,7 +507,7 @@ func readObjectFile(path string) (*unstructured.Unstructured, error) {
 	if path == "-" {
 		return nil, fmt.Errorf("-f -: reading the object from stdin is not supported; give a file")
 	}
-	if data, err = os.ReadFile(path); err != nil {
+	if data, err = source.ReadFile(path, nil, 0); err != nil {
 		return nil, err
 	}
 	for _, chunk := range strings.Split(string(data), "\n---") {

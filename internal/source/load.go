@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -82,16 +83,17 @@ func LoadFiles(paths []string, stdin io.Reader, opts Options) ([]Document, error
 			if stdin == nil {
 				return nil, errors.New(`"-" given but there is no stdin`)
 			}
-			data, err = readLimited(stdin, limit)
+			data, err = ReadAll(stdin, limit)
 		} else {
 			data, err = readFile(f, limit)
 		}
 		if err != nil {
 			// One unreadable file (over the limit, a dangling symlink in a
 			// directory) does not hide the others.
-			var de *DocumentError
-			if !errors.As(err, &de) {
-				de = &DocumentError{Err: fmt.Errorf("cannot read: %w", err)}
+			var le *LimitError
+			de := &DocumentError{Err: fmt.Errorf("cannot read: %w", err)}
+			if errors.As(err, &le) {
+				de.Err = err
 			}
 			de.File = f
 			errs = append(errs, de)
@@ -135,29 +137,88 @@ func listDir(dir string, recursive bool) ([]string, error) {
 	return out, err
 }
 
+// ReadFile is the one bounded reader of a file (or "-" for stdin, read
+// from stdin): every command reads its inputs through it (LoadFiles,
+// normalize -f, explain --argocd-diff, audit's configuration, kustomize's
+// files). It refuses a regular file over limit (0 means
+// DefaultMaxFileBytes) before reading it, and reads anything else (a
+// device such as /dev/zero, a pipe) through the limit, so no input can
+// allocate more than the limit. A FIFO is opened without blocking: with no
+// writer it reads as empty instead of hanging. Errors are one line and
+// carry the file name.
+func ReadFile(path string, stdin io.Reader, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultMaxFileBytes
+	}
+	if path == "-" {
+		if stdin == nil {
+			return nil, errors.New(`"-" given but there is no stdin`)
+		}
+		data, err := ReadAll(stdin, limit)
+		if err != nil {
+			return nil, fmt.Errorf("stdin: %w", err)
+		}
+		return data, nil
+	}
+	data, err := readFile(path, limit)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return data, nil
+}
+
 // readFile refuses a file over limit before reading it, and still reads
 // through a limit in case it grows or is not a regular file (/dev/zero).
 func readFile(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
+	flag := os.O_RDONLY
+	if st, err := os.Stat(path); err == nil && st.Mode()&fs.ModeNamedPipe != 0 {
+		// open(2) of a FIFO blocks until a writer comes; O_NONBLOCK
+		// returns at once (and reads EOF while there is no writer).
+		flag |= syscall.O_NONBLOCK
+	}
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return nil, unwrapPathError(err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
-		return nil, &DocumentError{Err: fmt.Errorf("file is %s, over the %s limit", byteSize(st.Size()), byteSize(limit))}
+	st, err := f.Stat()
+	if err == nil && st.IsDir() {
+		return nil, errors.New("is a directory")
 	}
-	return readLimited(f, limit)
+	if err == nil && st.Mode().IsRegular() && st.Size() > limit {
+		return nil, &LimitError{Size: st.Size(), Limit: limit}
+	}
+	return ReadAll(f, limit)
 }
 
-func readLimited(r io.Reader, limit int64) ([]byte, error) {
+// ReadAll reads r to its end, or fails once more than limit bytes came
+// (0 means DefaultMaxFileBytes): the bounded reader for streams (stdin,
+// an HTTP body we read ourselves).
+func ReadAll(r io.Reader, limit int64) ([]byte, error) {
+	if limit <= 0 {
+		limit = DefaultMaxFileBytes
+	}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, err
+		return nil, unwrapPathError(err)
 	}
 	if int64(len(data)) > limit {
-		return nil, &DocumentError{Err: fmt.Errorf("input is over the %s limit", byteSize(limit))}
+		return nil, &LimitError{Limit: limit}
 	}
 	return data, nil
+}
+
+// LimitError is an input over the size limit.
+type LimitError struct {
+	// Size is the file's size when known before reading, else 0.
+	Size, Limit int64
+}
+
+func (e *LimitError) Error() string {
+	if e.Size > 0 {
+		return fmt.Sprintf("file is %s, over the %s limit", byteSize(e.Size), byteSize(e.Limit))
+	}
+	return fmt.Sprintf("input is over the %s limit", byteSize(e.Limit))
 }
 
 func byteSize(n int64) string {
@@ -195,7 +256,7 @@ func LoadKustomize(dir string) (docs []Document, err error) {
 	}()
 	opts := krusty.MakeDefaultOptions()
 	opts.Reorder = krusty.ReorderOptionLegacy
-	rm, err := krusty.MakeKustomizer(opts).Run(filesys.MakeFsOnDisk(), dir)
+	rm, err := krusty.MakeKustomizer(opts).Run(boundedFS{filesys.MakeFsOnDisk()}, dir)
 	if err != nil {
 		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
 	}
@@ -211,4 +272,13 @@ func LoadKustomize(dir string) (docs []Document, err error) {
 		docs = append(docs, Document{Object: obj, File: dir, Index: i})
 	}
 	return docs, nil
+}
+
+// boundedFS reads kustomize's inputs through ReadFile, so a kustomization
+// naming /dev/zero or a huge file fails like -f does instead of
+// allocating it.
+type boundedFS struct{ filesys.FileSystem }
+
+func (b boundedFS) ReadFile(path string) ([]byte, error) {
+	return ReadFile(path, nil, DefaultMaxFileBytes)
 }

@@ -59,6 +59,9 @@ type ExplainOptions struct {
 	client    *cluster.Client
 	adapters  []model.Adapter
 	color     bool
+	// fileDocs are the -f documents, read once (desired) and given to the
+	// Flux adapter for the ssa marks they carry.
+	fileDocs []source.Document
 	now       func() time.Time
 	// newAdapters builds the engine adapters; tests replace it.
 	newAdapters func(ctx context.Context, o *ExplainOptions, live *unstructured.Unstructured) ([]model.Adapter, []model.Note, error)
@@ -326,7 +329,7 @@ func (o *ExplainOptions) live(ctx context.Context) (*unstructured.Unstructured, 
 }
 
 func (o *ExplainOptions) liveFromFile() (*unstructured.Unstructured, error) {
-	docs, err := source.LoadFiles([]string{o.LiveFile}, o.In, source.Options{})
+	docs, err := source.LoadFiles([]string{o.LiveFile}, o.In, source.Options{NoPositions: true})
 	if err != nil {
 		return nil, fmt.Errorf("--live-file: %w", loadError(err))
 	}
@@ -547,7 +550,10 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 	)
 	switch {
 	case len(o.Filenames) > 0:
-		docs, err = source.LoadFiles(o.Filenames, o.In, source.Options{})
+		// Compared, not cited: no YAML node trees kept (a 4 MB
+		// manifest would hold hundreds of MB of them).
+		docs, err = source.LoadFiles(o.Filenames, o.In, source.Options{NoPositions: true})
+		o.fileDocs = docs
 		src, from = model.SourceFile, strings.Join(o.Filenames, ", ")
 	case o.Kustomize != "":
 		docs, err = source.LoadKustomize(o.Kustomize)

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"slices"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -11,17 +10,11 @@ import (
 
 // fluxAdapter builds explain's Flux adapter: Kustomizations and
 // HelmReleases from --rules files (which win over the cluster's copies and
-// give rules a file:line origin) and from the cluster, plus the -f files so
-// that ssa/reconcile marks on the manifest get their file position. A
-// stdin manifest ("-") was already consumed for the desired state; its
-// marks are still read from the object, without a position.
+// give rules a file:line origin) and from the cluster, plus the -f
+// documents (read once, for the desired state) so that ssa/reconcile marks
+// on the manifest get their file and document line.
 func fluxAdapter(o *ExplainOptions, ruleDocs []source.Document) (model.Adapter, error) {
-	docs := append([]source.Document(nil), ruleDocs...)
-	if len(o.Filenames) > 0 && !slices.Contains(o.Filenames, "-") {
-		if more, err := source.LoadFiles(o.Filenames, nil, source.Options{}); err == nil {
-			docs = append(docs, more...)
-		}
-	}
+	docs := append(append([]source.Document(nil), ruleDocs...), o.fileDocs...)
 	opts := flux.Options{Documents: docs}
 	if o.client != nil {
 		opts.Reader = o.client

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -199,17 +200,25 @@ spec:
 
 // runCommand runs the kubectl door in process the way Main does: stdin
 // from stdin, exit code from the returned error.
-func runCommand(t *testing.T, stdin string, env map[string]string, args ...string) (int, string, string) {
+func runCommand(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	for k, v := range env {
-		t.Setenv(k, v)
-	}
 	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
 	in.WriteString(stdin)
 	root := NewRootCommand(KubectlFrontend, streams)
 	root.SetArgs(args)
 	code := exitCode(root.ExecuteContext(context.Background()), streams)
 	return code, out.String(), errOut.String()
+}
+
+// runCommandTo runs the kubectl door with stdout going to out and no stdin.
+func runCommandTo(tb testing.TB, out io.Writer, args ...string) (int, string, string) {
+	tb.Helper()
+	var errOut bytes.Buffer
+	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: out, ErrOut: &errOut}
+	root := NewRootCommand(KubectlFrontend, streams)
+	root.SetArgs(args)
+	code := exitCode(root.ExecuteContext(context.Background()), streams)
+	return code, "", errOut.String()
 }
 
 // TestSecretValuesNeverLeak feeds a Secret carrying a marker in data,
@@ -266,7 +275,7 @@ func TestSecretValuesNeverLeak(t *testing.T) {
 	jqErrorsSeen := 0
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
-			code, out, errOut := runCommand(t, r.stdin, nil, r.args...)
+			code, out, errOut := runCommand(t, r.stdin, r.args...)
 			if code != ExitNoDrift && code != ExitDrift {
 				t.Fatalf("exit %d, want 0 or 1 (a failing command proves nothing)\nstderr: %s", code, errOut)
 			}

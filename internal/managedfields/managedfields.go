@@ -181,8 +181,14 @@ func parseEntry(m map[string]any) (Entry, error) {
 // appendFieldsJSON re-encodes a decoded FieldsV1 tree for Set.FromJSON.
 // FieldsV1 is nested objects of "{}" leaves, so objects and plain ASCII keys
 // are written directly (encoding/json's reflection was a third of Parse);
-// anything else goes through encoding/json. Key order does not matter to
-// FromJSON.
+// anything else goes through encoding/json.
+//
+// Key order does not change the Set, but it decides its cost: FromJSON
+// inserts each child into a sorted slice (fieldpath PathElementSet.Insert,
+// SetNodeMap.Descend: binary search, then slices.Insert). The API server
+// writes children in that order, so it only appends; Go map order made it
+// insert at random places, quadratic in the children (100k env items: a
+// minute). Children are written in the Set's own order.
 func appendFieldsJSON(b []byte, v any) ([]byte, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -190,22 +196,62 @@ func appendFieldsJSON(b []byte, v any) ([]byte, error) {
 		return append(b, raw...), err
 	}
 	b = append(b, '{')
-	first := true
-	for k, c := range m {
-		if !first {
+	for i, k := range setOrder(m) {
+		if i > 0 {
 			b = append(b, ',')
 		}
-		first = false
 		var err error
 		if b, err = appendJSONString(b, k); err != nil {
 			return nil, err
 		}
 		b = append(b, ':')
-		if b, err = appendFieldsJSON(b, c); err != nil {
+		if b, err = appendFieldsJSON(b, m[k]); err != nil {
 			return nil, err
 		}
 	}
 	return append(b, '}'), nil
+}
+
+// setOrder lists the keys of a FieldsV1 object in fieldpath's order
+// (PathElement.Compare); "." and keys that are not path elements come
+// first (FromJSON rejects the latter anyway).
+func setOrder(m map[string]any) []string {
+	type key struct {
+		s  string
+		pe fieldpath.PathElement
+		ok bool
+	}
+	if len(m) < 2 {
+		out := make([]string, 0, len(m))
+		for k := range m {
+			out = append(out, k)
+		}
+		return out
+	}
+	keys := make([]key, 0, len(m))
+	for k := range m {
+		kk := key{s: k}
+		if k != "." {
+			pe, err := fieldpath.DeserializePathElement(k)
+			kk.pe, kk.ok = pe, err == nil
+		}
+		keys = append(keys, kk)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if a.ok != b.ok {
+			return !a.ok
+		}
+		if !a.ok {
+			return a.s < b.s
+		}
+		return a.pe.Compare(b.pe) < 0
+	})
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.s
+	}
+	return out
 }
 
 func appendJSONString(b []byte, s string) ([]byte, error) {

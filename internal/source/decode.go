@@ -9,6 +9,7 @@ package source
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -200,39 +201,121 @@ func syntaxError(file string, err error) *DocumentError {
 	return &DocumentError{File: file, Err: errors.New("invalid YAML: " + strings.TrimPrefix(msg, "yaml: "))}
 }
 
+// DecodeObjects is Decode for objects that are compared, not cited: no
+// Document keeps its YAML nodes (Node is nil, Line is set), and a JSON
+// stream is decoded as JSON, without building a YAML node tree at all.
+func DecodeObjects(data []byte, file string) ([]Document, error) {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+		return decodeJSON(data, file)
+	}
+	docs, err := Decode(data, file)
+	for i := range docs {
+		docs[i].Node = nil
+	}
+	return docs, err
+}
+
+// decodeJSON reads a stream of JSON objects. Numbers become int64 when
+// integral and float64 otherwise, as in unstructured objects.
+func decodeJSON(data []byte, file string) ([]Document, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var docs []Document
+	var errs []error
+	for index := 0; ; index++ {
+		start := dec.InputOffset()
+		var v any
+		err := dec.Decode(&v)
+		if err == io.EOF {
+			break
+		}
+		line := lineAt(data, start)
+		if err != nil {
+			errs = append(errs, &DocumentError{File: file, Line: line, Err: fmt.Errorf("invalid JSON: %v", err)})
+			break
+		}
+		got, err := documentsOf(jsonNumbers(v), file, line, index, nil)
+		docs = append(docs, got...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return docs, errors.Join(errs...)
+}
+
+// lineAt is the 1-based line of the first non-space byte at or after off.
+func lineAt(data []byte, off int64) int {
+	for off < int64(len(data)) && (data[off] == ' ' || data[off] == '\t' || data[off] == '\r' || data[off] == '\n') {
+		off++
+	}
+	return bytes.Count(data[:off], []byte{'\n'}) + 1
+}
+
+func jsonNumbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = jsonNumbers(x)
+		}
+	case []any:
+		for i, x := range t {
+			t[i] = jsonNumbers(x)
+		}
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		if f, err := t.Float64(); err == nil {
+			return f
+		}
+		return t.String()
+	}
+	return v
+}
+
 func decodeDocument(n *yaml.Node, file string, index int) ([]Document, error) {
-	docErr := func(line int, err error) error { return &DocumentError{File: file, Line: line, Err: err} }
 	conv := converter{anchors: map[*yaml.Node]bool{}}
 	v, err := conv.value(n, 0)
 	if err != nil {
 		var pe *posError
 		if errors.As(err, &pe) {
-			return nil, docErr(pe.line, pe.err)
+			return nil, &DocumentError{File: file, Line: pe.line, Err: pe.err}
 		}
-		return nil, docErr(n.Line, err)
+		return nil, &DocumentError{File: file, Line: n.Line, Err: err}
 	}
+	return documentsOf(v, file, n.Line, index, n)
+}
+
+// documentsOf turns one decoded document into Documents: the object, or
+// the items of a List. n is its YAML node, nil when positions are not
+// kept.
+func documentsOf(v any, file string, line, index int, n *yaml.Node) ([]Document, error) {
+	docErr := func(line int, err error) error { return &DocumentError{File: file, Line: line, Err: err} }
 	if v == nil {
 		return nil, nil // "---\nnull" or a document of comments only
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, docErr(n.Line, fmt.Errorf("document is a %s, not a Kubernetes object", kindName(v)))
+		return nil, docErr(line, fmt.Errorf("document is a %s, not a Kubernetes object", kindName(v)))
 	}
 	if err := checkObject(m); err != nil {
-		return nil, docErr(n.Line, err)
+		return nil, docErr(line, err)
 	}
 	obj := &unstructured.Unstructured{Object: m}
 	if !isList(obj) {
-		return []Document{{Object: obj, File: file, Line: n.Line, Index: index, Node: n}}, nil
+		return []Document{{Object: obj, File: file, Line: line, Index: index, Node: n}}, nil
 	}
 	// A List (v1 List, DeploymentList...) stands for its items, as kubectl
 	// apply -f treats it (k8s.io/cli-runtime/pkg/resource/visitor.go FlattenListVisitor).
 	items, _ := m["items"].([]any)
-	itemNodes := listItemNodes(n)
+	var itemNodes []*yaml.Node
+	if n != nil {
+		itemNodes = listItemNodes(n)
+	}
 	var docs []Document
 	var errs []error
 	for i, it := range items {
-		line, node := n.Line, (*yaml.Node)(nil)
+		line, node := line, (*yaml.Node)(nil)
 		if i < len(itemNodes) {
 			node = itemNodes[i]
 			line = node.Line

@@ -62,7 +62,7 @@ type ExplainOptions struct {
 	// fileDocs are the -f documents, read once (desired) and given to the
 	// Flux adapter for the ssa marks they carry.
 	fileDocs []source.Document
-	now       func() time.Time
+	now      func() time.Time
 	// newAdapters builds the engine adapters; tests replace it.
 	newAdapters func(ctx context.Context, o *ExplainOptions, live *unstructured.Unstructured) ([]model.Adapter, []model.Note, error)
 }

@@ -23,6 +23,14 @@ type analysis struct {
 	lines func(file string) []string
 	// byOrigin finds the manifest of a rule (see docFor).
 	byOrigin map[string]int
+	// deadPaths memoizes deadPath per selector and pointer: rules that
+	// repeat both reach the same answer over the same targets.
+	deadPaths map[deadPathKey]string
+}
+
+type deadPathKey struct {
+	sel     model.Selector
+	pointer string
 }
 
 type checkFunc func(a *analysis) []Finding
@@ -533,32 +541,49 @@ func (a *analysis) noTargetMessage(r *ruleInfo) string {
 // controllers add labels, annotations and status that Git never holds.
 func (a *analysis) deadPath(r *ruleInfo, targets []int) string {
 	for _, p := range r.JSONPointers {
-		tok, err := parsePointer(p)
-		if err != nil || len(tok) < 2 || tok[0] == "metadata" || tok[0] == "status" {
-			continue
-		}
-		parent := tok[:len(tok)-1]
-		best, bestDoc := -1, -1
-		for _, i := range targets {
-			n := lookupPointer(a.ix.docs[i].Object.Object, parent)
-			if n > best {
-				best, bestDoc = n, i
+		k := deadPathKey{r.m.sel, p}
+		msg, ok := a.deadPaths[k]
+		if !ok {
+			msg = a.deadPointer(p, targets)
+			if a.deadPaths == nil {
+				a.deadPaths = map[deadPathKey]string{}
 			}
-			if n == len(parent) {
-				break
-			}
+			a.deadPaths[k] = msg
 		}
-		if best == len(parent) {
-			continue
+		if msg != "" {
+			return msg
 		}
-		missing := renderTokens(tok[:best+1])
-		msg := fmt.Sprintf("path %s: none of the %d targeted manifests has %s", p, len(targets), missing)
-		if near := nearest(tok[best], childKeys(a.ix.docs[bestDoc].Object.Object, tok[:best])); near != "" {
-			msg += fmt.Sprintf("; nearest: %q instead of %q", near, tok[best])
-		}
-		return msg
 	}
 	return ""
+}
+
+// deadPointer says why pointer p reaches nothing in any of targets, or ""
+// when some target has its parent.
+func (a *analysis) deadPointer(p string, targets []int) string {
+	tok, err := parsePointer(p)
+	if err != nil || len(tok) < 2 || tok[0] == "metadata" || tok[0] == "status" {
+		return ""
+	}
+	parent := tok[:len(tok)-1]
+	best, bestDoc := -1, -1
+	for _, i := range targets {
+		n := lookupPointer(a.ix.docs[i].Object.Object, parent)
+		if n > best {
+			best, bestDoc = n, i
+		}
+		if n == len(parent) {
+			break
+		}
+	}
+	if best == len(parent) {
+		return ""
+	}
+	missing := renderTokens(tok[:best+1])
+	msg := fmt.Sprintf("path %s: none of the %d targeted manifests has %s", p, len(targets), missing)
+	if near := nearest(tok[best], childKeys(a.ix.docs[bestDoc].Object.Object, tok[:best])); near != "" {
+		msg += fmt.Sprintf("; nearest: %q instead of %q", near, tok[best])
+	}
+	return msg
 }
 
 // --- DRIFT008 drift detection off -------------------------------------------

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
 // manifestIndex finds a rule's targets without scanning every manifest for
@@ -23,12 +25,20 @@ type manifestIndex struct {
 	// jsonCache holds each manifest as plain JSON types for gojq, which
 	// does not accept the int64 values of unstructured content.
 	jsonCache map[int]any
+	// targetCache holds targets by selector: a matcher is a function of its
+	// selector alone, and large repositories repeat selectors (hundreds of
+	// rules on apps/Deployment), so each selector walks its candidates
+	// once instead of once per rule (rules x manifests).
+	targetCache map[model.Selector][]int
+	// sampleCache holds largestTargets by selector, for the same reason.
+	sampleCache map[model.Selector][]int
 }
 
 type groupKind struct{ Group, Kind string }
 
 func newManifestIndex(docs []Document) *manifestIndex {
-	ix := &manifestIndex{byKind: map[string][]int{}, byKindName: map[string][]int{}, jsonCache: map[int]any{}, size: map[int]int{}}
+	ix := &manifestIndex{byKind: map[string][]int{}, byKindName: map[string][]int{}, jsonCache: map[int]any{}, size: map[int]int{},
+		targetCache: map[model.Selector][]int{}, sampleCache: map[model.Selector][]int{}}
 	seenGK := map[groupKind]bool{}
 	seenName := map[string]bool{}
 	seenNS := map[string]bool{}
@@ -67,11 +77,21 @@ func newManifestIndex(docs []Document) *manifestIndex {
 	return ix
 }
 
-// targets returns the indexes of the manifests m matches.
+// targets returns the indexes of the manifests m matches. The slice is
+// shared between callers: do not modify it.
 func (ix *manifestIndex) targets(m *matcher) []int {
 	if m == nil || m.match == nil {
 		return nil
 	}
+	if t, ok := ix.targetCache[m.sel]; ok {
+		return t
+	}
+	t := ix.findTargets(m)
+	ix.targetCache[m.sel] = t
+	return t
+}
+
+func (ix *manifestIndex) findTargets(m *matcher) []int {
 	var cand []int
 	switch {
 	case m.literalKind != "" && m.literalName != "":
@@ -234,6 +254,19 @@ func editDistance(a, b string) int {
 }
 
 // largest returns up to n of the given manifests, largest JSON first.
+// largestTargets is largest(targets(m), n), once per selector.
+func (ix *manifestIndex) largestTargets(m *matcher, n int) []int {
+	if m == nil || m.match == nil {
+		return nil
+	}
+	if t, ok := ix.sampleCache[m.sel]; ok && len(t) <= n {
+		return t
+	}
+	t := ix.largest(ix.targets(m), n)
+	ix.sampleCache[m.sel] = t
+	return t
+}
+
 func (ix *manifestIndex) largest(idx []int, n int) []int {
 	if len(idx) <= n {
 		return idx

@@ -58,7 +58,7 @@ func checkSlowJQ(a *analysis) []Finding {
 		if !isFieldRule(r.Rule) || r.problem != "" || len(r.JQPathExpressions) == 0 {
 			continue
 		}
-		targets := a.ix.largest(a.ix.targets(r.m), jqSample)
+		targets := a.ix.largestTargets(r.m, jqSample)
 		for _, e := range r.JQPathExpressions {
 			code, err := compileJQ(e)
 			if err != nil {

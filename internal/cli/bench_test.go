@@ -53,10 +53,19 @@ func longListObjects(tb testing.TB, n int) (live, desired string) {
 }
 
 // BenchmarkExplainLongList runs explain -f --live-file on one object with
-// 1k, 10k and 100k list items (100k is ~4 MB desired, ~10 MB live with
-// managedFields). Time per item must stay flat: the diff matches list items
-// by key through a map, and ownership lookups go through the parsed
-// managedFields index once per drift, not once per field.
+// 1k, 10k, 30k and 100k list items (100k is ~4 MB desired, ~10 MB live
+// with managedFields). Time per item must stay flat: the diff matches list
+// items by key through a map, managedFields children reach fieldpath in
+// its own order (map order made Set.FromJSON insert quadratically), and
+// the inputs are decoded and compared without node trees or deep copies.
+//
+// Measured with the binary (/usr/bin/time, 2 shared cores, load ~15):
+//
+//	100k items, live with managedFields (10 MB): before 83 s / 714 MB RSS,
+//	  after 2.5 s CPU / 420 MB
+//	100k items, live without managedFields (4 MB): before 2.1 s / 366 MB,
+//	  after 0.5 s CPU / 222 MB
+//	1k / 10k items with managedFields: 0.03 s / 0.15 s CPU, 59 / 92 MB
 func BenchmarkExplainLongList(b *testing.B) {
 	for _, n := range []int{1_000, 10_000, 30_000, 100_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {

@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strconv"
@@ -52,16 +53,14 @@ func Compute(desired, live *unstructured.Unstructured, opts Options) ([]model.Fi
 	if dk, lk := desired.GetKind(), live.GetKind(); dk != "" && lk != "" && dk != lk {
 		return nil, fmt.Errorf("desired object is a %s but the live object is a %s", dk, lk)
 	}
-	d, err := normalize(desired.Object, 0)
+	dm, err := working(desired.Object)
 	if err != nil {
 		return nil, fmt.Errorf("desired %s: %w", objName(desired), err)
 	}
-	l, err := normalize(live.Object, 0)
+	lm, err := working(live.Object)
 	if err != nil {
 		return nil, fmt.Errorf("live %s: %w", objName(live), err)
 	}
-	dm, _ := d.(map[string]any)
-	lm, _ := l.(map[string]any)
 	ix := opts.Index
 	if ix == nil {
 		if ix, err = managedfields.Parse(live); err != nil {
@@ -614,6 +613,80 @@ func stripServerFields(d, l map[string]any) {
 			delete(lmd, "namespace")
 		}
 	}
+}
+
+// working returns the differ's view of obj: values in canonical types
+// (normalize), sharing every part of obj that already is, with fresh copies
+// of the maps the differ edits (the top level, metadata and its
+// annotations: stripServerFields, secretToData). A full deep copy of both
+// objects was most of explain's memory on large objects; the input is
+// still never mutated.
+func working(obj map[string]any) (map[string]any, error) {
+	v, _, err := canonical(obj, 0)
+	if err != nil {
+		return nil, err
+	}
+	m, _ := v.(map[string]any)
+	m = maps.Clone(m)
+	if md, ok := m["metadata"].(map[string]any); ok {
+		md = maps.Clone(md)
+		if ann, ok := md["annotations"].(map[string]any); ok {
+			md["annotations"] = maps.Clone(ann)
+		}
+		m["metadata"] = md
+	}
+	return m, nil
+}
+
+// canonical is normalize without copying what needs no change: it returns
+// v itself (changed false) when v and everything below it already hold
+// canonical types.
+func canonical(v any, depth int) (any, bool, error) {
+	if depth > maxDepth {
+		return nil, false, fmt.Errorf("object nested deeper than %d levels", maxDepth)
+	}
+	switch x := v.(type) {
+	case nil, string, bool, int64, float64:
+		return x, false, nil
+	case map[string]any:
+		var out map[string]any
+		for k, c := range x {
+			n, changed, err := canonical(c, depth+1)
+			if err != nil {
+				return nil, false, err
+			}
+			if changed {
+				if out == nil {
+					out = maps.Clone(x)
+				}
+				out[k] = n
+			}
+		}
+		if out == nil {
+			return x, false, nil
+		}
+		return out, true, nil
+	case []any:
+		var out []any
+		for i, c := range x {
+			n, changed, err := canonical(c, depth+1)
+			if err != nil {
+				return nil, false, err
+			}
+			if changed {
+				if out == nil {
+					out = append([]any(nil), x...)
+				}
+				out[i] = n
+			}
+		}
+		if out == nil {
+			return x, false, nil
+		}
+		return out, true, nil
+	}
+	n, err := normalize(v, depth)
+	return n, err == nil, err
 }
 
 // maxDepth bounds recursion on hostile input; real objects are far shallower.

@@ -402,7 +402,9 @@ func (o *NormalizeOptions) externalDiff(ext string, live, desired *unstructured.
 	}
 	args := strings.Fields(ext)
 	cmd := exec.Command(args[0], append(args[1:], dirs[0], dirs[1])...)
-	cmd.Stdout, cmd.Stderr = o.Out, o.ErrOut
+	// The program gets the terminal itself (vimdiff, meld need it); what
+	// it shows is the two files written above, already masked.
+	cmd.Stdout, cmd.Stderr = direct(o.Out), direct(o.ErrOut)
 	err = cmd.Run()
 	var ee *exec.ExitError
 	switch {

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -87,6 +88,16 @@ func (g *GlobalOptions) remember(objs ...*unstructured.Unstructured) {
 			g.Secrets.Add(o.Object)
 		}
 	}
+}
+
+// direct returns the stream under a scrubbing writer, flushed first, for
+// a child process that needs the terminal (an external diff program).
+func direct(w io.Writer) io.Writer {
+	if rw, ok := w.(*redact.Writer); ok {
+		_ = rw.Flush()
+		return rw.Unwrap()
+	}
+	return w
 }
 
 // scrubError returns err with Secret values removed from its text,

@@ -239,12 +239,14 @@ func TestSecretValuesNeverLeak(t *testing.T) {
 		name  string
 		stdin string
 		args  []string
+		// externalDiff sets KUBECTL_EXTERNAL_DIFF.
+		externalDiff string
 	}
 	var runs []run
 	for kind, dir := range f.rules {
 		rulesFile := filepath.Join(dir, "rules.yaml")
 		add := func(name, stdin string, args ...string) {
-			runs = append(runs, run{kind + "/" + name, stdin, args})
+			runs = append(runs, run{name: kind + "/" + name, stdin: stdin, args: args})
 		}
 		for _, o := range []string{"text", "json", "yaml"} {
 			add("explain-inferred-"+o, "", "explain", "--live-file", f.live, "--rules", rulesFile, "-o", o)
@@ -261,6 +263,8 @@ func TestSecretValuesNeverLeak(t *testing.T) {
 			}
 			add("normalize-diff-"+e, "", "normalize", "-f", f.live, "--engine", e, "--rules", rulesFile, "--diff", "-f", f.desired)
 			add("normalize-diff-full-"+e, "", "normalize", "-f", f.live, "--engine", e, "--rules", rulesFile, "--diff", "--full", "-f", f.desired)
+			runs = append(runs, run{name: kind + "/normalize-external-diff-" + e, externalDiff: "diff -u",
+				args: []string{"normalize", "-f", f.live, "--engine", e, "--rules", rulesFile, "--diff", "--full", "-f", f.desired}})
 		}
 		for _, o := range []string{"table", "json", "yaml"} {
 			add("rules-"+o, "", "rules", dir, "-o", o)
@@ -275,13 +279,16 @@ func TestSecretValuesNeverLeak(t *testing.T) {
 	jqErrorsSeen := 0
 	for _, r := range runs {
 		t.Run(r.name, func(t *testing.T) {
+			if r.externalDiff != "" {
+				t.Setenv("KUBECTL_EXTERNAL_DIFF", r.externalDiff)
+			}
 			code, out, errOut := runCommand(t, r.stdin, r.args...)
 			if code != ExitNoDrift && code != ExitDrift {
 				t.Fatalf("exit %d, want 0 or 1 (a failing command proves nothing)\nstderr: %s", code, errOut)
 			}
 			// normalize --diff prints nothing when the sides agree, and
 			// compare --to nothing when no rule translates.
-			mayBeEmpty := strings.Contains(r.name, "normalize-diff") || strings.Contains(r.name, "compare-to")
+			mayBeEmpty := strings.Contains(r.name, "normalize-diff") || strings.Contains(r.name, "compare-to") || r.externalDiff != ""
 			if strings.TrimSpace(out) == "" && !mayBeEmpty {
 				t.Fatalf("no output\nstderr: %s", errOut)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -282,5 +283,22 @@ func TestPrintListText(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), `"items": []`) || !strings.Contains(buf.String(), `"kind": "DriftReportList"`) {
 		t.Errorf("empty list JSON = %s", buf.String())
+	}
+}
+
+// The commands print through a redact.Writer; colour and terminal checks
+// must still see the file under it.
+func TestTerminalLooksThroughWrappers(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	got, ok := Terminal(redact.NewWriter(f, redact.NewScrubber()))
+	if !ok || got != f {
+		t.Errorf("Terminal(wrapped file) = %v, %v; want the file", got, ok)
+	}
+	if _, ok := Terminal(&bytes.Buffer{}); ok {
+		t.Error("a buffer reported as a file")
 	}
 }

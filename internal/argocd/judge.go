@@ -110,8 +110,83 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		rep.AddVerdict(d.Path, a.verdict(live, d, cfg, res, app, diffOK, modified, seen, diffMode))
 	}
 	rep.Notes = append(rep.Notes, cfg.whyNot(live, res)...)
-	rep.Notes = append(rep.Notes, a.argoAPINotes(ctx, live, owner, modified, in.Desired != nil)...)
+	apiNotes, api := a.argoAPINotes(ctx, live, owner, modified, in.Desired != nil)
+	rep.Notes = append(rep.Notes, apiNotes...)
+
+	// The object verdict is Argo CD's sync status: its own, read from the
+	// API, when there is one; else the status our diff computes.
+	st := model.ObjectStatus{Engine: model.EngineArgoCD, From: "computed"}
+	switch {
+	case api != nil:
+		st.Drift, st.From = api.item.Modified, api.from
+		applyArgoDiff(rep, api, app)
+	case diffOK:
+		st.Drift = modified
+	default:
+		for _, d := range rep.Drifts {
+			if v := verdictOf(d, model.EngineArgoCD); v != nil && (v.Kind == model.Reported || v.Kind == model.Reverted) {
+				st.Drift = true
+			}
+		}
+	}
+	st.Status = "Synced"
+	if st.Drift {
+		st.Status = "OutOfSync"
+	}
+	rep.SetStatus(st)
 	return nil
+}
+
+func verdictOf(d model.FieldDrift, e model.Engine) *model.Verdict {
+	for i := range d.Verdicts {
+		if d.Verdicts[i].Engine == e {
+			return &d.Verdicts[i]
+		}
+	}
+	return nil
+}
+
+// argoAnswer is Argo CD's own diff of one object.
+type argoAnswer struct {
+	item *ResourceDiff
+	from string
+	// paths are where predictedLiveState and normalizedLiveState differ:
+	// Argo's diff, field by field.
+	paths []string
+}
+
+// applyArgoDiff makes Argo CD's own diff the truth per field: a field its
+// diff shows is OutOfSync whatever our computation said, a field it does
+// not show is not (keeping the rule that hid it when ours found one).
+func applyArgoDiff(rep *model.Report, api *argoAnswer, app *Application) {
+	outOfSync := func() model.Verdict {
+		v := model.Verdict{Engine: model.EngineArgoCD, Kind: model.Reported, Reason: "OutOfSync in Argo CD's own diff (" + api.from + ")"}
+		if app != nil && app.SelfHeal() {
+			v.Kind = model.Reverted
+			v.Reason += "; automated sync with selfHeal reverts it on the next reconcile"
+		}
+		return v
+	}
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		shown := anyCovers(api.paths, d.Path)
+		cur := verdictOf(*d, model.EngineArgoCD)
+		counted := cur != nil && (cur.Kind == model.Reported || cur.Kind == model.Reverted)
+		switch {
+		case shown && !counted:
+			v := outOfSync()
+			if cur != nil {
+				v.Reason += "; the local computation said " + string(cur.Kind) + ": " + cur.Reason
+			}
+			rep.AddVerdict(d.Path, v)
+		case !shown && counted:
+			rep.AddVerdict(d.Path, model.Verdict{Engine: model.EngineArgoCD, Kind: model.LeftAlone,
+				Reason: "not in Argo CD's own diff (" + api.from + "); the local computation said " + cur.Reason})
+		case !shown && cur == nil:
+			rep.AddVerdict(d.Path, model.Verdict{Engine: model.EngineArgoCD, Kind: model.LeftAlone,
+				Reason: "not in Argo CD's own diff (" + api.from + ")"})
+		}
+	}
 }
 
 func hasOwner(rep *model.Report, o model.Owner) bool {
@@ -459,47 +534,78 @@ func pointerPresent(obj *unstructured.Unstructured, p string) bool {
 	return true
 }
 
-// argoAPINotes puts Argo CD's own computed diff beside our verdicts.
-func (a *Adapter) argoAPINotes(ctx context.Context, live *unstructured.Unstructured, owner *model.Owner, ourModified, haveDesired bool) []model.Note {
+// argoAPINotes puts Argo CD's own computed diff beside our verdicts and
+// returns it (nil when there is none: no API, unreachable, not listed).
+// An API that cannot be used is one warning; the verdicts then stay local.
+func (a *Adapter) argoAPINotes(ctx context.Context, live *unstructured.Unstructured, owner *model.Owner, ourModified, haveDesired bool) ([]model.Note, *argoAnswer) {
 	gvk := live.GroupVersionKind()
 	a.mu.Lock()
 	mr := a.managed
 	a.mu.Unlock()
 	item := mr.Find(gvk.Group, gvk.Kind, live.GetNamespace(), live.GetName())
-	if item == nil && a.opts.ArgoDiff.Server != "" && a.opts.ArgoDiff.Token != "" {
+	if item == nil && a.opts.ArgoDiff.Server != "" {
 		appNS := owner.Namespace
 		fetched, err := a.opts.ArgoDiff.fetch(ctx, appNS, owner.Name, &ResourceDiff{Group: gvk.Group, Kind: gvk.Kind, Namespace: live.GetNamespace(), Name: live.GetName()})
 		if err != nil {
-			return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api", Message: err.Error()}}
+			return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api",
+				Message: oneLine(err.Error()) + "; verdicts computed locally"}}, nil
 		}
 		mr = fetched
 		item = mr.Find(gvk.Group, gvk.Kind, live.GetNamespace(), live.GetName())
 	}
 	if mr == nil {
-		return nil
+		return nil, nil
 	}
 	if item == nil {
 		return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "argocd-api",
-			Message: fmt.Sprintf("Argo CD's managed resources (%s) do not list this object", mr.From)}}
+			Message: fmt.Sprintf("Argo CD's managed resources (%s) do not list this object", mr.From)}}, nil
 	}
 	_, norm, pred, err := item.States()
 	if err != nil {
-		return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api", Message: "Argo CD's diff could not be read: " + err.Error()}}
+		return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api", Message: "Argo CD's diff could not be read: " + err.Error()}}, nil
 	}
+	ans := &argoAnswer{item: item, from: mr.From}
 	status := "Synced"
 	if item.Modified {
 		status = "OutOfSync"
 	}
 	msg := fmt.Sprintf("Argo CD's own diff (%s): %s", mr.From, status)
 	if norm != nil && pred != nil {
-		if paths := changedPaths(pred.Object, norm.Object, ""); len(paths) > 0 {
-			msg += "; fields differing between predictedLiveState and normalizedLiveState: " + strings.Join(paths, ", ")
+		ans.paths = argoDiffPaths(changedPaths(pred.Object, norm.Object, ""))
+		if len(ans.paths) > 0 {
+			msg += "; fields differing between predictedLiveState and normalizedLiveState: " + strings.Join(ans.paths, ", ")
 		}
+	} else if item.Modified {
+		// Created or deleted: the whole object.
+		ans.paths = []string{"/"}
 	}
 	notes := []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "argocd-api", Message: msg}}
 	if haveDesired && item.Modified != ourModified {
 		notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api-disagrees",
-			Message: fmt.Sprintf("Argo CD's own diff says modified=%v, ours says %v: Argo may compare another revision, or use server-side diff", item.Modified, ourModified)})
+			Message: fmt.Sprintf("Argo CD's own diff says modified=%v, ours says %v: Argo may compare another revision, or use server-side diff; Argo CD's answer is used", item.Modified, ourModified)})
 	}
-	return notes
+	return notes, ans
+}
+
+// argoDiffPaths drops bookkeeping that differs between Argo CD's states
+// without being a difference anyone sees in its diff view.
+func argoDiffPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		switch {
+		case p == "/metadata/managedFields" || strings.HasPrefix(p, "/metadata/managedFields/"),
+			p == "/metadata/resourceVersion", p == "/metadata/generation",
+			p == "/metadata/annotations/"+escapePointer(LastAppliedAnnotation):
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -48,6 +47,8 @@ type ExplainOptions struct {
 	// shown beside our verdicts (ARGOCD_SERVER + ARGOCD_AUTH_TOKEN fetch it
 	// live instead).
 	ArgoCDDiff string
+	// ArgoAPI locates Argo CD's API server (explain_argocd.go).
+	ArgoAPI ArgoAPIFlags
 	// QPS and Burst are client-side rate limits.
 	QPS   float32
 	Burst int
@@ -98,6 +99,14 @@ happens.
 
 Secret values are never printed: they show as ***.
 
+With --engine argocd the exit code is Argo CD's sync status of the object:
+1 when Argo CD shows it OutOfSync, 0 when Synced, even if other differences
+(a live-only label, a field hidden by ignoreDifferences) are listed. When
+Argo CD's API is reachable (--argocd-server, $ARGOCD_SERVER, or the argocd
+CLI's login), its own diff decides each field; otherwise the tool computes
+it, and says so. An unreachable API or a refused token is one warning, not
+an error.
+
 Exit codes: 0 no drift, 1 drift, 2 error.`,
 		Example: `  # Why is this Deployment OutOfSync / drifted? (desired state inferred)
   kubectl drift explain deploy/web -n shop
@@ -129,6 +138,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", "argocd", "Namespace of Argo CD's control plane (Applications, argocd-cm)")
 	f.StringVar(&o.ArgoCDDiff, "argocd-diff", "", "Argo CD's own diff: a saved GET /api/v1/applications/NAME/managed-resources response (or set ARGOCD_SERVER and ARGOCD_AUTH_TOKEN)")
 	_ = cmd.MarkFlagFilename("argocd-diff", "json")
+	o.ArgoAPI.addFlags(f)
 	f.Float32Var(&o.QPS, "qps", 0, "Client-side request rate limit (0: 50)")
 	f.IntVar(&o.Burst, "burst", 0, "Client-side request burst (0: 100)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats(), cobra.ShellCompDirectiveNoFileComp))
@@ -279,7 +289,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err := output.PrintReport(o.Out, report, opts); err != nil {
 		return failure(err)
 	}
-	if report.ExitCode() == ExitDrift {
+	if explainExitCode(o.Engine, report) == ExitDrift {
 		return errDrift
 	}
 	return nil
@@ -662,7 +672,7 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 	if o.Engine == "auto" || o.Engine == string(model.EngineArgoCD) {
 		// Documents keep their YAML nodes, so rules get file:line origins.
 		opts := argocd.Options{Reader: reader, Namespace: o.ArgoCDNamespace, Documents: ruleDocs}
-		opts.ArgoDiff = argocd.ArgoDiffOptions{File: o.ArgoCDDiff, Server: os.Getenv("ARGOCD_SERVER"), Token: os.Getenv("ARGOCD_AUTH_TOKEN")}
+		opts.ArgoDiff = o.ArgoAPI.options(o.ArgoCDDiff)
 		if o.ServerDryRun {
 			// Applications with server-side diff are judged by a dry-run
 			// apply as argocd-controller, like Argo CD's controller does.

@@ -514,12 +514,16 @@ func ownedFunc(ix *managedfields.Index, live *unstructured.Unstructured) func(st
 		return func(string) bool { return false }
 	}
 	return func(pointer string) bool {
-		for _, m := range ix.Owners(live, pointer) {
+		owners := ix.Owners(live, pointer)
+		for _, m := range owners {
 			if !managedfields.IsGitOpsManager(m.Manager) || m.Operation == "Apply" {
 				return true
 			}
 		}
-		return false
+		// A GitOps Update owning a field its last-applied configuration
+		// names: it was in the manifest, and a field removed from Git since
+		// is drift (Argo CD's 3-way diff removes it).
+		return len(owners) > 0 && ix.InLastApplied(live, pointer)
 	}
 }
 

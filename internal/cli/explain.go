@@ -467,7 +467,7 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 	}
 	report := model.NewReport(id, src)
 	if desired != nil {
-		drifts, err := diff.Compute(desired, live, diff.Options{Owned: ownedFunc(ix, live)})
+		drifts, err := diff.Compute(desired, live, diff.Options{Owned: ownedFunc(ix, live), CompareStatus: compareStatus(o.Engine)})
 		if err != nil {
 			return nil, fmt.Errorf("comparing %s with the desired state: %w", id, err)
 		}

@@ -131,3 +131,11 @@ func explainExitCode(engine string, r *model.Report) int {
 	}
 	return r.ExitCode()
 }
+
+// compareStatus: a status in the desired state is compared only for
+// Argo CD, which judges it per resource.compareoptions
+// ignoreResourceStatusField (all by default hides it); Flux applies with
+// server-side apply, which never writes status.
+func compareStatus(engine string) bool {
+	return engine == string(model.EngineArgoCD)
+}

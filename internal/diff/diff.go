@@ -35,6 +35,11 @@ type Options struct {
 	// Index is the live object's parsed managedFields, when the caller has
 	// it already; nil makes Compute parse them (it learns list keys there).
 	Index *managedfields.Index
+	// CompareStatus keeps status in the comparison when the desired state
+	// sets one (a CR with status in Git): Argo CD compares it unless
+	// resource.compareoptions ignoreResourceStatusField hides it, which the
+	// adapter decides. By default status is never drift.
+	CompareStatus bool
 }
 
 // Compute compares desired with live and returns the drifted fields sorted
@@ -77,7 +82,8 @@ func Compute(desired, live *unstructured.Unstructured, opts Options) ([]model.Fi
 		// Never nil: "drifts": [] in JSON output, not null.
 		out: []model.FieldDrift{},
 	}
-	stripServerFields(dm, lm)
+	keepStatus := opts.CompareStatus && dm["status"] != nil
+	stripServerFields(dm, lm, keepStatus)
 	if c.secret {
 		secretToData(dm)
 	}
@@ -599,11 +605,13 @@ func secretToData(d map[string]any) {
 // stripServerFields drops what the API server, kubectl and controllers write
 // and no desired state sets: status, server-populated metadata, kubectl's
 // last-applied annotation and the Deployment controller's revision.
-func stripServerFields(d, l map[string]any) {
+func stripServerFields(d, l map[string]any, keepStatus bool) {
 	serverMetadata := []string{"managedFields", "resourceVersion", "uid", "generation", "creationTimestamp", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"}
 	serverAnnotations := []string{managedfields.LastAppliedAnnotation, "deployment.kubernetes.io/revision"}
 	for _, m := range []map[string]any{d, l} {
-		delete(m, "status")
+		if !keepStatus {
+			delete(m, "status")
+		}
 		md, ok := m["metadata"].(map[string]any)
 		if !ok {
 			continue

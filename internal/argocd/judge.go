@@ -62,7 +62,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if f, ok := s.excluded(gvk.Group, gvk.Kind, a.opts.Cluster); ok {
 		o := f.Origin
 		for i := range rep.Drifts {
-			rep.AddVerdict(rep.Drifts[i].Path, model.Verdict{Engine: model.EngineArgoCD, Kind: model.Excluded, Rule: originPtr(o),
+			rep.Drifts[i].SetVerdict(model.Verdict{Engine: model.EngineArgoCD, Kind: model.Excluded, Rule: originPtr(o),
 				Reason: "resource kind excluded by " + o.String() + ": Argo CD does not watch it at all"})
 		}
 		return nil
@@ -107,7 +107,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
-		rep.AddVerdict(d.Path, a.verdict(live, d, cfg, res, app, diffOK, modified, seen, diffMode))
+		d.SetVerdict(a.verdict(live, d, cfg, res, app, diffOK, modified, seen, diffMode))
 	}
 	rep.Notes = append(rep.Notes, cfg.whyNot(live, res)...)
 	apiNotes, api := a.argoAPINotes(ctx, live, owner, modified, in.Desired != nil)
@@ -178,12 +178,12 @@ func applyArgoDiff(rep *model.Report, api *argoAnswer, app *Application) {
 			if cur != nil {
 				v.Reason += "; the local computation said " + string(cur.Kind) + ": " + cur.Reason
 			}
-			rep.AddVerdict(d.Path, v)
+			d.SetVerdict(v)
 		case !shown && counted:
-			rep.AddVerdict(d.Path, model.Verdict{Engine: model.EngineArgoCD, Kind: model.LeftAlone,
+			d.SetVerdict(model.Verdict{Engine: model.EngineArgoCD, Kind: model.LeftAlone,
 				Reason: "not in Argo CD's own diff (" + api.from + "); the local computation said " + cur.Reason})
 		case !shown && cur == nil:
-			rep.AddVerdict(d.Path, model.Verdict{Engine: model.EngineArgoCD, Kind: model.LeftAlone,
+			d.SetVerdict(model.Verdict{Engine: model.EngineArgoCD, Kind: model.LeftAlone,
 				Reason: "not in Argo CD's own diff (" + api.from + ")"})
 		}
 	}

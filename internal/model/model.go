@@ -436,6 +436,20 @@ func (r *Report) Sort() {
 	sort.SliceStable(r.Owners, func(i, j int) bool { return r.Owners[i].Engine < r.Owners[j].Engine })
 }
 
+// SetVerdict records an engine's verdict on this drift, replacing an earlier
+// verdict of the same engine. Prefer it to AddVerdict when iterating: a list
+// item edited in place (Service port 80 -> 8080) is two drifts at one path,
+// the removed item (a pointer into desired) and the added one (into live).
+func (f *FieldDrift) SetVerdict(v Verdict) {
+	for j := range f.Verdicts {
+		if f.Verdicts[j].Engine == v.Engine {
+			f.Verdicts[j] = v
+			return
+		}
+	}
+	f.Verdicts = append(f.Verdicts, v)
+}
+
 // AddVerdict records an engine's verdict on the drift at path; it replaces an
 // earlier verdict of the same engine.
 func (r *Report) AddVerdict(path string, v Verdict) {

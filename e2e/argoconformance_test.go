@@ -714,6 +714,10 @@ func (c *conformanceTally) fields(t *testing.T, id string, argoPaths []string, r
 		reason := "no Argo CD verdict"
 		if v != nil {
 			reason = string(v.Kind) + ": " + v.Reason
+			// Every hidden field names the rule that hid it.
+			if (v.Kind == model.Ignored && v.Rule == nil) || strings.Contains(v.Reason, "after normalization") {
+				t.Errorf("%s: %s hidden without naming the rule: %s", id, d.Path, reason)
+			}
 		}
 		c.check(t, id+" field "+d.Path, toolOut == argoOut,
 			fmt.Sprintf("Argo CD's diff %s %s; the tool: %s", map[bool]string{true: "shows", false: "does not show"}[argoOut], d.Path, reason),

@@ -236,6 +236,26 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 			}
 		}
 	}
+	if haveDesired && d.Change == model.Changed && (!modified || !anyCovers(seen, d.Path)) {
+		// knownTypeFields re-format a field (100m and 0.1 compare equal):
+		// name the rule that hid the difference.
+		gvk := live.GroupVersionKind()
+		for _, f := range cfg.knownFieldsFor(gvk.Group, gvk.Kind) {
+			if knownTypeConstructor(f.Type) == nil {
+				continue
+			}
+			if p := "/" + strings.ReplaceAll(f.Field, ".", "/"); covers(p, d.Path) {
+				v.Kind = model.Ignored
+				o := f.Origin
+				if o.Object == "" {
+					o = model.Origin{Object: "Argo CD built-in", Field: "argoproj.io/Rollout spec.template.spec is a PodSpec (util/argo/normalizers/knowntypes_normalizer.go)"}
+				}
+				v.Rule = originPtr(o)
+				v.Reason = fmt.Sprintf("equal once %s is read as %s (knownTypeFields, %s)", f.Field, f.Type, o.String())
+				return v
+			}
+		}
+	}
 	if haveDesired {
 		if !modified || !anyCovers(seen, d.Path) {
 			v.Kind = model.LeftAlone

@@ -577,6 +577,12 @@ func (a *Adapter) argoAPINotes(ctx context.Context, live *unstructured.Unstructu
 		return nil, nil
 	}
 	if item == nil {
+		if a.opts.ArgoDiff.Server != "" {
+			if errs := a.opts.ArgoDiff.comparisonErrors(ctx, owner.Namespace, owner.Name); len(errs) > 0 {
+				return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-cannot-compare",
+					Message: fmt.Sprintf("Argo CD cannot compare Application %s/%s (%s): it has no verdict on this object; verdicts computed locally", owner.Namespace, owner.Name, oneLine(strings.Join(errs, "; ")))}}, nil
+			}
+		}
 		return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "argocd-api",
 			Message: fmt.Sprintf("Argo CD's managed resources (%s) do not list this object", mr.From)}}, nil
 	}

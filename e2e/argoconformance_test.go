@@ -512,6 +512,22 @@ func runArgoScenario(t *testing.T, a *ArgoCD, g argoGroup, sc argoScenario, tall
 	argoPaths := filterArgoPaths(diffPaths(item.PredictedLive, item.NormalizedLive, ""))
 	tally.fields(t, id, argoPaths, rep)
 
+	// With Argo CD's API the tool reads Argo's own answer: it must be the
+	// object verdict, and a note must say where it came from.
+	apiRes := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, append(args, "--argocd-server", a.Server, "--argocd-plaintext")...)
+	var apiRep model.Report
+	DecodeJSON(t, apiRes.Stdout, &apiRep)
+	apiNote := false
+	for _, n := range apiRep.Notes {
+		if n.Reason == "argocd-api" && strings.Contains(n.Message, "Argo CD's own diff") {
+			apiNote = true
+		}
+	}
+	if !apiNote {
+		t.Errorf("%s: with --argocd-server no note on Argo CD's own diff: %+v", id, apiRep.Notes)
+	}
+	tally.api(t, id, argoOut, apiRes.Code == 1)
+
 	if sc.noSelfHeal {
 		return
 	}
@@ -658,6 +674,7 @@ type conformanceTally struct {
 	objAgree, objTotal     int
 	fieldAgree, fieldTotal int
 	healAgree, healTotal   int
+	apiAgree, apiTotal     int
 	scenarios              int
 	known                  map[string]string
 	used                   map[string]bool
@@ -695,6 +712,18 @@ func (c *conformanceTally) object(t *testing.T, id string, argoOut, toolOut bool
 			c.objTotal++
 			if ok {
 				c.objAgree++
+			}
+		})
+}
+
+// api: with --argocd-server the exit code is Argo CD's own status.
+func (c *conformanceTally) api(t *testing.T, id string, argoOut, toolOut bool) {
+	t.Helper()
+	c.check(t, id+" api -", argoOut == toolOut, fmt.Sprintf("with --argocd-server: Argo CD modified=%v, the tool's exit says %v", argoOut, toolOut),
+		func(ok bool) {
+			c.apiTotal++
+			if ok {
+				c.apiAgree++
 			}
 		})
 }
@@ -826,11 +855,13 @@ func (c *conformanceTally) print(t *testing.T, took time.Duration) {
 		"  object level (exit code vs Argo's Synced/OutOfSync): %d/%d agree (%s)\n"+
 		"  field level (tool verdicts vs Argo's diff paths):    %d/%d agree (%s)\n"+
 		"  self-heal (reverted vs what the controller put back): %d/%d agree (%s)\n"+
+		"  object level with --argocd-server (Argo's own diff read): %d/%d agree (%s)\n"+
 		"  disagreements listed as known divergences: %d",
 		ArgoCDVersion, c.scenarios, took.Round(time.Second),
 		c.objAgree, c.objTotal, pct(c.objAgree, c.objTotal),
 		c.fieldAgree, c.fieldTotal, pct(c.fieldAgree, c.fieldTotal),
-		c.healAgree, c.healTotal, pct(c.healAgree, c.healTotal), c.knownHits)
+		c.healAgree, c.healTotal, pct(c.healAgree, c.healTotal),
+		c.apiAgree, c.apiTotal, pct(c.apiAgree, c.apiTotal), c.knownHits)
 	t.Log(msg)
 	fmt.Fprintln(os.Stderr, msg)
 }
@@ -861,4 +892,62 @@ func readKnownDivergences(t *testing.T, path string) map[string]string {
 		out[key] = strings.Join(fields[3:], " ")
 	}
 	return out
+}
+
+// TestArgoAPIBadInput: an unreachable Argo CD API is one warning note and
+// the local verdict (same exit code); an Application whose repository
+// cannot be fetched is said so, and Argo invents no verdict.
+func TestArgoAPIBadInput(t *testing.T) {
+	a := RealArgoCD(t)
+	ns := E.argoNamespace(t, a, "api-bad-input")
+	dir := "apps/" + ns
+	a.Commit(t, "add "+ns, map[string]string{dir + "/manifests.yaml": webDeploy})
+	app := "c-" + ns
+	a.CreateApp(t, app, "", fmt.Sprintf("  project: default\n  source: {repoURL: %q, path: %s, targetRevision: HEAD}\n  destination: {server: https://kubernetes.default.svc, namespace: %s}\n", a.RepoURL, dir, ns))
+	a.waitOperation(t, app, 90*time.Second)
+	a.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=5")
+	desired := filepath.Join(t.TempDir(), "web.yaml")
+	if err := os.WriteFile(desired, []byte(webDeploy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"explain", "deployment/web", "-n", ns, "-f", desired, "--engine", "argocd", "-o", "json"}
+	local := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, base...)
+	if local.Code != 1 {
+		t.Fatalf("local: exit %d, want 1\n%s", local.Code, local.Stderr)
+	}
+	findNote := func(r model.Report, reason string) *model.Note {
+		for i := range r.Notes {
+			if r.Notes[i].Reason == reason {
+				return &r.Notes[i]
+			}
+		}
+		return nil
+	}
+	for _, server := range []string{"127.0.0.1:1", a.Server + "/nothing-here"} {
+		res := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, append(base, "--argocd-server", server, "--argocd-plaintext", "--argocd-token", "wrong")...)
+		if res.Code != local.Code {
+			t.Errorf("--argocd-server %s: exit %d, want %d as without it", server, res.Code, local.Code)
+		}
+		var r model.Report
+		DecodeJSON(t, res.Stdout, &r)
+		n := findNote(r, "argocd-api")
+		if n == nil || n.Level != model.NoteWarning || strings.Contains(n.Message, "\n") || !strings.Contains(n.Message, "computed locally") {
+			t.Errorf("--argocd-server %s: want one one-line warning, got %+v", server, n)
+		}
+	}
+
+	// The repository goes away: Argo CD cannot compare.
+	a.Kubectl(t, "-n", a.Namespace, "patch", "application", app, "--type=merge", "-p", `{"spec":{"source":{"repoURL":"file:///nonexistent/repo"}}}`)
+	st := a.RefreshHard(t, app)
+	t.Logf("Application with a missing repository: sync %s, conditions %+v", st.Sync.Status, st.Conditions)
+	res := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, append(base, "--argocd-server", a.Server, "--argocd-plaintext")...)
+	var r model.Report
+	DecodeJSON(t, res.Stdout, &r)
+	if n := findNote(r, "argocd-cannot-compare"); n == nil {
+		if api := findNote(r, "argocd-api"); api != nil && strings.Contains(api.Message, "own diff") {
+			t.Errorf("a verdict from Argo CD for an Application it cannot compare: %+v", api)
+		} else {
+			t.Errorf("no note that Argo CD cannot compare: %+v", r.Notes)
+		}
+	}
 }

@@ -459,9 +459,18 @@ func (a *ArgoCD) bootstrap() error {
 			return err
 		}
 	}
-	if err := a.kubectlRaw("", "wait", "--for=condition=Established", "--timeout=60s",
-		"crd/applications.argoproj.io", "crd/appprojects.argoproj.io"); err != nil {
-		return err
+	// A CRD created a moment ago may have no status yet, which kubectl
+	// wait reports as an error rather than waiting: retry.
+	var werr error
+	for i := 0; i < 60; i++ {
+		if werr = a.kubectlRaw("", "wait", "--for=condition=Established", "--timeout=30s",
+			"crd/applications.argoproj.io", "crd/appprojects.argoproj.io"); werr == nil {
+			break
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if werr != nil {
+		return werr
 	}
 	var key [16]byte
 	_, _ = rand.Read(key[:])

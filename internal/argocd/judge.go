@@ -85,13 +85,18 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			Message: "the live object carries no managedFields (saved with kubectl get without --show-managed-fields?): every managedFieldsManagers rule does nothing, for Argo CD too"})
 	}
 
-	res := cfg.normalizePair(live, in.Desired)
+	// Argo CD's target is the manifest from Git plus the tracking metadata
+	// its controller sets (controller/state.go SetAppInstance); the
+	// manifest a user passes with -f has none.
+	desired := withTracking(in.Desired, live, s)
+	trackingPaths := trackingPointers(in.Desired, live, s)
+	res := cfg.normalizePair(live, desired)
 	var seen []string
 	modified := true
 	diffMode := ""
 	diffOK := false
-	if in.Desired != nil {
-		dr, err := cfg.stateDiff(live, in.Desired, res)
+	if desired != nil {
+		dr, err := cfg.stateDiff(live, desired, res)
 		if err != nil {
 			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "diff-failed", Message: "Argo CD diff: " + err.Error()})
 		} else {
@@ -107,6 +112,12 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
+		if contains(trackingPaths, d.Path) {
+			o := model.Origin{Object: "Argo CD resource tracking", Field: "application.resourceTrackingMethod=" + trackingMethodName(s.TrackingMethod)}
+			d.SetVerdict(model.Verdict{Engine: model.EngineArgoCD, Kind: model.Ignored, Rule: &o,
+				Reason: "tracking metadata Argo CD's controller adds to every resource it syncs; not in Git, never a difference"})
+			continue
+		}
 		d.SetVerdict(a.verdict(live, d, cfg, res, app, diffOK, modified, seen, diffMode))
 	}
 	rep.Notes = append(rep.Notes, cfg.whyNot(live, res)...)
@@ -132,6 +143,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	st.Status = "Synced"
 	if st.Drift {
 		st.Status = "OutOfSync"
+		syncReapplies(rep, desired, app)
 	}
 	rep.SetStatus(st)
 	return nil
@@ -235,6 +247,18 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 				}
 			}
 		}
+	}
+	if gvk := live.GroupVersionKind(); cfg.settings.Compare.IgnoreAggregatedRoles && gvk.Group == "rbac.authorization.k8s.io" &&
+		(gvk.Kind == "ClusterRole" || gvk.Kind == "Role") && live.Object["aggregationRule"] != nil && covers("/rules", d.Path) {
+		// gitops-engine pkg/diff normalizeRole: an aggregated role's rules
+		// are filled in by the aggregation controller, so they are dropped.
+		o := cfg.settings.Source.origin("data["+keyCompareOptions+"].ignoreAggregatedRoles=true", "/data/"+keyCompareOptions)
+		if o.Object == "" {
+			o.Object = "ConfigMap " + DefaultNamespace + "/" + cmName
+		}
+		v.Kind, v.Rule = model.Ignored, originPtr(o)
+		v.Reason = "rules of an aggregated role are ignored (" + o.String() + ")"
+		return v
 	}
 	if haveDesired && d.Change == model.Changed && (!modified || !anyCovers(seen, d.Path)) {
 		// knownTypeFields re-format a field (100m and 0.1 compare equal):
@@ -634,4 +658,96 @@ func oneLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+func trackingMethodName(m string) string {
+	if m == "" {
+		return TrackingAnnotation + " (default)"
+	}
+	return m
+}
+
+// withTracking returns desired with the tracking metadata Argo CD sets on
+// its target (util/argo/resource_tracking.go SetAppInstance): the live
+// object's tracking annotation (which names this object: the owner check
+// already passed) and, with label tracking, its instance label.
+func withTracking(desired, live *unstructured.Unstructured, s *Settings) *unstructured.Unstructured {
+	if desired == nil || live == nil {
+		return desired
+	}
+	out := desired.DeepCopy()
+	if s.TrackingMethod != TrackingLabel {
+		if v := live.GetAnnotations()[AnnotationTrackingID]; v != "" && out.GetAnnotations()[AnnotationTrackingID] == "" {
+			ann := out.GetAnnotations()
+			if ann == nil {
+				ann = map[string]string{}
+			}
+			ann[AnnotationTrackingID] = v
+			out.SetAnnotations(ann)
+		}
+	}
+	if s.TrackingMethod == TrackingLabel || s.TrackingMethod == TrackingAnnotationAndLabel {
+		key := s.InstanceLabelKey
+		if key == "" {
+			key = DefaultInstanceLabelKey
+		}
+		if v := live.GetLabels()[key]; v != "" && out.GetLabels()[key] == "" {
+			labels := out.GetLabels()
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels[key] = v
+			out.SetLabels(labels)
+		}
+	}
+	return out
+}
+
+// trackingPointers are the live fields withTracking adds to desired.
+func trackingPointers(desired, live *unstructured.Unstructured, s *Settings) []string {
+	if desired == nil || live == nil {
+		return nil
+	}
+	with := withTracking(desired, live, s)
+	var out []string
+	for k := range with.GetAnnotations() {
+		if _, ok := desired.GetAnnotations()[k]; !ok {
+			out = append(out, "/metadata/annotations/"+escapePointer(k))
+		}
+	}
+	for k := range with.GetLabels() {
+		if _, ok := desired.GetLabels()[k]; !ok {
+			out = append(out, "/metadata/labels/"+escapePointer(k))
+		}
+	}
+	return out
+}
+
+// SyncReappliesPhrase ends the reason of an ignored field that a sync of
+// its OutOfSync object writes back anyway.
+const SyncReappliesPhrase = "a sync re-applies Git's value here too"
+
+// syncReapplies: ignoreDifferences only hides a field from the diff. When
+// the object is OutOfSync for another field, a sync applies the whole
+// manifest, the ignored field with it, unless RespectIgnoreDifferences=true
+// (controller/sync.go; docs/user-guide/sync-options.md). Seen with a real
+// Argo CD: replicas ignored, image changed, self-heal put both back.
+func syncReapplies(rep *model.Report, desired *unstructured.Unstructured, app *Application) {
+	if desired == nil || (app != nil && app.HasSyncOption("RespectIgnoreDifferences=true")) {
+		return
+	}
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		v := verdictOf(*d, model.EngineArgoCD)
+		if v == nil || v.Kind != model.Ignored || d.Change == model.Added || v.Rule == nil ||
+			strings.HasPrefix(v.Rule.Object, "Argo CD resource tracking") || strings.HasPrefix(d.Path, "/status") {
+			continue
+		}
+		if !pointerPresent(desired, d.Path) {
+			continue
+		}
+		nv := *v
+		nv.Reason += "; the object is OutOfSync and, without RespectIgnoreDifferences=true, " + SyncReappliesPhrase
+		d.SetVerdict(nv)
+	}
 }

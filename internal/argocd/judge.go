@@ -676,6 +676,11 @@ func withTracking(desired, live *unstructured.Unstructured, s *Settings) *unstru
 		return desired
 	}
 	out := desired.DeepCopy()
+	// Argo CD puts namespaced objects without a namespace into the
+	// Application's destination namespace, where the live one is.
+	if out.GetNamespace() == "" && live.GetNamespace() != "" {
+		out.SetNamespace(live.GetNamespace())
+	}
 	if s.TrackingMethod != TrackingLabel {
 		if v := live.GetAnnotations()[AnnotationTrackingID]; v != "" && out.GetAnnotations()[AnnotationTrackingID] == "" {
 			ann := out.GetAnnotations()

@@ -79,6 +79,7 @@ func Compute(desired, live *unstructured.Unstructured, opts Options) ([]model.Fi
 		live:    live,
 		desired: &unstructured.Unstructured{Object: dm},
 		secret:  isSecret(live) || isSecret(desired),
+		builtin: builtinGroup(live.GroupVersionKind().Group),
 		// Never nil: "drifts": [] in JSON output, not null.
 		out: []model.FieldDrift{},
 	}
@@ -105,6 +106,8 @@ type differ struct {
 	live    *unstructured.Unstructured
 	desired *unstructured.Unstructured
 	secret  bool
+	// builtin: quantities compare by amount (see builtinGroup).
+	builtin bool
 	out     []model.FieldDrift
 }
 
@@ -412,7 +415,7 @@ func (c *differ) equalScalar(d, l any, lTok []string) bool {
 	if isIntOrStringPath(lTok) && equalIntOrString(d, l) {
 		return true
 	}
-	if isQuantityPath(lTok) {
+	if c.builtin && isQuantityPath(lTok) {
 		dq, ok1 := asQuantity(d)
 		lq, ok2 := asQuantity(l)
 		if ok1 && ok2 {
@@ -519,6 +522,15 @@ func equalIntOrString(d, l any) bool {
 		return err == nil && equalJSON(d, n)
 	}
 	return false
+}
+
+// builtinGroup: Kubernetes' own API groups, whose objects the API server
+// decodes into Go types (so quantities are canonical: 0.1 and 100m are one
+// value). Custom resources keep what was written: for them "0.1" and "100m"
+// differ, for the API server and for Argo CD (unless knownTypeFields says
+// otherwise, which its adapter judges).
+func builtinGroup(g string) bool {
+	return g == "" || !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io")
 }
 
 // isQuantityPath reports fields whose values are resource.Quantity in the

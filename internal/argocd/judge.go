@@ -600,13 +600,16 @@ func (a *Adapter) argoAPINotes(ctx context.Context, live *unstructured.Unstructu
 	if mr == nil {
 		return nil, nil
 	}
-	if item == nil {
-		if a.opts.ArgoDiff.Server != "" {
-			if errs := a.opts.ArgoDiff.comparisonErrors(ctx, owner.Namespace, owner.Name); len(errs) > 0 {
-				return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-cannot-compare",
-					Message: fmt.Sprintf("Argo CD cannot compare Application %s/%s (%s): it has no verdict on this object; verdicts computed locally", owner.Namespace, owner.Name, oneLine(strings.Join(errs, "; ")))}}, nil
-			}
+	// An Application Argo CD cannot compare (its repository cannot be
+	// fetched) still lists its resources with the last states it had: that
+	// is no verdict (seen: sync Unknown, ComparisonError, items "Synced").
+	if a.opts.ArgoDiff.Server != "" {
+		if errs := a.opts.ArgoDiff.comparisonErrors(ctx, owner.Namespace, owner.Name); len(errs) > 0 {
+			return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-cannot-compare",
+				Message: fmt.Sprintf("Argo CD cannot compare Application %s/%s (%s): it has no verdict on this object; verdicts computed locally", owner.Namespace, owner.Name, oneLine(strings.Join(errs, "; ")))}}, nil
 		}
+	}
+	if item == nil {
 		return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "argocd-api",
 			Message: fmt.Sprintf("Argo CD's managed resources (%s) do not list this object", mr.From)}}, nil
 	}

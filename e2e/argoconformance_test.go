@@ -484,18 +484,30 @@ func runArgoScenario(t *testing.T, a *ArgoCD, g argoGroup, sc argoScenario, tall
 		a.Commit(t, "change "+id, map[string]string{dir + "/manifests.yaml": desiredYAML})
 	}
 
-	st := a.RefreshHard(t, app)
 	target := subst(sc.target)
 	kind, name, _ := strings.Cut(target, "/")
+	// A hard refresh that finds a refresh already running can return
+	// before it sees the drift (seen once: kubectl scale read as Synced,
+	// OutOfSync a second later). Read until two refreshes agree.
+	var st AppStatus
 	var item *ManagedResource
-	for _, mr := range a.ManagedResources(t, app) {
-		if strings.EqualFold(mr.Kind, kind) && mr.Name == name {
-			mr := mr
-			item = &mr
+	for i := 0; i < 4; i++ {
+		prev := item
+		st = a.RefreshHard(t, app)
+		item = nil
+		for _, mr := range a.ManagedResources(t, app) {
+			if strings.EqualFold(mr.Kind, kind) && mr.Name == name {
+				mr := mr
+				item = &mr
+			}
 		}
-	}
-	if item == nil {
-		t.Fatalf("%s: Argo CD's managed resources of %s do not list %s", id, app, target)
+		if item == nil {
+			t.Fatalf("%s: Argo CD's managed resources of %s do not list %s", id, app, target)
+		}
+		if prev != nil && prev.Modified == item.Modified && reflect.DeepEqual(prev.PredictedLive, item.PredictedLive) {
+			break
+		}
+		time.Sleep(time.Second)
 	}
 	for _, c := range st.Conditions {
 		if strings.Contains(c.Type, "Error") {

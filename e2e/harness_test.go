@@ -59,6 +59,9 @@ func setup(m *testing.M) int {
 		return 2
 	}
 	defer cleanup()
+	// Argo CD (and its dedicated API server) runs only if a test asked for
+	// it; stopped before the binaries are removed.
+	defer stopArgoCD()
 	E = env
 	return m.Run()
 }

@@ -21,7 +21,8 @@ import (
 // does (ARGOCD_SERVER, ARGOCD_AUTH_TOKEN).
 type ArgoDiffOptions struct {
 	File string
-	// Server is host[:port] or a URL; Token a bearer token.
+	// Server is host[:port] or a URL; Token a bearer token (empty for an
+	// API server run with --disable-auth).
 	Server string
 	Token  string
 	// Insecure skips TLS verification (argocd --insecure); PlainText uses
@@ -33,7 +34,7 @@ type ArgoDiffOptions struct {
 }
 
 func (o ArgoDiffOptions) configured() bool {
-	return o.File != "" || (o.Server != "" && o.Token != "")
+	return o.File != "" || o.Server != ""
 }
 
 // ResourceDiff is one item of the managed-resources response
@@ -134,7 +135,7 @@ func (o ArgoDiffOptions) load(_ context.Context, _ map[string]*appEntry) (*Manag
 // fetch asks the Argo CD API server for one Application's managed resources
 // (server/application/application.proto ManagedResources).
 func (o ArgoDiffOptions) fetch(ctx context.Context, appNamespace, appName string, r *ResourceDiff) (*ManagedResources, error) {
-	if o.Server == "" || o.Token == "" {
+	if o.Server == "" {
 		return nil, nil
 	}
 	base := o.Server
@@ -156,11 +157,71 @@ func (o ArgoDiffOptions) fetch(ctx context.Context, appNamespace, appName string
 		q.Set("name", r.Name)
 	}
 	u := strings.TrimRight(base, "/") + "/api/v1/applications/" + url.PathEscape(appName) + "/managed-resources?" + q.Encode()
+	body, err := o.get(ctx, u)
+	if err != nil {
+		return nil, err
+	}
+	mr, err := ParseManagedResources(body)
+	if err != nil {
+		return nil, err
+	}
+	mr.From = strings.SplitN(u, "?", 2)[0]
+	return mr, nil
+}
+
+// comparisonErrors returns the messages of an Application's error
+// conditions (ComparisonError when its repository cannot be fetched), read
+// from the API server; nil when there are none or they cannot be read.
+func (o ArgoDiffOptions) comparisonErrors(ctx context.Context, appNamespace, appName string) []string {
+	q := url.Values{}
+	if appNamespace != "" {
+		q.Set("appNamespace", appNamespace)
+	}
+	body, err := o.get(ctx, strings.TrimRight(o.baseURL(), "/")+"/api/v1/applications/"+url.PathEscape(appName)+"?"+q.Encode())
+	if err != nil {
+		return nil
+	}
+	var app struct {
+		Status struct {
+			Conditions []struct {
+				Type    string `json:"type"`
+				Message string `json:"message"`
+			} `json:"conditions"`
+		} `json:"status"`
+	}
+	if json.Unmarshal(body, &app) != nil {
+		return nil
+	}
+	var out []string
+	for _, c := range app.Status.Conditions {
+		if strings.HasSuffix(c.Type, "Error") {
+			out = append(out, c.Type+": "+c.Message)
+		}
+	}
+	return out
+}
+
+func (o ArgoDiffOptions) baseURL() string {
+	base := o.Server
+	if !strings.Contains(base, "://") {
+		scheme := "https"
+		if o.PlainText {
+			scheme = "http"
+		}
+		base = scheme + "://" + base
+	}
+	return base
+}
+
+// get calls the API server with the token, if any.
+func (o ArgoDiffOptions) get(ctx context.Context, u string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Authorization", "Bearer "+o.Token)
+	if o.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+o.Token)
+	}
 	client := o.Client
 	if client == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -185,10 +246,5 @@ func (o ArgoDiffOptions) fetch(ctx context.Context, appNamespace, appName string
 		}
 		return nil, fmt.Errorf("Argo CD API %s: %s %s", strings.SplitN(u, "?", 2)[0], resp.Status, msg)
 	}
-	mr, err := ParseManagedResources(body)
-	if err != nil {
-		return nil, err
-	}
-	mr.From = strings.SplitN(u, "?", 2)[0]
-	return mr, nil
+	return body, nil
 }

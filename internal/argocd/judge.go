@@ -62,7 +62,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if f, ok := s.excluded(gvk.Group, gvk.Kind, a.opts.Cluster); ok {
 		o := f.Origin
 		for i := range rep.Drifts {
-			rep.AddVerdict(rep.Drifts[i].Path, model.Verdict{Engine: model.EngineArgoCD, Kind: model.Excluded, Rule: originPtr(o),
+			rep.Drifts[i].SetVerdict(model.Verdict{Engine: model.EngineArgoCD, Kind: model.Excluded, Rule: originPtr(o),
 				Reason: "resource kind excluded by " + o.String() + ": Argo CD does not watch it at all"})
 		}
 		return nil
@@ -85,13 +85,18 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			Message: "the live object carries no managedFields (saved with kubectl get without --show-managed-fields?): every managedFieldsManagers rule does nothing, for Argo CD too"})
 	}
 
-	res := cfg.normalizePair(live, in.Desired)
+	// Argo CD's target is the manifest from Git plus the tracking metadata
+	// its controller sets (controller/state.go SetAppInstance); the
+	// manifest a user passes with -f has none.
+	desired := withTracking(in.Desired, live, s)
+	trackingPaths := trackingPointers(in.Desired, live, s)
+	res := cfg.normalizePair(live, desired)
 	var seen []string
 	modified := true
 	diffMode := ""
 	diffOK := false
-	if in.Desired != nil {
-		dr, err := cfg.stateDiff(live, in.Desired, res)
+	if desired != nil {
+		dr, err := cfg.stateDiff(live, desired, res)
 		if err != nil {
 			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "diff-failed", Message: "Argo CD diff: " + err.Error()})
 		} else {
@@ -107,11 +112,93 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
-		rep.AddVerdict(d.Path, a.verdict(live, d, cfg, res, app, diffOK, modified, seen, diffMode))
+		if contains(trackingPaths, d.Path) {
+			o := model.Origin{Object: "Argo CD resource tracking", Field: "application.resourceTrackingMethod=" + trackingMethodName(s.TrackingMethod)}
+			d.SetVerdict(model.Verdict{Engine: model.EngineArgoCD, Kind: model.Ignored, Rule: &o,
+				Reason: "tracking metadata Argo CD's controller adds to every resource it syncs; not in Git, never a difference"})
+			continue
+		}
+		d.SetVerdict(a.verdict(live, d, cfg, res, app, diffOK, modified, seen, diffMode))
 	}
 	rep.Notes = append(rep.Notes, cfg.whyNot(live, res)...)
-	rep.Notes = append(rep.Notes, a.argoAPINotes(ctx, live, owner, modified, in.Desired != nil)...)
+	apiNotes, api := a.argoAPINotes(ctx, live, owner, modified, in.Desired != nil)
+	rep.Notes = append(rep.Notes, apiNotes...)
+
+	// The object verdict is Argo CD's sync status: its own, read from the
+	// API, when there is one; else the status our diff computes.
+	st := model.ObjectStatus{Engine: model.EngineArgoCD, From: "computed"}
+	switch {
+	case api != nil:
+		st.Drift, st.From = api.item.Modified, api.from
+		applyArgoDiff(rep, api, app)
+	case diffOK:
+		st.Drift = modified
+	default:
+		for _, d := range rep.Drifts {
+			if v := verdictOf(d, model.EngineArgoCD); v != nil && (v.Kind == model.Reported || v.Kind == model.Reverted) {
+				st.Drift = true
+			}
+		}
+	}
+	st.Status = "Synced"
+	if st.Drift {
+		st.Status = "OutOfSync"
+		syncReapplies(rep, desired, app)
+	}
+	rep.SetStatus(st)
 	return nil
+}
+
+func verdictOf(d model.FieldDrift, e model.Engine) *model.Verdict {
+	for i := range d.Verdicts {
+		if d.Verdicts[i].Engine == e {
+			return &d.Verdicts[i]
+		}
+	}
+	return nil
+}
+
+// argoAnswer is Argo CD's own diff of one object.
+type argoAnswer struct {
+	item *ResourceDiff
+	from string
+	// paths are where predictedLiveState and normalizedLiveState differ:
+	// Argo's diff, field by field.
+	paths []string
+}
+
+// applyArgoDiff makes Argo CD's own diff the truth per field: a field its
+// diff shows is OutOfSync whatever our computation said, a field it does
+// not show is not (keeping the rule that hid it when ours found one).
+func applyArgoDiff(rep *model.Report, api *argoAnswer, app *Application) {
+	outOfSync := func() model.Verdict {
+		v := model.Verdict{Engine: model.EngineArgoCD, Kind: model.Reported, Reason: "OutOfSync in Argo CD's own diff (" + api.from + ")"}
+		if app != nil && app.SelfHeal() {
+			v.Kind = model.Reverted
+			v.Reason += "; automated sync with selfHeal reverts it on the next reconcile"
+		}
+		return v
+	}
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		shown := anyCovers(api.paths, d.Path)
+		cur := verdictOf(*d, model.EngineArgoCD)
+		counted := cur != nil && (cur.Kind == model.Reported || cur.Kind == model.Reverted)
+		switch {
+		case shown && !counted:
+			v := outOfSync()
+			if cur != nil {
+				v.Reason += "; the local computation said " + string(cur.Kind) + ": " + cur.Reason
+			}
+			d.SetVerdict(v)
+		case !shown && counted:
+			d.SetVerdict(model.Verdict{Engine: model.EngineArgoCD, Kind: model.LeftAlone,
+				Reason: "not in Argo CD's own diff (" + api.from + "); the local computation said " + cur.Reason})
+		case !shown && cur == nil:
+			d.SetVerdict(model.Verdict{Engine: model.EngineArgoCD, Kind: model.LeftAlone,
+				Reason: "not in Argo CD's own diff (" + api.from + ")"})
+		}
+	}
 }
 
 func hasOwner(rep *model.Report, o model.Owner) bool {
@@ -158,6 +245,38 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 					v.Reason = fmt.Sprintf("ignored by %s (manager %s owns the field)", r.Origin.String(), m.Manager)
 					return v
 				}
+			}
+		}
+	}
+	if gvk := live.GroupVersionKind(); cfg.settings.Compare.IgnoreAggregatedRoles && gvk.Group == "rbac.authorization.k8s.io" &&
+		(gvk.Kind == "ClusterRole" || gvk.Kind == "Role") && live.Object["aggregationRule"] != nil && covers("/rules", d.Path) {
+		// gitops-engine pkg/diff normalizeRole: an aggregated role's rules
+		// are filled in by the aggregation controller, so they are dropped.
+		o := cfg.settings.Source.origin("data["+keyCompareOptions+"].ignoreAggregatedRoles=true", "/data/"+keyCompareOptions)
+		if o.Object == "" {
+			o.Object = "ConfigMap " + DefaultNamespace + "/" + cmName
+		}
+		v.Kind, v.Rule = model.Ignored, originPtr(o)
+		v.Reason = "rules of an aggregated role are ignored (" + o.String() + ")"
+		return v
+	}
+	if haveDesired && d.Change == model.Changed && (!modified || !anyCovers(seen, d.Path)) {
+		// knownTypeFields re-format a field (100m and 0.1 compare equal):
+		// name the rule that hid the difference.
+		gvk := live.GroupVersionKind()
+		for _, f := range cfg.knownFieldsFor(gvk.Group, gvk.Kind) {
+			if knownTypeConstructor(f.Type) == nil {
+				continue
+			}
+			if p := "/" + strings.ReplaceAll(f.Field, ".", "/"); covers(p, d.Path) {
+				v.Kind = model.Ignored
+				o := f.Origin
+				if o.Object == "" {
+					o = model.Origin{Object: "Argo CD built-in", Field: "argoproj.io/Rollout spec.template.spec is a PodSpec (util/argo/normalizers/knowntypes_normalizer.go)"}
+				}
+				v.Rule = originPtr(o)
+				v.Reason = fmt.Sprintf("equal once %s is read as %s (knownTypeFields, %s)", f.Field, f.Type, o.String())
+				return v
 			}
 		}
 	}
@@ -459,47 +578,184 @@ func pointerPresent(obj *unstructured.Unstructured, p string) bool {
 	return true
 }
 
-// argoAPINotes puts Argo CD's own computed diff beside our verdicts.
-func (a *Adapter) argoAPINotes(ctx context.Context, live *unstructured.Unstructured, owner *model.Owner, ourModified, haveDesired bool) []model.Note {
+// argoAPINotes puts Argo CD's own computed diff beside our verdicts and
+// returns it (nil when there is none: no API, unreachable, not listed).
+// An API that cannot be used is one warning; the verdicts then stay local.
+func (a *Adapter) argoAPINotes(ctx context.Context, live *unstructured.Unstructured, owner *model.Owner, ourModified, haveDesired bool) ([]model.Note, *argoAnswer) {
 	gvk := live.GroupVersionKind()
 	a.mu.Lock()
 	mr := a.managed
 	a.mu.Unlock()
 	item := mr.Find(gvk.Group, gvk.Kind, live.GetNamespace(), live.GetName())
-	if item == nil && a.opts.ArgoDiff.Server != "" && a.opts.ArgoDiff.Token != "" {
+	if item == nil && a.opts.ArgoDiff.Server != "" {
 		appNS := owner.Namespace
 		fetched, err := a.opts.ArgoDiff.fetch(ctx, appNS, owner.Name, &ResourceDiff{Group: gvk.Group, Kind: gvk.Kind, Namespace: live.GetNamespace(), Name: live.GetName()})
 		if err != nil {
-			return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api", Message: err.Error()}}
+			return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api",
+				Message: oneLine(err.Error()) + "; verdicts computed locally"}}, nil
 		}
 		mr = fetched
 		item = mr.Find(gvk.Group, gvk.Kind, live.GetNamespace(), live.GetName())
 	}
 	if mr == nil {
-		return nil
+		return nil, nil
+	}
+	// An Application Argo CD cannot compare (its repository cannot be
+	// fetched) still lists its resources with the last states it had: that
+	// is no verdict (seen: sync Unknown, ComparisonError, items "Synced").
+	if a.opts.ArgoDiff.Server != "" {
+		if errs := a.opts.ArgoDiff.comparisonErrors(ctx, owner.Namespace, owner.Name); len(errs) > 0 {
+			return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-cannot-compare",
+				Message: fmt.Sprintf("Argo CD cannot compare Application %s/%s (%s): it has no verdict on this object; verdicts computed locally", owner.Namespace, owner.Name, oneLine(strings.Join(errs, "; ")))}}, nil
+		}
 	}
 	if item == nil {
 		return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "argocd-api",
-			Message: fmt.Sprintf("Argo CD's managed resources (%s) do not list this object", mr.From)}}
+			Message: fmt.Sprintf("Argo CD's managed resources (%s) do not list this object", mr.From)}}, nil
 	}
 	_, norm, pred, err := item.States()
 	if err != nil {
-		return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api", Message: "Argo CD's diff could not be read: " + err.Error()}}
+		return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api", Message: "Argo CD's diff could not be read: " + err.Error()}}, nil
 	}
+	ans := &argoAnswer{item: item, from: mr.From}
 	status := "Synced"
 	if item.Modified {
 		status = "OutOfSync"
 	}
 	msg := fmt.Sprintf("Argo CD's own diff (%s): %s", mr.From, status)
 	if norm != nil && pred != nil {
-		if paths := changedPaths(pred.Object, norm.Object, ""); len(paths) > 0 {
-			msg += "; fields differing between predictedLiveState and normalizedLiveState: " + strings.Join(paths, ", ")
+		ans.paths = argoDiffPaths(changedPaths(pred.Object, norm.Object, ""))
+		if len(ans.paths) > 0 {
+			msg += "; fields differing between predictedLiveState and normalizedLiveState: " + strings.Join(ans.paths, ", ")
 		}
+	} else if item.Modified {
+		// Created or deleted: the whole object.
+		ans.paths = []string{"/"}
 	}
 	notes := []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "argocd-api", Message: msg}}
 	if haveDesired && item.Modified != ourModified {
 		notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api-disagrees",
-			Message: fmt.Sprintf("Argo CD's own diff says modified=%v, ours says %v: Argo may compare another revision, or use server-side diff", item.Modified, ourModified)})
+			Message: fmt.Sprintf("Argo CD's own diff says modified=%v, ours says %v: Argo may compare another revision, or use server-side diff; Argo CD's answer is used", item.Modified, ourModified)})
 	}
-	return notes
+	return notes, ans
+}
+
+// argoDiffPaths drops bookkeeping that differs between Argo CD's states
+// without being a difference anyone sees in its diff view.
+func argoDiffPaths(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		switch {
+		case p == "/metadata/managedFields" || strings.HasPrefix(p, "/metadata/managedFields/"),
+			p == "/metadata/resourceVersion", p == "/metadata/generation",
+			p == "/metadata/annotations/"+escapePointer(LastAppliedAnnotation):
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func trackingMethodName(m string) string {
+	if m == "" {
+		return TrackingAnnotation + " (default)"
+	}
+	return m
+}
+
+// withTracking returns desired with the tracking metadata Argo CD sets on
+// its target (util/argo/resource_tracking.go SetAppInstance): the live
+// object's tracking annotation (which names this object: the owner check
+// already passed) and, with label tracking, its instance label.
+func withTracking(desired, live *unstructured.Unstructured, s *Settings) *unstructured.Unstructured {
+	if desired == nil || live == nil {
+		return desired
+	}
+	out := desired.DeepCopy()
+	// Argo CD puts namespaced objects without a namespace into the
+	// Application's destination namespace, where the live one is.
+	if out.GetNamespace() == "" && live.GetNamespace() != "" {
+		out.SetNamespace(live.GetNamespace())
+	}
+	if s.TrackingMethod != TrackingLabel {
+		if v := live.GetAnnotations()[AnnotationTrackingID]; v != "" && out.GetAnnotations()[AnnotationTrackingID] == "" {
+			ann := out.GetAnnotations()
+			if ann == nil {
+				ann = map[string]string{}
+			}
+			ann[AnnotationTrackingID] = v
+			out.SetAnnotations(ann)
+		}
+	}
+	if s.TrackingMethod == TrackingLabel || s.TrackingMethod == TrackingAnnotationAndLabel {
+		key := s.InstanceLabelKey
+		if key == "" {
+			key = DefaultInstanceLabelKey
+		}
+		if v := live.GetLabels()[key]; v != "" && out.GetLabels()[key] == "" {
+			labels := out.GetLabels()
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			labels[key] = v
+			out.SetLabels(labels)
+		}
+	}
+	return out
+}
+
+// trackingPointers are the live fields withTracking adds to desired.
+func trackingPointers(desired, live *unstructured.Unstructured, s *Settings) []string {
+	if desired == nil || live == nil {
+		return nil
+	}
+	with := withTracking(desired, live, s)
+	var out []string
+	for k := range with.GetAnnotations() {
+		if _, ok := desired.GetAnnotations()[k]; !ok {
+			out = append(out, "/metadata/annotations/"+escapePointer(k))
+		}
+	}
+	for k := range with.GetLabels() {
+		if _, ok := desired.GetLabels()[k]; !ok {
+			out = append(out, "/metadata/labels/"+escapePointer(k))
+		}
+	}
+	return out
+}
+
+// SyncReappliesPhrase ends the reason of an ignored field that a sync of
+// its OutOfSync object writes back anyway.
+const SyncReappliesPhrase = "a sync re-applies Git's value here too"
+
+// syncReapplies: ignoreDifferences only hides a field from the diff. When
+// the object is OutOfSync for another field, a sync applies the whole
+// manifest, the ignored field with it, unless RespectIgnoreDifferences=true
+// (controller/sync.go; docs/user-guide/sync-options.md). Seen with a real
+// Argo CD: replicas ignored, image changed, self-heal put both back.
+func syncReapplies(rep *model.Report, desired *unstructured.Unstructured, app *Application) {
+	if desired == nil || (app != nil && app.HasSyncOption("RespectIgnoreDifferences=true")) {
+		return
+	}
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		v := verdictOf(*d, model.EngineArgoCD)
+		if v == nil || v.Kind != model.Ignored || d.Change == model.Added || v.Rule == nil ||
+			strings.HasPrefix(v.Rule.Object, "Argo CD resource tracking") || strings.HasPrefix(d.Path, "/status") {
+			continue
+		}
+		if !pointerPresent(desired, d.Path) {
+			continue
+		}
+		nv := *v
+		nv.Reason += "; the object is OutOfSync and, without RespectIgnoreDifferences=true, " + SyncReappliesPhrase
+		d.SetVerdict(nv)
+	}
 }

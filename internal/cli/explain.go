@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -48,6 +47,8 @@ type ExplainOptions struct {
 	// shown beside our verdicts (ARGOCD_SERVER + ARGOCD_AUTH_TOKEN fetch it
 	// live instead).
 	ArgoCDDiff string
+	// ArgoAPI locates Argo CD's API server (explain_argocd.go).
+	ArgoAPI ArgoAPIFlags
 	// QPS and Burst are client-side rate limits.
 	QPS   float32
 	Burst int
@@ -101,6 +102,14 @@ happens.
 
 Secret values are never printed: they show as ***.
 
+With --engine argocd the exit code is Argo CD's sync status of the object:
+1 when Argo CD shows it OutOfSync, 0 when Synced, even if other differences
+(a live-only label, a field hidden by ignoreDifferences) are listed. When
+Argo CD's API is reachable (--argocd-server, $ARGOCD_SERVER, or the argocd
+CLI's login), its own diff decides each field; otherwise the tool computes
+it, and says so. An unreachable API or a refused token is one warning, not
+an error.
+
 Exit codes: 0 no drift, 1 drift, 2 error.`,
 		Example: `  # Why is this Deployment OutOfSync / drifted? (desired state inferred)
   kubectl drift explain deploy/web -n shop
@@ -132,6 +141,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", "argocd", "Namespace of Argo CD's control plane (Applications, argocd-cm)")
 	f.StringVar(&o.ArgoCDDiff, "argocd-diff", "", "Argo CD's own diff: a saved GET /api/v1/applications/NAME/managed-resources response (or set ARGOCD_SERVER and ARGOCD_AUTH_TOKEN)")
 	_ = cmd.MarkFlagFilename("argocd-diff", "json")
+	o.ArgoAPI.addFlags(f)
 	f.Float32Var(&o.QPS, "qps", 0, "Client-side request rate limit (0: 50)")
 	f.IntVar(&o.Burst, "burst", 0, "Client-side request burst (0: 100)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats(), cobra.ShellCompDirectiveNoFileComp))
@@ -286,7 +296,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err := output.PrintReport(o.Out, report, opts); err != nil {
 		return failure(err)
 	}
-	if report.ExitCode() == ExitDrift {
+	if explainExitCode(o.Engine, report) == ExitDrift {
 		return errDrift
 	}
 	return nil
@@ -482,7 +492,7 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 	}
 	report := model.NewReport(id, src)
 	if desired != nil {
-		drifts, err := diff.Compute(desired, live, diff.Options{Owned: ownedFunc(ix, live)})
+		drifts, err := diff.Compute(desired, live, diff.Options{Owned: ownedFunc(ix, live), CompareStatus: compareStatus(o.Engine)})
 		if err != nil {
 			return nil, fmt.Errorf("comparing %s with the desired state: %w", id, err)
 		}
@@ -530,12 +540,16 @@ func ownedFunc(ix *managedfields.Index, live *unstructured.Unstructured) func(st
 		return func(string) bool { return false }
 	}
 	return func(pointer string) bool {
-		for _, m := range ix.Owners(live, pointer) {
+		owners := ix.Owners(live, pointer)
+		for _, m := range owners {
 			if !managedfields.IsGitOpsManager(m.Manager) || m.Operation == "Apply" {
 				return true
 			}
 		}
-		return false
+		// A GitOps Update owning a field its last-applied configuration
+		// names: it was in the manifest, and a field removed from Git since
+		// is drift (Argo CD's 3-way diff removes it).
+		return len(owners) > 0 && ix.InLastApplied(live, pointer)
 	}
 }
 
@@ -695,7 +709,7 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 	if o.Engine == "auto" || o.Engine == string(model.EngineArgoCD) {
 		// Documents keep their YAML nodes, so rules get file:line origins.
 		opts := argocd.Options{Reader: reader, Namespace: o.ArgoCDNamespace, Documents: ruleDocs}
-		opts.ArgoDiff = argocd.ArgoDiffOptions{File: o.ArgoCDDiff, Server: os.Getenv("ARGOCD_SERVER"), Token: os.Getenv("ARGOCD_AUTH_TOKEN")}
+		opts.ArgoDiff = o.ArgoAPI.options(o.ArgoCDDiff)
 		if o.ServerDryRun {
 			// Applications with server-side diff are judged by a dry-run
 			// apply as argocd-controller, like Argo CD's controller does.

@@ -37,6 +37,11 @@ type Options struct {
 	// Index is the live object's parsed managedFields, when the caller has
 	// it already; nil makes Compute parse them (it learns list keys there).
 	Index *managedfields.Index
+	// CompareStatus keeps status in the comparison when the desired state
+	// sets one (a CR with status in Git): Argo CD compares it unless
+	// resource.compareoptions ignoreResourceStatusField hides it, which the
+	// adapter decides. By default status is never drift.
+	CompareStatus bool
 }
 
 // Compute compares desired with live and returns the drifted fields sorted
@@ -74,10 +79,12 @@ func Compute(desired, live *unstructured.Unstructured, opts Options) ([]model.Fi
 		live:    live,
 		desired: &unstructured.Unstructured{Object: dm},
 		secret:  isSecret(live) || isSecret(desired),
+		builtin: builtinGroup(live.GroupVersionKind().Group),
 		// Never nil: "drifts": [] in JSON output, not null.
 		out: []model.FieldDrift{},
 	}
-	stripServerFields(dm, lm)
+	keepStatus := opts.CompareStatus && dm["status"] != nil
+	stripServerFields(dm, lm, keepStatus)
 	if c.secret {
 		secretToData(dm)
 	}
@@ -99,6 +106,8 @@ type differ struct {
 	live    *unstructured.Unstructured
 	desired *unstructured.Unstructured
 	secret  bool
+	// builtin: quantities compare by amount (see builtinGroup).
+	builtin bool
 	out     []model.FieldDrift
 }
 
@@ -406,7 +415,7 @@ func (c *differ) equalScalar(d, l any, lTok []string) bool {
 	if isIntOrStringPath(lTok) && equalIntOrString(d, l) {
 		return true
 	}
-	if isQuantityPath(lTok) {
+	if c.builtin && isQuantityPath(lTok) {
 		dq, ok1 := asQuantity(d)
 		lq, ok2 := asQuantity(l)
 		if ok1 && ok2 {
@@ -515,6 +524,15 @@ func equalIntOrString(d, l any) bool {
 	return false
 }
 
+// builtinGroup: Kubernetes' own API groups, whose objects the API server
+// decodes into Go types (so quantities are canonical: 0.1 and 100m are one
+// value). Custom resources keep what was written: for them "0.1" and "100m"
+// differ, for the API server and for Argo CD (unless knownTypeFields says
+// otherwise, which its adapter judges).
+func builtinGroup(g string) bool {
+	return g == "" || !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io")
+}
+
 // isQuantityPath reports fields whose values are resource.Quantity in the
 // core API: container/pod resources, ResourceQuota hard, LimitRange items,
 // pod overhead, emptyDir sizeLimit, PVC storage.
@@ -585,11 +603,13 @@ func secretToData(d map[string]any) {
 // stripServerFields drops what the API server, kubectl and controllers write
 // and no desired state sets: status, server-populated metadata, kubectl's
 // last-applied annotation and the Deployment controller's revision.
-func stripServerFields(d, l map[string]any) {
+func stripServerFields(d, l map[string]any, keepStatus bool) {
 	serverMetadata := []string{"managedFields", "resourceVersion", "uid", "generation", "creationTimestamp", "selfLink", "deletionTimestamp", "deletionGracePeriodSeconds"}
 	serverAnnotations := []string{managedfields.LastAppliedAnnotation, "deployment.kubernetes.io/revision"}
 	for _, m := range []map[string]any{d, l} {
-		delete(m, "status")
+		if !keepStatus {
+			delete(m, "status")
+		}
 		md, ok := m["metadata"].(map[string]any)
 		if !ok {
 			continue

@@ -46,6 +46,22 @@ func (ix *Index) ClientSideDefault(obj *unstructured.Unstructured, pointer strin
 	return la == nil || !ix.namedIn(la, obj, tokens)
 }
 
+// InLastApplied reports whether the field at pointer in obj is named in
+// obj's last-applied-configuration: client-side apply (and Argo CD's 3-way
+// diff, gitops-engine pkg/diff ThreeWayDiff) removes such a field once the
+// applied configuration no longer has it.
+func (ix *Index) InLastApplied(obj *unstructured.Unstructured, pointer string) bool {
+	if obj == nil {
+		return false
+	}
+	tokens, err := SplitPointer(pointer)
+	if err != nil {
+		return false
+	}
+	la, _ := ix.lastApplied(obj)
+	return la != nil && ix.namedIn(la, obj, tokens)
+}
+
 // lastApplied decodes obj's last-applied-configuration and names the
 // managers that own the annotation. Nothing is cached: an Index is shared
 // read-only, and callers ask about a few added fields per object.

@@ -362,6 +362,45 @@ type Report struct {
 	DesiredSource DesiredSource `json:"desiredSource"`
 	Drifts        []FieldDrift  `json:"drifts"`
 	Notes         []Note        `json:"notes,omitempty"`
+	// Status is each engine's verdict on the whole object, where the engine
+	// has one (Argo CD's Synced/OutOfSync).
+	Status []ObjectStatus `json:"status,omitempty"`
+}
+
+// ObjectStatus is one engine's verdict on a whole object: for Argo CD the
+// resource's sync status. An engine reports it when a field-by-field reading
+// would not give the same answer (a live-only field the engine leaves alone
+// is shown as drift but does not make the object OutOfSync).
+type ObjectStatus struct {
+	Engine Engine `json:"engine"`
+	// Drift is true when the engine sees the object as drifted (OutOfSync).
+	Drift bool `json:"drift"`
+	// Status is the engine's own word, e.g. "Synced" or "OutOfSync".
+	Status string `json:"status"`
+	// From says who decided: "computed" (this tool, offline) or the Argo CD
+	// API the status was read from.
+	From string `json:"from,omitempty"`
+}
+
+// SetStatus records an engine's object verdict, replacing an earlier one.
+func (r *Report) SetStatus(s ObjectStatus) {
+	for i := range r.Status {
+		if r.Status[i].Engine == s.Engine {
+			r.Status[i] = s
+			return
+		}
+	}
+	r.Status = append(r.Status, s)
+}
+
+// StatusOf returns an engine's object verdict, if it gave one.
+func (r *Report) StatusOf(e Engine) (ObjectStatus, bool) {
+	for _, s := range r.Status {
+		if s.Engine == e {
+			return s, true
+		}
+	}
+	return ObjectStatus{}, false
 }
 
 // NewReport starts an empty report for a resource.
@@ -395,6 +434,20 @@ func (r *Report) Sort() {
 		return a.Message < b.Message
 	})
 	sort.SliceStable(r.Owners, func(i, j int) bool { return r.Owners[i].Engine < r.Owners[j].Engine })
+}
+
+// SetVerdict records an engine's verdict on this drift, replacing an earlier
+// verdict of the same engine. Prefer it to AddVerdict when iterating: a list
+// item edited in place (Service port 80 -> 8080) is two drifts at one path,
+// the removed item (a pointer into desired) and the added one (into live).
+func (f *FieldDrift) SetVerdict(v Verdict) {
+	for j := range f.Verdicts {
+		if f.Verdicts[j].Engine == v.Engine {
+			f.Verdicts[j] = v
+			return
+		}
+	}
+	f.Verdicts = append(f.Verdicts, v)
 }
 
 // AddVerdict records an engine's verdict on the drift at path; it replaces an

@@ -78,6 +78,15 @@ func (p *textPrinter) header(r *model.Report) {
 		p.w.printf("%s %s\n", label(l), ownerLine(o))
 	}
 	p.w.printf("%s %s\n", label("DESIRED"), sourceLine(r.DesiredSource))
+	// The engine's own object verdict (Argo CD's sync status): it decides
+	// the exit code with --engine argocd, whatever the field list shows.
+	for _, s := range r.Status {
+		from := "computed here"
+		if s.From != "" && s.From != "computed" {
+			from = "read from " + s.From
+		}
+		p.w.printf("%s %s %s (%s)\n", label("STATUS"), s.Engine, s.Status, from)
+	}
 }
 
 func ownerLine(o model.Owner) string {

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Debian packages the e2e suite needs beyond Go and git, installed only when
+# missing (idempotent; CI calls it on every run):
+#
+#   redis-server   the cache every Argo CD component talks to
+#                  (e2e TestArgoConformance runs a real Argo CD)
+set -euo pipefail
+
+log() { printf '[install-deps] %s\n' "$*" >&2; }
+
+missing=()
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v git >/dev/null 2>&1 || missing+=(git)
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+sudo=
+if [ "$(id -u)" != 0 ]; then sudo=sudo; fi
+log "installing ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2

@@ -77,6 +77,8 @@ type Adapter struct {
 	mu       sync.Mutex
 	loaded   bool
 	settings *Settings
+	// instances are every argocd-cm read from files (settings is the last).
+	instances []*Settings
 	// cmFromFile: argocd-cm came from files, so the cluster's is not read.
 	cmFromFile     bool
 	paramsFromFile bool
@@ -88,6 +90,10 @@ type Adapter struct {
 	triedGet map[string]bool
 	// compiled caches each Application's rules, compiled once.
 	compiled map[*Application][]*ignoreRule
+	// generated are the Applications of ApplicationSets expanded offline
+	// (list and cluster generators), by namespace/name; their rules are
+	// the template's, listed once through appSets.
+	generated map[string]*appEntry
 }
 
 var _ model.Adapter = (*Adapter)(nil)
@@ -104,7 +110,13 @@ func New(opts Options) (*Adapter, error) {
 	a := &Adapter{opts: opts, apps: map[string]*appEntry{}, settings: DefaultSettings()}
 	var params map[string]string
 	var paramsSrc cmSource
-	for _, in := range append(append([]Input{}, opts.Inputs...), FromDocuments(opts.Documents)...) {
+	inputs := append(append([]Input{}, opts.Inputs...), FromDocuments(opts.Documents)...)
+	type appSetInput struct {
+		u   *unstructured.Unstructured
+		src cmSource
+	}
+	var appSetObjs []appSetInput
+	for _, in := range inputs {
 		u := in.Object
 		if u == nil {
 			continue
@@ -131,8 +143,16 @@ func New(opts Options) (*Adapter, error) {
 			}
 			src.Prefix = "/spec/template"
 			a.appSets = append(a.appSets, &appEntry{app: app, src: src})
+			appSetObjs = append(appSetObjs, appSetInput{u, src})
 		case gvk.Group == "" && gvk.Kind == "ConfigMap" && u.GetName() == cmName:
+			if from := u.GetAnnotations()[SettingsFromAnnotation]; from != "" {
+				src.Object, src.Fields = from, settingsFields(u.GetAnnotations())
+			}
+			// Each argocd-cm is its own Argo CD instance (one per
+			// environment or cluster is common): all are kept with their
+			// origins; the last read is the one judging objects.
 			a.settings = ParseSettings(stringMap(u, "data"), src)
+			a.instances = append(a.instances, a.settings)
 			a.cmFromFile = true
 		case gvk.Group == "" && gvk.Kind == "ConfigMap" && u.GetName() == cmdParamsName:
 			params, paramsSrc = stringMap(u, "data"), src
@@ -142,7 +162,41 @@ func New(opts Options) (*Adapter, error) {
 	if params != nil {
 		a.settings.ParseCmdParams(params, paramsSrc)
 	}
+	if len(a.instances) > 1 {
+		var files []string
+		for _, s := range a.instances {
+			files = append(files, s.Source.Object+" ("+s.Source.File+")")
+		}
+		a.loadNotes = append(a.loadNotes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "several-instances",
+			Message: fmt.Sprintf("%d Argo CD settings (argocd-cm) read: %s; objects are judged with the last one, %s: give the files of one Argo CD instance to judge with another",
+				len(a.instances), strings.Join(files, ", "), files[len(files)-1])})
+	}
+	// ApplicationSets: the generated Applications carry the template's
+	// rules; without them normalize --rules and explain would apply none.
+	if len(appSetObjs) > 0 {
+		secrets := clusterSecrets(inputs)
+		a.generated = map[string]*appEntry{}
+		for _, as := range appSetObjs {
+			apps, skipped := expandAppSet(as.u, secrets)
+			for _, app := range apps {
+				a.generated[app.Metadata.Namespace+"/"+app.Metadata.Name] = &appEntry{app: app, src: as.src}
+			}
+			for _, sk := range skipped {
+				o := as.src.origin("spec.generators", "/spec/generators")
+				a.loadNotes = append(a.loadNotes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Rule: &o, Reason: "appset-not-expanded",
+					Message: fmt.Sprintf("%s: %s, so it is not expanded offline: the Applications it generates are unknown here and the template's ignoreDifferences are not applied to their objects", as.src.Object, sk)})
+			}
+		}
+	}
 	return a, nil
+}
+
+// FileNotes returns the problems and warnings found while reading the
+// files (invalid Applications, ApplicationSet generators not expanded).
+func (a *Adapter) FileNotes() []model.Note {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]model.Note(nil), a.loadNotes...)
 }
 
 func fileNote(src cmSource, reason string, err error) model.Note {
@@ -325,7 +379,10 @@ func (a *Adapter) Owner(obj *unstructured.Unstructured) *model.Owner {
 func (a *Adapter) appByKey(key string) *appEntry {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.apps[key]
+	if e, ok := a.apps[key]; ok {
+		return e
+	}
+	return a.generated[key]
 }
 
 // splitInstanceName reverses Application.InstanceName: "<ns>_<name>" for
@@ -436,7 +493,12 @@ func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
 	for _, e := range a.appSets {
 		out = append(out, rulesOfApp(e.app, e.src)...)
 	}
-	out = append(out, rulesOfSettings(a.settings)...)
+	if len(a.instances) == 0 {
+		out = append(out, rulesOfSettings(a.settings)...)
+	}
+	for _, s := range a.instances {
+		out = append(out, rulesOfSettings(s)...)
+	}
 	return out, nil
 }
 

@@ -17,6 +17,10 @@ func FromDocuments(docs []source.Document) []Input {
 			continue
 		}
 		out = append(out, Input{Object: d.Object, File: d.File, Pos: d.Position})
+		// ArgoCD resources and argo-cd chart values stand for an argocd-cm.
+		for _, sd := range settingsDocuments(d) {
+			out = append(out, Input{Object: sd.Object, File: sd.File, Pos: sd.Position})
+		}
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package argocd
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -44,6 +45,9 @@ type cmSource struct {
 	// Prefix is where an Application spec sits inside the object: "" for an
 	// Application, "/spec/template" for an ApplicationSet.
 	Prefix string
+	// Fields, for an argocd-cm synthesized from another shape (ArgoCD
+	// resource, chart values), names the field each data key came from.
+	Fields map[string]string
 }
 
 func (s cmSource) origin(field, pointer string) model.Origin {
@@ -132,7 +136,12 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 	if src.Object == "" {
 		s.Source.Object = "ConfigMap " + DefaultNamespace + "/" + cmName
 	}
-	field := func(k string) string { return "data[" + k + "]" }
+	field := func(k string) string {
+		if f := src.Fields[k]; f != "" {
+			return f
+		}
+		return "data[" + k + "]"
+	}
 	ptr := func(k string) string { return "/data/" + escapePointer(k) }
 	problem := func(level model.NoteLevel, k, reason, msg string) {
 		o := s.Source.origin(field(k), ptr(k))
@@ -154,7 +163,7 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 	if v, ok := data[keyCustomizations]; ok && v != "" {
 		m, err := parseLegacyCustomizations(v)
 		if err != nil {
-			fatal(keyCustomizations, "invalid-yaml", err)
+			fatal(keyCustomizations, "invalid-yaml", starHint(v, err))
 		} else {
 			for k, o := range m {
 				s.Overrides[k] = o
@@ -204,7 +213,7 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 		case customizationIgnore:
 			var d OverrideIgnoreDiff
 			if err := yaml.Unmarshal([]byte(v), &d); err != nil {
-				fatal(k, "invalid-yaml", err)
+				fatal(k, "invalid-yaml", starHint(v, err))
 				continue
 			}
 			ov.IgnoreDifferences = d
@@ -212,7 +221,7 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 		case customizationUpdates:
 			var d OverrideIgnoreDiff
 			if err := yaml.Unmarshal([]byte(v), &d); err != nil {
-				fatal(k, "invalid-yaml", err)
+				fatal(k, "invalid-yaml", starHint(v, err))
 				continue
 			}
 			ov.IgnoreResourceUpdates = d
@@ -220,7 +229,7 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 		case customizationKnown:
 			var f []KnownTypeField
 			if err := yaml.Unmarshal([]byte(v), &f); err != nil {
-				fatal(k, "invalid-yaml", err)
+				fatal(k, "invalid-yaml", starHint(v, err))
 				continue
 			}
 			ov.KnownTypeFields = f
@@ -315,7 +324,7 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 		}
 		var list []FilteredResource
 		if err := yaml.Unmarshal([]byte(v), &list); err != nil {
-			problem(model.NoteError, fk.key, "invalid-yaml", err.Error())
+			problem(model.NoteError, fk.key, "invalid-yaml", starHint(v, err).Error())
 			continue
 		}
 		for i, fr := range list {
@@ -461,4 +470,16 @@ func parseLegacyCustomizations(v string) (map[string]ResourceOverride, error) {
 		out[k] = o
 	}
 	return out, nil
+}
+
+// bareStar finds a lone unquoted * as a mapping value or list item.
+var bareStar = regexp.MustCompile(`(?m)^\s*(?:- )?(?:[\w.-]+:\s+|- )\*\s*(?:#.*)?$`)
+
+// starHint adds the fix to a YAML error caused by an unquoted `*` (a YAML
+// alias without a name), the most common mistake in kind/group globs.
+func starHint(v string, err error) error {
+	if err == nil || !bareStar.MatchString(v) {
+		return err
+	}
+	return fmt.Errorf("%w (an unquoted * is a YAML alias: quote it: '*')", err)
 }

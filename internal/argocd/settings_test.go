@@ -161,3 +161,22 @@ func TestLegacyCustomizationsOrigin(t *testing.T) {
 		t.Fatalf("rule = %+v", got)
 	}
 }
+
+func TestUnquotedStarInSettingsGetsTheHint(t *testing.T) {
+	s := ParseSettings(map[string]string{
+		"resource.exclusions": "- apiGroups:\n  - *\n  kinds: [Lease]\n",
+		"resource.customizations.ignoreDifferences.apps_Deployment": "jsonPointers: [/spec/replicas]\n",
+	}, cmSource{})
+	found := false
+	for _, n := range s.Problems {
+		if strings.Contains(n.Message, "quote it: '*'") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no hint in %+v", s.Problems)
+	}
+	if len(s.Rules) < 2 {
+		t.Errorf("the other key's rule was lost: %d rules", len(s.Rules))
+	}
+}

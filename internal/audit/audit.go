@@ -1,10 +1,12 @@
 package audit
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -41,7 +43,18 @@ type Options struct {
 	// Load reads a file; Extractors turn its documents into rules.
 	Load       Loader
 	Extractors []Extractor
+	// Values reads a Helm values file (values*.yaml, also inside charts)
+	// into the documents it stands for (argo-cd chart configs.cm is an
+	// argocd-cm); nil reads none.
+	Values Loader
+	// Exclude are gitignore-like patterns of paths not audited, added to
+	// those of the .driftauditignore file at Root.
+	Exclude []string
 }
+
+// IgnoreFile holds gitignore-like patterns of paths not audited, at the
+// audit root.
+const IgnoreFile = ".driftauditignore"
 
 // Result is what an audit found.
 type Result struct {
@@ -49,8 +62,11 @@ type Result struct {
 	// Suppressed counts findings silenced by allow-list entries.
 	Suppressed int `json:"suppressed"`
 	Files      int `json:"files"`
-	Manifests  int `json:"manifests"`
-	Rules      int `json:"rules"`
+	// Skipped counts files that hold no Kubernetes object (apiVersion, kind
+	// and metadata): CI, Helm, Talos, Ansible configuration, templates.
+	Skipped   int `json:"skipped"`
+	Manifests int `json:"manifests"`
+	Rules     int `json:"rules"`
 	// Base is the --base revision, if any.
 	Base string `json:"base,omitempty"`
 }
@@ -73,6 +89,7 @@ type snapshot struct {
 	rules    []model.Rule
 	findings []Finding
 	files    int
+	skipped  int
 }
 
 // Run audits the paths.
@@ -89,9 +106,10 @@ func Run(opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Files: snap.files, Manifests: len(snap.docs), Rules: len(snap.rules)}
+	res := &Result{Files: snap.files, Skipped: snap.skipped, Manifests: len(snap.docs), Rules: len(snap.rules)}
 	fs := analyze(snap, cfg, opts.MaxRules)
 	res.Findings, res.Suppressed = applyConfig(fs, cfg, opts.Root)
+	res.Findings = mergeRepeats(res.Findings)
 	return res, nil
 }
 
@@ -121,7 +139,11 @@ func relPaths(root string, paths []string) ([]string, error) {
 // that does not exist is skipped (a base revision may predate it).
 func collect(opts Options, root string, paths []string, missingOK bool) (*snapshot, error) {
 	s := &snapshot{root: root}
-	files, explicit, err := walk(root, paths, missingOK)
+	ign, err := loadIgnore(root, opts.Exclude)
+	if err != nil {
+		return nil, err
+	}
+	files, explicit, chartValues, err := walk(root, paths, missingOK, ign)
 	if err != nil {
 		return nil, err
 	}
@@ -130,18 +152,48 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 	if load == nil {
 		load = loadFile
 	}
+	var settingsDocs []Document
 	for _, f := range files {
-		docs, err := load(filepath.Join(root, filepath.FromSlash(f)))
-		for i := range docs {
-			docs[i].File = f
+		abs := filepath.Join(root, filepath.FromSlash(f))
+		docs, err := load(abs)
+		objs := docs[:0]
+		for _, d := range docs {
+			d.File = f
+			// A Kubernetes object has metadata; kustomization.yaml and
+			// other tools' files with apiVersion and kind only are not.
+			if d.Object != nil && d.Object.Object["metadata"] == nil && !explicit[f] {
+				continue
+			}
+			if d.Object != nil && d.Object.GetKind() == "CustomResourceDefinition" {
+				// A CRD's YAML node tree is ten times its text (2 MB
+				// CRDs are common) and no rule lives in it: positions
+				// fall back to the document's line.
+				d.Node = nil
+			}
+			objs = append(objs, d)
 		}
+		docs = objs
 		s.docs = append(s.docs, docs...)
-		if err != nil && (explicit[f] || len(docs) > 0 || !onlyNotObjects(err)) {
+		if err != nil && !explicit[f] && len(docs) == 0 && (onlyNotObjects(err) || templated(abs) || halfObjects(err, abs)) {
+			err = nil
+		}
+		if err != nil {
 			s.findings = append(s.findings, loadFindings(root, f, err)...)
+		}
+		if len(docs) == 0 && err == nil {
+			s.skipped++
+		}
+		if opts.Values != nil && isValuesName(f) {
+			settingsDocs = append(settingsDocs, loadValues(opts.Values, root, f)...)
+		}
+	}
+	if opts.Values != nil {
+		for _, f := range chartValues {
+			settingsDocs = append(settingsDocs, loadValues(opts.Values, root, f)...)
 		}
 	}
 	for _, ex := range opts.Extractors {
-		rules, errs := ex(s.docs)
+		rules, errs := ex(append(s.docs[:len(s.docs):len(s.docs)], settingsDocs...))
 		for i := range rules {
 			rules[i].Origin.File = relFile(root, rules[i].Origin.File)
 		}
@@ -150,6 +202,66 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 	}
 	return s, nil
 }
+
+// loadValues reads one values file with the Values loader; its documents
+// are rule sources, not manifests.
+func loadValues(load Loader, root, f string) []Document {
+	docs, _ := load(filepath.Join(root, filepath.FromSlash(f)))
+	for i := range docs {
+		docs[i].File = f
+	}
+	return docs
+}
+
+// isValuesName: Helm values files are named values.yaml, values-prod.yaml...
+func isValuesName(f string) bool {
+	base := strings.ToLower(path.Base(f))
+	ext := path.Ext(base)
+	return (ext == ".yaml" || ext == ".yml") && strings.Contains(base, "values")
+}
+
+// templated reports a file with template actions ({{ }}): Helm, helmfile
+// and gomplate templates are not YAML until rendered.
+func templated(file string) bool {
+	data, err := os.ReadFile(file)
+	return err == nil && bytes.Contains(data, []byte("{{")) && bytes.Contains(data, []byte("}}"))
+}
+
+// halfObjects reports a file whose documents have an apiVersion or a kind
+// but never metadata: Helm's index.yaml and Chart.yaml, chart values with a
+// kind: key. A Kubernetes object needs all three; a manifest with one of
+// them missing but metadata present is still reported.
+func halfObjects(err error, file string) bool {
+	des := source.DocumentErrors(err)
+	if len(des) == 0 {
+		return false
+	}
+	data, rerr := os.ReadFile(file)
+	if rerr != nil || topLevelMetadata.Match(data) {
+		return false
+	}
+	for _, de := range des {
+		msg := de.Err.Error()
+		switch {
+		case strings.Contains(msg, " without kind"):
+			// "kind": with no value is a manifest's mistake; no kind
+			// key at all is another tool's file.
+			if kindKey.Match(data) {
+				return false
+			}
+		case strings.Contains(msg, " without apiVersion"), strings.Contains(msg, "apiVersion and kind are missing"),
+			strings.Contains(msg, "not a Kubernetes object"):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+var (
+	topLevelMetadata = regexp.MustCompile(`(?m)^(- )?"?metadata"?:`)
+	kindKey          = regexp.MustCompile(`(?m)^\s*"?kind"?\s*:`)
+)
 
 // onlyNotObjects reports whether every problem of a file is a well-formed
 // YAML document that is not a Kubernetes object at all (no apiVersion, no
@@ -242,7 +354,11 @@ func relFile(root, f string) string {
 // Inside directories, Helm charts (a directory with Chart.yaml) are skipped:
 // their templates are not YAML until Argo CD or Flux render them. Files
 // named on the command line are returned in explicit.
-func walk(root string, paths []string, missingOK bool) (out []string, explicit map[string]bool, err error) {
+//
+// The values files of skipped charts are returned in chartValues: the
+// argo-cd chart's configs.cm is an argocd-cm. Paths matched by ign are
+// left out; files named on the command line are always audited.
+func walk(root string, paths []string, missingOK bool, ign *ignoreList) (out []string, explicit map[string]bool, chartValues []string, err error) {
 	seen := map[string]bool{}
 	explicit = map[string]bool{}
 	add := func(abs string) {
@@ -263,7 +379,7 @@ func walk(root string, paths []string, missingOK bool) (out []string, explicit m
 			if missingOK && errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if !st.IsDir() {
 			add(abs) // named explicitly: audited whatever its extension
@@ -276,16 +392,28 @@ func walk(root string, paths []string, missingOK bool) (out []string, explicit m
 			if err != nil {
 				return err
 			}
+			rel, _ := filepath.Rel(root, path)
+			rel = filepath.ToSlash(rel)
 			if d.IsDir() {
 				if path != abs && (d.Name() == ".git" || strings.HasPrefix(d.Name(), ".") && d.Name() != ".") {
 					return filepath.SkipDir
 				}
+				if path != abs && ign.match(rel, true) {
+					return filepath.SkipDir
+				}
 				if _, err := os.Stat(filepath.Join(path, "Chart.yaml")); err == nil {
+					if ents, err := os.ReadDir(path); err == nil {
+						for _, e := range ents {
+							if !e.IsDir() && isValuesName(e.Name()) && !ign.match(rel+"/"+e.Name(), false) {
+								chartValues = append(chartValues, strings.TrimPrefix(rel+"/"+e.Name(), "./"))
+							}
+						}
+					}
 					return filepath.SkipDir
 				}
 				return nil
 			}
-			if d.Name() == DefaultConfigFile {
+			if d.Name() == DefaultConfigFile || d.Name() == IgnoreFile || ign.match(rel, false) {
 				return nil
 			}
 			switch strings.ToLower(filepath.Ext(d.Name())) {
@@ -295,11 +423,12 @@ func walk(root string, paths []string, missingOK bool) (out []string, explicit m
 			return nil
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	sort.Strings(out)
-	return out, explicit, nil
+	sort.Strings(chartValues)
+	return out, explicit, chartValues, nil
 }
 
 // analyze runs every check on a snapshot. Findings keep default severities;
@@ -358,6 +487,27 @@ func applyConfig(in []Finding, cfg *Config, root string) ([]Finding, int) {
 	}
 	sortFindings(out)
 	return out, suppressed
+}
+
+// mergeRepeats folds findings that say the same thing at the same place
+// into one with Repeats set: one argocd-cm resource.exclusions item with
+// several groups and kinds is several rules on one line, and 49 identical
+// lines helped nobody. fs is sorted, so repeats are adjacent.
+func mergeRepeats(fs []Finding) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		if n := len(out); n > 0 && sameFinding(out[n-1], f) {
+			out[n-1].Repeats = max(out[n-1].Repeats, 1) + 1
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func sameFinding(a, b Finding) bool {
+	return a.Check == b.Check && a.Severity == b.Severity && a.Message == b.Message && a.File == b.File &&
+		a.Line == b.Line && a.Column == b.Column && a.Object == b.Object && a.Field == b.Field && a.Change == b.Change
 }
 
 func sortFindings(fs []Finding) {

@@ -160,6 +160,7 @@ func RunBase(ctx context.Context, opts Options, ref string) (*Result, error) {
 	kept = append(kept, removedRules(baseRules, headRules)...)
 	res := &Result{Files: head.files, Manifests: len(head.docs), Rules: len(head.rules), Base: ref}
 	res.Findings, res.Suppressed = applyConfig(kept, cfg, opts.Root)
+	res.Findings = mergeRepeats(res.Findings)
 	return res, nil
 }
 

@@ -164,6 +164,10 @@ type Finding struct {
 	Engine model.Engine `json:"engine,omitempty"`
 	// Change is set under --base: the rule is new, wider, or gone.
 	Change Change `json:"change,omitempty"`
+	// Repeats counts identical findings folded into this one (rules
+	// expanded from one line, e.g. groups x kinds of one exclusion); 0
+	// when there is one.
+	Repeats int `json:"repeats,omitempty"`
 
 	// ruleKey ties the finding to the rule it is about (empty for findings
 	// about files or configuration); --base uses it.

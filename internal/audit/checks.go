@@ -14,6 +14,9 @@ import (
 // analysis is the input of every check: the prepared rules, the indexed
 // manifests, the configuration and a way to read source lines.
 type analysis struct {
+	// schemaCache holds the schemas of each kind (see schemasFor).
+	schemaCache map[string][]schemaCand
+
 	rules []*ruleInfo
 	ix    *manifestIndex
 	cfg   *Config
@@ -76,45 +79,56 @@ func checkTooBroad(a *analysis) []Finding {
 		if a.cfg.enabled(CheckDangerousTarget) && r.m.match != nil && dangerous(r) != "" && broadOnlyBecauseDangerous(r) {
 			continue
 		}
-		if msg := tooBroad(r); msg != "" {
-			out = append(out, ruleFinding(CheckTooBroad, r, msg))
+		if msg, wide := tooBroad(r); msg != "" {
+			f := ruleFinding(CheckTooBroad, r, msg)
+			if wide {
+				// Severity follows the widest field hidden: a rule that
+				// hides images, commands and env of a workload is worse
+				// than the narrow rules DRIFT002 already fails on.
+				f.Severity = SeverityError
+			}
+			out = append(out, f)
 		}
 	}
 	return out
 }
 
-func tooBroad(r *ruleInfo) string {
+// tooBroad says why a rule is too broad, and whether what it hides is wide
+// (every kind, a whole object, /spec, a pod template or spec, a container
+// list: images, commands and env included).
+func tooBroad(r *ruleInfo) (string, bool) {
 	switch {
 	case r.Type == model.RuleArgoResourceExclusion:
 		if r.m.allKinds {
-			return "resource exclusion hides every kind from Argo CD"
+			return "resource exclusion hides every kind from Argo CD", true
 		}
-		return ""
+		return "", false
 	case !isFieldRule(r.Rule):
-		return ""
+		return "", false
 	}
 	if r.whole {
 		if r.m.allKinds {
-			return "rule ignores every field of every object"
+			return "rule ignores every field of every object", true
 		}
 		if r.m.match != nil && r.m.matchesGK("", "Secret") && !r.m.allKinds {
-			return "" // reported as dangerous
+			return "", false // reported as dangerous
 		}
-		return fmt.Sprintf("rule ignores the whole object (%s)", describeTarget(r.Target))
+		return fmt.Sprintf("rule ignores the whole object (%s)", describeTarget(r.Target)), true
 	}
 	for _, p := range r.paths {
 		if why := broadPath(p); why != "" {
-			return fmt.Sprintf("path %s ignores %s", renderTokens(p), why)
+			wide := len(p) > 0 && p[0] == "spec" || r.m.allKinds && len(p) > 0 && p[0] != "metadata"
+			return fmt.Sprintf("path %s ignores %s", renderTokens(p), why), wide
 		}
 	}
 	if r.m.allKinds {
 		for _, p := range r.paths {
 			if len(p) > 0 && p[0] != "metadata" && p[0] != "status" {
-				return fmt.Sprintf("path %s is specific to one kind but the rule applies to every kind", renderTokens(p))
+				return fmt.Sprintf("path %s is specific to one kind but the rule applies to every kind", renderTokens(p)), false
 			}
 		}
 	}
-	return ""
+	return "", false
 }
 
 // broadOnlyBecauseDangerous: every broad path of r is a Secret's data.
@@ -135,8 +149,10 @@ var containerLists = map[string]bool{"containers": true, "initContainers": true,
 // broadPath says why a path is too broad, or "".
 func broadPath(p []string) string {
 	switch {
+	case len(p) == 1 && p[0] == "spec":
+		return "the whole spec"
 	case len(p) == 1 && p[0] != "status":
-		return "all of /" + p[0]
+		return "the whole top-level " + p[0] + " field, not one of its values"
 	case len(p) == 2 && p[0] == "spec" && p[1] == "template":
 		return "the whole pod template"
 	case len(p) == 3 && p[0] == "spec" && p[1] == "template" && p[2] == "spec":
@@ -327,6 +343,9 @@ func relation(s, r *ruleInfo) string {
 	}
 	switch s.Engine {
 	case model.EngineArgoCD:
+		if argoGlobalBoth(s, r) && argoInstance(s.Rule) != argoInstance(r.Rule) {
+			return "" // two Argo CD instances
+		}
 		if (isArgoGlobal(s.Rule) || s.Origin.Object == r.Origin.Object) && covers(s, r) {
 			return "scope"
 		}
@@ -448,6 +467,22 @@ func checkMatchesNothing(a *analysis) []Finding {
 		}
 		targets := a.ix.targets(r.m)
 		if len(targets) == 0 {
+			// No manifest to compare with: the kind's schema still tells
+			// a path that no object of the kind can have.
+			if msg := a.neverMatches(r); msg != "" {
+				out = append(out, ruleFinding(CheckMatchesNothing, r, msg))
+				continue
+			}
+			if chart := a.remoteChart(r); chart != "" {
+				// The objects come from a Helm chart rendered elsewhere:
+				// no manifest here can match, which says nothing.
+				f := ruleFinding(CheckMatchesNothing, r, fmt.Sprintf(
+					"not checkable offline: %s renders the remote Helm chart %s, whose objects are not in the repository", r.Origin.Object, chart))
+				f.Severity = SeverityNote
+				f.Hint = "Check the rule against the chart's objects (helm template), or against the live cluster with compare --from-cluster."
+				out = append(out, f)
+				continue
+			}
 			out = append(out, ruleFinding(CheckMatchesNothing, r, a.noTargetMessage(r)))
 			continue
 		}
@@ -456,6 +491,41 @@ func checkMatchesNothing(a *analysis) []Finding {
 		}
 	}
 	return out
+}
+
+// remoteChart returns the Helm chart an Argo CD Application (or
+// ApplicationSet template) holding r installs from a chart repository
+// (source.chart, in source or sources), or "".
+func (a *analysis) remoteChart(r *ruleInfo) string {
+	if r.Engine != model.EngineArgoCD {
+		return ""
+	}
+	d, ok := a.docFor(r.Origin)
+	if !ok {
+		// Applications without a namespace are cited in Argo CD's.
+		kind, rest, _ := strings.Cut(r.Origin.Object, " ")
+		_, name, _ := strings.Cut(rest, "/")
+		d, ok = a.docFor(model.Origin{File: r.Origin.File, Object: kind + " " + name})
+		if !ok {
+			return ""
+		}
+	}
+	spec, _ := d.Object.Object["spec"].(map[string]any)
+	if d.Object.GetKind() == "ApplicationSet" {
+		tmpl, _ := spec["template"].(map[string]any)
+		spec, _ = tmpl["spec"].(map[string]any)
+	}
+	sources := []any{spec["source"]}
+	if l, ok := spec["sources"].([]any); ok {
+		sources = append(sources, l...)
+	}
+	for _, src := range sources {
+		m, _ := src.(map[string]any)
+		if c, _ := m["chart"].(string); c != "" {
+			return c
+		}
+	}
+	return ""
 }
 
 func (a *analysis) noTargetMessage(r *ruleInfo) string {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // checkCase: the findings of one check for some rules over some manifests.
@@ -50,8 +51,8 @@ func runCheckCases(t *testing.T, id CheckID, cases []checkCase) {
 func TestTooBroad(t *testing.T) {
 	runCheckCases(t, CheckTooBroad, []checkCase{
 		{name: "single field is fine", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").rule()}},
-		{name: "all of spec", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec").rule()}, want: []string{"all of /spec"}},
-		{name: "all of metadata via jq", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").jq(".metadata").rule()}, want: []string{"all of /metadata"}},
+		{name: "all of spec", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec").rule()}, want: []string{"the whole spec"}},
+		{name: "all of metadata via jq", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").jq(".metadata").rule()}, want: []string{"whole top-level metadata field"}},
 		{name: "container list", rules: []model.Rule{fluxKs("a").gk("apps", "Deployment").ptr("/spec/template/spec/containers").rule()}, want: []string{"whole containers list"}},
 		{name: "whole pod template", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/template").rule()}, want: []string{"pod template"}},
 		{name: "whole object", rules: []model.Rule{fluxHR("a").gk("", "ConfigMap").whole().rule()}, want: []string{"whole object"}},
@@ -61,7 +62,7 @@ func TestTooBroad(t *testing.T) {
 		{name: "status is fine", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/status").rule()}},
 		{name: "exclusion of every kind", rules: []model.Rule{argoCM("x").typ(model.RuleArgoResourceExclusion).gk("*", "*").whole().scope(model.ScopeDiscovery).rule()}, want: []string{"every kind"}},
 		{name: "secret data is dangerous, not broad", rules: []model.Rule{argoApp("a").gk("", "Secret").ptr("/data").rule()}},
-		{name: "configmap data is broad", rules: []model.Rule{argoApp("a").gk("", "ConfigMap").ptr("/data").rule()}, want: []string{"all of /data"}},
+		{name: "configmap data is broad", rules: []model.Rule{argoApp("a").gk("", "ConfigMap").ptr("/data").rule()}, want: []string{"whole top-level data field"}},
 		{name: "refresh-only rules are not drift rules", rules: []model.Rule{argoCM("all").gk("*", "*").ptr("/spec").scope(model.ScopeRefresh).rule()}},
 	})
 }
@@ -415,5 +416,88 @@ spec:
 	want := []string{"DRIFT008 apps.yaml:6:3", "DRIFT008 apps.yaml:9:1", "DRIFT008 apps.yaml:20:5"}
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// DRIFT001's severity follows the widest field hidden: /spec, a pod
+// template, a container list, a whole object or every kind are errors; a
+// kind-specific path on every kind and /metadata stay warnings.
+func TestTooBroadSeverityFollowsTheWidestFieldHidden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rule model.Rule
+		want Severity
+	}{
+		{"spec", argoApp("a").gk("apps", "Deployment").ptr("/spec").rule(), SeverityError},
+		{"every kind spec", argoCM("all").gk("*", "*").ptr("/spec").rule(), SeverityError},
+		{"pod template", argoApp("a").gk("apps", "Deployment").ptr("/spec/template").rule(), SeverityError},
+		{"containers", fluxKs("a").gk("apps", "Deployment").ptr("/spec/template/spec/containers").rule(), SeverityError},
+		{"whole object", fluxHR("a").gk("", "ConfigMap").whole().rule(), SeverityError},
+		{"metadata", argoApp("a").gk("apps", "Deployment").jq(".metadata").rule(), SeverityWarning},
+		{"replicas on every kind", argoCM("all").gk("*", "*").ptr("/spec/replicas").rule(), SeverityWarning},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := only(runChecks(t, t.TempDir(), nil, nil, tc.rule), CheckTooBroad)
+			if len(got) != 1 || got[0].Severity != tc.want {
+				t.Errorf("findings %+v, want one %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// An Application that installs a remote Helm chart has no manifests in the
+// repository: its rules are "not checkable offline" (a note), not "matches
+// nothing" (a warning).
+func TestRemoteHelmChartRulesAreNotCheckableOffline(t *testing.T) {
+	docs, err := source.Decode([]byte(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: lbc
+  namespace: argocd
+spec:
+  source:
+    repoURL: https://aws.github.io/eks-charts
+    chart: aws-load-balancer-controller
+`), "argocd/apps.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := only(runChecks(t, t.TempDir(), nil, docs,
+		argoApp("lbc").gk("admissionregistration.k8s.io", "MutatingWebhookConfiguration").ptr("/webhooks/0/clientConfig/caBundle").rule(),
+		argoApp("other").gk("apps", "Deployment").ptr("/spec/replicas").rule()), CheckMatchesNothing)
+	if len(got) != 2 {
+		t.Fatalf("findings %+v, want 2", got)
+	}
+	if got[0].Object != "Application argocd/lbc" {
+		got[0], got[1] = got[1], got[0]
+	}
+	if got[0].Severity != SeverityNote || !strings.Contains(got[0].Message, "not checkable offline") || !strings.Contains(got[0].Message, "aws-load-balancer-controller") {
+		t.Errorf("remote chart rule: %+v", got[0])
+	}
+	if got[1].Severity != SeverityWarning || !strings.Contains(got[1].Message, "no manifest") {
+		t.Errorf("rule of an Application not in the repository: %+v", got[1])
+	}
+}
+
+// Two argocd-cm files are two Argo CD instances: the same key in both is
+// not a duplicate, and one instance's rule does not shadow the other's.
+func TestArgoCDInstancesDoNotShadowEachOther(t *testing.T) {
+	at := func(file, ptr string) model.Rule {
+		r := argoCM("apps_Deployment").gk("apps", "Deployment").ptr(ptr).rule()
+		r.Origin.File = file
+		return r
+	}
+	cfg := noJustification()
+	got := runChecks(t, t.TempDir(), cfg, nil, at("prod/argocd-cm.yaml", "/spec/replicas"), at("staging/argocd-cm.yaml", "/spec/replicas"),
+		at("prod/argocd-cm.yaml", "/spec"), at("staging/argocd-cm.yaml", "/spec/template/metadata"))
+	var rel []string
+	for _, f := range got {
+		if f.Check == CheckDuplicate || f.Check == CheckShadowed {
+			rel = append(rel, f.File+": "+f.Message)
+		}
+	}
+	// Only prod's /spec/replicas is covered by prod's /spec.
+	if len(rel) != 1 || !strings.HasPrefix(rel[0], "prod/argocd-cm.yaml: rule is covered") {
+		t.Errorf("shadow/duplicate findings %q, want only prod's /spec/replicas covered by prod's /spec", rel)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -31,11 +32,26 @@ func Render(w io.Writer, format string, r *Result) error {
 	return fmt.Errorf("unknown output format %q: must be one of %s", format, strings.Join(formats, ", "))
 }
 
-// renderText groups findings by file, one line each plus the hint.
+// textMaxPerCheck bounds the warnings and notes of one check that text
+// output lists; the rest are counted in one line (-o json lists all).
+// A repository with 551 HelmReleases without drift detection needs the
+// point made once, not 551 times. Errors are always listed.
+const textMaxPerCheck = 10
+
+// renderText groups findings by file, one line each plus the hint (once per
+// check).
 func renderText(w io.Writer, r *Result) error {
 	var b strings.Builder
 	file := "\x00"
+	shown := map[CheckID]int{}
+	hinted := map[CheckID]bool{}
+	hidden := map[CheckID]int{}
 	for _, f := range r.Findings {
+		if f.Severity != SeverityError && shown[f.Check] >= textMaxPerCheck {
+			hidden[f.Check]++
+			continue
+		}
+		shown[f.Check]++
 		if f.File != file {
 			if file != "\x00" {
 				b.WriteString("\n")
@@ -55,15 +71,31 @@ func renderText(w io.Writer, r *Result) error {
 		if f.Change != "" {
 			change = "[" + string(f.Change) + "] "
 		}
-		fmt.Fprintf(&b, "  %-7s %-7s %s %s%s\n", pos, f.Severity, f.Check, change, f.Message)
+		repeats := ""
+		if f.Repeats > 1 {
+			repeats = fmt.Sprintf(" (x%d)", f.Repeats)
+		}
+		fmt.Fprintf(&b, "  %-7s %-7s %s %s%s%s\n", pos, f.Severity, f.Check, change, f.Message, repeats)
 		if f.Object != "" {
 			fmt.Fprintf(&b, "          in %s\n", strings.TrimSpace(f.Object+" "+f.Field))
 		}
-		if f.Hint != "" {
+		if f.Hint != "" && !hinted[f.Check+CheckID(f.Hint)] {
+			hinted[f.Check+CheckID(f.Hint)] = true
 			fmt.Fprintf(&b, "          fix: %s\n", f.Hint)
 		}
 	}
 	if len(r.Findings) > 0 {
+		b.WriteString("\n")
+	}
+	var more []string
+	for id, n := range hidden {
+		more = append(more, fmt.Sprintf("%s: %d more like the above not listed (-o json lists all)\n", id, n))
+	}
+	sort.Strings(more)
+	for _, m := range more {
+		b.WriteString(m)
+	}
+	if len(more) > 0 {
 		b.WriteString("\n")
 	}
 	counts := map[Severity]int{}
@@ -72,6 +104,9 @@ func renderText(w io.Writer, r *Result) error {
 	}
 	fmt.Fprintf(&b, "%d files, %d manifests, %d rules: %d errors, %d warnings, %d notes",
 		r.Files, r.Manifests, r.Rules, counts[SeverityError], counts[SeverityWarning], counts[SeverityNote])
+	if r.Skipped > 0 {
+		fmt.Fprintf(&b, " (%d files skipped: no Kubernetes object)", r.Skipped)
+	}
 	if r.Suppressed > 0 {
 		fmt.Fprintf(&b, " (%d allowed by config)", r.Suppressed)
 	}
@@ -91,6 +126,7 @@ type jsonReport struct {
 	Findings   []Finding `json:"findings"`
 	Summary    struct {
 		Files      int            `json:"files"`
+		Skipped    int            `json:"skipped"`
 		Manifests  int            `json:"manifests"`
 		Rules      int            `json:"rules"`
 		Suppressed int            `json:"suppressed"`
@@ -105,6 +141,7 @@ func renderJSON(w io.Writer, r *Result) error {
 		rep.Findings = []Finding{}
 	}
 	rep.Summary.Files, rep.Summary.Manifests, rep.Summary.Rules = r.Files, r.Manifests, r.Rules
+	rep.Summary.Skipped = r.Skipped
 	rep.Summary.Suppressed, rep.Summary.Base = r.Suppressed, r.Base
 	rep.Summary.BySeverity = map[string]int{"error": 0, "warning": 0, "note": 0}
 	for _, f := range r.Findings {

@@ -91,8 +91,14 @@ func ruleKey(r model.Rule) string {
 		return strings.Join(c, ",")
 	}
 	t := r.Target
+	holder := r.Origin.Object
+	if isArgoGlobal(r) {
+		// Each argocd-cm file is its own Argo CD instance: the same key
+		// in two of them is two rules.
+		holder += "@" + r.Origin.File
+	}
 	return fmt.Sprintf("%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|p=%s|jq=%s|m=%s|w=%v|v=%s",
-		r.Engine, r.Type, r.Origin.Object, t.Syntax, t.Group, t.Version, t.Kind, t.Name, t.Namespace,
+		r.Engine, r.Type, holder, t.Syntax, t.Group, t.Version, t.Kind, t.Name, t.Namespace,
 		t.LabelSelector, t.AnnotationSelector, s(r.JSONPointers), s(r.JQPathExpressions), s(r.Managers), r.WholeResource, r.Value)
 }
 
@@ -143,6 +149,20 @@ func objectKind(obj string) string {
 
 // isArgoGlobal reports whether an Argo CD rule comes from argocd-cm and so
 // applies to every Application.
+// Settings read from an argocd-operator ArgoCD resource or from argo-cd
+// chart values (field "...configs.cm[key]") are an argocd-cm too.
 func isArgoGlobal(r model.Rule) bool {
-	return r.Engine == model.EngineArgoCD && objectKind(r.Origin.Object) == "ConfigMap"
+	if r.Engine != model.EngineArgoCD {
+		return false
+	}
+	k := objectKind(r.Origin.Object)
+	return k == "ConfigMap" || k == "ArgoCD" || strings.Contains(r.Origin.Field, "configs.cm[") ||
+		r.Type == model.RuleArgoCompareOptions // argocd-cm's /status rule, whatever holds it
+}
+
+// argoInstance names the Argo CD instance of an argocd-cm rule: each
+// argocd-cm (or ArgoCD resource, or chart values) in a tree is its own
+// instance, so its rules never cover another's.
+func argoInstance(r model.Rule) string {
+	return r.Origin.File + "|" + r.Origin.Object
 }

@@ -24,7 +24,10 @@ type AuditOptions struct {
 	Base       string
 	MaxRules   int
 	ConfigFile string
-	Output     string
+	// Exclude are gitignore-like patterns of paths not audited, added to
+	// the root's .driftauditignore.
+	Exclude []string
+	Output  string
 	// FailOn is error, warning or never: the least severe finding that
 	// makes the command exit 1.
 	FailOn string
@@ -101,6 +104,7 @@ Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Base, "base", o.Base, "Git revision to compare with: report only what the change adds or widens")
+	f.StringArrayVar(&o.Exclude, "exclude", nil, "gitignore-like pattern of paths not to audit (repeatable; added to the root's "+audit.IgnoreFile+")")
 	f.IntVar(&o.MaxRules, "max-rules", o.MaxRules, "Budget: the most ignore rules allowed in total (overrides the config; 0 = config)")
 	f.StringVar(&o.ConfigFile, "config", o.ConfigFile, "Audit configuration file (default: .drift-audit.yaml at the top of the checkout)")
 	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(audit.Formats(), ", "))
@@ -219,7 +223,8 @@ func (o *AuditOptions) Validate() error {
 func (o *AuditOptions) Run(cmd *cobra.Command) error {
 	opts := audit.Options{
 		Root: o.root, Paths: o.Paths, Config: o.config, MaxRules: o.MaxRules,
-		Extractors: o.extractors,
+		Extractors: o.extractors, Exclude: o.Exclude,
+		Values: argocd.ValuesFileDocuments,
 	}
 	var res *audit.Result
 	var err error

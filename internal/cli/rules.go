@@ -124,7 +124,17 @@ func (o *RulesOptions) Run(cmd *cobra.Command) error {
 		if r.Error != "" {
 			removes += " (error: " + r.Error + ")"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Engine, r.Type, r.Origin.String(), describeTarget(r.Target), removes, r.Scope)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Engine, displayType(r), r.Origin.String(), describeTarget(r.Target), removes, r.Scope)
 	}
 	return w.Flush()
+}
+
+// displayType names the mechanism as the user wrote it: an Argo CD
+// ignoreResourceUpdates customization is modelled as a refresh-scoped
+// ignoreDifferences rule, but listing it as ignoreDifferences misleads.
+func displayType(r model.Rule) string {
+	if r.Type == model.RuleArgoIgnoreDifferences && r.Scope == model.ScopeRefresh {
+		return "argocd.ignoreResourceUpdates"
+	}
+	return string(r.Type)
 }

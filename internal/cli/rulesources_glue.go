@@ -3,6 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -31,6 +34,9 @@ func loadDocuments(g *GlobalOptions, f *RuleSourceFlags) (docs []source.Document
 		}
 		des := source.DocumentErrors(err)
 		for _, de := range des {
+			if notRuleSource(de) {
+				continue
+			}
 			problems = append(problems, de.Error())
 		}
 		if len(des) == 0 {
@@ -39,11 +45,68 @@ func loadDocuments(g *GlobalOptions, f *RuleSourceFlags) (docs []source.Document
 	}
 	for _, p := range f.Paths {
 		add(source.LoadFiles([]string{p}, g.In, source.Options{Recursive: true}))
+		docs = append(docs, valuesDocuments(p)...)
 	}
 	for _, k := range f.Kustomize {
 		add(source.LoadKustomize(k))
 	}
 	return docs, problems
+}
+
+// notRuleSource reports a document that is not a Kubernetes object at all
+// (Chart.yaml, values.yaml, kustomization.yaml without apiVersion, CI
+// configuration, a JSON patch list) or a Helm template: such files are no
+// rule source, and a warning for each drowned the output on real
+// repositories (1,499 lines on one).
+func notRuleSource(de *source.DocumentError) bool {
+	msg := de.Err.Error()
+	if strings.Contains(msg, "apiVersion and kind are missing") || strings.Contains(msg, "not a Kubernetes object") ||
+		strings.Contains(msg, " without kind") || strings.Contains(msg, " without apiVersion") {
+		// Chart.yaml has an apiVersion only, chart values may have a kind:
+		// neither can hold a rule.
+		return true
+	}
+	return strings.Contains(msg, "invalid YAML") && inHelmChart(de.File)
+}
+
+// inHelmChart reports whether a file sits in a Helm chart (a parent
+// directory holds Chart.yaml): its templates are not YAML until rendered.
+func inHelmChart(file string) bool {
+	for dir := filepath.Dir(file); ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "Chart.yaml")); err == nil {
+			return true
+		}
+		if next := filepath.Dir(dir); next == dir {
+			return false
+		}
+	}
+}
+
+// valuesDocuments reads the argo-cd chart values files under path (their
+// configs.cm is an argocd-cm); the manifest reader skips them as they are
+// not Kubernetes objects.
+func valuesDocuments(path string) []source.Document {
+	if path == "-" {
+		return nil
+	}
+	var out []source.Document
+	_ = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() {
+			if p != path && strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if argocd.IsValuesFile(p) {
+			vd, _ := argocd.ValuesFileDocuments(p)
+			out = append(out, vd...)
+		}
+		return nil
+	})
+	return out
 }
 
 // engineObject reports objects that belong to the engines themselves and
@@ -225,6 +288,11 @@ func defaultNormalizerLoader(ctx context.Context, g *GlobalOptions, engine strin
 		a, err := argocd.New(argocd.Options{Reader: reader, Documents: docs})
 		if err != nil {
 			return nil, err
+		}
+		for _, n := range a.FileNotes() {
+			if n.Level == model.NoteWarning {
+				fmt.Fprintf(g.ErrOut, "warning: %s\n", n.Message)
+			}
 		}
 		return a.Normalize, nil
 	case "flux":

@@ -315,7 +315,12 @@ func classify(a *analyzed, all []*analyzed, rc *relCache) Result {
 		return res
 	}
 	thisName, otherName := engineName(this)+" rule", engineName(otherE)+" rule"
-	var union, eqUnion pathSet
+	var union pathSet
+	// Equal-target counterparts by Argo CD instance: each argocd-cm (or
+	// ArgoCD resource, chart values) is its own Argo CD, so two
+	// instances' rules never add up to one equivalent; Application rules
+	// (instance "") go with every instance.
+	eqUnion := map[string]pathSet{}
 	haveEq := false
 	for i, o := range cands {
 		cp := Counterpart{Engine: o.rule.Engine, Origin: o.rule.Origin, Targets: rels[i].Rel, Paths: relatePaths(a.paths, o.paths)}
@@ -330,11 +335,21 @@ func classify(a *analyzed, all []*analyzed, rc *relCache) Result {
 		union = append(union, o.paths...)
 		if rels[i].Rel == RelEqual {
 			haveEq = true
-			eqUnion = append(eqUnion, o.paths...)
+			k := argoInstance(o.rule)
+			eqUnion[k] = append(eqUnion[k], o.paths...)
 		}
 	}
 	res.PathsWithoutCounterpart = union.uncovered(a.paths).strings()
-	if haveEq && !fully && len(a.partsUntranslatable) == 0 && relatePaths(a.paths, eqUnion) == RelEqual {
+	equal := false
+	for k, ps := range eqUnion {
+		if k != "" {
+			ps = append(append(pathSet(nil), ps...), eqUnion[""]...)
+		}
+		if relatePaths(a.paths, ps) == RelEqual {
+			equal = true
+		}
+	}
+	if haveEq && !fully && len(a.partsUntranslatable) == 0 && equal {
 		// Counterparts with different targets may still overlap; they do
 		// not spoil equivalence, but they are listed.
 		res.Status = Equivalent
@@ -342,6 +357,19 @@ func classify(a *analyzed, all []*analyzed, rc *relCache) Result {
 	}
 	res.Status = Partial
 	return res
+}
+
+// argoInstance names the Argo CD instance of an argocd-cm rule (its file
+// and holder), "" for other rules.
+func argoInstance(r model.Rule) string {
+	if r.Engine != model.EngineArgoCD {
+		return ""
+	}
+	kind, _, _ := strings.Cut(r.Origin.Object, " ")
+	if kind == "ConfigMap" || kind == "ArgoCD" || strings.Contains(r.Origin.Field, "configs.cm[") {
+		return r.Origin.File + "|" + r.Origin.Object
+	}
+	return ""
 }
 
 // SortResults orders results by engine, then origin (file, line, object,

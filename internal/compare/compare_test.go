@@ -350,3 +350,25 @@ func TestEffectOfManagersRule(t *testing.T) {
 		t.Fatalf("status %s", c.Results[0].Status)
 	}
 }
+
+// Two argocd-cm files are two Argo CD instances: a Flux rule is equivalent
+// only to what one instance (with the Applications' rules) removes, not to
+// the sum of both.
+func TestTwoArgoCDInstancesDoNotAddUp(t *testing.T) {
+	cm := func(file, ptr string) model.Rule {
+		r := argo("apps", "Deployment").ptr(ptr).V()
+		r.Origin.File, r.Origin.Object, r.Origin.Field = file, "ConfigMap argocd/argocd-cm", "data[resource.customizations.ignoreDifferences.apps_Deployment]"
+		return r
+	}
+	f := flux("apps", "Deployment").ptr("/spec/replicas", "/spec/paused").V()
+	c := Compare([]model.Rule{f, cm("prod/argocd-cm.yaml", "/spec/replicas"), cm("staging/argocd-cm.yaml", "/spec/paused")}, nil, Options{})
+	if got := statusOf(t, c, f).Status; got != Partial {
+		t.Errorf("status %s, want partial: no single instance removes both paths", got)
+	}
+	app := argo("apps", "Deployment").ptr("/spec/paused").V()
+	app.Origin.Object = "Application argocd/web"
+	c = Compare([]model.Rule{f, cm("prod/argocd-cm.yaml", "/spec/replicas"), app}, nil, Options{})
+	if got := statusOf(t, c, f).Status; got != Equivalent {
+		t.Errorf("status %s, want equivalent: the instance plus the Application's rule remove both", got)
+	}
+}

@@ -100,6 +100,11 @@ func (ev *evaluator) scopedOut(a *analyzed, i int) bool {
 	}
 	holder := a.rule.Origin.Object
 	kind, _, _ := strings.Cut(holder, " ")
+	if strings.Contains(a.rule.Origin.Field, "configs.cm[") {
+		// argo-cd chart values of a HelmRelease or an Application: an
+		// argocd-cm, whose rules apply to all.
+		return false
+	}
 	switch kind {
 	case "Application", "Kustomization", "HelmRelease":
 	default:

@@ -162,6 +162,29 @@ var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // others fail; the error joins one *DocumentError per failure. A syntax
 // error ends the stream (the parser cannot resynchronise).
 func Decode(data []byte, file string) ([]Document, error) {
+	docs, err := decode(data, file)
+	if err == nil || !bareStar.Match(data) {
+		return docs, err
+	}
+	// An unquoted `group: *` (or `kind: *`) is a YAML alias without a
+	// name, a syntax error that ends the stream and loses every rule after
+	// it. Read the file again with the stars quoted, as the author meant,
+	// and report each one with the fix.
+	fixed := bareStar.ReplaceAll(data, []byte("${1}'*'${2}"))
+	docs, err2 := decode(fixed, file)
+	var errs []error
+	for _, m := range bareStar.FindAllIndex(data, -1) {
+		line := bytes.Count(data[:m[0]], []byte("\n")) + 1
+		errs = append(errs, &DocumentError{File: file, Line: line,
+			Err: errors.New("invalid YAML: an unquoted * is a YAML alias: quote it: '*' (read as '*')")})
+	}
+	return docs, errors.Join(append(errs, err2)...)
+}
+
+// bareStar finds a mapping value or list item that is a lone unquoted *.
+var bareStar = regexp.MustCompile(`(?m)^(\s*(?:- )?(?:[\w.-]+:\s+|- ))\*(\s*(?:#.*)?)$`)
+
+func decode(data []byte, file string) ([]Document, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []Document
 	var errs []error

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 func names(docs []Document) []string {
@@ -426,5 +428,23 @@ func TestLoadKustomize(t *testing.T) {
 		if _, err := LoadKustomize(bad); err == nil {
 			t.Errorf("LoadKustomize(%s): no error", bad)
 		}
+	}
+}
+
+// An unquoted `group: *` is a YAML alias without a name: the file's other
+// documents and rules are kept, and the error says how to fix it.
+func TestUnquotedStarIsReportedWithHintAndTheRestIsKept(t *testing.T) {
+	in := "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a\nspec:\n  ignoreDifferences:\n  - group: *\n    kind: Deployment\n    jsonPointers: [/spec/replicas]\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: after\n"
+	docs, err := Decode([]byte(in), "apps.yaml")
+	if len(docs) != 2 {
+		t.Fatalf("%d documents, want 2 (the file is read with the star quoted)", len(docs))
+	}
+	g, _, _ := unstructured.NestedSlice(docs[0].Object.Object, "spec", "ignoreDifferences")
+	if len(g) != 1 || g[0].(map[string]any)["group"] != "*" {
+		t.Errorf("ignoreDifferences = %v, want group '*'", g)
+	}
+	des := DocumentErrors(err)
+	if len(des) != 1 || des[0].Line != 7 || !strings.Contains(des[0].Err.Error(), "quote it: '*'") {
+		t.Errorf("errors = %v, want one at line 7 with the hint", err)
 	}
 }

@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Copy selected files of mirrored GitOps repositories (at HEAD) into the
+audit corpus, internal/audit/testdata/corpus/<owner>_<repo>/, and write each
+SOURCE file (repository, commit, licence, files kept).
+
+Usage: MIRROR=DIR hack/corpus-extract.py [owner/repo...]
+MIRROR holds one bare clone per repository as DIR/<owner>+<repo>/repo.
+"""
+import fnmatch, os, subprocess, sys, re
+
+MIRROR = os.environ.get("MIRROR", "/work/.mirror")
+DEST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "internal", "audit", "testdata", "corpus")
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", f"{MIRROR}/{repo}/repo", *args], capture_output=True, check=True).stdout
+
+def extract(owner_repo, patterns, excludes=(), docfilter=None, maxbytes=60000, limit=None):
+    repo = owner_repo.replace("/", "+")
+    commit = git(repo, "rev-parse", "HEAD").decode().strip()
+    files = git(repo, "ls-tree", "-r", "--name-only", "HEAD").decode().splitlines()
+    out = f"{DEST}/{owner_repo.replace('/', '_')}"
+    # Third-party files are committed only under their licence: a
+    # repository without one is not extracted at all.
+    lic = None
+    for name in ("LICENSE", "LICENSE.md", "LICENSE.txt"):
+        try:
+            licence = git(repo, "show", f"HEAD:{name}")
+            lic = name
+            break
+        except subprocess.CalledProcessError:
+            pass
+    if lic is None:
+        print(f"{owner_repo}: no LICENSE at HEAD, not extracted", file=sys.stderr)
+        return False
+    kept = []
+    for f in files:
+        if not any(fnmatch.fnmatch(f, p) for p in patterns):
+            continue
+        if not f.endswith((".yaml", ".yml", ".json")) or any(fnmatch.fnmatch(f, p) for p in excludes):
+            continue
+        try:
+            data = git(repo, "show", f"HEAD:{f}")
+        except subprocess.CalledProcessError:
+            continue
+        note = ""
+        if docfilter and f in docfilter:
+            docs = re.split(rb"(?m)^---\s*$", data)
+            sel = [d for d in docs if docfilter[f](d)]
+            data = b"---".join(sel)
+            note = " (only the documents " + docfilter[f].__doc__ + ")"
+        if len(data) > maxbytes:
+            continue
+        if limit is not None and len(kept) >= limit:
+            break
+        p = os.path.join(out, f)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        open(p, "wb").write(data)
+        kept.append(f + note)
+    open(os.path.join(out, "LICENSE.upstream"), "wb").write(licence)
+    with open(os.path.join(out, "SOURCE"), "w") as s:
+        s.write(f"repository: https://github.com/{owner_repo}\ncommit: {commit}\n")
+        s.write(f"licence: {lic} (copied as LICENSE.upstream)\n")
+        s.write("files kept, unmodified unless noted (the rest of the repository was left out):\n")
+        for k in kept:
+            s.write(f"  {k}\n")
+    print(owner_repo, len(kept), "files")
+    return True
+
+def is_argocd_cm(d):
+    """named argocd-cm"""
+    return re.search(rb"(?m)^kind: ConfigMap", d) is not None and re.search(rb"(?m)^  name: argocd-cm\s*$", d) is not None
+
+if __name__ == "__main__":
+    which = sys.argv[1:]
+    J = {
+     "argoproj/argo-cd": dict(patterns=["docs/operator-manual/argocd-cm.yaml", "docs/operator-manual/application.yaml",
+        "docs/operator-manual/applicationset.yaml", "manifests/base/config/argocd-cm.yaml", "manifests/install.yaml",
+        "manifests/ha/install.yaml", "applicationset/examples/list-generator/*", "applicationset/examples/cluster/*",
+        "applicationset/examples/design-doc/list.yaml", "applicationset/examples/matrix/list-and-list.yaml",
+        "applicationset/examples/git-generator-directory/git-directories-example.yaml",
+        "applicationset/examples/git-generator-directory/cluster-addons/prometheus-operator/*"],
+        docfilter={"manifests/install.yaml": is_argocd_cm, "manifests/ha/install.yaml": is_argocd_cm}),
+     "argoproj-labs/argocd-operator": dict(patterns=["config/samples/*", "examples/*", "controllers/argocdagent/example/*",
+        "tests/k8s/1-004_beta_to_alpha_conversion/*", "tests/k8s/1-035_validate_argocd_resource_ignore_differences/*"], excludes=["*.json"]),
+     "aws-samples/eks-blueprints-add-ons": dict(patterns=["argocd/bootstrap/*", "argocd/charts/addons/argo-cd/*", "argocd/charts/addons/aws-load-balancer-controller/values.yaml", "chart/values.yaml", "chart/Chart.yaml", "chart/templates/aws-load-balancer-controller.yaml"]),
+     "redhat-cop/gitops-catalog": dict(patterns=["openshift-gitops-operator/*", "cert-manager-operator/*", "ansible*/*", ".github/*", "helm*/*"], limit=120),
+     "fluxcd/flux2-kustomize-helm-example": dict(patterns=["*.yaml", "*.yml"]),
+     "fluxcd/flux2-multi-tenancy": dict(patterns=["*.yaml", "*.yml"]),
+     "onedr0p/home-ops": dict(patterns=[".github/*", "bootstrap/*", "kubernetes/flux/*", "kubernetes/components/*",
+        "kubernetes/apps/*/namespace.yaml", "kubernetes/apps/*/kustomization.yaml", "kubernetes/apps/kube-system/*", "kubernetes/apps/flux-system/*", "talos/*", ".taskfiles/*", "Taskfile.yaml", ".yayamlls.yaml", "*.json"], excludes=[".vscode/*"]),
+     # Flux home-labs without ignore or driftDetection rules: their rule
+     # sources are the kustomize.toolkit.fluxcd.io/prune: disabled marks on
+     # Namespaces; the rest is Flux objects for the audit to match and
+     # non-Kubernetes YAML (helmfile, Talos, Ansible, docker compose, CI)
+     # that audit must skip.
+     "bjw-s-labs/home-ops": dict(patterns=[".forgejo/*", ".yamllint.yaml", ".yamlfmt.yaml", "ansible/*", "docker/*",
+        "kubernetes/bootstrap/*", "kubernetes/components/*", "kubernetes/flux/*", "kubernetes/talos/*",
+        "kubernetes/apps/flux-system/*", "kubernetes/apps/kube-system/*", "kubernetes/apps/cert-manager/*"]),
+     "buroa/k8s-gitops": dict(patterns=[".github/*", ".oxfmtrc.json", "bootstrap/*", "kubernetes/flux/*", "kubernetes/components/*",
+        "kubernetes/apps/*/namespace.yaml", "kubernetes/apps/*/kustomization.yaml", "kubernetes/apps/kube-system/*", "kubernetes/apps/flux-system/*"]),
+    }
+    ok = True
+    for k, v in J.items():
+        if which and k not in which:
+            continue
+        ok = extract(k, **v) and ok
+    sys.exit(0 if ok else 1)

@@ -1,0 +1,18 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+func TestIgnoreResourceUpdatesIsNotListedAsIgnoreDifferences(t *testing.T) {
+	r := model.Rule{Engine: model.EngineArgoCD, Type: model.RuleArgoIgnoreDifferences, Scope: model.ScopeRefresh}
+	if got := displayType(r); got != "argocd.ignoreResourceUpdates" {
+		t.Errorf("refresh rule listed as %q", got)
+	}
+	r.Scope = model.ScopeDiff
+	if got := displayType(r); got != string(model.RuleArgoIgnoreDifferences) {
+		t.Errorf("diff rule listed as %q", got)
+	}
+}

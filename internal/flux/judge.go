@@ -33,6 +33,8 @@ type judgment struct {
 	// with its owner labels merged over the live object's metadata.
 	sel     *unstructured.Unstructured
 	entries []managedEntry
+	// ix is live's managedFields index: list types for keyed lookups.
+	ix *managedfields.Index
 
 	ssa       *mark
 	ssaValue  string // canonical
@@ -96,6 +98,11 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 	j.sel = a.selectionObject(j)
 	j.entries = parseManagedFields(in.Live)
+	if in.Live != nil {
+		if ix, err := managedfields.Parse(in.Live); err == nil {
+			j.ix = ix
+		}
+	}
 	if in.Live != nil && len(in.Live.GetManagedFields()) == 0 {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "no-managed-fields",
 			Message: "the live object has no managedFields (saved without --show-managed-fields?): field ownership, kubectl cleanup and Strip/Adopt cannot be judged"})
@@ -387,11 +394,16 @@ func orNone(s string) string {
 
 // present: the path exists live, in the manifest or in the dry-run result.
 func (j *judgment) present(p string) bool {
-	for _, o := range []*unstructured.Unstructured{j.live, j.desired, j.merged} {
+	if j.live != nil {
+		if _, ok := lookup(j.live.Object, p); ok {
+			return true
+		}
+	}
+	for _, o := range []*unstructured.Unstructured{j.desired, j.merged} {
 		if o == nil {
 			continue
 		}
-		if _, ok := lookup(o.Object, p); ok {
+		if _, ok := lookupKeyed(j.ix, j.live, o.Object, p); ok {
 			return true
 		}
 	}
@@ -468,11 +480,14 @@ func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
 	case j.merged != nil:
 		// The dry-run is what the controller would write: a field whose
 		// dry-run value differs from the live one is changed by Flux.
-		mv, mok := lookup(j.merged.Object, d.Path)
+		mv, mok := lookupKeyed(j.ix, j.live, j.merged.Object, d.Path)
 		lv, lok := lookup(j.live.Object, d.Path)
 		return mok != lok || !apiequality.Semantic.DeepEqual(mv, lv), true
 	case j.desired != nil:
-		_, ok := lookup(j.desired.Object, d.Path)
+		// d.Path indexes lists as live has them: pair list items by
+		// their merge keys, not by position (an injected container must
+		// not shift the verdicts of the ones after it).
+		_, ok := lookupKeyed(j.ix, j.live, j.desired.Object, d.Path)
 		return ok || d.Change != model.Added, true
 	default:
 		// Only managedFields: the controller's Apply entry owns exactly

@@ -60,6 +60,9 @@ func setup(m *testing.M) int {
 	}
 	defer cleanup()
 	E = env
+	// The Flux lab (flux_lab_test.go) runs its own API server and the real
+	// Flux controllers when a test asked for it: stop them with the binary.
+	defer stopFluxLab()
 	return m.Run()
 }
 

@@ -110,9 +110,18 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	a.readMarks(j)
 	a.ruleNotes(j, rep)
 
+	missing := j.st == nil && a.ownerMissing(o)
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		var v model.Verdict
+		if missing {
+			// Nothing reconciles the object: no verdict may promise a
+			// revert (the ownership labels outlived their owner).
+			v = model.Verdict{Kind: model.NotApplied, Reason: "owner not found: " + o.Ref() + " named by the ownership labels does not exist, so nothing reconciles this object"}
+			v.Engine = model.EngineFlux
+			rep.AddVerdict(d.Path, v)
+			continue
+		}
 		if j.helm {
 			v = j.helmVerdict(d)
 		} else {

@@ -76,6 +76,17 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		fillOwner(o, j.st)
 	}
 	addOwner(rep, *o)
+	if j.helm && j.desired == nil && j.st != nil {
+		// Inferred mode on a Helm object: the release Secret holds the
+		// manifest helm-controller diffs against; use it when readable.
+		rel, note := a.releaseManifest(ctx, j.st, in.Live)
+		if note != nil {
+			rep.Notes = append(rep.Notes, *note)
+		}
+		if rel != nil {
+			j.desired = rel
+		}
+	}
 
 	if a.serverDryRun && in.Desired == nil {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "dry-run-skipped",

@@ -1,6 +1,12 @@
 package flux
 
 import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -63,5 +69,45 @@ spec:
 	// compared with the manifest's app container.
 	if got, _ := lookup(desired.Object, "/spec/template/spec/containers/0/image"); got != "nginx:1.25" {
 		t.Fatalf("plain lookup = %v", got)
+	}
+}
+
+// A release Secret built the way Helm's Secret driver stores it: the
+// manifest becomes the desired state of inferred-mode verdicts, and the
+// values never reach the report.
+func TestReleaseManifestAsDesired(t *testing.T) {
+	rel := map[string]any{
+		"name":     "web",
+		"manifest": "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 2}\n",
+		"config":   map[string]any{"password": "hunter2"},
+	}
+	js, _ := json.Marshal(rel)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write(js)
+	_ = zw.Close()
+	helmB64 := base64.StdEncoding.EncodeToString(gz.Bytes())
+	secret := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "sh.helm.release.v1.web.v3", "namespace": "apps",
+			"labels": map[string]any{"owner": "helm", "name": "web", "status": "deployed", "version": "3"}},
+		"data": map[string]any{"release": base64.StdEncoding.EncodeToString([]byte(helmB64))},
+	}}
+	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
+	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{secret, hr}})
+	st, err := ownerFrom(doc{obj: hr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := mustObj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: apps}, spec: {replicas: 5}}`)
+	got, note := a.releaseManifest(context.Background(), st, live)
+	if got == nil {
+		t.Fatalf("no manifest; note %+v", note)
+	}
+	if r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); r != 2 {
+		t.Errorf("replicas = %d, want 2 (from the release)", r)
+	}
+	if note == nil || !strings.Contains(note.Message, "v3") || strings.Contains(note.Message, "hunter2") {
+		t.Errorf("note %+v", note)
 	}
 }

@@ -555,6 +555,7 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 	var gitFile string
 	ownerGVR, ownerName := gvrKS, "apps"
 	if sc.helm {
+		l.helm(t)
 		gitFile = fluxWrite(t, gitDir, "chart.yaml", fxChart)
 		l.helmChart(t, ns, "app", map[string]string{"all.yaml": fxChart})
 		l.helmRelease(t, ns, "app", sc.hrSpec)

@@ -72,8 +72,13 @@ type fluxLab struct {
 	dyn        dynamic.Interface
 	srv        *httptest.Server
 	files      *artifactFiles
-	procs      []*exec.Cmd
-	logs       map[string]string
+	// procMu guards procs and logs: helm-controller starts later, from a
+	// parallel test.
+	procMu   sync.Mutex
+	procs    []*exec.Cmd
+	logs     map[string]string
+	helmOnce sync.Once
+	helmErr  error
 }
 
 type artifactFiles struct {
@@ -140,7 +145,7 @@ func lab(t *testing.T) *fluxLab {
 func (l *fluxLab) start() error {
 	tools := filepath.Join(E.Root, "hack", "build-tools.sh")
 	bins := map[string]string{}
-	for _, name := range []string{"kustomize-controller", "helm-controller", "flux-crds"} {
+	for _, name := range []string{"kustomize-controller", "flux-crds"} {
 		cmd := exec.Command(tools, name)
 		cmd.Stderr = os.Stderr
 		out, err := cmd.Output()
@@ -207,19 +212,37 @@ metadata: {name: flux-system}
 	l.srv = httptest.NewServer(l.files)
 
 	// Flags as DESIGN.md "Real Flux controllers": no leader election, no
-	// metrics port, health on an ephemeral port, no remote bases.
-	if err := l.run("kustomize-controller", bins["kustomize-controller"], "--kubeconfig", l.kubeconfig,
+	// metrics port, health on an ephemeral port, no remote bases. Neither
+	// controller has a --kubeconfig flag (v1.9.6 refuses it):
+	// controller-runtime reads KUBECONFIG from the environment.
+	if err := l.run("kustomize-controller", bins["kustomize-controller"],
 		"--metrics-addr=0", "--health-addr=127.0.0.1:0", "--enable-leader-election=false",
 		"--no-remote-bases=true", "--concurrent=8"); err != nil {
 		return err
 	}
-	// helm-controller has no --kubeconfig flag: KUBECONFIG is read from the
-	// environment by controller-runtime.
-	if err := l.run("helm-controller", bins["helm-controller"],
-		"--metrics-addr=0", "--health-addr=127.0.0.1:0", "--enable-leader-election=false", "--concurrent=8"); err != nil {
-		return err
-	}
 	return nil
+}
+
+// helm starts helm-controller on first use (building it if needed), so
+// that runs without HelmRelease scenarios do not wait for its build.
+func (l *fluxLab) helm(t testing.TB) {
+	t.Helper()
+	l.helmOnce.Do(func() {
+		cmd := exec.Command(filepath.Join(E.Root, "hack", "build-tools.sh"), "helm-controller")
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			l.helmErr = fmt.Errorf("hack/build-tools.sh helm-controller: %w", err)
+			return
+		}
+		// helm-controller has no --kubeconfig flag: KUBECONFIG is read
+		// from the environment by controller-runtime.
+		l.helmErr = l.run("helm-controller", strings.TrimSpace(string(out)),
+			"--metrics-addr=0", "--health-addr=127.0.0.1:0", "--enable-leader-election=false", "--concurrent=8")
+	})
+	if l.helmErr != nil {
+		t.Fatalf("flux lab: %v", l.helmErr)
+	}
 }
 
 // run starts one controller as a child process, logging to the lab dir.
@@ -236,8 +259,10 @@ func (l *fluxLab) run(name, bin string, args ...string) error {
 		f.Close()
 		return fmt.Errorf("starting %s: %w", name, err)
 	}
+	l.procMu.Lock()
 	l.procs = append(l.procs, cmd)
 	l.logs[name] = logPath
+	l.procMu.Unlock()
 	go func() { _ = cmd.Wait(); f.Close() }()
 	return nil
 }
@@ -249,6 +274,8 @@ func stopFluxLab() {
 	if l == nil {
 		return
 	}
+	l.procMu.Lock()
+	defer l.procMu.Unlock()
 	for _, p := range l.procs {
 		if p.Process != nil {
 			_ = p.Process.Kill()
@@ -293,6 +320,22 @@ spec:
                 type: array
                 items: {type: string}
 `
+
+// logTails returns the last lines of every controller log.
+func (l *fluxLab) logTails() string {
+	l.procMu.Lock()
+	defer l.procMu.Unlock()
+	var b strings.Builder
+	for name, p := range l.logs {
+		data, _ := os.ReadFile(p)
+		lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+		if len(lines) > 15 {
+			lines = lines[len(lines)-15:]
+		}
+		fmt.Fprintf(&b, "--- %s (%s), last lines:\n%s\n", name, p, strings.Join(lines, "\n"))
+	}
+	return b.String()
+}
 
 // kubectl runs our kubectl against the lab API server and fails the test
 // unless it exits 0.
@@ -462,8 +505,8 @@ func (l *fluxLab) waitFor(t testing.TB, what string, gvr schema.GroupVersionReso
 		st = last.Object["status"]
 	}
 	b, _ := json.Marshal(st)
-	t.Fatalf("%s %s/%s: %s did not happen within %s (is the controller running? logs in %s)\nlast status: %s",
-		gvr.Resource, ns, name, what, time.Since(start).Round(time.Second), l.dir, b)
+	t.Fatalf("%s %s/%s: %s did not happen within %s (is the controller running?)\nlast status: %s\n%s",
+		gvr.Resource, ns, name, what, time.Since(start).Round(time.Second), b, l.logTails())
 	return nil
 }
 

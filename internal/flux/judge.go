@@ -11,6 +11,7 @@ import (
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/ssa/jsondiff"
+	"github.com/fluxcd/pkg/ssa/normalize"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -35,6 +36,9 @@ type judgment struct {
 	entries []managedEntry
 	// ix is live's managedFields index: list types for keyed lookups.
 	ix *managedfields.Index
+	// normDesired is the manifest as Flux normalizes it before applying
+	// (fluxcd/pkg ssa normalize.Unstructured), nil without a manifest.
+	normDesired *unstructured.Unstructured
 
 	ssa       *mark
 	ssaValue  string // canonical
@@ -105,6 +109,12 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 				Message: fmt.Sprintf("server-side dry-run as %s failed: %v; verdicts fall back to the manifest", j.manager, err)})
 		} else {
 			j.merged = merged
+		}
+	}
+	if j.desired != nil {
+		nd := j.desired.DeepCopy()
+		if err := normalize.Unstructured(nd); err == nil {
+			j.normDesired = nd
 		}
 	}
 	j.sel = a.selectionObject(j)
@@ -657,6 +667,9 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 			managerList(cleaned), c.name, c.operation, c.why, what, j.every()))}
 	}
 	if fluxOwns {
+		if why := j.serverDefault(d); why != "" {
+			return model.Verdict{Kind: model.LeftAlone, Reason: why}
+		}
 		return model.Verdict{Kind: model.Reverted, Reason: j.caveat("owned by kustomize-controller but no longer in the manifest: its next apply removes it " + j.every())}
 	}
 	return model.Verdict{Kind: model.LeftAlone, Reason: "not set by the manifest: server-side apply leaves it"}
@@ -706,4 +719,69 @@ func (j *judgment) helmVerdict(d *model.FieldDrift) model.Verdict {
 		return model.Verdict{Kind: model.Reported, Reason: j.caveat("in the release manifest: helm-controller reports it (Drifted condition, DriftDetected event) but does not correct it (driftDetection.mode: warn)")}
 	}
 	return model.Verdict{Kind: model.Reverted, Reason: j.caveat("in the release manifest: helm-controller patches it back (driftDetection.mode: enabled) " + j.every())}
+}
+
+// serverDefault explains why a field kustomize-controller owns but its
+// manifest does not set is an API-server default that its next apply
+// leaves as it is, or returns "". Measured against the real controller
+// (e2e TestFluxConformance): Flux applies the manifest after its typed
+// round trip (fluxcd/pkg ssa normalize.UnstructuredWithScheme), which
+// turns an unset struct into an empty map (Deployment `strategy: {}`);
+// the API server defaults the fields below it and server-side apply records
+// them as the applier's, yet every apply sends the same empty parent and
+// gets the same defaults back. Likewise a list item's key that the server
+// defaults (a port's protocol: TCP, which Flux's normalization also sets).
+//   - with --server-dry-run, the dry-run result is the truth: the field is
+//     a default when the result keeps its live value;
+//   - with -f, when its nearest ancestor in the normalized manifest is an
+//     empty map, or it is a defaulted merge key with its default value.
+func (j *judgment) serverDefault(d *model.FieldDrift) string {
+	if d.Change == model.Removed || j.live == nil {
+		return ""
+	}
+	lv, lok := lookup(j.live.Object, d.Path)
+	if !lok {
+		return ""
+	}
+	if j.merged != nil {
+		if mv, ok := lookupKeyed(j.ix, j.live, j.merged.Object, d.Path); ok && apiequality.Semantic.DeepEqual(mv, lv) {
+			return "an API-server default: the server-side dry-run as kustomize-controller keeps this value, so its next apply leaves it"
+		}
+		return ""
+	}
+	if j.normDesired == nil {
+		return ""
+	}
+	tokens, err := managedfields.SplitPointer(d.Path)
+	if err != nil || len(tokens) == 0 {
+		return ""
+	}
+	// A defaulted key of an associative list item: the item is in the
+	// manifest and the key's default is the live value.
+	if n := len(tokens); n >= 3 {
+		listPtr := managedfields.JoinPointer(tokens[:n-2]...)
+		var lt managedfields.ListType
+		if j.ix != nil {
+			lt = j.ix.ListType(j.live, listPtr)
+		} else {
+			lt = managedfields.BuiltinListType(tokens[:n-2])
+		}
+		if def, ok := lt.Defaults[tokens[n-1]]; ok && lt.Kind == managedfields.ListMap && apiequality.Semantic.DeepEqual(def, lv) {
+			if _, in := lookupKeyed(j.ix, j.live, j.normDesired.Object, managedfields.JoinPointer(tokens[:n-1]...)); in {
+				return fmt.Sprintf("an API-server default (%s: %v) of a list item the manifest sets: every apply gets the same default, nothing changes", tokens[n-1], def)
+			}
+		}
+	}
+	for i := len(tokens) - 1; i >= 1; i-- {
+		anc := managedfields.JoinPointer(tokens[:i]...)
+		v, ok := lookupKeyed(j.ix, j.live, j.normDesired.Object, anc)
+		if !ok {
+			continue
+		}
+		if m, isMap := v.(map[string]any); isMap && len(m) == 0 {
+			return fmt.Sprintf("an API-server default below %s, which Flux applies as an empty map (its typed normalization of the manifest): every apply gets the same default, nothing changes", anc)
+		}
+		return ""
+	}
+	return ""
 }

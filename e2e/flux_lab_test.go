@@ -439,15 +439,24 @@ func readyCondition(gen int64, now string) []any {
 // artifact revision.
 func (l *fluxLab) gitRepo(t testing.TB, ns string, files map[string]string) string {
 	t.Helper()
-	data := tarGz(t, "", files)
-	url, digest := l.serve("repo.tar.gz", data)
-	h := sha1.Sum(data)
-	rev := "main@sha1:" + hex.EncodeToString(h[:])
 	obj := l.create(t, gvrGitRepo, fmt.Sprintf(`apiVersion: source.toolkit.fluxcd.io/v1
 kind: GitRepository
 metadata: {name: repo, namespace: %s}
 spec: {interval: 1h, url: "https://example.invalid/repo.git", ref: {branch: main}}
 `, ns))
+	return l.publish(t, ns, obj.GetGeneration(), files)
+}
+
+// publish makes files the GitRepository's new artifact (a new commit, as
+// source-controller would announce it) and returns its revision.
+func (l *fluxLab) publish(t testing.TB, ns string, gen int64, files map[string]string) string {
+	t.Helper()
+	data := tarGz(t, "", files)
+	url, digest := l.serve("repo.tar.gz", data)
+	h := sha1.Sum(data)
+	rev := "main@sha1:" + hex.EncodeToString(h[:])
+	obj := &unstructured.Unstructured{}
+	obj.SetGeneration(gen)
 	now := time.Now().UTC().Format(time.RFC3339)
 	l.patchStatus(t, gvrGitRepo, ns, "repo", map[string]any{
 		"observedGeneration": obj.GetGeneration(),
@@ -539,7 +548,13 @@ spec:
   timeout: 30s
   sourceRef: {kind: GitRepository, name: repo}
 %s`, ns, indent(extraSpec, "  ")))
-	l.waitFor(t, "first apply of "+rev, gvrKS, ns, "apps", func(o *unstructured.Unstructured) bool {
+	l.waitApplied(t, ns, rev)
+}
+
+// waitApplied waits until Kustomization ns/apps has applied rev.
+func (l *fluxLab) waitApplied(t testing.TB, ns, rev string) {
+	t.Helper()
+	l.waitFor(t, "apply of "+rev, gvrKS, ns, "apps", func(o *unstructured.Unstructured) bool {
 		r, _, _ := unstructured.NestedString(o.Object, "status", "lastAppliedRevision")
 		s, _, _ := condition(o, "Ready")
 		return r == rev && s == "True"

@@ -117,13 +117,13 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			j.normDesired = nd
 		}
 	}
-	j.sel = a.selectionObject(j)
-	j.entries = parseManagedFields(in.Live)
 	if in.Live != nil {
 		if ix, err := managedfields.Parse(in.Live); err == nil {
 			j.ix = ix
 		}
 	}
+	j.sel = a.selectionObject(j)
+	j.entries = parseManagedFields(in.Live)
 	if in.Live != nil && len(in.Live.GetManagedFields()) == 0 {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "no-managed-fields",
 			Message: "the live object has no managedFields (saved without --show-managed-fields?): field ownership, kubectl cleanup and Strip/Adopt cannot be judged"})
@@ -182,6 +182,66 @@ func (a *Adapter) withOwnerLabels(obj *unstructured.Unstructured, o *model.Owner
 }
 
 func (a *Adapter) selectionObject(j *judgment) *unstructured.Unstructured {
+	sel := a.selectionBase(j)
+	if sel == nil || j.helm || j.live == nil {
+		return sel
+	}
+	// Follow the selectors against the object Flux sees after its next
+	// apply: labels and annotations that only managers of the managedFields
+	// cleanup own (kubectl label/annotate...) are handed to
+	// kustomize-controller and, absent from the manifest, removed by that
+	// apply; the reconcile after it no longer matches them (measured: an
+	// annotationSelector on an annotation added at runtime protects
+	// nothing). ssa: Merge skips the cleanup.
+	if m := findMark(doc{obj: j.live}, SSAKey); m != nil {
+		if mode, _ := ssaMode(m.value); mode == ssaMerge {
+			return sel
+		}
+	}
+	var out *unstructured.Unstructured
+	for _, field := range []string{"labels", "annotations"} {
+		kv, _, _ := unstructured.NestedStringMap(sel.Object, "metadata", field)
+		for k := range kv {
+			if j.desired != nil {
+				if _, set := lookup(j.desired.Object, "/metadata/"+field+"/"+managedfields.EscapeToken(k)); set {
+					continue
+				}
+			}
+			if !j.removedByCleanup("/metadata/" + field + "/" + managedfields.EscapeToken(k)) {
+				continue
+			}
+			if out == nil {
+				out = sel.DeepCopy()
+			}
+			unstructured.RemoveNestedField(out.Object, "metadata", field, k)
+		}
+	}
+	if out != nil {
+		return out
+	}
+	return sel
+}
+
+// removedByCleanup says whether every owner of a live field is a manager
+// that kustomize-controller's managedFields cleanup takes over, so its
+// next apply drops the field when the manifest does not set it.
+func (j *judgment) removedByCleanup(pointer string) bool {
+	if j.ix == nil {
+		return false
+	}
+	owners := j.ix.Owners(j.live, pointer)
+	if len(owners) == 0 {
+		return false
+	}
+	for _, m := range owners {
+		if cleanedUpBy(m.Manager, m.Operation, m.Subresource) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *Adapter) selectionBase(j *judgment) *unstructured.Unstructured {
 	switch {
 	case j.merged != nil:
 		return j.merged
@@ -253,8 +313,11 @@ func (a *Adapter) readMarks(j *judgment) {
 				mode, _ := ssaMode(m.value)
 				// IfNotPresent is only read from the manifest
 				// (ssa manager_apply.go shouldSkipApply); without one the
-				// live copy of the manifest's annotation stands in.
-				if mode != ssaIfNotPresent || s.manifest {
+				// live copy of the manifest's annotation stands in, but
+				// only when kustomize-controller applied it: one added at
+				// runtime (kubectl annotate) is removed by the next apply
+				// and protects nothing (measured).
+				if mode != ssaIfNotPresent || (s.manifest && (j.desired != nil || j.appliedByFlux(m))) {
 					j.ssa, j.ssaValue = m, mode
 				}
 			}
@@ -645,6 +708,10 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 			others = append(others, m)
 		}
 	}
+	if merge && len(cleaned) > 0 && !known {
+		return model.Verdict{Kind: model.Unknown, Rule: markOrigin(j.ssa),
+			Reason: fmt.Sprintf("%s %s: Merge skips the managedFields cleanup, so the field of %s stays if the manifest does not set it, and is reverted if it does: give -f or --server-dry-run to know", j.ssa.where, SSAKey, managerList(cleaned))}
+	}
 	if merge && len(cleaned) > 0 {
 		return model.Verdict{Kind: model.LeftAlone, Rule: markOrigin(j.ssa),
 			Reason: fmt.Sprintf("kept by %s %s: Merge: kustomize-controller skips its managedFields cleanup, so the field of %s, absent from the manifest, stays", j.ssa.where, SSAKey, managerList(cleaned))}
@@ -652,7 +719,9 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 	if len(others) > 0 {
 		reason := fmt.Sprintf("not set by the manifest and owned by %s: server-side apply leaves other managers' fields alone", managerList(others))
 		if !known {
-			reason = fmt.Sprintf("owned by %s, not by kustomize-controller: left alone unless the manifest sets it (give -f or --server-dry-run to know)", managerList(others))
+			// managedFields cannot tell: a manager that changed a field
+			// the manifest sets took its ownership from kustomize-controller.
+			return model.Verdict{Kind: model.Unknown, Reason: fmt.Sprintf("owned by %s, not by kustomize-controller: reverted if the manifest sets it, left alone otherwise; give -f or --server-dry-run to know", managerList(others))}
 		}
 		return model.Verdict{Kind: model.LeftAlone, Reason: reason}
 	}
@@ -708,7 +777,7 @@ func (j *judgment) helmVerdict(d *model.FieldDrift) model.Verdict {
 	if !in {
 		reason := "not set by the release manifest: the dry-run as helm-controller keeps other managers' fields, so it is not drift for Flux"
 		if !known {
-			reason = "not owned by helm-controller: not drift for Flux unless the chart sets it (give -f or --server-dry-run to know)"
+			return model.Verdict{Kind: model.Unknown, Reason: "not owned by helm-controller: drift for Flux if the chart sets it, left alone otherwise; the release Secret could not be read, give -f or --server-dry-run to know"}
 		}
 		return model.Verdict{Kind: model.LeftAlone, Reason: reason}
 	}
@@ -784,4 +853,20 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 		return ""
 	}
 	return ""
+}
+
+// appliedByFlux says whether the live mark m is owned by the controller's
+// own Apply entry, i.e. came from the manifest.
+func (j *judgment) appliedByFlux(m *mark) bool {
+	if j.ix == nil || j.live == nil {
+		return false
+	}
+	for _, field := range []string{"annotations", "labels"} {
+		for _, o := range j.ix.Owners(j.live, "/metadata/"+field+"/"+managedfields.EscapeToken(m.key)) {
+			if o.Manager == j.manager && o.Operation == "Apply" && o.Subresource == "" {
+				return true
+			}
+		}
+	}
+	return false
 }

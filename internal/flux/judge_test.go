@@ -568,7 +568,7 @@ func TestHelmInferenceFromManagedFields(t *testing.T) {
 	if v := verdictAt(t, rep, "/spec/paused"); v.Kind != model.Reverted {
 		t.Errorf("a field the Helm SDK wrote: %+v", v)
 	}
-	if v := verdictAt(t, rep, "/metadata/labels/x"); v.Kind != model.LeftAlone || !strings.Contains(v.Reason, "-f or --server-dry-run") {
+	if v := verdictAt(t, rep, "/metadata/labels/x"); v.Kind != model.Unknown || !strings.Contains(v.Reason, "-f or --server-dry-run") {
 		t.Errorf("a field helm never owned: %+v", v)
 	}
 }

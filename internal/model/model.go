@@ -275,6 +275,9 @@ const (
 	NotWatched VerdictKind = "not-watched"
 	// Excluded: the resource is invisible to the engine.
 	Excluded VerdictKind = "excluded"
+	// Unknown: the verdict depends on the desired state, which was not
+	// given (inferred mode); the reason says which flag tells.
+	Unknown VerdictKind = "unknown"
 )
 
 // Verdict is one engine's decision about one drifted field.

@@ -559,8 +559,15 @@ func (j *judgment) every() string {
 	return "on its next reconcile (interval " + j.owner.Interval + ")"
 }
 
-// caveat adds the truth about invalid selectors to a reason.
+// caveat adds the truth about invalid selectors to a reason, and in
+// inferred mode what the live object cannot show.
 func (j *judgment) caveat(reason string) string {
+	if j.desired == nil && !j.helm {
+		// Measured: a reconcile: disabled or ssa: Ignore mark that exists
+		// only in Git never reaches the live object (Flux skips applying
+		// it), so managedFields cannot reveal it.
+		reason += "; unless the manifest marks the object " + ReconcileKey + ": disabled or " + SSAKey + ": Ignore, which the live object does not show (give -f to know)"
+	}
 	if len(j.badRules) == 0 {
 		return reason
 	}

@@ -98,7 +98,12 @@ happens.
 
 Secret values are never printed: they show as ***.
 
-Exit codes: 0 no drift, 1 drift, 2 error.`,
+Exit codes follow the engines' own verdicts: 1 when the next reconcile
+would change the object or an engine reports drift (Argo CD OutOfSync,
+HelmRelease driftDetection warn), or a verdict is unknown without -f;
+0 when every difference is left as it is (left alone, ignored, not
+applied, not watched; e.g. labels the engine sets itself), which are still
+shown; 2 on error.`,
 		Example: `  # Why is this Deployment OutOfSync / drifted? (desired state inferred)
   kubectl drift explain deploy/web -n shop
 

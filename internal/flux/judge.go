@@ -566,7 +566,7 @@ func (j *judgment) caveat(reason string) string {
 		// Measured: a reconcile: disabled or ssa: Ignore mark that exists
 		// only in Git never reaches the live object (Flux skips applying
 		// it), so managedFields cannot reveal it.
-		reason += "; unless the manifest marks the object " + ReconcileKey + ": disabled or " + SSAKey + ": Ignore, which the live object does not show (give -f to know)"
+		reason += "; unless Git marks the object reconcile: disabled or ssa: Ignore (not visible live; give -f to know)"
 	}
 	if len(j.badRules) == 0 {
 		return reason

@@ -598,8 +598,10 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 		before[o.ref] = l.getJSON(t, o.gvr, ns, o.name())
 	}
 	reports := map[string]map[string]model.Report{}
+	codes := map[string]map[string]int{}
 	for _, m := range fxModes {
 		reports[m] = map[string]model.Report{}
+		codes[m] = map[string]int{}
 		for _, o := range sc.objects {
 			args := []string{"explain", o.ref, "-n", ns, "--engine", "flux", "-o", "json"}
 			switch m {
@@ -616,6 +618,7 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 			var r model.Report
 			DecodeJSON(t, res.Stdout, &r)
 			reports[m][o.ref] = r
+			codes[m][o.ref] = res.Code
 		}
 	}
 
@@ -645,6 +648,19 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 			r, ok := reports[m][o.ref]
 			if !ok {
 				continue
+			}
+			// The exit code is the engine's own verdict: 1 exactly when the
+			// controller changes the object, or reports (helm warn) or the
+			// tool cannot tell (unknown).
+			acts := false
+			for _, d := range r.Drifts {
+				if v := fluxVerdict(d); v != nil && (v.Kind == model.Reported || v.Kind == model.Unknown) {
+					acts = true
+				}
+			}
+			if code := codes[m][o.ref]; (code == 1) != (len(changed) > 0 || acts) {
+				ds = append(ds, fxDisagreement{sc.name, m, o.ref + ":", "exit-" + fmt.Sprint(code),
+					fmt.Sprintf("explain exited %d; the controller changed %d fields", code, len(changed))})
 			}
 			var named []string
 			for _, d := range r.Drifts {

@@ -24,8 +24,8 @@
 # from the proxy instead) and built with its own go.mod/go.sum pins.
 # Measured here (cold, module cache empty for them, the 2 cores shared with
 # kube-apiserver and two other builds): kustomize-controller 900 s,
-# helm-controller 875 s, one after the other; ~60-90 s each on a warm Go
-# build cache. flux-crds only copies files from the module zips (~2 s).
+# helm-controller 875 s, one after the other (an idle machine should be far
+# faster; not measured). flux-crds only copies files from the module zips.
 #
 # Measured here: krew + validate-krew-manifest ~25 s; argocd v3.2.11 builds
 # (148 MB binary, `argocd version --client` = v3.2.11): DESIGN.md says ~6 min

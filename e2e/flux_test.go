@@ -870,10 +870,11 @@ data: {a: "1"}
 			}, ruleFile)
 		})
 	}
-	check(t, explain(t, "configmap/optout", 1), map[string]want{
+	// Not watched by helm-controller: no engine acts, exit 0 (issue 20).
+	check(t, explain(t, "configmap/optout", 0), map[string]want{
 		"/data/a": {kind: model.NotWatched, reason: "helm.toolkit.fluxcd.io/driftDetection: disabled"},
 	}, "")
-	r := explain(t, "configmap/quiet", 1)
+	r := explain(t, "configmap/quiet", 0)
 	if d := r.Drifts; len(d) != 1 || fluxVerdict(d[0]) == nil || fluxVerdict(d[0]).Kind != model.NotWatched || !strings.Contains(fluxVerdict(d[0]).Reason, "the default") {
 		t.Errorf("quiet: %+v", r.Drifts)
 	}

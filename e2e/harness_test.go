@@ -63,6 +63,9 @@ func setup(m *testing.M) int {
 	// it; stopped before the binaries are removed.
 	defer stopArgoCD()
 	E = env
+	// The Flux lab (flux_lab_test.go) runs its own API server and the real
+	// Flux controllers when a test asked for it: stop them with the binary.
+	defer stopFluxLab()
 	return m.Run()
 }
 

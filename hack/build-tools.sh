@@ -5,6 +5,10 @@
 #   hack/build-tools.sh krew                    -> .../krew-v0.4.3/kubectl-krew
 #   hack/build-tools.sh validate-krew-manifest  -> .../krew-v0.4.3/validate-krew-manifest
 #   hack/build-tools.sh argocd                  -> .../argocd-v3.2.11/argocd
+#   hack/build-tools.sh kustomize-controller    -> .../kustomize-controller-v1.9.6/kustomize-controller
+#   hack/build-tools.sh helm-controller         -> .../helm-controller-v1.6.0/helm-controller
+#   hack/build-tools.sh flux-crds               -> .../flux-crds-.../ (Kustomization, HelmRelease
+#                                                  and source-controller v1.9.0 CRDs, one dir)
 #   hack/build-tools.sh all
 #
 # Binaries are reused when present (CI's fresh clone on the same machine
@@ -13,6 +17,15 @@
 # second one on the shared cores.
 #
 # The flux CLI is built by hack/build-flux.sh (owned by the Flux work).
+# kustomize-controller and helm-controller are the ground truth of the Flux
+# conformance suite (e2e/flux_conformance_test.go): their module zips carry
+# `replace .../api => ./api`, which a module build cannot follow, so the
+# module is copied, that line dropped (the api module of the same tag comes
+# from the proxy instead) and built with its own go.mod/go.sum pins.
+# Measured here (cold, module cache empty for them, the 2 cores shared with
+# kube-apiserver and two other builds): kustomize-controller 900 s,
+# helm-controller 875 s, one after the other (an idle machine should be far
+# faster; not measured). flux-crds only copies files from the module zips.
 #
 # Measured here: krew + validate-krew-manifest ~25 s; argocd v3.2.11 builds
 # (148 MB binary, `argocd version --client` = v3.2.11): DESIGN.md says ~6 min
@@ -25,6 +38,9 @@ KREW_VERSION=${KREW_VERSION:-v0.4.3}
 # (undefined: settings.ValidateExternalURL); v3.3+ cannot resolve
 # gitops-engine from the module proxy (see shared DESIGN.md).
 ARGOCD_VERSION=${ARGOCD_VERSION:-v3.2.11}
+KUSTOMIZE_CONTROLLER_VERSION=${KUSTOMIZE_CONTROLLER_VERSION:-v1.9.6}
+HELM_CONTROLLER_VERSION=${HELM_CONTROLLER_VERSION:-v1.6.0}
+SOURCE_CONTROLLER_VERSION=${SOURCE_CONTROLLER_VERSION:-v1.9.0}
 CACHE=${DRIFT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-drift}
 
 log() { printf '[build-tools] %s\n' "$*" >&2; }
@@ -96,7 +112,59 @@ GO
   log "built $dir/argocd"
 }
 
+# moddir MODULE@VERSION: the module's extracted (read-only) directory.
+moddir() {
+  GOFLAGS=-mod=mod GOWORK=off go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)",/\1/p'
+}
+
+# build_flux_controller NAME VERSION DIR [go mod edit args...]
+build_flux_controller() {
+  local name=$1 version=$2 dir=$3 work src
+  shift 3
+  work=$(mktemp -d)
+  # shellcheck disable=SC2064
+  trap "chmod -R u+w '$work' 2>/dev/null; rm -rf '$work'" EXIT
+  log "building $name $version"
+  src=$(moddir "github.com/fluxcd/$name@$version")
+  [ -n "$src" ] || { log "cannot download github.com/fluxcd/$name@$version"; exit 1; }
+  cp -r "$src" "$work/$name"
+  chmod -R u+w "$work/$name"
+  (
+    cd "$work/$name"
+    sed -i "\\#^replace github.com/fluxcd/$name/api => ./api#d" go.mod
+    for edit in "$@"; do go mod edit "$edit"; done
+    GOFLAGS=-mod=mod GOWORK=off CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$dir/$name.tmp" .
+  )
+  mv "$dir/$name.tmp" "$dir/$name"
+  log "built $dir/$name"
+}
+
+build_kustomize_controller() {
+  build_flux_controller kustomize-controller "$KUSTOMIZE_CONTROLLER_VERSION" "$1"
+}
+
+build_helm_controller() {
+  # v1.6.0's go.mod asks for fluxcd/pkg/chartutil v1.27.0, which the module
+  # proxy does not serve; v1.27.1 is the next patch.
+  build_flux_controller helm-controller "$HELM_CONTROLLER_VERSION" "$1" \
+    -require=github.com/fluxcd/pkg/chartutil@v1.27.1
+}
+
+build_flux_crds() {
+  local dir=$1 m src
+  for m in kustomize-controller@"$KUSTOMIZE_CONTROLLER_VERSION" helm-controller@"$HELM_CONTROLLER_VERSION" source-controller@"$SOURCE_CONTROLLER_VERSION"; do
+    src=$(moddir "github.com/fluxcd/$m")
+    [ -n "$src" ] || { log "cannot download github.com/fluxcd/$m"; exit 1; }
+    cp "$src"/config/crd/bases/*.yaml "$dir/"
+  done
+  chmod u+w "$dir"/*.yaml
+  touch "$dir/.done"
+}
+
 krew_dir=$CACHE/bin/krew-$KREW_VERSION
+kc_dir=$CACHE/bin/kustomize-controller-$KUSTOMIZE_CONTROLLER_VERSION
+hc_dir=$CACHE/bin/helm-controller-$HELM_CONTROLLER_VERSION
+crd_dir=$CACHE/bin/flux-crds-$KUSTOMIZE_CONTROLLER_VERSION-$HELM_CONTROLLER_VERSION-$SOURCE_CONTROLLER_VERSION
 argocd_dir=$CACHE/bin/argocd-$ARGOCD_VERSION
 
 [ $# -gt 0 ] || set -- all
@@ -105,10 +173,21 @@ for tool in "$@"; do
   krew) locked "$krew_dir" "$krew_dir/kubectl-krew" build_krew ;;
   validate-krew-manifest) locked "$krew_dir" "$krew_dir/validate-krew-manifest" build_krew ;;
   argocd) locked "$argocd_dir" "$argocd_dir/argocd" build_argocd ;;
+  kustomize-controller) locked "$kc_dir" "$kc_dir/kustomize-controller" build_kustomize_controller ;;
+  helm-controller) locked "$hc_dir" "$hc_dir/helm-controller" build_helm_controller ;;
+  flux-crds)
+    if [ ! -e "$crd_dir/.done" ]; then
+      mkdir -p "$crd_dir"
+      (exec 9>"$crd_dir/.lock"; flock 9; [ -e "$crd_dir/.done" ] || build_flux_crds "$crd_dir")
+    fi
+    echo "$crd_dir"
+    ;;
   all)
     locked "$krew_dir" "$krew_dir/kubectl-krew" build_krew
     locked "$krew_dir" "$krew_dir/validate-krew-manifest" build_krew
     locked "$argocd_dir" "$argocd_dir/argocd" build_argocd
+    locked "$kc_dir" "$kc_dir/kustomize-controller" build_kustomize_controller
+    locked "$hc_dir" "$hc_dir/helm-controller" build_helm_controller
     ;;
   *) log "unknown tool $tool"; exit 2 ;;
   esac

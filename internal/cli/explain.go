@@ -110,7 +110,12 @@ CLI's login), its own diff decides each field; otherwise the tool computes
 it, and says so. An unreachable API or a refused token is one warning, not
 an error.
 
-Exit codes: 0 no drift, 1 drift, 2 error.`,
+Exit codes follow the engines' own verdicts: 1 when the next reconcile
+would change the object or an engine reports drift (Argo CD OutOfSync,
+HelmRelease driftDetection warn), or a verdict is unknown without -f;
+0 when every difference is left as it is (left alone, ignored, not
+applied, not watched; e.g. labels the engine sets itself), which are still
+shown; 2 on error.`,
 		Example: `  # Why is this Deployment OutOfSync / drifted? (desired state inferred)
   kubectl drift explain deploy/web -n shop
 

@@ -170,6 +170,8 @@ func fillOwner(o *model.Owner, st *ownerState) {
 type ownerResult struct {
 	st   *ownerState
 	note *model.Note
+	// missing: the cluster says the owner does not exist.
+	missing bool
 }
 
 // resolveOwner finds the owner object in the files, then in the cluster.
@@ -194,6 +196,14 @@ func (a *Adapter) resolveOwner(ctx context.Context, o *model.Owner, rep *model.R
 	return res.st
 }
 
+// ownerMissing says whether the cluster reported o as not found (after
+// resolveOwner read it).
+func (a *Adapter) ownerMissing(o *model.Owner) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.owners[o.Kind+"/"+o.Namespace+"/"+o.Name].missing
+}
+
 func (a *Adapter) readOwner(ctx context.Context, o *model.Owner) ownerResult {
 	noteRes := func(level model.NoteLevel, reason, msg string) ownerResult {
 		return ownerResult{note: &model.Note{Engine: model.EngineFlux, Level: level, Reason: reason, Message: msg}}
@@ -216,7 +226,9 @@ func (a *Adapter) readOwner(ctx context.Context, o *model.Owner) ownerResult {
 	if err != nil {
 		switch {
 		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
-			return noteRes(model.NoteWarning, "owner-not-found", fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object any more", o.Ref()))
+			r := noteRes(model.NoteWarning, "owner-not-found", fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object any more", o.Ref()))
+			r.missing = true
+			return r
 		case apierrors.IsForbidden(err):
 			return noteRes(model.NoteWarning, "owner-forbidden", fmt.Sprintf("reading %s is forbidden (needs get on %s): its ignore rules are unknown", o.Ref(), schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}))
 		}

@@ -11,6 +11,7 @@ import (
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"github.com/fluxcd/pkg/ssa/jsondiff"
+	"github.com/fluxcd/pkg/ssa/normalize"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -33,6 +34,11 @@ type judgment struct {
 	// with its owner labels merged over the live object's metadata.
 	sel     *unstructured.Unstructured
 	entries []managedEntry
+	// ix is live's managedFields index: list types for keyed lookups.
+	ix *managedfields.Index
+	// normDesired is the manifest as Flux normalizes it before applying
+	// (fluxcd/pkg ssa normalize.Unstructured), nil without a manifest.
+	normDesired *unstructured.Unstructured
 
 	ssa       *mark
 	ssaValue  string // canonical
@@ -74,6 +80,17 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		fillOwner(o, j.st)
 	}
 	addOwner(rep, *o)
+	if j.helm && j.desired == nil && j.st != nil {
+		// Inferred mode on a Helm object: the release Secret holds the
+		// manifest helm-controller diffs against; use it when readable.
+		rel, note := a.releaseManifest(ctx, j.st, in.Live)
+		if note != nil {
+			rep.Notes = append(rep.Notes, *note)
+		}
+		if rel != nil {
+			j.desired = rel
+		}
+	}
 
 	if a.serverDryRun && in.Desired == nil {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "dry-run-skipped",
@@ -94,6 +111,17 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			j.merged = merged
 		}
 	}
+	if j.desired != nil {
+		nd := j.desired.DeepCopy()
+		if err := normalize.Unstructured(nd); err == nil {
+			j.normDesired = nd
+		}
+	}
+	if in.Live != nil {
+		if ix, err := managedfields.Parse(in.Live); err == nil {
+			j.ix = ix
+		}
+	}
 	j.sel = a.selectionObject(j)
 	j.entries = parseManagedFields(in.Live)
 	if in.Live != nil && len(in.Live.GetManagedFields()) == 0 {
@@ -103,9 +131,18 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	a.readMarks(j)
 	a.ruleNotes(j, rep)
 
+	missing := j.st == nil && a.ownerMissing(o)
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		var v model.Verdict
+		if missing {
+			// Nothing reconciles the object: no verdict may promise a
+			// revert (the ownership labels outlived their owner).
+			v = model.Verdict{Kind: model.NotApplied, Reason: "owner not found: " + o.Ref() + " named by the ownership labels does not exist, so nothing reconciles this object"}
+			v.Engine = model.EngineFlux
+			rep.AddVerdict(d.Path, v)
+			continue
+		}
 		if j.helm {
 			v = j.helmVerdict(d)
 		} else {
@@ -145,6 +182,66 @@ func (a *Adapter) withOwnerLabels(obj *unstructured.Unstructured, o *model.Owner
 }
 
 func (a *Adapter) selectionObject(j *judgment) *unstructured.Unstructured {
+	sel := a.selectionBase(j)
+	if sel == nil || j.helm || j.live == nil {
+		return sel
+	}
+	// Follow the selectors against the object Flux sees after its next
+	// apply: labels and annotations that only managers of the managedFields
+	// cleanup own (kubectl label/annotate...) are handed to
+	// kustomize-controller and, absent from the manifest, removed by that
+	// apply; the reconcile after it no longer matches them (measured: an
+	// annotationSelector on an annotation added at runtime protects
+	// nothing). ssa: Merge skips the cleanup.
+	if m := findMark(doc{obj: j.live}, SSAKey); m != nil {
+		if mode, _ := ssaMode(m.value); mode == ssaMerge {
+			return sel
+		}
+	}
+	var out *unstructured.Unstructured
+	for _, field := range []string{"labels", "annotations"} {
+		kv, _, _ := unstructured.NestedStringMap(sel.Object, "metadata", field)
+		for k := range kv {
+			if j.desired != nil {
+				if _, set := lookup(j.desired.Object, "/metadata/"+field+"/"+managedfields.EscapeToken(k)); set {
+					continue
+				}
+			}
+			if !j.removedByCleanup("/metadata/" + field + "/" + managedfields.EscapeToken(k)) {
+				continue
+			}
+			if out == nil {
+				out = sel.DeepCopy()
+			}
+			unstructured.RemoveNestedField(out.Object, "metadata", field, k)
+		}
+	}
+	if out != nil {
+		return out
+	}
+	return sel
+}
+
+// removedByCleanup says whether every owner of a live field is a manager
+// that kustomize-controller's managedFields cleanup takes over, so its
+// next apply drops the field when the manifest does not set it.
+func (j *judgment) removedByCleanup(pointer string) bool {
+	if j.ix == nil {
+		return false
+	}
+	owners := j.ix.Owners(j.live, pointer)
+	if len(owners) == 0 {
+		return false
+	}
+	for _, m := range owners {
+		if cleanedUpBy(m.Manager, m.Operation, m.Subresource) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+func (a *Adapter) selectionBase(j *judgment) *unstructured.Unstructured {
 	switch {
 	case j.merged != nil:
 		return j.merged
@@ -216,8 +313,11 @@ func (a *Adapter) readMarks(j *judgment) {
 				mode, _ := ssaMode(m.value)
 				// IfNotPresent is only read from the manifest
 				// (ssa manager_apply.go shouldSkipApply); without one the
-				// live copy of the manifest's annotation stands in.
-				if mode != ssaIfNotPresent || s.manifest {
+				// live copy of the manifest's annotation stands in, but
+				// only when kustomize-controller applied it: one added at
+				// runtime (kubectl annotate) is removed by the next apply
+				// and protects nothing (measured).
+				if mode != ssaIfNotPresent || (s.manifest && (j.desired != nil || j.appliedByFlux(m))) {
 					j.ssa, j.ssaValue = m, mode
 				}
 			}
@@ -387,11 +487,16 @@ func orNone(s string) string {
 
 // present: the path exists live, in the manifest or in the dry-run result.
 func (j *judgment) present(p string) bool {
-	for _, o := range []*unstructured.Unstructured{j.live, j.desired, j.merged} {
+	if j.live != nil {
+		if _, ok := lookup(j.live.Object, p); ok {
+			return true
+		}
+	}
+	for _, o := range []*unstructured.Unstructured{j.desired, j.merged} {
 		if o == nil {
 			continue
 		}
-		if _, ok := lookup(o.Object, p); ok {
+		if _, ok := lookupKeyed(j.ix, j.live, o.Object, p); ok {
 			return true
 		}
 	}
@@ -454,8 +559,15 @@ func (j *judgment) every() string {
 	return "on its next reconcile (interval " + j.owner.Interval + ")"
 }
 
-// caveat adds the truth about invalid selectors to a reason.
+// caveat adds the truth about invalid selectors to a reason, and in
+// inferred mode what the live object cannot show.
 func (j *judgment) caveat(reason string) string {
+	if j.desired == nil && !j.helm {
+		// Measured: a reconcile: disabled or ssa: Ignore mark that exists
+		// only in Git never reaches the live object (Flux skips applying
+		// it), so managedFields cannot reveal it.
+		reason += "; unless Git marks the object reconcile: disabled or ssa: Ignore (not visible live; give -f to know)"
+	}
 	if len(j.badRules) == 0 {
 		return reason
 	}
@@ -468,11 +580,14 @@ func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
 	case j.merged != nil:
 		// The dry-run is what the controller would write: a field whose
 		// dry-run value differs from the live one is changed by Flux.
-		mv, mok := lookup(j.merged.Object, d.Path)
+		mv, mok := lookupKeyed(j.ix, j.live, j.merged.Object, d.Path)
 		lv, lok := lookup(j.live.Object, d.Path)
 		return mok != lok || !apiequality.Semantic.DeepEqual(mv, lv), true
 	case j.desired != nil:
-		_, ok := lookup(j.desired.Object, d.Path)
+		// d.Path indexes lists as live has them: pair list items by
+		// their merge keys, not by position (an injected container must
+		// not shift the verdicts of the ones after it).
+		_, ok := lookupKeyed(j.ix, j.live, j.desired.Object, d.Path)
 		return ok || d.Change != model.Added, true
 	default:
 		// Only managedFields: the controller's Apply entry owns exactly
@@ -600,6 +715,10 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 			others = append(others, m)
 		}
 	}
+	if merge && len(cleaned) > 0 && !known {
+		return model.Verdict{Kind: model.Unknown, Rule: markOrigin(j.ssa),
+			Reason: fmt.Sprintf("%s %s: Merge skips the managedFields cleanup, so the field of %s stays if the manifest does not set it, and is reverted if it does: give -f or --server-dry-run to know", j.ssa.where, SSAKey, managerList(cleaned))}
+	}
 	if merge && len(cleaned) > 0 {
 		return model.Verdict{Kind: model.LeftAlone, Rule: markOrigin(j.ssa),
 			Reason: fmt.Sprintf("kept by %s %s: Merge: kustomize-controller skips its managedFields cleanup, so the field of %s, absent from the manifest, stays", j.ssa.where, SSAKey, managerList(cleaned))}
@@ -607,7 +726,9 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 	if len(others) > 0 {
 		reason := fmt.Sprintf("not set by the manifest and owned by %s: server-side apply leaves other managers' fields alone", managerList(others))
 		if !known {
-			reason = fmt.Sprintf("owned by %s, not by kustomize-controller: left alone unless the manifest sets it (give -f or --server-dry-run to know)", managerList(others))
+			// managedFields cannot tell: a manager that changed a field
+			// the manifest sets took its ownership from kustomize-controller.
+			return model.Verdict{Kind: model.Unknown, Reason: fmt.Sprintf("owned by %s, not by kustomize-controller: reverted if the manifest sets it, left alone otherwise; give -f or --server-dry-run to know", managerList(others))}
 		}
 		return model.Verdict{Kind: model.LeftAlone, Reason: reason}
 	}
@@ -622,6 +743,9 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 			managerList(cleaned), c.name, c.operation, c.why, what, j.every()))}
 	}
 	if fluxOwns {
+		if why := j.serverDefault(d); why != "" {
+			return model.Verdict{Kind: model.LeftAlone, Reason: why}
+		}
 		return model.Verdict{Kind: model.Reverted, Reason: j.caveat("owned by kustomize-controller but no longer in the manifest: its next apply removes it " + j.every())}
 	}
 	return model.Verdict{Kind: model.LeftAlone, Reason: "not set by the manifest: server-side apply leaves it"}
@@ -660,7 +784,7 @@ func (j *judgment) helmVerdict(d *model.FieldDrift) model.Verdict {
 	if !in {
 		reason := "not set by the release manifest: the dry-run as helm-controller keeps other managers' fields, so it is not drift for Flux"
 		if !known {
-			reason = "not owned by helm-controller: not drift for Flux unless the chart sets it (give -f or --server-dry-run to know)"
+			return model.Verdict{Kind: model.Unknown, Reason: "not owned by helm-controller: drift for Flux if the chart sets it, left alone otherwise; the release Secret could not be read, give -f or --server-dry-run to know"}
 		}
 		return model.Verdict{Kind: model.LeftAlone, Reason: reason}
 	}
@@ -671,4 +795,85 @@ func (j *judgment) helmVerdict(d *model.FieldDrift) model.Verdict {
 		return model.Verdict{Kind: model.Reported, Reason: j.caveat("in the release manifest: helm-controller reports it (Drifted condition, DriftDetected event) but does not correct it (driftDetection.mode: warn)")}
 	}
 	return model.Verdict{Kind: model.Reverted, Reason: j.caveat("in the release manifest: helm-controller patches it back (driftDetection.mode: enabled) " + j.every())}
+}
+
+// serverDefault explains why a field kustomize-controller owns but its
+// manifest does not set is an API-server default that its next apply
+// leaves as it is, or returns "". Measured against the real controller
+// (e2e TestFluxConformance): Flux applies the manifest after its typed
+// round trip (fluxcd/pkg ssa normalize.UnstructuredWithScheme), which
+// turns an unset struct into an empty map (Deployment `strategy: {}`);
+// the API server defaults the fields below it and server-side apply records
+// them as the applier's, yet every apply sends the same empty parent and
+// gets the same defaults back. Likewise a list item's key that the server
+// defaults (a port's protocol: TCP, which Flux's normalization also sets).
+//   - with --server-dry-run, the dry-run result is the truth: the field is
+//     a default when the result keeps its live value;
+//   - with -f, when its nearest ancestor in the normalized manifest is an
+//     empty map, or it is a defaulted merge key with its default value.
+func (j *judgment) serverDefault(d *model.FieldDrift) string {
+	if d.Change == model.Removed || j.live == nil {
+		return ""
+	}
+	lv, lok := lookup(j.live.Object, d.Path)
+	if !lok {
+		return ""
+	}
+	if j.merged != nil {
+		if mv, ok := lookupKeyed(j.ix, j.live, j.merged.Object, d.Path); ok && apiequality.Semantic.DeepEqual(mv, lv) {
+			return "an API-server default: the server-side dry-run as kustomize-controller keeps this value, so its next apply leaves it"
+		}
+		return ""
+	}
+	if j.normDesired == nil {
+		return ""
+	}
+	tokens, err := managedfields.SplitPointer(d.Path)
+	if err != nil || len(tokens) == 0 {
+		return ""
+	}
+	// A defaulted key of an associative list item: the item is in the
+	// manifest and the key's default is the live value.
+	if n := len(tokens); n >= 3 {
+		listPtr := managedfields.JoinPointer(tokens[:n-2]...)
+		var lt managedfields.ListType
+		if j.ix != nil {
+			lt = j.ix.ListType(j.live, listPtr)
+		} else {
+			lt = managedfields.BuiltinListType(tokens[:n-2])
+		}
+		if def, ok := lt.Defaults[tokens[n-1]]; ok && lt.Kind == managedfields.ListMap && apiequality.Semantic.DeepEqual(def, lv) {
+			if _, in := lookupKeyed(j.ix, j.live, j.normDesired.Object, managedfields.JoinPointer(tokens[:n-1]...)); in {
+				return fmt.Sprintf("an API-server default (%s: %v) of a list item the manifest sets: every apply gets the same default, nothing changes", tokens[n-1], def)
+			}
+		}
+	}
+	for i := len(tokens) - 1; i >= 1; i-- {
+		anc := managedfields.JoinPointer(tokens[:i]...)
+		v, ok := lookupKeyed(j.ix, j.live, j.normDesired.Object, anc)
+		if !ok {
+			continue
+		}
+		if m, isMap := v.(map[string]any); isMap && len(m) == 0 {
+			return fmt.Sprintf("an API-server default below %s, which Flux applies as an empty map (its typed normalization of the manifest): every apply gets the same default, nothing changes", anc)
+		}
+		return ""
+	}
+	return ""
+}
+
+// appliedByFlux says whether the live mark m is owned by the controller's
+// own Apply entry, i.e. came from the manifest.
+func (j *judgment) appliedByFlux(m *mark) bool {
+	if j.ix == nil || j.live == nil {
+		return false
+	}
+	for _, field := range []string{"annotations", "labels"} {
+		for _, o := range j.ix.Owners(j.live, "/metadata/"+field+"/"+managedfields.EscapeToken(m.key)) {
+			if o.Manager == j.manager && o.Operation == "Apply" && o.Subresource == "" {
+				return true
+			}
+		}
+	}
+	return false
 }

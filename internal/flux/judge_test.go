@@ -471,9 +471,15 @@ func TestOwnerProblemsBecomeNotes(t *testing.T) {
 			if rep.Owners[0].Found {
 				t.Error("owner marked found")
 			}
-			// Without desired state a kubectl-owned field is still reverted
-			// by the cleanup.
-			if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != model.Reverted {
+			// A missing owner reconciles nothing: "owner not found", never
+			// reverted (issue 20). Otherwise, without desired state, a
+			// kubectl-owned field is still reverted by the cleanup.
+			v := verdictAt(t, rep, "/spec/replicas")
+			if tc.name == "missing" {
+				if v.Kind != model.NotApplied || !strings.Contains(v.Reason, "owner not found") {
+					t.Errorf("replicas: %+v", v)
+				}
+			} else if v.Kind != model.Reverted {
 				t.Errorf("replicas: %+v", v)
 			}
 		})
@@ -562,7 +568,7 @@ func TestHelmInferenceFromManagedFields(t *testing.T) {
 	if v := verdictAt(t, rep, "/spec/paused"); v.Kind != model.Reverted {
 		t.Errorf("a field the Helm SDK wrote: %+v", v)
 	}
-	if v := verdictAt(t, rep, "/metadata/labels/x"); v.Kind != model.LeftAlone || !strings.Contains(v.Reason, "-f or --server-dry-run") {
+	if v := verdictAt(t, rep, "/metadata/labels/x"); v.Kind != model.Unknown || !strings.Contains(v.Reason, "-f or --server-dry-run") {
 		t.Errorf("a field helm never owned: %+v", v)
 	}
 }

@@ -275,6 +275,9 @@ const (
 	NotWatched VerdictKind = "not-watched"
 	// Excluded: the resource is invisible to the engine.
 	Excluded VerdictKind = "excluded"
+	// Unknown: the verdict depends on the desired state, which was not
+	// given (inferred mode); the reason says which flag tells.
+	Unknown VerdictKind = "unknown"
 )
 
 // Verdict is one engine's decision about one drifted field.
@@ -469,10 +472,32 @@ func (r *Report) AddVerdict(path string, v Verdict) {
 	}
 }
 
-// ExitCode follows kubectl diff: 0 no drift, 1 drift. (2 is for errors.)
+// Acts reports whether an engine will act on (revert) or report this
+// difference, or could not say (unknown): the engines' own verdict, which
+// decides the exit code. A field no engine judged acts too. Differences that
+// every engine leaves as they are (left alone, not applied, not watched,
+// ignored, excluded; e.g. the ownership labels an engine sets itself) are
+// still shown but are not drift for the exit code.
+func (f FieldDrift) Acts() bool {
+	if len(f.Verdicts) == 0 {
+		return true
+	}
+	for _, v := range f.Verdicts {
+		switch v.Kind {
+		case Reverted, Reported, Unknown:
+			return true
+		}
+	}
+	return false
+}
+
+// ExitCode follows kubectl diff: 0 no drift, 1 drift, where drift is what
+// the engines act on or report (FieldDrift.Acts). (2 is for errors.)
 func (r *Report) ExitCode() int {
-	if r.HasDrift() {
-		return 1
+	for _, d := range r.Drifts {
+		if d.Acts() {
+			return 1
+		}
 	}
 	return 0
 }

@@ -1,0 +1,725 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// TestFluxConformance proves the Flux verdicts against the running
+// controllers. Each scenario applies its manifests through the real
+// kustomize-controller (or helm-controller), drifts the objects with real
+// clients, records the tool's verdicts in the three modes (inferred from
+// managedFields, -f with the Git manifest, -f with --server-dry-run), lets
+// the controller reconcile twice, and compares:
+//
+//   - every field the tool named: `reverted` must have been changed by the
+//     controller; every other verdict (ignored, left-alone, not-applied,
+//     reported...) must have stayed;
+//   - every field the controller changed must have been named.
+//
+// Disagreements fail the test unless listed, with their reason, in
+// testdata/flux-known-divergences; an entry may never excuse a false
+// `reverted` in the -f or --server-dry-run modes.
+
+// Modes of explain compared by the suite.
+const (
+	modeInferred = "inferred"
+	modeFile     = "file"
+	modeDryRun   = "server-dry-run"
+)
+
+var fxModes = []string{modeInferred, modeFile, modeDryRun}
+
+var (
+	gvrDeploy = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}
+	gvrSTS    = schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "statefulsets"}
+	gvrSvc    = schema.GroupVersionResource{Version: "v1", Resource: "services"}
+	gvrCM     = schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}
+	gvrSecret = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+	gvrWidget = schema.GroupVersionResource{Group: "lab.drift.test", Version: "v1", Resource: "widgets"}
+)
+
+// fxObj is one object a scenario judges.
+type fxObj struct {
+	gvr schema.GroupVersionResource
+	// ref is what explain takes: "deployment/web".
+	ref string
+}
+
+func (o fxObj) name() string { _, n, _ := strings.Cut(o.ref, "/"); return n }
+
+var (
+	objDeploy = fxObj{gvrDeploy, "deployment/web"}
+	objSTS    = fxObj{gvrSTS, "statefulset/db"}
+	objSvc    = fxObj{gvrSvc, "service/web"}
+	objCM     = fxObj{gvrCM, "configmap/cfg"}
+	objSecret = fxObj{gvrSecret, "secret/sec"}
+	objWidget = fxObj{gvrWidget, "widget.lab.drift.test/w"}
+)
+
+// fxCtx is what a scenario's drift step gets.
+type fxCtx struct {
+	t  *testing.T
+	l  *fluxLab
+	ns string
+}
+
+// k runs kubectl in the scenario's namespace on the lab API server.
+func (c *fxCtx) k(args ...string) string {
+	c.t.Helper()
+	return c.l.kubectl(c.t, RunOpts{}, append(args, "-n", c.ns)...)
+}
+
+// edit makes a real `kubectl edit` with a sed script as the editor.
+func (c *fxCtx) edit(ref, sedExpr string) {
+	c.t.Helper()
+	c.l.kubectl(c.t, RunOpts{Env: []string{"KUBE_EDITOR=sed -i " + sedExpr}}, "edit", ref, "-n", c.ns)
+}
+
+// applySS runs `kubectl apply --server-side` of a manifest (NS replaced)
+// as another field manager.
+func (c *fxCtx) applySS(manager, manifest string, force bool) {
+	c.t.Helper()
+	args := []string{"apply", "--server-side", "--field-manager=" + manager, "-f", "-", "-n", c.ns}
+	if force {
+		args = append(args, "--force-conflicts")
+	}
+	c.l.kubectl(c.t, RunOpts{Stdin: []byte(strings.ReplaceAll(manifest, "NS", c.ns))}, args...)
+}
+
+// fxScenario is one conformance case.
+type fxScenario struct {
+	name string
+	// helm: git is the chart's templates (one file) and hrSpec the
+	// HelmRelease's extra spec; else git is the Kustomization's manifests
+	// (NS is the namespace) and ksSpec its extra spec.
+	helm          bool
+	git           string
+	ksSpec        string
+	hrSpec        string
+	drift         func(c *fxCtx)
+	objects       []fxObj
+	suspendBefore bool
+	// gitNext, when set, is a second commit published after the first
+	// apply (a mark that would stop the object's creation, such as
+	// reconcile: disabled, can only be added to an existing object); it
+	// is then the Git manifest given to -f.
+	gitNext string
+}
+
+// --- manifests ------------------------------------------------------------
+
+const fxDeploy = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: NS, labels: {app: web}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.25
+        env: [{name: MODE, value: prod}]
+        ports: [{containerPort: 80}]
+`
+
+// fxDeployNoReplicas leaves replicas to others (an HPA, a /scale writer).
+const fxDeployNoReplicas = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: NS, labels: {app: web}}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.25
+`
+
+const fxService = `apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: NS, labels: {app: web}}
+spec:
+  selector: {app: web}
+  ports: [{name: http, port: 80, targetPort: 8080}]
+`
+
+const fxConfigMap = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg, namespace: NS}
+data: {color: blue, size: "3"}
+`
+
+const fxSecret = `apiVersion: v1
+kind: Secret
+metadata: {name: sec, namespace: NS}
+type: Opaque
+data: {password: aHVudGVyMg==}
+`
+
+const fxStatefulSet = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: NS}
+spec:
+  replicas: 1
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+      - {name: db, image: postgres:16}
+`
+
+const fxWidget = `apiVersion: lab.drift.test/v1
+kind: Widget
+metadata: {name: w, namespace: NS}
+spec: {size: 3, color: blue, tags: [a, b]}
+`
+
+func withAnnotations(manifest, ann string) string {
+	return strings.Replace(manifest, "metadata: {name: web, namespace: NS, labels: {app: web}}",
+		"metadata: {name: web, namespace: NS, labels: {app: web}, annotations: {"+ann+"}}", 1)
+}
+
+func docs(ds ...string) string { return strings.Join(ds, "---\n") }
+
+// Helm chart templates: plain YAML (Helm renders it unchanged); no
+// namespace, Helm installs into the release namespace.
+var fxChart = strings.ReplaceAll(strings.ReplaceAll(docs(fxDeploy, fxConfigMap), ", namespace: NS", ""), "namespace: NS", "")
+
+func fxScenarios() []fxScenario {
+	dep := []fxObj{objDeploy}
+	var s []fxScenario
+	add := func(sc fxScenario) { s = append(s, sc) }
+
+	// --- kustomize-controller: manual edits with kubectl ---
+	add(fxScenario{name: "no-drift-deploy-service", git: docs(fxDeploy, fxService), objects: []fxObj{objDeploy, objSvc},
+		drift: func(c *fxCtx) {}})
+	add(fxScenario{name: "edit-image", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) { c.edit("deployment/web", "s/nginx:1.25/nginx:1.26/") }})
+	add(fxScenario{name: "patch-env", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) {
+			c.k("patch", "deployment/web", "--type=json", "-p", `[{"op":"replace","path":"/spec/template/spec/containers/0/env/0/value","value":"debug"}]`)
+		}})
+	add(fxScenario{name: "scale-replicas-in-git", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) { c.k("scale", "deployment/web", "--replicas=5") }})
+	add(fxScenario{name: "scale-subresource-kcm-replicas-in-git", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) {
+			c.k("patch", "deployment/web", "--subresource=scale", "--type=merge", "-p", `{"spec":{"replicas":4}}`, "--field-manager=kube-controller-manager")
+		}})
+	add(fxScenario{name: "scale-subresource-kcm-no-replicas-in-git", git: fxDeployNoReplicas, objects: dep,
+		drift: func(c *fxCtx) {
+			c.k("patch", "deployment/web", "--subresource=scale", "--type=merge", "-p", `{"spec":{"replicas":4}}`, "--field-manager=kube-controller-manager")
+		}})
+	add(fxScenario{name: "scale-no-replicas-in-git", git: fxDeployNoReplicas, objects: dep,
+		drift: func(c *fxCtx) { c.k("scale", "deployment/web", "--replicas=3") }})
+	add(fxScenario{name: "label-added", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) { c.k("label", "deployment/web", "team=payments") }})
+	add(fxScenario{name: "annotate-added", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) { c.k("annotate", "deployment/web", "oncall=alice") }})
+	add(fxScenario{name: "set-image", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) { c.k("set", "image", "deployment/web", "app=nginx:1.27") }})
+	add(fxScenario{name: "rollout-restart", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) { c.k("rollout", "restart", "deployment/web") }})
+	add(fxScenario{name: "edit-removes-git-label", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) { c.k("label", "deployment/web", "app-") }})
+	add(fxScenario{name: "client-side-apply", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) {
+			c.l.kubectl(c.t, RunOpts{Stdin: []byte(strings.ReplaceAll(strings.ReplaceAll(fxDeploy, "NS", c.ns), "replicas: 2", "replicas: 3"))}, "apply", "-f", "-")
+		}})
+
+	// --- other managers ---
+	add(fxScenario{name: "ssa-other-manager-new-field", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) {
+			c.applySS("ops-team", `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: NS, labels: {cost-center: "42"}}
+`, false)
+		}})
+	add(fxScenario{name: "ssa-other-manager-git-field", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) {
+			c.applySS("ops-team", `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: NS}
+spec: {replicas: 7, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: app, image: nginx:1.25}]}}}
+`, true)
+		}})
+	add(fxScenario{name: "kubectl-ssa-default-manager", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) {
+			c.applySS("kubectl", `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: NS, annotations: {note: by-hand}}
+`, false)
+		}})
+	add(fxScenario{name: "operator-new-annotation", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) {
+			c.k("patch", "deployment/web", "--type=merge", "-p", `{"metadata":{"annotations":{"acme.io/checksum":"abc"}}}`, "--field-manager=acme-operator")
+		}})
+	add(fxScenario{name: "operator-git-field", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) {
+			c.k("patch", "deployment/web", "--type=merge", "-p", `{"spec":{"template":{"spec":{"containers":[{"name":"app","image":"nginx:op"}]}}}}`, "--field-manager=acme-operator")
+		}})
+
+	// --- .spec.ignore ---
+	scale := func(c *fxCtx) { c.k("scale", "deployment/web", "--replicas=6") }
+	add(fxScenario{name: "ignore-no-target", git: fxDeploy, objects: dep, drift: scale,
+		ksSpec: "ignore:\n- paths: [/spec/replicas]\n"})
+	add(fxScenario{name: "ignore-name-regex", git: fxDeploy, objects: dep, drift: scale,
+		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {name: \"w.b\"}\n"})
+	add(fxScenario{name: "ignore-name-regex-miss", git: fxDeploy, objects: dep, drift: scale,
+		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {name: \"we\"}\n"})
+	add(fxScenario{name: "ignore-label-selector", git: fxDeploy, objects: dep, drift: scale,
+		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {labelSelector: \"app=web\"}\n"})
+	add(fxScenario{name: "ignore-annotation-selector-git", git: withAnnotations(fxDeploy, "drift.test/scaled: \"yes\""), objects: dep, drift: scale,
+		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {annotationSelector: \"drift.test/scaled=yes\"}\n"})
+	add(fxScenario{name: "ignore-annotation-selector-runtime", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) {
+			c.k("annotate", "deployment/web", "drift.test/scaled=yes")
+			scale(c)
+		},
+		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {annotationSelector: \"drift.test/scaled=yes\"}\n"})
+	add(fxScenario{name: "ignore-kind-group-version", git: fxDeploy, objects: dep, drift: scale,
+		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {group: apps, version: v1, kind: Deployment}\n"})
+	add(fxScenario{name: "ignore-kind-miss", git: fxDeploy, objects: dep, drift: scale,
+		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {kind: StatefulSet}\n"})
+	add(fxScenario{name: "ignore-image-path", git: fxDeploy, objects: dep,
+		drift:  func(c *fxCtx) { c.k("set", "image", "deployment/web", "app=nginx:ignored") },
+		ksSpec: "ignore:\n- paths: [/spec/template/spec/containers/0/image]\n  target: {kind: Deployment}\n"})
+
+	// --- ssa marks ---
+	editImage := func(c *fxCtx) { c.edit("deployment/web", "s/nginx:1.25/nginx:1.26/") }
+	labelAndEdit := func(c *fxCtx) {
+		c.k("label", "deployment/web", "team=payments")
+		editImage(c)
+	}
+	for _, mode := range []string{"Override", "Merge", "IfNotPresent", "Ignore"} {
+		sc := fxScenario{name: "ssa-" + strings.ToLower(mode) + "-in-git", git: withAnnotations(fxDeploy, "kustomize.toolkit.fluxcd.io/ssa: "+mode), objects: dep, drift: labelAndEdit}
+		if mode == "Ignore" {
+			// ssa: Ignore also skips the creation: mark an existing object.
+			sc.git, sc.gitNext = fxDeploy, sc.git
+		}
+		add(sc)
+	}
+	for _, mode := range []string{"Override", "Merge", "IfNotPresent", "Ignore"} {
+		add(fxScenario{name: "ssa-" + strings.ToLower(mode) + "-at-runtime", git: fxDeploy, objects: dep,
+			drift: func(c *fxCtx) {
+				c.k("annotate", "deployment/web", "kustomize.toolkit.fluxcd.io/ssa="+mode)
+				labelAndEdit(c)
+			}})
+	}
+
+	// --- reconcile: disabled, suspend ---
+	add(fxScenario{name: "reconcile-disabled-label-runtime", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) {
+			c.k("label", "deployment/web", "kustomize.toolkit.fluxcd.io/reconcile=disabled")
+			editImage(c)
+		}})
+	add(fxScenario{name: "reconcile-disabled-annotation-runtime", git: fxDeploy, objects: dep,
+		drift: func(c *fxCtx) {
+			c.k("annotate", "deployment/web", "kustomize.toolkit.fluxcd.io/reconcile=disabled")
+			editImage(c)
+		}})
+	add(fxScenario{name: "reconcile-disabled-in-git", git: fxDeploy, gitNext: withAnnotations(fxDeploy, "kustomize.toolkit.fluxcd.io/reconcile: disabled"), objects: dep, drift: editImage})
+	add(fxScenario{name: "suspended-kustomization", git: fxDeploy, objects: dep, drift: labelAndEdit, suspendBefore: true})
+
+	// --- other kinds ---
+	add(fxScenario{name: "secret-data-edit", git: fxSecret, objects: []fxObj{objSecret},
+		drift: func(c *fxCtx) {
+			c.k("patch", "secret/sec", "--type=merge", "-p", `{"data":{"password":"b3RoZXI="}}`)
+		}})
+	add(fxScenario{name: "secret-key-added", git: fxSecret, objects: []fxObj{objSecret},
+		drift: func(c *fxCtx) {
+			c.k("patch", "secret/sec", "--type=merge", "-p", `{"data":{"token":"c2VjcmV0"}}`)
+		}})
+	add(fxScenario{name: "configmap-edit", git: fxConfigMap, objects: []fxObj{objCM},
+		drift: func(c *fxCtx) { c.edit("configmap/cfg", "s/blue/red/") }})
+	add(fxScenario{name: "configmap-key-added-by-operator", git: fxConfigMap, objects: []fxObj{objCM},
+		drift: func(c *fxCtx) {
+			c.k("patch", "configmap/cfg", "--type=merge", "-p", `{"data":{"extra":"x"}}`, "--field-manager=acme-operator")
+		}})
+	add(fxScenario{name: "service-port-edit", git: fxService, objects: []fxObj{objSvc},
+		drift: func(c *fxCtx) {
+			c.k("patch", "service/web", "--type=json", "-p", `[{"op":"replace","path":"/spec/ports/0/targetPort","value":9090}]`)
+		}})
+	add(fxScenario{name: "service-label-operator", git: fxService, objects: []fxObj{objSvc},
+		drift: func(c *fxCtx) {
+			c.k("label", "service/web", "mesh=on", "--field-manager=mesh-operator")
+		}})
+	add(fxScenario{name: "statefulset-scale", git: fxStatefulSet, objects: []fxObj{objSTS},
+		drift: func(c *fxCtx) { c.k("scale", "statefulset/db", "--replicas=3") }})
+	add(fxScenario{name: "statefulset-image", git: fxStatefulSet, objects: []fxObj{objSTS},
+		drift: func(c *fxCtx) { c.k("set", "image", "statefulset/db", "db=postgres:17") }})
+	add(fxScenario{name: "crd-object-edit", git: fxWidget, objects: []fxObj{objWidget},
+		drift: func(c *fxCtx) { c.edit("widget.lab.drift.test/w", "s/blue/green/") }})
+	add(fxScenario{name: "crd-object-list-and-new-field", git: fxWidget, objects: []fxObj{objWidget},
+		drift: func(c *fxCtx) {
+			c.k("patch", "widget.lab.drift.test/w", "--type=merge", "-p", `{"spec":{"tags":["a","b","c"]}}`)
+			c.k("patch", "widget.lab.drift.test/w", "--type=merge", "-p", `{"spec":{"owner":"ops"}}`, "--field-manager=acme-operator")
+		}})
+
+	// --- helm-controller ---
+	hdep := []fxObj{objDeploy}
+	hEdit := func(c *fxCtx) { c.edit("deployment/web", "s/nginx:1.25/nginx:1.26/") }
+	add(fxScenario{name: "helm-enabled-edit-image", helm: true, objects: hdep, drift: hEdit,
+		hrSpec: "driftDetection: {mode: enabled}\n"})
+	add(fxScenario{name: "helm-warn-edit-image", helm: true, objects: hdep, drift: hEdit,
+		hrSpec: "driftDetection: {mode: warn}\n"})
+	add(fxScenario{name: "helm-disabled-edit-image", helm: true, objects: hdep, drift: hEdit,
+		hrSpec: "driftDetection: {mode: disabled}\n"})
+	add(fxScenario{name: "helm-enabled-scale", helm: true, objects: hdep, drift: scale,
+		hrSpec: "driftDetection: {mode: enabled}\n"})
+	add(fxScenario{name: "helm-enabled-ignore-replicas", helm: true, objects: hdep, drift: scale,
+		hrSpec: "driftDetection:\n  mode: enabled\n  ignore:\n  - paths: [/spec/replicas]\n    target: {kind: Deployment}\n"})
+	add(fxScenario{name: "helm-enabled-ignore-kind-miss", helm: true, objects: hdep, drift: scale,
+		hrSpec: "driftDetection:\n  mode: enabled\n  ignore:\n  - paths: [/spec/replicas]\n    target: {kind: StatefulSet}\n"})
+	add(fxScenario{name: "helm-enabled-label-added", helm: true, objects: hdep,
+		drift:  func(c *fxCtx) { c.k("label", "deployment/web", "team=payments") },
+		hrSpec: "driftDetection: {mode: enabled}\n"})
+	add(fxScenario{name: "helm-enabled-configmap-edit", helm: true, objects: []fxObj{objCM},
+		drift:  func(c *fxCtx) { c.edit("configmap/cfg", "s/blue/red/") },
+		hrSpec: "driftDetection: {mode: enabled}\n"})
+	add(fxScenario{name: "helm-enabled-object-annotation-disabled", helm: true, objects: hdep,
+		drift: func(c *fxCtx) {
+			c.k("annotate", "deployment/web", "helm.toolkit.fluxcd.io/driftDetection=disabled")
+			hEdit(c)
+		},
+		hrSpec: "driftDetection: {mode: enabled}\n"})
+	return s
+}
+
+// --- comparison -------------------------------------------------------------
+
+// fxTally counts agreement for one mode.
+type fxTally struct {
+	compared, agreed, falseReverted, falseKept, missed int
+	// unknown counts fields the tool said it cannot judge in this mode
+	// (verdict unknown, naming the flag that tells): not compared.
+	unknown int
+}
+
+// fxDisagreement is one field where the tool and the controller differ.
+type fxDisagreement struct {
+	scenario, mode, field, class, detail string
+}
+
+func (d fxDisagreement) key() string {
+	return d.scenario + " " + d.mode + " " + d.field + " " + d.class
+}
+
+// changedLeaves lists the JSON pointers of the leaves that differ between
+// before and after, skipping what the API server itself bumps.
+func changedLeaves(before, after map[string]any) []string {
+	var out []string
+	var walk func(p string, a, b any)
+	walk = func(p string, a, b any) {
+		switch p {
+		case "/metadata/resourceVersion", "/metadata/managedFields", "/metadata/generation", "/status":
+			return
+		}
+		am, aok := a.(map[string]any)
+		bm, bok := b.(map[string]any)
+		if aok && bok {
+			keys := map[string]bool{}
+			for k := range am {
+				keys[k] = true
+			}
+			for k := range bm {
+				keys[k] = true
+			}
+			for k := range keys {
+				walk(p+"/"+escapePointer(k), am[k], bm[k])
+			}
+			return
+		}
+		al, aok := a.([]any)
+		bl, bok := b.([]any)
+		if aok && bok && len(al) == len(bl) {
+			for i := range al {
+				walk(fmt.Sprintf("%s/%d", p, i), al[i], bl[i])
+			}
+			return
+		}
+		if !reflect.DeepEqual(a, b) {
+			out = append(out, p)
+		}
+	}
+	walk("", before, after)
+	sort.Strings(out)
+	return out
+}
+
+func escapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// related says whether two pointers name the same field or one is inside
+// the other.
+func related(a, b string) bool {
+	return a == b || strings.HasPrefix(b, a+"/") || strings.HasPrefix(a, b+"/")
+}
+
+func loadKnownDivergences(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "flux-known-divergences"))
+	if err != nil {
+		t.Fatalf("known divergences: %v", err)
+	}
+	defer f.Close()
+	known := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fs := strings.Fields(line)
+		if len(fs) < 5 {
+			t.Fatalf("testdata/flux-known-divergences:%d: want `scenario mode object:path class reason...`: %q", n, line)
+		}
+		if fs[3] == "false-reverted" && fs[1] != modeInferred {
+			t.Errorf("testdata/flux-known-divergences:%d: a false `reverted` in %s mode may not be excused", n, fs[1])
+		}
+		known[strings.Join(fs[:4], " ")] = strings.Join(fs[4:], " ")
+	}
+	return known
+}
+
+func TestFluxConformance(t *testing.T) {
+	l := lab(t)
+	known := loadKnownDivergences(t)
+	scenarios := fxScenarios()
+	if len(scenarios) < 40 {
+		t.Fatalf("only %d scenarios", len(scenarios))
+	}
+	var (
+		mu       sync.Mutex
+		tallies  = map[string]*fxTally{}
+		disagree []fxDisagreement
+		seen     = map[string]bool{}
+	)
+	for _, m := range fxModes {
+		tallies[m] = &fxTally{}
+	}
+	start := time.Now()
+	t.Run("scenarios", func(t *testing.T) {
+		for _, sc := range scenarios {
+			t.Run(sc.name, func(t *testing.T) {
+				t.Parallel()
+				tl, ds := runFxScenario(t, l, sc)
+				mu.Lock()
+				defer mu.Unlock()
+				for m, x := range tl {
+					a := tallies[m]
+					a.compared += x.compared
+					a.agreed += x.agreed
+					a.falseReverted += x.falseReverted
+					a.falseKept += x.falseKept
+					a.missed += x.missed
+					a.unknown += x.unknown
+				}
+				for _, d := range ds {
+					seen[d.key()] = true
+					if reason, ok := known[d.key()]; ok {
+						t.Logf("known divergence %s (%s): %s", d.key(), reason, d.detail)
+						continue
+					}
+					disagree = append(disagree, d)
+					t.Errorf("DISAGREE %s: %s", d.key(), d.detail)
+				}
+			})
+		}
+	})
+	t.Logf("Flux conformance: %d scenarios in %s", len(scenarios), time.Since(start).Round(time.Second))
+	for _, m := range fxModes {
+		x := tallies[m]
+		t.Logf("  mode %-15s fields agreed %d/%d; false reverted %d; false ignored/left-alone/not-applied %d; changed by the controller but not named %d; said unknown (not compared) %d",
+			m, x.agreed, x.compared, x.falseReverted, x.falseKept, x.missed, x.unknown)
+	}
+	for k := range known {
+		if !seen[k] {
+			t.Logf("known divergence no longer seen (remove it?): %s", k)
+		}
+	}
+}
+
+// runFxScenario runs one scenario and returns its per-mode tallies and
+// disagreements.
+func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally, []fxDisagreement) {
+	ns := l.namespace(t, sc.name)
+	c := &fxCtx{t: t, l: l, ns: ns}
+	gitDir := t.TempDir()
+	var gitFile string
+	ownerGVR, ownerName := gvrKS, "apps"
+	if sc.helm {
+		l.helm(t)
+		gitFile = fluxWrite(t, gitDir, "chart.yaml", fxChart)
+		l.helmChart(t, ns, "app", map[string]string{"all.yaml": fxChart})
+		l.helmRelease(t, ns, "app", sc.hrSpec)
+		ownerGVR, ownerName = gvrHR, "app"
+	} else {
+		manifests := strings.ReplaceAll(sc.git, "NS", ns)
+		gitFile = fluxWrite(t, gitDir, "app.yaml", manifests)
+		rev := l.gitRepo(t, ns, map[string]string{"app.yaml": manifests})
+		l.kustomization(t, ns, rev, sc.ksSpec)
+		if sc.gitNext != "" {
+			next := strings.ReplaceAll(sc.gitNext, "NS", ns)
+			gitFile = fluxWrite(t, gitDir, "app.yaml", next)
+			repo := l.getJSON(t, gvrGitRepo, ns, "repo")
+			gen, _, _ := unstructured.NestedInt64(repo, "metadata", "generation")
+			l.waitApplied(t, ns, l.publish(t, ns, gen, map[string]string{"app.yaml": next}))
+		}
+	}
+	if sc.suspendBefore {
+		c.l.kubectl(t, RunOpts{}, "patch", "kustomization/apps", "-n", ns, "--type=merge", "-p", `{"spec":{"suspend":true}}`)
+	}
+	sc.drift(c)
+
+	before := map[string]map[string]any{}
+	for _, o := range sc.objects {
+		before[o.ref] = l.getJSON(t, o.gvr, ns, o.name())
+	}
+	reports := map[string]map[string]model.Report{}
+	codes := map[string]map[string]int{}
+	for _, m := range fxModes {
+		reports[m] = map[string]model.Report{}
+		codes[m] = map[string]int{}
+		for _, o := range sc.objects {
+			args := []string{"explain", o.ref, "-n", ns, "--engine", "flux", "-o", "json"}
+			switch m {
+			case modeFile:
+				args = append(args, "-f", gitFile)
+			case modeDryRun:
+				args = append(args, "-f", gitFile, "--server-dry-run")
+			}
+			res := l.drift(t, args...)
+			if res.Code > 1 {
+				t.Errorf("explain %s (%s): exit %d\n%s", o.ref, m, res.Code, res.Stderr)
+				continue
+			}
+			var r model.Report
+			DecodeJSON(t, res.Stdout, &r)
+			reports[m][o.ref] = r
+			codes[m][o.ref] = res.Code
+		}
+	}
+
+	if sc.suspendBefore {
+		// A suspended Kustomization ignores reconcile requests: give the
+		// controller the time two reconciles take and check nothing moved.
+		time.Sleep(3 * time.Second)
+	} else {
+		l.reconcile(t, ownerGVR, ns, ownerName)
+		l.reconcile(t, ownerGVR, ns, ownerName)
+	}
+
+	tallies := map[string]*fxTally{}
+	var ds []fxDisagreement
+	for _, o := range sc.objects {
+		after := l.getJSON(t, o.gvr, ns, o.name())
+		changed := changedLeaves(before[o.ref], after)
+		if len(changed) > 0 {
+			t.Logf("%s: the controller changed %s", o.ref, strings.Join(changed, " "))
+		}
+		for _, m := range fxModes {
+			tl := tallies[m]
+			if tl == nil {
+				tl = &fxTally{}
+				tallies[m] = tl
+			}
+			r, ok := reports[m][o.ref]
+			if !ok {
+				continue
+			}
+			// The exit code is the engine's own verdict: 1 exactly when the
+			// controller changes the object, or reports (helm warn) or the
+			// tool cannot tell (unknown).
+			acts := false
+			for _, d := range r.Drifts {
+				if v := fluxVerdict(d); v != nil && (v.Kind == model.Reported || v.Kind == model.Unknown) {
+					acts = true
+				}
+			}
+			if code := codes[m][o.ref]; (code == 1) != (len(changed) > 0 || acts) {
+				ds = append(ds, fxDisagreement{sc.name, m, o.ref + ":", "exit-" + fmt.Sprint(code),
+					fmt.Sprintf("explain exited %d; the controller changed %d fields", code, len(changed))})
+			}
+			var named []string
+			for _, d := range r.Drifts {
+				v := fluxVerdict(d)
+				kind := model.VerdictKind("none")
+				reason := ""
+				if v != nil {
+					kind, reason = v.Kind, v.Reason
+				}
+				named = append(named, d.Path)
+				var moved []string
+				for _, p := range changed {
+					if related(d.Path, p) {
+						moved = append(moved, p)
+					}
+				}
+				if kind == model.Unknown {
+					tl.unknown++
+					continue
+				}
+				tl.compared++
+				field := o.ref + ":" + d.Path
+				switch {
+				case kind == model.Reverted && len(moved) > 0, kind != model.Reverted && len(moved) == 0:
+					tl.agreed++
+				case kind == model.Reverted:
+					tl.falseReverted++
+					ds = append(ds, fxDisagreement{sc.name, m, field, "false-reverted",
+						fmt.Sprintf("tool: reverted (%s); the controller left it (live %v)", reason, jsonish(d.Live))})
+				default:
+					tl.falseKept++
+					ds = append(ds, fxDisagreement{sc.name, m, field, "false-" + string(kind),
+						fmt.Sprintf("tool: %s (%s); the controller changed %s", kind, reason, strings.Join(moved, " "))})
+				}
+			}
+			for _, p := range changed {
+				hit := false
+				for _, n := range named {
+					if related(n, p) {
+						hit = true
+						break
+					}
+				}
+				if !hit {
+					tl.compared++
+					tl.missed++
+					ds = append(ds, fxDisagreement{sc.name, m, o.ref + ":" + p, "missed",
+						"the controller changed it; the tool named nothing there"})
+				}
+			}
+		}
+	}
+	return tallies, ds
+}
+
+func jsonish(v any) string {
+	s := fmt.Sprint(v)
+	if len(s) > 80 {
+		s = s[:80] + "..."
+	}
+	return s
+}

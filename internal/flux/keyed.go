@@ -1,0 +1,135 @@
+package flux
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+)
+
+// lookupKeyed resolves pointer, whose list indices are positions in live,
+// in another object of the same kind (the manifest, the dry-run result):
+// items of associative lists are matched by their merge keys and set items
+// by value, the way structured-merge-diff pairs them when the controller
+// applies (sigs.k8s.io/structured-merge-diff merge of k:/v: path elements),
+// so an item that exists only live (an injected sidecar) does not shift
+// every later item. Lists without keys are matched by index. ix gives the
+// list types learnt from live's managedFields (nil: the builtin table).
+func lookupKeyed(ix *managedfields.Index, live *unstructured.Unstructured, other any, pointer string) (any, bool) {
+	tokens, err := managedfields.SplitPointer(pointer)
+	if err != nil {
+		return nil, false
+	}
+	if live == nil {
+		return walk(other, tokens)
+	}
+	cur, lcur := other, any(live.Object)
+	for i, tok := range tokens {
+		switch c := cur.(type) {
+		case map[string]any:
+			x, ok := c[tok]
+			if !ok {
+				return nil, false
+			}
+			cur = x
+			if lm, ok := lcur.(map[string]any); ok {
+				lcur = lm[tok]
+			} else {
+				lcur = nil
+			}
+		case []any:
+			idx, err := strconv.Atoi(tok)
+			if err != nil || idx < 0 {
+				return nil, false
+			}
+			ll, _ := lcur.([]any)
+			if idx >= len(ll) {
+				// Not a live position: plain index into other.
+				if idx >= len(c) {
+					return nil, false
+				}
+				cur, lcur = c[idx], nil
+				continue
+			}
+			litem := ll[idx]
+			var lt managedfields.ListType
+			listPtr := managedfields.JoinPointer(tokens[:i]...)
+			if ix != nil {
+				lt = ix.ListType(live, listPtr)
+			} else {
+				lt = managedfields.BuiltinListType(tokens[:i])
+			}
+			j := matchItem(c, litem, idx, lt)
+			if j < 0 {
+				return nil, false
+			}
+			cur, lcur = c[j], litem
+		default:
+			return nil, false
+		}
+	}
+	return cur, true
+}
+
+// matchItem returns the index in items of the item that is litem (found at
+// live index idx) for a list of type lt, or -1.
+func matchItem(items []any, litem any, idx int, lt managedfields.ListType) int {
+	switch lt.Kind {
+	case managedfields.ListMap:
+		want, ok := itemKey(litem, lt)
+		if !ok {
+			break
+		}
+		for j, it := range items {
+			if k, ok := itemKey(it, lt); ok && k == want {
+				return j
+			}
+		}
+		return -1
+	case managedfields.ListSet:
+		want, err := json.Marshal(litem)
+		if err != nil {
+			break
+		}
+		for j, it := range items {
+			if b, err := json.Marshal(it); err == nil && string(b) == string(want) {
+				return j
+			}
+		}
+		return -1
+	}
+	if idx < len(items) {
+		return idx
+	}
+	return -1
+}
+
+// itemKey renders an associative-list item's key values (defaults filled
+// in, as the API server fills them: a port's protocol is TCP).
+func itemKey(item any, lt managedfields.ListType) (string, bool) {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	vals := make([]any, len(lt.Keys))
+	for i, k := range lt.Keys {
+		v, has := m[k]
+		if !has || v == nil {
+			if v, has = lt.Defaults[k]; !has {
+				return "", false
+			}
+		}
+		// 80 and 80.0 are the same key (YAML vs JSON decoding).
+		if f, ok := v.(float64); ok && f == float64(int64(f)) {
+			v = int64(f)
+		}
+		if n, ok := v.(int); ok {
+			v = int64(n)
+		}
+		vals[i] = v
+	}
+	b, err := json.Marshal(vals)
+	return string(b), err == nil
+}

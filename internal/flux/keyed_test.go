@@ -1,0 +1,113 @@
+package flux
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+func mustObj(t *testing.T, s string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	if err := yaml.Unmarshal([]byte(s), &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// An injected sidecar ahead of the manifest's container: live index 1 is
+// the manifest's index 0, paired by the containers' merge key (name).
+func TestLookupKeyedPairsByMergeKey(t *testing.T) {
+	live := mustObj(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers:
+      - {name: sidecar, image: proxy:1}
+      - name: app
+        image: nginx:1.26
+        ports: [{containerPort: 80, protocol: TCP}]
+`)
+	desired := mustObj(t, `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: nginx:1.25
+        ports: [{containerPort: 80}]
+`)
+	cases := []struct {
+		ptr    string
+		want   any
+		wantOK bool
+	}{
+		{"/spec/template/spec/containers/1/image", "nginx:1.25", true},
+		// The port's protocol key defaults to TCP, as the API server fills it.
+		{"/spec/template/spec/containers/1/ports/0/containerPort", float64(80), true},
+		// The sidecar is not in the manifest at all.
+		{"/spec/template/spec/containers/0/image", nil, false},
+	}
+	for _, c := range cases {
+		got, ok := lookupKeyed(nil, live, desired.Object, c.ptr)
+		if ok != c.wantOK || (ok && got != c.want) {
+			t.Errorf("lookupKeyed(%s) = %v, %v; want %v, %v", c.ptr, got, ok, c.want, c.wantOK)
+		}
+	}
+	// By index, the old behaviour, the sidecar's image would have been
+	// compared with the manifest's app container.
+	if got, _ := lookup(desired.Object, "/spec/template/spec/containers/0/image"); got != "nginx:1.25" {
+		t.Fatalf("plain lookup = %v", got)
+	}
+}
+
+// A release Secret built the way Helm's Secret driver stores it: the
+// manifest becomes the desired state of inferred-mode verdicts, and the
+// values never reach the report.
+func TestReleaseManifestAsDesired(t *testing.T) {
+	rel := map[string]any{
+		"name":     "web",
+		"manifest": "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 2}\n",
+		"config":   map[string]any{"password": "hunter2"},
+	}
+	js, _ := json.Marshal(rel)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write(js)
+	_ = zw.Close()
+	helmB64 := base64.StdEncoding.EncodeToString(gz.Bytes())
+	secret := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "sh.helm.release.v1.web.v3", "namespace": "apps",
+			"labels": map[string]any{"owner": "helm", "name": "web", "status": "deployed", "version": "3"}},
+		"data": map[string]any{"release": base64.StdEncoding.EncodeToString([]byte(helmB64))},
+	}}
+	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
+	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{secret, hr}})
+	st, err := ownerFrom(doc{obj: hr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live := mustObj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: apps}, spec: {replicas: 5}}`)
+	got, note := a.releaseManifest(context.Background(), st, live)
+	if got == nil {
+		t.Fatalf("no manifest; note %+v", note)
+	}
+	if r, _, _ := unstructured.NestedInt64(got.Object, "spec", "replicas"); r != 2 {
+		t.Errorf("replicas = %d, want 2 (from the release)", r)
+	}
+	if note == nil || !strings.Contains(note.Message, "v3") || strings.Contains(note.Message, "hunter2") {
+		t.Errorf("note %+v", note)
+	}
+}

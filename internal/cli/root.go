@@ -94,7 +94,13 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
+	// Every client identifies as kubectl-drift and gives up on a server
+	// that does not answer (cluster.Bound says how long it waits).
+	cluster.Bound(g.ConfigFlags)
 	g.ConfigFlags.AddFlags(root.PersistentFlags())
+	if f := root.PersistentFlags().Lookup("request-timeout"); f != nil {
+		f.Usage = cluster.TimeoutFlagUsage
+	}
 	root.PersistentFlags().StringVar(&g.Engine, "engine", g.Engine, "GitOps engine whose rules to apply: auto, argocd or flux")
 	_ = root.RegisterFlagCompletionFunc("engine", cobra.FixedCompletions([]string{"auto", "argocd", "flux"}, cobra.ShellCompDirectiveNoFileComp))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

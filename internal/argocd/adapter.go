@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -83,7 +84,13 @@ type Adapter struct {
 	apps           map[string]*appEntry // by namespace/name
 	appSets        []*appEntry
 	loadNotes      []model.Note
-	managed        *ManagedResources
+	// readOK counts the cluster reads that found their object (argocd-cm,
+	// argocd-cmd-params-cm, the Applications list of an installed Argo CD);
+	// readErrs are the reads that failed, one per source, each naming it.
+	// NotFound is neither: Argo CD is not installed or uses defaults.
+	readOK   int
+	readErrs []error
+	managed  *ManagedResources
 	// triedGet: Applications already read one by one.
 	triedGet map[string]bool
 	// compiled caches each Application's rules, compiled once.
@@ -240,6 +247,7 @@ func (a *Adapter) load(ctx context.Context) {
 		return
 	}
 	warn := func(what string, err error) {
+		a.readErrs = append(a.readErrs, fmt.Errorf("%s: %w", what, err))
 		level, msg := model.NoteWarning, fmt.Sprintf("could not read %s: %v", what, err)
 		if apierrors.IsForbidden(err) {
 			msg = fmt.Sprintf("not allowed to read %s (Forbidden): Argo CD settings from it are unknown here", what)
@@ -250,6 +258,7 @@ func (a *Adapter) load(ctx context.Context) {
 		cm, err := r.Get(ctx, configMapGVK, a.opts.Namespace, cmName)
 		switch {
 		case err == nil:
+			a.readOK++
 			src := cmSource{Object: "ConfigMap " + a.opts.Namespace + "/" + cmName}
 			a.settings = ParseSettings(stringMap(cm, "data"), src)
 		case apierrors.IsNotFound(err):
@@ -262,6 +271,7 @@ func (a *Adapter) load(ctx context.Context) {
 		cm, err := r.Get(ctx, configMapGVK, a.opts.Namespace, cmdParamsName)
 		switch {
 		case err == nil:
+			a.readOK++
 			a.settings.ParseCmdParams(stringMap(cm, "data"), cmSource{Object: "ConfigMap " + a.opts.Namespace + "/" + cmdParamsName})
 		case apierrors.IsNotFound(err):
 		default:
@@ -277,11 +287,12 @@ func (a *Adapter) load(ctx context.Context) {
 		list, err = r.List(ctx, applicationGVK, a.opts.Namespace, "")
 	}
 	if err != nil {
-		if !apierrors.IsNotFound(err) {
-			warn("Applications", err)
+		if !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+			warn("Applications", err) // not "Argo CD is not installed"
 		}
 		return
 	}
+	a.readOK++
 	for i := range list {
 		u := &list[i]
 		key := u.GetNamespace() + "/" + u.GetName()
@@ -295,6 +306,17 @@ func (a *Adapter) load(ctx context.Context) {
 		}
 		a.apps[key] = &appEntry{app: app, src: cmSource{Object: "Application " + key}}
 	}
+}
+
+// ClusterReads says, after Load (or Rules, Judge, Normalize), how many of
+// the cluster reads (argocd-cm, argocd-cmd-params-cm, Applications) found
+// their object, and the error of each that did not, naming its source. Callers
+// that must not lose rules silently report every error and fail when
+// nothing was read.
+func (a *Adapter) ClusterReads() (ok int, errs []error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.readOK, append([]error(nil), a.readErrs...)
 }
 
 // Owner implements model.Adapter: the Application named by the tracking

@@ -32,6 +32,9 @@ type Adapter struct {
 
 	mu     sync.Mutex
 	owners map[string]ownerResult
+	// listed counts the kinds Rules listed from the cluster (Flux
+	// installed and readable).
+	listed int
 }
 
 var _ model.Adapter = (*Adapter)(nil)
@@ -229,10 +232,19 @@ func (a *Adapter) readOwner(ctx context.Context, o *model.Owner) ownerResult {
 	return ownerResult{st: st}
 }
 
+// Listed says how many of Kustomizations and HelmReleases Rules could list
+// from the cluster (0 when Flux is not installed or nothing was readable).
+func (a *Adapter) Listed() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.listed
+}
+
 // Rules returns every Flux rule in the files and, with a cluster, in every
 // Kustomization and HelmRelease the reader can list.
 func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
 	rules, _ := rulesFromDocs(a.docs)
+	var errs []error
 	if a.reader != nil {
 		for _, gvk := range []schema.GroupVersionKind{KustomizationGVK, HelmReleaseGVK} {
 			items, err := a.reader.List(ctx, gvk, "", "")
@@ -240,8 +252,14 @@ func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
 				if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 					continue // Flux (or this controller) is not installed
 				}
-				return rules, fmt.Errorf("listing %s: %w", gvk.Kind, err)
+				// One source failing must not hide the other's rules:
+				// every failure is returned, each naming its kind.
+				errs = append(errs, fmt.Errorf("listing %ss: %w", gvk.Kind, err))
+				continue
 			}
+			a.mu.Lock()
+			a.listed++
+			a.mu.Unlock()
 			docs := make([]doc, len(items))
 			for i := range items {
 				docs[i] = doc{obj: &items[i]}
@@ -251,7 +269,7 @@ func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
 		}
 	}
 	sortRules(rules)
-	return rules, nil
+	return rules, errors.Join(errs...)
 }
 
 // rawInterval keeps the interval as written ("10m"), not as re-rendered

@@ -308,6 +308,15 @@ func (a *Adapter) load(ctx context.Context) {
 	}
 }
 
+// SetGVKParser gives the adapter the cluster's schema after Load, for
+// callers that only read the (large) OpenAPI once Owner says Argo CD tracks
+// the object. Building a second adapter instead would read argocd-cm and
+// the Applications again. Call it before Judge and Normalize, not while
+// they run.
+func (a *Adapter) SetGVKParser(p *managedfields.GvkParser) {
+	a.opts.GVKParser = p
+}
+
 // ClusterReads says, after Load (or Rules, Judge, Normalize), how many of
 // the cluster reads (argocd-cm, argocd-cmd-params-cm, Applications) found
 // their object, and the error of each that did not, naming its source. Callers

@@ -693,10 +693,7 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 				notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-schema",
 					Message: "cannot read the cluster's OpenAPI schema, managedFieldsManagers rules run on a deduced schema: " + perr.Error()})
 			} else {
-				opts.GVKParser = parser
-				if a, err = argocd.New(opts); err != nil {
-					return nil, nil, fmt.Errorf("argocd: %w", err)
-				}
+				a.SetGVKParser(parser)
 			}
 		}
 		out = append(out, a)

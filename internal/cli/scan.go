@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
@@ -159,6 +160,13 @@ func (o *ScanOptions) Validate() error {
 	}
 	if o.WatchTimeout < 0 {
 		return errors.New("--watch-timeout must not be negative")
+	}
+	if o.LabelSelector != "" {
+		// Checked once here: the server would reject it once per kind
+		// listed (fifteen identical errors).
+		if _, err := labels.Parse(o.LabelSelector); err != nil {
+			return fmt.Errorf("invalid --selector %q: %s", o.LabelSelector, oneLine(err.Error()))
+		}
 	}
 	if o.QPS <= 0 || o.Burst <= 0 {
 		return errors.New("--qps and --burst must be positive")

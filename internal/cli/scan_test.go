@@ -27,6 +27,8 @@ func TestScanOptionsValidate(t *testing.T) {
 		{"zero chunk", func(o *ScanOptions) { o.ChunkSize = 0 }, "--chunk-size"},
 		{"zero concurrency", func(o *ScanOptions) { o.Concurrency = 0 }, "--concurrency"},
 		{"bad engine", func(o *ScanOptions) { o.Engine = "jenkins" }, "invalid --engine"},
+		{"bad selector", func(o *ScanOptions) { o.LabelSelector = "app=(" }, `invalid --selector "app=("`},
+		{"good selector", func(o *ScanOptions) { o.LabelSelector = "app in (a,b),!tier" }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

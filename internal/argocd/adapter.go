@@ -91,8 +91,10 @@ type Adapter struct {
 	readOK   int
 	readErrs []error
 	managed  *ManagedResources
-	// triedGet: Applications already read one by one.
-	triedGet map[string]bool
+	// triedGet: Applications already read one by one; missingApps: those
+	// of them the cluster said do not exist.
+	triedGet    map[string]bool
+	missingApps map[string]bool
 	// compiled caches each Application's rules, compiled once.
 	compiled map[*Application][]*ignoreRule
 }
@@ -596,8 +598,16 @@ func (a *Adapter) appRulesCached(app *Application, src cmSource) []*ignoreRule {
 // appFromCluster reads one Application the LIST did not return (namespaced
 // RBAC), once.
 func (a *Adapter) appFromCluster(ctx context.Context, ns, name string) *appEntry {
+	e, _ := a.appFromClusterOrMissing(ctx, ns, name)
+	return e
+}
+
+// appFromClusterOrMissing is appFromCluster that also says when the
+// Application definitely does not exist (NotFound, or no Application kind:
+// Argo CD is not installed), as opposed to unreadable.
+func (a *Adapter) appFromClusterOrMissing(ctx context.Context, ns, name string) (*appEntry, bool) {
 	if a.opts.Reader == nil {
-		return nil
+		return nil, false
 	}
 	key := ns + "/" + name
 	a.mu.Lock()
@@ -608,19 +618,30 @@ func (a *Adapter) appFromCluster(ctx context.Context, ns, name string) *appEntry
 	a.triedGet[key] = true
 	a.mu.Unlock()
 	if tried {
-		return a.appByKey(key)
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.apps[key], a.missingApps[key]
 	}
 	u, err := a.opts.Reader.Get(ctx, applicationGVK, ns, name)
 	if err != nil {
-		return nil
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			a.mu.Lock()
+			if a.missingApps == nil {
+				a.missingApps = map[string]bool{}
+			}
+			a.missingApps[key] = true
+			a.mu.Unlock()
+			return nil, true
+		}
+		return nil, false
 	}
 	app, err := decodeApplication(u)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	e := &appEntry{app: app, src: cmSource{Object: "Application " + key}}
 	a.mu.Lock()
 	a.apps[key] = e
 	a.mu.Unlock()
-	return e
+	return e, false
 }

@@ -90,15 +90,15 @@ longer owns, or that another manager took over, are the drift. Inferred
 drift knows who changed a field, not the value the engine applied.
 
 The live object is read from the cluster with one GET (get/list RBAC is all
-the tool needs), or from --live-file for offline use. A live object saved
-without managedFields (kubectl get -o yaml hides them unless
---show-managed-fields is given) cannot be attributed, and every rule that
-works on field ownership silently does nothing: explain warns when that
-happens.
+the tool needs), or from --live-file for offline use. An object without
+managedFields (kubectl get -o yaml hides them unless --show-managed-fields
+is given) cannot be attributed: without -f/-k explain says drift cannot be
+told and exits 3; with -f/-k it compares and warns that every rule that
+works on field ownership does nothing.
 
 Secret values are never printed: they show as ***.
 
-Exit codes: 0 no drift, 1 drift, 2 error.`,
+` + exitCodesHelp,
 		Example: `  # Why is this Deployment OutOfSync / drifted? (desired state inferred)
   kubectl drift explain deploy/web -n shop
 
@@ -279,8 +279,11 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err := output.PrintReport(o.Out, report, opts); err != nil {
 		return failure(err)
 	}
-	if report.ExitCode() == ExitDrift {
+	switch report.ExitCode() {
+	case ExitDrift:
 		return errDrift
+	case ExitUndetermined:
+		return &ExitError{Code: ExitUndetermined}
 	}
 	return nil
 }
@@ -442,7 +445,10 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 	}
 
 	var notes []model.Note
-	if ix.Empty() {
+	// Without managedFields and without a desired state there is nothing
+	// to infer drift from: say so (exit 3) instead of "No drift." (exit 0).
+	undetermined := ix.Empty() && len(o.Filenames) == 0 && o.Kustomize == ""
+	if ix.Empty() && !undetermined {
 		msg := "the live object has no managedFields: drift cannot be attributed to a manager, and every ownership-based rule (Argo CD managedFieldsManagers, Flux field ownership) silently does nothing"
 		if o.LiveFile != "" {
 			msg += "; save it with kubectl get -o yaml --show-managed-fields"
@@ -462,6 +468,11 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 			return nil, fmt.Errorf("comparing %s with the desired state: %w", id, err)
 		}
 		report.Drifts = drifts
+	} else if undetermined {
+		report.Undetermined = "the live object has no managedFields, so who owns each field (and so what drifted) cannot be told; give the desired state with -f FILE or -k DIR (add --server-dry-run to decide as the engine would)"
+		if o.LiveFile != "" {
+			report.Undetermined += ", or save the object with kubectl get -o yaml --show-managed-fields"
+		}
 	} else {
 		inf := diff.Infer(live, ix, diff.InferOptions{})
 		report.Drifts = inf.Drifts

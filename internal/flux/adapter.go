@@ -76,7 +76,7 @@ func (a *Adapter) Owner(obj *unstructured.Unstructured) *model.Owner {
 	// Offline facts from files; Owner never reads the cluster (an owner in
 	// the files is resolved from them alone, and cached).
 	if _, ok := a.findDoc(o.Kind, o.Namespace, o.Name); ok {
-		if st := a.resolveOwner(context.Background(), o, &model.Report{}); st != nil {
+		if st, _ := a.resolveOwner(context.Background(), o, &model.Report{}); st != nil {
 			fillOwner(o, st)
 		}
 	}
@@ -173,11 +173,13 @@ func fillOwner(o *model.Owner, st *ownerState) {
 type ownerResult struct {
 	st   *ownerState
 	note *model.Note
+	// missing: the owner does not exist (or Flux is not installed).
+	missing bool
 }
 
 // resolveOwner finds the owner object in the files, then in the cluster.
 // Failures become notes: verdicts are still given, without its rules.
-func (a *Adapter) resolveOwner(ctx context.Context, o *model.Owner, rep *model.Report) *ownerState {
+func (a *Adapter) resolveOwner(ctx context.Context, o *model.Owner, rep *model.Report) (st *ownerState, missing bool) {
 	key := o.Kind + "/" + o.Namespace + "/" + o.Name
 	a.mu.Lock()
 	res, ok := a.owners[key]
@@ -194,7 +196,7 @@ func (a *Adapter) resolveOwner(ctx context.Context, o *model.Owner, rep *model.R
 	if res.note != nil {
 		rep.Notes = append(rep.Notes, *res.note)
 	}
-	return res.st
+	return res.st, res.missing
 }
 
 func (a *Adapter) readOwner(ctx context.Context, o *model.Owner) ownerResult {
@@ -219,7 +221,9 @@ func (a *Adapter) readOwner(ctx context.Context, o *model.Owner) ownerResult {
 	if err != nil {
 		switch {
 		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
-			return noteRes(model.NoteWarning, "owner-not-found", fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object any more", o.Ref()))
+			res := noteRes(model.NoteWarning, "owner-not-found", fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object, so no drift is reverted", o.Ref()))
+			res.missing = true
+			return res
 		case apierrors.IsForbidden(err):
 			return noteRes(model.NoteWarning, "owner-forbidden", fmt.Sprintf("reading %s is forbidden (needs get on %s): its ignore rules are unknown", o.Ref(), schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}))
 		}

@@ -70,8 +70,21 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if j.helm {
 		j.manager = HelmManager
 	}
-	if j.st = a.resolveOwner(ctx, o, rep); j.st != nil {
+	st, missing := a.resolveOwner(ctx, o, rep)
+	if j.st = st; j.st != nil {
 		fillOwner(o, j.st)
+	}
+	if missing {
+		// Labels left behind by a deleted Kustomization/HelmRelease (or
+		// copied): no controller applies this object, whatever its
+		// fields say.
+		o.Missing = true
+		addOwner(rep, *o)
+		for i := range rep.Drifts {
+			rep.AddVerdict(rep.Drifts[i].Path, model.Verdict{Engine: model.EngineFlux, Kind: model.NotApplied,
+				Reason: o.Ref() + " named by the ownership labels does not exist: nothing reconciles this object"})
+		}
+		return nil
 	}
 	addOwner(rep, *o)
 

@@ -78,6 +78,10 @@ type Owner struct {
 	// Found is false when the owner was named by the resource but the
 	// engine object itself could not be read (missing, Forbidden).
 	Found bool `json:"found"`
+	// Missing is true when the engine object named by the resource does
+	// not exist (NotFound, or the engine is not installed): nothing
+	// reconciles the resource, so no field is reverted.
+	Missing bool `json:"missing,omitempty"`
 	// Interval is the reconcile interval as the engine writes it ("10m"),
 	// empty when unknown (Argo CD's default is controller-wide).
 	Interval string `json:"interval,omitempty"`
@@ -362,7 +366,17 @@ type Report struct {
 	DesiredSource DesiredSource `json:"desiredSource"`
 	Drifts        []FieldDrift  `json:"drifts"`
 	Notes         []Note        `json:"notes,omitempty"`
+	// Undetermined, when set, says why drift could not be told at all (no
+	// managedFields to infer from and no desired state given) and which
+	// flag would give an answer. An empty Drifts then means "unknown", not
+	// "no drift".
+	Undetermined string `json:"undetermined,omitempty"`
 }
+
+// ExitUndetermined is the exit code of a report whose drift cannot be
+// told: distinct from 0 (no drift), 1 (drift) and 2 (error), and above 1 so
+// scripts that treat kubectl diff's ">1" as failure do not read it as clean.
+const ExitUndetermined = 3
 
 // NewReport starts an empty report for a resource.
 func NewReport(id ResourceID, src DesiredSource) *Report {
@@ -418,8 +432,11 @@ func (r *Report) AddVerdict(path string, v Verdict) {
 
 // ExitCode follows kubectl diff: 0 no drift, 1 drift. (2 is for errors.)
 func (r *Report) ExitCode() int {
-	if r.HasDrift() {
+	switch {
+	case r.HasDrift():
 		return 1
+	case r.Undetermined != "":
+		return ExitUndetermined
 	}
 	return 0
 }

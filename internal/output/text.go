@@ -108,7 +108,10 @@ func ownerLine(o model.Owner) string {
 	if o.Via != "" {
 		parts = append(parts, "via "+o.Via)
 	}
-	if !o.Found {
+	switch {
+	case o.Missing:
+		parts = append(parts, "(does not exist: nothing reconciles this object)")
+	case !o.Found:
 		parts = append(parts, "(engine object not readable)")
 	}
 	return strings.Join(parts, "; ")
@@ -151,6 +154,10 @@ func engines(r *model.Report) []model.Engine {
 
 func (p *textPrinter) drifts(r *model.Report) {
 	p.w.printf("\n")
+	if len(r.Drifts) == 0 && r.Undetermined != "" {
+		p.w.printf("Drift cannot be told: %s\n", r.Undetermined)
+		return
+	}
 	if len(r.Drifts) == 0 {
 		p.w.printf("No drift.\n")
 		return

@@ -51,7 +51,6 @@ const (
 // exitCodesHelp documents the exit codes in every command's --help.
 const exitCodesHelp = "Exit codes: 0 no drift, 1 drift, 2 error, 3 drift cannot be told (no managedFields and no -f/-k)."
 
-
 // ExitError carries an exit code out of a command. Err may be nil when the
 // code is not an error (drift found: 1).
 type ExitError struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -12,10 +13,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/kustomize/api/konfig"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
+	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
@@ -492,11 +495,104 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 				Message: fmt.Sprintf("%s verdicts unavailable: %v", a.Engine(), err)})
 		}
 	}
+	o.otherEngineOwner(report, live)
+	if o.Engine == "auto" {
+		report.Notes = quietUninvolvedEngines(report)
+	}
 	if output.IsSecret(id) {
 		output.MaskSecrets(report)
 	}
 	report.Sort()
 	return report, nil
+}
+
+// quietUninvolvedEngines drops the notes of an engine that does not
+// reconcile the object when --engine was not given: on a cluster without
+// Argo CD, "cannot read argocd-cm" or "no Flux ownership labels" tell a
+// newcomer nothing about this object. Asking for the engine (--engine
+// argocd|flux) keeps them.
+func quietUninvolvedEngines(r *model.Report) []model.Note {
+	involved := map[model.Engine]bool{}
+	for _, ow := range r.Owners {
+		involved[ow.Engine] = true
+	}
+	for _, d := range r.Drifts {
+		for _, v := range d.Verdicts {
+			if v.Kind != model.LeftAlone {
+				involved[v.Engine] = true
+			}
+		}
+	}
+	kept := r.Notes[:0]
+	for _, n := range r.Notes {
+		// Errors stay: a broken --rules file must not vanish.
+		if n.Engine != "" && !involved[n.Engine] && n.Level != model.NoteError {
+			continue
+		}
+		kept = append(kept, n)
+	}
+	return kept
+}
+
+// otherEngineOwner names the owner of the engine --engine left out (a
+// Flux-owned object explained with --engine argocd), so OWNER does not read
+// "none" for an object that another engine reconciles. Ownership is read
+// from labels and annotations only; that engine's rules are not applied.
+func (o *ExplainOptions) otherEngineOwner(r *model.Report, live *unstructured.Unstructured) {
+	if o.Engine == "auto" {
+		return
+	}
+	var other model.Adapter
+	switch o.Engine {
+	case string(model.EngineArgoCD):
+		if a, err := flux.New(flux.Options{}); err == nil {
+			other = a
+		}
+	case string(model.EngineFlux):
+		if a, err := argocd.New(argocd.Options{Namespace: o.ArgoCDNamespace}); err == nil {
+			other = a
+		}
+	}
+	if other == nil {
+		return
+	}
+	ow := other.Owner(live)
+	if ow == nil {
+		return
+	}
+	ow.NotJudged = true
+	r.Owners = append(r.Owners, *ow)
+	r.Notes = append(r.Notes, model.Note{Engine: ow.Engine, Level: model.NoteWarning, Reason: "engine-not-judged",
+		Message: fmt.Sprintf("%s reconciles this object, but --engine %s leaves %s out: its verdicts and rules are not shown (use --engine %s or auto)",
+			ow.Ref(), o.Engine, ow.Engine, ow.Engine)})
+}
+
+// rulesEngineMismatch warns when --rules holds only objects of the engine
+// --engine leaves out (or of no engine): they would be ignored silently.
+func rulesEngineMismatch(engine string, docs []source.Document, files []string) string {
+	var argo, fl int
+	for _, d := range docs {
+		if d.Object == nil {
+			continue
+		}
+		gvk := d.Object.GroupVersionKind()
+		switch {
+		case gvk.Group == "argoproj.io", gvk.Group == "" && gvk.Kind == "ConfigMap" && strings.HasPrefix(d.Object.GetName(), "argocd-"):
+			argo++
+		case strings.HasSuffix(gvk.Group, ".toolkit.fluxcd.io"):
+			fl++
+		}
+	}
+	what := strings.Join(files, ", ")
+	switch {
+	case argo == 0 && fl == 0:
+		return fmt.Sprintf("--rules %s holds no Argo CD Application/argocd-cm and no Flux Kustomization/HelmRelease: it adds no rule", what)
+	case engine == string(model.EngineArgoCD) && argo == 0:
+		return fmt.Sprintf("--rules %s holds only Flux objects, which --engine argocd does not use (use --engine flux or auto)", what)
+	case engine == string(model.EngineFlux) && fl == 0:
+		return fmt.Sprintf("--rules %s holds only Argo CD objects, which --engine flux does not use (use --engine argocd or auto)", what)
+	}
+	return ""
 }
 
 // ownedFunc tells diff which live fields somebody set (and so may be
@@ -535,7 +631,21 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 	)
 	switch {
 	case len(o.Filenames) > 0:
+		hint := ""
+		for _, f := range o.Filenames {
+			if k := kustomizationIn(f); k != "" {
+				// The raw files of an overlay are not what gets applied
+				// (patches, name prefixes, generated ConfigMaps...).
+				hint = fmt.Sprintf("%s holds %s: -f reads its files as they are; use -k %s to compare with its kustomize build", f, k, f)
+			}
+		}
 		docs, err = source.LoadFiles(o.Filenames, o.In, source.Options{})
+		if hint != "" {
+			if err != nil {
+				return nil, model.SourceFile, fmt.Errorf("%s (%s)", loadError(err), hint)
+			}
+			fmt.Fprintf(o.ErrOut, "warning: %s\n", hint)
+		}
 		src, from = model.SourceFile, strings.Join(o.Filenames, ", ")
 	case o.Kustomize != "":
 		docs, err = source.LoadKustomize(o.Kustomize)
@@ -557,6 +667,20 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 		return nil, src, fmt.Errorf("%s: %w", from, err)
 	}
 	return obj, src, nil
+}
+
+// kustomizationIn returns the kustomization file name in dir ("" when
+// path is not a directory or holds none), by the names kustomize looks for.
+func kustomizationIn(path string) string {
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+		return ""
+	}
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		if _, err := os.Stat(filepath.Join(path, name)); err == nil {
+			return name
+		}
+	}
+	return ""
 }
 
 // loadError keeps a loader's error to one line: the loaders join one
@@ -670,6 +794,12 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 		out   []model.Adapter
 		notes []model.Note
 	)
+	if len(o.Rules) > 0 {
+		if msg := rulesEngineMismatch(o.Engine, ruleDocs, o.Rules); msg != "" {
+			fmt.Fprintf(o.ErrOut, "warning: %s\n", msg)
+			notes = append(notes, model.Note{Level: model.NoteWarning, Reason: "rules-unused", Message: msg})
+		}
+	}
 	if o.Engine == "auto" || o.Engine == string(model.EngineArgoCD) {
 		// Documents keep their YAML nodes, so rules get file:line origins.
 		opts := argocd.Options{Reader: reader, Namespace: o.ArgoCDNamespace, Documents: ruleDocs}

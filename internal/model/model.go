@@ -82,6 +82,9 @@ type Owner struct {
 	// not exist (NotFound, or the engine is not installed): nothing
 	// reconciles the resource, so no field is reverted.
 	Missing bool `json:"missing,omitempty"`
+	// NotJudged is true when --engine left this owner's engine out: it
+	// reconciles the resource, but its verdicts are not in the report.
+	NotJudged bool `json:"notJudged,omitempty"`
 	// Interval is the reconcile interval as the engine writes it ("10m"),
 	// empty when unknown (Argo CD's default is controller-wide).
 	Interval string `json:"interval,omitempty"`

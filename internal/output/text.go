@@ -109,6 +109,8 @@ func ownerLine(o model.Owner) string {
 		parts = append(parts, "via "+o.Via)
 	}
 	switch {
+	case o.NotJudged:
+		parts = append(parts, "(not judged: --engine leaves this engine out)")
 	case o.Missing:
 		parts = append(parts, "(does not exist: nothing reconciles this object)")
 	case !o.Found:

@@ -75,7 +75,7 @@ func NewExplainOptions(g *GlobalOptions) *ExplainOptions {
 func newExplainCommand(g *GlobalOptions) *cobra.Command {
 	o := NewExplainOptions(g)
 	cmd := &cobra.Command{
-		Use:   "explain TYPE/NAME [-n NAMESPACE] [-f FILE | -k DIR] [--live-file FILE] [-o text|json|yaml]",
+		Use:   "explain TYPE/NAME [-n NAMESPACE] [-f FILE | -k DIR] [--server-dry-run] [--rules FILE]... [--live-file FILE] [-o text|json|yaml]",
 		Short: "Explain the drift of one object: which fields, who changed them, when, and what each engine will do",
 		Long: `Explain the drift of one object.
 

@@ -186,6 +186,7 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
+	nlive = keepInputFields(live, nlive)
 	if !o.Diff {
 		maskSecret(nlive, nil)
 		return printObject(o.Out, o.Output, nlive)
@@ -199,12 +200,28 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
+	ndesired = keepInputFields(desired, ndesired)
 	if !o.Full {
 		nlive = &unstructured.Unstructured{Object: projectOnto(ndesired.Object, nlive.Object).(map[string]any)}
 	}
 	maskSecret(nlive, ndesired)
 	maskSecret(ndesired, nil)
 	return o.diff(nlive, ndesired)
+}
+
+// keepInputFields drops what normalizing added that the input did not have:
+// the engines normalize through typed structs, whose round trip writes
+// zero values (creationTimestamp: null, strategy: {}) that are neither in
+// the input nor what the engine compares. Fields the rules removed stay
+// removed, and normalized values stay normalized.
+func keepInputFields(in, normalized *unstructured.Unstructured) *unstructured.Unstructured {
+	if in == nil || normalized == nil {
+		return normalized
+	}
+	if m, ok := projectOnto(in.Object, normalized.Object).(map[string]any); ok {
+		return &unstructured.Unstructured{Object: m}
+	}
+	return normalized
 }
 
 // projectOnto keeps only the live fields the desired state sets, as Argo

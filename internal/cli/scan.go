@@ -83,7 +83,9 @@ a warning; the rest is scanned. Fields that only built-in controllers or
 status writers own are bookkeeping and are left out (--include-controllers).
 
 --watch prints the drift that exists as events, then keeps a watch open per
-kind and prints drift as it appears and as it is reverted, with how long it
+kind and prints drift as it appears ("drifted") and as it ends: "reverted"
+when a GitOps engine took the field back, "resolved" when a person or another
+controller removed or restored it, "deleted" with its object; with how long it
 lived and how many reconcile intervals of its owner it survived (Flux's
 spec.interval; --reconcile-interval where the owner's is unknown, as for
 Argo CD, whose interval is controller-wide). Persistent drift is what to

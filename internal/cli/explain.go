@@ -63,13 +63,15 @@ type ExplainOptions struct {
 	adapters  []model.Adapter
 	color     bool
 	now       func() time.Time
+	// getenv reads $COLUMNS for the text width; tests fix it.
+	getenv func(string) string
 	// newAdapters builds the engine adapters; tests replace it.
 	newAdapters func(ctx context.Context, o *ExplainOptions, live *unstructured.Unstructured) ([]model.Adapter, []model.Note, error)
 }
 
 // NewExplainOptions returns options with defaults.
 func NewExplainOptions(g *GlobalOptions) *ExplainOptions {
-	return &ExplainOptions{GlobalOptions: g, Output: string(output.Text), now: time.Now, newAdapters: defaultAdapters}
+	return &ExplainOptions{GlobalOptions: g, Output: string(output.Text), now: time.Now, getenv: os.Getenv, newAdapters: defaultAdapters}
 }
 
 func newExplainCommand(g *GlobalOptions) *cobra.Command {
@@ -128,7 +130,7 @@ Secret values are never printed: they show as ***.
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
 	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Decide with a server-side apply dry-run, exactly as the engines diff: Flux as kustomize-controller/helm-controller, Argo CD as argocd-controller for Applications with server-side diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(output.Formats(), ", "))
+	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(output.Formats(), ", ")+", or wide (text with long reasons on one line; text wraps them to the terminal, $COLUMNS or 120 columns)")
 	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", "argocd", "Namespace of Argo CD's control plane (Applications, argocd-cm)")
 	f.StringVar(&o.ArgoCDDiff, "argocd-diff", "", "Argo CD's own diff: a saved GET /api/v1/applications/NAME/managed-resources response (or set ARGOCD_SERVER and ARGOCD_AUTH_TOKEN)")
 	_ = cmd.MarkFlagFilename("argocd-diff", "json")
@@ -278,7 +280,7 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return failure(err)
 	}
-	opts := output.Options{Format: o.format, Color: o.color, Now: o.now}
+	opts := output.Options{Format: o.format, Color: o.color, Now: o.now, Width: output.TextWidth(o.Output, o.Out, o.getenv)}
 	if err := output.PrintReport(o.Out, report, opts); err != nil {
 		return failure(err)
 	}

@@ -284,3 +284,31 @@ func TestPrintListText(t *testing.T) {
 		t.Errorf("empty list JSON = %s", buf.String())
 	}
 }
+
+func TestWrap(t *testing.T) {
+	long := strings.Repeat("word ", 30) // 150 columns
+	lines := wrap(strings.TrimSpace(long), 40)
+	if len(lines) < 4 {
+		t.Fatalf("wrapped into %d lines: %q", len(lines), lines)
+	}
+	for _, l := range lines {
+		if len(l) > 40 {
+			t.Errorf("line %q is %d columns, want <= 40", l, len(l))
+		}
+	}
+	if strings.Join(lines, " ") != strings.TrimSpace(long) {
+		t.Errorf("words lost or reordered: %q", lines)
+	}
+	if got := wrap(long, 0); len(got) != 1 {
+		t.Errorf("width 0 (-o wide) wrapped: %q", got)
+	}
+	if got := TextWidth("wide", &strings.Builder{}, func(string) string { return "80" }); got != 0 {
+		t.Errorf("wide width %d, want 0", got)
+	}
+	if got := TextWidth("text", &strings.Builder{}, func(string) string { return "80" }); got != 80 {
+		t.Errorf("COLUMNS=80 width %d", got)
+	}
+	if got := TextWidth("text", &strings.Builder{}, func(string) string { return "" }); got != DefaultWidth {
+		t.Errorf("default width %d", got)
+	}
+}

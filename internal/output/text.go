@@ -248,6 +248,9 @@ func (p *textPrinter) table(rows, styles [][]string) {
 
 func (p *textPrinter) reasons(r *model.Report) {
 	var rows [][]string
+	// A reason shared by several fields (one long sentence per field made
+	// 250-column walls) is said once; later fields point back to it.
+	first := map[string]string{}
 	for _, d := range r.Drifts {
 		for _, v := range d.Verdicts {
 			if v.Reason == "" {
@@ -256,6 +259,12 @@ func (p *textPrinter) reasons(r *model.Report) {
 			reason := v.Reason
 			if v.Rule != nil && !strings.Contains(reason, v.Rule.String()) {
 				reason += " (rule: " + v.Rule.String() + ")"
+			}
+			key := string(v.Engine) + "\x00" + string(v.Kind) + "\x00" + reason
+			if f, seen := first[key]; seen {
+				reason = "same as " + f
+			} else {
+				first[key] = fieldName(d)
 			}
 			rows = append(rows, []string{fieldName(d), string(v.Engine), string(v.Kind) + ":", reason})
 		}
@@ -272,15 +281,56 @@ func (p *textPrinter) reasons(r *model.Report) {
 		}
 	}
 	p.w.printf("\n%s\n", p.style(ansiBold, "Why:"))
+	indent := 2
+	for _, w := range widths {
+		indent += w + 2
+	}
 	for _, row := range rows {
 		var b strings.Builder
 		b.WriteString("  ")
 		for i := range widths {
 			b.WriteString(row[i] + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(row[i])+2))
 		}
-		b.WriteString(row[3])
+		lines := wrap(row[3], p.opts.Width-indent)
+		b.WriteString(lines[0])
+		for _, l := range lines[1:] {
+			b.WriteString("\n" + strings.Repeat(" ", indent) + l)
+		}
 		p.w.printf("%s\n", b.String())
 	}
+}
+
+// minWrap is the narrowest reason column worth wrapping to: below it (very
+// long field names) the reason goes on as one line.
+const minWrap = 30
+
+// wrap breaks s at spaces into lines of at most width runes (a longer
+// word keeps its own line). width < minWrap does not wrap.
+func wrap(s string, width int) []string {
+	if width < minWrap || utf8.RuneCountInString(s) <= width {
+		return []string{s}
+	}
+	var lines []string
+	var cur strings.Builder
+	n := 0
+	for _, word := range strings.Fields(s) {
+		wl := utf8.RuneCountInString(word)
+		if n > 0 && n+1+wl > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			n = 0
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			n++
+		}
+		cur.WriteString(word)
+		n += wl
+	}
+	if n > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
 }
 
 func (p *textPrinter) notes(r *model.Report) {

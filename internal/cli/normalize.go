@@ -108,7 +108,7 @@ Exit codes: 0 ok (with --diff: no differences), 1 differences, 2 error.`,
 	cmd.Flags().BoolVar(&o.Rules.FromCluster, "from-cluster", false, "read rules (and TYPE/NAME) from the cluster")
 	cmd.Flags().BoolVar(&o.Diff, "diff", false, "show desired vs live through the same normalization as a unified diff")
 	cmd.Flags().BoolVar(&o.Full, "full", false, "with --diff, keep every live field (server defaults, metadata) instead of only the fields the desired state sets")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "output format without --diff: yaml or json")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, outputHelp([]string{"yaml", "json"}, "without --diff"))
 	return cmd
 }
 
@@ -123,8 +123,8 @@ func (o *NormalizeOptions) Validate() error {
 	if err := o.ValidateEngine(); err != nil {
 		return err
 	}
-	if o.Output != "yaml" && o.Output != "json" {
-		return fmt.Errorf("invalid -o %q: must be yaml or json", o.Output)
+	if _, err := canonicalOutput(o.Output, []string{"yaml", "json"}); err != nil {
+		return err
 	}
 	want := 1
 	if o.Diff {

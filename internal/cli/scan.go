@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -120,7 +119,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Scan all namespaces")
 	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector to filter objects (e.g. app=shop)")
 	f.StringSliceVar(&o.Kinds, "kinds", nil, `Kinds to scan, comma-separated: resource names as kubectl get takes them, "default", "all" (default "default")`)
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(scan.Outputs, ", "))
+	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(scan.Outputs, ""))
 	f.BoolVarP(&o.Watch, "watch", "w", false, "After the scan, watch and print drift as it appears and is reverted")
 	f.DurationVar(&o.WatchTimeout, "watch-timeout", 0, "Stop watching after this long (0: until interrupted)")
 	f.DurationVar(&o.ReconcileInterval, "reconcile-interval", 0, "With --watch: reconcile interval to assume when the owner's is unknown (Argo CD's is controller-wide)")
@@ -142,15 +141,11 @@ func (o *ScanOptions) Validate() error {
 	if err := o.ValidateEngine(); err != nil {
 		return err
 	}
-	valid := false
-	for _, f := range scan.Outputs {
-		if o.Output == f {
-			valid = true
-		}
+	out, err := canonicalOutput(o.Output, scan.Outputs)
+	if err != nil {
+		return err
 	}
-	if !valid {
-		return fmt.Errorf("invalid --output %q: must be one of %s", o.Output, strings.Join(scan.Outputs, ", "))
-	}
+	o.Output = out
 	if !o.Watch && o.ReconcileInterval != 0 {
 		return errors.New("--reconcile-interval needs --watch")
 	}

@@ -39,7 +39,7 @@ func Formats() []string { return []string{string(Text), string(JSON), string(YAM
 // reasons are not wrapped, see TextWidth).
 func ParseFormat(s string) (Format, error) {
 	switch s {
-	case "", "text", "wide":
+	case "", "text", "table", "wide":
 		return Text, nil
 	case "json":
 		return JSON, nil

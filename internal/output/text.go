@@ -212,8 +212,48 @@ func (p *textPrinter) drifts(r *model.Report) {
 		rows = append(rows, row)
 		styles = append(styles, st)
 	}
+	p.fit(rows, []int{2, 3}) // DESIRED, LIVE
 	p.table(rows, styles)
 	p.reasons(r)
+}
+
+// minValueWidth is as far as fit shrinks a value column.
+const minValueWidth = 12
+
+// fit shortens the cells of the given columns (values, whose full text is
+// in -o json/yaml) until the table fits Options.Width, down to
+// minValueWidth; other columns are never cut. Width 0 (-o wide) keeps all.
+func (p *textPrinter) fit(rows [][]string, cols []int) {
+	if p.opts.Width <= 0 || len(rows) == 0 {
+		return
+	}
+	widths := make([]int, len(rows[0]))
+	total := 0
+	for i := range widths {
+		for _, row := range rows {
+			if n := utf8.RuneCountInString(row[i]); n > widths[i] {
+				widths[i] = n
+			}
+		}
+		total += widths[i] + 2
+	}
+	over := total - 2 - p.opts.Width
+	for _, c := range cols {
+		if over <= 0 {
+			break
+		}
+		cut := min(over, widths[c]-minValueWidth)
+		if cut <= 0 {
+			continue
+		}
+		limit := widths[c] - cut
+		for _, row := range rows[1:] {
+			if utf8.RuneCountInString(row[c]) > limit {
+				row[c] = string([]rune(row[c])[:limit-1]) + "…"
+			}
+		}
+		over -= cut
+	}
 }
 
 // table pads on the plain text and colours after padding, so escape codes

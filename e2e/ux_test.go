@@ -220,3 +220,70 @@ func TestUXInvalidSelectorIsOneLine(t *testing.T) {
 	res := E.Drift(t, "scan", "-A", "-l", "app=(")
 	AssertCleanError(t, res, `invalid --selector "app=("`)
 }
+
+// Text output fits the width: reasons wrap to $COLUMNS (no terminal here),
+// a reason shared by fields is said once, -o wide keeps one line per reason.
+// kubectl scale is not listed among what Flux's cleanup takes back.
+func TestUXTextFitsAndSaysReasonsOnce(t *testing.T) {
+	ns := E.Namespace(t, "ux")
+	meta := "  labels:\n    kustomize.toolkit.fluxcd.io/name: apps\n    kustomize.toolkit.fluxcd.io/namespace: flux-system"
+	E.Apply(t, orphanDeployment(ns, "web", meta), "--server-side", "--field-manager=kustomize-controller")
+	E.Kubectl(t, "-n", ns, "label", "deployment/web", "hotfix=true", "oncall=paged")
+	E.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=4")
+	manifest := writeFile(t, "web.yaml", orphanDeployment(ns, "web", meta))
+	kust := writeFile(t, "kust.yaml", `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec: {interval: 10m, prune: true, sourceRef: {kind: GitRepository, name: repo}}
+`)
+	args := []string{"explain", "deploy/web", "-n", ns, "-f", manifest, "--engine", "flux", "--rules", kust}
+	res := E.Run(t, RunOpts{Env: []string{"COLUMNS=100"}}, KubectlDrift, args...)
+	if res.Code != 1 {
+		t.Fatalf("exit %d\n%s\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	why := res.Stdout[strings.Index(res.Stdout, "Why:"):]
+	if i := strings.Index(why, "Notes:"); i > 0 {
+		why = why[:i]
+	}
+	for _, l := range strings.Split(why, "\n") {
+		if n := len([]rune(l)); n > 100 {
+			t.Errorf("Why line is %d columns with COLUMNS=100: %q", n, l)
+		}
+	}
+	if strings.Count(why, "managedFields cleanup") != 1 || !strings.Contains(why, "same as .metadata.labels.") {
+		t.Errorf("the cleanup reason shared by both labels is not said once:\n%s", why)
+	}
+	if !strings.Contains(why, "not kubectl scale") {
+		t.Errorf("the cleanup reason does not exclude kubectl scale:\n%s", why)
+	}
+	wide := E.Run(t, RunOpts{Env: []string{"COLUMNS=100"}}, KubectlDrift, append(args, "-o", "wide")...)
+	if !strings.Contains(wide.Stdout, "into its own (managedFields cleanup), absent from the manifest") {
+		t.Errorf("-o wide wrapped the reason:\n%s", wide.Stdout)
+	}
+}
+
+// normalize prints what the input had, normalized: no zero values from the
+// typed round trip. And -o speaks one vocabulary.
+func TestUXNormalizeAndOutputVocabulary(t *testing.T) {
+	ns := E.Namespace(t, "ux")
+	manifest := writeFile(t, "web.yaml", orphanDeployment(ns, "web", "  labels: {team: shop}"))
+	for _, engine := range []string{"argocd", "flux"} {
+		res := E.Drift(t, "normalize", "-f", manifest, "--engine", engine)
+		if res.Code != 0 {
+			t.Fatalf("normalize --engine %s: exit %d\n%s", engine, res.Code, res.Stderr)
+		}
+		for _, added := range []string{"creationTimestamp: null", "strategy: {}", "resources: {}"} {
+			if strings.Contains(res.Stdout, added) {
+				t.Errorf("normalize --engine %s added %q:\n%s", engine, added, res.Stdout)
+			}
+		}
+	}
+	E.Apply(t, orphanDeployment(ns, "web", "  labels: {team: shop}"))
+	if res := E.Drift(t, "scan", "-n", ns, "-o", "text"); res.Code != 0 {
+		t.Errorf("scan -o text: exit %d\n%s", res.Code, res.Stderr)
+	}
+	if res := E.Drift(t, "explain", "deploy/web", "-n", ns, "-o", "table"); res.Code != 0 {
+		t.Errorf("explain -o table: exit %d\n%s", res.Code, res.Stderr)
+	}
+	AssertCleanError(t, E.Drift(t, "rules", "--from-cluster", "-o", "wide"), `invalid -o "wide": must be one of table, json, yaml`)
+}

@@ -26,7 +26,7 @@ E2E_TIMEOUT ?= 60m
 .PHONY: help build test unit e2e cluster cluster-stop demo fuzz verify clean dist argo-parity argo-parity-capture bench
 
 help:
-	@echo "make build         bin/kubectl-drift, bin/argocd-drift, bin/flux-drift (version-stamped)"
+	@echo "make build         bin/kubectl-drift, bin/argocd-drift, bin/flux-drift (version-stamped), bin/kubectl_complete-drift"
 	@echo "make test          unit tests, then e2e against the local real cluster"
 	@echo "make unit          go test ./..."
 	@echo "make e2e           start the cluster, go test -tags e2e ./e2e/..."
@@ -46,6 +46,8 @@ build:
 	  echo "go build -o bin/$$p ./plugins/$$p"; \
 	  $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o bin/$$p ./plugins/$$p || exit 1; \
 	done
+	@# kubectl's completion shim, as the release archives hold it (hack/release.sh).
+	install -m 0755 plugins/kubectl-drift/kubectl_complete-drift bin/kubectl_complete-drift
 
 # Release: cross-compiled, reproducible archives, their sha256 files and the
 # krew and Flux plugin manifests rendered from krew-manifests/ with the real

@@ -333,13 +333,24 @@ func TestScanWatch(t *testing.T) {
 	// The drift that exists is reported first.
 	next(func(ev map[string]any) bool { return ev["type"] == "drifted" && name(ev) == "flux-scaled" }, "existing drift of flux-scaled")
 
-	// New drift appears...
+	// New drift appears (a second after the fixture's apply: managedFields
+	// times have one-second resolution)...
+	time.Sleep(1100 * time.Millisecond)
 	E.Kubectl(t, "-n", ns, "annotate", "configmap", "flux-clean-cm", "incident=INC-1")
 	ev := next(func(ev map[string]any) bool { return ev["type"] == "drifted" && name(ev) == "flux-clean-cm" }, "new drift")
 	if ev["path"] != "/metadata/annotations/incident" || ev["class"] != "manual" {
 		t.Errorf("new drift event: %v", ev)
 	}
-	// ...and is reverted when the engine's manager takes the field back.
+	// ...and when the person takes it away again, no engine reverted
+	// anything: "resolved", not "reverted" (issue 12).
+	E.Kubectl(t, "-n", ns, "annotate", "configmap", "flux-clean-cm", "incident-")
+	ev = next(func(ev map[string]any) bool {
+		return (ev["type"] == "resolved" || ev["type"] == "reverted") && name(ev) == "flux-clean-cm"
+	}, "end of the flux-clean-cm drift")
+	if ev["type"] != "resolved" || ev["path"] != "/metadata/annotations/incident" {
+		t.Errorf("a person removed the annotation: got %v, want a resolved event", ev)
+	}
+	// ...and drift is reverted when the engine's manager takes the field back.
 	time.Sleep(1100 * time.Millisecond)
 	E.Apply(t, scanDeployment(ns, "flux-scaled", fluxLabels, ""), "--server-side", "--field-manager=kustomize-controller", "--force-conflicts")
 	ev = next(func(ev map[string]any) bool { return ev["type"] == "reverted" && name(ev) == "flux-scaled" }, "revert of flux-scaled")
@@ -354,7 +365,7 @@ func TestScanWatch(t *testing.T) {
 
 func TestScanBadInput(t *testing.T) {
 	AssertCleanError(t, E.Drift(t, "scan", "--kinds", "nosuchkinds"), "nosuchkinds")
-	AssertCleanError(t, E.Drift(t, "scan", "-o", "xml"), "--output")
+	AssertCleanError(t, E.Drift(t, "scan", "-o", "xml"), `invalid -o "xml"`)
 	AssertCleanError(t, E.Drift(t, "scan", "--chunk-size", "0"), "--chunk-size")
 	AssertCleanError(t, E.Drift(t, "scan", "--watch", "-o", "prometheus"), "prometheus")
 }

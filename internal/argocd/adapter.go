@@ -10,6 +10,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/managedfields"
@@ -85,9 +86,17 @@ type Adapter struct {
 	apps           map[string]*appEntry // by namespace/name
 	appSets        []*appEntry
 	loadNotes      []model.Note
-	managed        *ManagedResources
-	// triedGet: Applications already read one by one.
-	triedGet map[string]bool
+	// readOK counts the cluster reads that found their object (argocd-cm,
+	// argocd-cmd-params-cm, the Applications list of an installed Argo CD);
+	// readErrs are the reads that failed, one per source, each naming it.
+	// NotFound is neither: Argo CD is not installed or uses defaults.
+	readOK   int
+	readErrs []error
+	managed  *ManagedResources
+	// triedGet: Applications already read one by one; missingApps: those
+	// of them the cluster said do not exist.
+	triedGet    map[string]bool
+	missingApps map[string]bool
 	// compiled caches each Application's rules, compiled once.
 	compiled map[*Application][]*ignoreRule
 	// generated are the Applications of ApplicationSets expanded offline
@@ -294,6 +303,7 @@ func (a *Adapter) load(ctx context.Context) {
 		return
 	}
 	warn := func(what string, err error) {
+		a.readErrs = append(a.readErrs, fmt.Errorf("%s: %w", what, err))
 		level, msg := model.NoteWarning, fmt.Sprintf("could not read %s: %v", what, err)
 		if apierrors.IsForbidden(err) {
 			msg = fmt.Sprintf("not allowed to read %s (Forbidden): Argo CD settings from it are unknown here", what)
@@ -304,6 +314,7 @@ func (a *Adapter) load(ctx context.Context) {
 		cm, err := r.Get(ctx, configMapGVK, a.opts.Namespace, cmName)
 		switch {
 		case err == nil:
+			a.readOK++
 			src := cmSource{Object: "ConfigMap " + a.opts.Namespace + "/" + cmName}
 			a.settings = ParseSettings(stringMap(cm, "data"), src)
 		case apierrors.IsNotFound(err):
@@ -316,6 +327,7 @@ func (a *Adapter) load(ctx context.Context) {
 		cm, err := r.Get(ctx, configMapGVK, a.opts.Namespace, cmdParamsName)
 		switch {
 		case err == nil:
+			a.readOK++
 			a.settings.ParseCmdParams(stringMap(cm, "data"), cmSource{Object: "ConfigMap " + a.opts.Namespace + "/" + cmdParamsName})
 		case apierrors.IsNotFound(err):
 		default:
@@ -331,11 +343,12 @@ func (a *Adapter) load(ctx context.Context) {
 		list, err = r.List(ctx, applicationGVK, a.opts.Namespace, "")
 	}
 	if err != nil {
-		if !apierrors.IsNotFound(err) {
-			warn("Applications", err)
+		if !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
+			warn("Applications", err) // not "Argo CD is not installed"
 		}
 		return
 	}
+	a.readOK++
 	for i := range list {
 		u := &list[i]
 		key := u.GetNamespace() + "/" + u.GetName()
@@ -349,6 +362,26 @@ func (a *Adapter) load(ctx context.Context) {
 		}
 		a.apps[key] = &appEntry{app: app, src: cmSource{Object: "Application " + key}}
 	}
+}
+
+// SetGVKParser gives the adapter the cluster's schema after Load, for
+// callers that only read the (large) OpenAPI once Owner says Argo CD tracks
+// the object. Building a second adapter instead would read argocd-cm and
+// the Applications again. Call it before Judge and Normalize, not while
+// they run.
+func (a *Adapter) SetGVKParser(p *managedfields.GvkParser) {
+	a.opts.GVKParser = p
+}
+
+// ClusterReads says, after Load (or Rules, Judge, Normalize), how many of
+// the cluster reads (argocd-cm, argocd-cmd-params-cm, Applications) found
+// their object, and the error of each that did not, naming its source. Callers
+// that must not lose rules silently report every error and fail when
+// nothing was read.
+func (a *Adapter) ClusterReads() (ok int, errs []error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.readOK, append([]error(nil), a.readErrs...)
 }
 
 // Owner implements model.Adapter: the Application named by the tracking
@@ -627,8 +660,16 @@ func (a *Adapter) appRulesCached(app *Application, src cmSource) []*ignoreRule {
 // appFromCluster reads one Application the LIST did not return (namespaced
 // RBAC), once.
 func (a *Adapter) appFromCluster(ctx context.Context, ns, name string) *appEntry {
+	e, _ := a.appFromClusterOrMissing(ctx, ns, name)
+	return e
+}
+
+// appFromClusterOrMissing is appFromCluster that also says when the
+// Application definitely does not exist (NotFound, or no Application kind:
+// Argo CD is not installed), as opposed to unreadable.
+func (a *Adapter) appFromClusterOrMissing(ctx context.Context, ns, name string) (*appEntry, bool) {
 	if a.opts.Reader == nil {
-		return nil
+		return nil, false
 	}
 	key := ns + "/" + name
 	a.mu.Lock()
@@ -639,19 +680,30 @@ func (a *Adapter) appFromCluster(ctx context.Context, ns, name string) *appEntry
 	a.triedGet[key] = true
 	a.mu.Unlock()
 	if tried {
-		return a.appByKey(key)
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		return a.apps[key], a.missingApps[key]
 	}
 	u, err := a.opts.Reader.Get(ctx, applicationGVK, ns, name)
 	if err != nil {
-		return nil
+		if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
+			a.mu.Lock()
+			if a.missingApps == nil {
+				a.missingApps = map[string]bool{}
+			}
+			a.missingApps[key] = true
+			a.mu.Unlock()
+			return nil, true
+		}
+		return nil, false
 	}
 	app, err := decodeApplication(u)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	e := &appEntry{app: app, src: cmSource{Object: "Application " + key}}
 	a.mu.Lock()
 	a.apps[key] = e
 	a.mu.Unlock()
-	return e
+	return e, false
 }

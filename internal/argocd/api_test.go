@@ -1,6 +1,7 @@
 package argocd
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -103,4 +104,31 @@ func keys(m map[string]model.Rule) string {
 		out = append(out, k)
 	}
 	return strings.Join(out, "\n")
+}
+
+// Without an argocd-cm (absent, Forbidden, unreachable, offline) the /status
+// rule is Argo CD's built-in default and says so, instead of citing a
+// ConfigMap that was never read (issue 12).
+func TestDefaultStatusRuleIsMarkedDefault(t *testing.T) {
+	a, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, err := a.Rules(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, r := range rules {
+		if r.Type != model.RuleArgoCompareOptions {
+			continue
+		}
+		found = true
+		if r.Origin.Object != BuiltinDefaultOrigin || strings.Contains(r.Origin.String(), "ConfigMap") {
+			t.Errorf("default status rule origin %q, want %q", r.Origin.String(), BuiltinDefaultOrigin)
+		}
+	}
+	if !found {
+		t.Error("no compareOptions status rule")
+	}
 }

@@ -43,9 +43,25 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	var appSrc cmSource
 	e := a.appByKey(owner.Namespace + "/" + owner.Name)
 	if e == nil {
-		e = a.appFromCluster(ctx, owner.Namespace, owner.Name)
+		var missing bool
+		e, missing = a.appFromClusterOrMissing(ctx, owner.Namespace, owner.Name)
 		if e != nil {
 			owner.Found, owner.AutoSync, owner.SelfHeal, owner.Mode = true, e.app.AutoSync(), e.app.SelfHeal(), appMode(e.app)
+		}
+		if missing {
+			// A tracking annotation left behind by a deleted Application
+			// (or copied): no controller syncs this object.
+			owner.Missing = true
+			msg := fmt.Sprintf("Application %s/%s named by the %s does not exist: nothing reconciles this object, so no drift is reverted", owner.Namespace, owner.Name, owner.Via)
+			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "owner-not-found", Message: msg})
+			if !hasOwner(rep, *owner) {
+				rep.Owners = append(rep.Owners, *owner)
+			}
+			for i := range rep.Drifts {
+				rep.AddVerdict(rep.Drifts[i].Path, model.Verdict{Engine: model.EngineArgoCD, Kind: model.NotApplied,
+					Reason: fmt.Sprintf("Application %s/%s does not exist: nothing reconciles this object", owner.Namespace, owner.Name)})
+			}
+			return nil
 		}
 	}
 	if e != nil {

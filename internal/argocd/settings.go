@@ -347,6 +347,10 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 	return s
 }
 
+// BuiltinDefaultOrigin is the origin of settings that no argocd-cm gave:
+// Argo CD's own defaults (util/settings/settings.go GetResourceCompareOptions).
+const BuiltinDefaultOrigin = "Argo CD default (no argocd-cm read)"
+
 // addStatusRule mirrors addStatusOverrideToGK in GetResourceOverrides.
 func (s *Settings) addStatusRule() {
 	key := ""
@@ -369,10 +373,14 @@ func (s *Settings) addStatusRule() {
 		value = "all"
 	}
 	o := s.Source.origin("data["+keyCompareOptions+"].ignoreResourceStatusField="+value, "/data/"+keyCompareOptions)
-	if o.Object == "" {
-		o.Object = "ConfigMap " + DefaultNamespace + "/" + cmName
-	}
-	if !s.compareOptionsSet {
+	switch {
+	case o.Object == "":
+		// No argocd-cm was read (absent, Forbidden, unreachable or
+		// offline): this is Argo CD's built-in default, not a setting
+		// anybody wrote; say so rather than cite a ConfigMap.
+		o.Object = BuiltinDefaultOrigin
+		o.Field = "resource.compareoptions ignoreResourceStatusField=all"
+	case !s.compareOptionsSet:
 		o.Field = "data[" + keyCompareOptions + "].ignoreResourceStatusField (default all)"
 	}
 	s.Rules = append(s.Rules, &ignoreRule{

@@ -107,7 +107,7 @@ Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error.`,
 	f.StringArrayVar(&o.Exclude, "exclude", nil, "gitignore-like pattern of paths not to audit (repeatable; added to the root's "+audit.IgnoreFile+")")
 	f.IntVar(&o.MaxRules, "max-rules", o.MaxRules, "Budget: the most ignore rules allowed in total (overrides the config; 0 = config)")
 	f.StringVar(&o.ConfigFile, "config", o.ConfigFile, "Audit configuration file (default: .drift-audit.yaml at the top of the checkout)")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(audit.Formats(), ", "))
+	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(audit.Formats(), ""))
 	f.StringVar(&o.FailOn, "fail-on", o.FailOn, "Exit 1 on findings at or above this severity: error, warning or never")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(audit.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "never"}, cobra.ShellCompDirectiveNoFileComp))
@@ -189,15 +189,11 @@ func within(dir string, paths []string) bool {
 
 // Validate checks the flag values.
 func (o *AuditOptions) Validate() error {
-	valid := false
-	for _, f := range audit.Formats() {
-		if o.Output == f {
-			valid = true
-		}
+	out, err := canonicalOutput(o.Output, audit.Formats())
+	if err != nil {
+		return err
 	}
-	if !valid {
-		return fmt.Errorf("invalid --output %q: must be one of %s", o.Output, strings.Join(audit.Formats(), ", "))
-	}
+	o.Output = out
 	switch o.FailOn {
 	case "error":
 		o.failOn = audit.SeverityError

@@ -78,7 +78,7 @@ spec:
 		{name: "severity override in config", args: []string{warn, "--config", writeTree(t, map[string]string{"c.yaml": "checks: {drift-detection-off: {severity: error}}\n"}) + "/c.yaml"}, code: 1, out: "error   DRIFT008"},
 		{name: "within --max-rules", args: []string{twoRules, "--max-rules", "2", "--fail-on", "warning"}, code: 0, out: "0 errors, 0 warnings"},
 		{name: "over --max-rules", args: []string{twoRules, "--max-rules", "1", "--fail-on", "warning"}, code: 1, out: "ks.yaml\n  13:7    warning DRIFT009 2 ignore rules in total, budget 1: this is rule 2"},
-		{name: "unknown output", args: []string{clean, "-o", "yaml"}, code: 2, err: `invalid --output "yaml"`},
+		{name: "unknown output", args: []string{clean, "-o", "yaml"}, code: 2, err: `invalid -o "yaml"`},
 		{name: "unknown fail-on", args: []string{clean, "--fail-on", "info"}, code: 2, err: `invalid --fail-on "info"`},
 		{name: "negative budget", args: []string{clean, "--max-rules", "-1"}, code: 2, err: "invalid --max-rules"},
 		{name: "missing path", args: []string{filepath.Join(clean, "nope")}, code: 2, err: "nope"},

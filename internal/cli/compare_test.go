@@ -267,3 +267,31 @@ func TestPickEngine(t *testing.T) {
 		}
 	}
 }
+
+// One -o vocabulary (issue 12): text and table name the same human view in
+// every command that has one, and a bad value is reported with the same words.
+func TestOutputVocabulary(t *testing.T) {
+	for _, c := range []struct {
+		value   string
+		formats []string
+		want    string
+		err     string
+	}{
+		{"text", tableFormats, "table", ""},
+		{"table", []string{"text", "json"}, "text", ""},
+		{"json", tableFormats, "json", ""},
+		{"wide", tableFormats, "", `invalid -o "wide": must be one of table, json, yaml`},
+		{"text", []string{"yaml", "json"}, "", `invalid -o "text": must be one of yaml, json`},
+	} {
+		got, err := canonicalOutput(c.value, c.formats)
+		if got != c.want || (err == nil) != (c.err == "") || (err != nil && err.Error() != c.err) {
+			t.Errorf("canonicalOutput(%q, %v) = %q, %v; want %q, %q", c.value, c.formats, got, err, c.want, c.err)
+		}
+	}
+	for _, cmd := range []string{"explain", "scan", "rules", "compare", "normalize", "audit"} {
+		stdout, _, _, _ := run(t, KubectlFrontend, cmd, "--help")
+		if !strings.Contains(stdout, "-o, --output") || !strings.Contains(stdout, "Output format: ") {
+			t.Errorf("%s --help does not document -o with the shared wording", cmd)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -11,10 +13,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/kustomize/api/konfig"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
+	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
@@ -64,19 +68,21 @@ type ExplainOptions struct {
 	// Flux adapter for the ssa marks they carry.
 	fileDocs []source.Document
 	now      func() time.Time
+	// getenv reads $COLUMNS for the text width; tests fix it.
+	getenv func(string) string
 	// newAdapters builds the engine adapters; tests replace it.
 	newAdapters func(ctx context.Context, o *ExplainOptions, live *unstructured.Unstructured) ([]model.Adapter, []model.Note, error)
 }
 
 // NewExplainOptions returns options with defaults.
 func NewExplainOptions(g *GlobalOptions) *ExplainOptions {
-	return &ExplainOptions{GlobalOptions: g, Output: string(output.Text), now: time.Now, newAdapters: defaultAdapters}
+	return &ExplainOptions{GlobalOptions: g, Output: string(output.Text), now: time.Now, getenv: os.Getenv, newAdapters: defaultAdapters}
 }
 
 func newExplainCommand(g *GlobalOptions) *cobra.Command {
 	o := NewExplainOptions(g)
 	cmd := &cobra.Command{
-		Use:   "explain TYPE/NAME [-n NAMESPACE] [-f FILE | -k DIR] [--live-file FILE] [-o text|json|yaml]",
+		Use:   "explain TYPE/NAME [-n NAMESPACE] [-f FILE | -k DIR] [--server-dry-run] [--rules FILE]... [--live-file FILE] [-o text|json|yaml]",
 		Short: "Explain the drift of one object: which fields, who changed them, when, and what each engine will do",
 		Long: `Explain the drift of one object.
 
@@ -94,11 +100,11 @@ longer owns, or that another manager took over, are the drift. Inferred
 drift knows who changed a field, not the value the engine applied.
 
 The live object is read from the cluster with one GET (get/list RBAC is all
-the tool needs), or from --live-file for offline use. A live object saved
-without managedFields (kubectl get -o yaml hides them unless
---show-managed-fields is given) cannot be attributed, and every rule that
-works on field ownership silently does nothing: explain warns when that
-happens.
+the tool needs), or from --live-file for offline use. An object without
+managedFields (kubectl get -o yaml hides them unless --show-managed-fields
+is given) cannot be attributed: without -f/-k explain says drift cannot be
+told and exits 3; with -f/-k it compares and warns that every rule that
+works on field ownership does nothing.
 
 Secret values are never printed: they show as ***.
 
@@ -115,7 +121,8 @@ would change the object or an engine reports drift (Argo CD OutOfSync,
 HelmRelease driftDetection warn), or a verdict is unknown without -f;
 0 when every difference is left as it is (left alone, ignored, not
 applied, not watched; e.g. labels the engine sets itself), which are still
-shown; 2 on error.`,
+shown; 2 on error; 3 when drift cannot be told at all (no managedFields
+and no -f/-k).`,
 		Example: `  # Why is this Deployment OutOfSync / drifted? (desired state inferred)
   kubectl drift explain deploy/web -n shop
 
@@ -142,7 +149,7 @@ shown; 2 on error.`,
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
 	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Decide with a server-side apply dry-run, exactly as the engines diff: Flux as kustomize-controller/helm-controller, Argo CD as argocd-controller for Applications with server-side diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(output.Formats(), ", "))
+	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(append(output.Formats(), "wide"), "wide is text with long reasons on one line; text wraps them to the terminal, $COLUMNS or 120 columns"))
 	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", "argocd", "Namespace of Argo CD's control plane (Applications, argocd-cm)")
 	f.StringVar(&o.ArgoCDDiff, "argocd-diff", "", "Argo CD's own diff: a saved GET /api/v1/applications/NAME/managed-resources response (or set ARGOCD_SERVER and ARGOCD_AUTH_TOKEN)")
 	_ = cmd.MarkFlagFilename("argocd-diff", "json")
@@ -297,12 +304,15 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return failure(err)
 	}
-	opts := output.Options{Format: o.format, Color: o.color, Now: o.now}
+	opts := output.Options{Format: o.format, Color: o.color, Now: o.now, Width: output.TextWidth(o.Output, o.Out, o.getenv)}
 	if err := output.PrintReport(o.Out, report, opts); err != nil {
 		return failure(err)
 	}
-	if explainExitCode(o.Engine, report) == ExitDrift {
+	switch explainExitCode(o.Engine, report) {
+	case ExitDrift:
 		return errDrift
+	case ExitUndetermined:
+		return &ExitError{Code: ExitUndetermined}
 	}
 	return nil
 }
@@ -482,7 +492,10 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 	}
 
 	var notes []model.Note
-	if ix.Empty() {
+	// Without managedFields and without a desired state there is nothing
+	// to infer drift from: say so (exit 3) instead of "No drift." (exit 0).
+	undetermined := ix.Empty() && len(o.Filenames) == 0 && o.Kustomize == ""
+	if ix.Empty() && !undetermined {
 		msg := "the live object has no managedFields: drift cannot be attributed to a manager, and every ownership-based rule (Argo CD managedFieldsManagers, Flux field ownership) silently does nothing"
 		if o.LiveFile != "" {
 			msg += "; save it with kubectl get -o yaml --show-managed-fields"
@@ -502,6 +515,11 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 			return nil, fmt.Errorf("comparing %s with the desired state: %w", id, err)
 		}
 		report.Drifts = drifts
+	} else if undetermined {
+		report.Undetermined = "the live object has no managedFields, so who owns each field (and so what drifted) cannot be told; give the desired state with -f FILE or -k DIR (add --server-dry-run to decide as the engine would)"
+		if o.LiveFile != "" {
+			report.Undetermined += ", or save the object with kubectl get -o yaml --show-managed-fields"
+		}
 	} else {
 		inf := diff.Infer(live, ix, diff.InferOptions{})
 		report.Drifts = inf.Drifts
@@ -521,12 +539,105 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 				Message: fmt.Sprintf("%s verdicts unavailable: %v", a.Engine(), err)})
 		}
 	}
+	o.otherEngineOwner(report, live)
+	if o.Engine == "auto" {
+		report.Notes = quietUninvolvedEngines(report)
+	}
 	// Mask a Secret's drift values, and scrub every remembered Secret
 	// value from notes and reasons (a jq error quotes the value it
 	// failed on; an adapter may quote a field).
 	o.Secrets.Report(report)
 	report.Sort()
 	return report, nil
+}
+
+// quietUninvolvedEngines drops the notes of an engine that does not
+// reconcile the object when --engine was not given: on a cluster without
+// Argo CD, "cannot read argocd-cm" or "no Flux ownership labels" tell a
+// newcomer nothing about this object. Asking for the engine (--engine
+// argocd|flux) keeps them.
+func quietUninvolvedEngines(r *model.Report) []model.Note {
+	involved := map[model.Engine]bool{}
+	for _, ow := range r.Owners {
+		involved[ow.Engine] = true
+	}
+	for _, d := range r.Drifts {
+		for _, v := range d.Verdicts {
+			if v.Kind != model.LeftAlone {
+				involved[v.Engine] = true
+			}
+		}
+	}
+	kept := r.Notes[:0]
+	for _, n := range r.Notes {
+		// Errors stay: a broken --rules file must not vanish.
+		if n.Engine != "" && !involved[n.Engine] && n.Level != model.NoteError {
+			continue
+		}
+		kept = append(kept, n)
+	}
+	return kept
+}
+
+// otherEngineOwner names the owner of the engine --engine left out (a
+// Flux-owned object explained with --engine argocd), so OWNER does not read
+// "none" for an object that another engine reconciles. Ownership is read
+// from labels and annotations only; that engine's rules are not applied.
+func (o *ExplainOptions) otherEngineOwner(r *model.Report, live *unstructured.Unstructured) {
+	if o.Engine == "auto" {
+		return
+	}
+	var other model.Adapter
+	switch o.Engine {
+	case string(model.EngineArgoCD):
+		if a, err := flux.New(flux.Options{}); err == nil {
+			other = a
+		}
+	case string(model.EngineFlux):
+		if a, err := argocd.New(argocd.Options{Namespace: o.ArgoCDNamespace}); err == nil {
+			other = a
+		}
+	}
+	if other == nil {
+		return
+	}
+	ow := other.Owner(live)
+	if ow == nil {
+		return
+	}
+	ow.NotJudged = true
+	r.Owners = append(r.Owners, *ow)
+	r.Notes = append(r.Notes, model.Note{Engine: ow.Engine, Level: model.NoteWarning, Reason: "engine-not-judged",
+		Message: fmt.Sprintf("%s reconciles this object, but --engine %s leaves %s out: its verdicts and rules are not shown (use --engine %s or auto)",
+			ow.Ref(), o.Engine, ow.Engine, ow.Engine)})
+}
+
+// rulesEngineMismatch warns when --rules holds only objects of the engine
+// --engine leaves out (or of no engine): they would be ignored silently.
+func rulesEngineMismatch(engine string, docs []source.Document, files []string) string {
+	var argo, fl int
+	for _, d := range docs {
+		if d.Object == nil {
+			continue
+		}
+		gvk := d.Object.GroupVersionKind()
+		switch {
+		case gvk.Group == "argoproj.io", gvk.Group == "" && gvk.Kind == "ConfigMap" && strings.HasPrefix(d.Object.GetName(), "argocd-"):
+			argo++
+		case strings.HasSuffix(gvk.Group, ".toolkit.fluxcd.io"):
+			fl++
+		}
+	}
+	what := strings.Join(files, ", ")
+	switch {
+	case argo == 0 && fl == 0:
+		return fmt.Sprintf("--rules %s holds no Argo CD Application/argocd-cm and no Flux Kustomization/HelmRelease: it adds no rule", what)
+	case engine == string(model.EngineArgoCD) && argo == 0:
+		return fmt.Sprintf("--rules %s holds only Flux objects, which --engine argocd does not use (use --engine flux or auto)", what)
+	case engine == string(model.EngineFlux) && fl == 0:
+		return fmt.Sprintf("--rules %s holds only Argo CD objects, which --engine flux does not use (use --engine argocd or auto)", what)
+	}
+	return ""
 }
 
 // ownedFunc tells diff which live fields somebody set (and so may be
@@ -571,8 +682,22 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 	case len(o.Filenames) > 0:
 		// Compared, not cited: no YAML node trees kept (a 4 MB
 		// manifest would hold hundreds of MB of them).
+		hint := ""
+		for _, f := range o.Filenames {
+			if k := kustomizationIn(f); k != "" {
+				// The raw files of an overlay are not what gets applied
+				// (patches, name prefixes, generated ConfigMaps...).
+				hint = fmt.Sprintf("%s holds %s: -f reads its files as they are; use -k %s to compare with its kustomize build", f, k, f)
+			}
+		}
 		docs, err = source.LoadFiles(o.Filenames, o.In, source.Options{NoPositions: true})
 		o.fileDocs = docs
+		if hint != "" {
+			if err != nil {
+				return nil, model.SourceFile, fmt.Errorf("%s (%s)", loadError(err), hint)
+			}
+			fmt.Fprintf(o.ErrOut, "warning: %s\n", hint)
+		}
 		src, from = model.SourceFile, strings.Join(o.Filenames, ", ")
 	case o.Kustomize != "":
 		docs, err = source.LoadKustomize(o.Kustomize)
@@ -595,6 +720,20 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 		return nil, src, fmt.Errorf("%s: %w", from, err)
 	}
 	return obj, src, nil
+}
+
+// kustomizationIn returns the kustomization file name in dir ("" when
+// path is not a directory or holds none), by the names kustomize looks for.
+func kustomizationIn(path string) string {
+	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
+		return ""
+	}
+	for _, name := range konfig.RecognizedKustomizationFileNames() {
+		if _, err := os.Stat(filepath.Join(path, name)); err == nil {
+			return name
+		}
+	}
+	return ""
 }
 
 // loadError keeps a loader's error to one line: the loaders join one
@@ -711,6 +850,12 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 		out   []model.Adapter
 		notes []model.Note
 	)
+	if len(o.Rules) > 0 {
+		if msg := rulesEngineMismatch(o.Engine, ruleDocs, o.Rules); msg != "" {
+			fmt.Fprintf(o.ErrOut, "warning: %s\n", msg)
+			notes = append(notes, model.Note{Level: model.NoteWarning, Reason: "rules-unused", Message: msg})
+		}
+	}
 	if o.Engine == "auto" || o.Engine == string(model.EngineArgoCD) {
 		// Documents keep their YAML nodes, so rules get file:line origins.
 		opts := argocd.Options{Reader: reader, Namespace: o.ArgoCDNamespace, Documents: ruleDocs}
@@ -745,10 +890,7 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 				notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-schema",
 					Message: "cannot read the cluster's OpenAPI schema, managedFieldsManagers rules run on a deduced schema: " + perr.Error()})
 			} else {
-				opts.GVKParser = parser
-				if a, err = argocd.New(opts); err != nil {
-					return nil, nil, fmt.Errorf("argocd: %w", err)
-				}
+				a.SetGVKParser(parser)
 			}
 		}
 		out = append(out, a)

@@ -228,6 +228,8 @@ func testOptions(t *testing.T) (*ExplainOptions, *bytes.Buffer, *bytes.Buffer) {
 	g := &GlobalOptions{Frontend: KubectlFrontend, Engine: "auto", IOStreams: genericiooptions.IOStreams{In: in, Out: out, ErrOut: errOut}}
 	o := NewExplainOptions(g)
 	o.now = func() time.Time { return time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC) }
+	// Text wraps at the default 120 columns whatever the developer's $COLUMNS.
+	o.getenv = func(string) string { return "" }
 	return o, out, errOut
 }
 

@@ -110,7 +110,7 @@ Exit codes: 0 ok (with --diff: no differences), 1 differences, 2 error.`,
 	cmd.Flags().BoolVar(&o.Rules.FromCluster, "from-cluster", false, "read rules (and TYPE/NAME) from the cluster")
 	cmd.Flags().BoolVar(&o.Diff, "diff", false, "show desired vs live through the same normalization as a unified diff")
 	cmd.Flags().BoolVar(&o.Full, "full", false, "with --diff, keep every live field (server defaults, metadata) instead of only the fields the desired state sets")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "output format without --diff: yaml or json")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, outputHelp([]string{"yaml", "json"}, "without --diff"))
 	return cmd
 }
 
@@ -125,8 +125,8 @@ func (o *NormalizeOptions) Validate() error {
 	if err := o.ValidateEngine(); err != nil {
 		return err
 	}
-	if o.Output != "yaml" && o.Output != "json" {
-		return fmt.Errorf("invalid -o %q: must be yaml or json", o.Output)
+	if _, err := canonicalOutput(o.Output, []string{"yaml", "json"}); err != nil {
+		return err
 	}
 	want := 1
 	if o.Diff {
@@ -189,6 +189,7 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
+	nlive = keepInputFields(live, nlive)
 	if !o.Diff {
 		redact.Object(nlive.Object)
 		return printObject(o.Out, o.Output, nlive)
@@ -203,6 +204,7 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
+	ndesired = keepInputFields(desired, ndesired)
 	if !o.Full {
 		nlive = &unstructured.Unstructured{Object: projectOnto(ndesired.Object, nlive.Object).(map[string]any)}
 	}
@@ -210,6 +212,21 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 	// value differs, so the diff still shows which keys changed.
 	redact.Pair(nlive.Object, ndesired.Object)
 	return o.diff(nlive, ndesired)
+}
+
+// keepInputFields drops what normalizing added that the input did not have:
+// the engines normalize through typed structs, whose round trip writes
+// zero values (creationTimestamp: null, strategy: {}) that are neither in
+// the input nor what the engine compares. Fields the rules removed stay
+// removed, and normalized values stay normalized.
+func keepInputFields(in, normalized *unstructured.Unstructured) *unstructured.Unstructured {
+	if in == nil || normalized == nil {
+		return normalized
+	}
+	if m, ok := projectOnto(in.Object, normalized.Object).(map[string]any); ok {
+		return &unstructured.Unstructured{Object: m}
+	}
+	return normalized
 }
 
 // projectOnto keeps only the live fields the desired state sets, as Argo

@@ -18,6 +18,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 
 	// Auth providers (exec, oidc...) that kubeconfigs may name.
@@ -39,12 +40,19 @@ var (
 	FluxFrontend    = Frontend{Name: "flux drift", DefaultEngine: "flux"}
 )
 
-// Exit codes, as kubectl diff and flux diff use them.
+// Exit codes, as kubectl diff and flux diff use them (0 none, 1 drift,
+// >1 error), plus 3: the command ran but drift cannot be told (no
+// managedFields and no desired state). It is above 1 so scripts written
+// for kubectl diff fail closed, and not 2 so they can tell it from an error.
 const (
-	ExitNoDrift = 0
-	ExitDrift   = 1
-	ExitFailure = 2
+	ExitNoDrift      = 0
+	ExitDrift        = 1
+	ExitFailure      = 2
+	ExitUndetermined = model.ExitUndetermined
 )
+
+// exitCodesHelp documents the exit codes in every command's --help.
+const exitCodesHelp = "Exit codes: 0 no drift, 1 drift, 2 error, 3 drift cannot be told (no managedFields and no -f/-k)."
 
 // ExitError carries an exit code out of a command. Err may be nil when the
 // code is not an error (drift found: 1).
@@ -134,7 +142,7 @@ func NewRootCommand(fe Frontend, streams genericiooptions.IOStreams) *cobra.Comm
 drifted, who changed them and when, and which rule of which engine hides or
 reverts each one.
 
-Exit codes: 0 no drift, 1 drift, 2 error.`,
+` + exitCodesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Annotations:   map[string]string{cobra.CommandDisplayNameAnnotation: fe.Name},
@@ -142,7 +150,13 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
+	// Every client identifies as kubectl-drift and gives up on a server
+	// that does not answer (cluster.Bound says how long it waits).
+	cluster.Bound(g.ConfigFlags)
 	g.ConfigFlags.AddFlags(root.PersistentFlags())
+	if f := root.PersistentFlags().Lookup("request-timeout"); f != nil {
+		f.Usage = cluster.TimeoutFlagUsage
+	}
 	root.PersistentFlags().StringVar(&g.Engine, "engine", g.Engine, "GitOps engine whose rules to apply: auto, argocd or flux")
 	_ = root.RegisterFlagCompletionFunc("engine", cobra.FixedCompletions([]string{"auto", "argocd", "flux"}, cobra.ShellCompDirectiveNoFileComp))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {

@@ -72,7 +72,7 @@ Unreadable files are reported with file:line and skipped. Exit codes: 0 ok,
 		},
 	}
 	o.Sources.AddFlags(cmd)
-	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, "output format: table, json or yaml")
+	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, outputHelp(tableFormats, ""))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -88,7 +88,7 @@ func (o *RulesOptions) Validate() error {
 	if err := o.ValidateEngine(); err != nil {
 		return err
 	}
-	if err := validateOutput(o.Output); err != nil {
+	if err := validateOutput(&o.Output); err != nil {
 		return err
 	}
 	return o.Sources.validate()

@@ -102,13 +102,18 @@ func sortRules(rs []model.Rule) {
 	})
 }
 
-// validateOutput checks -o for the table/json/yaml commands.
-func validateOutput(o string) error {
-	switch o {
-	case "table", "json", "yaml":
-		return nil
+// tableFormats are the -o values of rules and compare.
+var tableFormats = []string{"table", "json", "yaml"}
+
+// validateOutput checks -o for the table/json/yaml commands and makes
+// "text" mean "table" (see canonicalOutput).
+func validateOutput(o *string) error {
+	out, err := canonicalOutput(*o, tableFormats)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("invalid -o %q: must be table, json or yaml", o)
+	*o = out
+	return nil
 }
 
 // printStructured writes v as JSON (indented) or YAML.

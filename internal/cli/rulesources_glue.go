@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -243,16 +244,33 @@ func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlag
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range []model.Adapter{aa, fa} {
-		rs, err := a.Rules(ctx)
-		if err != nil {
-			// Forbidden or missing CRDs for one engine must not hide the
-			// other: say so and go on.
-			in.Problems = append(in.Problems, fmt.Sprintf("%s rules from the cluster: %v", a.Engine(), err))
-			continue
+	// Every source that could not be read is one warning naming it
+	// (Forbidden argocd-cm, Applications, Kustomizations...): rules must
+	// not vanish silently. A source that answered "not there" (no Argo CD,
+	// no Flux) was read.
+	var clusterErrs []error
+	ars, _ := aa.Rules(ctx)
+	ok, aerrs := aa.ClusterReads()
+	in.Rules = append(in.Rules, ars...)
+	in.Read += ok
+	clusterErrs = append(clusterErrs, aerrs...)
+	frs, ferr := fa.Rules(ctx)
+	in.Rules = append(in.Rules, frs...)
+	ferrs := splitErrors(ferr)
+	in.Read += fa.Listed()
+	clusterErrs = append(clusterErrs, ferrs...)
+	for _, e := range clusterErrs {
+		in.Problems = append(in.Problems, "rules from the cluster: "+e.Error())
+	}
+	if in.Read == 0 {
+		// Nothing from files and nothing from the cluster: an unreachable
+		// server is one error, not a warning per source.
+		for _, e := range clusterErrs {
+			var ue *cluster.UnreachableError
+			if errors.As(e, &ue) {
+				return nil, ue
+			}
 		}
-		in.Read++
-		in.Rules = append(in.Rules, rs...)
 	}
 	in.Owners = ownersOf(aa, fa)
 	if f.Effect {
@@ -261,6 +279,17 @@ func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlag
 		in.Problems = append(in.Problems, problems...)
 	}
 	return in, nil
+}
+
+// splitErrors undoes errors.Join.
+func splitErrors(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // ownersOf asks each adapter which of its objects reconciles obj. Owner

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
@@ -82,7 +82,9 @@ a warning; the rest is scanned. Fields that only built-in controllers or
 status writers own are bookkeeping and are left out (--include-controllers).
 
 --watch prints the drift that exists as events, then keeps a watch open per
-kind and prints drift as it appears and as it is reverted, with how long it
+kind and prints drift as it appears ("drifted") and as it ends: "reverted"
+when a GitOps engine took the field back, "resolved" when a person or another
+controller removed or restored it, "deleted" with its object; with how long it
 lived and how many reconcile intervals of its owner it survived (Flux's
 spec.interval; --reconcile-interval where the owner's is unknown, as for
 Argo CD, whose interval is controller-wide). Persistent drift is what to
@@ -117,7 +119,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Scan all namespaces")
 	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector to filter objects (e.g. app=shop)")
 	f.StringSliceVar(&o.Kinds, "kinds", nil, `Kinds to scan, comma-separated: resource names as kubectl get takes them, "default", "all" (default "default")`)
-	f.StringVarP(&o.Output, "output", "o", o.Output, "Output format: "+strings.Join(scan.Outputs, ", "))
+	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(scan.Outputs, ""))
 	f.BoolVarP(&o.Watch, "watch", "w", false, "After the scan, watch and print drift as it appears and is reverted")
 	f.DurationVar(&o.WatchTimeout, "watch-timeout", 0, "Stop watching after this long (0: until interrupted)")
 	f.DurationVar(&o.ReconcileInterval, "reconcile-interval", 0, "With --watch: reconcile interval to assume when the owner's is unknown (Argo CD's is controller-wide)")
@@ -139,15 +141,11 @@ func (o *ScanOptions) Validate() error {
 	if err := o.ValidateEngine(); err != nil {
 		return err
 	}
-	valid := false
-	for _, f := range scan.Outputs {
-		if o.Output == f {
-			valid = true
-		}
+	out, err := canonicalOutput(o.Output, scan.Outputs)
+	if err != nil {
+		return err
 	}
-	if !valid {
-		return fmt.Errorf("invalid --output %q: must be one of %s", o.Output, strings.Join(scan.Outputs, ", "))
-	}
+	o.Output = out
 	if !o.Watch && o.ReconcileInterval != 0 {
 		return errors.New("--reconcile-interval needs --watch")
 	}
@@ -159,6 +157,13 @@ func (o *ScanOptions) Validate() error {
 	}
 	if o.WatchTimeout < 0 {
 		return errors.New("--watch-timeout must not be negative")
+	}
+	if o.LabelSelector != "" {
+		// Checked once here: the server would reject it once per kind
+		// listed (fifteen identical errors).
+		if _, err := labels.Parse(o.LabelSelector); err != nil {
+			return fmt.Errorf("invalid --selector %q: %s", o.LabelSelector, oneLine(err.Error()))
+		}
 	}
 	if o.QPS <= 0 || o.Burst <= 0 {
 		return errors.New("--qps and --burst must be positive")

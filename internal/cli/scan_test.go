@@ -17,7 +17,7 @@ func TestScanOptionsValidate(t *testing.T) {
 		{"json", func(o *ScanOptions) { o.Output = "json" }, ""},
 		{"prometheus", func(o *ScanOptions) { o.Output = "prometheus" }, ""},
 		{"watch json", func(o *ScanOptions) { o.Watch, o.Output, o.WatchTimeout = true, "json", time.Minute }, ""},
-		{"unknown output", func(o *ScanOptions) { o.Output = "xml" }, "invalid --output"},
+		{"unknown output", func(o *ScanOptions) { o.Output = "xml" }, `invalid -o "xml"`},
 		{"watch prometheus", func(o *ScanOptions) { o.Watch, o.Output = true, "prometheus" }, "-o prometheus"},
 		{"timeout without watch", func(o *ScanOptions) { o.WatchTimeout = time.Second }, "--watch-timeout needs --watch"},
 		{"interval without watch", func(o *ScanOptions) { o.ReconcileInterval = time.Minute }, "--reconcile-interval needs --watch"},
@@ -27,6 +27,10 @@ func TestScanOptionsValidate(t *testing.T) {
 		{"zero chunk", func(o *ScanOptions) { o.ChunkSize = 0 }, "--chunk-size"},
 		{"zero concurrency", func(o *ScanOptions) { o.Concurrency = 0 }, "--concurrency"},
 		{"bad engine", func(o *ScanOptions) { o.Engine = "jenkins" }, "invalid --engine"},
+		{"text means table", func(o *ScanOptions) { o.Output = "text" }, ""},
+		{"wide is not a scan format", func(o *ScanOptions) { o.Output = "wide" }, `invalid -o "wide"`},
+		{"bad selector", func(o *ScanOptions) { o.LabelSelector = "app=(" }, `invalid --selector "app=("`},
+		{"good selector", func(o *ScanOptions) { o.LabelSelector = "app in (a,b),!tier" }, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

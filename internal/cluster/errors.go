@@ -148,6 +148,10 @@ func unreachable(err error) bool {
 // cause is the last, most specific part of a transport error
 // ("dial tcp 127.0.0.1:1: connect: connection refused" -> "connection refused").
 func cause(err error) string {
+	var na *NoAnswerError
+	if errors.As(err, &na) {
+		return na.Error()
+	}
 	msg := oneLine(err.Error())
 	for _, s := range []string{"connection refused", "no such host", "i/o timeout", "context deadline exceeded", "certificate signed by unknown authority"} {
 		if strings.Contains(msg, s) {

@@ -32,6 +32,9 @@ type Adapter struct {
 
 	mu     sync.Mutex
 	owners map[string]ownerResult
+	// listed counts the kinds Rules listed from the cluster (Flux
+	// installed and readable).
+	listed int
 }
 
 var _ model.Adapter = (*Adapter)(nil)
@@ -73,7 +76,7 @@ func (a *Adapter) Owner(obj *unstructured.Unstructured) *model.Owner {
 	// Offline facts from files; Owner never reads the cluster (an owner in
 	// the files is resolved from them alone, and cached).
 	if _, ok := a.findDoc(o.Kind, o.Namespace, o.Name); ok {
-		if st := a.resolveOwner(context.Background(), o, &model.Report{}); st != nil {
+		if st, _ := a.resolveOwner(context.Background(), o, &model.Report{}); st != nil {
 			fillOwner(o, st)
 		}
 	}
@@ -170,13 +173,13 @@ func fillOwner(o *model.Owner, st *ownerState) {
 type ownerResult struct {
 	st   *ownerState
 	note *model.Note
-	// missing: the cluster says the owner does not exist.
+	// missing: the owner does not exist (or Flux is not installed).
 	missing bool
 }
 
 // resolveOwner finds the owner object in the files, then in the cluster.
 // Failures become notes: verdicts are still given, without its rules.
-func (a *Adapter) resolveOwner(ctx context.Context, o *model.Owner, rep *model.Report) *ownerState {
+func (a *Adapter) resolveOwner(ctx context.Context, o *model.Owner, rep *model.Report) (st *ownerState, missing bool) {
 	key := o.Kind + "/" + o.Namespace + "/" + o.Name
 	a.mu.Lock()
 	res, ok := a.owners[key]
@@ -193,15 +196,7 @@ func (a *Adapter) resolveOwner(ctx context.Context, o *model.Owner, rep *model.R
 	if res.note != nil {
 		rep.Notes = append(rep.Notes, *res.note)
 	}
-	return res.st
-}
-
-// ownerMissing says whether the cluster reported o as not found (after
-// resolveOwner read it).
-func (a *Adapter) ownerMissing(o *model.Owner) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.owners[o.Kind+"/"+o.Namespace+"/"+o.Name].missing
+	return res.st, res.missing
 }
 
 func (a *Adapter) readOwner(ctx context.Context, o *model.Owner) ownerResult {
@@ -226,9 +221,9 @@ func (a *Adapter) readOwner(ctx context.Context, o *model.Owner) ownerResult {
 	if err != nil {
 		switch {
 		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
-			r := noteRes(model.NoteWarning, "owner-not-found", fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object any more", o.Ref()))
-			r.missing = true
-			return r
+			res := noteRes(model.NoteWarning, "owner-not-found", fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object, so no drift is reverted", o.Ref()))
+			res.missing = true
+			return res
 		case apierrors.IsForbidden(err):
 			return noteRes(model.NoteWarning, "owner-forbidden", fmt.Sprintf("reading %s is forbidden (needs get on %s): its ignore rules are unknown", o.Ref(), schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}))
 		}
@@ -241,10 +236,19 @@ func (a *Adapter) readOwner(ctx context.Context, o *model.Owner) ownerResult {
 	return ownerResult{st: st}
 }
 
+// Listed says how many of Kustomizations and HelmReleases Rules could list
+// from the cluster (0 when Flux is not installed or nothing was readable).
+func (a *Adapter) Listed() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.listed
+}
+
 // Rules returns every Flux rule in the files and, with a cluster, in every
 // Kustomization and HelmRelease the reader can list.
 func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
 	rules, _ := rulesFromDocs(a.docs)
+	var errs []error
 	if a.reader != nil {
 		for _, gvk := range []schema.GroupVersionKind{KustomizationGVK, HelmReleaseGVK} {
 			items, err := a.reader.List(ctx, gvk, "", "")
@@ -252,8 +256,14 @@ func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
 				if apierrors.IsNotFound(err) || meta.IsNoMatchError(err) {
 					continue // Flux (or this controller) is not installed
 				}
-				return rules, fmt.Errorf("listing %s: %w", gvk.Kind, err)
+				// One source failing must not hide the other's rules:
+				// every failure is returned, each naming its kind.
+				errs = append(errs, fmt.Errorf("listing %ss: %w", gvk.Kind, err))
+				continue
 			}
+			a.mu.Lock()
+			a.listed++
+			a.mu.Unlock()
 			docs := make([]doc, len(items))
 			for i := range items {
 				docs[i] = doc{obj: &items[i]}
@@ -263,7 +273,7 @@ func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
 		}
 	}
 	sortRules(rules)
-	return rules, nil
+	return rules, errors.Join(errs...)
 }
 
 // rawInterval keeps the interval as written ("10m"), not as re-rendered

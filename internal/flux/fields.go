@@ -42,10 +42,11 @@ type cleanupManager struct {
 // internal/controller/kustomization_controller.go apply() (ApplyCleanupOptions
 // FieldManagers). Names match by prefix (ssa patch.go matchFieldManager with
 // ExactMatch false), so "kubectl" also catches kubectl-edit, kubectl-patch,
-// kubectl-client-side-apply, kubectl-scale, kubectl-label... Read-only.
+// kubectl-client-side-apply, kubectl-label... Entries of a subresource
+// (kubectl scale writes /scale) are not cleaned up: cleanedUpBy. Read-only.
 var kustomizeCleanup = []cleanupManager{
 	{"kubectl", metav1.ManagedFieldsOperationApply, "kubectl apply --server-side"},
-	{"kubectl", metav1.ManagedFieldsOperationUpdate, "kubectl edit/patch/apply/scale/label"},
+	{"kubectl", metav1.ManagedFieldsOperationUpdate, "kubectl edit/patch/apply/set/label, not kubectl scale: it writes through the scale subresource, which the cleanup skips"},
 	{"before-first-apply", metav1.ManagedFieldsOperationUpdate, "fields from before the first server-side apply"},
 	{KustomizeManager, metav1.ManagedFieldsOperationUpdate, "kustomize-controller before it used server-side apply"},
 }

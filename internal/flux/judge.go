@@ -76,8 +76,21 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if j.helm {
 		j.manager = HelmManager
 	}
-	if j.st = a.resolveOwner(ctx, o, rep); j.st != nil {
+	st, missing := a.resolveOwner(ctx, o, rep)
+	if j.st = st; j.st != nil {
 		fillOwner(o, j.st)
+	}
+	if missing {
+		// Labels left behind by a deleted Kustomization/HelmRelease (or
+		// copied): no controller applies this object, whatever its
+		// fields say.
+		o.Missing = true
+		addOwner(rep, *o)
+		for i := range rep.Drifts {
+			rep.AddVerdict(rep.Drifts[i].Path, model.Verdict{Engine: model.EngineFlux, Kind: model.NotApplied,
+				Reason: "owner not found: " + o.Ref() + " named by the ownership labels does not exist: nothing reconciles this object"})
+		}
+		return nil
 	}
 	addOwner(rep, *o)
 	if j.helm && j.desired == nil && j.st != nil {
@@ -131,18 +144,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	a.readMarks(j)
 	a.ruleNotes(j, rep)
 
-	missing := j.st == nil && a.ownerMissing(o)
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		var v model.Verdict
-		if missing {
-			// Nothing reconciles the object: no verdict may promise a
-			// revert (the ownership labels outlived their owner).
-			v = model.Verdict{Kind: model.NotApplied, Reason: "owner not found: " + o.Ref() + " named by the ownership labels does not exist, so nothing reconciles this object"}
-			v.Engine = model.EngineFlux
-			rep.AddVerdict(d.Path, v)
-			continue
-		}
 		if j.helm {
 			v = j.helmVerdict(d)
 		} else {

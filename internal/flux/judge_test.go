@@ -471,15 +471,21 @@ func TestOwnerProblemsBecomeNotes(t *testing.T) {
 			if rep.Owners[0].Found {
 				t.Error("owner marked found")
 			}
-			// A missing owner reconciles nothing: "owner not found", never
-			// reverted (issue 20). Otherwise, without desired state, a
-			// kubectl-owned field is still reverted by the cleanup.
 			v := verdictAt(t, rep, "/spec/replicas")
 			if tc.name == "missing" {
-				if v.Kind != model.NotApplied || !strings.Contains(v.Reason, "owner not found") {
-					t.Errorf("replicas: %+v", v)
+				// Nothing reconciles an object whose Kustomization does
+				// not exist: no "reverted" (issue 12).
+				if v.Kind != model.NotApplied || !strings.Contains(v.Reason, "does not exist: nothing reconciles") || !rep.Owners[0].Missing {
+					t.Errorf("replicas: %+v, owner %+v", v, rep.Owners[0])
 				}
-			} else if v.Kind != model.Reverted {
+				return
+			}
+			if rep.Owners[0].Missing {
+				t.Errorf("owner marked missing: %+v", rep.Owners[0])
+			}
+			// Without desired state a kubectl-owned field is still reverted
+			// by the cleanup.
+			if v.Kind != model.Reverted {
 				t.Errorf("replicas: %+v", v)
 			}
 		})

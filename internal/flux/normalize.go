@@ -31,7 +31,7 @@ func (a *Adapter) Normalize(ctx context.Context, obj *unstructured.Unstructured)
 	unstructured.RemoveNestedField(out.Object, "metadata", "managedFields")
 	if o := a.Owner(obj); o != nil {
 		rep := model.NewReport(model.ResourceID{}, model.SourceFile)
-		if st := a.resolveOwner(ctx, o, rep); st != nil {
+		if st, _ := a.resolveOwner(ctx, o, rep); st != nil {
 			var paths jsondiff.IgnorePaths
 			for _, r := range st.rules {
 				if r.err != nil || !r.sr.MatchUnstructured(out) {

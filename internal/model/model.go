@@ -78,6 +78,13 @@ type Owner struct {
 	// Found is false when the owner was named by the resource but the
 	// engine object itself could not be read (missing, Forbidden).
 	Found bool `json:"found"`
+	// Missing is true when the engine object named by the resource does
+	// not exist (NotFound, or the engine is not installed): nothing
+	// reconciles the resource, so no field is reverted.
+	Missing bool `json:"missing,omitempty"`
+	// NotJudged is true when --engine left this owner's engine out: it
+	// reconciles the resource, but its verdicts are not in the report.
+	NotJudged bool `json:"notJudged,omitempty"`
 	// Interval is the reconcile interval as the engine writes it ("10m"),
 	// empty when unknown (Argo CD's default is controller-wide).
 	Interval string `json:"interval,omitempty"`
@@ -368,6 +375,11 @@ type Report struct {
 	// Status is each engine's verdict on the whole object, where the engine
 	// has one (Argo CD's Synced/OutOfSync).
 	Status []ObjectStatus `json:"status,omitempty"`
+	// Undetermined, when set, says why drift could not be told at all (no
+	// managedFields to infer from and no desired state given) and which
+	// flag would give an answer. An empty Drifts then means "unknown", not
+	// "no drift".
+	Undetermined string `json:"undetermined,omitempty"`
 }
 
 // ObjectStatus is one engine's verdict on a whole object: for Argo CD the
@@ -405,6 +417,11 @@ func (r *Report) StatusOf(e Engine) (ObjectStatus, bool) {
 	}
 	return ObjectStatus{}, false
 }
+
+// ExitUndetermined is the exit code of a report whose drift cannot be
+// told: distinct from 0 (no drift), 1 (drift) and 2 (error), and above 1 so
+// scripts that treat kubectl diff's ">1" as failure do not read it as clean.
+const ExitUndetermined = 3
 
 // NewReport starts an empty report for a resource.
 func NewReport(id ResourceID, src DesiredSource) *Report {
@@ -498,6 +515,9 @@ func (r *Report) ExitCode() int {
 		if d.Acts() {
 			return 1
 		}
+	}
+	if r.Undetermined != "" {
+		return ExitUndetermined
 	}
 	return 0
 }

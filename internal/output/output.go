@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,11 +36,11 @@ const (
 // and shell completion. A function, so no caller can change the list.
 func Formats() []string { return []string{string(Text), string(JSON), string(YAML)} }
 
-// ParseFormat validates an -o value ("" means text; "wide" is accepted as
-// text, as kubectl users type it out of habit).
+// ParseFormat validates an -o value ("" means text; "wide" is text whose
+// reasons are not wrapped, see TextWidth).
 func ParseFormat(s string) (Format, error) {
 	switch s {
-	case "", "text", "wide":
+	case "", "text", "table", "wide":
 		return Text, nil
 	case "json":
 		return JSON, nil
@@ -57,6 +58,31 @@ type Options struct {
 	// Now is the clock relative times ("5m ago") are computed against;
 	// nil means time.Now. Tests inject a fixed clock.
 	Now func() time.Time
+	// Width wraps the reasons of text output to this many columns; 0 does
+	// not wrap (-o wide). See TextWidth.
+	Width int
+}
+
+// DefaultWidth is the text width when stdout is not a terminal and COLUMNS
+// is not set.
+const DefaultWidth = 120
+
+// TextWidth is the width text output wraps to: none for -o wide (long
+// reasons on one line, for grep), else the terminal's, else $COLUMNS, else
+// DefaultWidth.
+func TextWidth(output string, out io.Writer, getenv func(string) string) int {
+	if output == "wide" {
+		return 0
+	}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	return DefaultWidth
 }
 
 func (o Options) now() time.Time {

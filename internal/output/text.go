@@ -117,7 +117,12 @@ func ownerLine(o model.Owner) string {
 	if o.Via != "" {
 		parts = append(parts, "via "+o.Via)
 	}
-	if !o.Found {
+	switch {
+	case o.NotJudged:
+		parts = append(parts, "(not judged: --engine leaves this engine out)")
+	case o.Missing:
+		parts = append(parts, "(does not exist: nothing reconciles this object)")
+	case !o.Found:
 		parts = append(parts, "(engine object not readable)")
 	}
 	return strings.Join(parts, "; ")
@@ -160,6 +165,10 @@ func engines(r *model.Report) []model.Engine {
 
 func (p *textPrinter) drifts(r *model.Report) {
 	p.w.printf("\n")
+	if len(r.Drifts) == 0 && r.Undetermined != "" {
+		p.w.printf("Drift cannot be told: %s\n", r.Undetermined)
+		return
+	}
 	if len(r.Drifts) == 0 {
 		p.w.printf("No drift.\n")
 		return
@@ -212,8 +221,48 @@ func (p *textPrinter) drifts(r *model.Report) {
 		rows = append(rows, row)
 		styles = append(styles, st)
 	}
+	p.fit(rows, []int{2, 3}) // DESIRED, LIVE
 	p.table(rows, styles)
 	p.reasons(r)
+}
+
+// minValueWidth is as far as fit shrinks a value column.
+const minValueWidth = 12
+
+// fit shortens the cells of the given columns (values, whose full text is
+// in -o json/yaml) until the table fits Options.Width, down to
+// minValueWidth; other columns are never cut. Width 0 (-o wide) keeps all.
+func (p *textPrinter) fit(rows [][]string, cols []int) {
+	if p.opts.Width <= 0 || len(rows) == 0 {
+		return
+	}
+	widths := make([]int, len(rows[0]))
+	total := 0
+	for i := range widths {
+		for _, row := range rows {
+			if n := utf8.RuneCountInString(row[i]); n > widths[i] {
+				widths[i] = n
+			}
+		}
+		total += widths[i] + 2
+	}
+	over := total - 2 - p.opts.Width
+	for _, c := range cols {
+		if over <= 0 {
+			break
+		}
+		cut := min(over, widths[c]-minValueWidth)
+		if cut <= 0 {
+			continue
+		}
+		limit := widths[c] - cut
+		for _, row := range rows[1:] {
+			if utf8.RuneCountInString(row[c]) > limit {
+				row[c] = string([]rune(row[c])[:limit-1]) + "…"
+			}
+		}
+		over -= cut
+	}
 }
 
 // table pads on the plain text and colours after padding, so escape codes
@@ -248,6 +297,9 @@ func (p *textPrinter) table(rows, styles [][]string) {
 
 func (p *textPrinter) reasons(r *model.Report) {
 	var rows [][]string
+	// A reason shared by several fields (one long sentence per field made
+	// 250-column walls) is said once; later fields point back to it.
+	first := map[string]string{}
 	for _, d := range r.Drifts {
 		for _, v := range d.Verdicts {
 			if v.Reason == "" {
@@ -256,6 +308,12 @@ func (p *textPrinter) reasons(r *model.Report) {
 			reason := v.Reason
 			if v.Rule != nil && !strings.Contains(reason, v.Rule.String()) {
 				reason += " (rule: " + v.Rule.String() + ")"
+			}
+			key := string(v.Engine) + "\x00" + string(v.Kind) + "\x00" + reason
+			if f, seen := first[key]; seen {
+				reason = "same as " + f
+			} else {
+				first[key] = fieldName(d)
 			}
 			rows = append(rows, []string{fieldName(d), string(v.Engine), string(v.Kind) + ":", reason})
 		}
@@ -272,15 +330,56 @@ func (p *textPrinter) reasons(r *model.Report) {
 		}
 	}
 	p.w.printf("\n%s\n", p.style(ansiBold, "Why:"))
+	indent := 2
+	for _, w := range widths {
+		indent += w + 2
+	}
 	for _, row := range rows {
 		var b strings.Builder
 		b.WriteString("  ")
 		for i := range widths {
 			b.WriteString(row[i] + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(row[i])+2))
 		}
-		b.WriteString(row[3])
+		lines := wrap(row[3], p.opts.Width-indent)
+		b.WriteString(lines[0])
+		for _, l := range lines[1:] {
+			b.WriteString("\n" + strings.Repeat(" ", indent) + l)
+		}
 		p.w.printf("%s\n", b.String())
 	}
+}
+
+// minWrap is the narrowest reason column worth wrapping to: below it (very
+// long field names) the reason goes on as one line.
+const minWrap = 30
+
+// wrap breaks s at spaces into lines of at most width runes (a longer
+// word keeps its own line). width < minWrap does not wrap.
+func wrap(s string, width int) []string {
+	if width < minWrap || utf8.RuneCountInString(s) <= width {
+		return []string{s}
+	}
+	var lines []string
+	var cur strings.Builder
+	n := 0
+	for _, word := range strings.Fields(s) {
+		wl := utf8.RuneCountInString(word)
+		if n > 0 && n+1+wl > width {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			n = 0
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			n++
+		}
+		cur.WriteString(word)
+		n += wl
+	}
+	if n > 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
 }
 
 func (p *textPrinter) notes(r *model.Report) {

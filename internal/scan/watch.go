@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -36,6 +37,10 @@ const (
 	EventReverted = "reverted"
 	// EventDeleted: the drifted object was deleted.
 	EventDeleted = "deleted"
+	// EventResolved: the drift ended without a GitOps engine writing the
+	// object since it began: a person or another controller removed or
+	// restored the field (kubectl label x-), so nothing was reverted.
+	EventResolved = "resolved"
 )
 
 // WatchEvent is one line of `scan --watch`.
@@ -281,8 +286,11 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 			continue
 		}
 		typ := EventReverted
-		if deleted {
+		switch {
+		case deleted:
 			typ = EventDeleted
+		case !gitOpsTookBack(obj, p, f.since):
+			typ = EventResolved
 		}
 		events = append(events, w.ended(typ, t, p, f, now))
 		delete(t.fields, p)
@@ -342,6 +350,27 @@ func (w *Watcher) ended(typ string, t *tracked, p string, f trackedField, now ti
 		ev.Intervals = &n
 	}
 	return ev
+}
+
+// gitOpsTookBack reports whether a GitOps engine ended the drift of the
+// field at pointer: it owns the field now, or its managedFields entry was
+// written at or after since (an engine's apply that removed a field others
+// added). managedFields times have one-second resolution, hence "at or
+// after". Otherwise a person or another controller ended it.
+func gitOpsTookBack(obj *unstructured.Unstructured, pointer string, since time.Time) bool {
+	if ix, err := managedfields.Parse(obj); err == nil && !ix.Empty() {
+		for _, m := range ix.Owners(obj, pointer) {
+			if managedfields.IsGitOpsManager(m.Manager) {
+				return true
+			}
+		}
+	}
+	for _, mf := range obj.GetManagedFields() {
+		if managedfields.IsGitOpsManager(mf.Manager) && mf.Time != nil && !mf.Time.Time.Before(since.Truncate(time.Second)) {
+			return true
+		}
+	}
+	return false
 }
 
 // ownerInfo renders the owners and picks the shortest known interval: the

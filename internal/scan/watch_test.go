@@ -129,3 +129,33 @@ func TestWatcherReportsAppearAndRevert(t *testing.T) {
 	default:
 	}
 }
+
+// A drift that ends without a GitOps write (a person ran kubectl label
+// x-) is "resolved", not "reverted" (issue 12).
+func TestGitOpsTookBack(t *testing.T) {
+	since := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
+	obj := func(fluxTime time.Time, labels string) *unstructured.Unstructured {
+		u := &unstructured.Unstructured{}
+		raw := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web","labels":{` + labels + `},"managedFields":[` +
+			`{"manager":"kustomize-controller","operation":"Apply","apiVersion":"apps/v1","time":"` + fluxTime.Format(time.RFC3339) + `","fieldsType":"FieldsV1",` +
+			`"fieldsV1":{"f:metadata":{"f:labels":{"f:app":{}}}}}]}}`
+		if err := u.UnmarshalJSON([]byte(raw)); err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	for _, c := range []struct {
+		name    string
+		obj     *unstructured.Unstructured
+		pointer string
+		want    bool
+	}{
+		{"label removed by a person", obj(since.Add(-time.Hour), `"app":"web"`), "/metadata/labels/hotfix", false},
+		{"label removed by the engine's apply", obj(since.Add(time.Minute), `"app":"web"`), "/metadata/labels/hotfix", true},
+		{"field owned by the engine again", obj(since.Add(-time.Hour), `"app":"web"`), "/metadata/labels/app", true},
+	} {
+		if got := gitOpsTookBack(c.obj, c.pointer, since); got != c.want {
+			t.Errorf("%s: gitOpsTookBack = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

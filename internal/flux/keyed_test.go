@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
@@ -109,5 +111,67 @@ func TestReleaseManifestAsDesired(t *testing.T) {
 	}
 	if note == nil || !strings.Contains(note.Message, "v3") || strings.Contains(note.Message, "hunter2") {
 		t.Errorf("note %+v", note)
+	}
+}
+
+// Measured on kustomize-controller v1.9.6 (e2e TestFluxConformance): Flux
+// applies `strategy: {}` (its typed normalization of a manifest without
+// one), the API server defaults below it and records those defaults as
+// kustomize-controller's, yet no apply ever changes them. Same for a
+// container port's defaulted protocol key. A label Flux owns and Git no
+// longer sets is still removed.
+func TestServerDefaultsBelowFluxFieldsAreLeftAlone(t *testing.T) {
+	live := obj(t, `
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: prod
+  labels: {app: web, gone: "1", kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:labels: {f:app: {}, f:gone: {}, f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}
+      f:spec:
+        f:strategy: {f:type: {}, f:rollingUpdate: {.: {}, f:maxSurge: {}, f:maxUnavailable: {}}}
+        f:template: {f:spec: {f:containers: {'k:{"name":"app"}': {.: {}, f:name: {}, f:image: {}, f:ports: {'k:{"containerPort":80,"protocol":"TCP"}': {.: {}, f:containerPort: {}, f:protocol: {}}}}}}}
+spec:
+  strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 25%, maxUnavailable: 25%}}
+  template:
+    spec:
+      containers:
+      - name: app
+        image: nginx:1
+        ports: [{containerPort: 80, protocol: TCP}]
+`)
+	desired := obj(t, `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: prod, labels: {app: web}}
+spec:
+  template:
+    spec:
+      containers:
+      - name: app
+        image: nginx:1
+        ports: [{containerPort: 80}]
+`)
+	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{obj(t, kustomization)}})
+	rep := judge(t, a, live, desired,
+		drift("/spec/strategy/type", model.Added, "RollingUpdate", "kustomize-controller/Apply"),
+		drift("/spec/strategy/rollingUpdate/maxSurge", model.Added, "25%", "kustomize-controller/Apply"),
+		drift("/spec/template/spec/containers/0/ports/0/protocol", model.Added, "TCP", "kustomize-controller/Apply"),
+		drift("/metadata/labels/gone", model.Added, "1", "kustomize-controller/Apply"))
+	for _, p := range []string{"/spec/strategy/type", "/spec/strategy/rollingUpdate/maxSurge", "/spec/template/spec/containers/0/ports/0/protocol"} {
+		if v := verdictAt(t, rep, p); v.Kind != model.LeftAlone || !strings.Contains(v.Reason, "API-server default") {
+			t.Errorf("%s: %s %q, want left-alone (an API-server default)", p, v.Kind, v.Reason)
+		}
+	}
+	if v := verdictAt(t, rep, "/metadata/labels/gone"); v.Kind != model.Reverted {
+		t.Errorf("a label removed from Git: %s %q, want reverted", v.Kind, v.Reason)
 	}
 }

@@ -34,7 +34,7 @@ help:
 	@echo "make cluster       build (once) and start etcd + kube-apiserver"
 	@echo "make cluster-stop  stop them"
 	@echo "make fuzz          run every fuzz target for FUZZTIME ($(FUZZTIME))"
-	@echo "make verify        gofmt and go vet"
+	@echo "make verify        gofmt, go vet and a go mod tidy check"
 	@echo "make dist          release archives for 6 platforms, sha256 files, krew + Flux manifests (dist/)"
 	@echo "make argo-parity   regenerate the Argo CD parity goldens with Argo CD's own code (hack/argoparity)"
 	@echo "make argo-parity-capture  re-capture the parity corpus' live objects from the cluster, then regenerate"
@@ -92,6 +92,11 @@ verify:
 	if [ -n "$$out" ]; then echo "gofmt -w needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./e2e/...
+	@# go.mod and go.sum must be what `go mod tidy` makes of them.
+	@before=$$(cat go.mod go.sum | sha256sum); \
+	$(GO) mod tidy; \
+	if [ "$$(cat go.mod go.sum | sha256sum)" != "$$before" ]; then \
+	  echo "go mod tidy changed go.mod/go.sum:"; git --no-pager diff -- go.mod go.sum; exit 1; fi
 
 clean:
 	rm -rf bin dist

@@ -138,14 +138,7 @@ func (o ArgoDiffOptions) fetch(ctx context.Context, appNamespace, appName string
 	if o.Server == "" {
 		return nil, nil
 	}
-	base := o.Server
-	if !strings.Contains(base, "://") {
-		scheme := "https"
-		if o.PlainText {
-			scheme = "http"
-		}
-		base = scheme + "://" + base
-	}
+	base := o.baseURL()
 	q := url.Values{}
 	if appNamespace != "" {
 		q.Set("appNamespace", appNamespace)

@@ -23,7 +23,7 @@ FUZZTIME ?= 10s
 # The e2e suite builds its own binaries and starts the cluster if needed.
 E2E_TIMEOUT ?= 60m
 
-.PHONY: help build test unit e2e cluster cluster-stop demo fuzz verify clean dist argo-parity argo-parity-capture bench
+.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify clean dist argo-parity argo-parity-capture bench
 
 help:
 	@echo "make build         bin/kubectl-drift, bin/argocd-drift, bin/flux-drift (version-stamped), bin/kubectl_complete-drift"
@@ -64,8 +64,12 @@ test:
 unit:
 	$(GO) test -count=1 ./...
 
-e2e: cluster
+# redis-server (for the real Argo CD) comes from Debian when missing.
+e2e: deps cluster
 	$(GO) test -count=1 -tags e2e -timeout $(E2E_TIMEOUT) ./e2e/...
+
+deps:
+	hack/install-deps.sh
 
 cluster:
 	hack/cluster.sh start

@@ -3,7 +3,11 @@
 # Deployment the way Flux does (server-side apply as kustomize-controller,
 # with Flux's ownership labels), drift it with real kubectl operations, and
 # run `kubectl drift explain` on it: inferred from managedFields, then
-# against the manifest from "Git".
+# against the manifest from "Git". The Kustomization the labels name is
+# created too (its CRD comes from the Flux module zips, hack/build-tools.sh
+# flux-crds), so the tool reads its real settings; no Flux controller runs
+# here, so the verdicts say what kustomize-controller would do on its next
+# reconcile (e2e/flux_conformance_test.go proves them against the real one).
 #
 # Idempotent: the demo namespace is recreated on every run.
 set -euo pipefail
@@ -22,6 +26,26 @@ run() { step "$*"; "$@"; }
 
 kubectl delete namespace "$NS" --ignore-not-found --wait=true >/dev/null
 kubectl create namespace "$NS" >/dev/null
+
+# The owner named by the Deployment's ownership labels.
+crds=$(hack/build-tools.sh flux-crds)
+kubectl apply --server-side -f "$crds/kustomize.toolkit.fluxcd.io_kustomizations.yaml" >/dev/null
+kubectl wait --for condition=established --timeout=60s crd/kustomizations.kustomize.toolkit.fluxcd.io >/dev/null
+kubectl create namespace flux-system --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+kubectl apply -f - >/dev/null <<YAML
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata:
+  name: apps
+  namespace: flux-system
+spec:
+  interval: 10m
+  path: ./apps
+  prune: true
+  sourceRef:
+    kind: GitRepository
+    name: flux-system
+YAML
 
 manifest=$(mktemp -d)/web.yaml
 trap 'rm -rf "$(dirname "$manifest")"' EXIT

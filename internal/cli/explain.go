@@ -121,8 +121,8 @@ would change the object or an engine reports drift (Argo CD OutOfSync,
 HelmRelease driftDetection warn), or a verdict is unknown without -f;
 0 when every difference is left as it is (left alone, ignored, not
 applied, not watched; e.g. labels the engine sets itself), which are still
-shown; 2 on error; 3 when drift cannot be told at all (no managedFields
-and no -f/-k).`,
+shown; 2 on error; 3 drift cannot be told (no managedFields and no
+-f/-k).`,
 		Example: `  # Why is this Deployment OutOfSync / drifted? (desired state inferred)
   kubectl drift explain deploy/web -n shop
 

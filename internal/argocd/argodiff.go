@@ -21,6 +21,9 @@ import (
 // does (ARGOCD_SERVER, ARGOCD_AUTH_TOKEN).
 type ArgoDiffOptions struct {
 	File string
+	// Loaded is File already read by the caller (explain checks it before
+	// it contacts the cluster): load uses it instead of reading File again.
+	Loaded *ManagedResources
 	// Server is host[:port] or a URL; Token a bearer token (empty for an
 	// API server run with --disable-auth).
 	Server string
@@ -117,20 +120,37 @@ func (d *ResourceDiff) States() (target, normalizedLive, predictedLive *unstruct
 // load reads the saved file, if any. API responses are fetched per
 // Application by fetch, when Judge knows which one owns the object.
 func (o ArgoDiffOptions) load(_ context.Context, _ map[string]*appEntry) (*ManagedResources, error) {
+	if o.Loaded != nil {
+		return o.Loaded, nil
+	}
 	if o.File == "" {
 		return nil, nil
 	}
-	data, err := source.ReadFile(o.File, nil, 0)
+	return ReadManagedResources(o.File)
+}
+
+// ReadManagedResources reads a saved managed-resources response
+// (--argocd-diff FILE) through the bounded reader and parses it; a parse
+// error is a *ManagedResourcesError.
+func ReadManagedResources(path string) (*ManagedResources, error) {
+	data, err := source.ReadFile(path, nil, 0)
 	if err != nil {
 		return nil, fmt.Errorf("--argocd-diff: %w", err)
 	}
 	mr, err := ParseManagedResources(data)
 	if err != nil {
-		return nil, fmt.Errorf("--argocd-diff %s: %w", o.File, err)
+		return nil, fmt.Errorf("--argocd-diff %s: %w", path, &ManagedResourcesError{Err: err})
 	}
-	mr.From = o.File
+	mr.From = path
 	return mr, nil
 }
+
+// ManagedResourcesError is a saved response that is not a managed-resources
+// document (the file itself was read).
+type ManagedResourcesError struct{ Err error }
+
+func (e *ManagedResourcesError) Error() string { return e.Err.Error() }
+func (e *ManagedResourcesError) Unwrap() error { return e.Err }
 
 // fetch asks the Argo CD API server for one Application's managed resources
 // (server/application/application.proto ManagedResources).

@@ -67,6 +67,8 @@ type ExplainOptions struct {
 	// fileDocs are the -f documents, read once (desired) and given to the
 	// Flux adapter for the ssa marks they carry.
 	fileDocs []source.Document
+	// argoDiff is the --argocd-diff response, read once by checkArgoCDDiff.
+	argoDiff *argocd.ManagedResources
 	now      func() time.Time
 	// getenv reads $COLUMNS for the text width; tests fix it.
 	getenv func(string) string
@@ -320,17 +322,21 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 // checkArgoCDDiff fails early on an --argocd-diff file that cannot be
 // read (missing, over the size limit, /dev/zero) or is not a
 // managed-resources response: it is an input like -f, not a hint.
+// The parsed response is kept for the Argo CD adapter, which would
+// otherwise read and parse the file a second time.
 func (o *ExplainOptions) checkArgoCDDiff() error {
 	if o.ArgoCDDiff == "" {
 		return nil
 	}
-	data, err := source.ReadFile(o.ArgoCDDiff, nil, 0)
+	mr, err := argocd.ReadManagedResources(o.ArgoCDDiff)
+	var perr *argocd.ManagedResourcesError
+	if errors.As(err, &perr) {
+		return fmt.Errorf("--argocd-diff %s: %s", o.ArgoCDDiff, oneLine(perr.Error()))
+	}
 	if err != nil {
-		return fmt.Errorf("--argocd-diff: %w", err)
+		return err
 	}
-	if _, err := argocd.ParseManagedResources(data); err != nil {
-		return fmt.Errorf("--argocd-diff %s: %s", o.ArgoCDDiff, oneLine(err.Error()))
-	}
+	o.argoDiff = mr
 	return nil
 }
 
@@ -860,6 +866,7 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 		// Documents keep their YAML nodes, so rules get file:line origins.
 		opts := argocd.Options{Reader: reader, Namespace: o.ArgoCDNamespace, Documents: ruleDocs}
 		opts.ArgoDiff = o.ArgoAPI.options(o.ArgoCDDiff)
+		opts.ArgoDiff.Loaded = o.argoDiff
 		if o.ServerDryRun {
 			// Applications with server-side diff are judged by a dry-run
 			// apply as argocd-controller, like Argo CD's controller does.

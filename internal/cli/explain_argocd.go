@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // Argo CD's API for explain --engine argocd: where its own diff is read
@@ -72,7 +73,7 @@ func readArgoCLIConfig() *argoCLIContext {
 		paths = append(paths, filepath.Join(home, ".config", "argocd", "config"), filepath.Join(home, ".argocd", "config"))
 	}
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := source.ReadFile(p, nil, 0)
 		if err != nil {
 			continue
 		}

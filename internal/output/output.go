@@ -215,10 +215,3 @@ func MaskSecrets(r *model.Report) {
 		redact.Drifts(r.Resource, r.Drifts)
 	}
 }
-
-// IsSecret says whether a resource is a core Secret.
-func IsSecret(id model.ResourceID) bool { return redact.IsSecretID(id) }
-
-// SecretValuePath says whether a JSON pointer into a Secret can hold a
-// secret value (redact.ValuePath).
-func SecretValuePath(pointer string) bool { return redact.ValuePath(pointer) }

@@ -636,7 +636,7 @@ func stripServerFields(d, l map[string]any, keepStatus bool) {
 }
 
 // working returns the differ's view of obj: values in canonical types
-// (normalize), sharing every part of obj that already is, with fresh copies
+// (canonical), sharing every part of obj that already is, with fresh copies
 // of the maps the differ edits (the top level, metadata and its
 // annotations: stripServerFields, secretToData). A full deep copy of both
 // objects was most of explain's memory on large objects; the input is
@@ -658,9 +658,11 @@ func working(obj map[string]any) (map[string]any, error) {
 	return m, nil
 }
 
-// canonical is normalize without copying what needs no change: it returns
-// v itself (changed false) when v and everything below it already hold
-// canonical types.
+// canonical brings a JSON-like value to map[string]any/[]any/int64/float64/
+// string/bool/nil without copying what needs no change: it returns v itself
+// (changed false) when v and everything below it already hold canonical
+// types, and copies only the maps and lists on the way to a converted
+// number, so the inputs are never mutated.
 func canonical(v any, depth int) (any, bool, error) {
 	if depth > maxDepth {
 		return nil, false, fmt.Errorf("object nested deeper than %d levels", maxDepth)
@@ -705,23 +707,18 @@ func canonical(v any, depth int) (any, bool, error) {
 		}
 		return out, true, nil
 	}
-	n, err := normalize(v, depth)
+	n, err := scalar(v)
 	return n, err == nil, err
 }
 
 // maxDepth bounds recursion on hostile input; real objects are far shallower.
 const maxDepth = 1000
 
-// normalize deep-copies a JSON-like value into map[string]any/[]any/int64/
-// float64/string/bool/nil, so that values decoded by different libraries
-// compare alike and the inputs are never mutated.
-func normalize(v any, depth int) (any, error) {
-	if depth > maxDepth {
-		return nil, fmt.Errorf("object nested deeper than %d levels", maxDepth)
-	}
+// scalar converts a number decoded by another library (int, int32,
+// uint32, float32, json.Number) to int64 or float64, so that values compare
+// alike; canonical handles maps, lists and the canonical types itself.
+func scalar(v any) (any, error) {
 	switch x := v.(type) {
-	case nil, string, bool, int64, float64:
-		return x, nil
 	case int:
 		return int64(x), nil
 	case int32:
@@ -739,26 +736,6 @@ func normalize(v any, depth int) (any, error) {
 			return nil, fmt.Errorf("bad number %q", x)
 		}
 		return f, nil
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, c := range x {
-			n, err := normalize(c, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out[k] = n
-		}
-		return out, nil
-	case []any:
-		out := make([]any, len(x))
-		for i, c := range x {
-			n, err := normalize(c, depth+1)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = n
-		}
-		return out, nil
 	}
 	return nil, fmt.Errorf("unsupported value of type %T", v)
 }

@@ -17,9 +17,8 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
-	"github.com/kubectl-drift/kubectl-drift/internal/diff"
+	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
-	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -488,134 +487,49 @@ func expandList(obj *unstructured.Unstructured) []*unstructured.Unstructured {
 	return out
 }
 
-// explain builds the report of one live object.
+// explain reads the desired state and the engines' adapters, then runs
+// the pipeline (drift.Explain) on one live object.
 func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstructured) (*model.Report, error) {
-	gvk := live.GroupVersionKind()
-	id := model.ResourceID{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: live.GetNamespace(), Name: live.GetName()}
-	ix, err := managedfields.Parse(live)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
-	}
-
-	var notes []model.Note
-	// Without managedFields and without a desired state there is nothing
-	// to infer drift from: say so (exit 3) instead of "No drift." (exit 0).
-	undetermined := ix.Empty() && len(o.Filenames) == 0 && o.Kustomize == ""
-	if ix.Empty() && !undetermined {
-		msg := "the live object has no managedFields: drift cannot be attributed to a manager, and every ownership-based rule (Argo CD managedFieldsManagers, Flux field ownership) silently does nothing"
-		if o.LiveFile != "" {
-			msg += "; save it with kubectl get -o yaml --show-managed-fields"
-		}
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", msg)
-		notes = append(notes, model.Note{Level: model.NoteWarning, Reason: "no-managed-fields", Message: msg})
-	}
-
 	desired, src, err := o.desired(ctx, live)
 	if err != nil {
 		return nil, err
 	}
-	report := model.NewReport(id, src)
-	if desired != nil {
-		drifts, err := diff.Compute(desired, live, diff.Options{Owned: ownedFunc(ix, live), CompareStatus: compareStatus(o.Engine)})
-		if err != nil {
-			return nil, fmt.Errorf("comparing %s with the desired state: %w", id, err)
-		}
-		report.Drifts = drifts
-	} else if undetermined {
-		report.Undetermined = "the live object has no managedFields, so who owns each field (and so what drifted) cannot be told; give the desired state with -f FILE or -k DIR (add --server-dry-run to decide as the engine would)"
-		if o.LiveFile != "" {
-			report.Undetermined += ", or save the object with kubectl get -o yaml --show-managed-fields"
-		}
-	} else {
-		inf := diff.Infer(live, ix, diff.InferOptions{})
-		report.Drifts = inf.Drifts
-		notes = append(notes, inf.Notes...)
-	}
-	Attribute(report, live, ix)
-	report.Notes = append(report.Notes, notes...)
-
 	adapters, adapterNotes, err := o.newAdapters(ctx, o, live)
 	if err != nil {
 		return nil, err
 	}
-	report.Notes = append(report.Notes, adapterNotes...)
-	for _, a := range adapters {
-		if err := a.Judge(ctx, model.JudgeInput{Live: live, Desired: desired, Report: report}); err != nil {
-			report.Notes = append(report.Notes, model.Note{Engine: a.Engine(), Level: model.NoteError, Reason: "judge-failed",
-				Message: fmt.Sprintf("%s verdicts unavailable: %v", a.Engine(), err)})
-		}
+	report, err := drift.Explain(ctx, drift.Request{
+		Live: live, Desired: desired, Source: src,
+		Engine:        o.Engine,
+		Adapters:      adapters,
+		Notes:         adapterNotes,
+		Bystanders:    o.bystanders(),
+		CompareStatus: compareStatus(o.Engine),
+		Offline:       o.LiveFile != "",
+		Secrets:       o.Secrets,
+		Warn:          func(msg string) { fmt.Fprintf(o.ErrOut, "warning: %s\n", msg) },
+	})
+	if err != nil {
+		return nil, err
 	}
-	o.otherEngineOwner(report, live)
-	if o.Engine == "auto" {
-		report.Notes = quietUninvolvedEngines(report)
-	}
-	// Mask a Secret's drift values, and scrub every remembered Secret
-	// value from notes and reasons (a jq error quotes the value it
-	// failed on; an adapter may quote a field).
-	o.Secrets.Report(report)
-	report.Sort()
 	return report, nil
 }
 
-// quietUninvolvedEngines drops the notes of an engine that does not
-// reconcile the object when --engine was not given: on a cluster without
-// Argo CD, "cannot read argocd-cm" or "no Flux ownership labels" tell a
-// newcomer nothing about this object. Asking for the engine (--engine
-// argocd|flux) keeps them.
-func quietUninvolvedEngines(r *model.Report) []model.Note {
-	involved := map[model.Engine]bool{}
-	for _, ow := range r.Owners {
-		involved[ow.Engine] = true
-	}
-	for _, d := range r.Drifts {
-		for _, v := range d.Verdicts {
-			if v.Kind != model.LeftAlone {
-				involved[v.Engine] = true
-			}
-		}
-	}
-	kept := r.Notes[:0]
-	for _, n := range r.Notes {
-		// Errors stay: a broken --rules file must not vanish.
-		if n.Engine != "" && !involved[n.Engine] && n.Level != model.NoteError {
-			continue
-		}
-		kept = append(kept, n)
-	}
-	return kept
-}
-
-// otherEngineOwner names the owner of the engine --engine left out (a
-// Flux-owned object explained with --engine argocd), so OWNER does not read
-// "none" for an object that another engine reconciles. Ownership is read
-// from labels and annotations only; that engine's rules are not applied.
-func (o *ExplainOptions) otherEngineOwner(r *model.Report, live *unstructured.Unstructured) {
-	if o.Engine == "auto" {
-		return
-	}
-	var other model.Adapter
+// bystanders are the adapters of the engines --engine left out, asked only
+// who owns the object.
+func (o *ExplainOptions) bystanders() []model.Adapter {
+	var out []model.Adapter
 	switch o.Engine {
 	case string(model.EngineArgoCD):
 		if a, err := flux.New(flux.Options{}); err == nil {
-			other = a
+			out = append(out, a)
 		}
 	case string(model.EngineFlux):
 		if a, err := argocd.New(argocd.Options{Namespace: o.ArgoCDNamespace}); err == nil {
-			other = a
+			out = append(out, a)
 		}
 	}
-	if other == nil {
-		return
-	}
-	ow := other.Owner(live)
-	if ow == nil {
-		return
-	}
-	ow.NotJudged = true
-	r.Owners = append(r.Owners, *ow)
-	r.Notes = append(r.Notes, model.Note{Engine: ow.Engine, Level: model.NoteWarning, Reason: "engine-not-judged",
-		Message: fmt.Sprintf("%s reconciles this object, but --engine %s leaves %s out: its verdicts and rules are not shown (use --engine %s or auto)",
-			ow.Ref(), o.Engine, ow.Engine, ow.Engine)})
+	return out
 }
 
 // rulesEngineMismatch warns when --rules holds only objects of the engine
@@ -644,35 +558,6 @@ func rulesEngineMismatch(engine string, docs []source.Document, files []string) 
 		return fmt.Sprintf("--rules %s holds only Argo CD objects, which --engine flux does not use (use --engine argocd or auto)", what)
 	}
 	return ""
-}
-
-// ownedFunc tells diff which live fields somebody set (and so may be
-// drift when the desired state lacks them) as opposed to API server
-// defaults. Server-side apply leaves defaults unowned, but an Update
-// (client-side apply, as Argo CD syncs by default) owns every field the
-// server filled in on that request, defaults included. So a field counts
-// as set when a non-GitOps manager owns it (someone added it by hand) or a
-// GitOps engine owns it through Apply (its applied configuration had it);
-// a GitOps Update alone does not say it was ever in the manifest.
-func ownedFunc(ix *managedfields.Index, live *unstructured.Unstructured) func(string) bool {
-	if ix.Empty() {
-		// Without ownership every API server default would look like a
-		// field someone added; report only fields the desired state sets
-		// (the no-managedFields warning says what is lost).
-		return func(string) bool { return false }
-	}
-	return func(pointer string) bool {
-		owners := ix.Owners(live, pointer)
-		for _, m := range owners {
-			if !managedfields.IsGitOpsManager(m.Manager) || m.Operation == "Apply" {
-				return true
-			}
-		}
-		// A GitOps Update owning a field its last-applied configuration
-		// names: it was in the manifest, and a field removed from Git since
-		// is drift (Argo CD's 3-way diff removes it).
-		return len(owners) > 0 && ix.InLastApplied(live, pointer)
-	}
 }
 
 // desired loads the desired state: the document of -f/-k that is this
@@ -721,7 +606,7 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 		// in part would report drift that is not there.
 		return nil, src, loadError(err)
 	}
-	obj, err := PickDocument(objs, live, o.namespace)
+	obj, err := drift.PickDocument(objs, live, o.namespace)
 	if err != nil {
 		return nil, src, fmt.Errorf("%s: %w", from, err)
 	}
@@ -757,80 +642,6 @@ func loadError(err error) error {
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// PickDocument returns the document that is the live object: same API
-// group and kind, same name, and same namespace (a document without a
-// namespace is in defaultNamespace, as kubectl apply would put it).
-func PickDocument(docs []*unstructured.Unstructured, live *unstructured.Unstructured, defaultNamespace string) (*unstructured.Unstructured, error) {
-	lgvk := live.GroupVersionKind()
-	var candidates []string
-	for _, d := range docs {
-		if d == nil {
-			continue
-		}
-		gvk := d.GroupVersionKind()
-		ns := d.GetNamespace()
-		if ns == "" && live.GetNamespace() != "" {
-			ns = defaultNamespace
-			if ns == "" {
-				ns = live.GetNamespace()
-			}
-		}
-		if gvk.Group == lgvk.Group && gvk.Kind == lgvk.Kind && d.GetName() == live.GetName() && (live.GetNamespace() == "" || ns == live.GetNamespace()) {
-			return d, nil
-		}
-		if len(candidates) < 5 {
-			candidates = append(candidates, describeObj(d))
-		}
-	}
-	want := describeObj(live)
-	if len(candidates) == 0 {
-		return nil, fmt.Errorf("no Kubernetes object found, want %s", want)
-	}
-	more := ""
-	if len(docs) > len(candidates) {
-		more = ", ..."
-	}
-	return nil, fmt.Errorf("no document is %s (found %s%s)", want, strings.Join(candidates, ", "), more)
-}
-
-func describeObj(u *unstructured.Unstructured) string {
-	gvk := u.GroupVersionKind()
-	id := model.ResourceID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
-	return id.String()
-}
-
-// Attribute fills, for every drift, the managers that own the field now
-// (when the diff did not) and the cause: the class of the most recent
-// manager that is not a GitOps engine, or unknown.
-func Attribute(r *model.Report, live *unstructured.Unstructured, ix *managedfields.Index) {
-	for i := range r.Drifts {
-		d := &r.Drifts[i]
-		if d.FieldPath == "" {
-			d.FieldPath = managedfields.FieldPath(live, d.Path)
-		}
-		if len(d.Managers) == 0 && !ix.Empty() && d.Change != model.Removed {
-			d.Managers = ix.Owners(live, d.Path)
-		}
-		d.Cause = causeOf(d.Managers)
-	}
-}
-
-// causeOf picks the most recent non-GitOps manager. Managers come most
-// recent first; entries without a time (the API server records none for
-// scale subresource updates) keep their place.
-func causeOf(ms []model.ManagerRef) model.CauseClass {
-	for _, m := range ms {
-		if managedfields.IsGitOpsManager(m.Manager) {
-			continue
-		}
-		if m.Class == "" {
-			return managedfields.Classify(m.Manager, m.Operation, m.Subresource)
-		}
-		return m.Class
-	}
-	return model.CauseUnknown
 }
 
 // defaultAdapters builds the engine adapters --engine selects (auto: all),

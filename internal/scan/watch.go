@@ -241,15 +241,12 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 	}
 	if cand != nil {
 		var err error
-		rep, err = w.Inspector.Drifts(obj)
+		rep, _, err = w.Inspector.Explain(ctx, judgeMu, cand, obj)
 		if err != nil {
 			rep = nil
 		}
 	}
 	if rep != nil {
-		judgeMu.Lock()
-		w.Inspector.Judge(ctx, cand, obj, rep)
-		judgeMu.Unlock()
 		for _, d := range rep.Drifts {
 			if !d.Counts() {
 				continue // every engine ignores it: not drift worth following

@@ -11,9 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/audit"
-	"github.com/kubectl-drift/kubectl-drift/internal/flux"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 )
 
 // AuditOptions are the flags of `audit`.
@@ -220,7 +219,7 @@ func (o *AuditOptions) Run(cmd *cobra.Command) error {
 	opts := audit.Options{
 		Root: o.root, Paths: o.Paths, Config: o.config, MaxRules: o.MaxRules,
 		Extractors: o.extractors, Exclude: o.Exclude,
-		Values: argocd.ValuesFileDocuments,
+		Values: engine.SettingsDocuments,
 	}
 	var res *audit.Result
 	var err error
@@ -241,7 +240,13 @@ func (o *AuditOptions) Run(cmd *cobra.Command) error {
 	return nil
 }
 
-// auditExtractors are the engine adapters' rule extractors.
+// auditExtractors are the registered engines' rule extractors.
 func auditExtractors() []audit.Extractor {
-	return []audit.Extractor{argocd.RulesFromDocuments, flux.RulesFromDocuments}
+	var out []audit.Extractor
+	for _, d := range engine.All() {
+		if d.RulesFromDocuments != nil {
+			out = append(out, d.RulesFromDocuments)
+		}
+	}
+	return out
 }

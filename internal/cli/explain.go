@@ -15,10 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/api/konfig"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
-	"github.com/kubectl-drift/kubectl-drift/internal/flux"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -44,14 +43,6 @@ type ExplainOptions struct {
 	Rules []string
 	// Output is -o: text, json or yaml.
 	Output string
-	// ArgoCDNamespace is Argo CD's control-plane namespace (argocd).
-	ArgoCDNamespace string
-	// ArgoCDDiff is a saved response of Argo CD's managed-resources API,
-	// shown beside our verdicts (ARGOCD_SERVER + ARGOCD_AUTH_TOKEN fetch it
-	// live instead).
-	ArgoCDDiff string
-	// ArgoAPI locates Argo CD's API server (explain_argocd.go).
-	ArgoAPI ArgoAPIFlags
 	// QPS and Burst are client-side rate limits.
 	QPS   float32
 	Burst int
@@ -64,11 +55,12 @@ type ExplainOptions struct {
 	adapters  []model.Adapter
 	color     bool
 	// fileDocs are the -f documents, read once (desired) and given to the
-	// Flux adapter for the ssa marks they carry.
+	// engines for the marks they carry (Flux's ssa annotations).
 	fileDocs []source.Document
-	// argoDiff is the --argocd-diff response, read once by checkArgoCDDiff.
-	argoDiff *argocd.ManagedResources
-	now      func() time.Time
+	// engineFlags are the engines' own flags (--argocd-namespace...), by
+	// engine, registered by each engine's Descriptor.Flags.
+	engineFlags map[model.Engine]engine.Flags
+	now         func() time.Time
 	// getenv reads $COLUMNS for the text width; tests fix it.
 	getenv func(string) string
 	// newAdapters builds the engine adapters; tests replace it.
@@ -77,7 +69,8 @@ type ExplainOptions struct {
 
 // NewExplainOptions returns options with defaults.
 func NewExplainOptions(g *GlobalOptions) *ExplainOptions {
-	return &ExplainOptions{GlobalOptions: g, Output: string(output.Text), now: time.Now, getenv: os.Getenv, newAdapters: defaultAdapters}
+	return &ExplainOptions{GlobalOptions: g, Output: string(output.Text), now: time.Now, getenv: os.Getenv, newAdapters: defaultAdapters,
+		engineFlags: map[model.Engine]engine.Flags{}}
 }
 
 func newExplainCommand(g *GlobalOptions) *cobra.Command {
@@ -151,10 +144,13 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
 	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Decide with a server-side apply dry-run, exactly as the engines diff: Flux as kustomize-controller/helm-controller, Argo CD as argocd-controller for Applications with server-side diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
 	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(append(output.Formats(), "wide"), "wide is text with long reasons on one line; text wraps them to the terminal, $COLUMNS or 120 columns"))
-	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", "argocd", "Namespace of Argo CD's control plane (Applications, argocd-cm)")
-	f.StringVar(&o.ArgoCDDiff, "argocd-diff", "", "Argo CD's own diff: a saved GET /api/v1/applications/NAME/managed-resources response (or set ARGOCD_SERVER and ARGOCD_AUTH_TOKEN)")
-	_ = cmd.MarkFlagFilename("argocd-diff", "json")
-	o.ArgoAPI.addFlags(f)
+	for _, d := range engine.All() {
+		if d.Flags != nil {
+			if ef := d.Flags("explain", f); ef != nil {
+				o.engineFlags[d.Name] = ef
+			}
+		}
+	}
 	f.Float32Var(&o.QPS, "qps", 0, "Client-side request rate limit (0: 50)")
 	f.IntVar(&o.Burst, "burst", 0, "Client-side request burst (0: 100)")
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats(), cobra.ShellCompDirectiveNoFileComp))
@@ -293,8 +289,13 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := o.checkArgoCDDiff(); err != nil {
-		return failure(err)
+	// Inputs named by the engines' flags (--argocd-diff) fail early.
+	for _, d := range engine.All() {
+		if ef := o.engineFlags[d.Name]; ef != nil {
+			if err := ef.Complete(); err != nil {
+				return failure(err)
+			}
+		}
 	}
 	live, err := o.live(ctx)
 	if err != nil {
@@ -315,27 +316,6 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	case ExitUndetermined:
 		return &ExitError{Code: ExitUndetermined}
 	}
-	return nil
-}
-
-// checkArgoCDDiff fails early on an --argocd-diff file that cannot be
-// read (missing, over the size limit, /dev/zero) or is not a
-// managed-resources response: it is an input like -f, not a hint.
-// The parsed response is kept for the Argo CD adapter, which would
-// otherwise read and parse the file a second time.
-func (o *ExplainOptions) checkArgoCDDiff() error {
-	if o.ArgoCDDiff == "" {
-		return nil
-	}
-	mr, err := argocd.ReadManagedResources(o.ArgoCDDiff)
-	var perr *argocd.ManagedResourcesError
-	if errors.As(err, &perr) {
-		return fmt.Errorf("--argocd-diff %s: %s", o.ArgoCDDiff, oneLine(perr.Error()))
-	}
-	if err != nil {
-		return err
-	}
-	o.argoDiff = mr
 	return nil
 }
 
@@ -503,8 +483,8 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 		Engine:        o.Engine,
 		Adapters:      adapters,
 		Notes:         adapterNotes,
-		Bystanders:    o.bystanders(),
-		CompareStatus: compareStatus(o.Engine),
+		Bystanders:    o.bystanders(ctx),
+		CompareStatus: comparesStatus(o.Engine),
 		Offline:       o.LiveFile != "",
 		Secrets:       o.Secrets,
 		Warn:          func(msg string) { fmt.Fprintf(o.ErrOut, "warning: %s\n", msg) },
@@ -517,45 +497,51 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 
 // bystanders are the adapters of the engines --engine left out, asked only
 // who owns the object.
-func (o *ExplainOptions) bystanders() []model.Adapter {
+func (o *ExplainOptions) bystanders(ctx context.Context) []model.Adapter {
 	var out []model.Adapter
-	switch o.Engine {
-	case string(model.EngineArgoCD):
-		if a, err := flux.New(flux.Options{}); err == nil {
-			out = append(out, a)
-		}
-	case string(model.EngineFlux):
-		if a, err := argocd.New(argocd.Options{Namespace: o.ArgoCDNamespace}); err == nil {
+	for _, d := range engine.Others(o.Engine) {
+		if a, _, err := d.New(ctx, engine.Config{Purpose: engine.ForOwner, Flags: o.engineFlags[d.Name]}); err == nil {
 			out = append(out, a)
 		}
 	}
 	return out
 }
 
-// rulesEngineMismatch warns when --rules holds only objects of the engine
+// comparesStatus: a status in the desired state is compared only for an
+// engine that judges it (Argo CD, per resource.compareoptions
+// ignoreResourceStatusField); Flux applies with server-side apply, which
+// never writes status.
+func comparesStatus(selected string) bool {
+	d, ok := engine.Lookup(selected)
+	return ok && d.ComparesStatus
+}
+
+// rulesEngineMismatch warns when --rules holds only objects of engines
 // --engine leaves out (or of no engine): they would be ignored silently.
-func rulesEngineMismatch(engine string, docs []source.Document, files []string) string {
-	var argo, fl int
+func rulesEngineMismatch(selected string, docs []source.Document, files []string) string {
+	count := map[model.Engine]int{}
 	for _, d := range docs {
 		if d.Object == nil {
 			continue
 		}
-		gvk := d.Object.GroupVersionKind()
-		switch {
-		case gvk.Group == "argoproj.io", gvk.Group == "" && gvk.Kind == "ConfigMap" && strings.HasPrefix(d.Object.GetName(), "argocd-"):
-			argo++
-		case strings.HasSuffix(gvk.Group, ".toolkit.fluxcd.io"):
-			fl++
+		if e, ok := engine.EngineOf(d.Object); ok {
+			count[e.Name]++
 		}
 	}
 	what := strings.Join(files, ", ")
+	var kinds, present, use []string
+	for _, d := range engine.All() {
+		kinds = append(kinds, d.RuleObjects)
+		if count[d.Name] > 0 {
+			present = append(present, d.Title)
+			use = append(use, "--engine "+string(d.Name))
+		}
+	}
 	switch {
-	case argo == 0 && fl == 0:
-		return fmt.Sprintf("--rules %s holds no Argo CD Application/argocd-cm and no Flux Kustomization/HelmRelease: it adds no rule", what)
-	case engine == string(model.EngineArgoCD) && argo == 0:
-		return fmt.Sprintf("--rules %s holds only Flux objects, which --engine argocd does not use (use --engine flux or auto)", what)
-	case engine == string(model.EngineFlux) && fl == 0:
-		return fmt.Sprintf("--rules %s holds only Argo CD objects, which --engine flux does not use (use --engine argocd or auto)", what)
+	case len(present) == 0:
+		return fmt.Sprintf("--rules %s holds no %s: it adds no rule", what, strings.Join(kinds, " and no "))
+	case selected != engine.Auto && count[model.Engine(selected)] == 0:
+		return fmt.Sprintf("--rules %s holds only %s objects, which --engine %s does not use (use %s or auto)", what, engine.Or(present), selected, strings.Join(use, ", "))
 	}
 	return ""
 }
@@ -644,16 +630,13 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// defaultAdapters builds the engine adapters --engine selects (auto: all),
-// through their packages' constructors; commands never reach into an
+// defaultAdapters builds the adapters of the engines --engine selects
+// (auto: all) through the registry; commands never reach into an
 // adapter's internals. Problems that leave an engine partly blind (no
 // OpenAPI schema) become notes.
 func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.Unstructured) ([]model.Adapter, []model.Note, error) {
-	var reader model.Reader
-	if o.client != nil {
-		reader = o.client
-	}
 	var ruleDocs []source.Document
+	var notes []model.Note
 	if len(o.Rules) > 0 {
 		var err error
 		if ruleDocs, err = source.LoadFiles(o.Rules, o.In, source.Options{}); err != nil {
@@ -662,63 +645,27 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 		for _, d := range ruleDocs {
 			o.remember(d.Object)
 		}
-	}
-	var (
-		out   []model.Adapter
-		notes []model.Note
-	)
-	if len(o.Rules) > 0 {
 		if msg := rulesEngineMismatch(o.Engine, ruleDocs, o.Rules); msg != "" {
 			fmt.Fprintf(o.ErrOut, "warning: %s\n", msg)
 			notes = append(notes, model.Note{Level: model.NoteWarning, Reason: "rules-unused", Message: msg})
 		}
 	}
-	if o.Engine == "auto" || o.Engine == string(model.EngineArgoCD) {
-		// Documents keep their YAML nodes, so rules get file:line origins.
-		opts := argocd.Options{Reader: reader, Namespace: o.ArgoCDNamespace, Documents: ruleDocs}
-		opts.ArgoDiff = o.ArgoAPI.options(o.ArgoCDDiff)
-		opts.ArgoDiff.Loaded = o.argoDiff
-		if o.ServerDryRun {
-			// Applications with server-side diff are judged by a dry-run
-			// apply as argocd-controller, like Argo CD's controller does.
-			cfg, err := o.ConfigFlags.ToRESTConfig()
-			if err != nil {
-				return nil, nil, fmt.Errorf("argocd: %w", err)
-			}
-			if opts.DryRun, err = argocd.NewRESTDryRunner(cfg); err != nil {
-				return nil, nil, fmt.Errorf("argocd: %w", err)
-			}
-		}
-		a, err := argocd.New(opts)
-		if err != nil {
-			return nil, nil, fmt.Errorf("argocd: %w", err)
-		}
-		// Argo CD's controller diffs managedFieldsManagers rules with a
-		// parser built from the cluster's OpenAPI; without it lists are
-		// atomic and such rules silently stop matching (DESIGN.md). Only
-		// read the (large) schema for objects Argo CD tracks. Load first:
-		// argocd-cm may switch tracking to labels, and Owner never reads
-		// the cluster itself.
-		if o.client != nil {
-			a.Load(ctx)
-		}
-		if o.client != nil && a.Owner(live) != nil {
-			parser, perr := o.client.GVKParser()
-			if perr != nil {
-				notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-schema",
-					Message: "cannot read the cluster's OpenAPI schema, managedFieldsManagers rules run on a deduced schema: " + perr.Error()})
-			} else {
-				a.SetGVKParser(parser)
-			}
-		}
-		out = append(out, a)
+	cfg := engine.Config{
+		Purpose: engine.ForExplain, Documents: ruleDocs, Manifests: o.fileDocs, Live: live,
+		Offline: o.LiveFile != "", ServerDryRun: o.ServerDryRun, RESTConfig: o.ConfigFlags.ToRESTConfig,
 	}
-	if o.Engine == "auto" || o.Engine == string(model.EngineFlux) {
-		a, err := fluxAdapter(o, ruleDocs)
+	if o.client != nil {
+		cfg.Reader, cfg.Schema = o.client, o.client.GVKParser
+	}
+	var out []model.Adapter
+	for _, d := range engine.Selected(o.Engine) {
+		cfg.Flags = o.engineFlags[d.Name]
+		a, n, err := d.New(ctx, cfg)
 		if err != nil {
-			return nil, nil, fmt.Errorf("flux: %w", err)
+			return nil, nil, fmt.Errorf("%s: %w", d.Name, err)
 		}
 		out = append(out, a)
+		notes = append(notes, n...)
 	}
 	return out, notes, nil
 }

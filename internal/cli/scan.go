@@ -12,9 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
-	"github.com/kubectl-drift/kubectl-drift/internal/flux"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
@@ -214,54 +213,24 @@ func (o *ScanOptions) Complete() error {
 
 // scanAdapters returns the adapters of the selected engine(s), ready to
 // judge. They read the cluster through one CachingReader, so each engine
-// object behind the drifted objects (Application, Kustomization,
-// argocd-cm) is read once. Each adapter reads its settings before the scan
-// asks it about ownership: Argo CD's tracking method (annotation or label)
-// lives in argocd-cm, and Owner never reads the cluster itself.
-func scanAdapters(ctx context.Context, engine string, c *cluster.Client) ([]model.Adapter, []string, error) {
-	cached := scan.NewCachingReader(c)
+// object behind the drifted objects is read once. Each engine reads its
+// settings before the scan asks it about ownership (Owner never reads the
+// cluster itself).
+func scanAdapters(ctx context.Context, selected string, c *cluster.Client) ([]model.Adapter, []string, error) {
+	cfg := engine.Config{Purpose: engine.ForScan, Reader: scan.NewCachingReader(c), Schema: c.GVKParser}
 	var out []model.Adapter
 	var warnings []string
-	if engine == "auto" || engine == string(model.EngineArgoCD) {
-		opts := argocd.Options{Reader: cached}
-		a, err := argocd.New(opts)
+	for _, d := range engine.Selected(selected) {
+		a, notes, err := d.New(ctx, cfg)
 		if err != nil {
-			return nil, nil, fmt.Errorf("argocd: %w", err)
+			return nil, nil, fmt.Errorf("%s: %w", d.Name, err)
 		}
-		rules, _ := a.Rules(ctx) // read failures become notes on the reports
-		// Argo CD's controller evaluates managedFieldsManagers rules with a
-		// parser built from the cluster's OpenAPI (lists keyed, not atomic);
-		// fetch the (large) schema only when such a rule exists.
-		if hasManagerRules(rules) {
-			if parser, perr := c.GVKParser(); perr != nil {
-				warnings = append(warnings, "cannot read the cluster's OpenAPI schema: Argo CD managedFieldsManagers rules run on a deduced schema: "+perr.Error())
-			} else {
-				opts.GVKParser = parser
-				if a, err = argocd.New(opts); err != nil {
-					return nil, nil, fmt.Errorf("argocd: %w", err)
-				}
-				_, _ = a.Rules(ctx)
-			}
-		}
-		out = append(out, a)
-	}
-	if engine == "auto" || engine == string(model.EngineFlux) {
-		a, err := flux.New(flux.Options{Reader: cached})
-		if err != nil {
-			return nil, nil, fmt.Errorf("flux: %w", err)
+		for _, n := range notes {
+			warnings = append(warnings, n.Message)
 		}
 		out = append(out, a)
 	}
 	return out, warnings, nil
-}
-
-func hasManagerRules(rules []model.Rule) bool {
-	for _, r := range rules {
-		if len(r.Managers) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // Run scans, prints, and maps the outcome to the exit code.

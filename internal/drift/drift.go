@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
@@ -96,7 +97,7 @@ func Explain(ctx context.Context, req Request) (*model.Report, error) {
 	// to infer drift from: say so (exit 3) instead of "No drift." (exit 0).
 	undetermined := ix.Empty() && req.Desired == nil
 	if ix.Empty() && !undetermined {
-		msg := "the live object has no managedFields: drift cannot be attributed to a manager, and every ownership-based rule (Argo CD managedFieldsManagers, Flux field ownership) silently does nothing"
+		msg := "the live object has no managedFields: drift cannot be attributed to a manager, and every ownership-based rule (" + engine.OwnershipRules() + ") silently does nothing"
 		if req.Offline {
 			msg += "; save it with kubectl get -o yaml --show-managed-fields"
 		}

@@ -15,6 +15,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
@@ -143,6 +144,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 	a.readMarks(j)
 	a.ruleNotes(j, rep)
+	if !j.helm {
+		j.addLastApplied(rep)
+	}
 
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
@@ -675,6 +679,9 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 		return model.Verdict{Kind: model.NotApplied, Rule: markOrigin(j.ssa),
 			Reason: fmt.Sprintf("%s %s: %s: kustomize-controller only creates this object when it is missing; it exists, so it is never patched", j.ssa.where, SSAKey, j.ssa.value)}
 	}
+	if d.Path == diff.LastAppliedPointer && d.Change == model.Added {
+		return j.lastAppliedVerdict()
+	}
 	if r, p := j.ruleFor(d.Path); r != nil {
 		how := "Adopt: kustomize-controller is the only Apply owner, so it copies the live value into its apply"
 		if other, who := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries); other {
@@ -880,4 +887,56 @@ func (j *judgment) appliedByFlux(m *mark) bool {
 		}
 	}
 	return false
+}
+
+// addLastApplied puts kubectl's last-applied-configuration annotation in
+// the report when kustomize-controller will remove it: internal/diff leaves
+// it out for every engine (Argo CD treats it as bookkeeping), but
+// kustomize-controller deletes it before every apply (its
+// ApplyCleanupOptions.Annotations, kustomize-controller
+// internal/controller/kustomization_controller.go apply(); fluxcd/pkg ssa
+// manager_apply.go cleanupMetadata). Measured (e2e TestFluxConformance,
+// client-side-apply): a `kubectl apply` leaves it, the next reconcile
+// removes it. A manifest that sets it itself gets it back.
+func (j *judgment) addLastApplied(rep *model.Report) {
+	if j.live == nil {
+		return
+	}
+	if j.desired != nil {
+		if _, set := j.desired.GetAnnotations()[managedfields.LastAppliedAnnotation]; set {
+			return
+		}
+	}
+	for _, d := range rep.Drifts {
+		if d.Path == diff.LastAppliedPointer {
+			return
+		}
+	}
+	fd, ok := diff.LastApplied(j.live, j.ix)
+	if !ok {
+		return
+	}
+	rep.Drifts = append(rep.Drifts, fd)
+	sort.SliceStable(rep.Drifts, func(a, b int) bool { return rep.Drifts[a].Path < rep.Drifts[b].Path })
+}
+
+// lastAppliedVerdict: the metadata cleanup removes the annotation on every
+// apply, whatever the ignore rules say (the cleanup runs before the drift
+// check that honours them), unless ssa: Merge on the manifest or the live
+// object excludes the object from the cleanup (ApplyCleanupOptions.Exclusions,
+// cleanupMetadata checks both).
+func (j *judgment) lastAppliedVerdict() model.Verdict {
+	for _, o := range []*unstructured.Unstructured{j.desired, j.live} {
+		if o == nil {
+			continue
+		}
+		if m := findMark(doc{obj: o}, SSAKey); m != nil {
+			if mode, _ := ssaMode(m.value); mode == ssaMerge {
+				return model.Verdict{Kind: model.LeftAlone, Rule: markOrigin(m),
+					Reason: fmt.Sprintf("kept by %s %s: Merge: kustomize-controller skips its metadata cleanup, which would remove kubectl's last-applied record", m.where, SSAKey)}
+			}
+		}
+	}
+	return model.Verdict{Kind: model.Reverted, Reason: j.caveat(
+		"kubectl's client-side apply record (" + managedfields.LastAppliedAnnotation + "): kustomize-controller removes this annotation before every apply (metadata cleanup, fluxcd/pkg ssa ApplyCleanupOptions.Annotations) " + j.every())}
 }

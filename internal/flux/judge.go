@@ -110,6 +110,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "dry-run-skipped",
 			Message: "the server-side dry-run needs a manifest (-f or -k): verdicts come from field ownership alone"})
 	}
+	var dryRunErr error
 	if a.serverDryRun && in.Desired != nil && in.Live != nil {
 		send := a.withOwnerLabels(in.Desired, o)
 		if send.GetNamespace() == "" {
@@ -119,6 +120,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		}
 		merged, err := a.dryRunner(ctx, send, j.manager)
 		if err != nil {
+			dryRunErr = err
 			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Reason: "dry-run-failed",
 				Message: fmt.Sprintf("server-side dry-run as %s failed: %v; verdicts fall back to the manifest", j.manager, err)})
 		} else {
@@ -144,8 +146,10 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 	a.readMarks(j)
 	a.ruleNotes(j, rep)
+	var fails *applyFailure
 	if !j.helm {
 		j.addLastApplied(rep)
+		fails = a.predictApplyFailure(ctx, j, dryRunErr)
 	}
 
 	for i := range rep.Drifts {
@@ -155,6 +159,12 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			v = j.helmVerdict(d)
 		} else {
 			v = j.kustomizeVerdict(d)
+		}
+		if fails != nil && v.Kind == model.Reverted && (fails.beforeCleanup || d.Path != diff.LastAppliedPointer) {
+			// The apply of the whole Kustomization fails: nothing it
+			// would change changes (the metadata cleanup before it still
+			// runs unless the dry-run itself fails).
+			v = model.Verdict{Kind: model.ApplyFails, Reason: j.caveat(fails.cause + ": " + j.owner.Ref() + " turns Ready=False and this field stays as it is")}
 		}
 		v.Engine = model.EngineFlux
 		rep.AddVerdict(d.Path, v)
@@ -695,6 +705,16 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 	}
 	in, known := j.inManifest(d)
 	merge := j.ssaValue == ssaMerge
+	if in && j.merged == nil && j.desired != nil && d.Change == model.Changed && onlyFluxApplies(d.Managers) {
+		// Nobody but kustomize-controller's own apply wrote this value,
+		// yet it is not the manifest's: either the manifest changed since
+		// that apply (the next one writes it), or a mutating webhook
+		// rewrites it on every write (measured, e2e
+		// webhook-overwrites-git-field: the controller's dry-run gets the
+		// webhook's value back, sees no drift and the value stays). Only
+		// the API server can tell.
+		return model.Verdict{Kind: model.Unknown, Reason: "only kustomize-controller's own apply wrote this value, yet the manifest sets another: the manifest changed since that apply (then it is applied " + j.every() + "), or a mutating webhook rewrites it on every apply (then it stays); give --server-dry-run to know"}
+	}
 	if in {
 		reason := "in the applied manifest: kustomize-controller force-applies it (server-side apply with ForceOwnership) " + j.every()
 		if j.merged != nil {
@@ -832,7 +852,7 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 	}
 	if j.merged != nil {
 		if mv, ok := lookupKeyed(j.ix, j.live, j.merged.Object, d.Path); ok && apiequality.Semantic.DeepEqual(mv, lv) {
-			return "an API-server default: the server-side dry-run as kustomize-controller keeps this value, so its next apply leaves it"
+			return "the server-side dry-run as kustomize-controller keeps this value (an API-server default, or a mutating webhook that writes it on every apply), so its next apply leaves it"
 		}
 		return ""
 	}
@@ -939,4 +959,18 @@ func (j *judgment) lastAppliedVerdict() model.Verdict {
 	}
 	return model.Verdict{Kind: model.Reverted, Reason: j.caveat(
 		"kubectl's client-side apply record (" + managedfields.LastAppliedAnnotation + "): kustomize-controller removes this annotation before every apply (metadata cleanup, fluxcd/pkg ssa ApplyCleanupOptions.Annotations) " + j.every())}
+}
+
+// onlyFluxApplies: the field's only owner is kustomize-controller's Apply
+// entry.
+func onlyFluxApplies(ms []model.ManagerRef) bool {
+	if len(ms) == 0 {
+		return false
+	}
+	for _, m := range ms {
+		if m.Manager != KustomizeManager || m.Operation != "Apply" || m.Subresource != "" {
+			return false
+		}
+	}
+	return true
 }

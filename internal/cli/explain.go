@@ -143,7 +143,7 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
 	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Decide with a server-side apply dry-run, exactly as the engines diff: Flux as kustomize-controller/helm-controller, Argo CD as argocd-controller for Applications with server-side diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
-	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(append(output.Formats(), "wide"), "wide is text with long reasons on one line; text wraps them to the terminal, $COLUMNS or 120 columns"))
+	addOutputFlag(cmd, &o.Output, append(output.Formats(), "wide"), "wide is text with long reasons on one line; text wraps them to the terminal, $COLUMNS or 120 columns")
 	for _, d := range engine.All() {
 		if d.Flags != nil {
 			if ef := d.Flags("explain", f); ef != nil {
@@ -153,7 +153,6 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
 	}
 	f.Float32Var(&o.QPS, "qps", 0, "Client-side request rate limit (0: 50)")
 	f.IntVar(&o.Burst, "burst", 0, "Client-side request burst (0: 100)")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.MarkFlagDirname("kustomize")
 	_ = cmd.MarkFlagFilename("live-file", "yaml", "yml", "json")

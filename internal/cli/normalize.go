@@ -28,6 +28,9 @@ import (
 // rule sources; reader is nil when no cluster is used. Tests replace it.
 type normalizerLoader func(ctx context.Context, g *GlobalOptions, src *RuleSourceFlags, reader model.Reader) ([]model.Adapter, error)
 
+// normalizeFormats are the -o values of normalize.
+var normalizeFormats = []string{"yaml", "json"}
+
 // NormalizeOptions are the flags of `normalize`.
 type NormalizeOptions struct {
 	*GlobalOptions
@@ -107,7 +110,7 @@ Exit codes: 0 ok (with --diff: no differences), 1 differences, 2 error.`,
 	cmd.Flags().BoolVar(&o.Rules.FromCluster, "from-cluster", false, "read rules (and TYPE/NAME) from the cluster")
 	cmd.Flags().BoolVar(&o.Diff, "diff", false, "show desired vs live through the same normalization as a unified diff")
 	cmd.Flags().BoolVar(&o.Full, "full", false, "with --diff, keep every live field (server defaults, metadata) instead of only the fields the desired state sets")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, outputHelp([]string{"yaml", "json"}, "without --diff"))
+	addOutputFlag(cmd, &o.Output, normalizeFormats, "without --diff")
 	return cmd
 }
 
@@ -122,7 +125,7 @@ func (o *NormalizeOptions) Validate() error {
 	if err := o.ValidateEngine(); err != nil {
 		return err
 	}
-	if _, err := canonicalOutput(o.Output, []string{"yaml", "json"}); err != nil {
+	if _, err := canonicalOutput(o.Output, normalizeFormats); err != nil {
 		return err
 	}
 	want := 1

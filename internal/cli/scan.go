@@ -118,7 +118,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Scan all namespaces")
 	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector to filter objects (e.g. app=shop)")
 	f.StringSliceVar(&o.Kinds, "kinds", nil, `Kinds to scan, comma-separated: resource names as kubectl get takes them, "default", "all" (default "default")`)
-	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(scan.Outputs, ""))
+	addOutputFlag(cmd, &o.Output, scan.Outputs, "")
 	f.BoolVarP(&o.Watch, "watch", "w", false, "After the scan, watch and print drift as it appears and is reverted")
 	f.DurationVar(&o.WatchTimeout, "watch-timeout", 0, "Stop watching after this long (0: until interrupted)")
 	f.DurationVar(&o.ReconcileInterval, "reconcile-interval", 0, "With --watch: reconcile interval to assume when the owner's is unknown (Argo CD's is controller-wide)")
@@ -130,7 +130,6 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.BoolVar(&o.IncludeControllers, "include-controllers", false, "Also report fields owned only by built-in controllers (kube-controller-manager...)")
 	f.BoolVar(&o.Stats, "stats", false, "Print wall time and API requests by verb to stderr")
 	_ = f.MarkHidden("stats")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(scan.Outputs, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kinds", cobra.FixedCompletions(append([]string{scan.KindsDefault, scan.KindsAll}, scan.DefaultKinds...), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

@@ -402,40 +402,21 @@ func unifiedDiff(nameA, nameB, a, b string, ctx int) string {
 	return out.String()
 }
 
-// readObjectFile reads the first object of a YAML or JSON file.
+// readObjectFile reads the first object of a YAML or JSON file through
+// the bounded loader every command uses (size limit, alias bombs, one-line
+// errors); a List's first item counts.
 func readObjectFile(path string) (*unstructured.Unstructured, error) {
-	var data []byte
-	var err error
 	if path == "-" {
 		return nil, fmt.Errorf("-f -: reading the object from stdin is not supported; give a file")
 	}
-	if data, err = source.ReadFile(path, nil, 0); err != nil {
-		return nil, err
+	docs, err := source.LoadFiles([]string{path}, nil, source.Options{NoPositions: true})
+	if err != nil {
+		return nil, loadError(err)
 	}
-	for _, chunk := range strings.Split(string(data), "\n---") {
-		if strings.TrimSpace(stripComments(chunk)) == "" {
-			continue
+	for _, d := range docs {
+		if objs := expandList(d.Object); len(objs) > 0 {
+			return objs[0], nil
 		}
-		j, err := yaml.YAMLToJSON([]byte(chunk))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(j); err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		return obj, nil
 	}
 	return nil, fmt.Errorf("%s: no object found", path)
-}
-
-func stripComments(s string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(s, "\n") {
-		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") || t == "---" {
-			continue
-		}
-		b.WriteString(l + "\n")
-	}
-	return b.String()
 }

@@ -52,7 +52,6 @@ type ExplainOptions struct {
 	format    output.Format
 	namespace string
 	client    *cluster.Client
-	adapters  []model.Adapter
 	color     bool
 	// fileDocs are the -f documents, read once (desired) and given to the
 	// engines for the marks they carry (Flux's ssa annotations).

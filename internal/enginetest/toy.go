@@ -33,10 +33,10 @@ func init() { engine.Register(Descriptor()) }
 // The toy engine's names.
 const (
 	Name     model.Engine = "toy"
-	Group                 = "toy.example.com"
-	Kind                  = "ToyApp"
-	Manager               = "toy-controller"
-	OwnLabel              = "toy.example.com/app"
+	Group    string       = "toy.example.com"
+	Kind     string       = "ToyApp"
+	Manager  string       = "toy-controller"
+	OwnLabel string       = "toy.example.com/app"
 	// RuleIgnoreLabel is the toy engine's one rule kind.
 	RuleIgnoreLabel model.RuleType = "toy.ignoreLabel"
 )

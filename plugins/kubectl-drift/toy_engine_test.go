@@ -1,4 +1,9 @@
-package enginetest_test
+package main
+
+// The toy engine of internal/enginetest, registered in this test binary
+// only, in every command of the kubectl door. The test lives with the
+// binary's main because only plugins/ may import internal/cli
+// (hack/verify-imports.sh), and internal/cli may import no engine.
 
 import (
 	"bytes"
@@ -16,16 +21,17 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
-// testdata/configmap-web-live.yaml was saved from the real API server of
+// testdata/configmap-web-live.yaml (internal/enginetest) was saved from the real API server of
 // hack/cluster.sh (kubectl get -o yaml --show-managed-fields) after
 // `kubectl apply --server-side --field-manager toy-controller -f
 // configmap-web-desired.yaml`, `kubectl label cm web team=payments
 // hotfix=1 --overwrite` and `kubectl patch cm web` (data.mode): its
 // managedFields are the server's.
 const (
-	live    = "testdata/configmap-web-live.yaml"
-	desired = "testdata/configmap-web-desired.yaml"
-	rules   = "testdata/toyapp-web.yaml"
+	testdata = "../../internal/enginetest/testdata"
+	live     = testdata + "/configmap-web-live.yaml"
+	desired  = testdata + "/configmap-web-desired.yaml"
+	rules    = testdata + "/toyapp-web.yaml"
 )
 
 // run runs one command line through the same root command the binaries
@@ -196,7 +202,7 @@ func TestToyEngineInNormalize(t *testing.T) {
 }
 
 func TestToyEngineInAudit(t *testing.T) {
-	stdout, stderr, code := run(t, "audit", "testdata", "-o", "json", "--fail-on", "never")
+	stdout, stderr, code := run(t, "audit", testdata, "-o", "json", "--fail-on", "never")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -3,26 +3,19 @@
 package e2e
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
-	"strings"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
-	"k8s.io/cli-runtime/pkg/genericiooptions"
-
-	"github.com/kubectl-drift/kubectl-drift/internal/cli"
-	// A third engine, written only for tests, registered by this import
-	// alone: it must show in scan and explain like Argo CD and Flux.
-	_ "github.com/kubectl-drift/kubectl-drift/internal/enginetest"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
 // TestToyEngineScanAndExplain drifts a ConfigMap the toy engine applied
 // (server-side, as toy-controller) with real kubectl operations, then runs
-// scan and explain in process, with the toy engine registered next to the
-// shipped ones, against the real API server.
+// scan and explain of a kubectl-drift built with the toy engine registered
+// next to the shipped ones (-tags toyengine: one blank import,
+// plugins/kubectl-drift/toy_engine.go) against the real API server.
 func TestToyEngineScanAndExplain(t *testing.T) {
 	ns := E.Namespace(t, "e2e")
 	E.Apply(t, `apiVersion: v1
@@ -38,23 +31,19 @@ data:
 	E.Kubectl(t, "-n", ns, "label", "configmap", "web", "hotfix=1")
 	E.Kubectl(t, "-n", ns, "patch", "configmap", "web", "--type=merge", "-p", `{"data":{"mode":"green"}}`)
 
+	bin := filepath.Join(t.TempDir(), KubectlDrift)
+	build := exec.Command("go", "build", "-tags", "toyengine", "-o", bin, "./plugins/kubectl-drift")
+	build.Dir = E.Root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -tags toyengine: %v\n%s", err, out)
+	}
 	run := func(args ...string) (string, int) {
 		t.Helper()
-		var out, errOut bytes.Buffer
-		root := cli.NewRootCommand(cli.KubectlFrontend, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-		root.SetArgs(append(args, "--kubeconfig", E.Kubeconfig))
-		err := root.ExecuteContext(context.Background())
-		code := 0
-		var ee *cli.ExitError
-		if errors.As(err, &ee) {
-			code = ee.Code
-		} else if err != nil {
-			code = cli.ExitFailure
+		res := E.Run(t, RunOpts{}, bin, args...)
+		if res.Code != 0 && res.Code != 1 {
+			t.Fatalf("%v: exit %d\n%s", args, res.Code, res.Stderr)
 		}
-		if code == cli.ExitFailure {
-			t.Fatalf("%v: %v\n%s", args, err, errOut.String())
-		}
-		return out.String(), code
+		return res.Stdout, res.Code
 	}
 	want := map[string]model.VerdictKind{"/metadata/labels/hotfix": model.Reverted, "/data/mode": model.LeftAlone}
 	check := func(what string, r model.Report) {
@@ -78,7 +67,7 @@ data:
 	}
 
 	out, code := run("scan", "-n", ns, "--kinds", "configmaps", "-o", "json")
-	if code != cli.ExitDrift {
+	if code != 1 {
 		t.Fatalf("scan: exit %d, want 1\n%s", code, out)
 	}
 	var res struct{ Items []model.Report }
@@ -91,7 +80,7 @@ data:
 	check("scan", res.Items[0])
 
 	out, code = run("explain", "configmap/web", "-n", ns, "-o", "json")
-	if code != cli.ExitDrift {
+	if code != 1 {
 		t.Fatalf("explain: exit %d, want 1\n%s", code, out)
 	}
 	var r model.Report

@@ -485,7 +485,7 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 		CompareStatus: comparesStatus(o.Engine),
 		Offline:       o.LiveFile != "",
 		Secrets:       o.Secrets,
-		Warn:          func(msg string) { fmt.Fprintf(o.ErrOut, "warning: %s\n", msg) },
+		Warn:          func(msg string) { stderrf(o.ErrOut, "warning: %s\n", msg) },
 	})
 	if err != nil {
 		return nil, err
@@ -571,7 +571,7 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 			if err != nil {
 				return nil, model.SourceFile, fmt.Errorf("%s (%s)", loadError(err), hint)
 			}
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", hint)
+			stderrf(o.ErrOut, "warning: %s\n", hint)
 		}
 		src, from = model.SourceFile, strings.Join(o.Filenames, ", ")
 	case o.Kustomize != "":
@@ -644,7 +644,7 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 			o.remember(d.Object)
 		}
 		if msg := rulesEngineMismatch(o.Engine, ruleDocs, o.Rules); msg != "" {
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", msg)
+			stderrf(o.ErrOut, "warning: %s\n", msg)
 			notes = append(notes, model.Note{Level: model.NoteWarning, Reason: "rules-unused", Message: msg})
 		}
 	}

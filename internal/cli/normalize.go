@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -188,7 +189,7 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 	if fn, ok := a.(engine.FileNoter); ok {
 		for _, n := range fn.FileNotes() {
 			if n.Level == model.NoteWarning {
-				fmt.Fprintf(o.ErrOut, "warning: %s\n", n.Message)
+				stderrf(o.ErrOut, "warning: %s\n", n.Message)
 			}
 		}
 	}
@@ -259,7 +260,9 @@ func (o *NormalizeOptions) diff(live, desired *unstructured.Unstructured) error 
 		return nil
 	}
 	name := diffFileName(live)
-	fmt.Fprint(o.Out, unifiedDiff("LIVE/"+name, "MERGED/"+name, a, b, 3))
+	if _, err := io.WriteString(o.Out, unifiedDiff("LIVE/"+name, "MERGED/"+name, a, b, 3)); err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
 	return errDrift
 }
 
@@ -286,7 +289,9 @@ func (o *NormalizeOptions) externalDiff(ext string, live, desired *unstructured.
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	defer os.RemoveAll(tmp)
+	// A temporary directory left behind is harmless; the diff's result is
+	// what matters.
+	defer func() { _ = os.RemoveAll(tmp) }()
 	dirs := [2]string{filepath.Join(tmp, "LIVE"), filepath.Join(tmp, "MERGED")}
 	for i, obj := range []*unstructured.Unstructured{live, desired} {
 		if err := os.Mkdir(dirs[i], 0o700); err != nil {

@@ -297,7 +297,7 @@ func ownersOf(adapters ...model.Adapter) func(*unstructured.Unstructured) []mode
 func defaultNormalizerLoader(ctx context.Context, g *GlobalOptions, src *RuleSourceFlags, reader model.Reader) ([]model.Adapter, error) {
 	docs, problems := loadDocuments(g, src)
 	for _, p := range problems {
-		fmt.Fprintf(g.ErrOut, "warning: skipped %s\n", p)
+		stderrf(g.ErrOut, "warning: skipped %s\n", p)
 	}
 	cfg := engine.Config{Purpose: engine.ForNormalize, Reader: reader, Documents: docs}
 	var out []model.Adapter

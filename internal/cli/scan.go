@@ -246,7 +246,7 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 	src := &scan.StreamSource{Client: o.client, Streamer: streamer, ChunkSize: o.ChunkSize, Consistent: o.Consistent}
 	in := &scan.Inspector{Adapters: o.adapters, IncludeControllers: o.IncludeControllers}
 	for _, w := range o.warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+		stderrf(o.ErrOut, "warning: %s\n", w)
 	}
 	if o.Watch {
 		return o.watch(ctx, src, in)
@@ -261,7 +261,7 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 	})
 	if res != nil {
 		for _, w := range res.Warnings {
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+			stderrf(o.ErrOut, "warning: %s\n", w)
 		}
 		res.Warnings = append(o.warnings, res.Warnings...)
 	}
@@ -298,7 +298,7 @@ func (o *ScanOptions) watch(ctx context.Context, src *scan.StreamSource, in *sca
 		Kinds:           o.kinds,
 		DefaultInterval: o.ReconcileInterval,
 		Emit:            scan.EventPrinter(o.Out, o.Output),
-		Warn:            func(msg string) { fmt.Fprintf(o.ErrOut, "warning: %s\n", msg) },
+		Warn:            func(msg string) { stderrf(o.ErrOut, "warning: %s\n", msg) },
 	}
 	if err := w.Run(ctx); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
@@ -310,7 +310,7 @@ func (o *ScanOptions) printStats(res *scan.Result, wall time.Duration, kindLists
 	// kind_lists are the LISTs of the scanned kinds (the cost that grows
 	// with the cluster); requests{} are all API requests by verb, including
 	// the engines' settings and owners (a constant few).
-	fmt.Fprintf(o.ErrOut, "scan stats: wall=%.3fs kinds=%d objects=%d owned=%d drifted=%d fields=%d kind_lists=%d requests{%s} total_requests=%d\n",
+	stderrf(o.ErrOut, "scan stats: wall=%.3fs kinds=%d objects=%d owned=%d drifted=%d fields=%d kind_lists=%d requests{%s} total_requests=%d\n",
 		wall.Seconds(), res.Stats.Kinds, res.Stats.Objects, res.Stats.Owned, res.Stats.Drifted, res.Stats.Fields, kindLists,
 		o.client.Counter().String(), o.client.Counter().Total())
 }

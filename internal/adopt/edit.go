@@ -361,9 +361,16 @@ func locate(root *yaml.Node, tokens []string, opts Options, pointer string) (*lo
 			if opts.KeyDefaults != nil {
 				defaults = opts.KeyDefaults(tokens[:i])
 			}
-			fi, err := matchItem(cur, liveItem, idx, len(liveList), keys, defaults, pointer)
-			if err != nil {
-				return nil, err
+			fi := idx
+			if opts.Live != nil {
+				fi, err = matchItem(cur, liveItem, idx, len(liveList), keys, defaults, pointer)
+				if err != nil {
+					return nil, err
+				}
+			} else if idx < 0 || idx >= len(cur.Content) {
+				// Without a live object (a values file, a patch value) the
+				// index is the file's own.
+				return nil, editErr(pointer, ReasonNotFound, "the list at line %d has no item %d", cur.Line, idx)
 			}
 			key = nil
 			l.fileTok = append(l.fileTok, strconv.Itoa(fi))
@@ -945,7 +952,11 @@ func addEntry(li *lineIndex, l *located, c Change, root *yaml.Node) ([]byte, err
 			// A JSON file stays JSON.
 			key = jsonText(l.rest[0])
 		}
-		entry := key + ": " + jsonText(value)
+		v, err := render(value, 0, true, 0)
+		if err != nil {
+			return nil, editErr(c.Pointer, ReasonUnsupported, "%v", err)
+		}
+		entry := key + ": " + v
 		if len(p.Content) > 0 {
 			last, err := li.end(p.Content[len(p.Content)-1], true)
 			if err != nil {

@@ -195,6 +195,7 @@ var subcommands = []func(*GlobalOptions) *cobra.Command{
 	newRulesCommand,
 	newCompareCommand,
 	newNormalizeCommand,
+	newAdoptCommand,
 	newVersionCommand,
 }
 

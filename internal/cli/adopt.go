@@ -164,10 +164,11 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 		// ownership, and values come from the live object.
 		req.Filenames = nil
 	}
-	report, live, err := explainReport(ctx, o.GlobalOptions, o.args, req)
+	ex, err := explainReport(ctx, o.GlobalOptions, o.args, req)
 	if err != nil {
 		return err
 	}
+	report, live := ex.report, ex.live
 	fields, err := o.pick(report, live)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -17,10 +18,19 @@ type reportRequest struct {
 	ArgoCDNamespace string
 }
 
+// explained is explain's result as adopt and suggest use it.
+type explained struct {
+	report  *model.Report
+	live    *unstructured.Unstructured
+	desired *unstructured.Unstructured // nil when inferred
+	client  *cluster.Client            // nil offline (--live-file)
+}
+
 // explainReport is the one seam through which adopt and suggest get a
-// drift report and the live object. When internal/drift.Explain (issue 14)
-// lands, this becomes a call to it and nothing else changes.
-func explainReport(ctx context.Context, g *GlobalOptions, args []string, req reportRequest) (*model.Report, *unstructured.Unstructured, error) {
+// drift report, the live object and the desired state. When
+// internal/drift.Explain (issue 14) lands, this becomes a call to it and
+// nothing else changes.
+func explainReport(ctx context.Context, g *GlobalOptions, args []string, req reportRequest) (*explained, error) {
 	eo := NewExplainOptions(g)
 	eo.Filenames, eo.Kustomize, eo.LiveFile, eo.Rules = req.Filenames, req.Kustomize, req.LiveFile, req.Rules
 	eo.ArgoCDNamespace = req.ArgoCDNamespace
@@ -28,19 +38,26 @@ func explainReport(ctx context.Context, g *GlobalOptions, args []string, req rep
 		eo.ArgoCDNamespace = "argocd"
 	}
 	if err := eo.Complete(nil, args); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := eo.Validate(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	live, err := eo.live(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	eo.remember(live)
 	report, err := eo.explain(ctx, live)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return report, live, nil
+	out := &explained{report: report, live: live, client: eo.client}
+	if len(req.Filenames) > 0 || req.Kustomize != "" {
+		// Read again: explain does not hand its desired object out.
+		if out.desired, _, err = eo.desired(ctx, live); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

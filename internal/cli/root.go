@@ -196,6 +196,7 @@ var subcommands = []func(*GlobalOptions) *cobra.Command{
 	newCompareCommand,
 	newNormalizeCommand,
 	newAdoptCommand,
+	newSuggestCommand,
 	newVersionCommand,
 }
 

@@ -28,7 +28,7 @@ type AdoptOptions struct {
 	Chart     string
 	Values    string
 	// Fields are the fields to adopt (JSON pointers or field paths);
-	// empty means every field an engine would revert.
+	// empty means every field an engine would revert or reports as drift.
 	Fields []string
 	// DryRun prints the unified diff of the Git change instead of writing.
 	DryRun bool
@@ -68,7 +68,8 @@ A field the source computes (a template expression, an inline patch, an
 anchor shared through aliases) is not edited: its value is printed for you
 to write. Secret values are never written to Git: use your secret manager.
 
-Without --field, every field an engine would revert is adopted. The
+Without --field, every field an engine would revert (or reports as drift,
+e.g. Argo CD without auto-sync) is adopted. The
 cluster is only read. Files are replaced atomically, and not at all when
 they changed since they were read.
 
@@ -174,7 +175,7 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if len(fields) == 0 {
-		fmt.Fprintf(o.Out, "Nothing to adopt: no field of %s would be reverted.\n", report.Resource)
+		fmt.Fprintf(o.Out, "Nothing to adopt: no engine would revert or report a field of %s (name fields with --field).\n", report.Resource)
 		return nil
 	}
 	id := report.Resource
@@ -211,7 +212,8 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 }
 
 // pick returns the fields to adopt: those --field names, else every
-// drift an engine would revert. Values are the live object's own.
+// drift an engine would revert or reports (what makes the object out of
+// sync). Values are the live object's own.
 func (o *AdoptOptions) pick(r *model.Report, live *unstructured.Unstructured) ([]adopt.Field, error) {
 	var out []adopt.Field
 	add := func(d model.FieldDrift) {
@@ -228,7 +230,7 @@ func (o *AdoptOptions) pick(r *model.Report, live *unstructured.Unstructured) ([
 	if len(o.Fields) == 0 {
 		for _, d := range r.Drifts {
 			for _, v := range d.Verdicts {
-				if v.Kind == model.Reverted {
+				if v.Kind == model.Reverted || v.Kind == model.Reported {
 					add(d)
 					break
 				}

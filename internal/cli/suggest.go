@@ -137,11 +137,23 @@ func (o *SuggestOptions) Run(ctx context.Context) error {
 		return err
 	}
 	owners, missing := o.owners(ctx, ex)
+	var copts suggest.CheckOptions
+	for _, ow := range owners {
+		if ow.GetKind() == suggest.KindApplication && ex.client != nil {
+			// As explain does for Argo CD: managedFieldsManagers rules are
+			// evaluated with the cluster's schema.
+			if p, err := ex.client.GVKParser(); err == nil {
+				copts.GVKParser = p
+			} else {
+				missing = append(missing, "cluster OpenAPI schema: "+oneLine(err.Error()))
+			}
+		}
+	}
 	list := suggestionList{APIVersion: model.APIVersion, Kind: "SuggestionList", Resource: ex.report.Resource, Items: []suggestionItem{}}
 	for _, s := range suggest.Build(ex.report) {
 		item := suggestionItem{Suggestion: s, NotChecked: missing}
 		for _, ow := range owners {
-			c, err := suggest.Check(ctx, s, ow, ex.report, ex.live, ex.desired)
+			c, err := suggest.Check(ctx, s, ow, ex.report, ex.live, ex.desired, copts)
 			if err != nil {
 				item.NotChecked = append(item.NotChecked, fmt.Sprintf("%s %s/%s: %v", ow.GetKind(), ow.GetNamespace(), ow.GetName(), err))
 				continue

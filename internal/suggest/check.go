@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
@@ -30,11 +31,19 @@ type Checked struct {
 	OK bool `json:"ok"`
 }
 
+// CheckOptions carry what the judges need from the cluster.
+type CheckOptions struct {
+	// GVKParser is the cluster's OpenAPI schema. Argo CD evaluates
+	// managedFieldsManagers with it; without a desired state (inferred
+	// drift) our judge cannot evaluate such a rule without it.
+	GVKParser *managedfields.GvkParser
+}
+
 // Check adds the suggestion's rule to an engine object (an Application,
 // Kustomization or HelmRelease, as read from the cluster or Git), judges
 // the object's drift again with our own engine adapter, and audits the
 // engine object as it would be committed. The report is not changed.
-func Check(ctx context.Context, s Suggestion, owner *unstructured.Unstructured, report *model.Report, live, desired *unstructured.Unstructured) (*Checked, error) {
+func Check(ctx context.Context, s Suggestion, owner *unstructured.Unstructured, report *model.Report, live, desired *unstructured.Unstructured, opts CheckOptions) (*Checked, error) {
 	withRule, err := s.WithRule(owner)
 	if err != nil {
 		return nil, err
@@ -64,7 +73,7 @@ func Check(ctx context.Context, s Suggestion, owner *unstructured.Unstructured, 
 		if ns == "" {
 			ns = "argocd"
 		}
-		a, err = argocd.New(argocd.Options{Documents: docs, Namespace: ns})
+		a, err = argocd.New(argocd.Options{Documents: docs, Namespace: ns, GVKParser: opts.GVKParser})
 	} else {
 		a, err = flux.New(flux.Options{Documents: docs})
 	}

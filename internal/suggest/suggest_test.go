@@ -166,7 +166,7 @@ func TestFluxSuggestionsAreChecked(t *testing.T) {
 	}
 	ks := load(t, "kustomization.yaml")
 	for _, s := range Build(judged) {
-		c, err := Check(context.Background(), s, ks, judged, live, desired)
+		c, err := Check(context.Background(), s, ks, judged, live, desired, CheckOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func TestArgoSuggestionsAreChecked(t *testing.T) {
 		t.Fatalf("suggestions: %+v", ss)
 	}
 	for _, s := range ss {
-		c, err := Check(context.Background(), s, app, judged, live, desired)
+		c, err := Check(context.Background(), s, app, judged, live, desired, CheckOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func TestCheckFailsForAWrongRule(t *testing.T) {
 	r := report(t, live, desired)
 	s := Build(r)[0]
 	s.Flux.Paths = []string{"/spec/paused"}
-	c, err := Check(context.Background(), s, load(t, "kustomization.yaml"), r, live, desired)
+	c, err := Check(context.Background(), s, load(t, "kustomization.yaml"), r, live, desired, CheckOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

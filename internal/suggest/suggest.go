@@ -5,10 +5,14 @@
 // Rule shapes follow the engines' documented semantics
 // (/work/shared/reference/engines.md §1, §2a, §2b):
 //   - Argo CD spec.ignoreDifferences (argo-cd util/argo/diff/ignore.go):
-//     managedFieldsManagers when the writer's manager name is stable,
-//     jqPathExpressions for an item of a keyed list (items move), and
-//     jsonPointers otherwise; plus syncOptions RespectIgnoreDifferences=true
-//     when Git holds the field, since a sync would write Git's value anyway.
+//     managedFieldsManagers when the writer's manager name is stable and
+//     Git does not hold the field; jqPathExpressions for an item of a keyed
+//     list (items move), jsonPointers otherwise. When Git holds the field,
+//     syncOptions RespectIgnoreDifferences=true too, since a sync would
+//     write Git's value anyway (controller/sync.go normalizeTargetResources
+//     copies ignored fields from live). The real Argo CD v3.2.11 still
+//     overwrote a field covered by managedFieldsManagers with that option
+//     (e2e TestSuggestArgoReal), so a field in Git gets a path rule.
 //   - Flux Kustomization spec.ignore (kustomize-controller >= v1.9.0): the
 //     path is left out of drift detection and apply.
 //   - Flux HelmRelease spec.driftDetection.ignore: drift correction only;
@@ -119,7 +123,9 @@ func forDrift(id model.ResourceID, d model.FieldDrift) Suggestion {
 	s.Reason = fmt.Sprintf("%s (%s) owns %s of %s %s", who, d.Cause, d.FieldPath, id.Kind, id.Name)
 	s.Argo = ArgoRule{Group: id.Group, Kind: id.Kind, Name: id.Name, Namespace: id.Namespace, RespectIgnoreDifferences: s.InGit}
 	switch {
-	case stableManager(s.Manager):
+	case stableManager(s.Manager) && !s.InGit:
+		// Only the diff matters (a sync does not write a field Git lacks):
+		// trusting the manager covers whatever it writes next.
 		s.Argo.ManagedFieldsManagers = []string{s.Manager}
 	case keyedItem(d.FieldPath):
 		s.Argo.JQPathExpressions = []string{JQPath(d.FieldPath)}

@@ -120,8 +120,16 @@ func TestBuildShapes(t *testing.T) {
 		byPath[s.Pointer] = s
 	}
 	r := byPath[replicas]
-	if got := strings.Join(r.Argo.ManagedFieldsManagers, ","); got != "kube-controller-manager" || !r.Argo.RespectIgnoreDifferences {
-		t.Errorf("replicas: a stable manager gives managedFieldsManagers with RespectIgnoreDifferences, got %+v", r.Argo)
+	if len(r.Argo.ManagedFieldsManagers) != 0 || len(r.Argo.JSONPointers) != 1 || r.Argo.JSONPointers[0] != replicas || !r.Argo.RespectIgnoreDifferences {
+		t.Errorf("replicas in Git: a sync writes it, so a JSON pointer with RespectIgnoreDifferences, got %+v", r.Argo)
+	}
+	// A field Git lacks, written by a stable manager: only the diff
+	// matters, and the manager rule covers what it writes next.
+	added := forDrift(model.ResourceID{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "web"}, model.FieldDrift{
+		Path: "/metadata/annotations/autoscaling", FieldPath: ".metadata.annotations.autoscaling", Change: model.Added,
+		Cause: model.CauseAutoscaler, Managers: []model.ManagerRef{{Manager: "vpa-updater", Operation: "Update"}}})
+	if got := strings.Join(added.Argo.ManagedFieldsManagers, ","); got != "vpa-updater" || added.Argo.RespectIgnoreDifferences {
+		t.Errorf("a field Git lacks, stable manager: want managedFieldsManagers only, got %+v", added.Argo)
 	}
 	if !strings.Contains(strings.Join(r.Advice, "\n"), "remove spec.replicas from Git") {
 		t.Errorf("replicas with an HPA: want the remove-from-Git advice, got %q", r.Advice)

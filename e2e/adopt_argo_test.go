@@ -27,13 +27,20 @@ func argoApp(t *testing.T, a *ArgoCD, name, ns string) {
 	a.waitOperation(t, name, 90*time.Second)
 }
 
-// argoSync runs one sync operation, as `argocd app sync` does, and waits
+// argoSync runs one sync operation with the Application's sync options,
+// as `argocd app sync` and auto-sync do (the controller reads the options
+// from the operation: controller/sync.go syncOp.SyncOptions), and waits
 // until the controller has finished it.
 func argoSync(t *testing.T, a *ArgoCD, app string) {
 	t.Helper()
 	startedBefore := argoOpStarted(t, a, app)
-	a.Kubectl(t, "-n", a.Namespace, "patch", "application", app, "--type=merge",
-		"-p", `{"operation":{"initiatedBy":{"username":"e2e"},"sync":{"revision":"HEAD"}}}`)
+	var opts []string
+	if s := strings.TrimSpace(a.Kubectl(t, "-n", a.Namespace, "get", "application", app, "-o", "jsonpath={.spec.syncPolicy.syncOptions}")); s != "" {
+		DecodeJSON(t, s, &opts)
+	}
+	op, _ := json.Marshal(map[string]any{"operation": map[string]any{"initiatedBy": map[string]any{"username": "e2e"},
+		"sync": map[string]any{"revision": "HEAD", "syncOptions": opts}}})
+	a.Kubectl(t, "-n", a.Namespace, "patch", "application", app, "--type=merge", "-p", string(op))
 	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		var obj struct {

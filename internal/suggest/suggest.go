@@ -9,10 +9,11 @@
 //     Git does not hold the field; jqPathExpressions for an item of a keyed
 //     list (items move), jsonPointers otherwise. When Git holds the field,
 //     syncOptions RespectIgnoreDifferences=true too, since a sync would
-//     write Git's value anyway (controller/sync.go normalizeTargetResources
-//     copies ignored fields from live). The real Argo CD v3.2.11 still
-//     overwrote a field covered by managedFieldsManagers with that option
-//     (e2e TestSuggestArgoReal), so a field in Git gets a path rule.
+//     write Git's value anyway. That option works through
+//     controller/sync.go normalizeTargetResources, which copies into the
+//     target the live values of what diff.Normalize removes: the
+//     jsonPointers/jq ignore normalizer, not the managedFieldsManagers
+//     step of the diff itself. So a field in Git gets a path rule.
 //   - Flux Kustomization spec.ignore (kustomize-controller >= v1.9.0): the
 //     path is left out of drift detection and apply.
 //   - Flux HelmRelease spec.driftDetection.ignore: drift correction only;

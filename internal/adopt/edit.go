@@ -933,7 +933,7 @@ func addEntry(li *lineIndex, l *located, c Change, root *yaml.Node) ([]byte, err
 	if err := notShared(root, l.path, c.Pointer); err != nil {
 		return nil, err
 	}
-	var value any = c.Value
+	value := c.Value
 	for i := len(l.rest) - 1; i >= 1; i-- {
 		if _, err := strconv.Atoi(l.rest[i]); err == nil {
 			return nil, editErr(c.Pointer, ReasonUnsupported, "a new list item: add it by hand")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -159,6 +160,9 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	// Output is gathered and written once, after the files are written.
+	var b strings.Builder
+	defer func() { _, _ = io.WriteString(o.Out, b.String()) }()
 	req := reportRequest{Filenames: o.Filenames, Kustomize: o.Kustomize, LiveFile: o.LiveFile, Rules: o.Rules, ArgoCDNamespace: o.ArgoCDNamespace}
 	if o.Chart != "" {
 		// The chart is not rendered here: drift is inferred from field
@@ -175,7 +179,7 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 		return err
 	}
 	if len(fields) == 0 {
-		fmt.Fprintf(o.Out, "Nothing to adopt: no engine would revert or report a field of %s (name fields with --field).\n", report.Resource)
+		fmt.Fprintf(&b, "Nothing to adopt: no engine would revert or report a field of %s (name fields with --field).\n", report.Resource)
 		return nil
 	}
 	id := report.Resource
@@ -187,7 +191,7 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 	for _, e := range edits {
 		if o.DryRun {
 			name := filepath.ToSlash(e.File.Path)
-			fmt.Fprint(o.Out, unifiedDiff("a/"+name, "b/"+name, string(e.File.Data), string(e.After), 3))
+			fmt.Fprint(&b, unifiedDiff("a/"+name, "b/"+name, string(e.File.Data), string(e.After), 3))
 		}
 	}
 	if !o.DryRun {
@@ -195,18 +199,18 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 			return err
 		}
 		for _, e := range edits {
-			fmt.Fprintf(o.Out, "wrote %s: %s\n", e.File.Path, strings.Join(e.Fields, ", "))
+			fmt.Fprintf(&b, "wrote %s: %s\n", e.File.Path, strings.Join(e.Fields, ", "))
 		}
 	}
 	for _, s := range skips {
 		if s.Reason == adopt.ReasonSecret {
-			fmt.Fprintf(o.Out, "not written %s: %s\n", s.Pointer, s.Message)
+			fmt.Fprintf(&b, "not written %s: %s\n", s.Pointer, s.Message)
 			continue
 		}
-		fmt.Fprintf(o.Out, "not written %s: %s; write it by hand: %s\n", s.Pointer, s.Message, jsonValue(s.Value))
+		fmt.Fprintf(&b, "not written %s: %s; write it by hand: %s\n", s.Pointer, s.Message, jsonValue(s.Value))
 	}
 	if len(edits) == 0 && len(skips) == 0 {
-		fmt.Fprintln(o.Out, "Nothing to adopt: the source already holds the live values.")
+		fmt.Fprintln(&b, "Nothing to adopt: the source already holds the live values.")
 	}
 	return nil
 }

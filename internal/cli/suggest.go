@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -178,8 +179,8 @@ func (o *SuggestOptions) Run(ctx context.Context) error {
 		_, err = o.Out.Write(b)
 		return err
 	}
-	o.printText(list, owners)
-	return nil
+	_, err = io.WriteString(o.Out, textSuggestions(list, owners))
+	return err
 }
 
 var ownerGVKs = map[string]schema.GroupVersionKind{
@@ -226,12 +227,14 @@ func (o *SuggestOptions) owners(ctx context.Context, ex *explained) ([]*unstruct
 	return out, missing
 }
 
-func (o *SuggestOptions) printText(list suggestionList, owners []*unstructured.Unstructured) {
-	w := o.Out
+// textSuggestions renders the -o text form.
+func textSuggestions(list suggestionList, owners []*unstructured.Unstructured) string {
+	var sb strings.Builder
+	w := &sb
 	fmt.Fprintf(w, "RESOURCE  %s\n", list.Resource)
 	if len(list.Items) == 0 {
 		fmt.Fprintln(w, "\nNo drifted field is owned by a controller that an engine would fight: nothing to declare.")
-		return
+		return sb.String()
 	}
 	kinds := []string{suggest.KindApplication, suggest.KindKustomization}
 	for _, ow := range owners {
@@ -269,6 +272,7 @@ func (o *SuggestOptions) printText(list suggestionList, owners []*unstructured.U
 			fmt.Fprintf(w, "  advice: %s\n", a)
 		}
 	}
+	return sb.String()
 }
 
 func ownerName(kind string, owners []*unstructured.Unstructured) string {

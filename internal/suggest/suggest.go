@@ -193,7 +193,7 @@ func JQPath(fieldPath string) string {
 			if b.Len() == 0 || strings.HasSuffix(b.String(), "| ") {
 				b.WriteString(".")
 			}
-			b.WriteString(fmt.Sprintf("[%q]", m[4]))
+			fmt.Fprintf(&b, "[%q]", m[4])
 		case m[5] != "":
 			b.WriteString("[" + m[5] + "]")
 		}

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
@@ -342,7 +343,7 @@ func smdPathToPointer(p fieldpath.Path, obj any) string {
 	for _, pe := range p {
 		switch {
 		case pe.FieldName != nil:
-			sb.WriteString("/" + escapePointer(*pe.FieldName))
+			sb.WriteString("/" + jsonpointer.Escape(*pe.FieldName))
 			if m, ok := cur.(map[string]any); ok {
 				cur = m[*pe.FieldName]
 			} else {
@@ -673,7 +674,7 @@ func removedPaths(before, after any, prefix string) []string {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			p := prefix + "/" + escapePointer(k)
+			p := prefix + "/" + jsonpointer.Escape(k)
 			av, ok := a[k]
 			if !ok {
 				out = append(out, p)

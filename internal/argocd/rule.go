@@ -8,6 +8,7 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // ignoreRule is one ignoreDifferences (or ignoreResourceUpdates) source:
@@ -63,7 +64,7 @@ func (r *ignoreRule) doCompile() {
 	}
 	for _, p := range r.JSONPointers {
 		if err := validatePointer(p); err != nil {
-			r.Errors = append(r.Errors, fmt.Sprintf("invalid JSON pointer %q: %v", p, err))
+			r.Errors = append(r.Errors, err.Error())
 		}
 	}
 	r.jq = make([]*gojq.Code, len(r.JQPathExpressions))
@@ -100,17 +101,10 @@ func compileJQDelete(expr string) (*gojq.Code, error) {
 // counted, so the rule silently removes the wrong thing or nothing.
 func validatePointer(p string) error {
 	if p == "" {
-		return fmt.Errorf("empty pointer (would remove the whole document)")
+		return fmt.Errorf(`invalid JSON pointer "": empty pointer (would remove the whole document)`)
 	}
-	if !strings.HasPrefix(p, "/") {
-		return fmt.Errorf("must start with '/'")
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] == '~' && (i+1 >= len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
-			return fmt.Errorf("'~' must be followed by 0 or 1")
-		}
-	}
-	return nil
+	_, err := jsonpointer.Parse(p)
+	return err
 }
 
 // matchesObject mirrors the normalizer's match (diff_normalizer.go Normalize

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // argocd-cm and argocd-cmd-params-cm keys (util/settings/settings.go).
@@ -142,7 +143,7 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 		}
 		return "data[" + k + "]"
 	}
-	ptr := func(k string) string { return "/data/" + escapePointer(k) }
+	ptr := func(k string) string { return "/data/" + jsonpointer.Escape(k) }
 	problem := func(level model.NoteLevel, k, reason, msg string) {
 		o := s.Source.origin(field(k), ptr(k))
 		s.Problems = append(s.Problems, model.Note{Engine: model.EngineArgoCD, Level: level, Rule: &o, Reason: reason, Message: msg})
@@ -407,7 +408,7 @@ func (s *Settings) ParseCmdParams(data map[string]string, src cmSource) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		o := src.origin("data["+keyJQTimeout+"]", "/data/"+escapePointer(keyJQTimeout))
+		o := src.origin("data["+keyJQTimeout+"]", "/data/"+jsonpointer.Escape(keyJQTimeout))
 		msg := fmt.Sprintf("invalid %s %q: using the default %s", keyJQTimeout, v, defaultJQTimeout)
 		s.Problems = append(s.Problems, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Rule: &o, Reason: "invalid-value", Message: msg})
 		return
@@ -440,11 +441,6 @@ func groupKindForOverrideKey(key string) (group, kind string, err error) {
 		return "", parts[0], nil
 	}
 	return "", "", fmt.Errorf("override key must be <group>/<kind> or <kind>, got: '%s' ", key)
-}
-
-// escapePointer escapes one RFC 6901 reference token.
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // rawResourceOverride is the legacy resource.customizations value shape

@@ -12,8 +12,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // API groups of the two controllers (kustomize-controller api/v1 and
@@ -176,7 +176,7 @@ func compileIgnoreRule(typ model.RuleType, scope model.Scope, paths []string, ta
 // which silently does nothing for such a pointer, and fails the whole
 // patch for a "-" token.
 func validatePointer(p string) error {
-	tokens, err := managedfields.SplitPointer(p)
+	tokens, err := jsonpointer.Parse(p)
 	if err != nil {
 		return fmt.Errorf("%w (Flux silently removes nothing for it)", err)
 	}
@@ -263,7 +263,7 @@ func findMark(d doc, key string) *mark {
 	if d.obj == nil {
 		return nil
 	}
-	esc := managedfields.EscapeToken(key)
+	esc := jsonpointer.Escape(key)
 	if v := d.obj.GetLabels()[key]; v != "" {
 		return &mark{key: key, value: v, where: "label",
 			origin: d.origin(fmt.Sprintf(".metadata.labels[%s]", key), "/metadata/labels/"+esc)}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/jq"
 )
 
 // ignoreRule is one ignoreDifferences (or ignoreResourceUpdates) source:
@@ -69,7 +71,7 @@ func (r *ignoreRule) doCompile() {
 	}
 	r.jq = make([]*gojq.Code, len(r.JQPathExpressions))
 	for i, e := range r.JQPathExpressions {
-		code, err := compileJQDelete(e)
+		code, err := jq.CompileDelete(e)
 		if err != nil {
 			r.Errors = append(r.Errors, fmt.Sprintf("invalid jq path expression %q: %v", e, err))
 			if r.fatal == nil {
@@ -84,16 +86,6 @@ func (r *ignoreRule) doCompile() {
 // affectsDiff: the rule feeds the diff normalizer (not refresh-only).
 func (r *ignoreRule) affectsDiff() bool {
 	return r.Scope == model.ScopeDiff || r.Scope == model.ScopeDiffAndApply
-}
-
-// compileJQDelete wraps the expression as NewIgnoreNormalizer does
-// (util/argo/normalizers/diff_normalizer.go: gojq.Parse("del(EXPR)")).
-func compileJQDelete(expr string) (*gojq.Code, error) {
-	q, err := gojq.Parse("del(" + expr + ")")
-	if err != nil {
-		return nil, err
-	}
-	return gojq.Compile(q)
 }
 
 // validatePointer checks RFC 6901 syntax. Argo does not validate: a pointer

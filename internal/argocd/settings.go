@@ -12,6 +12,8 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/jq"
 )
 
 // argocd-cm and argocd-cmd-params-cm keys (util/settings/settings.go).
@@ -27,7 +29,6 @@ const (
 	crdOverrideKey       = "apiextensions.k8s.io/CustomResourceDefinition"
 	cmName               = "argocd-cm"
 	cmdParamsName        = "argocd-cmd-params-cm"
-	defaultJQTimeout     = time.Second
 	statusPointer        = "/status"
 	customizationIgnore  = "ignoreDifferences"
 	customizationUpdates = "ignoreResourceUpdates"
@@ -114,7 +115,7 @@ func DefaultSettings() *Settings {
 		Compare:          DefaultCompareOptions(),
 		TrackingMethod:   TrackingAnnotation,
 		InstanceLabelKey: DefaultInstanceLabelKey,
-		JQTimeout:        defaultJQTimeout,
+		JQTimeout:        jq.DefaultTimeout,
 	}
 	s.addStatusRule()
 	return s
@@ -131,7 +132,7 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 		Compare:          DefaultCompareOptions(),
 		TrackingMethod:   TrackingAnnotation,
 		InstanceLabelKey: DefaultInstanceLabelKey,
-		JQTimeout:        defaultJQTimeout,
+		JQTimeout:        jq.DefaultTimeout,
 		Source:           src,
 	}
 	if src.Object == "" {
@@ -409,7 +410,7 @@ func (s *Settings) ParseCmdParams(data map[string]string, src cmSource) {
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
 		o := src.origin("data["+keyJQTimeout+"]", "/data/"+jsonpointer.Escape(keyJQTimeout))
-		msg := fmt.Sprintf("invalid %s %q: using the default %s", keyJQTimeout, v, defaultJQTimeout)
+		msg := fmt.Sprintf("invalid %s %q: using the default %s", keyJQTimeout, v, jq.DefaultTimeout)
 		s.Problems = append(s.Problems, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Rule: &o, Reason: "invalid-value", Message: msg})
 		return
 	}

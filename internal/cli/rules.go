@@ -109,7 +109,7 @@ func (o *RulesOptions) Run(cmd *cobra.Command) error {
 			list.Items = append(list.Items, r)
 		}
 	}
-	sortRules(list.Items)
+	model.SortRules(list.Items)
 	if o.Output != "table" {
 		return printStructured(o.Out, o.Output, list)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -80,26 +79,6 @@ func reportProblems(errOut io.Writer, in *ruleInputs) error {
 // engineEnabled applies --engine to a rule's engine.
 func engineEnabled(g *GlobalOptions, e model.Engine) bool {
 	return g.Engine == "" || g.Engine == "auto" || g.Engine == string(e)
-}
-
-// sortRules orders rules by engine, then origin, for stable output.
-func sortRules(rs []model.Rule) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
-		if a.Engine != b.Engine {
-			return a.Engine < b.Engine
-		}
-		if a.Origin.File != b.Origin.File {
-			return a.Origin.File < b.Origin.File
-		}
-		if a.Origin.Line != b.Origin.Line {
-			return a.Origin.Line < b.Origin.Line
-		}
-		if a.Origin.Object != b.Origin.Object {
-			return a.Origin.Object < b.Origin.Object
-		}
-		return a.Origin.Field < b.Origin.Field
-	})
 }
 
 // tableFormats are the -o values of rules and compare.

@@ -2,7 +2,6 @@ package flux
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
@@ -404,21 +403,4 @@ func withFile(d doc, err error) error {
 		return fmt.Errorf("%s:%d: %w", d.file, line, err)
 	}
 	return fmt.Errorf("%s: %w", d.file, err)
-}
-
-// sortRules orders rules by origin for stable output.
-func sortRules(rules []model.Rule) {
-	sort.SliceStable(rules, func(i, j int) bool {
-		a, b := rules[i].Origin, rules[j].Origin
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Object != b.Object {
-			return a.Object < b.Object
-		}
-		return a.Field < b.Field
-	})
 }

@@ -245,7 +245,7 @@ func removedRules(base, head []*ruleInfo) []Finding {
 		if b.WholeResource || what == "" {
 			what = "the whole object"
 		}
-		f := newFinding(CheckRemovedRule, fmt.Sprintf("the change %s the rule ignoring %s on %s (was at line %d)", verb, what, describeTarget(b.Target), b.Origin.Line))
+		f := newFinding(CheckRemovedRule, fmt.Sprintf("the change %s the rule ignoring %s on %s (was at line %d)", verb, what, b.Target.Describe(), b.Origin.Line))
 		f = f.atOrigin(b.Origin)
 		// The line is the base revision's; in the changed file it may hold
 		// anything, so only the file is kept as the location.

@@ -115,7 +115,7 @@ func tooBroad(r *ruleInfo) (string, bool) {
 		if r.m.match != nil && r.m.matchesGK("", "Secret") && !r.m.allKinds {
 			return "", false // reported as dangerous
 		}
-		return fmt.Sprintf("rule ignores the whole object (%s)", describeTarget(r.Target)), true
+		return fmt.Sprintf("rule ignores the whole object (%s)", r.Target.Describe()), true
 	}
 	for _, p := range r.paths {
 		if why := broadPath(p); why != "" {
@@ -521,7 +521,7 @@ func (a *analysis) remoteChart(r *ruleInfo) string {
 }
 
 func (a *analysis) noTargetMessage(r *ruleInfo) string {
-	base := fmt.Sprintf("no manifest in the repository matches %s", describeTarget(r.Target))
+	base := fmt.Sprintf("no manifest in the repository matches %s", r.Target.Describe())
 	s := r.Target
 	// Which part fails? Try group/kind alone first.
 	gkOK := false
@@ -658,13 +658,13 @@ func checkDriftOff(a *analysis) []Finding {
 		case model.RuleFluxDriftDisabled:
 			msg = "HelmRelease drift detection is off (driftDetection.mode unset or disabled): helm-controller never looks for drift"
 			if r.Target.Kind != "" && r.Target.Kind != "HelmRelease" || r.Target.Name != "" && objectKind(r.Origin.Object) != "HelmRelease" {
-				msg = fmt.Sprintf("drift detection is disabled for %s", describeTarget(r.Target))
+				msg = fmt.Sprintf("drift detection is disabled for %s", r.Target.Describe())
 			}
 		case model.RuleFluxReconcileDisabled:
-			msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/reconcile: disabled: Flux never applies %s", describeTarget(r.Target))
+			msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/reconcile: disabled: Flux never applies %s", r.Target.Describe())
 		case model.RuleFluxSSAAnnotation:
 			if strings.EqualFold(r.Value, "Ignore") {
-				msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/ssa: Ignore: Flux never applies %s", describeTarget(r.Target))
+				msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/ssa: Ignore: Flux never applies %s", r.Target.Describe())
 			}
 		}
 		if msg != "" {

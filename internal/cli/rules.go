@@ -124,7 +124,7 @@ func (o *RulesOptions) Run(cmd *cobra.Command) error {
 		if r.Error != "" {
 			removes += " (error: " + r.Error + ")"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Engine, displayType(r), r.Origin.String(), describeTarget(r.Target), removes, r.Scope)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Engine, displayType(r), r.Origin.String(), r.Target.Describe(), removes, r.Scope)
 	}
 	return w.Flush()
 }

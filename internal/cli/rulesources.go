@@ -116,43 +116,6 @@ func newTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 }
 
-// describeTarget renders a rule's selector compactly: group/kind name ns.
-func describeTarget(s model.Selector) string {
-	var parts []string
-	gk := s.Kind
-	if gk == "" {
-		gk = "*"
-	}
-	switch {
-	case s.Syntax == model.MatchGlob && s.Group == "":
-		// Argo CD: empty group is the core group.
-	case s.Group == "" && s.Syntax == model.MatchRegex:
-		gk = "(any group)/" + gk
-	default:
-		gk = s.Group + "/" + gk
-	}
-	parts = append(parts, gk)
-	if s.Version != "" {
-		parts = append(parts, "version="+s.Version)
-	}
-	if s.Namespace != "" {
-		parts = append(parts, "ns="+s.Namespace)
-	}
-	if s.Name != "" {
-		parts = append(parts, "name="+s.Name)
-	}
-	if s.LabelSelector != "" {
-		parts = append(parts, "labels="+s.LabelSelector)
-	}
-	if s.AnnotationSelector != "" {
-		parts = append(parts, "annotations="+s.AnnotationSelector)
-	}
-	if s.Syntax != "" {
-		parts = append(parts, "("+string(s.Syntax)+")")
-	}
-	return strings.Join(parts, " ")
-}
-
 // describeRemoves renders what a rule removes.
 func describeRemoves(r model.Rule) string {
 	var parts []string

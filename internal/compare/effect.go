@@ -7,10 +7,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/fluxcd/pkg/ssa/jsondiff"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/globmatch"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 
@@ -48,8 +46,8 @@ const jqTimeout = jq.DefaultTimeout
 
 // evaluator applies rules to concrete objects the way each engine would
 // select them: Argo CD with gobwas globs on group and kind and exact name
-// and namespace (diff_normalizer.go Normalize), Flux with
-// fluxcd/pkg ssa/jsondiff SelectorRegex.MatchUnstructured itself.
+// and namespace (diff_normalizer.go Normalize), Flux with anchored regexes
+// as fluxcd/pkg ssa/jsondiff SelectorRegex (model.Selector.Compile).
 type evaluator struct {
 	objs     []*unstructured.Unstructured
 	memo     map[*analyzed]map[int][]string
@@ -131,31 +129,16 @@ func (ev *evaluator) scopedOut(a *analyzed, i int) bool {
 }
 
 func compileMatcher(r model.Rule) matcher {
-	none := func(*unstructured.Unstructured) bool { return false }
 	s := r.Target
+	s.Syntax = model.MatchRegex
 	if r.Engine == model.EngineArgoCD {
-		gg, err := globmatch.Compile(s.Group)
-		if err != nil {
-			return none
-		}
-		kg, err := globmatch.Compile(s.Kind)
-		if err != nil {
-			return none
-		}
-		return func(o *unstructured.Unstructured) bool {
-			gvk := o.GroupVersionKind()
-			return gg.Match(gvk.Group) && kg.Match(gvk.Kind) &&
-				(s.Name == "" || s.Name == o.GetName()) && (s.Namespace == "" || s.Namespace == o.GetNamespace())
-		}
+		s.Syntax = model.MatchGlob
 	}
-	sr, err := jsondiff.NewSelectorRegex(&jsondiff.Selector{
-		Group: s.Group, Version: s.Version, Kind: s.Kind, Name: s.Name, Namespace: s.Namespace,
-		LabelSelector: s.LabelSelector, AnnotationSelector: s.AnnotationSelector,
-	})
+	m, err := s.Compile()
 	if err != nil {
-		return none
+		return func(*unstructured.Unstructured) bool { return false }
 	}
-	return sr.MatchUnstructured
+	return m.Matches
 }
 
 // fields returns, per object index, the pointers of existing fields the

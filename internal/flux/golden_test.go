@@ -2,19 +2,16 @@ package flux
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden reports in testdata/ (review the diff before committing)")
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
+)
 
 // TestReportGolden pins whole reports (owner, verdicts, reasons, rule
 // origins, notes) for two representative objects, so that any change to
@@ -57,19 +54,7 @@ func TestReportGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", name)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if d := cmp.Diff(string(want), string(got)); d != "" {
-				t.Errorf("%s differs (-want +got):\n%s", path, d)
-			}
+			testutil.Golden(t, filepath.Join("testdata", name), got)
 		})
 	}
 }

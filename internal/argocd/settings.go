@@ -212,22 +212,18 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 				fatal(k, "invalid-value", err)
 				continue
 			}
-		case customizationIgnore:
+		case customizationIgnore, customizationUpdates:
 			var d OverrideIgnoreDiff
 			if err := yaml.Unmarshal([]byte(v), &d); err != nil {
 				fatal(k, "invalid-yaml", starHint(v, err))
 				continue
 			}
-			ov.IgnoreDifferences = d
-			origins[originKey{okey, customizationIgnore}] = k
-		case customizationUpdates:
-			var d OverrideIgnoreDiff
-			if err := yaml.Unmarshal([]byte(v), &d); err != nil {
-				fatal(k, "invalid-yaml", starHint(v, err))
-				continue
+			if parts[2] == customizationIgnore {
+				ov.IgnoreDifferences = d
+			} else {
+				ov.IgnoreResourceUpdates = d
 			}
-			ov.IgnoreResourceUpdates = d
-			origins[originKey{okey, customizationUpdates}] = k
+			origins[originKey{okey, parts[2]}] = k
 		case customizationKnown:
 			var f []KnownTypeField
 			if err := yaml.Unmarshal([]byte(v), &f); err != nil {

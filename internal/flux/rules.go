@@ -319,28 +319,29 @@ func markRules(d doc) []model.Rule {
 		}
 		out = append(out, r)
 	}
-	if m := findMark(d, ReconcileKey); m != nil {
-		r := base(model.RuleFluxReconcileDisabled, m, model.ScopeApply)
-		if strings.EqualFold(m.value, kustomizev1.DisabledValue) {
-			r.WholeResource = true
-		} else {
-			r.Error = fmt.Sprintf("%s value %q has no effect: only %q disables reconciliation", ReconcileKey, m.value, kustomizev1.DisabledValue)
+	// The on/off marks: one value (any case) switches the mark on; any
+	// other value is a rule with no effect.
+	for _, mk := range []struct {
+		key      string
+		typ      model.RuleType
+		scope    model.Scope
+		disabled string
+		effect   string
+		whole    bool
+	}{
+		{ReconcileKey, model.RuleFluxReconcileDisabled, model.ScopeApply, kustomizev1.DisabledValue, "disables reconciliation", true},
+		{PruneKey, model.RuleFluxPruneDisabled, model.ScopeApply, kustomizev1.DisabledValue, "disables pruning", false},
+		{DriftDetectionKey, model.RuleFluxDriftDisabled, model.ScopeDiff, helmv2.DriftDetectionDisabledValue, "excludes the object", true},
+	} {
+		m := findMark(d, mk.key)
+		if m == nil {
+			continue
 		}
-		out = append(out, r)
-	}
-	if m := findMark(d, PruneKey); m != nil {
-		r := base(model.RuleFluxPruneDisabled, m, model.ScopeApply)
-		if !strings.EqualFold(m.value, kustomizev1.DisabledValue) {
-			r.Error = fmt.Sprintf("%s value %q has no effect: only %q disables pruning", PruneKey, m.value, kustomizev1.DisabledValue)
-		}
-		out = append(out, r)
-	}
-	if m := findMark(d, DriftDetectionKey); m != nil {
-		r := base(model.RuleFluxDriftDisabled, m, model.ScopeDiff)
-		if strings.EqualFold(m.value, helmv2.DriftDetectionDisabledValue) {
-			r.WholeResource = true
+		r := base(mk.typ, m, mk.scope)
+		if strings.EqualFold(m.value, mk.disabled) {
+			r.WholeResource = mk.whole
 		} else {
-			r.Error = fmt.Sprintf("%s value %q has no effect: only %q excludes the object", DriftDetectionKey, m.value, helmv2.DriftDetectionDisabledValue)
+			r.Error = fmt.Sprintf("%s value %q has no effect: only %q %s", mk.key, m.value, mk.disabled, mk.effect)
 		}
 		out = append(out, r)
 	}

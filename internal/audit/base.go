@@ -102,11 +102,7 @@ func exportTree(ctx context.Context, repo, ref, dir string) error {
 // ref, and file or policy findings that ref did not have. Rules that the
 // change removes or narrows are reported as notes (good news).
 func RunBase(ctx context.Context, opts Options, ref string) (*Result, error) {
-	cfg := opts.Config
-	if cfg == nil {
-		cfg = &Config{}
-	}
-	rel, err := relPaths(opts.Root, opts.Paths)
+	cfg, rel, err := opts.prepare()
 	if err != nil {
 		return nil, err
 	}

@@ -20,23 +20,7 @@ func TestReportGolden(t *testing.T) {
 	ks := obj(t, kustomization)
 	hr := obj(t, fmt.Sprintf(helmRelease, "warn"))
 	reader := &fakeReader{objs: []*unstructured.Unstructured{ks, hr}}
-	managed := fluxApplyAll + `
-  - manager: kubectl-edit
-    operation: Update
-    apiVersion: apps/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:spec: {f:replicas: {}}}
-  - manager: kubectl-label
-    operation: Update
-    apiVersion: apps/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:metadata: {f:labels: {f:oncall: {}}}}
-  - manager: my-operator
-    operation: Update
-    apiVersion: apps/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:metadata: {f:annotations: {f:injected: {}}}}
-`
+	managed := fluxApplyAll + manualEdits
 	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web-1, namespace: prod, labels: {app: web}, annotations: {keep: "1"}}, spec: {replicas: 2, template: {spec: {containers: [{name: app, image: "nginx:2"}]}}}}`)
 	cases := map[string]*model.Report{
 		"kustomization-deployment-report.golden.json": judge(t, newTestAdapter(t, reader), liveDeployment(t, "web-1", "    oncall: me", "    injected: x", managed), desired,

@@ -110,15 +110,20 @@ type knownField struct {
 
 // DefaultSettings is an Argo CD 3.x install with an empty argocd-cm.
 func DefaultSettings() *Settings {
-	s := &Settings{
+	s := emptySettings()
+	s.addStatusRule()
+	return s
+}
+
+// emptySettings are Argo CD's defaults before argocd-cm is read.
+func emptySettings() *Settings {
+	return &Settings{
 		Overrides:        map[string]ResourceOverride{},
 		Compare:          DefaultCompareOptions(),
 		TrackingMethod:   TrackingAnnotation,
 		InstanceLabelKey: DefaultInstanceLabelKey,
 		JQTimeout:        jq.DefaultTimeout,
 	}
-	s.addStatusRule()
-	return s
 }
 
 // ParseSettings reads argocd-cm data the way util/settings/settings.go does
@@ -127,14 +132,8 @@ func DefaultSettings() *Settings {
 // GetTrackingMethod, GetAppInstanceLabelKey). It never fails: problems become
 // notes, and problems that make Argo CD itself fail set Fatal.
 func ParseSettings(data map[string]string, src cmSource) *Settings {
-	s := &Settings{
-		Overrides:        map[string]ResourceOverride{},
-		Compare:          DefaultCompareOptions(),
-		TrackingMethod:   TrackingAnnotation,
-		InstanceLabelKey: DefaultInstanceLabelKey,
-		JQTimeout:        jq.DefaultTimeout,
-		Source:           src,
-	}
+	s := emptySettings()
+	s.Source = src
 	if src.Object == "" {
 		s.Source.Object = "ConfigMap " + DefaultNamespace + "/" + cmName
 	}

@@ -116,9 +116,10 @@ tidy:
 
 # The pinned golangci-lint (hack/build-tools.sh: built from the module proxy
 # once into ~/.cache/kubectl-drift/bin; its analysis cache lives in
-# ~/.cache/golangci-lint).
+# ~/.cache/golangci-lint). Runs on one machine queue behind each other
+# (--allow-serial-runners) instead of failing on golangci-lint's lock.
 lint:
-	@lint=$$(hack/build-tools.sh golangci-lint) && echo "$$lint run ./..." && "$$lint" run ./...
+	@lint=$$(hack/build-tools.sh golangci-lint) && echo "$$lint run ./..." && "$$lint" run --allow-serial-runners ./...
 
 verify-imports:
 	hack/verify-imports.sh --self-test

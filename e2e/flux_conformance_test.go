@@ -637,6 +637,9 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 			}
 			var r model.Report
 			DecodeJSON(t, res.Stdout, &r)
+			if m == modeInferred && !sc.helm && !sc.suspendBefore && !hasNote(r, "git-fields-unknown") {
+				t.Errorf("explain %s (inferred): no note says that fields deleted live or removed from Git cannot be seen", o.ref)
+			}
 			reports[m][o.ref] = r
 			codes[m][o.ref] = res.Code
 		}
@@ -764,4 +767,13 @@ func jsonish(v any) string {
 		s = s[:80] + "..."
 	}
 	return s
+}
+
+func hasNote(r model.Report, reason string) bool {
+	for _, n := range r.Notes {
+		if n.Reason == reason {
+			return true
+		}
+	}
+	return false
 }

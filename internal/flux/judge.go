@@ -156,7 +156,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	var fails *applyFailure
 	if !j.helm {
 		j.addLastApplied(rep)
-		fails = a.predictApplyFailure(ctx, j, dryRunErr)
+		fails = a.predictApplyFailure(ctx, j, dryRunErr, rep)
 	}
 
 	for i := range rep.Drifts {

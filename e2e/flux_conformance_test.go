@@ -568,7 +568,7 @@ func TestFluxConformance(t *testing.T) {
 	t.Logf("Flux conformance: %d scenarios in %s", len(scenarios), time.Since(start).Round(time.Second))
 	for _, m := range fxModes {
 		x := tallies[m]
-		t.Logf("  mode %-15s fields agreed %d/%d; false reverted %d; false ignored/left-alone/not-applied %d; changed by the controller but not named %d; said unknown (not compared) %d",
+		t.Logf("  mode %-15s fields agreed %d/%d; false reverted %d; false ignored/left-alone/not-applied/apply-fails %d; changed by the controller but not named %d; said unknown (not compared) %d",
 			m, x.agreed, x.compared, x.falseReverted, x.falseKept, x.missed, x.unknown)
 	}
 	for k := range known {

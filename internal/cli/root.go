@@ -195,6 +195,7 @@ var subcommands = []func(*GlobalOptions) *cobra.Command{
 	newRulesCommand,
 	newCompareCommand,
 	newNormalizeCommand,
+	newRenderCommand,
 	newVersionCommand,
 }
 

@@ -18,7 +18,6 @@ import (
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	generator "github.com/fluxcd/pkg/kustomize"
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
-	"github.com/fluxcd/pkg/ssa/normalize"
 	ssautil "github.com/fluxcd/pkg/ssa/utils"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -70,11 +69,18 @@ func (*Renderer) Render(ctx context.Context, env *render.Env, obj *unstructured.
 
 // renderKustomization follows kustomize-controller's reconcile
 // (kustomize-controller internal/controller/kustomization_controller.go:
-// generate, build, then SetOwnerLabels and apply's normalize and
-// SetCommonMetadata), with two differences that change nothing in the
-// result: the generated kustomization.yaml lives in memory instead of a
-// copy of the artifact (as `flux build kustomization --in-memory-build`),
-// and SOPS decryption is not done (an encrypted Secret stays encrypted).
+// generate, build, then SetOwnerLabels and apply's SetCommonMetadata), as
+// `flux build kustomization` does (flux2 internal/build/build.go), with
+// these differences:
+//   - the generated kustomization.yaml lives in memory instead of a copy
+//     of the artifact (as `flux build kustomization --in-memory-build`);
+//   - SOPS decryption is not done (an encrypted Secret stays encrypted);
+//   - the controller's normalize.UnstructuredList (a round trip through
+//     the typed API objects, which writes out defaults such as
+//     creationTimestamp: null, protocol: TCP or targetPort: 0 that the
+//     API server sets or ignores anyway) is left out, as flux build leaves
+//     it out: the result is the manifest as a user would write it, so
+//     that explain --source judges exactly as explain -f does.
 func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	var ks kustomizev1.Kustomization
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &ks); err != nil {
@@ -176,9 +182,6 @@ func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured
 		labels[kustomizeGroup+"/name"] = ks.GetName()
 		labels[kustomizeGroup+"/namespace"] = ks.GetNamespace()
 		o.SetLabels(labels)
-	}
-	if err := normalize.UnstructuredList(objects); err != nil {
-		return nil, err
 	}
 	if cm := ks.Spec.CommonMetadata; cm != nil {
 		ssautil.SetCommonMetadata(objects, cm.Labels, cm.Annotations)

@@ -186,8 +186,10 @@ func TestKustomizationNotStrict(t *testing.T) {
 	if res[0].Err != nil {
 		t.Fatal(res[0].Err)
 	}
-	data, _, _ := unstructured.NestedStringMap(res[0].Objects[0].Object, "data")
-	if data["value"] != "" || data["known"] != "x" {
-		t.Errorf("data = %v", data)
+	// "value: ${undefined_var}" becomes "value:" (null), as flux build
+	// prints it.
+	data, _, _ := unstructured.NestedMap(res[0].Objects[0].Object, "data")
+	if v, ok := data["value"]; !ok || v != nil || data["known"] != "x" {
+		t.Errorf("data = %#v", data)
 	}
 }

@@ -33,6 +33,9 @@ type ExplainOptions struct {
 	// means it is inferred from managedFields.
 	Filenames []string
 	Kustomize string
+	// RenderFlags: --source DIR renders the desired state as the owning
+	// engine would (explain_render.go).
+	RenderFlags
 	// LiveFile reads the live object from a file ("-" for stdin) instead
 	// of the cluster: offline use, no API server needed.
 	LiveFile string
@@ -148,6 +151,7 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
 	f := cmd.Flags()
 	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "File holding the desired state (YAML or JSON, '-' for stdin); may be repeated")
 	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory whose build is the desired state")
+	o.RenderFlags.addFlags(cmd)
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
 	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Decide with a server-side apply dry-run, exactly as the engines diff: Flux as kustomize-controller/helm-controller, Argo CD as argocd-controller for Applications with server-side diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
@@ -263,6 +267,9 @@ func (o *ExplainOptions) Validate() error {
 	}
 	if len(o.Filenames) > 0 && o.Kustomize != "" {
 		return errors.New("-f and -k are mutually exclusive: give the desired state one way")
+	}
+	if err := o.validateSource(); err != nil {
+		return err
 	}
 	stdin := 0
 	for _, f := range o.Filenames {
@@ -500,7 +507,7 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 	var notes []model.Note
 	// Without managedFields and without a desired state there is nothing
 	// to infer drift from: say so (exit 3) instead of "No drift." (exit 0).
-	undetermined := ix.Empty() && len(o.Filenames) == 0 && o.Kustomize == ""
+	undetermined := ix.Empty() && len(o.Filenames) == 0 && o.Kustomize == "" && o.Source == ""
 	if ix.Empty() && !undetermined {
 		msg := "the live object has no managedFields: drift cannot be attributed to a manager, and every ownership-based rule (Argo CD managedFieldsManagers, Flux field ownership) silently does nothing"
 		if o.LiveFile != "" {
@@ -677,7 +684,7 @@ func ownedFunc(ix *managedfields.Index, live *unstructured.Unstructured) func(st
 
 // desired loads the desired state: the document of -f/-k that is this
 // object, or nil (inferred) when neither flag is given.
-func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructured) (*unstructured.Unstructured, model.DesiredSource, error) {
+func (o *ExplainOptions) desired(ctx context.Context, live *unstructured.Unstructured) (*unstructured.Unstructured, model.DesiredSource, error) {
 	var (
 		docs []source.Document
 		err  error
@@ -708,6 +715,8 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 	case o.Kustomize != "":
 		docs, err = source.LoadKustomize(o.Kustomize)
 		src, from = model.SourceKustomize, o.Kustomize
+	case o.Source != "":
+		return o.desiredFromSource(ctx, live)
 	default:
 		return nil, model.SourceManagedFields, nil
 	}

@@ -208,6 +208,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return failure(err)
 	}
+	env.Secrets = o.Secrets
 	if o.client != nil {
 		env.Reader = o.client
 	}

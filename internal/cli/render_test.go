@@ -101,3 +101,64 @@ func TestRenderBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainSourceSameAsFile: explain --source gives the report of
+// explain -f with the hand-rendered file; only the desired source differs.
+func TestExplainSourceSameAsFile(t *testing.T) {
+	live := "testdata/render/service-web-live.yaml"
+	report := func(args ...string) map[string]any {
+		t.Helper()
+		stdout, stderr, code, _ := run(t, KubectlFrontend, append([]string{"explain", "--live-file", live, "-o", "json", "--engine", "flux"}, args...)...)
+		if code != ExitDrift {
+			t.Fatalf("%v: exit %d, want 1 (drift): %s", args, code, stderr)
+		}
+		var r map[string]any
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	rendered := report("--source", renderRepo)
+	file := report("-f", "testdata/render/service-web-hand-rendered.yaml")
+	if rendered["desiredSource"] != "rendered" || file["desiredSource"] != "file" {
+		t.Errorf("desiredSource %v / %v", rendered["desiredSource"], file["desiredSource"])
+	}
+	delete(rendered, "desiredSource")
+	delete(file, "desiredSource")
+	a, _ := json.MarshalIndent(rendered, "", " ")
+	b, _ := json.MarshalIndent(file, "", " ")
+	if string(a) != string(b) {
+		t.Errorf("--source report:\n%s\n-f report:\n%s", a, b)
+	}
+	if !strings.Contains(string(a), `"path": "/spec/ports/0"`) {
+		t.Errorf("the port drift is missing:\n%s", a)
+	}
+}
+
+func TestExplainSourceErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--source", renderRepo, "-f", "x.yaml"}, "--source and -f/-k are mutually exclusive"},
+		{[]string{"--source", renderRepo, "--kustomization", "a/b", "--kustomization", "c/d"}, "give --kustomization once"},
+		{[]string{"--kustomization", "a/b"}, "need --source DIR"},
+		{[]string{"--source", renderRepo, "--kustomization", "flux-system/nope"}, "Kustomization/flux-system/nope: not found"},
+	} {
+		args := append([]string{"explain", "--live-file", "testdata/render/service-web-live.yaml"}, c.args...)
+		_, stderr, code, _ := run(t, KubectlFrontend, args...)
+		if code != ExitFailure || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	// A live object no engine object claims.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "live.yaml")
+	if err := os.WriteFile(p, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code, _ := run(t, KubectlFrontend, "explain", "--live-file", p, "--source", renderRepo)
+	if code != ExitFailure || !strings.Contains(stderr, "name it with --kustomization") {
+		t.Errorf("unowned: exit %d, stderr %q", code, stderr)
+	}
+}

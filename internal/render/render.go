@@ -79,31 +79,36 @@ type Env struct {
 	// StrictPostBuildSubstitutions feature gate).
 	StrictSubstitute bool
 
-	// secretValues are values a renderer read from Secrets (postBuild
-	// substituteFrom, valuesFrom): printing masks them wherever they land.
-	secretValues map[string]struct{}
+	// Secrets learns the values of every Secret a renderer reads
+	// (postBuild substituteFrom, valuesFrom): printing masks them wherever
+	// they land. Commands pass their own Scrubber, which scrubs all they
+	// print; NewEnv makes one.
+	Secrets *redact.Scrubber
 }
 
-// AddSecretValue records a value read from a Secret, so that Mask hides it
-// in any rendered object or error text.
-func (e *Env) AddSecretValue(v string) {
-	// One- and two-byte values would mask half the output; a Secret that
-	// short is not worth hiding in text (its own data is masked anyway).
-	if len(v) < 3 {
-		return
+// AddSecret records the values of a Secret a renderer read, and of the
+// values it derived from them (say, with newlines removed), so that they
+// are masked in any rendered object or error text.
+func (e *Env) AddSecret(secret *unstructured.Unstructured, derived ...string) {
+	if e.Secrets == nil {
+		e.Secrets = redact.NewScrubber()
 	}
-	if e.secretValues == nil {
-		e.secretValues = map[string]struct{}{}
+	e.Secrets.Add(secret.Object)
+	if len(derived) > 0 {
+		sd := map[string]any{}
+		for i, v := range derived {
+			sd[fmt.Sprint(i)] = v
+		}
+		e.Secrets.Add(map[string]any{"apiVersion": "v1", "kind": "Secret", "stringData": sd})
 	}
-	e.secretValues[v] = struct{}{}
 }
 
-// MaskText replaces every recorded Secret value in s with redact.Mask.
+// MaskText replaces every recorded Secret value in s.
 func (e *Env) MaskText(s string) string {
-	for v := range e.secretValues {
-		s = strings.ReplaceAll(s, v, redact.Mask)
+	if e.Secrets == nil {
+		return s
 	}
-	return s
+	return e.Secrets.String(s)
 }
 
 // MaskObject masks a rendered object in place for printing: a Secret's
@@ -111,7 +116,7 @@ func (e *Env) MaskText(s string) string {
 // substitution put into its strings.
 func (e *Env) MaskObject(obj *unstructured.Unstructured) {
 	redact.Object(obj.Object)
-	if len(e.secretValues) == 0 {
+	if e.Secrets == nil {
 		return
 	}
 	obj.Object = maskStrings(obj.Object, e.MaskText).(map[string]any)
@@ -151,7 +156,7 @@ func NewEnv(root string) (*Env, error) {
 		return nil, fmt.Errorf("--source %s: not a directory", root)
 	}
 	docs, _ := source.LoadFiles([]string{abs}, nil, source.Options{Recursive: true, NoPositions: true})
-	env := &Env{Root: abs}
+	env := &Env{Root: abs, Secrets: redact.NewScrubber()}
 	for _, d := range docs {
 		if d.Object == nil {
 			continue

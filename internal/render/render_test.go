@@ -65,8 +65,8 @@ func TestLookupFromFiles(t *testing.T) {
 
 func TestMask(t *testing.T) {
 	env := &Env{}
-	env.AddSecretValue("hunter22")
-	env.AddSecretValue("ab") // too short to mask in text
+	env.AddSecret(&unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "Secret",
+		"stringData": map[string]any{"a": "hunter22\n"}}}, "hunter22", "ab") // "ab": too short to mask in text
 	obj := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 		"data": map[string]any{"url": "https://u:hunter22@h", "x": "ab"}}}
 	env.MaskObject(obj)

@@ -296,12 +296,14 @@ func loadVariables(ctx context.Context, env *render.Env, ks *kustomizev1.Kustomi
 		if err != nil {
 			return nil, fmt.Errorf("substitute from '%s/%s' error: %w", ref.Kind, ref.Name, err)
 		}
+		var derived []string
 		for k, v := range data {
 			v = strings.ReplaceAll(v, "\n", "")
 			vars[k] = v
-			if ref.Kind == "Secret" {
-				env.AddSecretValue(v)
-			}
+			derived = append(derived, v)
+		}
+		if ref.Kind == "Secret" {
+			env.AddSecret(obj, derived...)
 		}
 	}
 	for k, v := range ks.Spec.PostBuild.Substitute {

@@ -18,7 +18,8 @@ func TestRenderCheckout(t *testing.T) {
 	if strings.Contains(stdout, "s3cr3t-token") {
 		t.Errorf("a Secret value is printed:\n%s", stdout)
 	}
-	// Both Kustomizations, in order: Kustomization flux-system/plain's
+	// HelmRelease flux-system/web first (API group order), then both
+	// Kustomizations: flux-system/plain's
 	// Service, then flux-system/podinfo's ConfigMap and Deployment.
 	var names []string
 	for _, l := range strings.Split(stdout, "\n") {
@@ -26,8 +27,8 @@ func TestRenderCheckout(t *testing.T) {
 			names = append(names, strings.TrimPrefix(l, "  name: "))
 		}
 	}
-	if got := strings.Join(names, ","); got != "web,pre-kept,pre-podinfo" {
-		t.Errorf("objects %s, want web,pre-kept,pre-podinfo:\n%s", got, stdout)
+	if got := strings.Join(names, ","); got != "team-b-web,web,pre-kept,pre-podinfo" {
+		t.Errorf("objects %s, want team-b-web,web,pre-kept,pre-podinfo:\n%s", got, stdout)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	generator "github.com/fluxcd/pkg/kustomize"
 	securefs "github.com/fluxcd/pkg/kustomize/filesys"
@@ -41,21 +42,28 @@ const (
 	sourceGroup    = "source.toolkit.fluxcd.io"
 )
 
-// Renderer renders Flux Kustomizations.
+// Renderer renders Flux Kustomizations and HelmReleases.
 type Renderer struct{}
 
 // New returns the Flux renderer.
 func New() *Renderer { return &Renderer{} }
 
-// Handles says whether obj is a Flux Kustomization (any API version).
+// Handles says whether obj is a Flux Kustomization or HelmRelease (any
+// API version).
 func (*Renderer) Handles(obj *unstructured.Unstructured) bool {
 	gvk := obj.GroupVersionKind()
-	return gvk.Group == kustomizeGroup && gvk.Kind == kustomizev1.KustomizationKind
+	return (gvk.Group == kustomizeGroup && gvk.Kind == kustomizev1.KustomizationKind) ||
+		(gvk.Group == helmGroup && gvk.Kind == helmv2.HelmReleaseKind)
 }
 
-// Owner reads the ownership labels kustomize-controller sets.
+// Owner reads the ownership labels kustomize-controller and helm-controller
+// set; a HelmRelease's objects also carry its Kustomization's labels when
+// the Kustomization applied the HelmRelease only, so the Helm labels win.
 func (*Renderer) Owner(live *unstructured.Unstructured) (render.Ref, bool) {
 	l := live.GetLabels()
+	if name, ns := l[helmGroup+"/name"], l[helmGroup+"/namespace"]; name != "" && ns != "" {
+		return render.Ref{GVK: helmv2.GroupVersion.WithKind(helmv2.HelmReleaseKind), Namespace: ns, Name: name}, true
+	}
 	if name, ns := l[kustomizeGroup+"/name"], l[kustomizeGroup+"/namespace"]; name != "" && ns != "" {
 		return render.Ref{GVK: kustomizev1.GroupVersion.WithKind(kustomizev1.KustomizationKind), Namespace: ns, Name: name}, true
 	}
@@ -64,6 +72,9 @@ func (*Renderer) Owner(live *unstructured.Unstructured) (render.Ref, bool) {
 
 // Render renders obj as its controller would apply it.
 func (*Renderer) Render(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	if obj.GroupVersionKind().Kind == helmv2.HelmReleaseKind {
+		return renderHelmRelease(ctx, env, obj)
+	}
 	return renderKustomization(ctx, env, obj)
 }
 

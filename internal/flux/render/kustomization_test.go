@@ -193,3 +193,79 @@ func TestKustomizationNotStrict(t *testing.T) {
 		t.Errorf("data = %#v", data)
 	}
 }
+
+// TestHelmReleaseGolden templates a HelmRelease from a chart in the
+// checkout: values from the chart, a valuesFrom ConfigMap (whole file and
+// a targetPath key), a Secret key at a targetPath, an optional missing
+// reference and inline values (which win), a kustomize post-renderer,
+// commonMetadata and the origin labels; release name and namespace from
+// targetNamespace; the pre-install hook left out.
+func TestHelmReleaseGolden(t *testing.T) {
+	env := testEnv(t)
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{target(t, env, "web")})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	got := renderYAML(t, env, res[0].Objects)
+	if strings.Contains(got, "s3cr3t-token") {
+		t.Fatalf("a Secret value from valuesFrom is printed:\n%s", got)
+	}
+	golden := filepath.Join("testdata", "web-helmrelease-rendered.yaml")
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("render differs from %s:\n%s", golden, got)
+	}
+}
+
+func helmRelease(spec map[string]any) *unstructured.Unstructured {
+	s := map[string]any{"interval": "10m"}
+	for k, v := range spec {
+		s[k] = v
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+		"metadata": map[string]any{"name": "h", "namespace": "flux-system"},
+		"spec":     s,
+	}}
+}
+
+func chartSpec(chart, kind string) map[string]any {
+	return map[string]any{"spec": map[string]any{"chart": chart, "sourceRef": map[string]any{"kind": kind, "name": "repo"}}}
+}
+
+func TestHelmReleaseErrors(t *testing.T) {
+	env := testEnv(t)
+	for _, c := range []struct {
+		name string
+		hr   *unstructured.Unstructured
+		want string
+	}{
+		{"remote repository", helmRelease(map[string]any{"chart": chartSpec("podinfo", "HelmRepository")}), `chart "podinfo" from HelmRepository/flux-system/repo: not available offline`},
+		{"chart fails to template", helmRelease(map[string]any{"chart": chartSpec("./charts/broken", "GitRepository")}), `value 'name' is required`},
+		{"chart outside", helmRelease(map[string]any{"chart": chartSpec("../../x", "GitRepository")}), `leaves the source directory`},
+		{"values not YAML", helmRelease(map[string]any{"chart": chartSpec("./charts/web", "GitRepository"),
+			"valuesFrom": []any{map[string]any{"kind": "ConfigMap", "name": "web-values", "valuesKey": "greeting"}}}), `web-values`},
+		{"valuesFrom missing", helmRelease(map[string]any{"chart": chartSpec("./charts/web", "GitRepository"),
+			"valuesFrom": []any{map[string]any{"kind": "Secret", "name": "nope"}}}), `nope`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{c.hr})
+			if res[0].Err == nil {
+				t.Fatalf("no error; rendered %d objects", len(res[0].Objects))
+			}
+			msg := res[0].Err.Error()
+			t.Log(msg)
+			if !strings.Contains(msg, c.want) || !strings.HasPrefix(msg, "HelmRelease/flux-system/h: ") {
+				t.Errorf("error %q: want one line naming HelmRelease/flux-system/h and %q", msg, c.want)
+			}
+		})
+	}
+}

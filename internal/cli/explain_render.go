@@ -17,8 +17,8 @@ func (o *ExplainOptions) validateSource() error {
 	if o.Source != "" && (len(o.Filenames) > 0 || o.Kustomize != "") {
 		return errors.New("--source and -f/-k are mutually exclusive: give the desired state one way")
 	}
-	if len(o.Kustomizations) > 1 {
-		return errors.New("explain renders one owner: give --kustomization once")
+	if len(o.refs()) > 1 {
+		return errors.New("explain renders one owner: give --kustomization or --helmrelease once")
 	}
 	return o.validate()
 }

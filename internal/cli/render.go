@@ -28,6 +28,8 @@ type RenderFlags struct {
 	SourceMap []string
 	// Kustomizations name Flux Kustomizations (NS/NAME) to render.
 	Kustomizations []string
+	// HelmReleases name Flux HelmReleases (NS/NAME) to render.
+	HelmReleases []string
 	// NoRemoteBases refuses kustomize bases fetched from the network.
 	NoRemoteBases bool
 	// StrictSubstitute fails on a postBuild variable without a value.
@@ -41,6 +43,7 @@ func (f *RenderFlags) addFlags(cmd *cobra.Command) {
 	fl.StringVar(&f.Source, "source", "", "Checkout (directory) the engines' desired state is rendered from")
 	fl.StringArrayVar(&f.SourceMap, "source-map", nil, "URL=DIR: the checkout of a source URL (GitRepository/OCIRepository spec.url); may be repeated; other sources are --source")
 	fl.StringArrayVar(&f.Kustomizations, "kustomization", nil, "Flux Kustomization to render, NAMESPACE/NAME (NAME alone: flux-system); may be repeated")
+	fl.StringArrayVar(&f.HelmReleases, "helmrelease", nil, "Flux HelmRelease to render, NAMESPACE/NAME (NAME alone: flux-system); may be repeated")
 	fl.BoolVar(&f.NoRemoteBases, "no-remote-bases", false, "Refuse kustomize bases fetched from the network (as kustomize-controller --no-remote-bases)")
 	fl.BoolVar(&f.StrictSubstitute, "strict-substitute", false, "Fail a Flux postBuild substitution on a variable without a value or default (kustomize-controller's StrictPostBuildSubstitutions)")
 }
@@ -57,8 +60,13 @@ func (f *RenderFlags) validate() error {
 			return fmt.Errorf("invalid --kustomization %q: %w", k, err)
 		}
 	}
-	if f.Source == "" && (len(f.SourceMap) > 0 || len(f.Kustomizations) > 0) {
-		return errors.New("--source-map and --kustomization need --source DIR")
+	for _, k := range f.HelmReleases {
+		if _, _, err := parseNamespacedName(k); err != nil {
+			return fmt.Errorf("invalid --helmrelease %q: %w", k, err)
+		}
+	}
+	if f.Source == "" && (len(f.SourceMap) > 0 || len(f.Kustomizations) > 0 || len(f.HelmReleases) > 0) {
+		return errors.New("--source-map, --kustomization and --helmrelease need --source DIR")
 	}
 	return nil
 }
@@ -102,18 +110,35 @@ func (f *RenderFlags) env() (*render.Env, error) {
 	return env, nil
 }
 
-// owner is the engine object named by --kustomization when exactly one is
-// given (explain renders one owner).
-func (f *RenderFlags) owner() *render.Ref {
-	if len(f.Kustomizations) != 1 {
-		return nil
+// refs are the engine objects the flags name, in flag order.
+func (f *RenderFlags) refs() []render.Ref {
+	var out []render.Ref
+	for _, k := range f.Kustomizations {
+		ns, name, _ := parseNamespacedName(k)
+		out = append(out, render.Ref{GVK: kustomizationGVK, Namespace: ns, Name: name})
 	}
-	ns, name, _ := parseNamespacedName(f.Kustomizations[0])
-	return &render.Ref{GVK: kustomizationGVK, Namespace: ns, Name: name}
+	for _, h := range f.HelmReleases {
+		ns, name, _ := parseNamespacedName(h)
+		out = append(out, render.Ref{GVK: helmReleaseGVK, Namespace: ns, Name: name})
+	}
+	return out
 }
 
-// kustomizationGVK is the Flux Kustomization kind --kustomization names.
-var kustomizationGVK = schema.GroupVersionKind{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"}
+// owner is the engine object the flags name when exactly one is given
+// (explain renders one owner).
+func (f *RenderFlags) owner() *render.Ref {
+	refs := f.refs()
+	if len(refs) != 1 {
+		return nil
+	}
+	return &refs[0]
+}
+
+// The Flux kinds --kustomization and --helmrelease name.
+var (
+	kustomizationGVK = schema.GroupVersionKind{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"}
+	helmReleaseGVK   = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
+)
 
 // renderers are the engines that render from a checkout.
 func renderers() []render.Renderer {
@@ -136,17 +161,21 @@ type RenderOptions struct {
 func newRenderCommand(g *GlobalOptions) *cobra.Command {
 	o := &RenderOptions{GlobalOptions: g, Output: "yaml"}
 	cmd := &cobra.Command{
-		Use:   "render --source DIR [--kustomization NS/NAME]... [--source-map URL=DIR]... [--from-cluster] [-o yaml|json]",
+		Use:   "render --source DIR [--kustomization NS/NAME]... [--helmrelease NS/NAME]... [--source-map URL=DIR]... [--from-cluster] [-o yaml|json]",
 		Short: "Print what each engine would apply from a local checkout",
 		Long: `Print the objects each GitOps engine would apply, rendered from a local
 checkout the way the engine renders it: a Flux Kustomization is built with
 Flux's own kustomize library (a kustomization.yaml is generated where the
 path has none), with its patches, images, name prefix/suffix, target
 namespace, common metadata and postBuild substitutions, and gets the labels
-kustomize-controller adds.
+kustomize-controller adds. A Flux HelmRelease is templated with Helm's own
+library from a chart in the checkout (a GitRepository or Bucket path, or a
+HelmChart built from one; a chart repository only when --source-map maps its
+URL), with values and valuesFrom composed as helm-controller composes them,
+its post-renderers, common metadata and the labels helm-controller adds.
 
-Without --kustomization every Flux Kustomization found in the checkout is
-rendered. Nothing outside --source (and the --source-map directories) is
+Without --kustomization/--helmrelease every Flux Kustomization and
+HelmRelease found in the checkout is rendered. Nothing outside --source (and the --source-map directories) is
 read: paths leaving it through ".." or symlinks are refused. Secret values
 are masked in the output.
 
@@ -214,10 +243,9 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	}
 	rs := renderers()
 	var targets []*unstructured.Unstructured
-	if len(o.Kustomizations) > 0 {
-		for _, k := range o.Kustomizations {
-			ns, name, _ := parseNamespacedName(k)
-			obj, err := render.Resolve(ctx, env, render.Ref{GVK: kustomizationGVK, Namespace: ns, Name: name})
+	if refs := o.refs(); len(refs) > 0 {
+		for _, ref := range refs {
+			obj, err := render.Resolve(ctx, env, ref)
 			if err != nil {
 				return failure(err)
 			}
@@ -226,7 +254,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	} else {
 		targets = render.Targets(env, rs)
 		if len(targets) == 0 {
-			return failure(fmt.Errorf("no Flux Kustomization found in %s: name one with --kustomization", o.Source))
+			return failure(fmt.Errorf("no Flux Kustomization or HelmRelease found in %s: name one with --kustomization or --helmrelease", o.Source))
 		}
 	}
 	results := render.Render(ctx, env, rs, targets)

@@ -143,7 +143,21 @@ func chartIn(ctx context.Context, env *render.Env, kind, ns, name, path string) 
 	switch kind {
 	case "GitRepository", "Bucket":
 	case "HelmRepository":
-		return "", fmt.Errorf("chart %q from HelmRepository/%s/%s: %w (render charts kept in a GitRepository or Bucket)", path, ns, name, errOffline)
+		// A repository's chart is local only when --source-map maps the
+		// repository URL to a directory holding its charts unpacked
+		// (DIR/<chart name>).
+		repo, err := env.Lookup(ctx, schema.GroupVersionKind{Group: sourceGroup, Version: "v1", Kind: kind}, ns, name)
+		if err == nil {
+			url, _, _ := unstructured.NestedString(repo.Object, "spec", "url")
+			if d, ok := env.SourceMap[url]; ok {
+				dir, err := render.Join(d, path)
+				if err != nil {
+					return "", fmt.Errorf("chart: %w", err)
+				}
+				return dir, nil
+			}
+		}
+		return "", fmt.Errorf("chart %q from HelmRepository/%s/%s: %w (keep the chart in a GitRepository or Bucket, or map the repository URL with --source-map URL=DIR holding DIR/%s)", path, ns, name, errOffline, path)
 	default:
 		return "", fmt.Errorf("chart source kind %q is not supported", kind)
 	}

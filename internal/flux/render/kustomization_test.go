@@ -269,3 +269,23 @@ func TestHelmReleaseErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestHelmReleaseRepositoryMapped: a chart repository's chart renders when
+// --source-map maps the repository URL to a directory of unpacked charts.
+func TestHelmReleaseRepositoryMapped(t *testing.T) {
+	env := testEnv(t)
+	hr := helmRelease(map[string]any{"chart": map[string]any{"spec": map[string]any{"chart": "web", "sourceRef": map[string]any{"kind": "HelmRepository", "name": "charts"}}}})
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{hr})
+	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "not available offline") {
+		t.Fatalf("unmapped: %v", res[0].Err)
+	}
+	e := *env
+	e.SourceMap = map[string]string{"https://charts.example.invalid": filepath.Join(env.Root, "charts")}
+	res = render.Render(context.Background(), &e, []render.Renderer{New()}, []*unstructured.Unstructured{hr})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	if len(res[0].Objects) != 1 || res[0].Objects[0].GetName() != "h" || res[0].Objects[0].GetNamespace() != "flux-system" {
+		t.Errorf("got %v", res[0].Objects)
+	}
+}

@@ -46,7 +46,9 @@ var errOffline = errors.New("not available offline")
 // chartRef HelmChart built from one; a HelmRepository or OCIRepository
 // chart is "not available offline" unless --source-map maps its URL.
 // Hooks are not part of the result: helm-controller neither applies them
-// with the release manifest nor checks them for drift.
+// with the release manifest nor checks them for drift. Objects without a
+// namespace stay so (Helm's client puts namespaced ones in the release
+// namespace when it applies them).
 func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	var hr helmv2.HelmRelease
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &hr); err != nil {
@@ -82,7 +84,29 @@ func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	if !ok {
 		return nil, fmt.Errorf("chart %s: only Helm chart API v2 releases are supported", chartDir)
 	}
-	return ssautil.ReadObjects(bytes.NewReader([]byte(r.Manifest)))
+	objs, err := ssautil.ReadObjects(bytes.NewReader([]byte(r.Manifest)))
+	if err != nil {
+		return nil, err
+	}
+	// Helm marks what it applies as the release's (helm.sh/helm/v4
+	// pkg/action/validate.go setMetadataVisitor, run by install on the
+	// built manifest): a label and two annotations, not in rel.Manifest.
+	for _, o := range objs {
+		l := o.GetLabels()
+		if l == nil {
+			l = map[string]string{}
+		}
+		l["app.kubernetes.io/managed-by"] = "Helm"
+		o.SetLabels(l)
+		a := o.GetAnnotations()
+		if a == nil {
+			a = map[string]string{}
+		}
+		a["meta.helm.sh/release-name"] = r.Name
+		a["meta.helm.sh/release-namespace"] = r.Namespace
+		o.SetAnnotations(a)
+	}
+	return objs, nil
 }
 
 // shortenName is helm-controller's release name limit (helm-controller

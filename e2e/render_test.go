@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -268,4 +269,148 @@ func reportWithout(t *testing.T, out string) string {
 	delete(r, "desiredSource")
 	b, _ := json.MarshalIndent(r, "", "  ")
 	return string(b)
+}
+
+// renderLabChart is the chart of TestRenderHelmGroundTruth.
+var renderLabChart = map[string]string{
+	"templates/deploy.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  replicas: {{ .Values.replicas }}
+  selector: {matchLabels: {app: {{ .Release.Name }}}}
+  template:
+    metadata: {labels: {app: {{ .Release.Name }}}}
+    spec:
+      containers:
+        - name: app
+          image: nginx:1.27
+          env:
+            - {name: GREETING, value: {{ .Values.greeting | quote }}}
+            - {name: REGION, value: {{ .Values.region | quote }}}
+`,
+	"templates/svc.yaml": `apiVersion: v1
+kind: Service
+metadata:
+  name: {{ .Release.Name }}
+spec:
+  selector: {app: {{ .Release.Name }}}
+  ports: [{port: 80, targetPort: 8080}]
+`,
+}
+
+// TestRenderHelmGroundTruth renders a HelmRelease (chart in the checkout,
+// values + valuesFrom with a targetPath, a kustomize post-renderer and
+// commonMetadata) and holds it against what the real helm-controller
+// installed from the same chart; then kubectl drifts the Deployment and
+// explain --source must report as explain -f with the hand-rendered
+// manifest.
+func TestRenderHelmGroundTruth(t *testing.T) {
+	l := lab(t)
+	l.helm(t)
+	ns := l.namespace(t, "render-helm")
+	l.kubectl(t, RunOpts{}, "-n", ns, "create", "configmap", "web-values", "--from-literal=values.yaml=replicas: 3\ngreeting: from valuesFrom\n", "--from-literal=region=eu-west-1")
+	// The lab's HelmChart names HelmRepository "repo"; helm-controller
+	// reads only the HelmChart artifact, we read the repository's URL to
+	// map it to the checkout's charts directory.
+	l.create(t, schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmrepositories"}, `apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata: {name: repo, namespace: `+ns+`}
+spec: {interval: 1h, url: "https://charts.example.invalid"}
+`)
+	templates := map[string]string{}
+	for n, c := range renderLabChart {
+		if strings.HasPrefix(n, "templates/") {
+			templates[strings.TrimPrefix(n, "templates/")] = c
+		}
+	}
+	// The lab's chart has no values.yaml (its helmChart packs templates
+	// only), so the checkout's chart has none either.
+	l.helmChart(t, ns, "web", templates)
+	l.helmRelease(t, ns, "web", `values: {replicas: 2, greeting: chart default, region: none}
+valuesFrom:
+  - {kind: ConfigMap, name: web-values}
+  - {kind: ConfigMap, name: web-values, valuesKey: region, targetPath: region}
+  - {kind: Secret, name: absent, optional: true}
+postRenderers:
+  - kustomize:
+      images: [{name: nginx, newTag: "1.27.3"}]
+      patches:
+        - target: {kind: Service}
+          patch: |
+            - {op: add, path: /spec/sessionAffinity, value: ClientIP}
+commonMetadata: {labels: {team: web}}
+`)
+
+	dir := t.TempDir()
+	fluxWrite(t, dir, "charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n")
+	for n, c := range templates {
+		fluxWrite(t, dir, "charts/web/templates/"+n, c)
+	}
+	srcMap := "https://charts.example.invalid=" + filepath.Join(dir, "charts")
+	res := l.drift(t, "render", "--source", dir, "--source-map", srcMap, "--helmrelease", ns+"/web", "--from-cluster", "-o", "json")
+	if res.Code != 0 {
+		t.Fatalf("render: exit %d: %s", res.Code, res.Stderr)
+	}
+	var list struct {
+		Items []map[string]any `json:"items"`
+	}
+	DecodeJSON(t, res.Stdout, &list)
+	var names []string
+	for _, o := range list.Items {
+		u := unstructured.Unstructured{Object: o}
+		gvk := u.GroupVersionKind()
+		names = append(names, gvk.Kind+"/"+u.GetName())
+		live := l.getJSON(t, schema.GroupVersionResource{Group: gvk.Group, Version: gvk.Version, Resource: strings.ToLower(gvk.Kind) + "s"}, ns, u.GetName())
+		if missing := notIn(o, live, ""); len(missing) > 0 {
+			t.Errorf("%s/%s: rendered fields not so in the object helm-controller applied: %v", gvk.Kind, u.GetName(), missing)
+		}
+	}
+	sort.Strings(names)
+	if got := strings.Join(names, ","); got != "Deployment/web,Service/web" {
+		t.Errorf("rendered %s", got)
+	}
+	// The values as helm-controller composed them: inline replicas wins
+	// over valuesFrom, the targetPath key over both.
+	dep := l.getJSON(t, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, ns, "web")
+	if r, _, _ := unstructured.NestedInt64(dep, "spec", "replicas"); r != 2 {
+		t.Errorf("helm-controller applied replicas %d", r)
+	}
+
+	l.kubectl(t, RunOpts{}, "-n", ns, "scale", "deployment/web", "--replicas=6")
+	l.kubectl(t, RunOpts{}, "-n", ns, "set", "env", "deployment/web", "REGION=us-east-1")
+	hand := fluxWrite(t, t.TempDir(), "hand-rendered.yaml", `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {team: web, app.kubernetes.io/managed-by: Helm, helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: `+ns+`}
+  annotations: {meta.helm.sh/release-name: web, meta.helm.sh/release-namespace: `+ns+`}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: app
+          image: nginx:1.27.3
+          env:
+            - {name: GREETING, value: "from valuesFrom"}
+            - {name: REGION, value: "eu-west-1"}
+`)
+	src := l.drift(t, "explain", "deployment/web", "-n", ns, "--source", dir, "--source-map", srcMap, "-o", "json")
+	file := l.drift(t, "explain", "deployment/web", "-n", ns, "-f", hand, "-o", "json")
+	// helm-controller's drift detection is off by default: the drift is
+	// shown, and the exit code is whatever -f says; --source must agree.
+	if src.Code != file.Code || src.Code > 1 {
+		t.Fatalf("exit --source %d (%s), -f %d (%s); want the same, 0 or 1", src.Code, src.Stderr, file.Code, file.Stderr)
+	}
+	a, b := reportWithout(t, src.Stdout), reportWithout(t, file.Stdout)
+	if a != b {
+		t.Errorf("explain --source and -f disagree:\n--- --source\n%s\n--- -f\n%s", a, b)
+	}
+	if !strings.Contains(a, `"path": "/spec/replicas"`) {
+		t.Errorf("the replicas drift is not reported:\n%s", a)
+	}
 }

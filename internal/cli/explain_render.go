@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
+	"github.com/kubectl-drift/kubectl-drift/internal/renderers"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
@@ -39,7 +40,7 @@ func (o *ExplainOptions) desiredFromSource(ctx context.Context, live *unstructur
 	if o.client != nil {
 		env.Reader = o.client
 	}
-	ref, objs, err := render.ForLive(ctx, env, renderers(), live, o.owner())
+	ref, objs, err := render.ForLive(ctx, env, renderers.All(), live, o.owner())
 	if err != nil {
 		return nil, src, err
 	}

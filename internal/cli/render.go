@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
-	fluxrender "github.com/kubectl-drift/kubectl-drift/internal/flux/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
+	"github.com/kubectl-drift/kubectl-drift/internal/renderers"
 )
 
 // RenderFlags are the flags that say where the desired state is rendered
@@ -140,11 +140,6 @@ var (
 	helmReleaseGVK   = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
 )
 
-// renderers are the engines that render from a checkout.
-func renderers() []render.Renderer {
-	return []render.Renderer{fluxrender.New()}
-}
-
 // RenderOptions are the flags and state of `render`.
 type RenderOptions struct {
 	*GlobalOptions
@@ -241,7 +236,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	if o.client != nil {
 		env.Reader = o.client
 	}
-	rs := renderers()
+	rs := renderers.All()
 	var targets []*unstructured.Unstructured
 	if refs := o.refs(); len(refs) > 0 {
 		for _, ref := range refs {

@@ -258,7 +258,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	for _, r := range results {
 		if r.Err != nil {
 			failed++
-			fmt.Fprintf(o.ErrOut, "error: %s\n", r.Err)
+			stderrf(o.ErrOut, "error: %s\n", r.Err)
 			continue
 		}
 		for _, obj := range r.Objects {

@@ -21,7 +21,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/kustomize/api/builtins"
+	"sigs.k8s.io/kustomize/api/builtins" //nolint:staticcheck // helm-controller's own post-render transformers (internal/postrender/transformer.go) use it; mirrored for fidelity
+
 	"sigs.k8s.io/kustomize/api/krusty"
 	"sigs.k8s.io/kustomize/api/provider"
 	"sigs.k8s.io/kustomize/api/resmap"
@@ -224,7 +225,7 @@ func (c *lookupClient) Get(_ context.Context, key client.ObjectKey, obj client.O
 		// would have folded it into data.
 		data, err := objectData(u)
 		if err != nil {
-			return fmt.Errorf("Secret/%s: %w", key.Name, err)
+			return fmt.Errorf("reading Secret/%s: %w", key.Name, err)
 		}
 		bin := map[string]any{}
 		var derived []string
@@ -335,7 +336,7 @@ func adaptSelector(s *kustomize.Selector) *kustypes.Selector {
 		return nil
 	}
 	out := &kustypes.Selector{LabelSelector: s.LabelSelector, AnnotationSelector: s.AnnotationSelector}
-	out.Gvk.Group, out.Gvk.Version, out.Gvk.Kind = s.Group, s.Version, s.Kind
+	out.Group, out.Version, out.Kind = s.Group, s.Version, s.Kind
 	out.Name, out.Namespace = s.Name, s.Namespace
 	return out
 }

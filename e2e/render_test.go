@@ -328,7 +328,7 @@ spec: {interval: 1h, url: "https://charts.example.invalid"}
 	// The lab's chart has no values.yaml (its helmChart packs templates
 	// only), so the checkout's chart has none either.
 	l.helmChart(t, ns, "web", templates)
-	l.helmRelease(t, ns, "web", `values: {replicas: 2, greeting: chart default, region: none}
+	l.helmRelease(t, ns, "web", `values: {replicas: 2}
 valuesFrom:
   - {kind: ConfigMap, name: web-values}
   - {kind: ConfigMap, name: web-values, valuesKey: region, targetPath: region}
@@ -372,7 +372,8 @@ commonMetadata: {labels: {team: web}}
 		t.Errorf("rendered %s", got)
 	}
 	// The values as helm-controller composed them: inline replicas wins
-	// over valuesFrom, the targetPath key over both.
+	// over valuesFrom's (fluxcd/pkg/chartutil merges the inline values
+	// last, after targetPath keys too).
 	dep := l.getJSON(t, schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, ns, "web")
 	if r, _, _ := unstructured.NestedInt64(dep, "spec", "replicas"); r != 2 {
 		t.Errorf("helm-controller applied replicas %d", r)

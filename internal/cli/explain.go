@@ -123,7 +123,8 @@ an error.
 
 Exit codes follow the engines' own verdicts: 1 when the next reconcile
 would change the object or an engine reports drift (Argo CD OutOfSync,
-HelmRelease driftDetection warn), or a verdict is unknown without -f;
+HelmRelease driftDetection warn), or its next apply fails (apply-fails),
+or a verdict is unknown without -f;
 0 when every difference is left as it is (left alone, ignored, not
 applied, not watched; e.g. labels the engine sets itself), which are still
 shown; 2 on error; 3 drift cannot be told (no managedFields and no

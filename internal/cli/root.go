@@ -196,6 +196,8 @@ var subcommands = []func(*GlobalOptions) *cobra.Command{
 	newCompareCommand,
 	newNormalizeCommand,
 	newRenderCommand,
+	newAdoptCommand,
+	newSuggestCommand,
 	newVersionCommand,
 }
 

@@ -15,6 +15,8 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // requiredItemFields are fields of list items that the API server's
@@ -68,7 +70,7 @@ type cleanupRemoval struct {
 //     server runs the webhooks and validation on it);
 //   - with -f or inferred: a removal that leaves a surviving list item
 //     without a field validation requires (requiredItemFields).
-func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunErr error) *applyFailure {
+func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunErr error, rep *model.Report) *applyFailure {
 	if j.helm || j.live == nil || j.owner.Suspended || j.reconcile != nil ||
 		j.ssaValue == ssaIgnore || j.ssaValue == ssaIfNotPresent || len(j.badRules) > 0 {
 		return nil
@@ -86,9 +88,14 @@ func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunEr
 	}
 	if a.serverDryRun && j.merged != nil {
 		err := a.dryRunRemove(ctx, j.live, removals)
-		if err == nil || !apierrors.IsInvalid(err) {
+		if err == nil {
 			// The API server accepts the object without them (a webhook
 			// puts them back, or validation does not require them).
+			return nil
+		}
+		if !apierrors.IsInvalid(err) {
+			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "dry-run-failed",
+				Message: fmt.Sprintf("the server-side dry-run of removing %s as kustomize-controller failed: %v; whether the next apply fails is not known", removalList(removals), err)})
 			return nil
 		}
 		return &applyFailure{cause: fmt.Sprintf("the managedFields cleanup hands %s to kustomize-controller, whose apply removes it (not in the manifest); a server-side dry-run of that removal as kustomize-controller fails: %v",
@@ -117,7 +124,7 @@ func (j *judgment) cleanupRemovals() []cleanupRemoval {
 	}
 	var out []cleanupRemoval
 	for _, leaf := range j.ix.Leaves(j.live) {
-		tokens, err := managedfields.SplitPointer(leaf.Pointer)
+		tokens, err := jsonpointer.Parse(leaf.Pointer)
 		if err != nil || len(tokens) < 3 {
 			continue
 		}
@@ -129,7 +136,7 @@ func (j *judgment) cleanupRemovals() []cleanupRemoval {
 		if !j.removedByApply(leaf.Pointer, leaf.Owners) {
 			continue
 		}
-		item := managedfields.JoinPointer(tokens[:n-1]...)
+		item := jsonpointer.Join(tokens[:n-1]...)
 		if j.inDesired(item) || !j.foreignItem(tokens[:n-2], item, field) || !j.itemSurvives(item, field) {
 			continue
 		}
@@ -181,7 +188,7 @@ func (j *judgment) inDesired(pointer string) bool {
 // server-side apply cannot drop the item as a whole: it was added by
 // someone else (a webhook, an operator).
 func (j *judgment) foreignItem(listTokens []string, item, field string) bool {
-	lt := j.ix.ListType(j.live, managedfields.JoinPointer(listTokens...))
+	lt := j.ix.ListType(j.live, jsonpointer.Join(listTokens...))
 	if lt.Kind != managedfields.ListMap || len(lt.Keys) == 0 {
 		return false
 	}
@@ -189,7 +196,7 @@ func (j *judgment) foreignItem(listTokens []string, item, field string) bool {
 		if k == field {
 			return false
 		}
-		p := item + "/" + managedfields.EscapeToken(k)
+		p := item + "/" + jsonpointer.Escape(k)
 		owners := j.ix.Owners(j.live, p)
 		if j.removedByApply(p, owners) {
 			return false
@@ -207,7 +214,7 @@ func (j *judgment) foreignItem(listTokens []string, item, field string) bool {
 // apply (nobody owns it, e.g. injected by a webhook, or a manager the
 // cleanup does not touch does), so server-side apply keeps the item.
 func (j *judgment) itemSurvives(item, removed string) bool {
-	v, ok := lookup(j.live.Object, item)
+	v, ok := jsonpointer.Get(j.live.Object, item)
 	m, isMap := v.(map[string]any)
 	if !ok || !isMap {
 		return false
@@ -221,7 +228,7 @@ func (j *judgment) itemSurvives(item, removed string) bool {
 		if k == removed {
 			continue
 		}
-		p := item + "/" + managedfields.EscapeToken(k)
+		p := item + "/" + jsonpointer.Escape(k)
 		if !j.removedByApply(p, j.ix.Owners(j.live, p)) {
 			return true
 		}
@@ -248,15 +255,10 @@ func (a *Adapter) dryRunRemove(ctx context.Context, live *unstructured.Unstructu
 		return err
 	}
 	ops := []map[string]any{{"op": "test", "path": "/metadata/resourceVersion", "value": live.GetResourceVersion()}}
-	// Deepest and highest index first, so earlier removals do not shift
-	// later pointers.
-	ptrs := make([]string, len(rs))
-	for i, r := range rs {
-		ptrs[i] = r.pointer
-	}
-	sort.Sort(sort.Reverse(sort.StringSlice(ptrs)))
-	for _, p := range ptrs {
-		ops = append(ops, map[string]any{"op": "remove", "path": p})
+	// Only fields of items that stay are removed, never list items, so no
+	// removal shifts another's pointer.
+	for _, r := range rs {
+		ops = append(ops, map[string]any{"op": "remove", "path": r.pointer})
 	}
 	raw, err := json.Marshal(ops)
 	if err != nil {

@@ -171,10 +171,9 @@ func newTestAdapter(t *testing.T, r model.Reader, docs ...doc) *Adapter {
 	return a
 }
 
-func TestKustomizationVerdicts(t *testing.T) {
-	ks := obj(t, kustomization)
-	reader := &fakeReader{objs: []*unstructured.Unstructured{ks}}
-	managed := fluxApplyAll + `
+// manualEdits are managedFields entries of three hand edits: replicas
+// (kubectl edit), a label (kubectl label) and an annotation (an operator).
+const manualEdits = `
   - manager: kubectl-edit
     operation: Update
     apiVersion: apps/v1
@@ -190,6 +189,12 @@ func TestKustomizationVerdicts(t *testing.T) {
     apiVersion: apps/v1
     fieldsType: FieldsV1
     fieldsV1: {f:metadata: {f:annotations: {f:injected: {}}}}
+`
+
+func TestKustomizationVerdicts(t *testing.T) {
+	ks := obj(t, kustomization)
+	reader := &fakeReader{objs: []*unstructured.Unstructured{ks}}
+	managed := fluxApplyAll + manualEdits + `
   - manager: kubectl-set
     operation: Update
     apiVersion: apps/v1
@@ -663,6 +668,11 @@ func TestLastAppliedAnnotationIsRemovedByKustomizeController(t *testing.T) {
 			v := verdictAt(t, rep, "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration")
 			if v.Kind != tc.want || !strings.Contains(v.Reason, tc.wantReason) {
 				t.Fatalf("got %s %q, want %s containing %q", v.Kind, v.Reason, tc.want, tc.wantReason)
+			}
+			// Inferred mode says once what it cannot see (fields deleted
+			// live or removed from Git), naming -f.
+			if n := noteWith(rep, "git-fields-unknown"); (n != nil) != (tc.desired == nil && !tc.suspend) || (n != nil && !strings.Contains(n.Message, "-f FILE")) {
+				t.Errorf("git-fields-unknown note = %+v, want one naming -f exactly in inferred mode", n)
 			}
 			d := rep.Drifts[0]
 			if d.Change != model.Added || len(d.Managers) != 1 || d.Managers[0].Manager != "kubectl-client-side-apply" || d.Cause != model.CauseManual {

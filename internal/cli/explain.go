@@ -31,6 +31,9 @@ type ExplainOptions struct {
 	// means it is inferred from managedFields.
 	Filenames []string
 	Kustomize string
+	// RenderFlags: --source DIR renders the desired state as the owning
+	// engine would (explain_render.go).
+	RenderFlags
 	// LiveFile reads the live object from a file ("-" for stdin) instead
 	// of the cluster: offline use, no API server needed.
 	LiveFile string
@@ -140,6 +143,7 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
 	f := cmd.Flags()
 	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "File holding the desired state (YAML or JSON, '-' for stdin); may be repeated")
 	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory whose build is the desired state")
+	o.RenderFlags.addFlags(cmd)
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
 	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Decide with a server-side apply dry-run, exactly as the engines diff: Flux as kustomize-controller/helm-controller, Argo CD as argocd-controller for Applications with server-side diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
@@ -257,6 +261,9 @@ func (o *ExplainOptions) Validate() error {
 	}
 	if len(o.Filenames) > 0 && o.Kustomize != "" {
 		return errors.New("-f and -k are mutually exclusive: give the desired state one way")
+	}
+	if err := o.validateSource(); err != nil {
+		return err
 	}
 	stdin := 0
 	for _, f := range o.Filenames {
@@ -547,7 +554,7 @@ func rulesEngineMismatch(selected string, docs []source.Document, files []string
 
 // desired loads the desired state: the document of -f/-k that is this
 // object, or nil (inferred) when neither flag is given.
-func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructured) (*unstructured.Unstructured, model.DesiredSource, error) {
+func (o *ExplainOptions) desired(ctx context.Context, live *unstructured.Unstructured) (*unstructured.Unstructured, model.DesiredSource, error) {
 	var (
 		docs []source.Document
 		err  error
@@ -578,6 +585,8 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 	case o.Kustomize != "":
 		docs, err = source.LoadKustomize(o.Kustomize)
 		src, from = model.SourceKustomize, o.Kustomize
+	case o.Source != "":
+		return o.desiredFromSource(ctx, live)
 	default:
 		return nil, model.SourceManagedFields, nil
 	}

@@ -199,6 +199,7 @@ var subcommands = []func(*GlobalOptions) *cobra.Command{
 	newRulesCommand,
 	newCompareCommand,
 	newNormalizeCommand,
+	newRenderCommand,
 	newAdoptCommand,
 	newSuggestCommand,
 	newVersionCommand,

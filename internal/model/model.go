@@ -392,6 +392,7 @@ const (
 	SourceKustomize     DesiredSource = "kustomize"
 	SourceArgoAPI       DesiredSource = "argocd-api"
 	SourceServerDryRun  DesiredSource = "server-dry-run"
+	SourceRendered      DesiredSource = "rendered"       // from a checkout, as the engine renders it (--source)
 	SourceManagedFields DesiredSource = "managed-fields" // inferred from field ownership
 )
 

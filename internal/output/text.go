@@ -140,6 +140,8 @@ func sourceLine(s model.DesiredSource) string {
 		return "from the Argo CD API"
 	case model.SourceServerDryRun:
 		return "from a server-side dry-run"
+	case model.SourceRendered:
+		return "rendered from the checkout as the engine renders it (--source)"
 	case "":
 		return "unknown"
 	}

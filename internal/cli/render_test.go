@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const renderRepo = "../flux/render/testdata/repo"
+
+func TestRenderCheckout(t *testing.T) {
+	stdout, stderr, code, _ := run(t, KubectlFrontend, "render", "--source", renderRepo)
+	if code != ExitNoDrift {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.Contains(stdout, "s3cr3t-token") {
+		t.Errorf("a Secret value is printed:\n%s", stdout)
+	}
+	// HelmRelease flux-system/web first (API group order), then both
+	// Kustomizations: flux-system/plain's
+	// Service, then flux-system/podinfo's ConfigMap and Deployment.
+	var names []string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(l, "  name: ") {
+			names = append(names, strings.TrimPrefix(l, "  name: "))
+		}
+	}
+	if got := strings.Join(names, ","); got != "team-b-web,web,pre-kept,pre-podinfo" {
+		t.Errorf("objects %s, want team-b-web,web,pre-kept,pre-podinfo:\n%s", got, stdout)
+	}
+}
+
+func TestRenderJSONOneKustomization(t *testing.T) {
+	stdout, stderr, code, _ := run(t, KubectlFrontend, "render", "--source", renderRepo, "--kustomization", "flux-system/plain", "-o", "json")
+	if code != ExitNoDrift {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var list struct {
+		Kind  string           `json:"kind"`
+		Items []map[string]any `json:"items"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil {
+		t.Fatal(err)
+	}
+	if list.Kind != "List" || len(list.Items) != 1 || list.Items[0]["kind"] != "Service" {
+		t.Errorf("got %s", stdout)
+	}
+}
+
+// TestRenderOneFailsOthersRender: a Kustomization whose path leaves the
+// checkout fails with one line naming it, the other is still printed,
+// and the exit code is 2.
+func TestRenderOneFailsOthersRender(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ks := func(name, path string) string {
+		return "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: " + name +
+			"\n  namespace: flux-system\nspec:\n  interval: 1m\n  prune: true\n  path: " + path +
+			"\n  sourceRef:\n    kind: GitRepository\n    name: repo\n"
+	}
+	write("clusters/ks.yaml", ks("good", "./app")+"---\n"+ks("bad", "../../etc"))
+	write("app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  a: b\n")
+	write("values.yaml", "replicas: 2\n") // not a manifest: skipped
+	stdout, stderr, code, _ := run(t, KubectlFrontend, "render", "--source", dir)
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if !strings.Contains(stdout, "name: cm") {
+		t.Errorf("the good Kustomization is not printed:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, `error: Kustomization/flux-system/bad: spec.path: path "../../etc" leaves the source directory`) {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}
+
+func TestRenderBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"render"}, "render needs --source DIR"},
+		{[]string{"render", "--source", renderRepo, "-o", "table"}, `invalid -o "table"`},
+		{[]string{"render", "--source", renderRepo, "--source-map", "nourl"}, `invalid --source-map "nourl"`},
+		{[]string{"render", "--source", renderRepo, "--kustomization", "a/b/c"}, `invalid --kustomization "a/b/c"`},
+		{[]string{"render", "--source", "/nonexistent/dir"}, "--source /nonexistent/dir"},
+		{[]string{"render", "--source", renderRepo, "--kustomization", "flux-system/nope"}, "Kustomization/flux-system/nope: not found"},
+	} {
+		_, stderr, code, _ := run(t, KubectlFrontend, c.args...)
+		if code != ExitFailure || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestExplainSourceSameAsFile: explain --source gives the report of
+// explain -f with the hand-rendered file; only the desired source differs.
+func TestExplainSourceSameAsFile(t *testing.T) {
+	live := "testdata/render/service-web-live.yaml"
+	report := func(args ...string) map[string]any {
+		t.Helper()
+		stdout, stderr, code, _ := run(t, KubectlFrontend, append([]string{"explain", "--live-file", live, "-o", "json", "--engine", "flux"}, args...)...)
+		if code != ExitDrift {
+			t.Fatalf("%v: exit %d, want 1 (drift): %s", args, code, stderr)
+		}
+		var r map[string]any
+		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	rendered := report("--source", renderRepo)
+	file := report("-f", "testdata/render/service-web-hand-rendered.yaml")
+	if rendered["desiredSource"] != "rendered" || file["desiredSource"] != "file" {
+		t.Errorf("desiredSource %v / %v", rendered["desiredSource"], file["desiredSource"])
+	}
+	delete(rendered, "desiredSource")
+	delete(file, "desiredSource")
+	a, _ := json.MarshalIndent(rendered, "", " ")
+	b, _ := json.MarshalIndent(file, "", " ")
+	if string(a) != string(b) {
+		t.Errorf("--source report:\n%s\n-f report:\n%s", a, b)
+	}
+	if !strings.Contains(string(a), `"path": "/spec/ports/0"`) {
+		t.Errorf("the port drift is missing:\n%s", a)
+	}
+}
+
+func TestExplainSourceErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--source", renderRepo, "-f", "x.yaml"}, "--source and -f/-k are mutually exclusive"},
+		{[]string{"--source", renderRepo, "--kustomization", "a/b", "--kustomization", "c/d"}, "give --kustomization or --helmrelease once"},
+		{[]string{"--kustomization", "a/b"}, "need --source DIR"},
+		{[]string{"--helmrelease", "a/b/c"}, `invalid --helmrelease "a/b/c"`},
+		{[]string{"--source", renderRepo, "--kustomization", "flux-system/nope"}, "Kustomization/flux-system/nope: not found"},
+	} {
+		args := append([]string{"explain", "--live-file", "testdata/render/service-web-live.yaml"}, c.args...)
+		_, stderr, code, _ := run(t, KubectlFrontend, args...)
+		if code != ExitFailure || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+	// A live object no engine object claims.
+	dir := t.TempDir()
+	p := filepath.Join(dir, "live.yaml")
+	if err := os.WriteFile(p, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  namespace: d\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code, _ := run(t, KubectlFrontend, "explain", "--live-file", p, "--source", renderRepo)
+	if code != ExitFailure || !strings.Contains(stderr, "name it with --kustomization") {
+		t.Errorf("unowned: exit %d, stderr %q", code, stderr)
+	}
+}

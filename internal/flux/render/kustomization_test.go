@@ -1,0 +1,291 @@
+package render
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/render"
+)
+
+func testEnv(t *testing.T) *render.Env {
+	t.Helper()
+	env, err := render.NewEnv("testdata/repo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+func target(t *testing.T, env *render.Env, name string) *unstructured.Unstructured {
+	t.Helper()
+	for _, o := range render.Targets(env, []render.Renderer{New()}) {
+		if o.GetName() == name {
+			return o
+		}
+	}
+	t.Fatalf("no Kustomization %s in the checkout", name)
+	return nil
+}
+
+// kustomization is a Kustomization of the test repo at path, with spec
+// fields laid over.
+func kustomization(path string, spec map[string]any) *unstructured.Unstructured {
+	s := map[string]any{"interval": "10m", "prune": true, "path": path,
+		"sourceRef": map[string]any{"kind": "GitRepository", "name": "repo"}}
+	for k, v := range spec {
+		s[k] = v
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+		"metadata": map[string]any{"name": "t", "namespace": "flux-system"},
+		"spec":     s,
+	}}
+}
+
+func renderYAML(t *testing.T, env *render.Env, objs []*unstructured.Unstructured) string {
+	t.Helper()
+	var b strings.Builder
+	for _, o := range objs {
+		o = o.DeepCopy()
+		env.MaskObject(o)
+		data, err := yaml.Marshal(o.Object)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString("---\n")
+		b.Write(data)
+	}
+	return b.String()
+}
+
+// TestKustomizationGolden renders a Kustomization that uses every spec
+// field the generator folds in (targetNamespace, namePrefix, images,
+// patches), commonMetadata and postBuild with inline variables, a ConfigMap,
+// a Secret and an optional missing reference, in a directory without a
+// kustomization.yaml.
+func TestKustomizationGolden(t *testing.T) {
+	env := testEnv(t)
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{target(t, env, "podinfo")})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	got := renderYAML(t, env, res[0].Objects)
+	if strings.Contains(got, "s3cr3t-token") {
+		t.Fatalf("a Secret value substituted into a Deployment is printed:\n%s", got)
+	}
+	golden := filepath.Join("testdata", "podinfo-rendered.yaml")
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("render differs from %s:\n%s", golden, got)
+	}
+	// The unmasked object carries the Secret's value: the desired state
+	// explain compares must be the real one.
+	var token string
+	for _, o := range res[0].Objects {
+		if o.GetKind() == "Deployment" {
+			cs, _, _ := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "containers")
+			envs, _, _ := unstructured.NestedSlice(cs[0].(map[string]any), "env")
+			for _, e := range envs {
+				if e.(map[string]any)["name"] == "TOKEN" {
+					token, _ = e.(map[string]any)["value"].(string)
+				}
+			}
+		}
+	}
+	if token != "s3cr3t-token" {
+		t.Errorf("TOKEN = %q, want the Secret's value", token)
+	}
+}
+
+func TestKustomizationExistingKustomizationFile(t *testing.T) {
+	env := testEnv(t)
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{target(t, env, "plain")})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	if len(res[0].Objects) != 1 {
+		t.Fatalf("got %d objects", len(res[0].Objects))
+	}
+	o := res[0].Objects[0]
+	if o.GetNamespace() != "plain" || o.GetLabels()["kustomize.toolkit.fluxcd.io/name"] != "plain" {
+		t.Errorf("got %s/%s labels %v", o.GetNamespace(), o.GetName(), o.GetLabels())
+	}
+}
+
+func TestKustomizationErrors(t *testing.T) {
+	env := testEnv(t)
+	outside := t.TempDir()
+	// A symlink inside the checkout that points out of it.
+	link := filepath.Join("testdata", "repo", "apps", "escape-link")
+	_ = os.Remove(link)
+	if err := os.Symlink(outside, link); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Remove(link) })
+
+	cases := []struct {
+		name   string
+		ks     *unstructured.Unstructured
+		strict bool
+		remote bool
+		want   string
+	}{
+		{name: "dotdot", ks: kustomization("../../outside", nil), want: `leaves the source directory`},
+		{name: "symlink", ks: kustomization("./apps/escape-link", nil), want: `through a symlink`},
+		{name: "missing", ks: kustomization("./apps/nope", nil), want: `no such file or directory`},
+		{name: "cycle", ks: kustomization("./base/cycle-a", nil), want: `cycle`},
+		{name: "remote refused", ks: kustomization("./apps/remote", nil), remote: true, want: `apps/remote/kustomization.yaml: remote base "https://github.com/stefanprodan/podinfo//kustomize?ref=6.7.0" refused by --no-remote-bases`},
+		{name: "strict missing variable", strict: true,
+			ks:   kustomization("./apps/strict", map[string]any{"postBuild": map[string]any{"substitute": map[string]any{"env": "x"}}}),
+			want: `undefined_var`},
+		{name: "bad variable name",
+			ks:   kustomization("./apps/strict", map[string]any{"postBuild": map[string]any{"substitute": map[string]any{"bad-name": "x"}}}),
+			want: `var name is invalid`},
+		{name: "substituteFrom missing",
+			ks:   kustomization("./apps/strict", map[string]any{"postBuild": map[string]any{"substituteFrom": []any{map[string]any{"kind": "ConfigMap", "name": "nope"}}}}),
+			want: `substitute from 'ConfigMap/nope' error`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := *env
+			e.StrictSubstitute = c.strict
+			e.NoRemoteBases = c.remote
+			res := render.Render(context.Background(), &e, []render.Renderer{New()}, []*unstructured.Unstructured{c.ks})
+			if res[0].Err == nil {
+				t.Fatalf("no error; rendered %d objects", len(res[0].Objects))
+			}
+			msg := res[0].Err.Error()
+			t.Log(msg)
+			if !strings.Contains(msg, c.want) || !strings.HasPrefix(msg, "Kustomization/flux-system/t: ") || strings.Contains(msg, "\n") {
+				t.Errorf("error %q: want one line naming Kustomization/flux-system/t and %q", msg, c.want)
+			}
+		})
+	}
+}
+
+// TestKustomizationNotStrict: without strict mode a variable with no value
+// becomes empty, as kustomize-controller does by default.
+func TestKustomizationNotStrict(t *testing.T) {
+	env := testEnv(t)
+	ks := kustomization("./apps/strict", map[string]any{"postBuild": map[string]any{"substitute": map[string]any{"env": "x"}}})
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{ks})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	// "value: ${undefined_var}" becomes "value:" (null), as flux build
+	// prints it.
+	data, _, _ := unstructured.NestedMap(res[0].Objects[0].Object, "data")
+	if v, ok := data["value"]; !ok || v != nil || data["known"] != "x" {
+		t.Errorf("data = %#v", data)
+	}
+}
+
+// TestHelmReleaseGolden templates a HelmRelease from a chart in the
+// checkout: values from the chart, a valuesFrom ConfigMap (whole file and
+// a targetPath key), a Secret key at a targetPath, an optional missing
+// reference and inline values (which win), a kustomize post-renderer,
+// commonMetadata and the origin labels; release name and namespace from
+// targetNamespace; the pre-install hook left out.
+func TestHelmReleaseGolden(t *testing.T) {
+	env := testEnv(t)
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{target(t, env, "web")})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	got := renderYAML(t, env, res[0].Objects)
+	if strings.Contains(got, "s3cr3t-token") {
+		t.Fatalf("a Secret value from valuesFrom is printed:\n%s", got)
+	}
+	golden := filepath.Join("testdata", "web-helmrelease-rendered.yaml")
+	if os.Getenv("UPDATE_GOLDEN") != "" {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != string(want) {
+		t.Errorf("render differs from %s:\n%s", golden, got)
+	}
+}
+
+func helmRelease(spec map[string]any) *unstructured.Unstructured {
+	s := map[string]any{"interval": "10m"}
+	for k, v := range spec {
+		s[k] = v
+	}
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "helm.toolkit.fluxcd.io/v2", "kind": "HelmRelease",
+		"metadata": map[string]any{"name": "h", "namespace": "flux-system"},
+		"spec":     s,
+	}}
+}
+
+func chartSpec(chart, kind string) map[string]any {
+	return map[string]any{"spec": map[string]any{"chart": chart, "sourceRef": map[string]any{"kind": kind, "name": "repo"}}}
+}
+
+func TestHelmReleaseErrors(t *testing.T) {
+	env := testEnv(t)
+	for _, c := range []struct {
+		name string
+		hr   *unstructured.Unstructured
+		want string
+	}{
+		{"remote repository", helmRelease(map[string]any{"chart": chartSpec("podinfo", "HelmRepository")}), `chart "podinfo" from HelmRepository/flux-system/repo: not available offline`},
+		{"chart fails to template", helmRelease(map[string]any{"chart": chartSpec("./charts/broken", "GitRepository")}), `value 'name' is required`},
+		{"chart outside", helmRelease(map[string]any{"chart": chartSpec("../../x", "GitRepository")}), `leaves the source directory`},
+		{"values not YAML", helmRelease(map[string]any{"chart": chartSpec("./charts/web", "GitRepository"),
+			"valuesFrom": []any{map[string]any{"kind": "ConfigMap", "name": "web-values", "valuesKey": "greeting"}}}), `web-values`},
+		{"valuesFrom missing", helmRelease(map[string]any{"chart": chartSpec("./charts/web", "GitRepository"),
+			"valuesFrom": []any{map[string]any{"kind": "Secret", "name": "nope"}}}), `nope`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{c.hr})
+			if res[0].Err == nil {
+				t.Fatalf("no error; rendered %d objects", len(res[0].Objects))
+			}
+			msg := res[0].Err.Error()
+			t.Log(msg)
+			if !strings.Contains(msg, c.want) || !strings.HasPrefix(msg, "HelmRelease/flux-system/h: ") {
+				t.Errorf("error %q: want one line naming HelmRelease/flux-system/h and %q", msg, c.want)
+			}
+		})
+	}
+}
+
+// TestHelmReleaseRepositoryMapped: a chart repository's chart renders when
+// --source-map maps the repository URL to a directory of unpacked charts.
+func TestHelmReleaseRepositoryMapped(t *testing.T) {
+	env := testEnv(t)
+	hr := helmRelease(map[string]any{"chart": map[string]any{"spec": map[string]any{"chart": "web", "sourceRef": map[string]any{"kind": "HelmRepository", "name": "charts"}}}})
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{hr})
+	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "not available offline") {
+		t.Fatalf("unmapped: %v", res[0].Err)
+	}
+	e := *env
+	e.SourceMap = map[string]string{"https://charts.example.invalid": filepath.Join(env.Root, "charts")}
+	res = render.Render(context.Background(), &e, []render.Renderer{New()}, []*unstructured.Unstructured{hr})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	if len(res[0].Objects) != 1 || res[0].Objects[0].GetName() != "h" || res[0].Objects[0].GetNamespace() != "flux-system" {
+		t.Errorf("got %v", res[0].Objects)
+	}
+}

@@ -1,0 +1,367 @@
+// Package render turns a local checkout into the objects each GitOps engine
+// would apply: it finds the engine objects (a Flux Kustomization, ...) in
+// the checkout or the cluster, maps their sources to directories of the
+// checkout and asks the engine's Renderer to render them.
+//
+// It knows no engine: each engine implements Renderer in its own package
+// (internal/flux/render, ...) and the command hands the renderers in. The
+// interface is small on purpose, so that an engine registry can hold it.
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
+)
+
+// Ref names one engine object (a Flux Kustomization, an Argo CD
+// Application...).
+type Ref struct {
+	GVK       schema.GroupVersionKind
+	Namespace string
+	Name      string
+}
+
+// String is Kind/namespace/name, the way the engines' CLIs name objects.
+func (r Ref) String() string {
+	if r.Namespace == "" {
+		return r.GVK.Kind + "/" + r.Name
+	}
+	return r.GVK.Kind + "/" + r.Namespace + "/" + r.Name
+}
+
+// RefOf returns the Ref of obj.
+func RefOf(obj *unstructured.Unstructured) Ref {
+	return Ref{GVK: obj.GroupVersionKind(), Namespace: obj.GetNamespace(), Name: obj.GetName()}
+}
+
+// Renderer is what an engine implements to render its objects.
+type Renderer interface {
+	// Handles says whether obj is an engine object this renderer renders.
+	Handles(obj *unstructured.Unstructured) bool
+	// Owner returns the engine object that the labels/annotations of a
+	// live object name as its applier; false when none does.
+	Owner(live *unstructured.Unstructured) (Ref, bool)
+	// Render returns the objects the engine would apply for obj, as it
+	// would send them to the API server.
+	Render(ctx context.Context, env *Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error)
+}
+
+// Env is what renderers read: the checkout and, optionally, the cluster.
+type Env struct {
+	// Root is the checkout (--source DIR), absolute with symlinks resolved.
+	Root string
+	// SourceMap maps a source URL (GitRepository spec.url, ...) to a
+	// directory (--source-map URL=DIR); a source not in it is Root.
+	SourceMap map[string]string
+	// Reader reads engine objects, sources, ConfigMaps and Secrets from the
+	// cluster; nil renders from the checkout alone.
+	Reader model.Reader
+	// Files are the Kubernetes objects found in Root's manifests.
+	Files []*unstructured.Unstructured
+	// NoRemoteBases refuses kustomize bases fetched from the network.
+	NoRemoteBases bool
+	// StrictSubstitute fails a Flux postBuild substitution on a variable
+	// that has no value and no default (kustomize-controller's
+	// StrictPostBuildSubstitutions feature gate).
+	StrictSubstitute bool
+
+	// Secrets learns the values of every Secret a renderer reads
+	// (postBuild substituteFrom, valuesFrom): printing masks them wherever
+	// they land. Commands pass their own Scrubber, which scrubs all they
+	// print; NewEnv makes one.
+	Secrets *redact.Scrubber
+}
+
+// AddSecret records the values of a Secret a renderer read, and of the
+// values it derived from them (say, with newlines removed), so that they
+// are masked in any rendered object or error text.
+func (e *Env) AddSecret(secret *unstructured.Unstructured, derived ...string) {
+	if e.Secrets == nil {
+		e.Secrets = redact.NewScrubber()
+	}
+	e.Secrets.Add(secret.Object)
+	if len(derived) > 0 {
+		sd := map[string]any{}
+		for i, v := range derived {
+			sd[fmt.Sprint(i)] = v
+		}
+		e.Secrets.Add(map[string]any{"apiVersion": "v1", "kind": "Secret", "stringData": sd})
+	}
+}
+
+// MaskText replaces every recorded Secret value in s.
+func (e *Env) MaskText(s string) string {
+	if e.Secrets == nil {
+		return s
+	}
+	return e.Secrets.String(s)
+}
+
+// MaskObject masks a rendered object in place for printing: a Secret's
+// values (redact.Object) and, in any other object, the Secret values a
+// substitution put into its strings.
+func (e *Env) MaskObject(obj *unstructured.Unstructured) {
+	redact.Object(obj.Object)
+	if e.Secrets == nil {
+		return
+	}
+	obj.Object = maskStrings(obj.Object, e.MaskText).(map[string]any)
+}
+
+func maskStrings(v any, mask func(string) string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = maskStrings(x, mask)
+		}
+		return t
+	case []any:
+		for i, x := range t {
+			t[i] = maskStrings(x, mask)
+		}
+		return t
+	case string:
+		return mask(t)
+	}
+	return v
+}
+
+// NewEnv resolves root and reads the manifests it holds (recursively,
+// through source's bounded reader). Files that are not Kubernetes manifests
+// (Helm templates, values files) are skipped: only the objects matter here.
+func NewEnv(root string) (*Env, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
+	abs, err = filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, fmt.Errorf("--source %s: %w", root, unwrapPath(err))
+	}
+	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("--source %s: not a directory", root)
+	}
+	docs, _ := source.LoadFiles([]string{abs}, nil, source.Options{Recursive: true, NoPositions: true})
+	env := &Env{Root: abs, Secrets: redact.NewScrubber()}
+	for _, d := range docs {
+		if d.Object == nil {
+			continue
+		}
+		if !d.Object.IsList() {
+			env.Files = append(env.Files, d.Object)
+			continue
+		}
+		_ = d.Object.EachListItem(func(o runtime.Object) error {
+			if u, ok := o.(*unstructured.Unstructured); ok {
+				env.Files = append(env.Files, u)
+			}
+			return nil
+		})
+	}
+	return env, nil
+}
+
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Lookup reads one object: from the cluster when Env.Reader is set (what
+// the engine reads), else from the checkout's files, where an object
+// without a namespace matches any. A missing object is a NotFound error.
+func (e *Env) Lookup(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
+	if e.Reader != nil {
+		return e.Reader.Get(ctx, gvk, namespace, name)
+	}
+	for _, f := range e.Files {
+		fg := f.GroupVersionKind()
+		if fg.Group == gvk.Group && fg.Kind == gvk.Kind && f.GetName() == name && (f.GetNamespace() == namespace || f.GetNamespace() == "") {
+			return f, nil
+		}
+	}
+	return nil, apierrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind)}, name)
+}
+
+// SourceRoot is the directory of the checkout that holds the source at url:
+// its --source-map entry, else Root.
+func (e *Env) SourceRoot(url string) string {
+	if d, ok := e.SourceMap[url]; ok {
+		return d
+	}
+	return e.Root
+}
+
+// Join resolves path (relative, as in a Kustomization's spec.path) inside
+// base and refuses one that leaves base, through ".." or a symlink:
+// nothing outside the checkout is read.
+func Join(base, path string) (string, error) {
+	p := filepath.Join(base, filepath.FromSlash(path))
+	if !within(base, p) {
+		return "", fmt.Errorf("path %q leaves the source directory %s", path, base)
+	}
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fmt.Errorf("path %q: %w", path, unwrapPath(err))
+	}
+	if !within(base, real) {
+		return "", fmt.Errorf("path %q leaves the source directory %s through a symlink", path, base)
+	}
+	return real, nil
+}
+
+func within(base, p string) bool {
+	rel, err := filepath.Rel(base, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// Error is a render failure of one engine object.
+type Error struct {
+	Ref Ref
+	Err error
+}
+
+func (e *Error) Error() string { return e.Ref.String() + ": " + oneLine(e.Err.Error()) }
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Result is the render of one engine object: its objects, or its error.
+type Result struct {
+	Ref     Ref
+	Objects []*unstructured.Unstructured
+	Err     error
+}
+
+// Targets returns the engine objects of the checkout that a renderer
+// handles, sorted.
+func Targets(env *Env, renderers []Renderer) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, f := range env.Files {
+		if rendererFor(renderers, f) != nil {
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return lessRef(RefOf(out[i]), RefOf(out[j])) })
+	return out
+}
+
+// Resolve reads the engine object ref names (cluster first when there is
+// one, then the checkout, as Lookup does).
+func Resolve(ctx context.Context, env *Env, ref Ref) (*unstructured.Unstructured, error) {
+	obj, err := env.Lookup(ctx, ref.GVK, ref.Namespace, ref.Name)
+	if err != nil && env.Reader != nil && apierrors.IsNotFound(err) {
+		// Not in the cluster (yet): the checkout may hold it.
+		offline := *env
+		offline.Reader = nil
+		obj, err = offline.Lookup(ctx, ref.GVK, ref.Namespace, ref.Name)
+	}
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, &Error{Ref: ref, Err: errors.New("not found in the cluster or the checkout")}
+		}
+		return nil, &Error{Ref: ref, Err: err}
+	}
+	return obj, nil
+}
+
+// Render renders each engine object; one that fails does not stop the
+// others. Results come in the order of objs, their objects sorted.
+func Render(ctx context.Context, env *Env, renderers []Renderer, objs []*unstructured.Unstructured) []Result {
+	out := make([]Result, 0, len(objs))
+	for _, obj := range objs {
+		ref := RefOf(obj)
+		r := rendererFor(renderers, obj)
+		if r == nil {
+			out = append(out, Result{Ref: ref, Err: &Error{Ref: ref, Err: errors.New("no renderer for this kind")}})
+			continue
+		}
+		got, err := r.Render(ctx, env, obj)
+		if err != nil {
+			// An error may quote a substituted Secret value.
+			out = append(out, Result{Ref: ref, Err: &Error{Ref: ref, Err: errors.New(env.MaskText(err.Error()))}})
+			continue
+		}
+		Sort(got)
+		out = append(out, Result{Ref: ref, Objects: got})
+	}
+	return out
+}
+
+// OwnerOf returns the engine object a live object names as its applier,
+// or false.
+func OwnerOf(renderers []Renderer, live *unstructured.Unstructured) (Ref, bool) {
+	for _, r := range renderers {
+		if ref, ok := r.Owner(live); ok {
+			return ref, true
+		}
+	}
+	return Ref{}, false
+}
+
+// ForLive renders the engine object that applies live (its owner by labels,
+// or owner when given) and returns the rendered objects.
+func ForLive(ctx context.Context, env *Env, renderers []Renderer, live *unstructured.Unstructured, owner *Ref) (Ref, []*unstructured.Unstructured, error) {
+	var ref Ref
+	switch {
+	case owner != nil:
+		ref = *owner
+	default:
+		var ok bool
+		if ref, ok = OwnerOf(renderers, live); !ok {
+			return Ref{}, nil, errors.New("no engine object names this object as its own (no Flux or Argo CD ownership labels): name it with --kustomization, --helmrelease or --app")
+		}
+	}
+	obj, err := Resolve(ctx, env, ref)
+	if err != nil {
+		return ref, nil, err
+	}
+	res := Render(ctx, env, renderers, []*unstructured.Unstructured{obj})
+	return ref, res[0].Objects, res[0].Err
+}
+
+func rendererFor(renderers []Renderer, obj *unstructured.Unstructured) Renderer {
+	for _, r := range renderers {
+		if r.Handles(obj) {
+			return r
+		}
+	}
+	return nil
+}
+
+// Sort orders objects by API group, kind, namespace and name: a stable
+// order whatever order the engine's build produced.
+func Sort(objs []*unstructured.Unstructured) {
+	sort.SliceStable(objs, func(i, j int) bool { return lessRef(RefOf(objs[i]), RefOf(objs[j])) })
+}
+
+func lessRef(a, b Ref) bool {
+	if a.GVK.Group != b.GVK.Group {
+		return a.GVK.Group < b.GVK.Group
+	}
+	if a.GVK.Kind != b.GVK.Kind {
+		return a.GVK.Kind < b.GVK.Kind
+	}
+	if a.Namespace != b.Namespace {
+		return a.Namespace < b.Namespace
+	}
+	return a.Name < b.Name
+}

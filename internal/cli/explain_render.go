@@ -8,9 +8,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
-	"github.com/kubectl-drift/kubectl-drift/internal/renderers"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
@@ -41,7 +41,7 @@ func (o *ExplainOptions) desiredFromSource(ctx context.Context, live *unstructur
 	if o.client != nil {
 		env.Reader = o.client
 	}
-	ref, objs, err := render.ForLive(ctx, env, renderers.All(), live, o.owner())
+	ref, objs, err := render.ForLive(ctx, env, engine.Renderers(), live, o.owner())
 	if err != nil {
 		return nil, src, err
 	}

@@ -15,8 +15,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
-	"github.com/kubectl-drift/kubectl-drift/internal/renderers"
 )
 
 // RenderFlags are the flags that say where the desired state is rendered
@@ -236,7 +236,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	if o.client != nil {
 		env.Reader = o.client
 	}
-	rs := renderers.All()
+	rs := engine.Renderers()
 	var targets []*unstructured.Unstructured
 	if refs := o.refs(); len(refs) > 0 {
 		for _, ref := range refs {

@@ -27,6 +27,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 	kubemanagedfields "k8s.io/apimachinery/pkg/util/managedfields"
 )
@@ -132,6 +133,9 @@ type Descriptor struct {
 	Flags func(command string, fs *pflag.FlagSet) Flags
 	// New builds the adapter.
 	New Factory
+	// Renderer renders the engine's owner objects from a checkout as the
+	// engine would (render, explain --source); nil when it cannot.
+	Renderer render.Renderer
 }
 
 // registry is the process-wide table; see the package comment.
@@ -172,6 +176,18 @@ func (r *registry) read() []Descriptor {
 
 // All returns the registered engines sorted by name (stable output).
 func All() []Descriptor { return slices.Clone(reg.read()) }
+
+// Renderers returns the renderers of the registered engines that render
+// from a checkout, in the registry's order.
+func Renderers() []render.Renderer {
+	var out []render.Renderer
+	for _, d := range reg.read() {
+		if d.Renderer != nil {
+			out = append(out, d.Renderer)
+		}
+	}
+	return out
+}
 
 // Lookup returns the engine named name.
 func Lookup(name string) (Descriptor, bool) {

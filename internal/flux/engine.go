@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
+	fluxrender "github.com/kubectl-drift/kubectl-drift/internal/flux/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
@@ -29,6 +30,7 @@ func Descriptor() engine.Descriptor {
 		OwnerLabels:        []string{KustomizeNameLabel, KustomizeNamespaceLabel, HelmNameLabel, HelmNamespaceLabel},
 		RulesFromDocuments: RulesFromDocuments,
 		New:                newForCommand,
+		Renderer:           fluxrender.New(),
 	}
 }
 

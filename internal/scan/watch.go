@@ -235,21 +235,12 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 	now := w.now()
 	cur := map[string]trackedField{}
 	var rep *model.Report
-	var cand *Candidate
 	if !deleted {
-		cand, _ = w.Inspector.PrecheckObject(k, obj)
-	}
-	if cand != nil {
-		var err error
-		rep, err = w.Inspector.Drifts(obj)
-		if err != nil {
-			rep = nil
-		}
+		judgeMu.Lock()
+		rep, _ = w.Inspector.Explain(ctx, k, obj) // an object that cannot be parsed has no drift to follow
+		judgeMu.Unlock()
 	}
 	if rep != nil {
-		judgeMu.Lock()
-		w.Inspector.Judge(ctx, cand, obj, rep)
-		judgeMu.Unlock()
 		for _, d := range rep.Drifts {
 			if !d.Counts() {
 				continue // every engine ignores it: not drift worth following

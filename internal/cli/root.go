@@ -192,6 +192,7 @@ var subcommands = []func(*GlobalOptions) *cobra.Command{
 	newExplainCommand,
 	newAuditCommand,
 	newScanCommand,
+	newServeCommand,
 	newRulesCommand,
 	newCompareCommand,
 	newNormalizeCommand,

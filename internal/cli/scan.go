@@ -219,7 +219,12 @@ func (o *ScanOptions) Complete() error {
 // asks it about ownership: Argo CD's tracking method (annotation or label)
 // lives in argocd-cm, and Owner never reads the cluster itself.
 func scanAdapters(ctx context.Context, engine string, c *cluster.Client) ([]model.Adapter, []string, error) {
-	cached := scan.NewCachingReader(c)
+	return engineAdapters(ctx, engine, scan.NewCachingReader(c), c)
+}
+
+// engineAdapters builds the adapters over reader (serve passes its informer
+// cache); c is asked once for the OpenAPI schema, when Argo CD rules need it.
+func engineAdapters(ctx context.Context, engine string, cached model.Reader, c *cluster.Client) ([]model.Adapter, []string, error) {
 	var out []model.Adapter
 	var warnings []string
 	if engine == "auto" || engine == string(model.EngineArgoCD) {

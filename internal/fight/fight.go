@@ -367,3 +367,20 @@ func evictFields(st *objectState, keep string, max int) {
 		delete(st.fields, oldest)
 	}
 }
+
+// LastManager is the manager of the field's last write by the engine side
+// (engine true) or the other side, "" if none is remembered.
+func (d *Detector) LastManager(uid, field string, engine bool) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if st := d.objects[uid]; st != nil {
+		if fs := st.fields[field]; fs != nil {
+			for i := len(fs.writes) - 1; i >= 0; i-- {
+				if fs.writes[i].Engine == engine {
+					return fs.writes[i].Manager
+				}
+			}
+		}
+	}
+	return ""
+}

@@ -244,6 +244,7 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 		Listener:   ln,
 		Pprof:      o.Pprof,
 		Warn:       func(msg string) { fmt.Fprintf(o.ErrOut, "warning: %s\n", msg) },
+		Log:        func(msg string) { fmt.Fprintln(o.ErrOut, msg) },
 	})
 	if err != nil {
 		_ = ln.Close()

@@ -144,6 +144,8 @@ type fieldState struct {
 	writes []Write
 	// reverts counts other→engine flips ever seen (for a counter metric).
 	reverts int
+	// announced: Check reported the current fight already.
+	announced bool
 }
 
 // New returns a Detector.
@@ -383,4 +385,26 @@ func (d *Detector) LastManager(uid, field string, engine bool) string {
 		}
 	}
 	return ""
+}
+
+// Check returns the fight over one field at now, if it is in one, and
+// whether this is the first time Check saw it (to log a fight once; a field
+// that calms down and starts again is new again).
+func (d *Detector) Check(uid, field string, now time.Time) (f Fight, isNew, ok bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := d.objects[uid]
+	if st == nil || st.fields[field] == nil {
+		return Fight{}, false, false
+	}
+	fs := st.fields[field]
+	f, ok = judge(fs.writes, now.Add(-d.cfg.Window), d.cfg.Flips)
+	if !ok {
+		fs.announced = false
+		return Fight{}, false, false
+	}
+	f.Object, f.Field = st.obj, field
+	isNew = !fs.announced
+	fs.announced = true
+	return f, isNew, true
 }

@@ -246,3 +246,25 @@ func FuzzDetector(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckAnnouncesOnce(t *testing.T) {
+	d := New(Config{})
+	steps := []step{{"kustomize-controller", "3", 0}, {"kubectl", "5", 1}, {"kustomize-controller", "3", 2}, {"kubectl", "5", 3}, {"kustomize-controller", "3", 4}}
+	var news []int
+	for i, s := range steps {
+		d.Observe(deploy, "/spec/replicas", s.write())
+		if f, isNew, ok := d.Check("u1", "/spec/replicas", s.write().Time); ok && isNew {
+			news = append(news, i)
+			if f.EngineManager != "kustomize-controller" || f.Manager != "kubectl" {
+				t.Errorf("fight sides %q %q", f.EngineManager, f.Manager)
+			}
+		}
+	}
+	if fmt.Sprint(news) != "[3]" {
+		t.Errorf("announced at steps %v, want [3] (the third flip, once)", news)
+	}
+	// Calm for longer than the window: no fight, and a new one is new.
+	if _, _, ok := d.Check("u1", "/spec/replicas", t0.Add(30*time.Minute)); ok {
+		t.Error("fight still reported after the window")
+	}
+}

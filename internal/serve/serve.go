@@ -80,6 +80,8 @@ type Options struct {
 	Pprof bool
 	// Warn receives warnings; may be nil.
 	Warn func(string)
+	// Log receives fights as they start; may be nil.
+	Log func(string)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }
@@ -420,6 +422,14 @@ func (s *Server) Observe(ctx context.Context, kind scan.Kind, obj *unstructured.
 		prev := lastOther(s.detector, string(uid), f)
 		if s.detector.Observe(ref, f, fight.Write{Manager: mgr, Engine: true, Hash: h, Value: show, Time: now}) {
 			s.reverts.WithLabelValues(ref.Namespace, kind.GroupKind(), engineOf(mgr), prev).Inc()
+		}
+	}
+
+	for _, f := range s.detector.Fields(string(uid)) {
+		if fg, isNew, ok := s.detector.Check(string(uid), f, now); ok && isNew && s.opts.Log != nil {
+			s.opts.Log(fmt.Sprintf("fight: %s %s/%s %s: %s writes %s, %s writes %s; %d flips in %s",
+				groupKind(ref.Group, ref.Kind), ref.Namespace, ref.Name, f, fg.EngineManager, fg.EngineValue, fg.Manager, fg.Value,
+				fg.Flips, fg.Last.Sub(fg.First).Round(time.Second)))
 		}
 	}
 

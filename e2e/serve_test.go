@@ -1,0 +1,330 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer collects a process's stderr while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServe runs `kubectl drift serve` as the read-only user (get, list,
+// watch) and waits for /readyz. It is stopped with SIGTERM at cleanup and
+// must exit 0.
+func startServe(t *testing.T, kubeconfig string, args ...string) (addr string, log *syncBuffer, cmd *exec.Cmd) {
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = fmt.Sprintf("127.0.0.1:%d", port)
+	cmd = exec.Command(filepath.Join(E.BinDir, KubectlDrift), append([]string{"serve", "--metrics-bind-address", addr}, args...)...)
+	cmd.Env = append(E.baseEnv(kubeconfig), "KUBECONFIG="+kubeconfig)
+	log = &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve did not exit 0 on SIGINT: %v\n%s", err, log.String())
+			}
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("serve did not stop within 15s of SIGINT\n%s", log.String())
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return addr, log, cmd
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve not ready within 60s:\n%s", log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// startPrometheus runs Debian's Prometheus on loopback, scraping target
+// every second, with a config and TSDB in a temporary directory.
+func startPrometheus(t *testing.T, target string) string {
+	t.Helper()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Fatal("prometheus not installed: run hack/install-deps.sh")
+	}
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: kubectl-drift
+    static_configs:
+      - targets: [%q]
+`, target)
+	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr, "--log.level=warn")
+	log := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	if err := waitTCP(addr, 30*time.Second); err != nil {
+		t.Fatalf("prometheus: %v\n%s", err, log.String())
+	}
+	return "http://" + addr
+}
+
+type promSample struct {
+	Metric map[string]string `json:"metric"`
+	Value  []any             `json:"value"`
+}
+
+// promQuery runs an instant query over Prometheus's HTTP API; the query
+// must be accepted (status success).
+func promQuery(t *testing.T, base, q string) []promSample {
+	t.Helper()
+	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	var r struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			ResultType string          `json:"resultType"`
+			Result     json.RawMessage `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || r.Status != "success" {
+		t.Fatalf("query %q: status %q error %q (%v)\n%s", q, r.Status, r.Error, err, b)
+	}
+	var out []promSample
+	if r.Data.ResultType == "vector" {
+		if err := json.Unmarshal(r.Data.Result, &out); err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+	}
+	return out
+}
+
+// waitProm polls q until ok accepts its result.
+func waitProm(t *testing.T, base, q string, timeout time.Duration, ok func([]promSample) bool) []promSample {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		res := promQuery(t, base, q)
+		if ok(res) {
+			return res
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s, %q gave %+v", timeout, q, res)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// TestServeFightOverPrometheus: serve (as the read-only user) watches a
+// namespace where kustomize-controller's field manager and a script fight
+// over a Deployment's replicas, and a person's one-off edit of a ConfigMap
+// is reverted once. A real Prometheus scrapes serve; over its HTTP API the
+// fight is reported with the engine and the other manager within one
+// resync, the one-off edit is not a fight, reverts are counted, scan's
+// metric names are there, and every dashboard query is accepted.
+func TestServeFightOverPrometheus(t *testing.T) {
+	fluxCLI(t) // the Kustomization CRD
+	ns := E.Namespace(t, "serve")
+	sub := func(s string) string { return strings.ReplaceAll(s, "NS", ns) }
+	E.Apply(t, sub(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: NS}
+spec:
+  interval: 10m
+  path: ./app
+  prune: true
+  sourceRef: {kind: GitRepository, name: repo}
+`), "--server-side", "--field-manager=drift-e2e-flux")
+	// What kustomize-controller applies (Git's values), with the ownership
+	// labels flux build adds.
+	const labels = `  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: NS}`
+	web := func(replicas int) string {
+		return sub(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: NS
+`+labels+`
+spec:
+  replicas: %d
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: "nginx:1.27"}]}
+`, replicas))
+	}
+	scale := func(replicas int) string {
+		return sub(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: NS}
+spec: {replicas: %d}
+`, replicas))
+	}
+	cm := func(level string) string {
+		return sub(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: NS
+` + labels + `
+data: {level: "` + level + `"}
+`)
+	}
+	engine := []string{"--server-side", "--force-conflicts", "--field-manager=kustomize-controller"}
+	E.Apply(t, web(3), engine...)
+	E.Apply(t, cm("info"), engine...)
+
+	const resync = 20 * time.Second
+	addr, serveLog, _ := startServe(t, E.ReaderKubeconfig, "-n", ns, "--resync", resync.String())
+	prom := startPrometheus(t, addr)
+	waitProm(t, prom, `up{job="kubectl-drift"}`, 30*time.Second, func(r []promSample) bool { return len(r) == 1 && r[0].Value[1] == "1" })
+
+	// The one-off edit, reverted once by the engine: two flips.
+	E.Apply(t, sub(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: NS}
+data: {level: debug}
+`), "--server-side", "--force-conflicts", "--field-manager=kubectl-edit")
+	time.Sleep(1500 * time.Millisecond)
+	E.Apply(t, cm("info"), engine...)
+
+	// The fight: a script scales to 5, the engine puts 3 back, three
+	// rounds (six flips), bounded in count and time.
+	start := time.Now()
+	for i := 0; i < 3; i++ {
+		E.Apply(t, scale(5), "--server-side", "--force-conflicts", "--field-manager=hpa-script")
+		time.Sleep(1200 * time.Millisecond)
+		E.Apply(t, web(3), engine...)
+		time.Sleep(1200 * time.Millisecond)
+	}
+	fights := waitProm(t, prom, fmt.Sprintf(`kubectl_drift_fights{namespace=%q}`, ns), resync, func(r []promSample) bool { return len(r) > 0 })
+	t.Logf("fight reported %s after the first write", time.Since(start).Round(time.Millisecond))
+	if len(fights) != 1 {
+		t.Fatalf("want exactly one fight (the one-off edit is none), got %+v", fights)
+	}
+	want := map[string]string{"namespace": ns, "kind": "Deployment.apps", "field": "/spec/replicas", "engine": "flux", "manager": "hpa-script"}
+	for k, v := range want {
+		if fights[0].Metric[k] != v {
+			t.Errorf("fight label %s = %q, want %q (%v)", k, fights[0].Metric[k], v, fights[0].Metric)
+		}
+	}
+	if _, has := fights[0].Metric["name"]; has {
+		t.Errorf("object name in kubectl_drift_fights without --fight-names: %v", fights[0].Metric)
+	}
+	flips := promQuery(t, prom, fmt.Sprintf(`kubectl_drift_fight_flips{namespace=%q}`, ns))
+	if len(flips) != 1 || flips[0].Value[1] != "6" {
+		t.Errorf("flips = %+v, want 6 (seen engine→script, script→engine, three times)", flips)
+	}
+	// Both managers and both values, from serve's log.
+	if l := serveLog.String(); !strings.Contains(l, "fight: Deployment.apps "+ns+"/web /spec/replicas: kustomize-controller writes 3, hpa-script writes 5") {
+		t.Errorf("serve did not log the fight with both managers and values:\n%s", l)
+	}
+	if strings.Contains(serveLog.String(), "ConfigMap "+ns+"/settings") {
+		t.Errorf("the one-off edit was reported as a fight:\n%s", serveLog.String())
+	}
+	// Reverts: three of the Deployment, one of the ConfigMap.
+	waitProm(t, prom, fmt.Sprintf(`sum by (kind, manager) (kubectl_drift_reverts_total{namespace=%q})`, ns), 10*time.Second, func(r []promSample) bool {
+		got := map[string]string{}
+		for _, s := range r {
+			got[s.Metric["kind"]+" "+s.Metric["manager"]] = fmt.Sprint(s.Value[1])
+		}
+		return got["Deployment.apps hpa-script"] == "3" && got["ConfigMap kubectl-edit"] == "1" && len(got) == 2
+	})
+	// scan's metrics, same names: the reverted objects are clean now.
+	if r := promQuery(t, prom, `kubectl_drift_scan_kinds{result="listed"}`); len(r) != 1 || r[0].Value[1] == "0" {
+		t.Errorf("kubectl_drift_scan_kinds: %+v", r)
+	}
+	if r := promQuery(t, prom, fmt.Sprintf(`kubectl_drift_objects{namespace=%q}`, ns)); len(r) != 0 {
+		t.Errorf("reverted objects still counted as drifted: %+v", r)
+	}
+	// Drift that stays is counted with scan's labels.
+	E.Apply(t, scale(7), "--server-side", "--force-conflicts", "--field-manager=hpa-script")
+	waitProm(t, prom, fmt.Sprintf(`kubectl_drift_fields{namespace=%q,kind="Deployment.apps",manager="hpa-script",engine="flux"}`, ns), 10*time.Second,
+		func(r []promSample) bool { return len(r) == 1 })
+
+	// Every panel of the shipped dashboard is a query Prometheus accepts.
+	b, err := os.ReadFile(filepath.Join(E.Root, "deploy", "grafana", "kubectl-drift.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(b, &dash); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			promQuery(t, prom, tg.Expr)
+		}
+	}
+	if len(dash.Panels) == 0 {
+		t.Fatal("dashboard has no panels")
+	}
+}

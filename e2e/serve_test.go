@@ -328,3 +328,165 @@ data: {level: debug}
 		t.Fatal("dashboard has no panels")
 	}
 }
+
+// Ports of the private API server of TestServeSurvivesAPIServerRestart:
+// not the shared cluster's (16443/12379), the Flux lab's (16453/12391) or
+// the Argo CD harness's (16463/12401).
+const (
+	restartAPIServerPort = "16473"
+	restartEtcdPort      = "12411"
+)
+
+// TestServeSurvivesAPIServerRestart runs serve against a private API server
+// (hack/cluster.sh with its own directory and ports, so the shared cluster
+// is not disturbed), kills the API server and starts it again with the same
+// arguments over the same etcd: serve stays up and healthy, re-lists, and
+// keeps the fight history it had: an edit and a revert before the restart
+// plus one edit after it make the fight.
+func TestServeSurvivesAPIServerRestart(t *testing.T) {
+	cache := filepath.Join(os.Getenv("HOME"), ".cache", "kubectl-drift")
+	if d := os.Getenv("DRIFT_CACHE_DIR"); d != "" {
+		cache = d
+	}
+	runDir := filepath.Join(cache, "cluster-serve")
+	env := append(os.Environ(), "DRIFT_CLUSTER_DIR="+runDir, "DRIFT_APISERVER_PORT="+restartAPIServerPort, "DRIFT_ETCD_PORT="+restartEtcdPort)
+	cluster := func(arg string) []byte {
+		cmd := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), arg)
+		cmd.Env = env
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("hack/cluster.sh %s (private API server on :%s): %v", arg, restartAPIServerPort, err)
+		}
+		return out
+	}
+	cluster("start")
+	t.Cleanup(func() { cluster("stop") })
+	cenv := parseExports(string(cluster("env")))
+	admin, reader := cenv["KUBECONFIG"], cenv["DRIFT_READER_KUBECONFIG"]
+	kubectl := func(stdin string, args ...string) {
+		t.Helper()
+		res := E.Run(t, RunOpts{Kubeconfig: admin, Stdin: []byte(stdin)}, filepath.Join(E.KubeBinDir, "kubectl"), args...)
+		if res.Code != 0 {
+			t.Fatalf("kubectl %s: %s", strings.Join(args, " "), res.Stderr)
+		}
+	}
+	crds := exec.Command(filepath.Join(E.Root, "hack", "build-tools.sh"), "flux-crds")
+	crds.Stderr = os.Stderr
+	crdDir, err := crds.Output()
+	if err != nil {
+		t.Fatalf("hack/build-tools.sh flux-crds: %v", err)
+	}
+	kubectl("", "apply", "--server-side", "--field-manager=drift-e2e-serve", "-f", strings.TrimSpace(string(crdDir)))
+	kubectl("", "wait", "--for=condition=Established", "--timeout=60s", "crd/kustomizations.kustomize.toolkit.fluxcd.io")
+	const ns = "serve-restart"
+	kubectl("", "create", "namespace", ns)
+	kubectl(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: serve-restart}
+spec: {interval: 10m, path: ./app, prune: true, sourceRef: {kind: GitRepository, name: repo}}
+`, "apply", "--server-side", "--field-manager=drift-e2e-serve", "-f", "-")
+	cm := func(manager, level string) {
+		t.Helper()
+		doc := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: serve-restart
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: serve-restart}
+data: {level: "` + level + `"}
+`
+		if manager != "kustomize-controller" {
+			doc = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: serve-restart}\ndata: {level: \"" + level + "\"}\n"
+		}
+		kubectl(doc, "apply", "--server-side", "--force-conflicts", "--field-manager="+manager, "-f", "-")
+	}
+	cm("kustomize-controller", "info")
+
+	addr, serveLog, serveCmd := startServe(t, reader, "-n", ns, "--resync", "1m")
+	metrics := func() string {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			t.Fatalf("serve died? %v\n%s", err, serveLog.String())
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	waitMetric := func(what string, ok func(string) bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !ok(metrics()) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not seen within 30s\n%s\nlog:\n%s", what, metrics(), serveLog.String())
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	reverts := `kubectl_drift_reverts_total{engine="flux",kind="ConfigMap",manager="kubectl-edit",namespace="serve-restart"} 1`
+	cm("kubectl-edit", "debug")
+	waitMetric("drift", func(m string) bool {
+		return strings.Contains(m, `kubectl_drift_objects{engine="flux",kind="ConfigMap",namespace="serve-restart"} 1`)
+	})
+	cm("kustomize-controller", "info")
+	waitMetric("revert", func(m string) bool { return strings.Contains(m, reverts) })
+
+	// Restart the API server: same arguments, same etcd.
+	pidFile := filepath.Join(runDir, "apiserver.pid")
+	pidB, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(pidB))
+	argv, err := os.ReadFile("/proc/" + pid + "/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Split(strings.TrimRight(string(argv), "\x00"), "\x00")
+	if err := exec.Command("kill", pid).Run(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100 && exec.Command("kill", "-0", pid).Run() == nil; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(3 * time.Second) // serve's watches fail and retry meanwhile
+	if resp, err := http.Get("http://" + addr + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("serve not healthy while the API server is down: %v\n%s", err, serveLog.String())
+	}
+	if serveCmd.ProcessState != nil {
+		t.Fatalf("serve exited while the API server was down:\n%s", serveLog.String())
+	}
+	logf, err := os.OpenFile(filepath.Join(runDir, "apiserver.log"), os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restarted := exec.Command(args[0], args[1:]...)
+	restarted.Stdout, restarted.Stderr = logf, logf
+	if err := restarted.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = logf.Close()
+	go func() { _ = restarted.Wait() }()
+	// hack/cluster.sh stop finds the new process by its pid file.
+	if err := os.WriteFile(pidFile, []byte(fmt.Sprint(restarted.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for E.Run(t, RunOpts{Kubeconfig: admin}, filepath.Join(E.KubeBinDir, "kubectl"), "get", "--raw", "/readyz").Code != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("restarted API server not ready within 60s")
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+
+	// The third flip, after the restart: the fight is reported, so the
+	// history of the first two survived the re-list.
+	cm("kubectl-edit", "debug")
+	waitMetric("fight after restart", func(m string) bool {
+		// client_golang sorts label pairs by name.
+		return strings.Contains(m, `kubectl_drift_fights{engine="flux",field="/data/level",kind="ConfigMap",manager="kubectl-edit",namespace="serve-restart"} 1`)
+	})
+	if !strings.Contains(metrics(), reverts) {
+		t.Errorf("reverts counter lost across the restart:\n%s", metrics())
+	}
+}

@@ -284,6 +284,7 @@ func stopFluxLab() {
 	if l.srv != nil {
 		l.srv.Close()
 	}
+	theWebhook.close()
 	if l.clusterEnv != nil {
 		stop := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), "stop")
 		stop.Env = l.clusterEnv

@@ -15,6 +15,7 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
@@ -109,6 +110,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "dry-run-skipped",
 			Message: "the server-side dry-run needs a manifest (-f or -k): verdicts come from field ownership alone"})
 	}
+	var dryRunErr error
 	if a.serverDryRun && in.Desired != nil && in.Live != nil {
 		send := a.withOwnerLabels(in.Desired, o)
 		if send.GetNamespace() == "" {
@@ -118,6 +120,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		}
 		merged, err := a.dryRunner(ctx, send, j.manager)
 		if err != nil {
+			dryRunErr = err
 			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Reason: "dry-run-failed",
 				Message: fmt.Sprintf("server-side dry-run as %s failed: %v; verdicts fall back to the manifest", j.manager, err)})
 		} else {
@@ -143,6 +146,11 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 	a.readMarks(j)
 	a.ruleNotes(j, rep)
+	var fails *applyFailure
+	if !j.helm {
+		j.addLastApplied(rep)
+		fails = a.predictApplyFailure(ctx, j, dryRunErr)
+	}
 
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
@@ -151,6 +159,12 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			v = j.helmVerdict(d)
 		} else {
 			v = j.kustomizeVerdict(d)
+		}
+		if fails != nil && v.Kind == model.Reverted && (fails.beforeCleanup || d.Path != diff.LastAppliedPointer) {
+			// The apply of the whole Kustomization fails: nothing it
+			// would change changes (the metadata cleanup before it still
+			// runs unless the dry-run itself fails).
+			v = model.Verdict{Kind: model.ApplyFails, Reason: j.caveat(fails.cause + ": " + j.owner.Ref() + " turns Ready=False and this field stays as it is")}
 		}
 		v.Engine = model.EngineFlux
 		rep.AddVerdict(d.Path, v)
@@ -675,6 +689,9 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 		return model.Verdict{Kind: model.NotApplied, Rule: markOrigin(j.ssa),
 			Reason: fmt.Sprintf("%s %s: %s: kustomize-controller only creates this object when it is missing; it exists, so it is never patched", j.ssa.where, SSAKey, j.ssa.value)}
 	}
+	if d.Path == diff.LastAppliedPointer && d.Change == model.Added {
+		return j.lastAppliedVerdict()
+	}
 	if r, p := j.ruleFor(d.Path); r != nil {
 		how := "Adopt: kustomize-controller is the only Apply owner, so it copies the live value into its apply"
 		if other, who := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries); other {
@@ -688,6 +705,16 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 	}
 	in, known := j.inManifest(d)
 	merge := j.ssaValue == ssaMerge
+	if in && j.merged == nil && j.desired != nil && d.Change == model.Changed && onlyFluxApplies(d.Managers) {
+		// Nobody but kustomize-controller's own apply wrote this value,
+		// yet it is not the manifest's: either the manifest changed since
+		// that apply (the next one writes it), or a mutating webhook
+		// rewrites it on every write (measured, e2e
+		// webhook-overwrites-git-field: the controller's dry-run gets the
+		// webhook's value back, sees no drift and the value stays). Only
+		// the API server can tell.
+		return model.Verdict{Kind: model.Unknown, Reason: "only kustomize-controller's own apply wrote this value, yet the manifest sets another: the manifest changed since that apply (then it is applied " + j.every() + "), or a mutating webhook rewrites it on every apply (then it stays); give --server-dry-run to know"}
+	}
 	if in {
 		reason := "in the applied manifest: kustomize-controller force-applies it (server-side apply with ForceOwnership) " + j.every()
 		if j.merged != nil {
@@ -825,7 +852,7 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 	}
 	if j.merged != nil {
 		if mv, ok := lookupKeyed(j.ix, j.live, j.merged.Object, d.Path); ok && apiequality.Semantic.DeepEqual(mv, lv) {
-			return "an API-server default: the server-side dry-run as kustomize-controller keeps this value, so its next apply leaves it"
+			return "the server-side dry-run as kustomize-controller keeps this value (an API-server default, or a mutating webhook that writes it on every apply), so its next apply leaves it"
 		}
 		return ""
 	}
@@ -880,4 +907,70 @@ func (j *judgment) appliedByFlux(m *mark) bool {
 		}
 	}
 	return false
+}
+
+// addLastApplied puts kubectl's last-applied-configuration annotation in
+// the report when kustomize-controller will remove it: internal/diff leaves
+// it out for every engine (Argo CD treats it as bookkeeping), but
+// kustomize-controller deletes it before every apply (its
+// ApplyCleanupOptions.Annotations, kustomize-controller
+// internal/controller/kustomization_controller.go apply(); fluxcd/pkg ssa
+// manager_apply.go cleanupMetadata). Measured (e2e TestFluxConformance,
+// client-side-apply): a `kubectl apply` leaves it, the next reconcile
+// removes it. A manifest that sets it itself gets it back.
+func (j *judgment) addLastApplied(rep *model.Report) {
+	if j.live == nil {
+		return
+	}
+	if j.desired != nil {
+		if _, set := j.desired.GetAnnotations()[managedfields.LastAppliedAnnotation]; set {
+			return
+		}
+	}
+	for _, d := range rep.Drifts {
+		if d.Path == diff.LastAppliedPointer {
+			return
+		}
+	}
+	fd, ok := diff.LastApplied(j.live, j.ix)
+	if !ok {
+		return
+	}
+	rep.Drifts = append(rep.Drifts, fd)
+	sort.SliceStable(rep.Drifts, func(a, b int) bool { return rep.Drifts[a].Path < rep.Drifts[b].Path })
+}
+
+// lastAppliedVerdict: the metadata cleanup removes the annotation on every
+// apply, whatever the ignore rules say (the cleanup runs before the drift
+// check that honours them), unless ssa: Merge on the manifest or the live
+// object excludes the object from the cleanup (ApplyCleanupOptions.Exclusions,
+// cleanupMetadata checks both).
+func (j *judgment) lastAppliedVerdict() model.Verdict {
+	for _, o := range []*unstructured.Unstructured{j.desired, j.live} {
+		if o == nil {
+			continue
+		}
+		if m := findMark(doc{obj: o}, SSAKey); m != nil {
+			if mode, _ := ssaMode(m.value); mode == ssaMerge {
+				return model.Verdict{Kind: model.LeftAlone, Rule: markOrigin(m),
+					Reason: fmt.Sprintf("kept by %s %s: Merge: kustomize-controller skips its metadata cleanup, which would remove kubectl's last-applied record", m.where, SSAKey)}
+			}
+		}
+	}
+	return model.Verdict{Kind: model.Reverted, Reason: j.caveat(
+		"kubectl's client-side apply record (" + managedfields.LastAppliedAnnotation + "): kustomize-controller removes this annotation before every apply (metadata cleanup, fluxcd/pkg ssa ApplyCleanupOptions.Annotations) " + j.every())}
+}
+
+// onlyFluxApplies: the field's only owner is kustomize-controller's Apply
+// entry.
+func onlyFluxApplies(ms []model.ManagerRef) bool {
+	if len(ms) == 0 {
+		return false
+	}
+	for _, m := range ms {
+		if m.Manager != KustomizeManager || m.Operation != "Apply" || m.Subresource != "" {
+			return false
+		}
+	}
+	return true
 }

@@ -282,6 +282,11 @@ const (
 	NotWatched VerdictKind = "not-watched"
 	// Excluded: the resource is invisible to the engine.
 	Excluded VerdictKind = "excluded"
+	// ApplyFails: the engine's next apply of the object fails (the reason
+	// names the cause, e.g. the API server's validation error), so the
+	// live value stays while the engine reports an error (Flux:
+	// Kustomization Ready=False). The engine acts: the exit code is 1.
+	ApplyFails VerdictKind = "apply-fails"
 	// Unknown: the verdict depends on the desired state, which was not
 	// given (inferred mode); the reason says which flag tells.
 	Unknown VerdictKind = "unknown"
@@ -490,7 +495,7 @@ func (r *Report) AddVerdict(path string, v Verdict) {
 }
 
 // Acts reports whether an engine will act on (revert) or report this
-// difference, or could not say (unknown): the engines' own verdict, which
+// difference, fail trying (apply-fails), or could not say (unknown): the engines' own verdict, which
 // decides the exit code. A field no engine judged acts too. Differences that
 // every engine leaves as they are (left alone, not applied, not watched,
 // ignored, excluded; e.g. the ownership labels an engine sets itself) are
@@ -501,7 +506,7 @@ func (f FieldDrift) Acts() bool {
 	}
 	for _, v := range f.Verdicts {
 		switch v.Kind {
-		case Reverted, Reported, Unknown:
+		case Reverted, Reported, Unknown, ApplyFails:
 			return true
 		}
 	}

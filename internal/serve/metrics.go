@@ -22,6 +22,9 @@ const (
 	MetricExplainErrors = "kubectl_drift_serve_explain_errors_total"
 	// MetricWatchErrors counts failed LISTs/WATCHes of the informers.
 	MetricWatchErrors = "kubectl_drift_serve_watch_errors_total"
+	// MetricPersisted counts drifted fields that survived at least one
+	// reconcile of their owner (model.FieldDrift.PersistedReconciles).
+	MetricPersisted = "kubectl_drift_persisted_fields"
 	// MetricReady is 1 once the informers synced.
 	MetricReady = "kubectl_drift_serve_ready"
 )
@@ -72,6 +75,27 @@ func (s *Server) gather() ([]*dto.MetricFamily, error) {
 	}
 	if len(fightFam.Metric) > 0 {
 		fams = append(fams, fightFam, flipFam)
+	}
+	type pkey struct{ ns, kind, manager, engine string }
+	persisted := map[pkey]float64{}
+	for _, r := range items {
+		for _, d := range r.Drifts {
+			if d.PersistedReconciles == 0 || !d.Counts() {
+				continue
+			}
+			m := s.opts.Culprit(d)
+			for _, o := range r.Owners {
+				persisted[pkey{r.Resource.Namespace, r.Resource.GroupKind(), m.Manager, string(o.Engine)}]++
+			}
+		}
+	}
+	if len(persisted) > 0 {
+		pf := &dto.MetricFamily{Name: proto.String(MetricPersisted), Type: dto.MetricType_GAUGE.Enum(),
+			Help: proto.String("Drifted fields that survived at least one reconcile of their owner: the engine ran and did not, or could not, revert them.")}
+		for k, v := range persisted {
+			pf.Metric = append(pf.Metric, gaugeOf(v, "namespace", k.ns, "kind", k.kind, "manager", k.manager, "engine", k.engine))
+		}
+		fams = append(fams, pf)
 	}
 	ready := 0.0
 	if s.Ready() {

@@ -58,6 +58,24 @@ func NewOwnerCache(client dynamic.Interface, kinds []scan.Kind) *OwnerCache {
 	return c
 }
 
+// OnChange calls fn (from the informers' goroutines) when an owner object
+// is added or changes: serve re-explains the objects it owns, so a
+// reconcile is counted without waiting for a resync. Call before Start.
+func (c *OwnerCache) OnChange(fn func(kind, namespace, name string)) {
+	for gvk, inf := range c.byGVK {
+		kind := gvk.Kind
+		call := func(obj any) {
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				fn(kind, u.GetNamespace(), u.GetName())
+			}
+		}
+		_, _ = inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    call,
+			UpdateFunc: func(_, obj any) { call(obj) },
+		})
+	}
+}
+
 // Start runs the informers until ctx ends.
 func (c *OwnerCache) Start(ctx context.Context) { c.factory.Start(ctx.Done()) }
 

@@ -107,6 +107,8 @@ type Server struct {
 	uids       map[qkey]types.UID
 	lastChange time.Time
 	warned     map[string]bool
+	// persist follows drifted fields across owner reconciles, by uid.
+	persist map[string]map[string]*persistState
 }
 
 type qkey struct {
@@ -130,6 +132,7 @@ func New(opts Options) (*Server, error) {
 		reports:  map[types.UID]*model.Report{},
 		uids:     map[qkey]types.UID{},
 		warned:   map[string]bool{},
+		persist:  map[string]map[string]*persistState{},
 		// Until the first event: the start.
 		lastChange: opts.Now(),
 	}
@@ -152,6 +155,9 @@ func New(opts Options) (*Server, error) {
 	s.registry.MustRegister(s.reverts, s.events, s.errs, s.watchErr,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
+	if opts.Owners != nil {
+		opts.Owners.OnChange(s.requeueOwnedBy)
+	}
 	sel := opts.LabelSelector
 	s.factory = dynamicinformer.NewFilteredDynamicSharedInformerFactory(opts.Client, opts.Resync, opts.Namespace, func(lo *metav1.ListOptions) {
 		lo.LabelSelector = sel
@@ -251,6 +257,7 @@ func (s *Server) forget(uid types.UID) {
 	s.detector.Forget(string(uid))
 	s.mu.Lock()
 	delete(s.reports, uid)
+	delete(s.persist, string(uid))
 	s.lastChange = s.opts.Now()
 	s.mu.Unlock()
 }
@@ -425,6 +432,7 @@ func (s *Server) Observe(ctx context.Context, kind scan.Kind, obj *unstructured.
 		}
 	}
 
+	s.persisted(ctx, rep, string(uid), now)
 	for _, f := range s.detector.Fields(string(uid)) {
 		if fg, isNew, ok := s.detector.Check(string(uid), f, now); ok && isNew && s.opts.Log != nil {
 			s.opts.Log(fmt.Sprintf("fight: %s %s/%s %s: %s writes %s, %s writes %s; %d flips in %s",
@@ -485,4 +493,27 @@ func (s *Server) snapshot() ([]*model.Report, time.Time) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Resource.Less(out[j].Resource) })
 	return out, s.lastChange
+}
+
+// requeueOwnedBy re-explains the drifted objects an owner owns (its status
+// may record a reconcile the drift survived).
+func (s *Server) requeueOwnedBy(kind, namespace, name string) {
+	s.mu.Lock()
+	var keys []qkey
+	for k, uid := range s.uids {
+		rep := s.reports[uid]
+		if rep == nil {
+			continue
+		}
+		for _, o := range rep.Owners {
+			if o.Kind == kind && o.Namespace == namespace && o.Name == name {
+				keys = append(keys, k)
+				break
+			}
+		}
+	}
+	s.mu.Unlock()
+	for _, k := range keys {
+		s.queue.Add(k)
+	}
 }

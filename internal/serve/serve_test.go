@@ -296,3 +296,75 @@ func BenchmarkCacheMemory(b *testing.B) {
 		})
 	}
 }
+
+var ksGVR = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}
+
+func kustomization(handled time.Time) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+		"metadata": map[string]any{"name": "apps", "namespace": "shop", "uid": "ks"},
+		"spec":     map[string]any{"interval": "10m", "path": "./app", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "repo"}},
+		"status":   map[string]any{"lastHandledReconcileAt": handled.Format(time.RFC3339Nano)},
+	}}
+}
+
+// TestPersistedReconciles counts the owner's reconciles that a drift
+// survived: none before the write, one per new reconcile time after it,
+// and a new write by the culprit starts over.
+func TestPersistedReconciles(t *testing.T) {
+	f := newFixture(t, kustomization(t0.Add(-time.Hour)))
+	ctx := context.Background()
+	write := t0
+	setReconciled := func(at time.Time) {
+		if _, err := f.client.Resource(ksGVR).Namespace("shop").Update(ctx, kustomization(at), metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	persisted := func() int {
+		t.Helper()
+		*f.clock = f.clock.Add(time.Minute)
+		f.srv.Observe(ctx, cmKind, configMap("cm", "u1", "debug", "kubectl-edit", write))
+		f.srv.mu.Lock()
+		defer f.srv.mu.Unlock()
+		rep := f.srv.reports["u1"]
+		if rep == nil || len(rep.Drifts) != 1 {
+			t.Fatalf("report: %+v", rep)
+		}
+		return rep.Drifts[0].PersistedReconciles
+	}
+	steps := []struct {
+		reconciled time.Time
+		newWrite   bool
+		want       int
+	}{
+		{reconciled: t0.Add(-time.Hour), want: 0},
+		{reconciled: t0.Add(300 * time.Millisecond), want: 0}, // same second as the write
+		{reconciled: t0.Add(5 * time.Minute), want: 1},
+		{reconciled: t0.Add(5 * time.Minute), want: 1}, // the same reconcile seen again
+		{reconciled: t0.Add(10 * time.Minute), want: 2},
+		{reconciled: t0.Add(10 * time.Minute), newWrite: true, want: 0},
+		{reconciled: t0.Add(20 * time.Minute), want: 1},
+	}
+	for i, st := range steps {
+		setReconciled(st.reconciled)
+		if st.newWrite {
+			write = t0.Add(15 * time.Minute)
+		}
+		if got := persisted(); got != st.want {
+			t.Errorf("step %d: persisted reconciles %d, want %d", i, got, st.want)
+		}
+	}
+	fams, err := f.srv.gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, fam := range fams {
+		if fam.GetName() == MetricPersisted {
+			found = len(fam.Metric) == 1 && fam.Metric[0].GetGauge().GetValue() == 1
+		}
+	}
+	if !found {
+		t.Errorf("%s not exposed with one field", MetricPersisted)
+	}
+}

@@ -490,3 +490,49 @@ data: {level: "` + level + `"}
 		t.Errorf("reverts counter lost across the restart:\n%s", metrics())
 	}
 }
+
+// TestServePersistedWithRealFlux: in the Flux lab (its own API server and
+// the real kustomize-controller), a script adds a key to a ConfigMap that
+// Git does not hold; Flux's apply leaves another manager's field alone, so
+// the drift survives the reconcile the test forces, and serve counts it as
+// persisted (kubectl_drift_persisted_fields) from the Kustomization's
+// status.lastHandledReconcileAt, read from its owner informer.
+func TestServePersistedWithRealFlux(t *testing.T) {
+	l := lab(t)
+	ns := l.namespace(t, "serve-persist")
+	rev := l.gitRepo(t, ns, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {level: info}\n"})
+	l.kustomization(t, ns, rev, "")
+	addr, serveLog, _ := startServe(t, l.kubeconfig, "-n", ns, "--resync", "1m")
+	metrics := func() string {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			t.Fatalf("serve died? %v\n%s", err, serveLog.String())
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	waitMetric := func(what, line string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(metrics(), line) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %q not seen within 30s\n%s\nlog:\n%s", what, line, metrics(), serveLog.String())
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	l.kubectl(t, RunOpts{Stdin: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {extra: \"x\"}\n")},
+		"apply", "--server-side", "--field-manager=hpa-script", "-f", "-")
+	waitMetric("drift", `kubectl_drift_objects{engine="flux",kind="ConfigMap",namespace="`+ns+`"} 1`)
+	if strings.Contains(metrics(), "kubectl_drift_persisted_fields{") {
+		t.Fatalf("persisted before any reconcile:\n%s", metrics())
+	}
+	time.Sleep(1100 * time.Millisecond) // managedFields times are whole seconds
+	l.reconcile(t, gvrKS, ns, "apps")
+	waitMetric("persisted", `kubectl_drift_persisted_fields{engine="flux",kind="ConfigMap",manager="hpa-script",namespace="`+ns+`"} 1`)
+	// The drift really survived: the key is still there.
+	if out := l.kubectl(t, RunOpts{}, "get", "configmap", "settings", "-n", ns, "-o", "jsonpath={.data.extra}"); out != "x" {
+		t.Errorf("data.extra after the reconcile = %q: kustomize-controller removed it, nothing persisted", out)
+	}
+}

@@ -39,10 +39,10 @@ func configMap(name, uid, level, manager string, at time.Time) *unstructured.Uns
 		engineFields = `{"f:metadata":{"f:labels":{"f:kustomize.toolkit.fluxcd.io/name":{},"f:kustomize.toolkit.fluxcd.io/namespace":{}}},"f:data":{"f:other":{},"f:level":{}}}`
 	} else {
 		entries = append(entries, metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-			Time: &metav1.Time{Time: at}, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:level":{}}}`)}})
+			Time: &metav1.Time{Time: at}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:level":{}}}`)})
 	}
 	entries = append(entries, metav1.ManagedFieldsEntry{Manager: "kustomize-controller", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
-		Time: &metav1.Time{Time: at}, FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: []byte(engineFields)}})
+		Time: &metav1.Time{Time: at}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(engineFields)})
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": name, "namespace": "shop", "uid": uid, "resourceVersion": "1",
@@ -173,7 +173,7 @@ func TestServeHTTPAndTransform(t *testing.T) {
 		if err != nil {
 			return 0, err.Error()
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		b, _ := io.ReadAll(resp.Body)
 		return resp.StatusCode, string(b)
 	}
@@ -276,7 +276,6 @@ func BenchmarkCacheMemory(b *testing.B) {
 					objs = append(objs, configMap(fmt.Sprint("cm", j), fmt.Sprint("u", j), "debug", "kubectl-edit", t0), unowned(fmt.Sprint("plain", j)))
 				}
 				f := newFixture(b, objs...)
-				objs = nil
 				runtime.GC()
 				var before runtime.MemStats
 				runtime.ReadMemStats(&before)
@@ -291,7 +290,9 @@ func BenchmarkCacheMemory(b *testing.B) {
 				runtime.ReadMemStats(&after)
 				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MB-heap")
 				cancel()
-				<-done
+				if err := <-done; err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

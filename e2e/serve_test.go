@@ -138,7 +138,7 @@ func promQuery(t *testing.T, base, q string) []promSample {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	var r struct {
 		Status string `json:"status"`
@@ -409,7 +409,7 @@ data: {level: "` + level + `"}
 		if err != nil {
 			t.Fatalf("serve died? %v\n%s", err, serveLog.String())
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		b, _ := io.ReadAll(resp.Body)
 		return string(b)
 	}
@@ -508,7 +508,7 @@ func TestServePersistedWithRealFlux(t *testing.T) {
 		if err != nil {
 			t.Fatalf("serve died? %v\n%s", err, serveLog.String())
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		b, _ := io.ReadAll(resp.Body)
 		return string(b)
 	}

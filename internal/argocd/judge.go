@@ -23,9 +23,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	a.mu.Lock()
 	rep.Notes = append(rep.Notes, a.loadNotes...)
 	s := a.settings
-	for _, p := range s.Problems {
-		rep.Notes = append(rep.Notes, p)
-	}
+	rep.Notes = append(rep.Notes, s.Problems...)
 	a.mu.Unlock()
 
 	owner := a.Owner(live)

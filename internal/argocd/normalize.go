@@ -161,7 +161,6 @@ func (e *ruleEffect) problem(reason, msg string, level model.NoteLevel) {
 type normResult struct {
 	Live, Target *unstructured.Unstructured
 	effects      map[*ignoreRule]*ruleEffect
-	notes        []model.Note
 }
 
 func (n *normResult) effect(r *ignoreRule) *ruleEffect {
@@ -307,7 +306,7 @@ func normalizeManagedFields(live, config *unstructured.Unstructured, trusted []s
 			continue
 		}
 		set := &fieldpath.Set{}
-		if err := set.FromJSON(bytes.NewReader(mf.FieldsV1.Raw)); err != nil {
+		if err := set.FromJSON(bytes.NewReader(mf.FieldsV1.GetRawBytes())); err != nil {
 			return nil, nil, nil, fmt.Errorf("manager %s: %w", mf.Manager, err)
 		}
 		inter := set.Intersection(cmp.Modified)

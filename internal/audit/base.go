@@ -114,7 +114,8 @@ func RunBase(ctx context.Context, opts Options, ref string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	// Best effort: a temp directory left behind does not change the audit.
+	defer func() { _ = os.RemoveAll(tmp) }()
 	if err := exportTree(ctx, opts.Root, ref, tmp); err != nil {
 		return nil, err
 	}

@@ -425,11 +425,9 @@ func length(v any) int {
 func countObject(out map[string]int, file string, doc map[string]any) {
 	apiVersion, _ := doc["apiVersion"].(string)
 	kind, _ := doc["kind"].(string)
-	group := apiVersion
+	group := "" // the core group: "v1"
 	if i := strings.Index(apiVersion, "/"); i >= 0 {
 		group = apiVersion[:i]
-	} else {
-		group = ""
 	}
 	name, _ := get(doc, "metadata", "name").(string)
 	add := func(key string, n int) {

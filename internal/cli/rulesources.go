@@ -69,7 +69,7 @@ func (f *RuleSourceFlags) validate() error {
 // nothing at all could be read is it an error (exit 2).
 func reportProblems(errOut io.Writer, in *ruleInputs) error {
 	for _, p := range in.Problems {
-		fmt.Fprintf(errOut, "warning: skipped %s\n", p)
+		stderrf(errOut, "warning: skipped %s\n", p)
 	}
 	if in.Read == 0 && len(in.Problems) > 0 {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("nothing could be read (%d input(s) failed)", len(in.Problems))}

@@ -310,7 +310,7 @@ func ownersOf(adapters ...model.Adapter) func(*unstructured.Unstructured) []mode
 func defaultNormalizerLoader(ctx context.Context, g *GlobalOptions, engine string, src *RuleSourceFlags, reader model.Reader) (normalizeFunc, error) {
 	docs, problems := loadDocuments(g, src)
 	for _, p := range problems {
-		fmt.Fprintf(g.ErrOut, "warning: skipped %s\n", p)
+		stderrf(g.ErrOut, "warning: skipped %s\n", p)
 	}
 	switch engine {
 	case "argocd":
@@ -320,7 +320,7 @@ func defaultNormalizerLoader(ctx context.Context, g *GlobalOptions, engine strin
 		}
 		for _, n := range a.FileNotes() {
 			if n.Level == model.NoteWarning {
-				fmt.Fprintf(g.ErrOut, "warning: %s\n", n.Message)
+				stderrf(g.ErrOut, "warning: %s\n", n.Message)
 			}
 		}
 		return a.Normalize, nil

@@ -61,7 +61,9 @@ func TestCounterCountsThroughTransport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
+		if err := resp.Body.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	got := c.Counts()
 	if got["list"] != 2 || got["get"] != 1 || c.Total() != 3 {

@@ -311,38 +311,3 @@ func indexSegment(ix *gojq.Index) (segment, bool) {
 	}
 	return segment{}, false
 }
-
-// jqFromPattern writes a path as a jq path expression (for Argo CD output
-// of paths that are simpler to read that way; we emit pointers by default).
-func jqFromPattern(p pathPattern) string {
-	if len(p) == 0 {
-		return "."
-	}
-	var b strings.Builder
-	for _, s := range p {
-		switch {
-		case s.Wild:
-			b.WriteString("[]?")
-		case isIndex(s.Key):
-			b.WriteString("[" + s.Key + "]")
-		case isIdent(s.Key):
-			b.WriteString("." + s.Key)
-		default:
-			b.WriteString("[" + strconv.Quote(s.Key) + "]")
-		}
-	}
-	return b.String()
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9' {
-			continue
-		}
-		return false
-	}
-	return true
-}

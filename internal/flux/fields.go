@@ -84,8 +84,8 @@ func parseManagedFields(obj *unstructured.Unstructured) []managedEntry {
 	var out []managedEntry
 	for _, mf := range obj.GetManagedFields() {
 		e := managedEntry{manager: mf.Manager, operation: string(mf.Operation), subresource: mf.Subresource}
-		if mf.FieldsV1 != nil && len(mf.FieldsV1.Raw) > 0 {
-			if err := json.Unmarshal(mf.FieldsV1.Raw, &e.fields); err != nil {
+		if raw := mf.FieldsV1.GetRawBytes(); len(raw) > 0 {
+			if err := json.Unmarshal(raw, &e.fields); err != nil {
 				continue
 			}
 		}

@@ -227,7 +227,7 @@ func TestColorEnabled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer devnull.Close()
+	defer func() { _ = devnull.Close() }() // read only: a Close error loses nothing
 	if ColorEnabled(devnull, env(nil)) {
 		t.Error("colour on /dev/null (not a terminal)")
 	}
@@ -293,7 +293,7 @@ func TestTerminalLooksThroughWrappers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // nothing is written to it
 	got, ok := Terminal(redact.NewWriter(f, redact.NewScrubber()))
 	if !ok || got != f {
 		t.Errorf("Terminal(wrapped file) = %v, %v; want the file", got, ok)

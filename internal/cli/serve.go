@@ -218,7 +218,7 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 		return err
 	}
 	for _, w := range append(warns, awarns...) {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+		stderrf(o.ErrOut, "warning: %s\n", w)
 	}
 	ln, err := net.Listen("tcp", o.MetricsBindAddress)
 	if err != nil {
@@ -243,8 +243,8 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 		FightNames: o.FightNames,
 		Listener:   ln,
 		Pprof:      o.Pprof,
-		Warn:       func(msg string) { fmt.Fprintf(o.ErrOut, "warning: %s\n", msg) },
-		Log:        func(msg string) { fmt.Fprintln(o.ErrOut, msg) },
+		Warn:       func(msg string) { stderrf(o.ErrOut, "warning: %s\n", msg) },
+		Log:        func(msg string) { stderrf(o.ErrOut, "%s\n", msg) },
 	})
 	if err != nil {
 		_ = ln.Close()
@@ -283,7 +283,7 @@ func (o *ServeOptions) Run(ctx context.Context) error {
 	if o.AllNamespaces {
 		scope = "all namespaces"
 	}
-	fmt.Fprintf(o.ErrOut, "serving /metrics on %s, watching %d kind(s) in %s\n", o.MetricsBindAddress, o.kinds, scope)
+	stderrf(o.ErrOut, "serving /metrics on %s, watching %d kind(s) in %s\n", o.MetricsBindAddress, o.kinds, scope)
 	if err := o.server.Run(ctx); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}

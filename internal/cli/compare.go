@@ -201,7 +201,7 @@ func printComparisonTable(o *CompareOptions, c *compare.Comparison) error {
 		if len(why) == 0 {
 			why = []string{"-"}
 		}
-		w.Printf("%s\t%s\t%s\t%s\t%s\t%s\n", r.Rule.Engine, r.Rule.Origin.String(), describeTarget(r.Rule.Target), describeRemoves(r.Rule), r.Status, why[0])
+		w.Printf("%s\t%s\t%s\t%s\t%s\t%s\n", r.Rule.Engine, r.Rule.Origin.String(), r.Rule.Target.Describe(), describeRemoves(r.Rule), r.Status, why[0])
 		for _, x := range why[1:] {
 			w.Printf("\t\t\t\t\t%s\n", x)
 		}

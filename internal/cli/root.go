@@ -196,6 +196,8 @@ var subcommands = []func(*GlobalOptions) *cobra.Command{
 	newRulesCommand,
 	newCompareCommand,
 	newNormalizeCommand,
+	newAdoptCommand,
+	newSuggestCommand,
 	newVersionCommand,
 }
 

@@ -110,7 +110,7 @@ func (o *RulesOptions) Run(cmd *cobra.Command) error {
 			list.Items = append(list.Items, r)
 		}
 	}
-	sortRules(list.Items)
+	model.SortRules(list.Items)
 	if o.Output != "table" {
 		return printStructured(o.Out, o.Output, list)
 	}
@@ -125,7 +125,7 @@ func (o *RulesOptions) Run(cmd *cobra.Command) error {
 		if r.Error != "" {
 			removes += " (error: " + r.Error + ")"
 		}
-		w.Printf("%s\t%s\t%s\t%s\t%s\t%s\n", r.Engine, displayType(r), r.Origin.String(), describeTarget(r.Target), removes, r.Scope)
+		w.Printf("%s\t%s\t%s\t%s\t%s\t%s\n", r.Engine, displayType(r), r.Origin.String(), r.Target.Describe(), removes, r.Scope)
 	}
 	return w.Flush()
 }

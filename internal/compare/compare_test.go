@@ -121,7 +121,7 @@ func TestClassify(t *testing.T) {
 			Partial, "Flux rule matches group"},
 		{"invalid pointer",
 			[]model.Rule{argo("apps", "Deployment").ptr("spec/replicas").V()},
-			Invalid, "must be empty or start with /"},
+			Invalid, "must start with '/'"},
 		{"flux whole object",
 			[]model.Rule{flux("", "Secret").ptr("").V()},
 			Untranslatable, "whole object"},

@@ -15,6 +15,8 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // requiredItemFields are fields of list items that the API server's
@@ -117,7 +119,7 @@ func (j *judgment) cleanupRemovals() []cleanupRemoval {
 	}
 	var out []cleanupRemoval
 	for _, leaf := range j.ix.Leaves(j.live) {
-		tokens, err := managedfields.SplitPointer(leaf.Pointer)
+		tokens, err := jsonpointer.Parse(leaf.Pointer)
 		if err != nil || len(tokens) < 3 {
 			continue
 		}
@@ -129,7 +131,7 @@ func (j *judgment) cleanupRemovals() []cleanupRemoval {
 		if !j.removedByApply(leaf.Pointer, leaf.Owners) {
 			continue
 		}
-		item := managedfields.JoinPointer(tokens[:n-1]...)
+		item := jsonpointer.Join(tokens[:n-1]...)
 		if j.inDesired(item) || !j.foreignItem(tokens[:n-2], item, field) || !j.itemSurvives(item, field) {
 			continue
 		}
@@ -181,7 +183,7 @@ func (j *judgment) inDesired(pointer string) bool {
 // server-side apply cannot drop the item as a whole: it was added by
 // someone else (a webhook, an operator).
 func (j *judgment) foreignItem(listTokens []string, item, field string) bool {
-	lt := j.ix.ListType(j.live, managedfields.JoinPointer(listTokens...))
+	lt := j.ix.ListType(j.live, jsonpointer.Join(listTokens...))
 	if lt.Kind != managedfields.ListMap || len(lt.Keys) == 0 {
 		return false
 	}
@@ -189,7 +191,7 @@ func (j *judgment) foreignItem(listTokens []string, item, field string) bool {
 		if k == field {
 			return false
 		}
-		p := item + "/" + managedfields.EscapeToken(k)
+		p := item + "/" + jsonpointer.Escape(k)
 		owners := j.ix.Owners(j.live, p)
 		if j.removedByApply(p, owners) {
 			return false
@@ -207,7 +209,7 @@ func (j *judgment) foreignItem(listTokens []string, item, field string) bool {
 // apply (nobody owns it, e.g. injected by a webhook, or a manager the
 // cleanup does not touch does), so server-side apply keeps the item.
 func (j *judgment) itemSurvives(item, removed string) bool {
-	v, ok := lookup(j.live.Object, item)
+	v, ok := jsonpointer.Get(j.live.Object, item)
 	m, isMap := v.(map[string]any)
 	if !ok || !isMap {
 		return false
@@ -221,7 +223,7 @@ func (j *judgment) itemSurvives(item, removed string) bool {
 		if k == removed {
 			continue
 		}
-		p := item + "/" + managedfields.EscapeToken(k)
+		p := item + "/" + jsonpointer.Escape(k)
 		if !j.removedByApply(p, j.ix.Owners(j.live, p)) {
 			return true
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
@@ -18,6 +17,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // judgment is everything one Judge call decides verdicts from.
@@ -221,11 +221,11 @@ func (a *Adapter) selectionObject(j *judgment) *unstructured.Unstructured {
 		kv, _, _ := unstructured.NestedStringMap(sel.Object, "metadata", field)
 		for k := range kv {
 			if j.desired != nil {
-				if _, set := lookup(j.desired.Object, "/metadata/"+field+"/"+managedfields.EscapeToken(k)); set {
+				if _, set := jsonpointer.Get(j.desired.Object, "/metadata/"+field+"/"+jsonpointer.Escape(k)); set {
 					continue
 				}
 			}
-			if !j.removedByCleanup("/metadata/" + field + "/" + managedfields.EscapeToken(k)) {
+			if !j.removedByCleanup("/metadata/" + field + "/" + jsonpointer.Escape(k)) {
 				continue
 			}
 			if out == nil {
@@ -506,7 +506,7 @@ func orNone(s string) string {
 // present: the path exists live, in the manifest or in the dry-run result.
 func (j *judgment) present(p string) bool {
 	if j.live != nil {
-		if _, ok := lookup(j.live.Object, p); ok {
+		if _, ok := jsonpointer.Get(j.live.Object, p); ok {
 			return true
 		}
 	}
@@ -519,39 +519,6 @@ func (j *judgment) present(p string) bool {
 		}
 	}
 	return false
-}
-
-// lookup resolves an RFC 6901 pointer in a JSON-like value.
-func lookup(v any, pointer string) (any, bool) {
-	tokens, err := managedfields.SplitPointer(pointer)
-	if err != nil {
-		return nil, false
-	}
-	return walk(v, tokens)
-}
-
-// walk follows unescaped tokens through maps and lists.
-func walk(v any, tokens []string) (any, bool) {
-	cur := v
-	for _, tok := range tokens {
-		switch c := cur.(type) {
-		case map[string]any:
-			x, ok := c[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = x
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
 }
 
 // ruleFor returns the first matching owner rule (ruleNotes collected
@@ -599,7 +566,7 @@ func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
 		// The dry-run is what the controller would write: a field whose
 		// dry-run value differs from the live one is changed by Flux.
 		mv, mok := lookupKeyed(j.ix, j.live, j.merged.Object, d.Path)
-		lv, lok := lookup(j.live.Object, d.Path)
+		lv, lok := jsonpointer.Get(j.live.Object, d.Path)
 		return mok != lok || !apiequality.Semantic.DeepEqual(mv, lv), true
 	case j.desired != nil:
 		// d.Path indexes lists as live has them: pair list items by
@@ -631,22 +598,22 @@ func (j *judgment) ownLabel(d *model.FieldDrift) bool {
 	labels, annotations := "/metadata/labels/", "/metadata/annotations/"
 	switch {
 	case j.helm:
-		want[labels+managedfields.EscapeToken(HelmNameLabel)] = j.owner.Name
-		want[labels+managedfields.EscapeToken(HelmNamespaceLabel)] = j.owner.Namespace
+		want[labels+jsonpointer.Escape(HelmNameLabel)] = j.owner.Name
+		want[labels+jsonpointer.Escape(HelmNamespaceLabel)] = j.owner.Namespace
 		if j.st != nil && j.st.hr != nil {
-			want[labels+managedfields.EscapeToken("app.kubernetes.io/managed-by")] = "Helm"
-			want[annotations+managedfields.EscapeToken("meta.helm.sh/release-name")] = j.st.hr.GetReleaseName()
-			want[annotations+managedfields.EscapeToken("meta.helm.sh/release-namespace")] = j.st.hr.GetReleaseNamespace()
+			want[labels+jsonpointer.Escape("app.kubernetes.io/managed-by")] = "Helm"
+			want[annotations+jsonpointer.Escape("meta.helm.sh/release-name")] = j.st.hr.GetReleaseName()
+			want[annotations+jsonpointer.Escape("meta.helm.sh/release-namespace")] = j.st.hr.GetReleaseNamespace()
 		}
 	default:
-		want[labels+managedfields.EscapeToken(KustomizeNameLabel)] = j.owner.Name
-		want[labels+managedfields.EscapeToken(KustomizeNamespaceLabel)] = j.owner.Namespace
+		want[labels+jsonpointer.Escape(KustomizeNameLabel)] = j.owner.Name
+		want[labels+jsonpointer.Escape(KustomizeNamespaceLabel)] = j.owner.Namespace
 		if j.st != nil && j.st.kust != nil && j.st.kust.Spec.CommonMetadata != nil {
 			for k, v := range j.st.kust.Spec.CommonMetadata.Labels {
-				want[labels+managedfields.EscapeToken(k)] = v
+				want[labels+jsonpointer.Escape(k)] = v
 			}
 			for k, v := range j.st.kust.Spec.CommonMetadata.Annotations {
-				want[annotations+managedfields.EscapeToken(k)] = v
+				want[annotations+jsonpointer.Escape(k)] = v
 			}
 		}
 	}
@@ -846,7 +813,7 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 	if d.Change == model.Removed || j.live == nil {
 		return ""
 	}
-	lv, lok := lookup(j.live.Object, d.Path)
+	lv, lok := jsonpointer.Get(j.live.Object, d.Path)
 	if !lok {
 		return ""
 	}
@@ -859,14 +826,14 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 	if j.normDesired == nil {
 		return ""
 	}
-	tokens, err := managedfields.SplitPointer(d.Path)
+	tokens, err := jsonpointer.Parse(d.Path)
 	if err != nil || len(tokens) == 0 {
 		return ""
 	}
 	// A defaulted key of an associative list item: the item is in the
 	// manifest and the key's default is the live value.
 	if n := len(tokens); n >= 3 {
-		listPtr := managedfields.JoinPointer(tokens[:n-2]...)
+		listPtr := jsonpointer.Join(tokens[:n-2]...)
 		var lt managedfields.ListType
 		if j.ix != nil {
 			lt = j.ix.ListType(j.live, listPtr)
@@ -874,13 +841,13 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 			lt = managedfields.BuiltinListType(tokens[:n-2])
 		}
 		if def, ok := lt.Defaults[tokens[n-1]]; ok && lt.Kind == managedfields.ListMap && apiequality.Semantic.DeepEqual(def, lv) {
-			if _, in := lookupKeyed(j.ix, j.live, j.normDesired.Object, managedfields.JoinPointer(tokens[:n-1]...)); in {
+			if _, in := lookupKeyed(j.ix, j.live, j.normDesired.Object, jsonpointer.Join(tokens[:n-1]...)); in {
 				return fmt.Sprintf("an API-server default (%s: %v) of a list item the manifest sets: every apply gets the same default, nothing changes", tokens[n-1], def)
 			}
 		}
 	}
 	for i := len(tokens) - 1; i >= 1; i-- {
-		anc := managedfields.JoinPointer(tokens[:i]...)
+		anc := jsonpointer.Join(tokens[:i]...)
 		v, ok := lookupKeyed(j.ix, j.live, j.normDesired.Object, anc)
 		if !ok {
 			continue
@@ -900,7 +867,7 @@ func (j *judgment) appliedByFlux(m *mark) bool {
 		return false
 	}
 	for _, field := range []string{"annotations", "labels"} {
-		for _, o := range j.ix.Owners(j.live, "/metadata/"+field+"/"+managedfields.EscapeToken(m.key)) {
+		for _, o := range j.ix.Owners(j.live, "/metadata/"+field+"/"+jsonpointer.Escape(m.key)) {
 			if o.Manager == j.manager && o.Operation == "Apply" && o.Subresource == "" {
 				return true
 			}

@@ -171,10 +171,9 @@ func newTestAdapter(t *testing.T, r model.Reader, docs ...doc) *Adapter {
 	return a
 }
 
-func TestKustomizationVerdicts(t *testing.T) {
-	ks := obj(t, kustomization)
-	reader := &fakeReader{objs: []*unstructured.Unstructured{ks}}
-	managed := fluxApplyAll + `
+// manualEdits are managedFields entries of three hand edits: replicas
+// (kubectl edit), a label (kubectl label) and an annotation (an operator).
+const manualEdits = `
   - manager: kubectl-edit
     operation: Update
     apiVersion: apps/v1
@@ -190,6 +189,12 @@ func TestKustomizationVerdicts(t *testing.T) {
     apiVersion: apps/v1
     fieldsType: FieldsV1
     fieldsV1: {f:metadata: {f:annotations: {f:injected: {}}}}
+`
+
+func TestKustomizationVerdicts(t *testing.T) {
+	ks := obj(t, kustomization)
+	reader := &fakeReader{objs: []*unstructured.Unstructured{ks}}
+	managed := fluxApplyAll + manualEdits + `
   - manager: kubectl-set
     operation: Update
     apiVersion: apps/v1

@@ -7,7 +7,9 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -123,6 +125,20 @@ type Origin struct {
 	Field string `json:"field,omitempty"`
 }
 
+// Compare orders origins the way a reader meets them: by file, line and
+// column, then by the object and field holding the rule (origins without a
+// position, e.g. read from the cluster). It returns -1, 0 or +1 like
+// cmp.Compare; every command that lists rules or findings sorts with it.
+func (o Origin) Compare(p Origin) int {
+	return cmp.Or(
+		cmp.Compare(o.File, p.File),
+		cmp.Compare(o.Line, p.Line),
+		cmp.Compare(o.Column, p.Column),
+		cmp.Compare(o.Object, p.Object),
+		cmp.Compare(o.Field, p.Field),
+	)
+}
+
 // String renders the origin as a person would cite it.
 func (o Origin) String() string {
 	var parts []string
@@ -226,6 +242,17 @@ type Rule struct {
 	// Error is set when the rule cannot be evaluated (bad jq, bad regex...).
 	// The rest of the rules are still evaluated.
 	Error string `json:"error,omitempty"`
+}
+
+// CompareRules orders rules by engine, then origin (Origin.Compare).
+func CompareRules(a, b Rule) int {
+	return cmp.Or(cmp.Compare(a.Engine, b.Engine), a.Origin.Compare(b.Origin))
+}
+
+// SortRules sorts rules with CompareRules (stable), so that every listing
+// of rules is the same on every run.
+func SortRules(rs []Rule) {
+	slices.SortStableFunc(rs, CompareRules)
 }
 
 // ChangeKind says how a field differs.

@@ -1,0 +1,63 @@
+package cli
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// reportRequest is what adopt and suggest need from explain.
+type reportRequest struct {
+	Filenames       []string
+	Kustomize       string
+	LiveFile        string
+	Rules           []string
+	ArgoCDNamespace string
+}
+
+// explained is explain's result as adopt and suggest use it.
+type explained struct {
+	report  *model.Report
+	live    *unstructured.Unstructured
+	desired *unstructured.Unstructured // nil when inferred
+	client  *cluster.Client            // nil offline (--live-file)
+}
+
+// explainReport is the one seam through which adopt and suggest get a
+// drift report, the live object and the desired state. When
+// internal/drift.Explain (issue 14) lands, this becomes a call to it and
+// nothing else changes.
+func explainReport(ctx context.Context, g *GlobalOptions, args []string, req reportRequest) (*explained, error) {
+	eo := NewExplainOptions(g)
+	eo.Filenames, eo.Kustomize, eo.LiveFile, eo.Rules = req.Filenames, req.Kustomize, req.LiveFile, req.Rules
+	eo.ArgoCDNamespace = req.ArgoCDNamespace
+	if eo.ArgoCDNamespace == "" {
+		eo.ArgoCDNamespace = "argocd"
+	}
+	if err := eo.Complete(nil, args); err != nil {
+		return nil, err
+	}
+	if err := eo.Validate(); err != nil {
+		return nil, err
+	}
+	live, err := eo.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	eo.remember(live)
+	report, err := eo.explain(ctx, live)
+	if err != nil {
+		return nil, err
+	}
+	out := &explained{report: report, live: live, client: eo.client}
+	if len(req.Filenames) > 0 || req.Kustomize != "" {
+		// Read again: explain does not hand its desired object out.
+		if out.desired, _, err = eo.desired(ctx, live); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -119,8 +119,21 @@ scrape_configs:
 		_ = cmd.Process.Signal(os.Interrupt)
 		_ = cmd.Wait()
 	})
-	if err := waitTCP(addr, 30*time.Second); err != nil {
-		t.Fatalf("prometheus: %v\n%s", err, log.String())
+	// The port opens before the TSDB is loaded (queries answer 503 until
+	// then): wait for /-/ready.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/-/ready")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("prometheus not ready within 30s: %v\n%s", err, log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 	return "http://" + addr
 }

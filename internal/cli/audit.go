@@ -11,9 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/audit"
-	"github.com/kubectl-drift/kubectl-drift/internal/flux"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 )
 
 // AuditOptions are the flags of `audit`.
@@ -107,9 +106,8 @@ Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error.`,
 	f.StringArrayVar(&o.Exclude, "exclude", nil, "gitignore-like pattern of paths not to audit (repeatable; added to the root's "+audit.IgnoreFile+")")
 	f.IntVar(&o.MaxRules, "max-rules", o.MaxRules, "Budget: the most ignore rules allowed in total (overrides the config; 0 = config)")
 	f.StringVar(&o.ConfigFile, "config", o.ConfigFile, "Audit configuration file (default: .drift-audit.yaml at the top of the checkout)")
-	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(audit.Formats(), ""))
+	addOutputFlag(cmd, &o.Output, audit.Formats(), "")
 	f.StringVar(&o.FailOn, "fail-on", o.FailOn, "Exit 1 on findings at or above this severity: error, warning or never")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(audit.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml")
 	return cmd
@@ -220,7 +218,7 @@ func (o *AuditOptions) Run(cmd *cobra.Command) error {
 	opts := audit.Options{
 		Root: o.root, Paths: o.Paths, Config: o.config, MaxRules: o.MaxRules,
 		Extractors: o.extractors, Exclude: o.Exclude,
-		Values: argocd.ValuesFileDocuments,
+		Values: engine.SettingsDocuments,
 	}
 	var res *audit.Result
 	var err error
@@ -241,7 +239,13 @@ func (o *AuditOptions) Run(cmd *cobra.Command) error {
 	return nil
 }
 
-// auditExtractors are the engine adapters' rule extractors.
+// auditExtractors are the registered engines' rule extractors.
 func auditExtractors() []audit.Extractor {
-	return []audit.Extractor{argocd.RulesFromDocuments, flux.RulesFromDocuments}
+	var out []audit.Extractor
+	for _, d := range engine.All() {
+		if d.RulesFromDocuments != nil {
+			out = append(out, d.RulesFromDocuments)
+		}
+	}
+	return out
 }

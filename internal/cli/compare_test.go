@@ -15,6 +15,7 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/compare"
+	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -165,10 +166,8 @@ data: {password: b3RoZXI=, user: YWRtaW4=}
 	g.Engine = "flux"
 	o := NewNormalizeOptions(g)
 	o.getenv = func(string) string { return "" }
-	o.load = func(context.Context, *GlobalOptions, string, *RuleSourceFlags, model.Reader) (normalizeFunc, error) {
-		return func(_ context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-			return obj.DeepCopy(), nil
-		}, nil
+	o.load = func(context.Context, *GlobalOptions, *RuleSourceFlags, model.Reader) ([]model.Adapter, error) {
+		return []model.Adapter{identityAdapter{"flux"}}, nil
 	}
 	cmd := newNormalizeCmd(o)
 	cmd.SetArgs([]string{"-f", lf, "--diff", "-f", df})
@@ -243,9 +242,22 @@ func TestUnifiedDiffHunks(t *testing.T) {
 	}
 }
 
+// identityAdapter normalizes nothing: the tests see normalize's own work.
+type identityAdapter struct{ engine model.Engine }
+
+func (a identityAdapter) Engine() model.Engine                        { return a.engine }
+func (identityAdapter) Owner(*unstructured.Unstructured) *model.Owner { return nil }
+func (identityAdapter) Judge(context.Context, model.JudgeInput) error { return nil }
+func (identityAdapter) Rules(context.Context) ([]model.Rule, error)   { return nil, nil }
+func (identityAdapter) Normalize(_ context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	return obj.DeepCopy(), nil
+}
+
+// normalize --engine auto asks the engines' adapters who owns the object
+// (their marks, with their settings), not label names of its own.
 func TestPickEngine(t *testing.T) {
 	mk := func(ann, labels map[string]string) *unstructured.Unstructured {
-		o := &unstructured.Unstructured{Object: map[string]any{"kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "shop"}}}
+		o := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web", "namespace": "shop"}}}
 		o.SetAnnotations(ann)
 		o.SetLabels(labels)
 		return o
@@ -254,6 +266,7 @@ func TestPickEngine(t *testing.T) {
 	fl := mk(nil, map[string]string{"kustomize.toolkit.fluxcd.io/name": "shop", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"})
 	both := mk(argo.GetAnnotations(), fl.GetLabels())
 	none := mk(nil, nil)
+	g, _, _ := testGlobals()
 	for _, c := range []struct {
 		engine string
 		obj    *unstructured.Unstructured
@@ -261,7 +274,16 @@ func TestPickEngine(t *testing.T) {
 	}{
 		{"auto", argo, "argocd"}, {"auto", fl, "flux"}, {"auto", both, ""}, {"auto", none, ""}, {"flux", argo, "flux"},
 	} {
-		got, err := pickEngine(c.engine, c.obj)
+		g.Engine = c.engine
+		adapters, err := defaultNormalizerLoader(context.Background(), g, &RuleSourceFlags{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := drift.PickAdapter(c.engine, adapters, c.obj)
+		got := ""
+		if a != nil {
+			got = string(a.Engine())
+		}
 		if got != c.want || (c.want == "") != (err != nil) {
 			t.Errorf("%s %v: %q %v, want %q", c.engine, c.obj.GetAnnotations(), got, err, c.want)
 		}

@@ -15,11 +15,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/kustomize/api/konfig"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
-	"github.com/kubectl-drift/kubectl-drift/internal/diff"
-	"github.com/kubectl-drift/kubectl-drift/internal/flux"
-	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/drift"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -45,14 +43,6 @@ type ExplainOptions struct {
 	Rules []string
 	// Output is -o: text, json or yaml.
 	Output string
-	// ArgoCDNamespace is Argo CD's control-plane namespace (argocd).
-	ArgoCDNamespace string
-	// ArgoCDDiff is a saved response of Argo CD's managed-resources API,
-	// shown beside our verdicts (ARGOCD_SERVER + ARGOCD_AUTH_TOKEN fetch it
-	// live instead).
-	ArgoCDDiff string
-	// ArgoAPI locates Argo CD's API server (explain_argocd.go).
-	ArgoAPI ArgoAPIFlags
 	// QPS and Burst are client-side rate limits.
 	QPS   float32
 	Burst int
@@ -62,14 +52,14 @@ type ExplainOptions struct {
 	format    output.Format
 	namespace string
 	client    *cluster.Client
-	adapters  []model.Adapter
 	color     bool
 	// fileDocs are the -f documents, read once (desired) and given to the
-	// Flux adapter for the ssa marks they carry.
+	// engines for the marks they carry (Flux's ssa annotations).
 	fileDocs []source.Document
-	// argoDiff is the --argocd-diff response, read once by checkArgoCDDiff.
-	argoDiff *argocd.ManagedResources
-	now      func() time.Time
+	// engineFlags are the engines' own flags (--argocd-namespace...), by
+	// engine, registered by each engine's Descriptor.Flags.
+	engineFlags map[model.Engine]engine.Flags
+	now         func() time.Time
 	// getenv reads $COLUMNS for the text width; tests fix it.
 	getenv func(string) string
 	// newAdapters builds the engine adapters; tests replace it.
@@ -78,7 +68,8 @@ type ExplainOptions struct {
 
 // NewExplainOptions returns options with defaults.
 func NewExplainOptions(g *GlobalOptions) *ExplainOptions {
-	return &ExplainOptions{GlobalOptions: g, Output: string(output.Text), now: time.Now, getenv: os.Getenv, newAdapters: defaultAdapters}
+	return &ExplainOptions{GlobalOptions: g, Output: string(output.Text), now: time.Now, getenv: os.Getenv, newAdapters: defaultAdapters,
+		engineFlags: map[model.Engine]engine.Flags{}}
 }
 
 func newExplainCommand(g *GlobalOptions) *cobra.Command {
@@ -120,7 +111,8 @@ an error.
 
 Exit codes follow the engines' own verdicts: 1 when the next reconcile
 would change the object or an engine reports drift (Argo CD OutOfSync,
-HelmRelease driftDetection warn), or a verdict is unknown without -f;
+HelmRelease driftDetection warn), or its next apply fails (apply-fails),
+or a verdict is unknown without -f;
 0 when every difference is left as it is (left alone, ignored, not
 applied, not watched; e.g. labels the engine sets itself), which are still
 shown; 2 on error; 3 drift cannot be told (no managedFields and no
@@ -151,14 +143,16 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
 	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Decide with a server-side apply dry-run, exactly as the engines diff: Flux as kustomize-controller/helm-controller, Argo CD as argocd-controller for Applications with server-side diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
-	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(append(output.Formats(), "wide"), "wide is text with long reasons on one line; text wraps them to the terminal, $COLUMNS or 120 columns"))
-	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", "argocd", "Namespace of Argo CD's control plane (Applications, argocd-cm)")
-	f.StringVar(&o.ArgoCDDiff, "argocd-diff", "", "Argo CD's own diff: a saved GET /api/v1/applications/NAME/managed-resources response (or set ARGOCD_SERVER and ARGOCD_AUTH_TOKEN)")
-	_ = cmd.MarkFlagFilename("argocd-diff", "json")
-	o.ArgoAPI.addFlags(f)
+	addOutputFlag(cmd, &o.Output, append(output.Formats(), "wide"), "wide is text with long reasons on one line; text wraps them to the terminal, $COLUMNS or 120 columns")
+	for _, d := range engine.All() {
+		if d.Flags != nil {
+			if ef := d.Flags("explain", f); ef != nil {
+				o.engineFlags[d.Name] = ef
+			}
+		}
+	}
 	f.Float32Var(&o.QPS, "qps", 0, "Client-side request rate limit (0: 50)")
 	f.IntVar(&o.Burst, "burst", 0, "Client-side request burst (0: 100)")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.MarkFlagDirname("kustomize")
 	_ = cmd.MarkFlagFilename("live-file", "yaml", "yml", "json")
@@ -294,8 +288,13 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if err := o.checkArgoCDDiff(); err != nil {
-		return failure(err)
+	// Inputs named by the engines' flags (--argocd-diff) fail early.
+	for _, d := range engine.All() {
+		if ef := o.engineFlags[d.Name]; ef != nil {
+			if err := ef.Complete(); err != nil {
+				return failure(err)
+			}
+		}
 	}
 	live, err := o.live(ctx)
 	if err != nil {
@@ -316,27 +315,6 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	case ExitUndetermined:
 		return &ExitError{Code: ExitUndetermined}
 	}
-	return nil
-}
-
-// checkArgoCDDiff fails early on an --argocd-diff file that cannot be
-// read (missing, over the size limit, /dev/zero) or is not a
-// managed-resources response: it is an input like -f, not a hint.
-// The parsed response is kept for the Argo CD adapter, which would
-// otherwise read and parse the file a second time.
-func (o *ExplainOptions) checkArgoCDDiff() error {
-	if o.ArgoCDDiff == "" {
-		return nil
-	}
-	mr, err := argocd.ReadManagedResources(o.ArgoCDDiff)
-	var perr *argocd.ManagedResourcesError
-	if errors.As(err, &perr) {
-		return fmt.Errorf("--argocd-diff %s: %s", o.ArgoCDDiff, oneLine(perr.Error()))
-	}
-	if err != nil {
-		return err
-	}
-	o.argoDiff = mr
 	return nil
 }
 
@@ -488,191 +466,83 @@ func expandList(obj *unstructured.Unstructured) []*unstructured.Unstructured {
 	return out
 }
 
-// explain builds the report of one live object.
+// explain reads the desired state and the engines' adapters, then runs
+// the pipeline (drift.Explain) on one live object.
 func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstructured) (*model.Report, error) {
-	gvk := live.GroupVersionKind()
-	id := model.ResourceID{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: live.GetNamespace(), Name: live.GetName()}
-	ix, err := managedfields.Parse(live)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", id, err)
-	}
-
-	var notes []model.Note
-	// Without managedFields and without a desired state there is nothing
-	// to infer drift from: say so (exit 3) instead of "No drift." (exit 0).
-	undetermined := ix.Empty() && len(o.Filenames) == 0 && o.Kustomize == ""
-	if ix.Empty() && !undetermined {
-		msg := "the live object has no managedFields: drift cannot be attributed to a manager, and every ownership-based rule (Argo CD managedFieldsManagers, Flux field ownership) silently does nothing"
-		if o.LiveFile != "" {
-			msg += "; save it with kubectl get -o yaml --show-managed-fields"
-		}
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", msg)
-		notes = append(notes, model.Note{Level: model.NoteWarning, Reason: "no-managed-fields", Message: msg})
-	}
-
 	desired, src, err := o.desired(ctx, live)
 	if err != nil {
 		return nil, err
 	}
-	report := model.NewReport(id, src)
-	if desired != nil {
-		drifts, err := diff.Compute(desired, live, diff.Options{Owned: ownedFunc(ix, live), CompareStatus: compareStatus(o.Engine)})
-		if err != nil {
-			return nil, fmt.Errorf("comparing %s with the desired state: %w", id, err)
-		}
-		report.Drifts = drifts
-	} else if undetermined {
-		report.Undetermined = "the live object has no managedFields, so who owns each field (and so what drifted) cannot be told; give the desired state with -f FILE or -k DIR (add --server-dry-run to decide as the engine would)"
-		if o.LiveFile != "" {
-			report.Undetermined += ", or save the object with kubectl get -o yaml --show-managed-fields"
-		}
-	} else {
-		inf := diff.Infer(live, ix, diff.InferOptions{})
-		report.Drifts = inf.Drifts
-		notes = append(notes, inf.Notes...)
-	}
-	Attribute(report, live, ix)
-	report.Notes = append(report.Notes, notes...)
-
 	adapters, adapterNotes, err := o.newAdapters(ctx, o, live)
 	if err != nil {
 		return nil, err
 	}
-	report.Notes = append(report.Notes, adapterNotes...)
-	for _, a := range adapters {
-		if err := a.Judge(ctx, model.JudgeInput{Live: live, Desired: desired, Report: report}); err != nil {
-			report.Notes = append(report.Notes, model.Note{Engine: a.Engine(), Level: model.NoteError, Reason: "judge-failed",
-				Message: fmt.Sprintf("%s verdicts unavailable: %v", a.Engine(), err)})
-		}
+	report, err := drift.Explain(ctx, drift.Request{
+		Live: live, Desired: desired, Source: src,
+		Engine:        o.Engine,
+		Adapters:      adapters,
+		Notes:         adapterNotes,
+		Bystanders:    o.bystanders(ctx),
+		CompareStatus: comparesStatus(o.Engine),
+		Offline:       o.LiveFile != "",
+		Secrets:       o.Secrets,
+		Warn:          func(msg string) { stderrf(o.ErrOut, "warning: %s\n", msg) },
+	})
+	if err != nil {
+		return nil, err
 	}
-	o.otherEngineOwner(report, live)
-	if o.Engine == "auto" {
-		report.Notes = quietUninvolvedEngines(report)
-	}
-	// Mask a Secret's drift values, and scrub every remembered Secret
-	// value from notes and reasons (a jq error quotes the value it
-	// failed on; an adapter may quote a field).
-	o.Secrets.Report(report)
-	report.Sort()
 	return report, nil
 }
 
-// quietUninvolvedEngines drops the notes of an engine that does not
-// reconcile the object when --engine was not given: on a cluster without
-// Argo CD, "cannot read argocd-cm" or "no Flux ownership labels" tell a
-// newcomer nothing about this object. Asking for the engine (--engine
-// argocd|flux) keeps them.
-func quietUninvolvedEngines(r *model.Report) []model.Note {
-	involved := map[model.Engine]bool{}
-	for _, ow := range r.Owners {
-		involved[ow.Engine] = true
-	}
-	for _, d := range r.Drifts {
-		for _, v := range d.Verdicts {
-			if v.Kind != model.LeftAlone {
-				involved[v.Engine] = true
-			}
+// bystanders are the adapters of the engines --engine left out, asked only
+// who owns the object.
+func (o *ExplainOptions) bystanders(ctx context.Context) []model.Adapter {
+	var out []model.Adapter
+	for _, d := range engine.Others(o.Engine) {
+		if a, _, err := d.New(ctx, engine.Config{Purpose: engine.ForOwner, Flags: o.engineFlags[d.Name]}); err == nil {
+			out = append(out, a)
 		}
 	}
-	kept := r.Notes[:0]
-	for _, n := range r.Notes {
-		// Errors stay: a broken --rules file must not vanish.
-		if n.Engine != "" && !involved[n.Engine] && n.Level != model.NoteError {
-			continue
-		}
-		kept = append(kept, n)
-	}
-	return kept
+	return out
 }
 
-// otherEngineOwner names the owner of the engine --engine left out (a
-// Flux-owned object explained with --engine argocd), so OWNER does not read
-// "none" for an object that another engine reconciles. Ownership is read
-// from labels and annotations only; that engine's rules are not applied.
-func (o *ExplainOptions) otherEngineOwner(r *model.Report, live *unstructured.Unstructured) {
-	if o.Engine == "auto" {
-		return
-	}
-	var other model.Adapter
-	switch o.Engine {
-	case string(model.EngineArgoCD):
-		if a, err := flux.New(flux.Options{}); err == nil {
-			other = a
-		}
-	case string(model.EngineFlux):
-		if a, err := argocd.New(argocd.Options{Namespace: o.ArgoCDNamespace}); err == nil {
-			other = a
-		}
-	}
-	if other == nil {
-		return
-	}
-	ow := other.Owner(live)
-	if ow == nil {
-		return
-	}
-	ow.NotJudged = true
-	r.Owners = append(r.Owners, *ow)
-	r.Notes = append(r.Notes, model.Note{Engine: ow.Engine, Level: model.NoteWarning, Reason: "engine-not-judged",
-		Message: fmt.Sprintf("%s reconciles this object, but --engine %s leaves %s out: its verdicts and rules are not shown (use --engine %s or auto)",
-			ow.Ref(), o.Engine, ow.Engine, ow.Engine)})
+// comparesStatus: a status in the desired state is compared only for an
+// engine that judges it (Argo CD, per resource.compareoptions
+// ignoreResourceStatusField); Flux applies with server-side apply, which
+// never writes status.
+func comparesStatus(selected string) bool {
+	d, ok := engine.Lookup(selected)
+	return ok && d.ComparesStatus
 }
 
-// rulesEngineMismatch warns when --rules holds only objects of the engine
+// rulesEngineMismatch warns when --rules holds only objects of engines
 // --engine leaves out (or of no engine): they would be ignored silently.
-func rulesEngineMismatch(engine string, docs []source.Document, files []string) string {
-	var argo, fl int
+func rulesEngineMismatch(selected string, docs []source.Document, files []string) string {
+	count := map[model.Engine]int{}
 	for _, d := range docs {
 		if d.Object == nil {
 			continue
 		}
-		gvk := d.Object.GroupVersionKind()
-		switch {
-		case gvk.Group == "argoproj.io", gvk.Group == "" && gvk.Kind == "ConfigMap" && strings.HasPrefix(d.Object.GetName(), "argocd-"):
-			argo++
-		case strings.HasSuffix(gvk.Group, ".toolkit.fluxcd.io"):
-			fl++
+		if e, ok := engine.EngineOf(d.Object); ok {
+			count[e.Name]++
 		}
 	}
 	what := strings.Join(files, ", ")
+	var kinds, present, use []string
+	for _, d := range engine.All() {
+		kinds = append(kinds, d.RuleObjects)
+		if count[d.Name] > 0 {
+			present = append(present, d.Title)
+			use = append(use, "--engine "+string(d.Name))
+		}
+	}
 	switch {
-	case argo == 0 && fl == 0:
-		return fmt.Sprintf("--rules %s holds no Argo CD Application/argocd-cm and no Flux Kustomization/HelmRelease: it adds no rule", what)
-	case engine == string(model.EngineArgoCD) && argo == 0:
-		return fmt.Sprintf("--rules %s holds only Flux objects, which --engine argocd does not use (use --engine flux or auto)", what)
-	case engine == string(model.EngineFlux) && fl == 0:
-		return fmt.Sprintf("--rules %s holds only Argo CD objects, which --engine flux does not use (use --engine argocd or auto)", what)
+	case len(present) == 0:
+		return fmt.Sprintf("--rules %s holds no %s: it adds no rule", what, strings.Join(kinds, " and no "))
+	case selected != engine.Auto && count[model.Engine(selected)] == 0:
+		return fmt.Sprintf("--rules %s holds only %s objects, which --engine %s does not use (use %s or auto)", what, engine.Or(present), selected, strings.Join(use, ", "))
 	}
 	return ""
-}
-
-// ownedFunc tells diff which live fields somebody set (and so may be
-// drift when the desired state lacks them) as opposed to API server
-// defaults. Server-side apply leaves defaults unowned, but an Update
-// (client-side apply, as Argo CD syncs by default) owns every field the
-// server filled in on that request, defaults included. So a field counts
-// as set when a non-GitOps manager owns it (someone added it by hand) or a
-// GitOps engine owns it through Apply (its applied configuration had it);
-// a GitOps Update alone does not say it was ever in the manifest.
-func ownedFunc(ix *managedfields.Index, live *unstructured.Unstructured) func(string) bool {
-	if ix.Empty() {
-		// Without ownership every API server default would look like a
-		// field someone added; report only fields the desired state sets
-		// (the no-managedFields warning says what is lost).
-		return func(string) bool { return false }
-	}
-	return func(pointer string) bool {
-		owners := ix.Owners(live, pointer)
-		for _, m := range owners {
-			if !managedfields.IsGitOpsManager(m.Manager) || m.Operation == "Apply" {
-				return true
-			}
-		}
-		// A GitOps Update owning a field its last-applied configuration
-		// names: it was in the manifest, and a field removed from Git since
-		// is drift (Argo CD's 3-way diff removes it).
-		return len(owners) > 0 && ix.InLastApplied(live, pointer)
-	}
 }
 
 // desired loads the desired state: the document of -f/-k that is this
@@ -702,7 +572,7 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 			if err != nil {
 				return nil, model.SourceFile, fmt.Errorf("%s (%s)", loadError(err), hint)
 			}
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", hint)
+			stderrf(o.ErrOut, "warning: %s\n", hint)
 		}
 		src, from = model.SourceFile, strings.Join(o.Filenames, ", ")
 	case o.Kustomize != "":
@@ -721,7 +591,7 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 		// in part would report drift that is not there.
 		return nil, src, loadError(err)
 	}
-	obj, err := PickDocument(objs, live, o.namespace)
+	obj, err := drift.PickDocument(objs, live, o.namespace)
 	if err != nil {
 		return nil, src, fmt.Errorf("%s: %w", from, err)
 	}
@@ -759,90 +629,13 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// PickDocument returns the document that is the live object: same API
-// group and kind, same name, and same namespace (a document without a
-// namespace is in defaultNamespace, as kubectl apply would put it).
-func PickDocument(docs []*unstructured.Unstructured, live *unstructured.Unstructured, defaultNamespace string) (*unstructured.Unstructured, error) {
-	lgvk := live.GroupVersionKind()
-	var candidates []string
-	for _, d := range docs {
-		if d == nil {
-			continue
-		}
-		gvk := d.GroupVersionKind()
-		ns := d.GetNamespace()
-		if ns == "" && live.GetNamespace() != "" {
-			ns = defaultNamespace
-			if ns == "" {
-				ns = live.GetNamespace()
-			}
-		}
-		if gvk.Group == lgvk.Group && gvk.Kind == lgvk.Kind && d.GetName() == live.GetName() && (live.GetNamespace() == "" || ns == live.GetNamespace()) {
-			return d, nil
-		}
-		if len(candidates) < 5 {
-			candidates = append(candidates, describeObj(d))
-		}
-	}
-	want := describeObj(live)
-	if len(candidates) == 0 {
-		return nil, fmt.Errorf("no Kubernetes object found, want %s", want)
-	}
-	more := ""
-	if len(docs) > len(candidates) {
-		more = ", ..."
-	}
-	return nil, fmt.Errorf("no document is %s (found %s%s)", want, strings.Join(candidates, ", "), more)
-}
-
-func describeObj(u *unstructured.Unstructured) string {
-	gvk := u.GroupVersionKind()
-	id := model.ResourceID{Group: gvk.Group, Kind: gvk.Kind, Namespace: u.GetNamespace(), Name: u.GetName()}
-	return id.String()
-}
-
-// Attribute fills, for every drift, the managers that own the field now
-// (when the diff did not) and the cause: the class of the most recent
-// manager that is not a GitOps engine, or unknown.
-func Attribute(r *model.Report, live *unstructured.Unstructured, ix *managedfields.Index) {
-	for i := range r.Drifts {
-		d := &r.Drifts[i]
-		if d.FieldPath == "" {
-			d.FieldPath = managedfields.FieldPath(live, d.Path)
-		}
-		if len(d.Managers) == 0 && !ix.Empty() && d.Change != model.Removed {
-			d.Managers = ix.Owners(live, d.Path)
-		}
-		d.Cause = causeOf(d.Managers)
-	}
-}
-
-// causeOf picks the most recent non-GitOps manager. Managers come most
-// recent first; entries without a time (the API server records none for
-// scale subresource updates) keep their place.
-func causeOf(ms []model.ManagerRef) model.CauseClass {
-	for _, m := range ms {
-		if managedfields.IsGitOpsManager(m.Manager) {
-			continue
-		}
-		if m.Class == "" {
-			return managedfields.Classify(m.Manager, m.Operation, m.Subresource)
-		}
-		return m.Class
-	}
-	return model.CauseUnknown
-}
-
-// defaultAdapters builds the engine adapters --engine selects (auto: all),
-// through their packages' constructors; commands never reach into an
+// defaultAdapters builds the adapters of the engines --engine selects
+// (auto: all) through the registry; commands never reach into an
 // adapter's internals. Problems that leave an engine partly blind (no
 // OpenAPI schema) become notes.
 func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.Unstructured) ([]model.Adapter, []model.Note, error) {
-	var reader model.Reader
-	if o.client != nil {
-		reader = o.client
-	}
 	var ruleDocs []source.Document
+	var notes []model.Note
 	if len(o.Rules) > 0 {
 		var err error
 		if ruleDocs, err = source.LoadFiles(o.Rules, o.In, source.Options{}); err != nil {
@@ -851,63 +644,27 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 		for _, d := range ruleDocs {
 			o.remember(d.Object)
 		}
-	}
-	var (
-		out   []model.Adapter
-		notes []model.Note
-	)
-	if len(o.Rules) > 0 {
 		if msg := rulesEngineMismatch(o.Engine, ruleDocs, o.Rules); msg != "" {
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", msg)
+			stderrf(o.ErrOut, "warning: %s\n", msg)
 			notes = append(notes, model.Note{Level: model.NoteWarning, Reason: "rules-unused", Message: msg})
 		}
 	}
-	if o.Engine == "auto" || o.Engine == string(model.EngineArgoCD) {
-		// Documents keep their YAML nodes, so rules get file:line origins.
-		opts := argocd.Options{Reader: reader, Namespace: o.ArgoCDNamespace, Documents: ruleDocs}
-		opts.ArgoDiff = o.ArgoAPI.options(o.ArgoCDDiff)
-		opts.ArgoDiff.Loaded = o.argoDiff
-		if o.ServerDryRun {
-			// Applications with server-side diff are judged by a dry-run
-			// apply as argocd-controller, like Argo CD's controller does.
-			cfg, err := o.ConfigFlags.ToRESTConfig()
-			if err != nil {
-				return nil, nil, fmt.Errorf("argocd: %w", err)
-			}
-			if opts.DryRun, err = argocd.NewRESTDryRunner(cfg); err != nil {
-				return nil, nil, fmt.Errorf("argocd: %w", err)
-			}
-		}
-		a, err := argocd.New(opts)
-		if err != nil {
-			return nil, nil, fmt.Errorf("argocd: %w", err)
-		}
-		// Argo CD's controller diffs managedFieldsManagers rules with a
-		// parser built from the cluster's OpenAPI; without it lists are
-		// atomic and such rules silently stop matching (DESIGN.md). Only
-		// read the (large) schema for objects Argo CD tracks. Load first:
-		// argocd-cm may switch tracking to labels, and Owner never reads
-		// the cluster itself.
-		if o.client != nil {
-			a.Load(ctx)
-		}
-		if o.client != nil && a.Owner(live) != nil {
-			parser, perr := o.client.GVKParser()
-			if perr != nil {
-				notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-schema",
-					Message: "cannot read the cluster's OpenAPI schema, managedFieldsManagers rules run on a deduced schema: " + perr.Error()})
-			} else {
-				a.SetGVKParser(parser)
-			}
-		}
-		out = append(out, a)
+	cfg := engine.Config{
+		Purpose: engine.ForExplain, Documents: ruleDocs, Manifests: o.fileDocs, Live: live,
+		Offline: o.LiveFile != "", ServerDryRun: o.ServerDryRun, RESTConfig: o.ConfigFlags.ToRESTConfig,
 	}
-	if o.Engine == "auto" || o.Engine == string(model.EngineFlux) {
-		a, err := fluxAdapter(o, ruleDocs)
+	if o.client != nil {
+		cfg.Reader, cfg.Schema = o.client, o.client.GVKParser
+	}
+	var out []model.Adapter
+	for _, d := range engine.Selected(o.Engine) {
+		cfg.Flags = o.engineFlags[d.Name]
+		a, n, err := d.New(ctx, cfg)
 		if err != nil {
-			return nil, nil, fmt.Errorf("flux: %w", err)
+			return nil, nil, fmt.Errorf("%s: %w", d.Name, err)
 		}
 		out = append(out, a)
+		notes = append(notes, n...)
 	}
 	return out, notes, nil
 }

@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
+	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
@@ -55,7 +56,7 @@ func TestInferDriftsFromKubectlEdits(t *testing.T) {
 	ix := parseIndex(t, live)
 	drifts, notes := inferDrifts(live, ix)
 	r := &model.Report{Drifts: drifts}
-	Attribute(r, live, ix)
+	drift.Attribute(r, live, ix)
 
 	type row struct{ FieldPath, Change, Manager, Sub string }
 	var got []row
@@ -163,20 +164,20 @@ func TestPickDocument(t *testing.T) {
 		obj("apps/v1", "Deployment", "other", "web"),
 		obj("apps/v1beta1", "Deployment", "", "web"), // same group, namespace from default
 	}
-	got, err := PickDocument(docs, live, "shop")
+	got, err := drift.PickDocument(docs, live, "shop")
 	if err != nil || got != docs[2] {
 		t.Fatalf("PickDocument = %v, %v; want the namespace-less apps Deployment", got, err)
 	}
-	if _, err := PickDocument(docs, live, "default"); err == nil ||
+	if _, err := drift.PickDocument(docs, live, "default"); err == nil ||
 		!strings.Contains(err.Error(), "no document is Deployment.apps shop/web") || !strings.Contains(err.Error(), "ConfigMap shop/web") {
 		t.Errorf("mismatch error = %v", err)
 	}
-	if _, err := PickDocument(nil, live, "shop"); err == nil || !strings.Contains(err.Error(), "no Kubernetes object found") {
+	if _, err := drift.PickDocument(nil, live, "shop"); err == nil || !strings.Contains(err.Error(), "no Kubernetes object found") {
 		t.Errorf("empty error = %v", err)
 	}
 	// Cluster-scoped objects match without a namespace.
 	nsLive := obj("v1", "Namespace", "", "shop")
-	if got, err := PickDocument([]*unstructured.Unstructured{obj("v1", "Namespace", "", "shop")}, nsLive, "default"); err != nil || got == nil {
+	if got, err := drift.PickDocument([]*unstructured.Unstructured{obj("v1", "Namespace", "", "shop")}, nsLive, "default"); err != nil || got == nil {
 		t.Errorf("cluster-scoped: %v, %v", got, err)
 	}
 }
@@ -216,7 +217,7 @@ func TestCauseOf(t *testing.T) {
 		{[]model.ManagerRef{{Manager: "kustomize-controller", Class: model.CauseGitOps}, {Manager: "kube-controller-manager", Subresource: "scale", Class: model.CauseAutoscaler}}, model.CauseAutoscaler},
 		{[]model.ManagerRef{{Manager: "kubectl-edit", Operation: "Update"}}, model.CauseManual},
 	} {
-		if got := causeOf(tc.ms); got != tc.want {
+		if got := drift.CauseOf(tc.ms); got != tc.want {
 			t.Errorf("causeOf(%+v) = %s, want %s", tc.ms, got, tc.want)
 		}
 	}

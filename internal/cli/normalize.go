@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,20 +17,20 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
-	"github.com/kubectl-drift/kubectl-drift/internal/flux"
+	"github.com/kubectl-drift/kubectl-drift/internal/drift"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
-// normalizeFunc is one engine's view of an object before diffing.
-type normalizeFunc func(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+// normalizerLoader builds the adapters of the selected engines over the
+// rule sources; reader is nil when no cluster is used. Tests replace it.
+type normalizerLoader func(ctx context.Context, g *GlobalOptions, src *RuleSourceFlags, reader model.Reader) ([]model.Adapter, error)
 
-// normalizerLoader builds an engine's normalizer over the rule sources;
-// reader is nil when no cluster is used. Tests replace it.
-type normalizerLoader func(ctx context.Context, g *GlobalOptions, engine string, src *RuleSourceFlags, reader model.Reader) (normalizeFunc, error)
+// normalizeFormats are the -o values of normalize.
+var normalizeFormats = []string{"yaml", "json"}
 
 // NormalizeOptions are the flags of `normalize`.
 type NormalizeOptions struct {
@@ -110,7 +111,7 @@ Exit codes: 0 ok (with --diff: no differences), 1 differences, 2 error.`,
 	cmd.Flags().BoolVar(&o.Rules.FromCluster, "from-cluster", false, "read rules (and TYPE/NAME) from the cluster")
 	cmd.Flags().BoolVar(&o.Diff, "diff", false, "show desired vs live through the same normalization as a unified diff")
 	cmd.Flags().BoolVar(&o.Full, "full", false, "with --diff, keep every live field (server defaults, metadata) instead of only the fields the desired state sets")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, outputHelp([]string{"yaml", "json"}, "without --diff"))
+	addOutputFlag(cmd, &o.Output, normalizeFormats, "without --diff")
 	return cmd
 }
 
@@ -125,7 +126,7 @@ func (o *NormalizeOptions) Validate() error {
 	if err := o.ValidateEngine(); err != nil {
 		return err
 	}
-	if _, err := canonicalOutput(o.Output, []string{"yaml", "json"}); err != nil {
+	if _, err := canonicalOutput(o.Output, normalizeFormats); err != nil {
 		return err
 	}
 	want := 1
@@ -177,161 +178,44 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 		files = files[1:]
 	}
 	o.remember(live)
-	engine, err := pickEngine(o.Engine, live)
+	adapters, err := o.load(ctx, o.GlobalOptions, &o.Rules, reader)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	norm, err := o.load(ctx, o.GlobalOptions, engine, &o.Rules, reader)
+	a, err := drift.PickAdapter(o.Engine, adapters, live)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	nlive, err := norm(ctx, live)
+	if fn, ok := a.(engine.FileNoter); ok {
+		for _, n := range fn.FileNotes() {
+			if n.Level == model.NoteWarning {
+				stderrf(o.ErrOut, "warning: %s\n", n.Message)
+			}
+		}
+	}
+	norm, ok := a.(engine.Normalizer)
+	if !ok {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s cannot normalize objects", a.Engine())}
+	}
+	req := drift.NormalizeRequest{Live: live, Adapter: norm, Full: o.Full}
+	if o.Diff {
+		if req.Desired, err = o.readObject(files[0]); err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+		o.remember(req.Desired)
+	}
+	n, err := drift.Normalize(ctx, req)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	nlive = keepInputFields(live, nlive)
 	if !o.Diff {
-		redact.Object(nlive.Object)
-		return printObject(o.Out, o.Output, nlive)
-	}
-	desired, err := o.readObject(files[0])
-	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
-	}
-	o.remember(desired)
-	inheritOwnerMarks(live, desired)
-	ndesired, err := norm(ctx, desired)
-	if err != nil {
-		return &ExitError{Code: ExitFailure, Err: err}
-	}
-	ndesired = keepInputFields(desired, ndesired)
-	if !o.Full {
-		nlive = &unstructured.Unstructured{Object: projectOnto(ndesired.Object, nlive.Object).(map[string]any)}
+		redact.Object(n.Live.Object)
+		return printObject(o.Out, o.Output, n.Live)
 	}
 	// kubectl diff's convention: "*** (before)" / "*** (after)" where a
 	// value differs, so the diff still shows which keys changed.
-	redact.Pair(nlive.Object, ndesired.Object)
-	return o.diff(nlive, ndesired)
-}
-
-// keepInputFields drops what normalizing added that the input did not have:
-// the engines normalize through typed structs, whose round trip writes
-// zero values (creationTimestamp: null, strategy: {}) that are neither in
-// the input nor what the engine compares. Fields the rules removed stay
-// removed, and normalized values stay normalized.
-func keepInputFields(in, normalized *unstructured.Unstructured) *unstructured.Unstructured {
-	if in == nil || normalized == nil {
-		return normalized
-	}
-	if m, ok := projectOnto(in.Object, normalized.Object).(map[string]any); ok {
-		return &unstructured.Unstructured{Object: m}
-	}
-	return normalized
-}
-
-// projectOnto keeps only the live fields the desired state sets, as Argo
-// CD's two-way diff does (gitops-engine pkg/diff/diff.go removeFields,
-// removeMapFields, removeListFields): server defaults, status and metadata
-// the server adds do not show. Extra live list items are kept so that they
-// do show. Flux gets the same effect from defaulting both sides in its
-// dry-run.
-func projectOnto(desired, live any) any {
-	switch d := desired.(type) {
-	case map[string]any:
-		l, ok := live.(map[string]any)
-		if !ok {
-			return live
-		}
-		out := map[string]any{}
-		for k, dv := range d {
-			if lv, ok := l[k]; ok {
-				if lv != nil {
-					lv = projectOnto(dv, lv)
-				}
-				out[k] = lv
-			}
-		}
-		return out
-	case []any:
-		l, ok := live.([]any)
-		if !ok {
-			return live
-		}
-		out := make([]any, 0, len(l))
-		for i, lv := range l {
-			if i < len(d) && lv != nil {
-				lv = projectOnto(d[i], lv)
-			}
-			out = append(out, lv)
-		}
-		return out
-	}
-	return live
-}
-
-// pickEngine resolves --engine auto from the object's owner marks: the
-// engine that reconciles it is the one whose view is wanted. An object
-// marked by both (or neither) needs an explicit --engine.
-func pickEngine(engine string, obj *unstructured.Unstructured) (string, error) {
-	if engine != "auto" && engine != "" {
-		return engine, nil
-	}
-	_, argo := obj.GetAnnotations()[argocd.AnnotationTrackingID]
-	if !argo {
-		_, argo = obj.GetLabels()[argocd.DefaultInstanceLabelKey]
-	}
-	l := obj.GetLabels()
-	fluxOwned := l[flux.KustomizeNameLabel] != "" || l[flux.HelmNameLabel] != ""
-	switch {
-	case argo && !fluxOwned:
-		return "argocd", nil
-	case fluxOwned && !argo:
-		return "flux", nil
-	case argo && fluxOwned:
-		return "", fmt.Errorf("%s is marked by both Argo CD and Flux: give --engine argocd or --engine flux", resourceRef(obj))
-	}
-	return "", fmt.Errorf("%s carries no Argo CD tracking or Flux ownership marks: give --engine argocd or --engine flux", resourceRef(obj))
-}
-
-func resourceRef(obj *unstructured.Unstructured) string {
-	if ns := obj.GetNamespace(); ns != "" {
-		return obj.GetKind() + " " + ns + "/" + obj.GetName()
-	}
-	return obj.GetKind() + " " + obj.GetName()
-}
-
-// ownerAnnotations and ownerLabels are the marks by which the engines tie a
-// live object to its Application, Kustomization or HelmRelease, and so pick
-// the rules to apply. The controllers add them at apply time, so the desired
-// state in Git lacks them; without them the desired side would be normalized
-// without the owner's rules. Argo CD itself copies the tracking marks from
-// live to config before diffing (util/argo/diff normalizeTracking).
-var (
-	ownerAnnotations = []string{argocd.AnnotationTrackingID}
-	ownerLabels      = []string{argocd.DefaultInstanceLabelKey, flux.KustomizeNameLabel, flux.KustomizeNamespaceLabel, flux.HelmNameLabel, flux.HelmNamespaceLabel}
-)
-
-// inheritOwnerMarks copies the owner marks of live that desired lacks.
-func inheritOwnerMarks(live, desired *unstructured.Unstructured) {
-	copyMarks := func(from, to map[string]string, keys []string) map[string]string {
-		for _, k := range keys {
-			if v, ok := from[k]; ok {
-				if _, has := to[k]; !has {
-					if to == nil {
-						to = map[string]string{}
-					}
-					to[k] = v
-				}
-			}
-		}
-		return to
-	}
-	if a := copyMarks(live.GetAnnotations(), desired.GetAnnotations(), ownerAnnotations); len(a) > 0 {
-		desired.SetAnnotations(a)
-	}
-	if l := copyMarks(live.GetLabels(), desired.GetLabels(), ownerLabels); len(l) > 0 {
-		desired.SetLabels(l)
-	}
+	redact.Pair(n.Live.Object, n.Desired.Object)
+	return o.diff(n.Live, n.Desired)
 }
 
 func printObject(w interface{ Write([]byte) (int, error) }, format string, obj *unstructured.Unstructured) error {
@@ -376,7 +260,9 @@ func (o *NormalizeOptions) diff(live, desired *unstructured.Unstructured) error 
 		return nil
 	}
 	name := diffFileName(live)
-	fmt.Fprint(o.Out, unifiedDiff("LIVE/"+name, "MERGED/"+name, a, b, 3))
+	if _, err := io.WriteString(o.Out, unifiedDiff("LIVE/"+name, "MERGED/"+name, a, b, 3)); err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
 	return errDrift
 }
 
@@ -403,7 +289,9 @@ func (o *NormalizeOptions) externalDiff(ext string, live, desired *unstructured.
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	defer os.RemoveAll(tmp)
+	// A temporary directory left behind is harmless; the diff's result is
+	// what matters.
+	defer func() { _ = os.RemoveAll(tmp) }()
 	dirs := [2]string{filepath.Join(tmp, "LIVE"), filepath.Join(tmp, "MERGED")}
 	for i, obj := range []*unstructured.Unstructured{live, desired} {
 		if err := os.Mkdir(dirs[i], 0o700); err != nil {
@@ -519,40 +407,21 @@ func unifiedDiff(nameA, nameB, a, b string, ctx int) string {
 	return out.String()
 }
 
-// readObjectFile reads the first object of a YAML or JSON file.
+// readObjectFile reads the first object of a YAML or JSON file through
+// the bounded loader every command uses (size limit, alias bombs, one-line
+// errors); a List's first item counts.
 func readObjectFile(path string) (*unstructured.Unstructured, error) {
-	var data []byte
-	var err error
 	if path == "-" {
 		return nil, fmt.Errorf("-f -: reading the object from stdin is not supported; give a file")
 	}
-	if data, err = source.ReadFile(path, nil, 0); err != nil {
-		return nil, err
+	docs, err := source.LoadFiles([]string{path}, nil, source.Options{NoPositions: true})
+	if err != nil {
+		return nil, loadError(err)
 	}
-	for _, chunk := range strings.Split(string(data), "\n---") {
-		if strings.TrimSpace(stripComments(chunk)) == "" {
-			continue
+	for _, d := range docs {
+		if objs := expandList(d.Object); len(objs) > 0 {
+			return objs[0], nil
 		}
-		j, err := yaml.YAMLToJSON([]byte(chunk))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(j); err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		return obj, nil
 	}
 	return nil, fmt.Errorf("%s: no object found", path)
-}
-
-func stripComments(s string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(s, "\n") {
-		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") || t == "---" {
-			continue
-		}
-		b.WriteString(l + "\n")
-	}
-	return b.String()
 }

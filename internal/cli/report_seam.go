@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 
+	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -33,9 +35,20 @@ type explained struct {
 func explainReport(ctx context.Context, g *GlobalOptions, args []string, req reportRequest) (*explained, error) {
 	eo := NewExplainOptions(g)
 	eo.Filenames, eo.Kustomize, eo.LiveFile, eo.Rules = req.Filenames, req.Kustomize, req.LiveFile, req.Rules
-	eo.ArgoCDNamespace = req.ArgoCDNamespace
-	if eo.ArgoCDNamespace == "" {
-		eo.ArgoCDNamespace = "argocd"
+	// The engines' own explain flags, with their defaults; the control
+	// plane namespace the caller was given goes to the engine that has it.
+	fs := pflag.NewFlagSet("explain", pflag.ContinueOnError)
+	for _, d := range engine.All() {
+		if d.Flags != nil {
+			if ef := d.Flags("explain", fs); ef != nil {
+				eo.engineFlags[d.Name] = ef
+			}
+		}
+	}
+	if req.ArgoCDNamespace != "" && fs.Lookup("argocd-namespace") != nil {
+		if err := fs.Set("argocd-namespace", req.ArgoCDNamespace); err != nil {
+			return nil, err
+		}
 	}
 	if err := eo.Complete(nil, args); err != nil {
 		return nil, err

@@ -18,8 +18,12 @@ import (
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
+
+	// The engines kubectl-drift ships, registered once (engine.Register).
+	_ "github.com/kubectl-drift/kubectl-drift/internal/engine/all"
 
 	// Auth providers (exec, oidc...) that kubeconfigs may name.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"
@@ -29,7 +33,7 @@ import (
 type Frontend struct {
 	// Name is how users type the command: "kubectl drift", "argocd drift", "flux drift".
 	Name string
-	// DefaultEngine is the --engine default: auto, argocd or flux.
+	// DefaultEngine is the --engine default: auto or an engine's name.
 	DefaultEngine string
 }
 
@@ -77,7 +81,7 @@ var errDrift = &ExitError{Code: ExitDrift}
 type GlobalOptions struct {
 	Frontend    Frontend
 	ConfigFlags *genericclioptions.ConfigFlags
-	// Engine is auto, argocd or flux.
+	// Engine is auto or a registered engine's name (internal/engine).
 	Engine string
 	// Secrets remembers the values of every Secret the command read;
 	// Out and ErrOut are scrubbed of them (redact.Writer), and so is the
@@ -157,8 +161,8 @@ reverts each one.
 	if f := root.PersistentFlags().Lookup("request-timeout"); f != nil {
 		f.Usage = cluster.TimeoutFlagUsage
 	}
-	root.PersistentFlags().StringVar(&g.Engine, "engine", g.Engine, "GitOps engine whose rules to apply: auto, argocd or flux")
-	_ = root.RegisterFlagCompletionFunc("engine", cobra.FixedCompletions([]string{"auto", "argocd", "flux"}, cobra.ShellCompDirectiveNoFileComp))
+	root.PersistentFlags().StringVar(&g.Engine, "engine", g.Engine, "GitOps engine whose rules to apply: "+engine.Or(engine.Choices()))
+	_ = root.RegisterFlagCompletionFunc("engine", cobra.FixedCompletions(engine.Choices(), cobra.ShellCompDirectiveNoFileComp))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%w\nSee '%s --help' for usage", err, c.CommandPath())}
 	})
@@ -201,13 +205,9 @@ var subcommands = []func(*GlobalOptions) *cobra.Command{
 	newVersionCommand,
 }
 
-// ValidateEngine checks the --engine value.
+// ValidateEngine checks the --engine value against the registry.
 func (g *GlobalOptions) ValidateEngine() error {
-	switch g.Engine {
-	case "auto", "argocd", "flux":
-		return nil
-	}
-	return fmt.Errorf("invalid --engine %q: must be auto, argocd or flux", g.Engine)
+	return engine.Validate(g.Engine)
 }
 
 // Main runs the front end and returns the process exit code. Errors are

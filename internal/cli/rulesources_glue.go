@@ -13,9 +13,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
-	"github.com/kubectl-drift/kubectl-drift/internal/flux"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
@@ -83,9 +82,9 @@ func inHelmChart(file string) bool {
 	}
 }
 
-// valuesDocuments reads the argo-cd chart values files under path (their
-// configs.cm is an argocd-cm); the manifest reader skips them as they are
-// not Kubernetes objects.
+// valuesDocuments reads the engines' settings files under path (Argo CD's
+// chart values, whose configs.cm is an argocd-cm); the manifest reader
+// skips them as they are not Kubernetes objects.
 func valuesDocuments(path string) []source.Document {
 	if path == "-" {
 		return nil
@@ -101,10 +100,8 @@ func valuesDocuments(path string) []source.Document {
 			}
 			return nil
 		}
-		if argocd.IsValuesFile(p) {
-			vd, _ := argocd.ValuesFileDocuments(p)
-			out = append(out, vd...)
-		}
+		vd, _ := engine.SettingsDocuments(p)
+		out = append(out, vd...)
 		return nil
 	})
 	return out
@@ -113,11 +110,8 @@ func valuesDocuments(path string) []source.Document {
 // engineObject reports objects that belong to the engines themselves and
 // are therefore not compared by effect.
 func engineObject(o *unstructured.Unstructured) bool {
-	gvk := o.GroupVersionKind()
-	if gvk.Group == "argoproj.io" || strings.HasSuffix(gvk.Group, ".toolkit.fluxcd.io") {
-		return true
-	}
-	return gvk.Group == "" && gvk.Kind == "ConfigMap" && strings.HasPrefix(o.GetName(), "argocd-")
+	_, ok := engine.EngineOf(o)
+	return ok
 }
 
 // clusterClient connects when --from-cluster is given.
@@ -208,8 +202,8 @@ func literalGroupKind(r model.Rule) (schema.GroupKind, bool) {
 	return schema.GroupKind{Group: g, Kind: k}, true
 }
 
-// defaultInputLoader reads rules of both engines (through their adapters)
-// and the plain objects of the files.
+// defaultInputLoader reads the rules of every engine (through their
+// adapters) and the plain objects of the files.
 func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlags) (*ruleInputs, error) {
 	docs, problems := loadDocuments(g, f)
 	in := &ruleInputs{Problems: problems, Read: len(docs)}
@@ -222,43 +216,47 @@ func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlag
 	if err != nil {
 		return nil, err
 	}
-	if client == nil {
-		ar, aerrs := argocd.RulesFromDocuments(docs)
-		fr, _ := flux.RulesFromDocuments(docs) // their errors are on the rules (Rule.Error)
-		for _, e := range aerrs {
-			in.Problems = append(in.Problems, e.Error())
-		}
-		in.Rules = append(ar, fr...)
-		if aa, err := argocd.New(argocd.Options{Documents: docs}); err == nil {
-			if fa, err := flux.New(flux.Options{Documents: docs}); err == nil {
-				in.Owners = ownersOf(aa, fa)
+	cfg := engine.Config{Purpose: engine.ForRules, Documents: docs}
+	if client != nil {
+		cfg.Reader = client
+	}
+	var adapters []model.Adapter
+	var clusterErrs []error
+	for _, d := range engine.All() {
+		a, _, err := d.New(ctx, cfg)
+		if err != nil {
+			if client == nil {
+				continue // offline, an engine that cannot start names no owner
 			}
+			return nil, err
 		}
+		adapters = append(adapters, a)
+		rr, ok := a.(engine.RuleReader)
+		if !ok {
+			rules, _ := a.Rules(ctx)
+			in.Rules = append(in.Rules, rules...)
+			continue
+		}
+		rules, read, errs := rr.ReadRules(ctx)
+		in.Rules = append(in.Rules, rules...)
+		if client == nil {
+			// Offline the errors are the files' (file:line).
+			for _, e := range errs {
+				in.Problems = append(in.Problems, e.Error())
+			}
+			continue
+		}
+		in.Read += read
+		clusterErrs = append(clusterErrs, errs...)
+	}
+	in.Owners = ownersOf(adapters...)
+	if client == nil {
 		return in, nil
-	}
-	aa, err := argocd.New(argocd.Options{Reader: client, Documents: docs})
-	if err != nil {
-		return nil, err
-	}
-	fa, err := flux.New(flux.Options{Reader: client, Documents: docs})
-	if err != nil {
-		return nil, err
 	}
 	// Every source that could not be read is one warning naming it
 	// (Forbidden argocd-cm, Applications, Kustomizations...): rules must
-	// not vanish silently. A source that answered "not there" (no Argo CD,
-	// no Flux) was read.
-	var clusterErrs []error
-	ars, _ := aa.Rules(ctx)
-	ok, aerrs := aa.ClusterReads()
-	in.Rules = append(in.Rules, ars...)
-	in.Read += ok
-	clusterErrs = append(clusterErrs, aerrs...)
-	frs, ferr := fa.Rules(ctx)
-	in.Rules = append(in.Rules, frs...)
-	ferrs := splitErrors(ferr)
-	in.Read += fa.Listed()
-	clusterErrs = append(clusterErrs, ferrs...)
+	// not vanish silently. A source that answered "not there" (engine not
+	// installed) was read.
 	for _, e := range clusterErrs {
 		in.Problems = append(in.Problems, "rules from the cluster: "+e.Error())
 	}
@@ -272,24 +270,12 @@ func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlag
 			}
 		}
 	}
-	in.Owners = ownersOf(aa, fa)
 	if f.Effect {
 		objs, problems := clusterObjects(ctx, client, in.Rules)
 		in.Objects = append(in.Objects, objs...)
 		in.Problems = append(in.Problems, problems...)
 	}
 	return in, nil
-}
-
-// splitErrors undoes errors.Join.
-func splitErrors(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		return j.Unwrap()
-	}
-	return []error{err}
 }
 
 // ownersOf asks each adapter which of its objects reconciles obj. Owner
@@ -306,30 +292,21 @@ func ownersOf(adapters ...model.Adapter) func(*unstructured.Unstructured) []mode
 	}
 }
 
-// defaultNormalizerLoader builds the chosen adapter over the rule sources.
-func defaultNormalizerLoader(ctx context.Context, g *GlobalOptions, engine string, src *RuleSourceFlags, reader model.Reader) (normalizeFunc, error) {
+// defaultNormalizerLoader builds the selected engines' adapters over the
+// rule sources.
+func defaultNormalizerLoader(ctx context.Context, g *GlobalOptions, src *RuleSourceFlags, reader model.Reader) ([]model.Adapter, error) {
 	docs, problems := loadDocuments(g, src)
 	for _, p := range problems {
 		stderrf(g.ErrOut, "warning: skipped %s\n", p)
 	}
-	switch engine {
-	case "argocd":
-		a, err := argocd.New(argocd.Options{Reader: reader, Documents: docs})
+	cfg := engine.Config{Purpose: engine.ForNormalize, Reader: reader, Documents: docs}
+	var out []model.Adapter
+	for _, d := range engine.Selected(g.Engine) {
+		a, _, err := d.New(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
-		for _, n := range a.FileNotes() {
-			if n.Level == model.NoteWarning {
-				stderrf(g.ErrOut, "warning: %s\n", n.Message)
-			}
-		}
-		return a.Normalize, nil
-	case "flux":
-		a, err := flux.New(flux.Options{Reader: reader, Documents: docs})
-		if err != nil {
-			return nil, err
-		}
-		return a.Normalize, nil
+		out = append(out, a)
 	}
-	return nil, fmt.Errorf("unknown engine %q", engine)
+	return out, nil
 }

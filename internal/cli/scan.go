@@ -12,9 +12,8 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/labels"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
-	"github.com/kubectl-drift/kubectl-drift/internal/flux"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
@@ -119,7 +118,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Scan all namespaces")
 	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector to filter objects (e.g. app=shop)")
 	f.StringSliceVar(&o.Kinds, "kinds", nil, `Kinds to scan, comma-separated: resource names as kubectl get takes them, "default", "all" (default "default")`)
-	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(scan.Outputs, ""))
+	addOutputFlag(cmd, &o.Output, scan.Outputs, "")
 	f.BoolVarP(&o.Watch, "watch", "w", false, "After the scan, watch and print drift as it appears and is reverted")
 	f.DurationVar(&o.WatchTimeout, "watch-timeout", 0, "Stop watching after this long (0: until interrupted)")
 	f.DurationVar(&o.ReconcileInterval, "reconcile-interval", 0, "With --watch: reconcile interval to assume when the owner's is unknown (Argo CD's is controller-wide)")
@@ -131,7 +130,6 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.BoolVar(&o.IncludeControllers, "include-controllers", false, "Also report fields owned only by built-in controllers (kube-controller-manager...)")
 	f.BoolVar(&o.Stats, "stats", false, "Print wall time and API requests by verb to stderr")
 	_ = f.MarkHidden("stats")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(scan.Outputs, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kinds", cobra.FixedCompletions(append([]string{scan.KindsDefault, scan.KindsAll}, scan.DefaultKinds...), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -214,59 +212,30 @@ func (o *ScanOptions) Complete() error {
 
 // scanAdapters returns the adapters of the selected engine(s), ready to
 // judge. They read the cluster through one CachingReader, so each engine
-// object behind the drifted objects (Application, Kustomization,
-// argocd-cm) is read once. Each adapter reads its settings before the scan
-// asks it about ownership: Argo CD's tracking method (annotation or label)
-// lives in argocd-cm, and Owner never reads the cluster itself.
-func scanAdapters(ctx context.Context, engine string, c *cluster.Client) ([]model.Adapter, []string, error) {
-	return engineAdapters(ctx, engine, scan.NewCachingReader(c), c)
+// object behind the drifted objects is read once. Each engine reads its
+// settings before the scan asks it about ownership (Owner never reads the
+// cluster itself).
+func scanAdapters(ctx context.Context, selected string, c *cluster.Client) ([]model.Adapter, []string, error) {
+	return engineAdapters(ctx, selected, scan.NewCachingReader(c), c)
 }
 
 // engineAdapters builds the adapters over reader (serve passes its informer
-// cache); c is asked once for the OpenAPI schema, when Argo CD rules need it.
-func engineAdapters(ctx context.Context, engine string, cached model.Reader, c *cluster.Client) ([]model.Adapter, []string, error) {
+// cache).
+func engineAdapters(ctx context.Context, selected string, reader model.Reader, c *cluster.Client) ([]model.Adapter, []string, error) {
+	cfg := engine.Config{Purpose: engine.ForScan, Reader: reader, Schema: c.GVKParser}
 	var out []model.Adapter
 	var warnings []string
-	if engine == "auto" || engine == string(model.EngineArgoCD) {
-		opts := argocd.Options{Reader: cached}
-		a, err := argocd.New(opts)
+	for _, d := range engine.Selected(selected) {
+		a, notes, err := d.New(ctx, cfg)
 		if err != nil {
-			return nil, nil, fmt.Errorf("argocd: %w", err)
+			return nil, nil, fmt.Errorf("%s: %w", d.Name, err)
 		}
-		rules, _ := a.Rules(ctx) // read failures become notes on the reports
-		// Argo CD's controller evaluates managedFieldsManagers rules with a
-		// parser built from the cluster's OpenAPI (lists keyed, not atomic);
-		// fetch the (large) schema only when such a rule exists.
-		if hasManagerRules(rules) {
-			if parser, perr := c.GVKParser(); perr != nil {
-				warnings = append(warnings, "cannot read the cluster's OpenAPI schema: Argo CD managedFieldsManagers rules run on a deduced schema: "+perr.Error())
-			} else {
-				opts.GVKParser = parser
-				if a, err = argocd.New(opts); err != nil {
-					return nil, nil, fmt.Errorf("argocd: %w", err)
-				}
-				_, _ = a.Rules(ctx)
-			}
-		}
-		out = append(out, a)
-	}
-	if engine == "auto" || engine == string(model.EngineFlux) {
-		a, err := flux.New(flux.Options{Reader: cached})
-		if err != nil {
-			return nil, nil, fmt.Errorf("flux: %w", err)
+		for _, n := range notes {
+			warnings = append(warnings, n.Message)
 		}
 		out = append(out, a)
 	}
 	return out, warnings, nil
-}
-
-func hasManagerRules(rules []model.Rule) bool {
-	for _, r := range rules {
-		if len(r.Managers) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // Run scans, prints, and maps the outcome to the exit code.
@@ -283,7 +252,7 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 	src := &scan.StreamSource{Client: o.client, Streamer: streamer, ChunkSize: o.ChunkSize, Consistent: o.Consistent}
 	in := &scan.Inspector{Adapters: o.adapters, IncludeControllers: o.IncludeControllers}
 	for _, w := range o.warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+		stderrf(o.ErrOut, "warning: %s\n", w)
 	}
 	if o.Watch {
 		return o.watch(ctx, src, in)
@@ -298,7 +267,7 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 	})
 	if res != nil {
 		for _, w := range res.Warnings {
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+			stderrf(o.ErrOut, "warning: %s\n", w)
 		}
 		res.Warnings = append(o.warnings, res.Warnings...)
 	}
@@ -335,7 +304,7 @@ func (o *ScanOptions) watch(ctx context.Context, src *scan.StreamSource, in *sca
 		Kinds:           o.kinds,
 		DefaultInterval: o.ReconcileInterval,
 		Emit:            scan.EventPrinter(o.Out, o.Output),
-		Warn:            func(msg string) { fmt.Fprintf(o.ErrOut, "warning: %s\n", msg) },
+		Warn:            func(msg string) { stderrf(o.ErrOut, "warning: %s\n", msg) },
 	}
 	if err := w.Run(ctx); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
@@ -347,7 +316,7 @@ func (o *ScanOptions) printStats(res *scan.Result, wall time.Duration, kindLists
 	// kind_lists are the LISTs of the scanned kinds (the cost that grows
 	// with the cluster); requests{} are all API requests by verb, including
 	// the engines' settings and owners (a constant few).
-	fmt.Fprintf(o.ErrOut, "scan stats: wall=%.3fs kinds=%d objects=%d owned=%d drifted=%d fields=%d kind_lists=%d requests{%s} total_requests=%d\n",
+	stderrf(o.ErrOut, "scan stats: wall=%.3fs kinds=%d objects=%d owned=%d drifted=%d fields=%d kind_lists=%d requests{%s} total_requests=%d\n",
 		wall.Seconds(), res.Stats.Kinds, res.Stats.Objects, res.Stats.Owned, res.Stats.Drifted, res.Stats.Fields, kindLists,
 		o.client.Counter().String(), o.client.Counter().Total())
 }

@@ -233,7 +233,7 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 		Namespace:     o.namespace,
 		LabelSelector: o.LabelSelector,
 		Resync:        o.Resync,
-		Explain:       in.Explain,
+		Explain:       in.ExplainObject,
 		Owned: func(k scan.Kind, obj *unstructured.Unstructured) bool {
 			_, owned := in.PrecheckObject(k, obj)
 			return owned

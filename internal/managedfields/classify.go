@@ -2,25 +2,39 @@ package managedfields
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
-// IsGitOpsManager reports whether manager is a GitOps engine's field
-// manager: Argo CD syncs as "argocd-controller" (argo-cd common/common.go
-// ArgoCDSSAManager; "argocd-application-controller" is the controller's name,
-// which older client-side syncs left); Flux applies as "kustomize-controller"
-// and "helm-controller" (ssa.Owner{Field: controllerName} in each
-// controller's main.go), patches status as "gotk-<controller>", and the flux
-// CLI writes as "flux-client-side-apply" (kustomize-controller
-// docs/spec/v1/kustomizations.md, ssa Override).
+// gitOpsManagers are the engines' field-manager predicates, registered by
+// internal/engine.Register while the program initializes (each engine
+// package owns its manager names); read-only afterwards.
+var gitOpsManagers struct {
+	sync.RWMutex
+	is []func(manager string) bool
+}
+
+// RegisterGitOpsManagers adds an engine's predicate for its field
+// managers. Only internal/engine.Register calls it.
+func RegisterGitOpsManagers(is func(manager string) bool) {
+	gitOpsManagers.Lock()
+	defer gitOpsManagers.Unlock()
+	gitOpsManagers.is = append(gitOpsManagers.is, is)
+}
+
+// IsGitOpsManager reports whether manager is a registered GitOps engine's
+// field manager. Predicates get the name lower-cased and trimmed.
 func IsGitOpsManager(manager string) bool {
 	m := strings.ToLower(strings.TrimSpace(manager))
-	switch m {
-	case "argocd-controller", "argocd-application-controller", "kustomize-controller", "helm-controller", "flux-client-side-apply":
-		return true
+	gitOpsManagers.RLock()
+	defer gitOpsManagers.RUnlock()
+	for _, is := range gitOpsManagers.is {
+		if is(m) {
+			return true
+		}
 	}
-	return strings.HasPrefix(m, "gotk-")
+	return false
 }
 
 // isManualTool reports managers that are people at a terminal. kubectl names its

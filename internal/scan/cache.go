@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -39,11 +40,7 @@ type CachingReader struct {
 // listBacked says which kinds are read with one LIST instead of a GET per
 // object: the engines' own kinds, of which a cluster has tens to hundreds.
 func listBacked(gvk schema.GroupVersionKind) bool {
-	switch gvk.Group {
-	case "argoproj.io", "kustomize.toolkit.fluxcd.io", "helm.toolkit.fluxcd.io":
-		return true
-	}
-	return false
+	return engine.OwnsGroup(gvk.Group)
 }
 
 type getKey struct {

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -16,20 +17,20 @@ import (
 // filled as they judge); callers serialize them.
 type ExplainFunc func(ctx context.Context, kind Kind, obj *unstructured.Unstructured) (*model.Report, error)
 
-// Explain is the ExplainFunc of an Inspector: precheck (owned, written by
-// another manager), drift inferred from managedFields, verdicts of every
-// owning engine with Secret values masked. An adapter failure is a note on
-// the report, not an error.
-func (in *Inspector) Explain(ctx context.Context, kind Kind, obj *unstructured.Unstructured) (*model.Report, error) {
+// ExplainObject is the ExplainFunc of an Inspector: precheck (owned,
+// written by another manager), then Inspector.Explain, the per-object
+// pipeline scan uses (issue 14). Warnings become notes on the report.
+func (in *Inspector) ExplainObject(ctx context.Context, kind Kind, obj *unstructured.Unstructured) (*model.Report, error) {
 	cand, _ := in.PrecheckObject(kind, obj)
 	if cand == nil {
 		return nil, nil
 	}
-	rep, err := in.Drifts(obj)
+	var mu sync.Mutex // callers of an ExplainFunc serialize already
+	rep, warns, err := in.Explain(ctx, &mu, cand, obj)
 	if err != nil || rep == nil {
 		return nil, err
 	}
-	for _, w := range in.Judge(ctx, cand, obj, rep) {
+	for _, w := range warns {
 		rep.Notes = append(rep.Notes, model.Note{Level: model.NoteWarning, Reason: "verdicts-unknown", Message: w})
 	}
 	return rep, nil

@@ -1,16 +1,17 @@
 package scan
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
-	"time"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/diff"
-	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
 // lightObject is the part of an object the first pass needs: who owns it
@@ -112,13 +113,7 @@ func (in *Inspector) owners(obj *unstructured.Unstructured) []ownerOf {
 // ignores /status, Flux never applies it), and not a built-in controller
 // unless asked.
 func (in *Inspector) relevant(manager, operation, subresource string) bool {
-	if subresource == "status" || managedfields.IsGitOpsManager(manager) {
-		return false
-	}
-	if !in.IncludeControllers && managedfields.Classify(manager, operation, subresource) == model.CauseController {
-		return false
-	}
-	return true
+	return drift.Relevant(manager, operation, subresource, in.IncludeControllers)
 }
 
 func lightUnstructured(kind Kind, name, namespace string, labels, annotations map[string]string) *unstructured.Unstructured {
@@ -166,41 +161,40 @@ func Decode(kind Kind, raw []byte) (*unstructured.Unstructured, error) {
 	return obj, nil
 }
 
-// Drifts returns the report of obj's drift inferred from managedFields
-// (diff.Infer, the same inference explain uses, so that scan and explain
-// agree on every object). The report is nil when nothing drifted.
-func (in *Inspector) Drifts(obj *unstructured.Unstructured) (*model.Report, error) {
-	ix, err := managedfields.Parse(obj)
+// Explain runs the pipeline (drift.Explain, the one explain uses, so that
+// scan and explain agree on every object) on a candidate, decoded in full.
+// The report is nil when nothing drifted. Only the candidate's owners
+// judge; judgeMu serializes them (the adapters share caches). An adapter
+// error is a warning: the drift is still reported. A Secret's values never
+// leave the scan: drift values at secret paths are masked, and notes and
+// warnings that quote one (a jq error) are scrubbed.
+func (in *Inspector) Explain(ctx context.Context, judgeMu sync.Locker, cand *Candidate, obj *unstructured.Unstructured) (*model.Report, []string, error) {
+	secrets := redact.NewScrubber()
+	secrets.Add(obj.Object)
+	var warns []string
+	req := drift.Request{
+		Live:               obj,
+		Engine:             "auto",
+		IncludeControllers: in.IncludeControllers,
+		Inventory:          true,
+		Secrets:            secrets,
+		JudgeLock:          judgeMu,
+		JudgeFailed: func(e model.Engine, err error) {
+			warns = append(warns, secrets.String(fmt.Sprintf("%s: %s verdicts unknown: %v", drift.ResourceID(obj), e, err)))
+		},
+	}
+	for _, o := range cand.Owners {
+		req.Adapters = append(req.Adapters, o.adapter)
+		req.Owners = append(req.Owners, *o.owner)
+	}
+	rep, err := drift.Explain(ctx, req)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s/%s: %w", obj.GetKind(), obj.GetNamespace(), obj.GetName(), err)
+		return nil, nil, err
 	}
-	inf := diff.Infer(obj, ix, diff.InferOptions{IncludeControllers: in.IncludeControllers})
-	if !inf.EngineWrote || len(inf.Drifts) == 0 {
-		return nil, nil
-	}
-	gvk := obj.GroupVersionKind()
-	id := model.ResourceID{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	rep := model.NewReport(id, model.SourceManagedFields)
-	rep.Drifts = inf.Drifts
-	return rep, nil
+	return rep, warns, nil
 }
 
-// culprit is the manager a drifted field is attributed to: the most recent
-// relevant non-GitOps owner.
+// culprit is the manager a drifted field is attributed to.
 func (in *Inspector) culprit(fd model.FieldDrift) model.ManagerRef {
-	for _, m := range fd.Managers {
-		if in.relevant(m.Manager, m.Operation, m.Subresource) {
-			return m
-		}
-	}
-	if len(fd.Managers) > 0 {
-		return fd.Managers[0]
-	}
-	return model.ManagerRef{Manager: "unknown", Class: model.CauseUnknown}
-}
-
-// changedAt is when the culprit last wrote the object (managedFields time),
-// the best estimate of when the drift appeared.
-func (in *Inspector) changedAt(fd model.FieldDrift) *time.Time {
-	return in.culprit(fd).Time
+	return drift.Culprit(fd, in.IncludeControllers)
 }

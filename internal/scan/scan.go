@@ -27,10 +27,8 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
-	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
 // Source lists the objects of one kind and streams their raw JSON to fn
@@ -265,49 +263,12 @@ func (in *Inspector) inspect(ctx context.Context, judgeMu *sync.Mutex, k Kind, r
 	if err != nil {
 		return nil, owned, nil, err
 	}
-	rep, err = in.Drifts(obj)
+	rep, warns, err = in.Explain(ctx, judgeMu, cand, obj)
 	if err != nil {
 		// One object with broken managedFields must not stop the scan.
 		return nil, owned, []string{err.Error()}, nil
 	}
-	if rep == nil {
-		return nil, owned, nil, nil
-	}
-	judgeMu.Lock()
-	defer judgeMu.Unlock()
-	return rep, owned, in.Judge(ctx, cand, obj, rep), nil
-}
-
-// Judge lets every owning engine's adapter add its owner, verdicts and
-// notes to rep. An adapter error is a warning: the drift is still reported.
-func (in *Inspector) Judge(ctx context.Context, cand *Candidate, live *unstructured.Unstructured, rep *model.Report) []string {
-	var warns []string
-	for _, o := range cand.Owners {
-		if err := o.adapter.Judge(ctx, model.JudgeInput{Live: live, Report: rep}); err != nil {
-			warns = append(warns, fmt.Sprintf("%s: %s verdicts unknown: %v", rep.Resource, o.adapter.Engine(), err))
-		}
-		has := false
-		for _, ow := range rep.Owners {
-			if ow.Engine == o.owner.Engine {
-				has = true
-				break
-			}
-		}
-		if !has {
-			rep.Owners = append(rep.Owners, *o.owner)
-		}
-	}
-	// A Secret's values never leave the scan: drift values at secret
-	// paths are masked, and notes and warnings that quote one (a jq
-	// error) are scrubbed.
-	s := redact.NewScrubber()
-	s.Add(live.Object)
-	s.Report(rep)
-	for i := range warns {
-		warns[i] = s.String(warns[i])
-	}
-	rep.Sort()
-	return warns
+	return rep, owned, warns, nil
 }
 
 // finish sorts items and builds stats and summary.

@@ -235,10 +235,16 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 	now := w.now()
 	cur := map[string]trackedField{}
 	var rep *model.Report
+	var cand *Candidate
 	if !deleted {
-		judgeMu.Lock()
-		rep, _ = w.Inspector.Explain(ctx, k, obj) // an object that cannot be parsed has no drift to follow
-		judgeMu.Unlock()
+		cand, _ = w.Inspector.PrecheckObject(k, obj)
+	}
+	if cand != nil {
+		var err error
+		rep, _, err = w.Inspector.Explain(ctx, judgeMu, cand, obj)
+		if err != nil {
+			rep = nil
+		}
 	}
 	if rep != nil {
 		for _, d := range rep.Drifts {

@@ -87,7 +87,7 @@ func newFixture(t testing.TB, objs ...k8sruntime.Object) *fixture {
 	clock := t0
 	srv, err := New(Options{
 		Client: client, Kinds: []scan.Kind{cmKind}, Owners: owners, Namespace: "shop",
-		Explain: in.Explain,
+		Explain: in.ExplainObject,
 		Owned: func(k scan.Kind, obj *unstructured.Unstructured) bool {
 			_, owned := in.PrecheckObject(k, obj)
 			return owned

@@ -1,4 +1,4 @@
-package cli
+package argocd
 
 import (
 	"os"
@@ -7,27 +7,21 @@ import (
 	"github.com/spf13/pflag"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
-	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
-// Argo CD's API for explain --engine argocd: where its own diff is read
-// from, and how the exit code follows Argo CD's sync status. Kept apart from
-// explain.go so the engines' exit-code rules stay separate.
-
-// ArgoAPIFlags locate Argo CD's API server. Flags win over the argocd CLI's
+// APIFlags locate Argo CD's API server. Flags win over the argocd CLI's
 // environment (ARGOCD_SERVER, ARGOCD_AUTH_TOKEN), which wins over its
 // login config (~/.config/argocd/config, the current context), so
 // `argocd drift` after `argocd login` needs no flag.
-type ArgoAPIFlags struct {
+type APIFlags struct {
 	Server    string
 	Token     string
 	PlainText bool
 	Insecure  bool
 }
 
-func (f *ArgoAPIFlags) addFlags(fs *pflag.FlagSet) {
+func (f *APIFlags) addFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Server, "argocd-server", "", "Argo CD API server (host:port) whose own diff decides the Argo CD verdicts (default: $ARGOCD_SERVER, then the argocd CLI's current context)")
 	fs.StringVar(&f.Token, "argocd-token", "", "Bearer token for --argocd-server (default: $ARGOCD_AUTH_TOKEN, then the argocd CLI's login)")
 	fs.BoolVar(&f.PlainText, "argocd-plaintext", false, "Talk to the Argo CD API over plain HTTP (like argocd --plaintext)")
@@ -35,8 +29,8 @@ func (f *ArgoAPIFlags) addFlags(fs *pflag.FlagSet) {
 }
 
 // options resolves the flags into the adapter's options.
-func (f ArgoAPIFlags) options(diffFile string) argocd.ArgoDiffOptions {
-	o := argocd.ArgoDiffOptions{File: diffFile, Server: f.Server, Token: f.Token, PlainText: f.PlainText, Insecure: f.Insecure}
+func (f APIFlags) options(diffFile string) ArgoDiffOptions {
+	o := ArgoDiffOptions{File: diffFile, Server: f.Server, Token: f.Token, PlainText: f.PlainText, Insecure: f.Insecure}
 	if o.Server == "" {
 		o.Server = os.Getenv("ARGOCD_SERVER")
 	}
@@ -115,28 +109,4 @@ func readArgoCLIConfig() *argoCLIContext {
 		return nil
 	}
 	return nil
-}
-
-// explainExitCode is 1 when the object drifted, 0 when not. With
-// --engine argocd the object verdict is Argo CD's sync status (its own,
-// read from its API, or the one computed here): fields it does not count
-// (a live-only label, a field hidden by a rule) are shown but exit 0.
-func explainExitCode(engine string, r *model.Report) int {
-	if engine == string(model.EngineArgoCD) {
-		if s, ok := r.StatusOf(model.EngineArgoCD); ok {
-			if s.Drift {
-				return ExitDrift
-			}
-			return 0
-		}
-	}
-	return r.ExitCode()
-}
-
-// compareStatus: a status in the desired state is compared only for
-// Argo CD, which judges it per resource.compareoptions
-// ignoreResourceStatusField (all by default hides it); Flux applies with
-// server-side apply, which never writes status.
-func compareStatus(engine string) bool {
-	return engine == string(model.EngineArgoCD)
 }

@@ -1,0 +1,245 @@
+package argocd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
+)
+
+// Argo CD's entry in the engine registry: everything commands need to know
+// about Argo CD, so that none of them names it.
+func init() { engine.Register(Descriptor()) }
+
+// Descriptor describes Argo CD to the engine registry.
+func Descriptor() engine.Descriptor {
+	return engine.Descriptor{
+		Name:               model.EngineArgoCD,
+		Title:              "Argo CD",
+		RuleObjects:        "Argo CD Application/argocd-cm",
+		OwnershipRules:     "Argo CD managedFieldsManagers",
+		IsManager:          IsManager,
+		APIGroups:          []string{Group},
+		IsEngineObject:     isEngineObject,
+		OwnerAnnotations:   []string{AnnotationTrackingID},
+		OwnerLabels:        []string{DefaultInstanceLabelKey},
+		RulesFromDocuments: RulesFromDocuments,
+		SettingsFile: func(path string) ([]source.Document, error) {
+			if !IsValuesFile(path) {
+				return nil, nil
+			}
+			return ValuesFileDocuments(path)
+		},
+		// Argo CD judges a status in the desired state per
+		// resource.compareoptions ignoreResourceStatusField.
+		ComparesStatus: true,
+		// With --engine argocd the exit code is Argo CD's sync status.
+		StatusDecidesExit: true,
+		Flags:             addFlags,
+		New:               newForCommand,
+	}
+}
+
+// Group is the API group of Argo CD's own kinds.
+const Group = "argoproj.io"
+
+// IsManager reports Argo CD's field managers: it syncs as
+// "argocd-controller" (argo-cd common/common.go ArgoCDSSAManager;
+// "argocd-application-controller" is the controller's name, which older
+// client-side syncs left). manager is lower-case.
+func IsManager(manager string) bool {
+	return manager == "argocd-controller" || manager == "argocd-application-controller"
+}
+
+// isEngineObject: Applications, ApplicationSets, AppProjects and the
+// argocd-* ConfigMaps are Argo CD's own objects (rule sources).
+func isEngineObject(o *unstructured.Unstructured) bool {
+	gvk := o.GroupVersionKind()
+	return gvk.Group == Group || (gvk.Group == "" && gvk.Kind == "ConfigMap" && strings.HasPrefix(o.GetName(), "argocd-"))
+}
+
+// Flags are Argo CD's own flags of explain.
+type Flags struct {
+	// Namespace is Argo CD's control-plane namespace (argocd).
+	Namespace string
+	// DiffFile is a saved response of Argo CD's managed-resources API.
+	DiffFile string
+	// API locates Argo CD's API server.
+	API APIFlags
+
+	// diff is DiffFile, read once by Complete.
+	diff *ManagedResources
+}
+
+func addFlags(command string, fs *pflag.FlagSet) engine.Flags {
+	if command != "explain" {
+		return nil
+	}
+	f := &Flags{}
+	fs.StringVar(&f.Namespace, "argocd-namespace", DefaultNamespace, "Namespace of Argo CD's control plane (Applications, argocd-cm)")
+	fs.StringVar(&f.DiffFile, "argocd-diff", "", "Argo CD's own diff: a saved GET /api/v1/applications/NAME/managed-resources response (or set ARGOCD_SERVER and ARGOCD_AUTH_TOKEN)")
+	_ = fs.SetAnnotation("argocd-diff", "cobra_annotation_bash_completion_filename_extensions", []string{"json"})
+	f.API.addFlags(fs)
+	return f
+}
+
+// Complete fails early on an --argocd-diff file that cannot be read
+// (missing, over the size limit, /dev/zero) or is not a managed-resources
+// response: it is an input like -f, not a hint. The parsed response is
+// kept for the adapter, which would otherwise read the file again.
+func (f *Flags) Complete() error {
+	if f.DiffFile == "" {
+		return nil
+	}
+	mr, err := ReadManagedResources(f.DiffFile)
+	var perr *ManagedResourcesError
+	if errors.As(err, &perr) {
+		return fmt.Errorf("--argocd-diff %s: %s", f.DiffFile, strings.Join(strings.Fields(perr.Error()), " "))
+	}
+	if err != nil {
+		return err
+	}
+	f.diff = mr
+	return nil
+}
+
+// newForCommand builds the adapter a command needs.
+func newForCommand(ctx context.Context, cfg engine.Config) (model.Adapter, []model.Note, error) {
+	flags, _ := cfg.Flags.(*Flags)
+	if flags == nil {
+		flags = &Flags{}
+	}
+	// Documents keep their YAML nodes, so rules get file:line origins.
+	opts := Options{Reader: cfg.Reader, Namespace: flags.Namespace, Documents: cfg.Documents}
+	switch cfg.Purpose {
+	case engine.ForOwner:
+		a, err := New(Options{Namespace: flags.Namespace})
+		return a, nil, err
+	case engine.ForScan:
+		return forScan(ctx, opts, cfg)
+	case engine.ForRules:
+		a, err := New(opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		return ruleReader{a}, nil, nil
+	case engine.ForNormalize:
+		a, err := New(opts)
+		if err != nil {
+			return nil, nil, err
+		}
+		if cfg.Reader != nil {
+			// argocd-cm may switch tracking to labels; Owner never reads
+			// the cluster itself.
+			a.Load(ctx)
+		}
+		return a, nil, nil
+	}
+	opts.ArgoDiff = flags.API.options(flags.DiffFile)
+	opts.ArgoDiff.Loaded = flags.diff
+	if cfg.ServerDryRun {
+		// Applications with server-side diff are judged by a dry-run
+		// apply as argocd-controller, like Argo CD's controller does.
+		rc, err := cfg.RESTConfig()
+		if err != nil {
+			return nil, nil, err
+		}
+		if opts.DryRun, err = NewRESTDryRunner(rc); err != nil {
+			return nil, nil, err
+		}
+	}
+	a, err := New(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.Reader == nil {
+		return a, nil, nil
+	}
+	// Argo CD's controller diffs managedFieldsManagers rules with a parser
+	// built from the cluster's OpenAPI; without it lists are atomic and
+	// such rules silently stop matching (DESIGN.md). Only read the (large)
+	// schema for objects Argo CD tracks. Load first: argocd-cm may switch
+	// tracking to labels, and Owner never reads the cluster itself.
+	a.Load(ctx)
+	var notes []model.Note
+	if cfg.Schema != nil && cfg.Live != nil && a.Owner(cfg.Live) != nil {
+		parser, perr := cfg.Schema()
+		if perr != nil {
+			notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-schema",
+				Message: "cannot read the cluster's OpenAPI schema, managedFieldsManagers rules run on a deduced schema: " + perr.Error()})
+		} else {
+			a.SetGVKParser(parser)
+		}
+	}
+	return a, notes, nil
+}
+
+// forScan builds the scan's adapter over the scan's caching reader. Argo
+// CD's controller evaluates managedFieldsManagers rules with a parser
+// built from the cluster's OpenAPI (lists keyed, not atomic); the (large)
+// schema is fetched only when such a rule exists.
+func forScan(ctx context.Context, opts Options, cfg engine.Config) (model.Adapter, []model.Note, error) {
+	a, err := New(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	rules, _ := a.Rules(ctx) // read failures become notes on the reports
+	if !hasManagerRules(rules) || cfg.Schema == nil {
+		return a, nil, nil
+	}
+	parser, perr := cfg.Schema()
+	if perr != nil {
+		return a, []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-schema",
+			Message: "cannot read the cluster's OpenAPI schema: Argo CD managedFieldsManagers rules run on a deduced schema: " + perr.Error()}}, nil
+	}
+	opts.GVKParser = parser
+	if a, err = New(opts); err != nil {
+		return nil, nil, err
+	}
+	_, _ = a.Rules(ctx)
+	return a, nil, nil
+}
+
+func hasManagerRules(rules []model.Rule) bool {
+	for _, r := range rules {
+		if len(r.Managers) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleReader reads rules for rules and compare: from files only without a
+// cluster (with the files' errors), else from files and cluster with each
+// cluster source that failed.
+type ruleReader struct{ *Adapter }
+
+func (r ruleReader) ReadRules(ctx context.Context) ([]model.Rule, int, []error) {
+	if r.opts.Reader == nil {
+		rules, errs := RulesFromDocuments(r.opts.Documents)
+		return rules, 0, errs
+	}
+	rules, _ := r.Rules(ctx)
+	ok, errs := r.ClusterReads()
+	return rules, ok, errs
+}
+
+// OwnerMarks implements engine.OwnerMarker: the tracking annotation, and
+// the instance label argocd-cm names (application.instanceLabelKey), which
+// label tracking reads.
+func (a *Adapter) OwnerMarks() (annotations, labels []string) {
+	a.mu.Lock()
+	key := a.settings.InstanceLabelKey
+	a.mu.Unlock()
+	if key == "" {
+		key = DefaultInstanceLabelKey
+	}
+	return []string{AnnotationTrackingID}, []string{key}
+}

@@ -1,0 +1,334 @@
+// Package engine is the registry of GitOps engines. Each engine package
+// (internal/argocd, internal/flux, and internal/enginetest's toy engine in
+// tests) describes itself with one Descriptor and registers it from its
+// init function; the binaries pull the engines in with one blank import
+// each (internal/engine/all). Commands and the pipeline ask the registry,
+// never an engine package by name: which managers are GitOps engines,
+// which API groups hold the engines' own kinds, which objects are rule
+// sources, how to build an adapter for a command.
+//
+// The registry is written only while the program initializes (like
+// database/sql drivers) and read afterwards; Register after the first
+// lookup panics, so no command can see it change.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	kubemanagedfields "k8s.io/apimachinery/pkg/util/managedfields"
+)
+
+// Auto selects every registered engine (--engine auto).
+const Auto = "auto"
+
+// Purpose says which command an adapter is built for; engines read only
+// what that command needs (explain reads the engine's settings and maybe
+// the OpenAPI schema, a bystander nothing).
+type Purpose string
+
+// The purposes of Factory calls.
+const (
+	// ForExplain judges one object (explain).
+	ForExplain Purpose = "explain"
+	// ForScan judges many objects through a caching reader (scan).
+	ForScan Purpose = "scan"
+	// ForRules lists rules (rules, compare).
+	ForRules Purpose = "rules"
+	// ForNormalize normalizes objects (normalize).
+	ForNormalize Purpose = "normalize"
+	// ForOwner only names owners (an engine --engine left out).
+	ForOwner Purpose = "owner"
+)
+
+// Config is what a command gives an engine to build its adapter.
+type Config struct {
+	Purpose Purpose
+	// Reader reads the cluster; nil offline.
+	Reader model.Reader
+	// Documents are rule sources (--rules, PATH..., -k), with positions.
+	Documents []source.Document
+	// Manifests are the desired-state documents (explain -f), read once by
+	// the command; an engine may read marks written on them.
+	Manifests []source.Document
+	// Live is the object explain explains (nil otherwise).
+	Live *unstructured.Unstructured
+	// Offline is set when the live object came from a file.
+	Offline bool
+	// ServerDryRun asks for a server-side apply dry-run as the engine's
+	// controller (explain --server-dry-run); RESTConfig gives the client.
+	ServerDryRun bool
+	RESTConfig   func() (*rest.Config, error)
+	// Schema reads the cluster's OpenAPI schema (large: only on need);
+	// nil offline.
+	Schema func() (*kubemanagedfields.GvkParser, error)
+	// Flags are the values of the engine's own flags (Descriptor.Flags)
+	// for this command, or nil.
+	Flags Flags
+}
+
+// Flags are an engine's own flags on one command (--argocd-namespace...).
+type Flags interface {
+	// Complete resolves and checks them once, before the command reads
+	// anything else (an input file named by a flag fails early).
+	Complete() error
+}
+
+// Factory builds an engine's adapter for one command. Notes are problems
+// that leave the engine partly blind (no OpenAPI schema); an error means
+// the engine cannot work at all.
+type Factory func(ctx context.Context, cfg Config) (model.Adapter, []model.Note, error)
+
+// Descriptor is everything the commands need to know about one engine.
+type Descriptor struct {
+	// Name is the --engine value and model.Engine of its verdicts.
+	Name model.Engine
+	// Title is how messages name it ("Argo CD").
+	Title string
+	// RuleObjects names the objects that hold its rules, for messages
+	// ("Argo CD Application/argocd-cm").
+	RuleObjects string
+	// OwnershipRules names its rules that work on field ownership, for
+	// the no-managedFields warning ("Argo CD managedFieldsManagers").
+	OwnershipRules string
+	// IsManager reports the field managers the engine writes with.
+	IsManager func(manager string) bool
+	// APIGroups are the groups of the engine's own kinds: a scan reads
+	// them with one LIST each instead of a GET per object.
+	APIGroups []string
+	// IsEngineObject reports the engine's own objects (rule sources such
+	// as Applications and argocd-cm), which are not workloads to compare.
+	IsEngineObject func(obj *unstructured.Unstructured) bool
+	// OwnerAnnotations and OwnerLabels are the marks by which the engine
+	// ties a live object to its owner, as a default install writes them
+	// (an adapter may know more: OwnerMarker).
+	OwnerAnnotations, OwnerLabels []string
+	// RulesFromDocuments extracts the rules written in files (audit, and
+	// rules/compare without a cluster).
+	RulesFromDocuments func(docs []source.Document) ([]model.Rule, []error)
+	// SettingsFile reads a file that is no Kubernetes object but holds the
+	// engine's settings (Argo CD's chart values) as documents; none when
+	// the file is not one. nil when the engine has no such files.
+	SettingsFile func(path string) ([]source.Document, error)
+	// ComparesStatus: the engine compares a status the desired state holds.
+	ComparesStatus bool
+	// StatusDecidesExit: with --engine NAME, explain's exit code is the
+	// engine's own status of the object (Argo CD's sync status).
+	StatusDecidesExit bool
+	// Flags adds the engine's own flags to a command (by name) and returns
+	// their values; nil when it has none there.
+	Flags func(command string, fs *pflag.FlagSet) Flags
+	// New builds the adapter.
+	New Factory
+}
+
+// registry is the process-wide table; see the package comment.
+type registry struct {
+	mu     sync.Mutex
+	sealed bool
+	byName map[model.Engine]Descriptor
+	sorted []Descriptor
+}
+
+var reg = &registry{byName: map[model.Engine]Descriptor{}}
+
+// Register adds an engine. Call it from the engine package's init.
+func Register(d Descriptor) {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	switch {
+	case reg.sealed:
+		panic(fmt.Sprintf("engine.Register(%q) after the registry was read", d.Name))
+	case d.Name == "" || d.Name == Auto || d.New == nil || d.IsManager == nil:
+		panic(fmt.Sprintf("engine.Register(%q): a name (not auto), New and IsManager are required", d.Name))
+	}
+	if _, dup := reg.byName[d.Name]; dup {
+		panic(fmt.Sprintf("engine.Register(%q) twice", d.Name))
+	}
+	reg.byName[d.Name] = d
+	reg.sorted = append(reg.sorted, d)
+	sort.Slice(reg.sorted, func(i, j int) bool { return reg.sorted[i].Name < reg.sorted[j].Name })
+	managedfields.RegisterGitOpsManagers(d.IsManager)
+}
+
+func (r *registry) read() []Descriptor {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.sealed = true
+	return r.sorted
+}
+
+// All returns the registered engines sorted by name (stable output).
+func All() []Descriptor { return slices.Clone(reg.read()) }
+
+// Lookup returns the engine named name.
+func Lookup(name string) (Descriptor, bool) {
+	for _, d := range reg.read() {
+		if string(d.Name) == name {
+			return d, true
+		}
+	}
+	return Descriptor{}, false
+}
+
+// Names returns the engine names, sorted.
+func Names() []string {
+	var out []string
+	for _, d := range reg.read() {
+		out = append(out, string(d.Name))
+	}
+	return out
+}
+
+// Choices are the --engine values: auto, then every engine.
+func Choices() []string { return append([]string{Auto}, Names()...) }
+
+// Validate checks an --engine value.
+func Validate(value string) error {
+	if value == Auto {
+		return nil
+	}
+	if _, ok := Lookup(value); ok {
+		return nil
+	}
+	return fmt.Errorf("invalid --engine %q: must be %s", value, Or(Choices()))
+}
+
+// Selected returns the engines an --engine value selects (auto: all).
+func Selected(value string) []Descriptor {
+	if value == Auto || value == "" {
+		return All()
+	}
+	if d, ok := Lookup(value); ok {
+		return []Descriptor{d}
+	}
+	return nil
+}
+
+// Others returns the engines an --engine value leaves out.
+func Others(value string) []Descriptor {
+	if value == Auto || value == "" {
+		return nil
+	}
+	var out []Descriptor
+	for _, d := range reg.read() {
+		if string(d.Name) != value {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Enabled says whether an --engine value selects engine e.
+func Enabled(value string, e model.Engine) bool {
+	return value == "" || value == Auto || value == string(e)
+}
+
+// OwnsGroup reports whether group holds an engine's own kinds.
+func OwnsGroup(group string) bool {
+	for _, d := range reg.read() {
+		if slices.Contains(d.APIGroups, group) {
+			return true
+		}
+	}
+	return false
+}
+
+// EngineOf returns the engine whose own object obj is (an Application,
+// a Kustomization...), if any.
+func EngineOf(obj *unstructured.Unstructured) (Descriptor, bool) {
+	for _, d := range reg.read() {
+		if d.IsEngineObject != nil && d.IsEngineObject(obj) {
+			return d, true
+		}
+	}
+	return Descriptor{}, false
+}
+
+// SettingsDocuments reads path as every engine's settings file (audit's
+// Values loader, rule directories).
+func SettingsDocuments(path string) ([]source.Document, error) {
+	var out []source.Document
+	var errs []error
+	for _, d := range reg.read() {
+		if d.SettingsFile == nil {
+			continue
+		}
+		docs, err := d.SettingsFile(path)
+		out = append(out, docs...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// OwnerMarks returns every engine's owner marks: the controllers add them
+// at apply time, so they are drift for no engine.
+func OwnerMarks() (annotations, labels []string) {
+	for _, d := range reg.read() {
+		annotations = append(annotations, d.OwnerAnnotations...)
+		labels = append(labels, d.OwnerLabels...)
+	}
+	return annotations, labels
+}
+
+// OwnershipRules names every engine's ownership-based rules, for messages.
+func OwnershipRules() string {
+	var parts []string
+	for _, d := range reg.read() {
+		if d.OwnershipRules != "" {
+			parts = append(parts, d.OwnershipRules)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Or joins values as "a, b or c".
+func Or(values []string) string {
+	switch len(values) {
+	case 0:
+		return ""
+	case 1:
+		return values[0]
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " or " + values[len(values)-1]
+}
+
+// Normalizer is an adapter that shows an object as its engine sees it
+// before diffing (normalize).
+type Normalizer interface {
+	Normalize(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+}
+
+// OwnerMarker is an adapter that names the labels and annotations by which
+// it ties an object to its owner, with the engine's settings applied (a
+// customized instance label). normalize copies them from live to desired:
+// the controllers add them at apply time, so the desired state lacks them.
+type OwnerMarker interface {
+	OwnerMarks() (annotations, labels []string)
+}
+
+// RuleReader is an adapter that reads rules from files and the cluster and
+// says how many cluster sources answered and what failed, each error
+// naming its source: rules must not vanish silently.
+type RuleReader interface {
+	ReadRules(ctx context.Context) (rules []model.Rule, read int, errs []error)
+}
+
+// FileNoter is an adapter with warnings about its rule files.
+type FileNoter interface {
+	FileNotes() []model.Note
+}

@@ -1,0 +1,64 @@
+package engine_test
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
+	_ "github.com/kubectl-drift/kubectl-drift/internal/engine/all"
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+)
+
+func TestRegistryAnswersFromTheEngines(t *testing.T) {
+	if got := strings.Join(engine.Choices(), ","); got != "auto,argocd,flux" {
+		t.Errorf("Choices = %s", got)
+	}
+	if err := engine.Validate("flux"); err != nil {
+		t.Error(err)
+	}
+	if err := engine.Validate("spinnaker"); err == nil || err.Error() != `invalid --engine "spinnaker": must be auto, argocd or flux` {
+		t.Errorf("Validate(spinnaker) = %v", err)
+	}
+	if n := len(engine.Selected("auto")); n != 2 {
+		t.Errorf("auto selects %d engines", n)
+	}
+	if o := engine.Others("argocd"); len(o) != 1 || o[0].Name != "flux" {
+		t.Errorf("Others(argocd) = %+v", o)
+	}
+	if engine.Others("auto") != nil {
+		t.Error("auto leaves an engine out")
+	}
+	for _, c := range []struct {
+		group string
+		want  bool
+	}{{"argoproj.io", true}, {"kustomize.toolkit.fluxcd.io", true}, {"source.toolkit.fluxcd.io", false}, {"apps", false}} {
+		if engine.OwnsGroup(c.group) != c.want {
+			t.Errorf("OwnsGroup(%s) != %v", c.group, c.want)
+		}
+	}
+	// The engines own their managers' names; managedfields asks them.
+	for m, want := range map[string]bool{"argocd-controller": true, "kustomize-controller": true, "gotk-helm-controller": true, " Helm-Controller ": true, "kubectl-edit": false, "argocd": false} {
+		if managedfields.IsGitOpsManager(m) != want {
+			t.Errorf("IsGitOpsManager(%q) != %v", m, want)
+		}
+	}
+	cm := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "argocd-cm"}}}
+	if d, ok := engine.EngineOf(cm); !ok || d.Name != "argocd" {
+		t.Errorf("EngineOf(argocd-cm) = %v, %v", d.Name, ok)
+	}
+	if got := engine.Or([]string{"a", "b", "c"}); got != "a, b or c" {
+		t.Errorf("Or = %q", got)
+	}
+}
+
+func TestRegisterAfterReadPanics(t *testing.T) {
+	_ = engine.All()
+	defer func() {
+		if recover() == nil {
+			t.Error("Register after the registry was read did not panic")
+		}
+	}()
+	engine.Register(engine.Descriptor{Name: "late", IsManager: func(string) bool { return false }})
+}

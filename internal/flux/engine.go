@@ -1,0 +1,105 @@
+package flux
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
+)
+
+// Flux's entry in the engine registry: everything commands need to know
+// about Flux, so that none of them names it.
+func init() { engine.Register(Descriptor()) }
+
+// Descriptor describes Flux to the engine registry.
+func Descriptor() engine.Descriptor {
+	return engine.Descriptor{
+		Name:               model.EngineFlux,
+		Title:              "Flux",
+		RuleObjects:        "Flux Kustomization/HelmRelease",
+		OwnershipRules:     "Flux field ownership",
+		IsManager:          IsManager,
+		APIGroups:          []string{KustomizeGroup, HelmGroup},
+		IsEngineObject:     isEngineObject,
+		OwnerLabels:        []string{KustomizeNameLabel, KustomizeNamespaceLabel, HelmNameLabel, HelmNamespaceLabel},
+		RulesFromDocuments: RulesFromDocuments,
+		New:                newForCommand,
+	}
+}
+
+// The API groups whose kinds hold Flux's rules.
+const (
+	KustomizeGroup = "kustomize.toolkit.fluxcd.io"
+	HelmGroup      = "helm.toolkit.fluxcd.io"
+)
+
+// IsManager reports Flux's field managers: the controllers apply as
+// "kustomize-controller" and "helm-controller" (ssa.Owner{Field:
+// controllerName} in each controller's main.go), patch status as
+// "gotk-<controller>", and the flux CLI writes as "flux-client-side-apply"
+// (kustomize-controller docs/spec/v1/kustomizations.md, ssa Override).
+// manager is lower-case.
+func IsManager(manager string) bool {
+	switch manager {
+	case "kustomize-controller", "helm-controller", "flux-client-side-apply":
+		return true
+	}
+	return strings.HasPrefix(manager, "gotk-")
+}
+
+// isEngineObject: every *.toolkit.fluxcd.io object is Flux's own.
+func isEngineObject(o *unstructured.Unstructured) bool {
+	return strings.HasSuffix(o.GroupVersionKind().Group, ".toolkit.fluxcd.io")
+}
+
+// newForCommand builds the adapter a command needs: Kustomizations and
+// HelmReleases from the rule files (which win over the cluster's copies
+// and give rules a file:line origin) and from the cluster, plus explain's
+// -f documents (read once by the command) so that ssa/reconcile marks on
+// the manifest get their file and document line.
+func newForCommand(_ context.Context, cfg engine.Config) (model.Adapter, []model.Note, error) {
+	if cfg.Purpose == engine.ForOwner {
+		a, err := New(Options{})
+		return a, nil, err
+	}
+	docs := append(append([]source.Document(nil), cfg.Documents...), cfg.Manifests...)
+	opts := Options{Reader: cfg.Reader, Documents: docs}
+	if cfg.ServerDryRun {
+		if cfg.Offline {
+			return nil, nil, errors.New("--server-dry-run needs the cluster: it cannot be used with --live-file")
+		}
+		rc, err := cfg.RESTConfig()
+		if err != nil {
+			return nil, nil, err
+		}
+		opts.RESTConfig, opts.ServerDryRun = rc, true
+	}
+	a, err := New(opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.Purpose == engine.ForRules {
+		return ruleReader{a}, nil, nil
+	}
+	return a, nil, nil
+}
+
+// ruleReader reads rules for rules and compare. Errors in files are on the
+// rules themselves (Rule.Error); the cluster's are returned, one per kind.
+type ruleReader struct{ *Adapter }
+
+func (r ruleReader) ReadRules(ctx context.Context) ([]model.Rule, int, []error) {
+	rules, err := r.Rules(ctx)
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else if err != nil {
+		errs = []error{err}
+	}
+	return rules, r.Listed(), errs
+}

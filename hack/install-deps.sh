@@ -5,6 +5,8 @@
 #   redis-server   the cache every Argo CD component talks to
 #                  (e2e TestArgoConformance runs a real Argo CD)
 #   gcc, libc6-dev `go test -race` (make unit) needs cgo
+#   prometheus     promtool (deploy/prometheus rule tests) and the
+#                  Prometheus e2e TestServe* scrapes serve with (2.42.0)
 set -euo pipefail
 
 log() { printf '[install-deps] %s\n' "$*" >&2; }
@@ -13,6 +15,7 @@ missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v git >/dev/null 2>&1 || missing+=(git)
 command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
+command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -196,6 +196,7 @@ var subcommands = []func(*GlobalOptions) *cobra.Command{
 	newExplainCommand,
 	newAuditCommand,
 	newScanCommand,
+	newServeCommand,
 	newRulesCommand,
 	newCompareCommand,
 	newNormalizeCommand,

@@ -216,7 +216,13 @@ func (o *ScanOptions) Complete() error {
 // settings before the scan asks it about ownership (Owner never reads the
 // cluster itself).
 func scanAdapters(ctx context.Context, selected string, c *cluster.Client) ([]model.Adapter, []string, error) {
-	cfg := engine.Config{Purpose: engine.ForScan, Reader: scan.NewCachingReader(c), Schema: c.GVKParser}
+	return engineAdapters(ctx, selected, scan.NewCachingReader(c), c)
+}
+
+// engineAdapters builds the adapters over reader (serve passes its informer
+// cache).
+func engineAdapters(ctx context.Context, selected string, reader model.Reader, c *cluster.Client) ([]model.Adapter, []string, error) {
+	cfg := engine.Config{Purpose: engine.ForScan, Reader: reader, Schema: c.GVKParser}
 	var out []model.Adapter
 	var warnings []string
 	for _, d := range engine.Selected(selected) {

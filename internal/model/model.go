@@ -345,6 +345,13 @@ type FieldDrift struct {
 	Cause CauseClass `json:"cause"`
 	// Verdicts holds one entry per engine that has an opinion.
 	Verdicts []Verdict `json:"verdicts,omitempty"`
+	// PersistedReconciles is how many reconciles of an owner the drift
+	// survived: reconciles (Flux status.lastHandledReconcileAt, Argo CD
+	// status.reconciledAt / operationState.finishedAt) newer than the
+	// culprit's write, seen while the field stayed drifted. Only `serve`,
+	// which watches the owners, counts them; 0 means none seen or not
+	// known (explain and scan see one moment, not reconciles).
+	PersistedReconciles int `json:"persistedReconciles,omitempty"`
 }
 
 // Counts reports whether the drift counts as drift for exit codes: a field is

@@ -29,6 +29,19 @@ const (
 // prometheus/common's own encoder so the output is valid by construction.
 // Families and series are sorted: the same drift gives the same bytes.
 func WritePrometheus(w io.Writer, res *Result) error {
+	for _, f := range Families(res) {
+		if _, err := expfmt.MetricFamilyToText(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Families are the metric families of res, sorted, without empty families
+// (expfmt refuses a family without samples): what WritePrometheus prints
+// and what `serve` exposes on /metrics, so both carry the same names and
+// labels by construction.
+func Families(res *Result) []*dto.MetricFamily {
 	in := &Inspector{}
 	type fieldKey struct{ ns, kind, manager, class, engine, verdict string }
 	type objKey struct{ ns, kind, engine string }
@@ -86,18 +99,16 @@ func WritePrometheus(w io.Writer, res *Result) error {
 	fam(MetricScanTimestamp, "Unix time the last scan started (alert when it goes stale).").Metric = []*dto.Metric{gauge(float64(res.Started.Unix()))}
 
 	sort.Slice(fams, func(i, j int) bool { return fams[i].GetName() < fams[j].GetName() })
+	out := fams[:0]
 	for _, f := range fams {
 		sort.Slice(f.Metric, func(i, j int) bool { return labelString(f.Metric[i]) < labelString(f.Metric[j]) })
 		if len(f.Metric) == 0 {
 			// No drift, no series: a resolved alert's series disappears.
-			// (expfmt refuses a family without samples.)
 			continue
 		}
-		if _, err := expfmt.MetricFamilyToText(w, f); err != nil {
-			return err
-		}
+		out = append(out, f)
 	}
-	return nil
+	return out
 }
 
 func gauge(v float64, labels ...string) *dto.Metric {

@@ -1,0 +1,551 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer collects a process's stderr while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startServe runs `kubectl drift serve` as the read-only user (get, list,
+// watch) and waits for /readyz. It is stopped with SIGTERM at cleanup and
+// must exit 0.
+func startServe(t *testing.T, kubeconfig string, args ...string) (addr string, log *syncBuffer, cmd *exec.Cmd) {
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr = fmt.Sprintf("127.0.0.1:%d", port)
+	cmd = exec.Command(filepath.Join(E.BinDir, KubectlDrift), append([]string{"serve", "--metrics-bind-address", addr}, args...)...)
+	cmd.Env = append(E.baseEnv(kubeconfig), "KUBECONFIG="+kubeconfig)
+	log = &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve did not exit 0 on SIGINT: %v\n%s", err, log.String())
+			}
+		case <-time.After(15 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("serve did not stop within 15s of SIGINT\n%s", log.String())
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return addr, log, cmd
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("serve not ready within 60s:\n%s", log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// startPrometheus runs Debian's Prometheus on loopback, scraping target
+// every second, with a config and TSDB in a temporary directory.
+func startPrometheus(t *testing.T, target string) string {
+	t.Helper()
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		t.Fatal("prometheus not installed: run hack/install-deps.sh")
+	}
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	cfg := fmt.Sprintf(`global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: kubectl-drift
+    static_configs:
+      - targets: [%q]
+`, target)
+	if err := os.WriteFile(filepath.Join(dir, "prometheus.yml"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	cmd := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"), "--storage.tsdb.path="+filepath.Join(dir, "data"),
+		"--web.listen-address="+addr, "--log.level=warn")
+	log := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_ = cmd.Wait()
+	})
+	// The port opens before the TSDB is loaded (queries answer 503 until
+	// then): wait for /-/ready.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/-/ready")
+		if err == nil {
+			_ = resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("prometheus not ready within 30s: %v\n%s", err, log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return "http://" + addr
+}
+
+type promSample struct {
+	Metric map[string]string `json:"metric"`
+	Value  []any             `json:"value"`
+}
+
+// promQuery runs an instant query over Prometheus's HTTP API; the query
+// must be accepted (status success).
+func promQuery(t *testing.T, base, q string) []promSample {
+	t.Helper()
+	resp, err := http.Get(base + "/api/v1/query?query=" + url.QueryEscape(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	var r struct {
+		Status string `json:"status"`
+		Error  string `json:"error"`
+		Data   struct {
+			ResultType string          `json:"resultType"`
+			Result     json.RawMessage `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(b, &r); err != nil || r.Status != "success" {
+		t.Fatalf("query %q: status %q error %q (%v)\n%s", q, r.Status, r.Error, err, b)
+	}
+	var out []promSample
+	if r.Data.ResultType == "vector" {
+		if err := json.Unmarshal(r.Data.Result, &out); err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+	}
+	return out
+}
+
+// waitProm polls q until ok accepts its result.
+func waitProm(t *testing.T, base, q string, timeout time.Duration, ok func([]promSample) bool) []promSample {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		res := promQuery(t, base, q)
+		if ok(res) {
+			return res
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s, %q gave %+v", timeout, q, res)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
+// TestServeFightOverPrometheus: serve (as the read-only user) watches a
+// namespace where kustomize-controller's field manager and a script fight
+// over a Deployment's replicas, and a person's one-off edit of a ConfigMap
+// is reverted once. A real Prometheus scrapes serve; over its HTTP API the
+// fight is reported with the engine and the other manager within one
+// resync, the one-off edit is not a fight, reverts are counted, scan's
+// metric names are there, and every dashboard query is accepted.
+func TestServeFightOverPrometheus(t *testing.T) {
+	fluxCLI(t) // the Kustomization CRD
+	ns := E.Namespace(t, "serve")
+	sub := func(s string) string { return strings.ReplaceAll(s, "NS", ns) }
+	E.Apply(t, sub(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: NS}
+spec:
+  interval: 10m
+  path: ./app
+  prune: true
+  sourceRef: {kind: GitRepository, name: repo}
+`), "--server-side", "--field-manager=drift-e2e-flux")
+	// What kustomize-controller applies (Git's values), with the ownership
+	// labels flux build adds.
+	const labels = `  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: NS}`
+	web := func(replicas int) string {
+		return sub(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: NS
+`+labels+`
+spec:
+  replicas: %d
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: "nginx:1.27"}]}
+`, replicas))
+	}
+	scale := func(replicas int) string {
+		return sub(fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: NS}
+spec: {replicas: %d}
+`, replicas))
+	}
+	cm := func(level string) string {
+		return sub(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: NS
+` + labels + `
+data: {level: "` + level + `"}
+`)
+	}
+	engine := []string{"--server-side", "--force-conflicts", "--field-manager=kustomize-controller"}
+	E.Apply(t, web(3), engine...)
+	E.Apply(t, cm("info"), engine...)
+
+	const resync = 20 * time.Second
+	addr, serveLog, _ := startServe(t, E.ReaderKubeconfig, "-n", ns, "--resync", resync.String())
+	prom := startPrometheus(t, addr)
+	waitProm(t, prom, `up{job="kubectl-drift"}`, 30*time.Second, func(r []promSample) bool { return len(r) == 1 && r[0].Value[1] == "1" })
+
+	// The one-off edit, reverted once by the engine: two flips.
+	E.Apply(t, sub(`apiVersion: v1
+kind: ConfigMap
+metadata: {name: settings, namespace: NS}
+data: {level: debug}
+`), "--server-side", "--force-conflicts", "--field-manager=kubectl-edit")
+	time.Sleep(1500 * time.Millisecond)
+	E.Apply(t, cm("info"), engine...)
+
+	// The fight: a script scales to 5, the engine puts 3 back, three
+	// rounds (six flips), bounded in count and time.
+	start := time.Now()
+	for i := 0; i < 3; i++ {
+		E.Apply(t, scale(5), "--server-side", "--force-conflicts", "--field-manager=hpa-script")
+		time.Sleep(1200 * time.Millisecond)
+		E.Apply(t, web(3), engine...)
+		time.Sleep(1200 * time.Millisecond)
+	}
+	fights := waitProm(t, prom, fmt.Sprintf(`kubectl_drift_fights{namespace=%q}`, ns), resync, func(r []promSample) bool { return len(r) > 0 })
+	t.Logf("fight reported %s after the first write", time.Since(start).Round(time.Millisecond))
+	if len(fights) != 1 {
+		t.Fatalf("want exactly one fight (the one-off edit is none), got %+v", fights)
+	}
+	want := map[string]string{"namespace": ns, "kind": "Deployment.apps", "field": "/spec/replicas", "engine": "flux", "manager": "hpa-script"}
+	for k, v := range want {
+		if fights[0].Metric[k] != v {
+			t.Errorf("fight label %s = %q, want %q (%v)", k, fights[0].Metric[k], v, fights[0].Metric)
+		}
+	}
+	if _, has := fights[0].Metric["name"]; has {
+		t.Errorf("object name in kubectl_drift_fights without --fight-names: %v", fights[0].Metric)
+	}
+	flips := promQuery(t, prom, fmt.Sprintf(`kubectl_drift_fight_flips{namespace=%q}`, ns))
+	if len(flips) != 1 || flips[0].Value[1] != "6" {
+		t.Errorf("flips = %+v, want 6 (seen engine→script, script→engine, three times)", flips)
+	}
+	// Both managers and both values, from serve's log.
+	if l := serveLog.String(); !strings.Contains(l, "fight: Deployment.apps "+ns+"/web /spec/replicas: kustomize-controller writes 3, hpa-script writes 5") {
+		t.Errorf("serve did not log the fight with both managers and values:\n%s", l)
+	}
+	if strings.Contains(serveLog.String(), "ConfigMap "+ns+"/settings") {
+		t.Errorf("the one-off edit was reported as a fight:\n%s", serveLog.String())
+	}
+	// Reverts: three of the Deployment, one of the ConfigMap.
+	waitProm(t, prom, fmt.Sprintf(`sum by (kind, manager) (kubectl_drift_reverts_total{namespace=%q})`, ns), 10*time.Second, func(r []promSample) bool {
+		got := map[string]string{}
+		for _, s := range r {
+			got[s.Metric["kind"]+" "+s.Metric["manager"]] = fmt.Sprint(s.Value[1])
+		}
+		return got["Deployment.apps hpa-script"] == "3" && got["ConfigMap kubectl-edit"] == "1" && len(got) == 2
+	})
+	// scan's metrics, same names: the reverted objects are clean now.
+	if r := promQuery(t, prom, `kubectl_drift_scan_kinds{result="listed"}`); len(r) != 1 || r[0].Value[1] == "0" {
+		t.Errorf("kubectl_drift_scan_kinds: %+v", r)
+	}
+	if r := promQuery(t, prom, fmt.Sprintf(`kubectl_drift_objects{namespace=%q}`, ns)); len(r) != 0 {
+		t.Errorf("reverted objects still counted as drifted: %+v", r)
+	}
+	// Drift that stays is counted with scan's labels.
+	E.Apply(t, scale(7), "--server-side", "--force-conflicts", "--field-manager=hpa-script")
+	waitProm(t, prom, fmt.Sprintf(`kubectl_drift_fields{namespace=%q,kind="Deployment.apps",manager="hpa-script",engine="flux"}`, ns), 10*time.Second,
+		func(r []promSample) bool { return len(r) == 1 })
+
+	// Every panel of the shipped dashboard is a query Prometheus accepts.
+	b, err := os.ReadFile(filepath.Join(E.Root, "deploy", "grafana", "kubectl-drift.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(b, &dash); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range dash.Panels {
+		for _, tg := range p.Targets {
+			promQuery(t, prom, tg.Expr)
+		}
+	}
+	if len(dash.Panels) == 0 {
+		t.Fatal("dashboard has no panels")
+	}
+}
+
+// Ports of the private API server of TestServeSurvivesAPIServerRestart:
+// not the shared cluster's (16443/12379), the Flux lab's (16453/12391) or
+// the Argo CD harness's (16463/12401).
+const (
+	restartAPIServerPort = "16473"
+	restartEtcdPort      = "12411"
+)
+
+// TestServeSurvivesAPIServerRestart runs serve against a private API server
+// (hack/cluster.sh with its own directory and ports, so the shared cluster
+// is not disturbed), kills the API server and starts it again with the same
+// arguments over the same etcd: serve stays up and healthy, re-lists, and
+// keeps the fight history it had: an edit and a revert before the restart
+// plus one edit after it make the fight.
+func TestServeSurvivesAPIServerRestart(t *testing.T) {
+	cache := filepath.Join(os.Getenv("HOME"), ".cache", "kubectl-drift")
+	if d := os.Getenv("DRIFT_CACHE_DIR"); d != "" {
+		cache = d
+	}
+	runDir := filepath.Join(cache, "cluster-serve")
+	env := append(os.Environ(), "DRIFT_CLUSTER_DIR="+runDir, "DRIFT_APISERVER_PORT="+restartAPIServerPort, "DRIFT_ETCD_PORT="+restartEtcdPort)
+	cluster := func(arg string) []byte {
+		cmd := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), arg)
+		cmd.Env = env
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("hack/cluster.sh %s (private API server on :%s): %v", arg, restartAPIServerPort, err)
+		}
+		return out
+	}
+	cluster("start")
+	t.Cleanup(func() { cluster("stop") })
+	cenv := parseExports(string(cluster("env")))
+	admin, reader := cenv["KUBECONFIG"], cenv["DRIFT_READER_KUBECONFIG"]
+	kubectl := func(stdin string, args ...string) {
+		t.Helper()
+		res := E.Run(t, RunOpts{Kubeconfig: admin, Stdin: []byte(stdin)}, filepath.Join(E.KubeBinDir, "kubectl"), args...)
+		if res.Code != 0 {
+			t.Fatalf("kubectl %s: %s", strings.Join(args, " "), res.Stderr)
+		}
+	}
+	crds := exec.Command(filepath.Join(E.Root, "hack", "build-tools.sh"), "flux-crds")
+	crds.Stderr = os.Stderr
+	crdDir, err := crds.Output()
+	if err != nil {
+		t.Fatalf("hack/build-tools.sh flux-crds: %v", err)
+	}
+	kubectl("", "apply", "--server-side", "--field-manager=drift-e2e-serve", "-f", strings.TrimSpace(string(crdDir)))
+	kubectl("", "wait", "--for=condition=Established", "--timeout=60s", "crd/kustomizations.kustomize.toolkit.fluxcd.io")
+	const ns = "serve-restart"
+	kubectl("", "create", "namespace", ns)
+	kubectl(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: serve-restart}
+spec: {interval: 10m, path: ./app, prune: true, sourceRef: {kind: GitRepository, name: repo}}
+`, "apply", "--server-side", "--field-manager=drift-e2e-serve", "-f", "-")
+	cm := func(manager, level string) {
+		t.Helper()
+		doc := `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: serve-restart
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: serve-restart}
+data: {level: "` + level + `"}
+`
+		if manager != "kustomize-controller" {
+			doc = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: serve-restart}\ndata: {level: \"" + level + "\"}\n"
+		}
+		kubectl(doc, "apply", "--server-side", "--force-conflicts", "--field-manager="+manager, "-f", "-")
+	}
+	cm("kustomize-controller", "info")
+
+	addr, serveLog, serveCmd := startServe(t, reader, "-n", ns, "--resync", "1m")
+	metrics := func() string {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			t.Fatalf("serve died? %v\n%s", err, serveLog.String())
+		}
+		defer func() { _ = resp.Body.Close() }()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	waitMetric := func(what string, ok func(string) bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !ok(metrics()) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not seen within 30s\n%s\nlog:\n%s", what, metrics(), serveLog.String())
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	reverts := `kubectl_drift_reverts_total{engine="flux",kind="ConfigMap",manager="kubectl-edit",namespace="serve-restart"} 1`
+	cm("kubectl-edit", "debug")
+	waitMetric("drift", func(m string) bool {
+		return strings.Contains(m, `kubectl_drift_objects{engine="flux",kind="ConfigMap",namespace="serve-restart"} 1`)
+	})
+	cm("kustomize-controller", "info")
+	waitMetric("revert", func(m string) bool { return strings.Contains(m, reverts) })
+
+	// Restart the API server: same arguments, same etcd.
+	pidFile := filepath.Join(runDir, "apiserver.pid")
+	pidB, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(pidB))
+	argv, err := os.ReadFile("/proc/" + pid + "/cmdline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := strings.Split(strings.TrimRight(string(argv), "\x00"), "\x00")
+	if err := exec.Command("kill", pid).Run(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 100 && exec.Command("kill", "-0", pid).Run() == nil; i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(3 * time.Second) // serve's watches fail and retry meanwhile
+	if resp, err := http.Get("http://" + addr + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("serve not healthy while the API server is down: %v\n%s", err, serveLog.String())
+	}
+	if serveCmd.ProcessState != nil {
+		t.Fatalf("serve exited while the API server was down:\n%s", serveLog.String())
+	}
+	logf, err := os.OpenFile(filepath.Join(runDir, "apiserver.log"), os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restarted := exec.Command(args[0], args[1:]...)
+	restarted.Stdout, restarted.Stderr = logf, logf
+	if err := restarted.Start(); err != nil {
+		t.Fatal(err)
+	}
+	_ = logf.Close()
+	go func() { _ = restarted.Wait() }()
+	// hack/cluster.sh stop finds the new process by its pid file.
+	if err := os.WriteFile(pidFile, []byte(fmt.Sprint(restarted.Process.Pid)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for E.Run(t, RunOpts{Kubeconfig: admin}, filepath.Join(E.KubeBinDir, "kubectl"), "get", "--raw", "/readyz").Code != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("restarted API server not ready within 60s")
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+
+	// The third flip, after the restart: the fight is reported, so the
+	// history of the first two survived the re-list.
+	cm("kubectl-edit", "debug")
+	waitMetric("fight after restart", func(m string) bool {
+		// client_golang sorts label pairs by name.
+		return strings.Contains(m, `kubectl_drift_fights{engine="flux",field="/data/level",kind="ConfigMap",manager="kubectl-edit",namespace="serve-restart"} 1`)
+	})
+	if !strings.Contains(metrics(), reverts) {
+		t.Errorf("reverts counter lost across the restart:\n%s", metrics())
+	}
+}
+
+// TestServePersistedWithRealFlux: in the Flux lab (its own API server and
+// the real kustomize-controller), a script adds a key to a ConfigMap that
+// Git does not hold; Flux's apply leaves another manager's field alone, so
+// the drift survives the reconcile the test forces, and serve counts it as
+// persisted (kubectl_drift_persisted_fields) from the Kustomization's
+// status.lastHandledReconcileAt, read from its owner informer.
+func TestServePersistedWithRealFlux(t *testing.T) {
+	l := lab(t)
+	ns := l.namespace(t, "serve-persist")
+	rev := l.gitRepo(t, ns, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {level: info}\n"})
+	l.kustomization(t, ns, rev, "")
+	addr, serveLog, _ := startServe(t, l.kubeconfig, "-n", ns, "--resync", "1m")
+	metrics := func() string {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			t.Fatalf("serve died? %v\n%s", err, serveLog.String())
+		}
+		defer func() { _ = resp.Body.Close() }()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	waitMetric := func(what, line string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for !strings.Contains(metrics(), line) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %q not seen within 30s\n%s\nlog:\n%s", what, line, metrics(), serveLog.String())
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+	}
+	l.kubectl(t, RunOpts{Stdin: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {extra: \"x\"}\n")},
+		"apply", "--server-side", "--field-manager=hpa-script", "-f", "-")
+	waitMetric("drift", `kubectl_drift_objects{engine="flux",kind="ConfigMap",namespace="`+ns+`"} 1`)
+	if strings.Contains(metrics(), "kubectl_drift_persisted_fields{") {
+		t.Fatalf("persisted before any reconcile:\n%s", metrics())
+	}
+	time.Sleep(1100 * time.Millisecond) // managedFields times are whole seconds
+	l.reconcile(t, gvrKS, ns, "apps")
+	waitMetric("persisted", `kubectl_drift_persisted_fields{engine="flux",kind="ConfigMap",manager="hpa-script",namespace="`+ns+`"} 1`)
+	// The drift really survived: the key is still there.
+	if out := l.kubectl(t, RunOpts{}, "get", "configmap", "settings", "-n", ns, "-o", "jsonpath={.data.extra}"); out != "x" {
+		t.Errorf("data.extra after the reconcile = %q: kustomize-controller removed it, nothing persisted", out)
+	}
+}

@@ -1,0 +1,291 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/fight"
+	"github.com/kubectl-drift/kubectl-drift/internal/scan"
+	"github.com/kubectl-drift/kubectl-drift/internal/serve"
+)
+
+// ServeOptions are the flags of `serve`.
+type ServeOptions struct {
+	*GlobalOptions
+
+	AllNamespaces      bool
+	LabelSelector      string
+	Kinds              []string
+	Resync             time.Duration
+	MetricsBindAddress string
+	Pprof              bool
+	FightFlips         int
+	FightWindow        time.Duration
+	FightNames         bool
+	IncludeControllers bool
+	QPS                float32
+	Burst              int
+
+	namespace string
+	server    *serve.Server
+	kinds     int
+}
+
+// NewServeOptions returns the defaults.
+func NewServeOptions(g *GlobalOptions) *ServeOptions {
+	return &ServeOptions{
+		GlobalOptions:      g,
+		Resync:             10 * time.Minute,
+		MetricsBindAddress: ":8080",
+		FightFlips:         fight.DefaultFlips,
+		FightWindow:        fight.DefaultWindow,
+		QPS:                20,
+		Burst:              40,
+	}
+}
+
+// ownerKinds are the engines' objects the adapters judge with, cached by
+// informers over all namespaces (group, kind).
+var ownerKinds = []schema.GroupKind{
+	{Group: "argoproj.io", Kind: "Application"},
+	{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization"},
+	{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"},
+}
+
+func newServeCommand(g *GlobalOptions) *cobra.Command {
+	o := NewServeOptions(g)
+	cmd := &cobra.Command{
+		Use:   "serve [-A | -n NAMESPACE] [-l SELECTOR] [--kinds KINDS] [--metrics-bind-address ADDR]",
+		Short: "Watch drift continuously and expose it, and fights, as Prometheus metrics",
+		Long: `Serve watches the kinds scan covers with shared informers (one LIST and one
+WATCH per kind, re-listing after 410 Gone and reconnecting after an API server
+restart) and re-explains an object on each change with scan's pipeline, from
+the cache: no request per event. It serves /metrics (scan -o prometheus's
+metrics, plus fights and reverts), /healthz, /readyz (once the informers
+synced) and, with --pprof, /debug/pprof, until SIGTERM or interrupt.
+
+A fight is a field that a GitOps engine and another field manager keep writing
+in turn: --fight-flips flips (engine→other or other→engine, with a different
+value) within --fight-window. An edit that the engine reverts once is two
+flips, not a fight. kubectl_drift_fights{namespace,kind,field,engine,manager}
+names the other writer; --fight-names adds the object name (one series per
+object).
+
+RBAC: get, list and watch only. A kind that may not be listed is a warning and
+counts in kubectl_drift_scan_kinds{result="skipped"}.
+
+Exit codes: 0 stopped by a signal, 2 error.`,
+		Example: `  # Every namespace, metrics on :8080
+  ` + g.Frontend.Name + ` serve -A
+
+  # One namespace, fights named per object, profiling on
+  ` + g.Frontend.Name + ` serve -n shop --fight-names --pprof --metrics-bind-address 127.0.0.1:9402`,
+		Args:              cobra.NoArgs,
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Validate(); err != nil {
+				return &ExitError{Code: ExitFailure, Err: err}
+			}
+			if err := o.Complete(cmd.Context()); err != nil {
+				return &ExitError{Code: ExitFailure, Err: err}
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch all namespaces")
+	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector to filter objects (e.g. app=shop)")
+	f.StringSliceVar(&o.Kinds, "kinds", nil, `Kinds to watch, comma-separated: resource names as kubectl get takes them, "default", "all" (default "default")`)
+	f.DurationVar(&o.Resync, "resync", o.Resync, "Re-explain every cached object this often (0: only on change)")
+	f.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address to serve /metrics, /healthz and /readyz on")
+	f.BoolVar(&o.Pprof, "pprof", false, "Also serve /debug/pprof on the metrics address")
+	f.IntVar(&o.FightFlips, "fight-flips", o.FightFlips, "Flips between the engine's value and another manager's that make a fight")
+	f.DurationVar(&o.FightWindow, "fight-window", o.FightWindow, "Window the flips of a fight must fall in")
+	f.BoolVar(&o.FightNames, "fight-names", false, "Add the object name to kubectl_drift_fights (one series per object)")
+	f.BoolVar(&o.IncludeControllers, "include-controllers", false, "Also report fields owned only by built-in controllers (kube-controller-manager...)")
+	f.Float32Var(&o.QPS, "qps", o.QPS, "Client-side limit of API requests per second")
+	f.IntVar(&o.Burst, "burst", o.Burst, "Client-side burst of API requests")
+	_ = cmd.RegisterFlagCompletionFunc("kinds", cobra.FixedCompletions(append([]string{scan.KindsDefault, scan.KindsAll}, scan.DefaultKinds...), cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Validate checks the flags alone, before any cluster access.
+func (o *ServeOptions) Validate() error {
+	if err := o.ValidateEngine(); err != nil {
+		return err
+	}
+	if o.LabelSelector != "" {
+		if _, err := labels.Parse(o.LabelSelector); err != nil {
+			return fmt.Errorf("invalid --selector %q: %s", o.LabelSelector, oneLine(err.Error()))
+		}
+	}
+	if o.Resync < 0 {
+		return errors.New("--resync must not be negative")
+	}
+	if o.FightFlips < 2 {
+		return errors.New("--fight-flips must be at least 2 (one flip is any edit)")
+	}
+	if o.FightWindow <= 0 {
+		return errors.New("--fight-window must be positive")
+	}
+	if o.QPS <= 0 || o.Burst <= 0 {
+		return errors.New("--qps and --burst must be positive")
+	}
+	if _, _, err := net.SplitHostPort(o.MetricsBindAddress); err != nil {
+		return fmt.Errorf("invalid --metrics-bind-address %q: %s", o.MetricsBindAddress, oneLine(err.Error()))
+	}
+	return nil
+}
+
+// Complete builds the clients, resolves and checks the kinds, builds the
+// adapters over the informer cache and listens on the metrics address.
+func (o *ServeOptions) Complete(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c, err := cluster.New(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
+	if err != nil {
+		return err
+	}
+	if !o.AllNamespaces {
+		if o.namespace, _, err = c.Namespace(); err != nil {
+			return cluster.ConfigError(err)
+		}
+	}
+	// The informers' client is built from the kubeconfig without the
+	// command-wide "server did not answer" latch of cluster.Bound: a
+	// long-running process must outlive an API server restart, which
+	// client-go's reflectors ride out by retrying.
+	cfg, err := o.ConfigFlags.ToRawKubeConfigLoader().ClientConfig()
+	if err != nil {
+		return cluster.ConfigError(err)
+	}
+	cfg.UserAgent = cluster.UserAgent()
+	cfg.QPS, cfg.Burst = o.QPS, o.Burst
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return cluster.ConfigError(err)
+	}
+
+	kinds, warns, err := scan.ResolveKinds(c.Mapper(), c.Discovery(), c.Host(), o.Kinds, "list", "watch")
+	if err != nil {
+		return err
+	}
+	var usable []scan.Kind
+	skipped := 0
+	for _, k := range kinds {
+		if err := canList(ctx, dyn, k, o.namespace); err != nil {
+			warns = append(warns, fmt.Sprintf("%s not watched: %s", k, oneLine(err.Error())))
+			skipped++
+			continue
+		}
+		usable = append(usable, k)
+	}
+	if len(usable) == 0 {
+		return errors.New("no kinds to watch: the server serves none of the requested kinds, or none may be listed")
+	}
+	var owners []scan.Kind
+	for _, gk := range ownerKinds {
+		m, err := c.Mapper().RESTMapping(gk)
+		if err != nil {
+			continue // engine not installed
+		}
+		k := scan.Kind{GVR: m.Resource, GVK: m.GroupVersionKind, Namespaced: true}
+		if err := canList(ctx, dyn, k, ""); err != nil {
+			warns = append(warns, fmt.Sprintf("%s not cached (owners read one by one): %s", k, oneLine(err.Error())))
+			continue
+		}
+		owners = append(owners, k)
+	}
+	cache := serve.NewOwnerCache(dyn, owners)
+	adapters, awarns, err := engineAdapters(ctx, o.Engine, cache, c)
+	if err != nil {
+		return err
+	}
+	for _, w := range append(warns, awarns...) {
+		stderrf(o.ErrOut, "warning: %s\n", w)
+	}
+	ln, err := net.Listen("tcp", o.MetricsBindAddress)
+	if err != nil {
+		return fmt.Errorf("--metrics-bind-address: %w", err)
+	}
+	in := &scan.Inspector{Adapters: adapters, IncludeControllers: o.IncludeControllers}
+	o.server, err = serve.New(serve.Options{
+		Client:        dyn,
+		Kinds:         usable,
+		SkippedKinds:  skipped,
+		Owners:        cache,
+		Namespace:     o.namespace,
+		LabelSelector: o.LabelSelector,
+		Resync:        o.Resync,
+		Explain:       in.ExplainObject,
+		Owned: func(k scan.Kind, obj *unstructured.Unstructured) bool {
+			_, owned := in.PrecheckObject(k, obj)
+			return owned
+		},
+		Culprit:    in.Culprit,
+		Fight:      fight.Config{Flips: o.FightFlips, Window: o.FightWindow},
+		FightNames: o.FightNames,
+		Listener:   ln,
+		Pprof:      o.Pprof,
+		Warn:       func(msg string) { stderrf(o.ErrOut, "warning: %s\n", msg) },
+		Log:        func(msg string) { stderrf(o.ErrOut, "%s\n", msg) },
+	})
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	o.kinds = len(usable)
+	return nil
+}
+
+// canList is the one start-up LIST (limit 1) per kind that tells a kind we
+// may not list from one we may: a Forbidden kind is skipped with a warning
+// instead of an informer retrying it forever.
+func canList(ctx context.Context, dyn dynamic.Interface, k scan.Kind, namespace string) error {
+	r := dyn.Resource(k.GVR)
+	var err error
+	if namespace != "" && k.Namespaced {
+		_, err = r.Namespace(namespace).List(ctx, metav1.ListOptions{Limit: 1})
+	} else {
+		_, err = r.List(ctx, metav1.ListOptions{Limit: 1})
+	}
+	if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) {
+		return err
+	}
+	return nil // anything else (a hiccup) is left to the informer's retries
+}
+
+// Run serves until SIGTERM or interrupt: exit 0; 2 when the metrics
+// address fails.
+func (o *ServeOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	scope := "namespace " + o.namespace
+	if o.AllNamespaces {
+		scope = "all namespaces"
+	}
+	stderrf(o.ErrOut, "serving /metrics on %s, watching %d kind(s) in %s\n", o.MetricsBindAddress, o.kinds, scope)
+	if err := o.server.Run(ctx); err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	return nil
+}

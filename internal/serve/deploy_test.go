@@ -1,0 +1,154 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"sigs.k8s.io/yaml"
+)
+
+const deployDir = "../../deploy"
+
+func promtool(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("promtool not installed (hack/install-deps.sh installs Debian's prometheus package)")
+	}
+	return p
+}
+
+// TestAlertRules runs promtool on the shipped rules and their unit tests.
+func TestAlertRules(t *testing.T) {
+	pt := promtool(t)
+	dir := filepath.Join(deployDir, "prometheus")
+	for _, args := range [][]string{{"check", "rules", "alerts.yaml"}, {"test", "rules", "alerts_test.yaml"}} {
+		cmd := exec.Command(pt, args...)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+}
+
+// DashboardQueries returns the PromQL of every panel of the shipped
+// Grafana dashboard (the e2e test runs them against a real Prometheus).
+func dashboardQueries(t *testing.T) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(deployDir, "grafana", "kubectl-drift.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Title  string `json:"title"`
+		UID    string `json:"uid"`
+		Panels []struct {
+			ID      int    `json:"id"`
+			Title   string `json:"title"`
+			Type    string `json:"type"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		t.Fatalf("dashboard: %v", err)
+	}
+	if d.Title == "" || d.UID == "" || len(d.Panels) == 0 {
+		t.Fatalf("dashboard without title, uid or panels")
+	}
+	out := map[string]string{}
+	for _, p := range d.Panels {
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %d %q has no query", p.ID, p.Title)
+		}
+		for i, tg := range p.Targets {
+			if strings.TrimSpace(tg.Expr) == "" {
+				t.Errorf("panel %d %q: empty query", p.ID, p.Title)
+			}
+			out[fmt.Sprintf("panel%d_%d", p.ID, i)] = tg.Expr
+		}
+	}
+	return out
+}
+
+// TestDashboard loads the dashboard and has promtool parse every panel's
+// PromQL (as recording rules: promtool checks their expressions).
+func TestDashboard(t *testing.T) {
+	qs := dashboardQueries(t)
+	pt := promtool(t)
+	var rules []map[string]string
+	for name, q := range qs {
+		rules = append(rules, map[string]string{"record": "dashboard:" + name, "expr": q})
+	}
+	b, err := yaml.Marshal(map[string]any{"groups": []any{map[string]any{"name": "dashboard", "rules": rules}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := filepath.Join(t.TempDir(), "dashboard-rules.yaml")
+	if err := os.WriteFile(f, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(pt, "check", "rules", f).CombinedOutput(); err != nil {
+		t.Fatalf("a dashboard query does not parse: %v\n%s", err, out)
+	}
+}
+
+// TestManifests checks the read-only promises of the shipped manifests:
+// the ClusterRole only gets, lists and watches, and the container runs
+// with a read-only root filesystem and no privilege escalation.
+func TestManifests(t *testing.T) {
+	for _, f := range []string{filepath.Join(deployDir, "manifests", "kubectl-drift.yaml"), filepath.Join(deployDir, "chart", "templates", "rbac.yaml")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		roles := 0
+		for _, doc := range strings.Split(string(b), "\n---\n") {
+			var cr struct {
+				Kind  string `json:"kind"`
+				Rules []struct {
+					Verbs []string `json:"verbs"`
+				} `json:"rules"`
+			}
+			// The chart's templates hold {{ }} only in names.
+			if err := yaml.Unmarshal([]byte(strings.ReplaceAll(strings.ReplaceAll(doc, "{{", "x"), "}}", "x")), &cr); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			if cr.Kind != "ClusterRole" {
+				continue
+			}
+			roles++
+			if len(cr.Rules) == 0 {
+				t.Errorf("%s: ClusterRole without rules", f)
+			}
+			for _, r := range cr.Rules {
+				for _, v := range r.Verbs {
+					if v != "get" && v != "list" && v != "watch" {
+						t.Errorf("%s: ClusterRole grants %q", f, v)
+					}
+				}
+			}
+		}
+		if roles != 1 {
+			t.Errorf("%s: %d ClusterRoles, want 1", f, roles)
+		}
+	}
+	for _, f := range []string{filepath.Join(deployDir, "manifests", "kubectl-drift.yaml"), filepath.Join(deployDir, "chart", "templates", "deployment.yaml")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"readOnlyRootFilesystem: true", "allowPrivilegeEscalation: false", "runAsNonRoot: true", "/readyz", "/healthz", "resources:"} {
+			if !bytes.Contains(b, []byte(want)) {
+				t.Errorf("%s lacks %q", f, want)
+			}
+		}
+	}
+}

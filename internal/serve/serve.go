@@ -1,0 +1,519 @@
+// Package serve is the engine behind `kubectl drift serve`: drift watched
+// continuously from shared informers, fights between a GitOps engine and
+// other field managers detected as they happen, and both exposed as
+// Prometheus metrics.
+//
+// Cost model: one LIST and one WATCH per kind (client-go reflectors, which
+// re-list on 410 Gone and reconnect after an API server restart); every
+// event is re-explained from the informer's cache with the same per-object
+// pipeline as scan (scan.ExplainFunc), never a LIST or GET per event for the
+// scanned and owner kinds. An informer transform keeps only metadata of
+// objects no engine owns, and drops status of those it owns (drift is never
+// in status), which bounds memory.
+//
+// The package knows no cobra; the CLI turns flags into Options.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/fight"
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/scan"
+)
+
+// Options describe one serve run.
+type Options struct {
+	// Client reads the scanned kinds. It must not give up on a server
+	// that stopped answering (serve outlives API server restarts).
+	Client dynamic.Interface
+	// Kinds are the scanned kinds, already resolved and checked listable.
+	Kinds []scan.Kind
+	// SkippedKinds were requested but may not be listed or watched
+	// (Forbidden): exposed as kubectl_drift_scan_kinds{result="skipped"}.
+	SkippedKinds int
+	// Owners is the cache the adapters judge with; Run starts it. May be nil.
+	Owners *OwnerCache
+	// Namespace to watch; "" watches all.
+	Namespace string
+	// LabelSelector filters the scanned objects.
+	LabelSelector string
+	// Resync re-delivers every cached object this often (0: never).
+	Resync time.Duration
+	// Explain is the per-object pipeline (scan's Inspector.Explain).
+	Explain scan.ExplainFunc
+	// Owned says whether a GitOps engine owns obj (no cluster access):
+	// objects it does not own keep only metadata in the cache.
+	Owned func(kind scan.Kind, obj *unstructured.Unstructured) bool
+	// Culprit attributes a drifted field to a manager.
+	Culprit func(model.FieldDrift) model.ManagerRef
+	// Fight configures the fight detector.
+	Fight fight.Config
+	// FightNames adds the object name to kubectl_drift_fights (one series
+	// per object: mind cardinality).
+	FightNames bool
+	// Listener serves the metrics; Run closes it.
+	Listener net.Listener
+	// Pprof serves /debug/pprof.
+	Pprof bool
+	// Warn receives warnings; may be nil.
+	Warn func(string)
+	// Log receives fights as they start; may be nil.
+	Log func(string)
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server watches and serves. Build it with New.
+type Server struct {
+	opts     Options
+	factory  dynamicinformer.DynamicSharedInformerFactory
+	informer []cache.SharedIndexInformer
+	queue    *workqueue.Typed[qkey]
+	detector *fight.Detector
+	registry *prometheus.Registry
+	reverts  *prometheus.CounterVec
+	events   *prometheus.CounterVec
+	errs     prometheus.Counter
+	watchErr *prometheus.CounterVec
+	ready    atomic.Bool
+
+	mu      sync.Mutex
+	reports map[types.UID]*model.Report
+	// uids maps an informer key to the object's uid, to forget it when
+	// it is deleted.
+	uids       map[qkey]types.UID
+	lastChange time.Time
+	warned     map[string]bool
+	// persist follows drifted fields across owner reconciles, by uid.
+	persist map[string]map[string]*persistState
+}
+
+type qkey struct {
+	kind int
+	key  string
+}
+
+// New prepares the informers and metrics; Run starts them.
+func New(opts Options) (*Server, error) {
+	if opts.Client == nil || opts.Explain == nil || opts.Owned == nil || opts.Culprit == nil || opts.Listener == nil {
+		return nil, errors.New("serve: Client, Explain, Owned, Culprit and Listener are required")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	s := &Server{
+		opts:     opts,
+		queue:    workqueue.NewTyped[qkey](),
+		detector: fight.New(opts.Fight),
+		registry: prometheus.NewRegistry(),
+		reports:  map[types.UID]*model.Report{},
+		uids:     map[qkey]types.UID{},
+		warned:   map[string]bool{},
+		persist:  map[string]map[string]*persistState{},
+		// Until the first event: the start.
+		lastChange: opts.Now(),
+	}
+	s.reverts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: MetricReverts,
+		Help: "Writes by a GitOps engine that put Git's value back over another manager's different value, seen by serve.",
+	}, []string{"namespace", "kind", "engine", "manager"})
+	s.events = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: MetricEvents,
+		Help: "Objects re-explained after an informer event, by kind.",
+	}, []string{"kind"})
+	s.errs = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: MetricExplainErrors,
+		Help: "Objects whose drift could not be explained (unparsable managedFields).",
+	})
+	s.watchErr = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: MetricWatchErrors,
+		Help: "Failed LISTs and WATCHes of the informers, by kind; client-go re-lists and retries.",
+	}, []string{"kind"})
+	s.registry.MustRegister(s.reverts, s.events, s.errs, s.watchErr,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	if opts.Owners != nil {
+		opts.Owners.OnChange(s.requeueOwnedBy)
+	}
+	sel := opts.LabelSelector
+	s.factory = dynamicinformer.NewFilteredDynamicSharedInformerFactory(opts.Client, opts.Resync, opts.Namespace, func(lo *metav1.ListOptions) {
+		lo.LabelSelector = sel
+	})
+	for i, k := range opts.Kinds {
+		inf := s.factory.ForResource(k.GVR).Informer()
+		if err := inf.SetTransform(s.transform(k)); err != nil {
+			return nil, err
+		}
+		if err := inf.SetWatchErrorHandlerWithContext(s.watchErrorHandler(k)); err != nil {
+			return nil, err
+		}
+		if _, err := inf.AddEventHandler(s.handler(i)); err != nil {
+			return nil, err
+		}
+		s.informer = append(s.informer, inf)
+	}
+	return s, nil
+}
+
+// Detector is the fight detector (tests, benchmarks).
+func (s *Server) Detector() *fight.Detector { return s.detector }
+
+// Ready reports whether the informers synced.
+func (s *Server) Ready() bool { return s.ready.Load() }
+
+// transform keeps what the pipeline needs: metadata only for objects no
+// engine owns (most of a cluster), and everything but status for the
+// others (status is never desired state: Argo CD 3 ignores /status, Flux
+// never applies it).
+func (s *Server) transform(k scan.Kind) cache.TransformFunc {
+	return func(obj any) (any, error) {
+		u, ok := obj.(*unstructured.Unstructured)
+		if !ok {
+			return obj, nil
+		}
+		u.SetGroupVersionKind(k.GVK)
+		if !s.opts.Owned(k, u) {
+			md := map[string]any{}
+			for _, f := range []string{"name", "namespace", "uid", "resourceVersion"} {
+				if v, ok := u.Object["metadata"].(map[string]any)[f]; ok {
+					md[f] = v
+				}
+			}
+			u.Object = map[string]any{"apiVersion": u.Object["apiVersion"], "kind": u.Object["kind"], "metadata": md}
+			return u, nil
+		}
+		delete(u.Object, "status")
+		return u, nil
+	}
+}
+
+func (s *Server) watchErrorHandler(k scan.Kind) cache.WatchErrorHandlerWithContext {
+	return func(ctx context.Context, r *cache.Reflector, err error) {
+		s.watchErr.WithLabelValues(k.GroupKind()).Inc()
+		if apierrors.IsForbidden(err) {
+			s.warnOnce(k.String()+" forbidden", fmt.Sprintf("%s: may no longer be listed or watched: %v", k, err))
+		}
+		cache.DefaultWatchErrorHandler(ctx, r, err)
+	}
+}
+
+func (s *Server) warnOnce(key, msg string) {
+	s.mu.Lock()
+	seen := s.warned[key]
+	s.warned[key] = true
+	s.mu.Unlock()
+	if !seen && s.opts.Warn != nil {
+		s.opts.Warn(msg)
+	}
+}
+
+func (s *Server) handler(kind int) cache.ResourceEventHandler {
+	enqueue := func(obj any) {
+		key, err := cache.MetaNamespaceKeyFunc(obj)
+		if err != nil {
+			return
+		}
+		s.queue.Add(qkey{kind: kind, key: key})
+	}
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { enqueue(obj) },
+		UpdateFunc: func(_, obj any) { enqueue(obj) },
+		DeleteFunc: func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				s.forget(u.GetUID())
+			}
+			enqueue(obj)
+		},
+	}
+}
+
+func (s *Server) forget(uid types.UID) {
+	s.detector.Forget(string(uid))
+	s.mu.Lock()
+	delete(s.reports, uid)
+	delete(s.persist, string(uid))
+	s.lastChange = s.opts.Now()
+	s.mu.Unlock()
+}
+
+// Run watches and serves until ctx ends; then it shuts the HTTP server down
+// gracefully and returns nil. An error means the metrics could not be served.
+func (s *Server) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	httpSrv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	httpErr := make(chan error, 1)
+	go func() { httpErr <- httpSrv.Serve(s.opts.Listener) }()
+
+	if s.opts.Owners != nil {
+		s.opts.Owners.Start(ctx)
+	}
+	s.factory.Start(ctx.Done())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		synced := make([]cache.InformerSynced, 0, len(s.informer))
+		for _, inf := range s.informer {
+			synced = append(synced, inf.HasSynced)
+		}
+		if s.opts.Owners != nil {
+			synced = append(synced, s.opts.Owners.Synced()...)
+		}
+		if cache.WaitForCacheSync(ctx.Done(), synced...) {
+			s.ready.Store(true)
+		}
+	}()
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for s.processNext(ctx) {
+		}
+	}()
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-httpErr:
+		err = fmt.Errorf("metrics server: %w", err)
+	}
+	cancel()
+	s.queue.ShutDown()
+	shutCtx, done := context.WithTimeout(context.Background(), 5*time.Second)
+	defer done()
+	_ = httpSrv.Shutdown(shutCtx)
+	wg.Wait()
+	s.factory.Shutdown()
+	if s.opts.Owners != nil {
+		s.opts.Owners.Shutdown()
+	}
+	return err
+}
+
+// Handler serves /metrics, /healthz, /readyz and, if asked, /debug/pprof.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(prometheus.Gatherers{s.registry, prometheus.GathererFunc(s.gather)},
+		promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !s.Ready() {
+			http.Error(w, "informers not synced", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = fmt.Fprintln(w, "ok")
+	})
+	if s.opts.Pprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	return mux
+}
+
+func (s *Server) processNext(ctx context.Context) bool {
+	k, shutdown := s.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer s.queue.Done(k)
+	kind := s.opts.Kinds[k.kind]
+	obj, exists, err := s.informer[k.kind].GetIndexer().GetByKey(k.key)
+	if err != nil || !exists {
+		s.mu.Lock()
+		delete(s.uids, k)
+		s.mu.Unlock()
+		return true
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return true
+	}
+	s.Observe(ctx, kind, u.DeepCopy())
+	s.mu.Lock()
+	if old, had := s.uids[k]; had && old != u.GetUID() {
+		// Deleted and recreated between two events of ours.
+		s.mu.Unlock()
+		s.forget(old)
+		s.mu.Lock()
+	}
+	s.uids[k] = u.GetUID()
+	s.mu.Unlock()
+	return true
+}
+
+// Observe re-explains obj and feeds the fight detector: each drifted field
+// is a write by its culprit, and each field the detector follows that an
+// engine owns again is a write by the engine. Calls must not overlap.
+func (s *Server) Observe(ctx context.Context, kind scan.Kind, obj *unstructured.Unstructured) {
+	s.events.WithLabelValues(kind.GroupKind()).Inc()
+	now := s.opts.Now()
+	uid := obj.GetUID()
+	rep, err := s.opts.Explain(ctx, kind, obj)
+	if err != nil {
+		s.errs.Inc()
+		rep = nil
+	}
+	ref := fight.Object{UID: string(uid), Group: kind.GVK.Group, Kind: kind.GVK.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	engineMgr := engineManager(obj)
+	drifted := map[string]bool{}
+	if rep != nil {
+		followed := map[string]bool{}
+		for _, f := range s.detector.Fields(string(uid)) {
+			followed[f] = true
+		}
+		for _, d := range rep.Drifts {
+			if !d.Counts() {
+				continue
+			}
+			drifted[d.Path] = true
+			m := s.opts.Culprit(d)
+			h, show := hashAndShow(valueAt(obj.Object, d.Path))
+			if !followed[d.Path] && engineMgr != "" {
+				// The engine had written the object before (the pipeline
+				// reports drift only then): its value, unseen, came first.
+				s.detector.Observe(ref, d.Path, fight.Write{Manager: engineMgr, Engine: true, Hash: "before:" + h, Value: "(not seen)", Time: now.Add(-time.Millisecond)})
+			}
+			s.detector.Observe(ref, d.Path, fight.Write{Manager: m.Manager, Hash: h, Value: show, Time: now})
+		}
+	}
+	var ix *managedfields.Index
+	for _, f := range s.detector.Fields(string(uid)) {
+		if drifted[f] {
+			continue
+		}
+		if ix == nil {
+			if ix, err = managedfields.Parse(obj); err != nil {
+				break
+			}
+		}
+		mgr := ""
+		for _, o := range ix.Owners(obj, f) {
+			if managedfields.IsGitOpsManager(o.Manager) {
+				mgr = o.Manager
+				break
+			}
+		}
+		if mgr == "" {
+			continue // nobody took it back (yet), or a third party removed it
+		}
+		h, show := hashAndShow(valueAt(obj.Object, f))
+		prev := lastOther(s.detector, string(uid), f)
+		if s.detector.Observe(ref, f, fight.Write{Manager: mgr, Engine: true, Hash: h, Value: show, Time: now}) {
+			s.reverts.WithLabelValues(ref.Namespace, kind.GroupKind(), engineOf(mgr), prev).Inc()
+		}
+	}
+
+	s.persisted(ctx, rep, string(uid), now)
+	for _, f := range s.detector.Fields(string(uid)) {
+		if fg, isNew, ok := s.detector.Check(string(uid), f, now); ok && isNew && s.opts.Log != nil {
+			s.opts.Log(fmt.Sprintf("fight: %s %s/%s %s: %s writes %s, %s writes %s; %d flips in %s",
+				groupKind(ref.Group, ref.Kind), ref.Namespace, ref.Name, f, fg.EngineManager, fg.EngineValue, fg.Manager, fg.Value,
+				fg.Flips, fg.Last.Sub(fg.First).Round(time.Second)))
+		}
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// The time of the last object explained is what scan's timestamp
+	// metric means here: a stale one (no event, no resync) is alerted on.
+	s.lastChange = now
+	if rep == nil || !rep.HasDrift() {
+		delete(s.reports, uid)
+		return
+	}
+	s.reports[uid] = rep
+}
+
+// lastOther is the manager the engine is about to revert (for the reverts
+// counter's label).
+func lastOther(d *fight.Detector, uid, field string) string {
+	if m := d.LastManager(uid, field, false); m != "" {
+		return m
+	}
+	return "unknown"
+}
+
+// engineManager is the GitOps engine's manager that wrote obj's spec, "" if
+// none did.
+func engineManager(obj *unstructured.Unstructured) string {
+	for _, e := range obj.GetManagedFields() {
+		if e.Subresource == "" && managedfields.IsGitOpsManager(e.Manager) {
+			return e.Manager
+		}
+	}
+	return ""
+}
+
+// engineOf names the engine of a GitOps manager, as the engine label of
+// scan's metrics does.
+func engineOf(manager string) string {
+	switch manager {
+	case "argocd-controller", "argocd-application-controller":
+		return string(model.EngineArgoCD)
+	}
+	return string(model.EngineFlux)
+}
+
+// snapshot returns the drifted reports sorted as scan sorts its items.
+func (s *Server) snapshot() ([]*model.Report, time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*model.Report, 0, len(s.reports))
+	for _, r := range s.reports {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Resource.Less(out[j].Resource) })
+	return out, s.lastChange
+}
+
+// requeueOwnedBy re-explains the drifted objects an owner owns (its status
+// may record a reconcile the drift survived).
+func (s *Server) requeueOwnedBy(kind, namespace, name string) {
+	s.mu.Lock()
+	var keys []qkey
+	for k, uid := range s.uids {
+		rep := s.reports[uid]
+		if rep == nil {
+			continue
+		}
+		for _, o := range rep.Owners {
+			if o.Kind == kind && o.Namespace == namespace && o.Name == name {
+				keys = append(keys, k)
+				break
+			}
+		}
+	}
+	s.mu.Unlock()
+	for _, k := range keys {
+		s.queue.Add(k)
+	}
+}

@@ -1,0 +1,371 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/fight"
+	"github.com/kubectl-drift/kubectl-drift/internal/flux"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/scan"
+)
+
+var (
+	cmKind = scan.Kind{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"},
+		GVK: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Namespaced: true}
+	t0 = time.Date(2026, 12, 3, 7, 0, 0, 0, time.UTC)
+)
+
+// configMap is a Flux-owned ConfigMap whose data.level is owned by manager
+// (kustomize-controller, or another manager that wrote it after the
+// engine's apply of the labels and data.other).
+func configMap(name, uid, level, manager string, at time.Time) *unstructured.Unstructured {
+	engineFields := `{"f:metadata":{"f:labels":{"f:kustomize.toolkit.fluxcd.io/name":{},"f:kustomize.toolkit.fluxcd.io/namespace":{}}},"f:data":{"f:other":{}}}`
+	entries := []metav1.ManagedFieldsEntry{}
+	if manager == "kustomize-controller" {
+		engineFields = `{"f:metadata":{"f:labels":{"f:kustomize.toolkit.fluxcd.io/name":{},"f:kustomize.toolkit.fluxcd.io/namespace":{}}},"f:data":{"f:other":{},"f:level":{}}}`
+	} else {
+		entries = append(entries, metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
+			Time: &metav1.Time{Time: at}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:level":{}}}`)})
+	}
+	entries = append(entries, metav1.ManagedFieldsEntry{Manager: "kustomize-controller", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
+		Time: &metav1.Time{Time: at}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(engineFields)})
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": "shop", "uid": uid, "resourceVersion": "1",
+			"labels": map[string]any{"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": "shop"}},
+		"data": map[string]any{"level": level, "other": "x"},
+	}}
+	u.SetManagedFields(entries)
+	return u
+}
+
+func unowned(name string) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": "shop", "uid": "u-" + name,
+			"annotations": map[string]any{"big": strings.Repeat("x", 1000)}},
+		"data": map[string]any{"blob": strings.Repeat("y", 1000)},
+	}}
+}
+
+type fixture struct {
+	srv    *Server
+	client *dynamicfake.FakeDynamicClient
+	addr   string
+	clock  *time.Time
+}
+
+func newFixture(t testing.TB, objs ...k8sruntime.Object) *fixture {
+	t.Helper()
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(),
+		map[schema.GroupVersionResource]string{cmKind.GVR: "ConfigMapList", {Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}: "KustomizationList"},
+		objs...)
+	owners := NewOwnerCache(client, nil)
+	fa, err := flux.New(flux.Options{Reader: owners})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := &scan.Inspector{Adapters: []model.Adapter{fa}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := t0
+	srv, err := New(Options{
+		Client: client, Kinds: []scan.Kind{cmKind}, Owners: owners, Namespace: "shop",
+		Explain: in.ExplainObject,
+		Owned: func(k scan.Kind, obj *unstructured.Unstructured) bool {
+			_, owned := in.PrecheckObject(k, obj)
+			return owned
+		},
+		Culprit:  in.Culprit,
+		Fight:    fight.Config{},
+		Listener: ln,
+		Now:      func() time.Time { return clock },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{srv: srv, client: client, addr: ln.Addr().String(), clock: &clock}
+}
+
+// TestObserveFight feeds the pipeline the writes of a fight and of a
+// one-off edit reverted once, as the informer would deliver them.
+func TestObserveFight(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	step := func(obj *unstructured.Unstructured) {
+		*f.clock = f.clock.Add(30 * time.Second)
+		f.srv.Observe(ctx, cmKind, obj)
+	}
+	// One-off: engine, kubectl-edit, engine.
+	step(configMap("oneoff", "u1", "info", "kustomize-controller", *f.clock))
+	step(configMap("oneoff", "u1", "debug", "kubectl-edit", *f.clock))
+	step(configMap("oneoff", "u1", "info", "kustomize-controller", *f.clock))
+	// Fight: engine, script, engine, script.
+	step(configMap("fight", "u2", "info", "kustomize-controller", *f.clock))
+	step(configMap("fight", "u2", "5", "hpa-script", *f.clock))
+	step(configMap("fight", "u2", "info", "kustomize-controller", *f.clock))
+	step(configMap("fight", "u2", "6", "hpa-script", *f.clock))
+	// Resyncs of the same state change nothing.
+	step(configMap("fight", "u2", "6", "hpa-script", *f.clock))
+
+	fs := f.srv.Detector().Fights(*f.clock)
+	if len(fs) != 1 {
+		t.Fatalf("fights: %+v, want one (on u2)", fs)
+	}
+	got := fmt.Sprintf("%s %s %s=%s %s=%s flips=%d", fs[0].Object.Name, fs[0].Field, fs[0].EngineManager, fs[0].EngineValue, fs[0].Manager, fs[0].Value, fs[0].Flips)
+	if want := `fight /data/level kustomize-controller="info" hpa-script="6" flips=3`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	fams, err := f.srv.gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, fam := range fams {
+		names = append(names, fam.GetName())
+		if fam.GetName() == MetricFights {
+			if len(fam.Metric) != 1 {
+				t.Errorf("fight series: %v", fam.Metric)
+			}
+			for _, l := range fam.Metric[0].Label {
+				if l.GetName() == "name" {
+					t.Error("name label without FightNames")
+				}
+			}
+		}
+	}
+	for _, want := range []string{MetricFights, MetricFightFlips, scan.MetricFields, scan.MetricObjects, scan.MetricScanKinds} {
+		if !strings.Contains(strings.Join(names, " "), want) {
+			t.Errorf("family %s missing from %v", want, names)
+		}
+	}
+}
+
+// TestServeHTTPAndTransform runs the informers over a fake API: /readyz
+// turns ready, /metrics carries scan's and serve's families, the cache
+// keeps only metadata of an unowned object and drops status of owned ones,
+// and a deleted object leaves the metrics.
+func TestServeHTTPAndTransform(t *testing.T) {
+	owned := configMap("drifted", "u1", "debug", "kubectl-edit", t0)
+	owned.Object["status"] = map[string]any{"x": "y"}
+	f := newFixture(t, owned, unowned("plain"))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- f.srv.Run(ctx) }()
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + f.addr + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer func() { _ = resp.Body.Close() }()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		code, _ := get("/readyz")
+		_, m := get("/metrics")
+		if code == 200 && strings.Contains(m, `kubectl_drift_objects{engine="flux",kind="ConfigMap",namespace="shop"} 1`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not ready with drift within 10s:\n%s", m)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if code, _ := get("/healthz"); code != 200 {
+		t.Errorf("/healthz %d", code)
+	}
+	if code, _ := get("/debug/pprof/"); code != 404 {
+		t.Errorf("/debug/pprof/ served without Pprof: %d", code)
+	}
+	store := f.srv.informer[0].GetStore()
+	plain, ok, _ := store.GetByKey("shop/plain")
+	if !ok {
+		t.Fatal("unowned object not cached")
+	}
+	if u := plain.(*unstructured.Unstructured); u.Object["data"] != nil || len(u.GetAnnotations()) != 0 || u.GetName() != "plain" {
+		t.Errorf("unowned object kept more than metadata: %v", u.Object)
+	}
+	dr, _, _ := store.GetByKey("shop/drifted")
+	if u := dr.(*unstructured.Unstructured); u.Object["status"] != nil || u.Object["data"] == nil || len(u.GetManagedFields()) == 0 {
+		t.Errorf("owned object: status kept or data/managedFields lost: %v", u.Object)
+	}
+	if _, m := get("/metrics"); !strings.Contains(m, "kubectl_drift_owned_objects 1") || !strings.Contains(m, "kubectl_drift_scan_objects 2") {
+		t.Errorf("object counts wrong:\n%s", m)
+	}
+	if err := f.client.Resource(cmKind.GVR).Namespace("shop").Delete(ctx, "drifted", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(10 * time.Second)
+	for {
+		_, m := get("/metrics")
+		if !strings.Contains(m, "kubectl_drift_objects{") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("deleted object still drifted:\n%s", m)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Run did not return after cancel")
+	}
+	if code, _ := get("/healthz"); code != 0 {
+		t.Errorf("metrics still served after shutdown")
+	}
+}
+
+// BenchmarkObserve measures objects re-explained per second by the full
+// pipeline (ownership, managedFields inference, Flux judging, fight
+// detector), one event per iteration alternating the writer of a field over
+// N objects.
+func BenchmarkObserve(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			f := newFixture(b)
+			objs := make([][2]*unstructured.Unstructured, n)
+			for i := range objs {
+				name, uid := fmt.Sprint("cm", i), fmt.Sprint("u", i)
+				objs[i] = [2]*unstructured.Unstructured{configMap(name, uid, "info", "kustomize-controller", t0), configMap(name, uid, "debug", "kubectl-edit", t0)}
+			}
+			ctx := context.Background()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				o := objs[i%n][(i/n)%2]
+				f.srv.Observe(ctx, cmKind, o)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkCacheMemory measures the heap the informer cache and serve's
+// state hold for N owned objects (one drifted field each) plus N unowned
+// ones, after the transform: runtime.MemStats.HeapAlloc after GC, minus
+// the same before the informers started. Process RSS is this plus the Go
+// runtime and binary (measured separately; see the report).
+func BenchmarkCacheMemory(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				objs := make([]k8sruntime.Object, 0, 2*n)
+				for j := 0; j < n; j++ {
+					objs = append(objs, configMap(fmt.Sprint("cm", j), fmt.Sprint("u", j), "debug", "kubectl-edit", t0), unowned(fmt.Sprint("plain", j)))
+				}
+				f := newFixture(b, objs...)
+				runtime.GC()
+				var before runtime.MemStats
+				runtime.ReadMemStats(&before)
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan error, 1)
+				go func() { done <- f.srv.Run(ctx) }()
+				for f.srv.queue.Len() > 0 || !f.srv.Ready() {
+					time.Sleep(10 * time.Millisecond)
+				}
+				runtime.GC()
+				var after runtime.MemStats
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "MB-heap")
+				cancel()
+				if err := <-done; err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+var ksGVR = schema.GroupVersionResource{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}
+
+func kustomization(handled time.Time) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+		"metadata": map[string]any{"name": "apps", "namespace": "shop", "uid": "ks"},
+		"spec":     map[string]any{"interval": "10m", "path": "./app", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "repo"}},
+		"status":   map[string]any{"lastHandledReconcileAt": handled.Format(time.RFC3339Nano)},
+	}}
+}
+
+// TestPersistedReconciles counts the owner's reconciles that a drift
+// survived: none before the write, one per new reconcile time after it,
+// and a new write by the culprit starts over.
+func TestPersistedReconciles(t *testing.T) {
+	f := newFixture(t, kustomization(t0.Add(-time.Hour)))
+	ctx := context.Background()
+	write := t0
+	setReconciled := func(at time.Time) {
+		if _, err := f.client.Resource(ksGVR).Namespace("shop").Update(ctx, kustomization(at), metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	persisted := func() int {
+		t.Helper()
+		*f.clock = f.clock.Add(time.Minute)
+		f.srv.Observe(ctx, cmKind, configMap("cm", "u1", "debug", "kubectl-edit", write))
+		f.srv.mu.Lock()
+		defer f.srv.mu.Unlock()
+		rep := f.srv.reports["u1"]
+		if rep == nil || len(rep.Drifts) != 1 {
+			t.Fatalf("report: %+v", rep)
+		}
+		return rep.Drifts[0].PersistedReconciles
+	}
+	steps := []struct {
+		reconciled time.Time
+		newWrite   bool
+		want       int
+	}{
+		{reconciled: t0.Add(-time.Hour), want: 0},
+		{reconciled: t0.Add(300 * time.Millisecond), want: 0}, // same second as the write
+		{reconciled: t0.Add(5 * time.Minute), want: 1},
+		{reconciled: t0.Add(5 * time.Minute), want: 1}, // the same reconcile seen again
+		{reconciled: t0.Add(10 * time.Minute), want: 2},
+		{reconciled: t0.Add(10 * time.Minute), newWrite: true, want: 0},
+		{reconciled: t0.Add(20 * time.Minute), want: 1},
+	}
+	for i, st := range steps {
+		setReconciled(st.reconciled)
+		if st.newWrite {
+			write = t0.Add(15 * time.Minute)
+		}
+		if got := persisted(); got != st.want {
+			t.Errorf("step %d: persisted reconciles %d, want %d", i, got, st.want)
+		}
+	}
+	fams, err := f.srv.gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, fam := range fams {
+		if fam.GetName() == MetricPersisted {
+			found = len(fam.Metric) == 1 && fam.Metric[0].GetGauge().GetValue() == 1
+		}
+	}
+	if !found {
+		t.Errorf("%s not exposed with one field", MetricPersisted)
+	}
+}

@@ -39,12 +39,10 @@ func (o *EngineClusterOptions) validate(offline bool) error {
 	return nil
 }
 
-// configure points cfg.Reader at the engine's cluster and tells the
-// engines where the live object is (engine.Remote); the schema and
-// dry-runs stay the live cluster's. It does nothing without the flags.
-func (o *EngineClusterOptions) configure(cfg *engine.Config, flags *genericclioptions.ConfigFlags, live *cluster.Client, opts cluster.Options) error {
-	if !o.enabled() || live == nil {
-		return nil
+// client is a client of the engine's cluster; nil without the flags.
+func (o *EngineClusterOptions) client(flags *genericclioptions.ConfigFlags, opts cluster.Options) (*cluster.Client, error) {
+	if !o.enabled() {
+		return nil, nil
 	}
 	ef := cluster.ForContext(flags, o.Context)
 	if o.Kubeconfig != "" {
@@ -53,7 +51,21 @@ func (o *EngineClusterOptions) configure(cfg *engine.Config, flags *genericcliop
 	}
 	ec, err := cluster.New(ef, opts)
 	if err != nil {
-		return fmt.Errorf("--engine-context: %w", err)
+		return nil, fmt.Errorf("--engine-context: %w", err)
+	}
+	return ec, nil
+}
+
+// configure points cfg.Reader at the engine's cluster and tells the
+// engines where the live object is (engine.Remote); the schema and
+// dry-runs stay the live cluster's. It does nothing without the flags.
+func (o *EngineClusterOptions) configure(cfg *engine.Config, flags *genericclioptions.ConfigFlags, live *cluster.Client, opts cluster.Options) error {
+	if !o.enabled() || live == nil {
+		return nil
+	}
+	ec, err := o.client(flags, opts)
+	if err != nil {
+		return err
 	}
 	servers, err := cluster.Contexts(flags)
 	if err != nil {

@@ -42,6 +42,9 @@ type ScanOptions struct {
 	Stats bool
 	// Fleet scans several clusters (--contexts, --all-contexts).
 	Fleet FleetOptions
+	// EngineCluster is where the engines' objects live, when not on the
+	// scanned cluster(s).
+	EngineCluster EngineClusterOptions
 
 	started   time.Time
 	namespace string
@@ -139,6 +142,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.BoolVar(&o.Stats, "stats", false, "Print wall time and API requests by verb to stderr")
 	_ = f.MarkHidden("stats")
 	addFleetFlags(f, &o.Fleet)
+	addEngineClusterFlags(f, &o.EngineCluster)
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(scan.Outputs, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kinds", cobra.FixedCompletions(append([]string{scan.KindsDefault, scan.KindsAll}, scan.DefaultKinds...), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -212,7 +216,7 @@ func (o *ScanOptions) Complete() error {
 		return errors.New("no kinds to scan: the server serves none of the requested kinds")
 	}
 	o.kinds, o.warnings = kinds, warns
-	adapters, warns, err := scanAdapters(context.Background(), o.Engine, c)
+	adapters, warns, err := o.scanAdapters(context.Background(), c)
 	if err != nil {
 		return err
 	}
@@ -225,8 +229,18 @@ func (o *ScanOptions) Complete() error {
 // object behind the drifted objects is read once. Each engine reads its
 // settings before the scan asks it about ownership (Owner never reads the
 // cluster itself).
-func scanAdapters(ctx context.Context, selected string, c *cluster.Client) ([]model.Adapter, []string, error) {
+func (o *ScanOptions) scanAdapters(ctx context.Context, c *cluster.Client) ([]model.Adapter, []string, error) {
+	selected := o.Engine
 	cfg := engine.Config{Purpose: engine.ForScan, Reader: scan.NewCachingReader(c), Schema: c.GVKParser}
+	// --engine-context: the engines' objects and settings are the hub's
+	// (or management cluster's); the schema stays the scanned cluster's.
+	ec, err := o.EngineCluster.client(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
+	if err != nil {
+		return nil, nil, err
+	}
+	if ec != nil {
+		cfg.Reader = scan.NewCachingReader(ec)
+	}
 	var out []model.Adapter
 	var warnings []string
 	for _, d := range engine.Selected(selected) {

@@ -65,3 +65,12 @@ func Contexts(flags *genericclioptions.ConfigFlags) (map[string]string, error) {
 	}
 	return out, nil
 }
+
+// lineError is a one-line message over the error it came from.
+type lineError struct {
+	msg string
+	err error
+}
+
+func (e *lineError) Error() string { return e.msg }
+func (e *lineError) Unwrap() error { return e.err }

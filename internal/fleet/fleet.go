@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
@@ -181,6 +183,11 @@ func Run(ctx context.Context, targets []Target, maxConcurrent int, fn ScanFunc) 
 			msg := "no result"
 			if errs[i] != nil {
 				msg = oneLine(errs[i].Error())
+				if apierrors.IsUnauthorized(errs[i]) {
+					// An expired or revoked token: say so before the
+					// request that happened to meet it first.
+					msg = "the server refused the credentials (401 Unauthorized: expired or revoked token?): " + msg
+				}
 			}
 			cr.Error = msg
 			res.Warnings = append(res.Warnings, fmt.Sprintf("cluster %s not scanned: %s", t.Context, msg))

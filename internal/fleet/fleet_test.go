@@ -5,10 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
@@ -171,5 +174,13 @@ func TestRunBoundsConcurrency(t *testing.T) {
 	}
 	if res.Unreachable() != 0 || len(res.Clusters) != 7 {
 		t.Errorf("clusters = %+v", res.Clusters)
+	}
+}
+
+func TestRunSaysWhenCredentialsAreRefused(t *testing.T) {
+	fn := fakeScan(nil, map[string]error{"old-token": fmt.Errorf("cannot list deployments.apps: %w", apierrors.NewUnauthorized("Unauthorized"))})
+	res := Run(context.Background(), []Target{{Context: "old-token"}}, 1, fn)
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "cluster old-token not scanned: the server refused the credentials (401 Unauthorized") {
+		t.Errorf("warnings = %q, want one line saying the token was refused", res.Warnings)
 	}
 }

@@ -23,18 +23,20 @@ FUZZTIME ?= 10s
 # The e2e suite builds its own binaries and starts the cluster if needed.
 E2E_TIMEOUT ?= 60m
 
-.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify clean dist argo-parity argo-parity-capture bench
+.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify verify-fmt vet tidy lint verify-imports clean dist argo-parity argo-parity-capture bench
 
 help:
 	@echo "make build         bin/kubectl-drift, bin/argocd-drift, bin/flux-drift (version-stamped), bin/kubectl_complete-drift"
 	@echo "make test          unit tests, then e2e against the local real cluster"
-	@echo "make unit          go test ./..."
+	@echo "make unit          go test -race ./... (the unit tier; needs gcc for -race)"
 	@echo "make e2e           start the cluster, go test -tags e2e ./e2e/..."
 	@echo "make demo          start the cluster, drift a Deployment, explain it"
 	@echo "make cluster       build (once) and start etcd + kube-apiserver"
 	@echo "make cluster-stop  stop them"
 	@echo "make fuzz          run every fuzz target for FUZZTIME ($(FUZZTIME))"
-	@echo "make verify        gofmt, go vet and a go mod tidy check"
+	@echo "make verify        verify-fmt, vet, tidy, lint and verify-imports (what .ci/run checks)"
+	@echo "make lint          golangci-lint (.golangci.yml), built once by hack/build-tools.sh"
+	@echo "make verify-imports  the package rules of hack/verify-imports.sh (and its self-test)"
 	@echo "make dist          release archives for 6 platforms, sha256 files, krew + Flux manifests (dist/)"
 	@echo "make argo-parity   regenerate the Argo CD parity goldens with Argo CD's own code (hack/argoparity)"
 	@echo "make argo-parity-capture  re-capture the parity corpus' live objects from the cluster, then regenerate"
@@ -56,13 +58,16 @@ build:
 dist:
 	DIST_DIR=dist $(if $(DIST_VERSION),VERSION=$(DIST_VERSION)) hack/release.sh
 
-# Unit tests first: they need no cluster and fail fast.
-test:
+# Unit tests first: they need no cluster and fail fast. deps first: -race
+# needs gcc, the e2e suite redis-server.
+test: deps
 	$(MAKE) unit
 	$(MAKE) e2e
 
+# -race: the unit tests run goroutines (scan's workers, watch, the caching
+# reader); the race detector makes a data race a test failure.
 unit:
-	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 ./...
 
 # redis-server (for the real Argo CD) comes from Debian when missing.
 e2e: deps cluster
@@ -91,16 +96,34 @@ fuzz:
 	  done; \
 	done
 
-verify:
+# Everything .ci/run checks before the tests; each part is a target of its own.
+verify: verify-fmt vet tidy lint verify-imports
+
+verify-fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt -w needed:"; echo "$$out"; exit 1; fi
+
+vet:
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./e2e/...
-	@# go.mod and go.sum must be what `go mod tidy` makes of them.
+
+# go.mod and go.sum must be what `go mod tidy` makes of them.
+tidy:
 	@before=$$(cat go.mod go.sum | sha256sum); \
 	$(GO) mod tidy; \
 	if [ "$$(cat go.mod go.sum | sha256sum)" != "$$before" ]; then \
 	  echo "go mod tidy changed go.mod/go.sum:"; git --no-pager diff -- go.mod go.sum; exit 1; fi
+
+# The pinned golangci-lint (hack/build-tools.sh: built from the module proxy
+# once into ~/.cache/kubectl-drift/bin; its analysis cache lives in
+# ~/.cache/golangci-lint). Runs on one machine queue behind each other
+# (--allow-serial-runners) instead of failing on golangci-lint's lock.
+lint:
+	@lint=$$(hack/build-tools.sh golangci-lint) && echo "$$lint run ./..." && "$$lint" run --allow-serial-runners ./...
+
+verify-imports:
+	hack/verify-imports.sh --self-test
+	hack/verify-imports.sh
 
 clean:
 	rm -rf bin dist

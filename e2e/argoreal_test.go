@@ -105,7 +105,9 @@ func freePort() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	defer l.Close()
+	// Only the port is wanted: the listener is closed to free it, and a
+	// Close error leaves nothing to undo.
+	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
@@ -288,11 +290,13 @@ func (a *ArgoCD) spawn(name, bin string, env []string, args ...string) error {
 	// Pdeathsig: a test binary killed by -timeout (no deferred cleanup)
 	// takes its Argo CD with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	// The child writes its log through its own descriptor; closing ours has
+	// nothing to flush, so its error is dropped.
 	if err := cmd.Start(); err != nil {
-		logf.Close()
+		_ = logf.Close()
 		return fmt.Errorf("start %s: %w", name, err)
 	}
-	go func() { _ = cmd.Wait(); logf.Close() }()
+	go func() { _ = cmd.Wait(); _ = logf.Close() }()
 	a.mu.Lock()
 	a.procs[name] = cmd
 	a.mu.Unlock()
@@ -356,7 +360,7 @@ func waitTCP(addr string, timeout time.Duration) error {
 	for {
 		c, err := net.DialTimeout("tcp", addr, time.Second)
 		if err == nil {
-			c.Close()
+			_ = c.Close() // a probe connection: it connected, that is the answer
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -399,7 +403,7 @@ func (a *ArgoCD) api(ctx context.Context, method, path string, body any) ([]byte
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }() // read to the end below; Close only frees the connection
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -115,6 +116,9 @@ type fxScenario struct {
 	drift         func(c *fxCtx)
 	objects       []fxObj
 	suspendBefore bool
+	// webhook, when set, registers the lab's mutating webhook with this
+	// mutation for the scenario's namespace before Flux creates anything.
+	webhook string
 	// gitNext, when set, is a second commit published after the first
 	// apply (a mark that would stop the object's creation, such as
 	// reconcile: disabled, can only be added to an existing object); it
@@ -246,6 +250,19 @@ func fxScenarios() []fxScenario {
 		drift: func(c *fxCtx) {
 			c.l.kubectl(c.t, RunOpts{Stdin: []byte(strings.ReplaceAll(strings.ReplaceAll(fxDeploy, "NS", c.ns), "replicas: 2", "replicas: 3"))}, "apply", "-f", "-")
 		}})
+
+	// --- a real mutating webhook (flux_webhook_test.go) ---
+	// The sidecar it injects is in no manifest; a user edits its image.
+	add(fxScenario{name: "webhook-sidecar-edited", git: fxDeploy, objects: dep, webhook: whSidecar,
+		drift: func(c *fxCtx) { c.edit("deployment/web", "s/busybox:1.36/busybox:1.37/") }})
+	// The env var it adds to the Git container; a user edits its value.
+	add(fxScenario{name: "webhook-env-edited", git: fxDeploy, objects: dep, webhook: whEnv,
+		drift: func(c *fxCtx) { c.edit("deployment/web", "s/from-webhook/by-hand/") }})
+	// Git sets imagePullPolicy: IfNotPresent; the webhook writes Always on
+	// every write: nobody drifts anything by hand.
+	add(fxScenario{name: "webhook-overwrites-git-field", objects: dep, webhook: whPullPolicy,
+		git:   strings.Replace(fxDeploy, "        image: nginx:1.25\n", "        image: nginx:1.25\n        imagePullPolicy: IfNotPresent\n", 1),
+		drift: func(c *fxCtx) {}})
 
 	// --- other managers ---
 	add(fxScenario{name: "ssa-other-manager-new-field", git: fxDeploy, objects: dep,
@@ -483,7 +500,7 @@ func loadKnownDivergences(t *testing.T) map[string]string {
 	if err != nil {
 		t.Fatalf("known divergences: %v", err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: a Close error loses nothing
 	known := map[string]string{}
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
@@ -569,6 +586,9 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 	gitDir := t.TempDir()
 	var gitFile string
 	ownerGVR, ownerName := gvrKS, "apps"
+	if sc.webhook != "" {
+		l.webhook(t).register(t, l, ns, sc.webhook)
+	}
 	if sc.helm {
 		l.helm(t)
 		gitFile = fluxWrite(t, gitDir, "chart.yaml", fxChart)
@@ -631,6 +651,22 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 		l.reconcile(t, ownerGVR, ns, ownerName)
 	}
 
+	applyFailed := false
+	if !sc.helm {
+		// An apply that fails leaves the objects as they are and says why
+		// in the Kustomization's Ready condition: record it.
+		ks := &unstructured.Unstructured{Object: l.getJSON(t, gvrKS, ns, "apps")}
+		if st, reason, msg := condition(ks, "Ready"); st != "True" {
+			t.Logf("Kustomization %s/apps Ready=%s %s: %s", ns, st, reason, msg)
+			applyFailed = st == "False" && !sc.suspendBefore
+		}
+	}
+	if os.Getenv("DRIFT_E2E_DUMP") != "" {
+		for _, o := range sc.objects {
+			b, _ := json.MarshalIndent(l.getJSON(t, o.gvr, ns, o.name()), "", "  ")
+			t.Logf("%s after:\n%s", o.ref, b)
+		}
+	}
 	tallies := map[string]*fxTally{}
 	var ds []fxDisagreement
 	for _, o := range sc.objects {
@@ -650,11 +686,12 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 				continue
 			}
 			// The exit code is the engine's own verdict: 1 exactly when the
-			// controller changes the object, or reports (helm warn) or the
-			// tool cannot tell (unknown).
+			// controller changes the object, or reports (helm warn), or
+			// fails to apply it (apply-fails), or the tool cannot tell
+			// (unknown).
 			acts := false
 			for _, d := range r.Drifts {
-				if v := fluxVerdict(d); v != nil && (v.Kind == model.Reported || v.Kind == model.Unknown) {
+				if v := fluxVerdict(d); v != nil && (v.Kind == model.Reported || v.Kind == model.Unknown || v.Kind == model.ApplyFails) {
 					acts = true
 				}
 			}
@@ -684,6 +721,11 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 				tl.compared++
 				field := o.ref + ":" + d.Path
 				switch {
+				case kind == model.ApplyFails && !applyFailed:
+					// apply-fails claims the Kustomization turns Ready=False.
+					tl.falseKept++
+					ds = append(ds, fxDisagreement{sc.name, m, field, "false-apply-fails",
+						fmt.Sprintf("tool: apply-fails (%s); the Kustomization stayed Ready", reason)})
 				case kind == model.Reverted && len(moved) > 0, kind != model.Reverted && len(moved) == 0:
 					tl.agreed++
 				case kind == model.Reverted:

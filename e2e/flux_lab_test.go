@@ -255,15 +255,17 @@ func (l *fluxLab) run(name, bin string, args ...string) error {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "RUNTIME_NAMESPACE=flux-system", "KUBECONFIG="+l.kubeconfig)
 	cmd.Stdout, cmd.Stderr = f, f
+	// The child writes its log through its own descriptor; closing ours has
+	// nothing to flush, so its error is dropped.
 	if err := cmd.Start(); err != nil {
-		f.Close()
+		_ = f.Close()
 		return fmt.Errorf("starting %s: %w", name, err)
 	}
 	l.procMu.Lock()
 	l.procs = append(l.procs, cmd)
 	l.logs[name] = logPath
 	l.procMu.Unlock()
-	go func() { _ = cmd.Wait(); f.Close() }()
+	go func() { _ = cmd.Wait(); _ = f.Close() }()
 	return nil
 }
 
@@ -284,6 +286,7 @@ func stopFluxLab() {
 	if l.srv != nil {
 		l.srv.Close()
 	}
+	theWebhook.close()
 	if l.clusterEnv != nil {
 		stop := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), "stop")
 		stop.Env = l.clusterEnv

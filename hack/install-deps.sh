@@ -4,6 +4,7 @@
 #
 #   redis-server   the cache every Argo CD component talks to
 #                  (e2e TestArgoConformance runs a real Argo CD)
+#   gcc, libc6-dev `go test -race` (make unit) needs cgo
 set -euo pipefail
 
 log() { printf '[install-deps] %s\n' "$*" >&2; }
@@ -11,6 +12,7 @@ log() { printf '[install-deps] %s\n' "$*" >&2; }
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v git >/dev/null 2>&1 || missing+=(git)
+command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

@@ -21,9 +21,8 @@ import (
 
 // GVKs the adapter reads.
 var (
-	applicationGVK    = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Application"}
-	applicationSetGVK = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "ApplicationSet"}
-	configMapGVK      = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	applicationGVK = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Application"}
+	configMapGVK   = schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
 )
 
 // Input is one object read from a file, with a way to find positions in it.
@@ -657,16 +656,10 @@ func (a *Adapter) appRulesCached(app *Application, src cmSource) []*ignoreRule {
 	return rs
 }
 
-// appFromCluster reads one Application the LIST did not return (namespaced
-// RBAC), once.
-func (a *Adapter) appFromCluster(ctx context.Context, ns, name string) *appEntry {
-	e, _ := a.appFromClusterOrMissing(ctx, ns, name)
-	return e
-}
-
-// appFromClusterOrMissing is appFromCluster that also says when the
-// Application definitely does not exist (NotFound, or no Application kind:
-// Argo CD is not installed), as opposed to unreadable.
+// appFromClusterOrMissing reads one Application the LIST did not return
+// (namespaced RBAC), once, and says when the Application definitely does not
+// exist (NotFound, or no Application kind: Argo CD is not installed), as
+// opposed to unreadable.
 func (a *Adapter) appFromClusterOrMissing(ctx context.Context, ns, name string) (*appEntry, bool) {
 	if a.opts.Reader == nil {
 		return nil, false

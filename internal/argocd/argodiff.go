@@ -247,7 +247,9 @@ func (o ArgoDiffOptions) get(ctx context.Context, u string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Argo CD API: %w", err)
 	}
-	defer resp.Body.Close()
+	// Close only releases the connection: by then the body has been read (or
+	// its read error returned), so a Close error loses nothing the caller needs.
+	defer func() { _ = resp.Body.Close() }()
 	body, err := source.ReadAll(resp.Body, 0)
 	if err != nil {
 		return nil, fmt.Errorf("Argo CD API %s: %w", strings.SplitN(u, "?", 2)[0], err)

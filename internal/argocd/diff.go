@@ -93,16 +93,7 @@ func (c *compareConfig) gitopsDiff(config, live *unstructured.Unstructured, res 
 // gitopsNormalize mirrors gitops-engine Normalize: creationTimestamp, Secret,
 // Role, then the full (ignore + known types) normalizer.
 func (c *compareConfig) gitopsNormalize(un *unstructured.Unstructured, res *normResult) {
-	unstructured.RemoveNestedField(un.Object, "metadata", "creationTimestamp")
-	gvk := un.GroupVersionKind()
-	switch {
-	case gvk.Group == "" && gvk.Kind == "Secret":
-		normalizeSecret(un)
-	case gvk.Group == "rbac.authorization.k8s.io" && (gvk.Kind == "ClusterRole" || gvk.Kind == "Role"):
-		normalizeRole(un, c.settings.Compare.IgnoreAggregatedRoles)
-	case gvk.Group == "" && gvk.Kind == "Endpoints":
-		normalizeEndpoints(un)
-	}
+	c.gitopsNormalizeShallow(un)
 	c.diffNormalize(un, "scratch", res)
 }
 

@@ -102,7 +102,7 @@ func remoteNotes(ctx context.Context, a *Adapter, owner *model.Owner, rm *engine
 	}
 	e := a.appByKey(owner.Namespace + "/" + owner.Name)
 	if e == nil {
-		e = a.appFromCluster(ctx, owner.Namespace, owner.Name)
+		e, _ = a.appFromClusterOrMissing(ctx, owner.Namespace, owner.Name)
 	}
 	if e == nil {
 		return "", notes

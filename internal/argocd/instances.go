@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
@@ -176,7 +177,7 @@ func chartValuesCM(d source.Document, holder, ns string, path []string, vals map
 	for k := range data {
 		fields[k] = where + "[" + k + "]"
 		if vals == nil {
-			keys[k] = pointer + "/configs/cm/" + escapePointer(k)
+			keys[k] = pointer + "/configs/cm/" + jsonpointer.Escape(k)
 		} else {
 			keys[k] = pointer // inside a string: its start
 		}
@@ -227,7 +228,7 @@ func argoCDResourceData(u *unstructured.Unstructured, d source.Document) (map[st
 			continue
 		}
 		data[k] = s
-		keys[k] = "/spec/extraConfig/" + escapePointer(k)
+		keys[k] = "/spec/extraConfig/" + jsonpointer.Escape(k)
 	}
 	return data, keys
 }
@@ -276,12 +277,15 @@ func synthCM(d source.Document, ns, holder string, data, keys, fields map[string
 // pointerToField renders /spec/extraConfig/a~1b as spec.extraConfig[a/b]
 // and list indexes as [i].
 func pointerToField(p string) string {
+	tokens, err := jsonpointer.Parse(p)
+	if err != nil {
+		return p
+	}
 	var b strings.Builder
-	for _, tok := range strings.Split(strings.TrimPrefix(p, "/"), "/") {
+	for _, tok := range tokens {
 		if tok == "" {
 			continue
 		}
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
 		switch {
 		case isIndex(tok):
 			b.WriteString("[" + tok + "]")

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // Judge implements model.Adapter: Argo CD's owner, one verdict per drifted
@@ -23,9 +24,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	a.mu.Lock()
 	rep.Notes = append(rep.Notes, a.loadNotes...)
 	s := a.settings
-	for _, p := range s.Problems {
-		rep.Notes = append(rep.Notes, p)
-	}
+	rep.Notes = append(rep.Notes, s.Problems...)
 	a.mu.Unlock()
 
 	owner := a.Owner(live)
@@ -365,7 +364,7 @@ func changedPaths(a, b any, prefix string) []string {
 		sort.Strings(sorted)
 		var out []string
 		for _, k := range sorted {
-			out = append(out, changedPaths(x[k], y[k], prefix+"/"+escapePointer(k))...)
+			out = append(out, changedPaths(x[k], y[k], prefix+"/"+jsonpointer.Escape(k))...)
 		}
 		return out
 	case []any:
@@ -571,27 +570,8 @@ func pointerPresent(obj *unstructured.Unstructured, p string) bool {
 	if obj == nil {
 		return false
 	}
-	var cur any = obj.Object
-	for _, tok := range strings.Split(p, "/")[1:] {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := cur.(type) {
-		case map[string]any:
-			v, ok := x[tok]
-			if !ok {
-				return false
-			}
-			cur = v
-		case []any:
-			var i int
-			if _, err := fmt.Sscanf(tok, "%d", &i); err != nil || i < 0 || i >= len(x) || fmt.Sprint(i) != tok {
-				return false
-			}
-			cur = x[i]
-		default:
-			return false
-		}
-	}
-	return true
+	_, ok := jsonpointer.Get(obj.Object, p)
+	return ok
 }
 
 // argoAPINotes puts Argo CD's own computed diff beside our verdicts and
@@ -664,7 +644,7 @@ func argoDiffPaths(paths []string) []string {
 		switch {
 		case p == "/metadata/managedFields" || strings.HasPrefix(p, "/metadata/managedFields/"),
 			p == "/metadata/resourceVersion", p == "/metadata/generation",
-			p == "/metadata/annotations/"+escapePointer(LastAppliedAnnotation):
+			p == "/metadata/annotations/"+jsonpointer.Escape(LastAppliedAnnotation):
 			continue
 		}
 		out = append(out, p)
@@ -736,12 +716,12 @@ func trackingPointers(desired, live *unstructured.Unstructured, s *Settings) []s
 	var out []string
 	for k := range with.GetAnnotations() {
 		if _, ok := desired.GetAnnotations()[k]; !ok {
-			out = append(out, "/metadata/annotations/"+escapePointer(k))
+			out = append(out, "/metadata/annotations/"+jsonpointer.Escape(k))
 		}
 	}
 	for k := range with.GetLabels() {
 		if _, ok := desired.GetLabels()[k]; !ok {
-			out = append(out, "/metadata/labels/"+escapePointer(k))
+			out = append(out, "/metadata/labels/"+jsonpointer.Escape(k))
 		}
 	}
 	return out

@@ -20,7 +20,10 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/jq"
 )
 
 // compareConfig is what Argo CD's diff config holds for one Application
@@ -161,7 +164,6 @@ func (e *ruleEffect) problem(reason, msg string, level model.NoteLevel) {
 type normResult struct {
 	Live, Target *unstructured.Unstructured
 	effects      map[*ignoreRule]*ruleEffect
-	notes        []model.Note
 }
 
 func (n *normResult) effect(r *ignoreRule) *ruleEffect {
@@ -307,7 +309,7 @@ func normalizeManagedFields(live, config *unstructured.Unstructured, trusted []s
 			continue
 		}
 		set := &fieldpath.Set{}
-		if err := set.FromJSON(bytes.NewReader(mf.FieldsV1.Raw)); err != nil {
+		if err := set.FromJSON(bytes.NewReader(mf.FieldsV1.GetRawBytes())); err != nil {
 			return nil, nil, nil, fmt.Errorf("manager %s: %w", mf.Manager, err)
 		}
 		inter := set.Intersection(cmp.Modified)
@@ -342,7 +344,7 @@ func smdPathToPointer(p fieldpath.Path, obj any) string {
 	for _, pe := range p {
 		switch {
 		case pe.FieldName != nil:
-			sb.WriteString("/" + escapePointer(*pe.FieldName))
+			sb.WriteString("/" + jsonpointer.Escape(*pe.FieldName))
 			if m, ok := cur.(map[string]any); ok {
 				cur = m[*pe.FieldName]
 			} else {
@@ -480,12 +482,12 @@ func (c *compareConfig) ignoreNormalize(un *unstructured.Unstructured, side stri
 				continue
 			}
 			out, err := applyJQ(doc, r.jq[i], c.jqTimeout, secret)
-			if errors.Is(err, errJQTimeout) {
+			if errors.Is(err, jq.ErrTimeout) {
 				r.markTimedOut(i)
 			}
 			if err != nil {
 				reason := "jq-error"
-				if errors.Is(err, errJQTimeout) {
+				if errors.Is(err, jq.ErrTimeout) {
 					reason = "jq-timeout"
 				}
 				e.problem(reason, fmt.Sprintf("jq path expression %q on %s: %v; Argo CD skips it (logged at debug level only)", expr, side, err), model.NoteError)
@@ -516,11 +518,9 @@ func applyRemove(doc []byte, pointer string) ([]byte, error) {
 	return patch.Apply(doc)
 }
 
-var errJQTimeout = errors.New("JQ patch execution timed out")
-
 // applyJQ mirrors jqNormalizerPatch.Apply: the document is decoded into a
-// map (numbers as float64), exactly one result is required, within the time
-// limit.
+// map (numbers as float64), exactly one result is required (a second one,
+// even an error, is "multiple objects"), within the time limit.
 //
 // With secret set the error text is redacted (redact.JQError): gojq
 // quotes the value it failed on.
@@ -529,24 +529,27 @@ func applyJQ(doc []byte, code *gojq.Code, timeout time.Duration, secret bool) ([
 	if err := json.Unmarshal(doc, &v); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	iter := code.RunWithContext(ctx, v)
-	first, ok := iter.Next()
-	if !ok {
-		return nil, errors.New("JQ patch did not return any data")
-	}
-	if err, ok := first.(error); ok {
-		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("%w (%s)", errJQTimeout, timeout)
+	var first any
+	n := 0
+	_, err := jq.Run(code, v, timeout, func(out any) bool {
+		if n == 0 {
+			first = out
 		}
+		n++
+		return n < 2
+	})
+	switch {
+	case n > 1 || n == 1 && err != nil:
+		return nil, errors.New("JQ patch returned multiple objects")
+	case errors.Is(err, jq.ErrTimeout):
+		return nil, err
+	case err != nil:
 		if secret {
 			err = redact.JQErr(err)
 		}
 		return nil, fmt.Errorf("JQ patch returned error: %w", err)
-	}
-	if _, ok := iter.Next(); ok {
-		return nil, errors.New("JQ patch returned multiple objects")
+	case n == 0:
+		return nil, errors.New("JQ patch did not return any data")
 	}
 	return json.Marshal(first)
 }
@@ -673,7 +676,7 @@ func removedPaths(before, after any, prefix string) []string {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			p := prefix + "/" + escapePointer(k)
+			p := prefix + "/" + jsonpointer.Escape(k)
 			av, ok := a[k]
 			if !ok {
 				out = append(out, p)

@@ -52,7 +52,7 @@ var parityParser = sync.OnceValues(func() (*managedfields.GvkParser, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only: a Close error loses nothing
 	zr, err := gzip.NewReader(f)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,9 @@ import (
 	"github.com/itchyny/gojq"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/jq"
 )
 
 // ignoreRule is one ignoreDifferences (or ignoreResourceUpdates) source:
@@ -63,12 +66,12 @@ func (r *ignoreRule) doCompile() {
 	}
 	for _, p := range r.JSONPointers {
 		if err := validatePointer(p); err != nil {
-			r.Errors = append(r.Errors, fmt.Sprintf("invalid JSON pointer %q: %v", p, err))
+			r.Errors = append(r.Errors, err.Error())
 		}
 	}
 	r.jq = make([]*gojq.Code, len(r.JQPathExpressions))
 	for i, e := range r.JQPathExpressions {
-		code, err := compileJQDelete(e)
+		code, err := jq.CompileDelete(e)
 		if err != nil {
 			r.Errors = append(r.Errors, fmt.Sprintf("invalid jq path expression %q: %v", e, err))
 			if r.fatal == nil {
@@ -85,32 +88,15 @@ func (r *ignoreRule) affectsDiff() bool {
 	return r.Scope == model.ScopeDiff || r.Scope == model.ScopeDiffAndApply
 }
 
-// compileJQDelete wraps the expression as NewIgnoreNormalizer does
-// (util/argo/normalizers/diff_normalizer.go: gojq.Parse("del(EXPR)")).
-func compileJQDelete(expr string) (*gojq.Code, error) {
-	q, err := gojq.Parse("del(" + expr + ")")
-	if err != nil {
-		return nil, err
-	}
-	return gojq.Compile(q)
-}
-
 // validatePointer checks RFC 6901 syntax. Argo does not validate: a pointer
 // without a leading slash is applied by json-patch as if only its last token
 // counted, so the rule silently removes the wrong thing or nothing.
 func validatePointer(p string) error {
 	if p == "" {
-		return fmt.Errorf("empty pointer (would remove the whole document)")
+		return fmt.Errorf(`invalid JSON pointer "": empty pointer (would remove the whole document)`)
 	}
-	if !strings.HasPrefix(p, "/") {
-		return fmt.Errorf("must start with '/'")
-	}
-	for i := 0; i < len(p); i++ {
-		if p[i] == '~' && (i+1 >= len(p) || (p[i+1] != '0' && p[i+1] != '1')) {
-			return fmt.Errorf("'~' must be followed by 0 or 1")
-		}
-	}
-	return nil
+	_, err := jsonpointer.Parse(p)
+	return err
 }
 
 // matchesObject mirrors the normalizer's match (diff_normalizer.go Normalize

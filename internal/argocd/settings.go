@@ -11,6 +11,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/jq"
 )
 
 // argocd-cm and argocd-cmd-params-cm keys (util/settings/settings.go).
@@ -26,7 +29,6 @@ const (
 	crdOverrideKey       = "apiextensions.k8s.io/CustomResourceDefinition"
 	cmName               = "argocd-cm"
 	cmdParamsName        = "argocd-cmd-params-cm"
-	defaultJQTimeout     = time.Second
 	statusPointer        = "/status"
 	customizationIgnore  = "ignoreDifferences"
 	customizationUpdates = "ignoreResourceUpdates"
@@ -108,15 +110,20 @@ type knownField struct {
 
 // DefaultSettings is an Argo CD 3.x install with an empty argocd-cm.
 func DefaultSettings() *Settings {
-	s := &Settings{
+	s := emptySettings()
+	s.addStatusRule()
+	return s
+}
+
+// emptySettings are Argo CD's defaults before argocd-cm is read.
+func emptySettings() *Settings {
+	return &Settings{
 		Overrides:        map[string]ResourceOverride{},
 		Compare:          DefaultCompareOptions(),
 		TrackingMethod:   TrackingAnnotation,
 		InstanceLabelKey: DefaultInstanceLabelKey,
-		JQTimeout:        defaultJQTimeout,
+		JQTimeout:        jq.DefaultTimeout,
 	}
-	s.addStatusRule()
-	return s
 }
 
 // ParseSettings reads argocd-cm data the way util/settings/settings.go does
@@ -125,14 +132,8 @@ func DefaultSettings() *Settings {
 // GetTrackingMethod, GetAppInstanceLabelKey). It never fails: problems become
 // notes, and problems that make Argo CD itself fail set Fatal.
 func ParseSettings(data map[string]string, src cmSource) *Settings {
-	s := &Settings{
-		Overrides:        map[string]ResourceOverride{},
-		Compare:          DefaultCompareOptions(),
-		TrackingMethod:   TrackingAnnotation,
-		InstanceLabelKey: DefaultInstanceLabelKey,
-		JQTimeout:        defaultJQTimeout,
-		Source:           src,
-	}
+	s := emptySettings()
+	s.Source = src
 	if src.Object == "" {
 		s.Source.Object = "ConfigMap " + DefaultNamespace + "/" + cmName
 	}
@@ -142,7 +143,7 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 		}
 		return "data[" + k + "]"
 	}
-	ptr := func(k string) string { return "/data/" + escapePointer(k) }
+	ptr := func(k string) string { return "/data/" + jsonpointer.Escape(k) }
 	problem := func(level model.NoteLevel, k, reason, msg string) {
 		o := s.Source.origin(field(k), ptr(k))
 		s.Problems = append(s.Problems, model.Note{Engine: model.EngineArgoCD, Level: level, Rule: &o, Reason: reason, Message: msg})
@@ -210,22 +211,18 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 				fatal(k, "invalid-value", err)
 				continue
 			}
-		case customizationIgnore:
+		case customizationIgnore, customizationUpdates:
 			var d OverrideIgnoreDiff
 			if err := yaml.Unmarshal([]byte(v), &d); err != nil {
 				fatal(k, "invalid-yaml", starHint(v, err))
 				continue
 			}
-			ov.IgnoreDifferences = d
-			origins[originKey{okey, customizationIgnore}] = k
-		case customizationUpdates:
-			var d OverrideIgnoreDiff
-			if err := yaml.Unmarshal([]byte(v), &d); err != nil {
-				fatal(k, "invalid-yaml", starHint(v, err))
-				continue
+			if parts[2] == customizationIgnore {
+				ov.IgnoreDifferences = d
+			} else {
+				ov.IgnoreResourceUpdates = d
 			}
-			ov.IgnoreResourceUpdates = d
-			origins[originKey{okey, customizationUpdates}] = k
+			origins[originKey{okey, parts[2]}] = k
 		case customizationKnown:
 			var f []KnownTypeField
 			if err := yaml.Unmarshal([]byte(v), &f); err != nil {
@@ -407,8 +404,8 @@ func (s *Settings) ParseCmdParams(data map[string]string, src cmSource) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil || d <= 0 {
-		o := src.origin("data["+keyJQTimeout+"]", "/data/"+escapePointer(keyJQTimeout))
-		msg := fmt.Sprintf("invalid %s %q: using the default %s", keyJQTimeout, v, defaultJQTimeout)
+		o := src.origin("data["+keyJQTimeout+"]", "/data/"+jsonpointer.Escape(keyJQTimeout))
+		msg := fmt.Sprintf("invalid %s %q: using the default %s", keyJQTimeout, v, jq.DefaultTimeout)
 		s.Problems = append(s.Problems, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Rule: &o, Reason: "invalid-value", Message: msg})
 		return
 	}
@@ -440,11 +437,6 @@ func groupKindForOverrideKey(key string) (group, kind string, err error) {
 		return "", parts[0], nil
 	}
 	return "", "", fmt.Errorf("override key must be <group>/<kind> or <kind>, got: '%s' ", key)
-}
-
-// escapePointer escapes one RFC 6901 reference token.
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // rawResourceOverride is the legacy resource.customizations value shape

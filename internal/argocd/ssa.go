@@ -40,7 +40,7 @@ func structuredMergeDiff(config, live *unstructured.Unstructured, pt *typed.Pars
 	if err != nil {
 		return nil, err
 	}
-	u := merge.Updater{Converter: sameVersionConverter{}}
+	u := (&merge.UpdaterBuilder{Converter: sameVersionConverter{}}).BuildUpdater()
 	merged, _, err := u.Apply(tvLive, tvConfig, fieldpath.APIVersion(config.GetAPIVersion()), managed, key, true)
 	if err != nil {
 		return nil, fmt.Errorf("error while running updater.Apply: %w", err)
@@ -95,7 +95,7 @@ func decodeManagedFields(entries []metav1.ManagedFieldsEntry) (fieldpath.Managed
 		}
 		set := &fieldpath.Set{}
 		if e.FieldsV1 != nil {
-			if err := set.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+			if err := set.FromJSON(bytes.NewReader(e.FieldsV1.GetRawBytes())); err != nil {
 				return nil, fmt.Errorf("manager %s: %w", e.Manager, err)
 			}
 		}

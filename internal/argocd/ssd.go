@@ -121,7 +121,7 @@ func (c *compareConfig) removeWebhookMutation(predicted, live *unstructured.Unst
 			continue
 		}
 		s := &fieldpath.Set{}
-		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.Raw)); err != nil {
+		if err := s.FromJSON(bytes.NewReader(e.FieldsV1.GetRawBytes())); err != nil {
 			return nil, err
 		}
 		mine = mine.Union(s)

@@ -92,13 +92,20 @@ type snapshot struct {
 	skipped  int
 }
 
-// Run audits the paths.
-func Run(opts Options) (*Result, error) {
+// prepare returns the configuration (the defaults when none was given) and
+// the audited paths relative to the root.
+func (opts Options) prepare() (*Config, []string, error) {
 	cfg := opts.Config
 	if cfg == nil {
 		cfg = &Config{}
 	}
 	rel, err := relPaths(opts.Root, opts.Paths)
+	return cfg, rel, err
+}
+
+// Run audits the paths.
+func Run(opts Options) (*Result, error) {
+	cfg, rel, err := opts.prepare()
 	if err != nil {
 		return nil, err
 	}

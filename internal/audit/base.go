@@ -102,11 +102,7 @@ func exportTree(ctx context.Context, repo, ref, dir string) error {
 // ref, and file or policy findings that ref did not have. Rules that the
 // change removes or narrows are reported as notes (good news).
 func RunBase(ctx context.Context, opts Options, ref string) (*Result, error) {
-	cfg := opts.Config
-	if cfg == nil {
-		cfg = &Config{}
-	}
-	rel, err := relPaths(opts.Root, opts.Paths)
+	cfg, rel, err := opts.prepare()
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +110,8 @@ func RunBase(ctx context.Context, opts Options, ref string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(tmp)
+	// Best effort: a temp directory left behind does not change the audit.
+	defer func() { _ = os.RemoveAll(tmp) }()
 	if err := exportTree(ctx, opts.Root, ref, tmp); err != nil {
 		return nil, err
 	}
@@ -245,7 +242,7 @@ func removedRules(base, head []*ruleInfo) []Finding {
 		if b.WholeResource || what == "" {
 			what = "the whole object"
 		}
-		f := newFinding(CheckRemovedRule, fmt.Sprintf("the change %s the rule ignoring %s on %s (was at line %d)", verb, what, describeTarget(b.Target), b.Origin.Line))
+		f := newFinding(CheckRemovedRule, fmt.Sprintf("the change %s the rule ignoring %s on %s (was at line %d)", verb, what, b.Target.Describe(), b.Origin.Line))
 		f = f.atOrigin(b.Origin)
 		// The line is the base revision's; in the changed file it may hold
 		// anything, so only the file is kept as the location.

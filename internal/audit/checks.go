@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/jq"
 )
 
 // analysis is the input of every check: the prepared rules, the indexed
@@ -113,7 +115,7 @@ func tooBroad(r *ruleInfo) (string, bool) {
 		if r.m.match != nil && r.m.matchesGK("", "Secret") && !r.m.allKinds {
 			return "", false // reported as dangerous
 		}
-		return fmt.Sprintf("rule ignores the whole object (%s)", describeTarget(r.Target)), true
+		return fmt.Sprintf("rule ignores the whole object (%s)", r.Target.Describe()), true
 	}
 	for _, p := range r.paths {
 		if why := broadPath(p); why != "" {
@@ -260,7 +262,7 @@ func checkShadowedAndDuplicates(a *analysis) []Finding {
 	// Candidate lists per literal kind (plus wildcards), in origin order,
 	// built once: the comparison is pairwise only within a kind.
 	byOrigin := func(c []*ruleInfo) []*ruleInfo {
-		sort.SliceStable(c, func(i, j int) bool { return originLess(c[i].Origin, c[j].Origin) })
+		sort.SliceStable(c, func(i, j int) bool { return c[i].Origin.Compare(c[j].Origin) < 0 })
 		return c
 	}
 	candidates := map[string][]*ruleInfo{"": byOrigin(append([]*ruleInfo(nil), wild...))}
@@ -281,7 +283,7 @@ func checkShadowedAndDuplicates(a *analysis) []Finding {
 			if rel == "scope" && sameAsS {
 				// Equal rules in the same scope: report the later one only.
 				if argoGlobalBoth(s, r) || isArgoGlobal(s.Rule) == isArgoGlobal(r.Rule) {
-					if originLess(r.Origin, s.Origin) {
+					if r.Origin.Compare(s.Origin) < 0 {
 						continue
 					}
 				} else if isArgoGlobal(r.Rule) {
@@ -293,7 +295,7 @@ func checkShadowedAndDuplicates(a *analysis) []Finding {
 				continue
 			}
 			if rel == "flux-peer" {
-				if !sameAsS || originLess(r.Origin, s.Origin) {
+				if !sameAsS || r.Origin.Compare(s.Origin) < 0 {
 					continue
 				}
 				reported[r] = true
@@ -322,16 +324,6 @@ func citeRule(r *ruleInfo) string {
 		return fmt.Sprintf("rule of %s %s (%s)", r.Origin.Object, r.Origin.Field, pos)
 	}
 	return "rule at " + pos
-}
-
-func originLess(a, b model.Origin) bool {
-	if a.File != b.File {
-		return a.File < b.File
-	}
-	if a.Line != b.Line {
-		return a.Line < b.Line
-	}
-	return a.Column < b.Column
 }
 
 // relation says whether s's rules apply to the objects r applies to:
@@ -435,7 +427,7 @@ func checkInvalid(a *analysis) []Finding {
 		}
 		if problem == "" {
 			for _, e := range r.JQPathExpressions {
-				if _, err := compileJQ(e); err != nil {
+				if _, err := jq.CompileDelete(e); err != nil {
 					problem = fmt.Sprintf("jq path expression %q: %v", e, err)
 					break
 				}
@@ -529,7 +521,7 @@ func (a *analysis) remoteChart(r *ruleInfo) string {
 }
 
 func (a *analysis) noTargetMessage(r *ruleInfo) string {
-	base := fmt.Sprintf("no manifest in the repository matches %s", describeTarget(r.Target))
+	base := fmt.Sprintf("no manifest in the repository matches %s", r.Target.Describe())
 	s := r.Target
 	// Which part fails? Try group/kind alone first.
 	gkOK := false
@@ -666,13 +658,13 @@ func checkDriftOff(a *analysis) []Finding {
 		case model.RuleFluxDriftDisabled:
 			msg = "HelmRelease drift detection is off (driftDetection.mode unset or disabled): helm-controller never looks for drift"
 			if r.Target.Kind != "" && r.Target.Kind != "HelmRelease" || r.Target.Name != "" && objectKind(r.Origin.Object) != "HelmRelease" {
-				msg = fmt.Sprintf("drift detection is disabled for %s", describeTarget(r.Target))
+				msg = fmt.Sprintf("drift detection is disabled for %s", r.Target.Describe())
 			}
 		case model.RuleFluxReconcileDisabled:
-			msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/reconcile: disabled: Flux never applies %s", describeTarget(r.Target))
+			msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/reconcile: disabled: Flux never applies %s", r.Target.Describe())
 		case model.RuleFluxSSAAnnotation:
 			if strings.EqualFold(r.Value, "Ignore") {
-				msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/ssa: Ignore: Flux never applies %s", describeTarget(r.Target))
+				msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/ssa: Ignore: Flux never applies %s", r.Target.Describe())
 			}
 		}
 		if msg != "" {
@@ -758,7 +750,7 @@ func checkBudget(a *analysis) []Finding {
 			counted = append(counted, r)
 		}
 	}
-	sort.SliceStable(counted, func(i, j int) bool { return originLess(counted[i].Origin, counted[j].Origin) })
+	sort.SliceStable(counted, func(i, j int) bool { return counted[i].Origin.Compare(counted[j].Origin) < 0 })
 	var out []Finding
 	total := a.cfg.Budget.Total
 	if a.maxRules > 0 {

@@ -11,14 +11,12 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/jq"
 )
 
 // DefaultConfigFile is looked up at the audit root when --config is not given.
 const DefaultConfigFile = ".drift-audit.yaml"
-
-// ArgoJQTimeout is Argo CD's default ignore.normalizer.jq.timeout
-// (argo-cd util/argo/normalizers/diff_normalizer.go; docs/user-guide/diffing.md).
-const ArgoJQTimeout = time.Second
 
 // Config is the .drift-audit.yaml file.
 type Config struct {
@@ -221,7 +219,7 @@ func (c *Config) jqTimeout() time.Duration {
 	if c.JQ.Timeout.Duration > 0 {
 		return c.JQ.Timeout.Duration
 	}
-	return ArgoJQTimeout
+	return jq.DefaultTimeout
 }
 
 func (c *Config) jqSlowAfter() time.Duration {

@@ -22,6 +22,8 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // corpusRoot holds trimmed copies of public GitOps repositories (each
@@ -287,22 +289,7 @@ func measure(f func()) (time.Duration, uint64) {
 
 func compareGolden(t *testing.T, file, got string) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it, then review it)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s differs (-want +got):\n%s", file, d)
-	}
+	testutil.Golden(t, file, []byte(got))
 }
 
 // countRules groups extracted rules by the categories the independent
@@ -425,11 +412,9 @@ func length(v any) int {
 func countObject(out map[string]int, file string, doc map[string]any) {
 	apiVersion, _ := doc["apiVersion"].(string)
 	kind, _ := doc["kind"].(string)
-	group := apiVersion
+	group := "" // the core group: "v1"
 	if i := strings.Index(apiVersion, "/"); i >= 0 {
 		group = apiVersion[:i]
-	} else {
-		group = ""
 	}
 	name, _ := get(doc, "metadata", "name").(string)
 	add := func(key string, n int) {

@@ -2,7 +2,6 @@ package audit
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
+)
 
 // fixtureRoot is a repository with an Argo CD part (Applications and
 // argocd-cm), a Flux part (Kustomizations and HelmReleases) and plain
@@ -117,20 +116,7 @@ func render(t *testing.T, format string, r *Result) string {
 // golden compares got with testdata/name, or rewrites it with -update.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s differs (-want +got):\n%s", path, d)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), []byte(got))
 }
 
 func readLines(t *testing.T, path string) []string {

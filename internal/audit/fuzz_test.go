@@ -2,6 +2,8 @@ package audit
 
 import (
 	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/jq"
 )
 
 // FuzzParseConfig: any bytes give a config or an error, never a panic.
@@ -34,6 +36,6 @@ func FuzzPointerAndJQ(f *testing.F) {
 			t.Fatalf("pointer %q parsed to no tokens", s)
 		}
 		jqTokens(s)
-		_, _ = compileJQ(s)
+		_, _ = jq.CompileDelete(s)
 	})
 }

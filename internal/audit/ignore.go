@@ -35,7 +35,7 @@ func loadIgnore(root string, extra []string) (*ignoreList, error) {
 	f, err := os.Open(filepath.Join(root, IgnoreFile))
 	switch {
 	case err == nil:
-		defer f.Close()
+		defer func() { _ = f.Close() }() // read only: a Close error loses nothing
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
 			l.add(sc.Text())

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // manifestIndex finds a rule's targets without scanning every manifest for
@@ -139,43 +140,13 @@ func (ix *manifestIndex) plain(i int) any {
 // lookupPointer walks tokens through an unstructured value. It reports how
 // many tokens resolved, so callers can name the first missing one.
 func lookupPointer(v any, tokens []string) (resolved int) {
-	for i, t := range tokens {
-		switch x := v.(type) {
-		case map[string]any:
-			nv, ok := x[t]
-			if !ok {
-				return i
-			}
-			v = nv
-		case []any:
-			n, ok := atoi(t)
-			if !ok || n >= len(x) {
-				return i
-			}
-			v = x[n]
-		default:
-			return i
-		}
-	}
-	return len(tokens)
+	_, resolved = jsonpointer.Walk(v, tokens)
+	return resolved
 }
 
 // childKeys lists the keys at tokens (for near-miss suggestions).
 func childKeys(v any, tokens []string) []string {
-	for _, t := range tokens {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[t]
-		case []any:
-			n, ok := atoi(t)
-			if !ok || n >= len(x) {
-				return nil
-			}
-			v = x[n]
-		default:
-			return nil
-		}
-	}
+	v, _ = jsonpointer.Walk(v, tokens)
 	if m, ok := v.(map[string]any); ok {
 		keys := make([]string, 0, len(m))
 		for k := range m {

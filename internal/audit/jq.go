@@ -1,45 +1,21 @@
 package audit
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/jq"
 )
 
-// compileJQ compiles a jq path expression the way Argo CD does: as
-// del(EXPR) (argo-cd util/argo/normalizers/diff_normalizer.go,
-// jqNormalizerPatch).
-func compileJQ(expr string) (*gojq.Code, error) {
-	q, err := gojq.Parse("del(" + expr + ")")
-	if err != nil {
-		return nil, err
-	}
-	return gojq.Compile(q)
-}
-
 // jqRun evaluates code on v with a deadline and returns how long it took
-// and whether it hit the deadline.
+// and whether it hit the deadline. A runtime error is not slowness: Argo CD
+// logs it and skips the rule.
 func jqRun(code *gojq.Code, v any, limit time.Duration) (time.Duration, bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	start := time.Now()
-	iter := code.RunWithContext(ctx, v)
-	for {
-		out, ok := iter.Next()
-		if !ok {
-			break
-		}
-		if err, isErr := out.(error); isErr {
-			if ctx.Err() != nil {
-				return time.Since(start), true
-			}
-			_ = err // a runtime error is not slowness; Argo logs and skips it
-			break
-		}
-	}
-	return time.Since(start), ctx.Err() != nil
+	d, err := jq.Run(code, v, limit, func(any) bool { return true })
+	return d, errors.Is(err, jq.ErrTimeout)
 }
 
 // jqSample is how many of a rule's targets are measured: the largest ones,
@@ -60,7 +36,7 @@ func checkSlowJQ(a *analysis) []Finding {
 		}
 		targets := a.ix.largestTargets(r.m, jqSample)
 		for _, e := range r.JQPathExpressions {
-			code, err := compileJQ(e)
+			code, err := jq.CompileDelete(e)
 			if err != nil {
 				continue // reported as invalid
 			}

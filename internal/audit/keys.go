@@ -9,6 +9,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // The keys each rule shape accepts. A misspelt key ("jsonPointer") is
@@ -128,21 +129,7 @@ func (a *analysis) mapAt(d Document, field string) map[string]any {
 	if !ok {
 		return nil
 	}
-	var v any = d.Object.Object
-	for _, t := range tok {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[t]
-		case []any:
-			n, ok := atoi(t)
-			if !ok || n >= len(x) {
-				return nil
-			}
-			v = x[n]
-		default:
-			return nil
-		}
-	}
+	v, _ := jsonpointer.Walk(d.Object.Object, tok)
 	m, _ := v.(map[string]any)
 	return m
 }

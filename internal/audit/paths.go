@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"regexp"
 	"strings"
 )
@@ -9,28 +10,21 @@ import (
 // parsePointer splits an RFC 6901 JSON pointer into unescaped tokens.
 // "" is the whole document.
 func parsePointer(p string) ([]string, error) {
-	if p == "" {
-		return nil, nil
-	}
-	if !strings.HasPrefix(p, "/") {
-		return nil, fmt.Errorf("JSON pointer %q must start with '/'", p)
-	}
-	raw := strings.Split(p[1:], "/")
-	out := make([]string, len(raw))
-	for i, t := range raw {
-		for j := 0; j < len(t); j++ {
-			if t[j] == '~' && (j+1 == len(t) || (t[j+1] != '0' && t[j+1] != '1')) {
-				return nil, fmt.Errorf("JSON pointer %q has an unescaped '~' (write ~0 for '~', ~1 for '/')", p)
-			}
-		}
-		out[i] = strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+	out, err := jsonpointer.Parse(p)
+	if err != nil {
+		return nil, err
 	}
 	// A label or annotation key with a prefix ("example.com/name") written
 	// without ~1 parses as two tokens and silently points at nothing.
 	for i, t := range out {
 		if (t == "annotations" || t == "labels") && i > 0 && (out[i-1] == "metadata") && len(out) > i+2 {
-			return nil, fmt.Errorf("JSON pointer %q has an unescaped '/' in the key %q (write %s)",
-				p, strings.Join(out[i+1:], "/"), "/"+strings.Join(raw[:i+1], "/")+"/"+strings.Join(raw[i+1:], "~1"))
+			key := make([]string, len(out)-i-1)
+			for k, t := range out[i+1:] {
+				key[k] = jsonpointer.Escape(t)
+			}
+			fixed := jsonpointer.Join(out[:i+1]...) + "/" + strings.Join(key, "~1")
+			return nil, fmt.Errorf("invalid JSON pointer %q: unescaped '/' in the key %q (write %s)",
+				p, strings.Join(out[i+1:], "/"), fixed)
 		}
 	}
 	return out, nil
@@ -77,7 +71,7 @@ func renderTokens(t []string) string {
 	}
 	esc := make([]string, len(t))
 	for i, s := range t {
-		esc[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+		esc[i] = jsonpointer.Escape(s)
 	}
 	return "/" + strings.Join(esc, "/")
 }

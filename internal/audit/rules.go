@@ -102,32 +102,6 @@ func ruleKey(r model.Rule) string {
 		t.LabelSelector, t.AnnotationSelector, s(r.JSONPointers), s(r.JQPathExpressions), s(r.Managers), r.WholeResource, r.Value)
 }
 
-// describeTarget renders a rule's target for messages.
-func describeTarget(s model.Selector) string {
-	gk := s.Kind
-	if gk == "" {
-		gk = "any kind"
-	}
-	if s.Group != "" {
-		gk = s.Group + "/" + gk
-	}
-	var parts []string
-	parts = append(parts, gk)
-	if s.Namespace != "" {
-		parts = append(parts, "namespace "+s.Namespace)
-	}
-	if s.Name != "" {
-		parts = append(parts, "name "+s.Name)
-	}
-	if s.LabelSelector != "" {
-		parts = append(parts, "labels "+s.LabelSelector)
-	}
-	if s.AnnotationSelector != "" {
-		parts = append(parts, "annotations "+s.AnnotationSelector)
-	}
-	return strings.Join(parts, " ")
-}
-
 // objectNamespace returns the namespace part of an origin object
 // "Kind ns/name".
 func objectNamespace(obj string) string {

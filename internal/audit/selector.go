@@ -1,14 +1,10 @@
 package audit
 
 import (
-	"fmt"
 	"regexp"
-	"strings"
 
-	"github.com/fluxcd/pkg/ssa/jsondiff"
 	"github.com/kubectl-drift/kubectl-drift/internal/globmatch"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
@@ -66,7 +62,7 @@ func globCovers(s, r string) bool {
 	if s == r || s == "*" {
 		return true
 	}
-	if hasGlobMeta(s) && !hasGlobMeta(r) {
+	if model.HasGlobMeta(s) && !model.HasGlobMeta(r) {
 		return globmatch.Match(s, r)
 	}
 	return false
@@ -83,30 +79,20 @@ func regexCovers(s, r string) bool {
 	return false
 }
 
-// compileSelector builds a matcher.
-//
-//   - glob (Argo CD): group and kind are gobwas globs, as argo-cd
-//     util/glob/glob.go Match compiles them; name and namespace are exact and
-//     empty means any (util/argo/diff/ignore.go, diff_normalizer.go).
-//   - regex (Flux): every field is an anchored regex, evaluated by
-//     fluxcd/pkg/ssa/jsondiff (selector.go), the very code the controllers run.
-//   - exact: plain equality, empty means any.
+// compileSelector builds a matcher: matching is the model's
+// (model.Selector.Compile, with each engine's syntax: Argo CD globs, Flux
+// regexes); what is added here is what the index and the checks need to
+// know about the selector's shape.
 func compileSelector(s model.Selector) *matcher {
 	m := &matcher{sel: s}
+	cm, err := s.Compile()
+	if err != nil {
+		m.err = err
+		return m
+	}
+	m.match, m.gk, m.group = cm.Matches, cm.MatchesGK, cm.MatchesGroup
 	switch s.Syntax {
 	case model.MatchRegex:
-		sr, err := jsondiff.NewSelectorRegex(&jsondiff.Selector{
-			Group: s.Group, Version: s.Version, Kind: s.Kind, Name: s.Name, Namespace: s.Namespace,
-			LabelSelector: s.LabelSelector, AnnotationSelector: s.AnnotationSelector,
-		})
-		if err != nil {
-			m.err = err
-			return m
-		}
-		m.match = sr.MatchUnstructured
-		m.gk = func(g, k string) bool { return sr.MatchGVK(g, s.Version, k) }
-		gre, _ := regexp.Compile("^(?:" + s.Group + ")$")
-		m.group = func(g string) bool { return s.Group == "" || gre.MatchString(g) }
 		if isRegexLiteral(s.Kind) && s.Kind != "" {
 			m.literalKind = s.Kind
 		}
@@ -114,86 +100,21 @@ func compileSelector(s model.Selector) *matcher {
 			m.literalName = s.Name
 		}
 		m.allKinds = (s.Kind == "" || s.Kind == ".*") && (s.Group == "" || s.Group == ".*")
+	case model.MatchGlob:
+		if !model.HasGlobMeta(s.Kind) && s.Kind != "" {
+			m.literalKind = s.Kind
+		}
+		m.literalName = s.Name // Argo CD names are exact
+		m.allKinds = (s.Kind == "" || s.Kind == "*") && (s.Group == "" || s.Group == "*")
 	default:
-		var gm, km func(string) bool
-		var err error
-		if s.Syntax == model.MatchGlob {
-			if gm, err = globMatcher(s.Group); err != nil {
-				m.err = fmt.Errorf("invalid group glob %q: %w", s.Group, err)
-				return m
-			}
-			if km, err = globMatcher(s.Kind); err != nil {
-				m.err = fmt.Errorf("invalid kind glob %q: %w", s.Kind, err)
-				return m
-			}
-			if !hasGlobMeta(s.Kind) && s.Kind != "" {
-				m.literalKind = s.Kind
-			}
-			m.literalName = s.Name // Argo CD names are exact
-			m.allKinds = (s.Kind == "" || s.Kind == "*") && (s.Group == "" || s.Group == "*")
-		} else {
-			gm, km = exactMatcher(s.Group), exactMatcher(s.Kind)
-			if s.Kind != "" {
-				m.literalKind = s.Kind
-			}
-			m.literalName = s.Name
-			m.allKinds = s.Kind == "" && s.Group == ""
+		if s.Kind != "" {
+			m.literalKind = s.Kind
 		}
-		ls, err := parseSelector(s.LabelSelector)
-		if err != nil {
-			m.err = fmt.Errorf("invalid label selector: %w", err)
-			return m
-		}
-		as, err := parseSelector(s.AnnotationSelector)
-		if err != nil {
-			m.err = fmt.Errorf("invalid annotation selector: %w", err)
-			return m
-		}
-		m.gk = func(g, k string) bool { return gm(g) && km(k) }
-		m.group = gm
-		nm, nsm := exactMatcher(s.Name), exactMatcher(s.Namespace)
-		m.match = func(u *unstructured.Unstructured) bool {
-			gvk := u.GroupVersionKind()
-			return km(gvk.Kind) && gm(gvk.Group) && nm(u.GetName()) && nsm(u.GetNamespace()) &&
-				(s.Version == "" || s.Version == gvk.Version) &&
-				(ls == nil || ls.Matches(labels.Set(u.GetLabels()))) &&
-				(as == nil || as.Matches(labels.Set(u.GetAnnotations())))
-		}
+		m.literalName = s.Name
+		m.allKinds = s.Kind == "" && s.Group == ""
 	}
 	return m
 }
-
-func parseSelector(s string) (labels.Selector, error) {
-	if s == "" {
-		return nil, nil
-	}
-	return labels.Parse(s)
-}
-
-func exactMatcher(want string) func(string) bool {
-	if want == "" {
-		return func(string) bool { return true }
-	}
-	return func(got string) bool { return got == want }
-}
-
-// globMatcher mirrors argo-cd util/glob/glob.go Match as
-// util/argo/normalizers/diff_normalizer.go (ignoreNormalizer.Normalize) calls
-// it for group and kind: the pattern is compiled without separators, so ""
-// matches only the core group "" and a literal matches itself. A pattern that
-// does not compile matches nothing in Argo; here it is reported as invalid.
-func globMatcher(pattern string) (func(string) bool, error) {
-	if !hasGlobMeta(pattern) {
-		return func(got string) bool { return got == pattern }, nil
-	}
-	g, err := globmatch.Compile(pattern)
-	if err != nil {
-		return nil, err
-	}
-	return g.Match, nil
-}
-
-func hasGlobMeta(s string) bool { return strings.ContainsAny(s, "*?[]{}\\!") }
 
 var regexMeta = regexp.MustCompile(`[\\.+*?()|\[\]{}^$]`)
 

@@ -182,7 +182,9 @@ spec:
 	if _, err := f.WriteString("    - paths: [\"/spec/replicas\"]\n      target: {kind: Deployment}\n"); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	// The base commit has an error (ignored image); the working tree only
 	// adds an unjustified rule (a warning): exit 0 with the default

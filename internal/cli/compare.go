@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/compare"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
 )
 
 // CompareOptions are the flags of `compare`.
@@ -168,12 +169,13 @@ func (o *CompareOptions) Run(cmd *cobra.Command) error {
 }
 
 func printComparisonTable(o *CompareOptions, c *compare.Comparison) error {
+	out := output.NewStickyWriter(o.Out)
 	if len(c.Results) == 0 {
-		fmt.Fprintln(o.Out, "No rules found.")
-		return nil
+		out.Println("No rules found.")
+		return out.Flush()
 	}
-	w := newTable(o.Out)
-	fmt.Fprintln(w, "ENGINE\tORIGIN\tTARGET\tREMOVES\tSTATUS\tCOUNTERPART / WHY")
+	w := output.NewStickyWriter(newTable(out))
+	w.Println("ENGINE\tORIGIN\tTARGET\tREMOVES\tSTATUS\tCOUNTERPART / WHY")
 	for _, r := range c.Results {
 		var why []string
 		for _, cp := range r.Counterparts {
@@ -199,9 +201,9 @@ func printComparisonTable(o *CompareOptions, c *compare.Comparison) error {
 		if len(why) == 0 {
 			why = []string{"-"}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Rule.Engine, r.Rule.Origin.String(), describeTarget(r.Rule.Target), describeRemoves(r.Rule), r.Status, why[0])
+		w.Printf("%s\t%s\t%s\t%s\t%s\t%s\n", r.Rule.Engine, r.Rule.Origin.String(), r.Rule.Target.Describe(), describeRemoves(r.Rule), r.Status, why[0])
 		for _, x := range why[1:] {
-			fmt.Fprintf(w, "\t\t\t\t\t%s\n", x)
+			w.Printf("\t\t\t\t\t%s\n", x)
 		}
 	}
 	if err := w.Flush(); err != nil {
@@ -213,18 +215,20 @@ func printComparisonTable(o *CompareOptions, c *compare.Comparison) error {
 			sum = append(sum, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	fmt.Fprintf(o.Out, "\n%d rule(s): %s\n", len(c.Results), strings.Join(sum, ", "))
+	out.Printf("\n%d rule(s): %s\n", len(c.Results), strings.Join(sum, ", "))
 	if len(c.Objects) > 0 {
-		fmt.Fprintln(o.Out, "\nBy effect on the given objects:")
-		w = newTable(o.Out)
-		fmt.Fprintln(w, "OBJECT\tIGNORED BY ARGO CD ONLY\tIGNORED BY FLUX ONLY\tBOTH")
+		out.Println("\nBy effect on the given objects:")
+		w = output.NewStickyWriter(newTable(out))
+		w.Println("OBJECT\tIGNORED BY ARGO CD ONLY\tIGNORED BY FLUX ONLY\tBOTH")
 		for _, oe := range c.Objects {
 			both := len(oe.ArgoCD) - len(oe.OnlyArgoCD)
-			fmt.Fprintf(w, "%s\t%s\t%s\t%d field(s)\n", oe.Object.String(), orDash(oe.OnlyArgoCD), orDash(oe.OnlyFlux), both)
+			w.Printf("%s\t%s\t%s\t%d field(s)\n", oe.Object.String(), orDash(oe.OnlyArgoCD), orDash(oe.OnlyFlux), both)
 		}
-		return w.Flush()
+		if err := w.Flush(); err != nil {
+			return err
+		}
 	}
-	return nil
+	return out.Flush()
 }
 
 func orDash(ss []string) string {

@@ -199,6 +199,8 @@ var subcommands = []func(*GlobalOptions) *cobra.Command{
 	newRulesCommand,
 	newCompareCommand,
 	newNormalizeCommand,
+	newAdoptCommand,
+	newSuggestCommand,
 	newVersionCommand,
 }
 
@@ -213,7 +215,7 @@ func Main(fe Frontend, args []string) (code int) {
 	streams := genericiooptions.IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(streams.ErrOut, "error: internal error: %v\n", r)
+			stderrf(streams.ErrOut, "error: internal error: %v\n", r)
 			code = ExitFailure
 		}
 	}()
@@ -231,10 +233,10 @@ func exitCode(err error, streams genericiooptions.IOStreams) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Err != nil {
-			fmt.Fprintf(streams.ErrOut, "error: %v\n", ee.Err)
+			stderrf(streams.ErrOut, "error: %v\n", ee.Err)
 		}
 		return ee.Code
 	}
-	fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
+	stderrf(streams.ErrOut, "error: %v\n", err)
 	return ExitFailure
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
 )
 
 // RulesOptions are the flags of `rules`.
@@ -109,22 +110,22 @@ func (o *RulesOptions) Run(cmd *cobra.Command) error {
 			list.Items = append(list.Items, r)
 		}
 	}
-	sortRules(list.Items)
+	model.SortRules(list.Items)
 	if o.Output != "table" {
 		return printStructured(o.Out, o.Output, list)
 	}
 	if len(list.Items) == 0 {
-		fmt.Fprintln(o.Out, "No rules found.")
-		return nil
+		_, err := fmt.Fprintln(o.Out, "No rules found.")
+		return err
 	}
-	w := newTable(o.Out)
-	fmt.Fprintln(w, "ENGINE\tTYPE\tORIGIN\tTARGET\tREMOVES\tSCOPE")
+	w := output.NewStickyWriter(newTable(o.Out))
+	w.Println("ENGINE\tTYPE\tORIGIN\tTARGET\tREMOVES\tSCOPE")
 	for _, r := range list.Items {
 		removes := describeRemoves(r)
 		if r.Error != "" {
 			removes += " (error: " + r.Error + ")"
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Engine, displayType(r), r.Origin.String(), describeTarget(r.Target), removes, r.Scope)
+		w.Printf("%s\t%s\t%s\t%s\t%s\t%s\n", r.Engine, displayType(r), r.Origin.String(), r.Target.Describe(), removes, r.Scope)
 	}
 	return w.Flush()
 }

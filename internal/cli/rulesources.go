@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -69,7 +68,7 @@ func (f *RuleSourceFlags) validate() error {
 // nothing at all could be read is it an error (exit 2).
 func reportProblems(errOut io.Writer, in *ruleInputs) error {
 	for _, p := range in.Problems {
-		fmt.Fprintf(errOut, "warning: skipped %s\n", p)
+		stderrf(errOut, "warning: skipped %s\n", p)
 	}
 	if in.Read == 0 && len(in.Problems) > 0 {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("nothing could be read (%d input(s) failed)", len(in.Problems))}
@@ -80,26 +79,6 @@ func reportProblems(errOut io.Writer, in *ruleInputs) error {
 // engineEnabled applies --engine to a rule's engine.
 func engineEnabled(g *GlobalOptions, e model.Engine) bool {
 	return g.Engine == "" || g.Engine == "auto" || g.Engine == string(e)
-}
-
-// sortRules orders rules by engine, then origin, for stable output.
-func sortRules(rs []model.Rule) {
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i], rs[j]
-		if a.Engine != b.Engine {
-			return a.Engine < b.Engine
-		}
-		if a.Origin.File != b.Origin.File {
-			return a.Origin.File < b.Origin.File
-		}
-		if a.Origin.Line != b.Origin.Line {
-			return a.Origin.Line < b.Origin.Line
-		}
-		if a.Origin.Object != b.Origin.Object {
-			return a.Origin.Object < b.Origin.Object
-		}
-		return a.Origin.Field < b.Origin.Field
-	})
 }
 
 // tableFormats are the -o values of rules and compare.
@@ -135,43 +114,6 @@ func printStructured(w io.Writer, format string, v any) error {
 
 func newTable(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-}
-
-// describeTarget renders a rule's selector compactly: group/kind name ns.
-func describeTarget(s model.Selector) string {
-	var parts []string
-	gk := s.Kind
-	if gk == "" {
-		gk = "*"
-	}
-	switch {
-	case s.Syntax == model.MatchGlob && s.Group == "":
-		// Argo CD: empty group is the core group.
-	case s.Group == "" && s.Syntax == model.MatchRegex:
-		gk = "(any group)/" + gk
-	default:
-		gk = s.Group + "/" + gk
-	}
-	parts = append(parts, gk)
-	if s.Version != "" {
-		parts = append(parts, "version="+s.Version)
-	}
-	if s.Namespace != "" {
-		parts = append(parts, "ns="+s.Namespace)
-	}
-	if s.Name != "" {
-		parts = append(parts, "name="+s.Name)
-	}
-	if s.LabelSelector != "" {
-		parts = append(parts, "labels="+s.LabelSelector)
-	}
-	if s.AnnotationSelector != "" {
-		parts = append(parts, "annotations="+s.AnnotationSelector)
-	}
-	if s.Syntax != "" {
-		parts = append(parts, "("+string(s.Syntax)+")")
-	}
-	return strings.Join(parts, " ")
 }
 
 // describeRemoves renders what a rule removes.

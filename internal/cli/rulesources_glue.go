@@ -297,7 +297,7 @@ func ownersOf(adapters ...model.Adapter) func(*unstructured.Unstructured) []mode
 func defaultNormalizerLoader(ctx context.Context, g *GlobalOptions, src *RuleSourceFlags, reader model.Reader) ([]model.Adapter, error) {
 	docs, problems := loadDocuments(g, src)
 	for _, p := range problems {
-		fmt.Fprintf(g.ErrOut, "warning: skipped %s\n", p)
+		stderrf(g.ErrOut, "warning: skipped %s\n", p)
 	}
 	cfg := engine.Config{Purpose: engine.ForNormalize, Reader: reader, Documents: docs}
 	var out []model.Adapter
@@ -305,6 +305,15 @@ func defaultNormalizerLoader(ctx context.Context, g *GlobalOptions, src *RuleSou
 		a, _, err := d.New(ctx, cfg)
 		if err != nil {
 			return nil, err
+		}
+		// Problems in the rule files an engine skipped (an invalid
+		// Application...) are said once, as the other commands do.
+		if fn, ok := a.(interface{ FileNotes() []model.Note }); ok {
+			for _, n := range fn.FileNotes() {
+				if n.Level == model.NoteWarning {
+					stderrf(g.ErrOut, "warning: %s\n", n.Message)
+				}
+			}
 		}
 		out = append(out, a)
 	}

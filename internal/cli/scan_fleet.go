@@ -86,7 +86,7 @@ func (o *ScanOptions) runFleet(ctx context.Context) error {
 	}
 	res.Warnings = append(warnings, res.Warnings...)
 	for _, w := range res.Warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+		stderrf(o.ErrOut, "warning: %s\n", w)
 	}
 	if err := fleet.Print(o.Out, o.Output, res); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}

@@ -61,7 +61,9 @@ func TestCounterCountsThroughTransport(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
+		if err := resp.Body.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	got := c.Counts()
 	if got["list"] != 2 || got["get"] != 1 || c.Total() != 3 {
@@ -149,7 +151,7 @@ func TestMappingFor(t *testing.T) {
 		{arg: "cm", want: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}},
 		{arg: "ns", want: schema.GroupVersionKind{Version: "v1", Kind: "Namespace"}},
 		{arg: "widgets", err: `the server doesn't have a resource type "widgets"`},
-		{arg: "deployments.nope", err: `the server doesn't have a resource type "deployments.nope"`},
+		{arg: "deployments.nope", err: `the server doesn't have a resource type "deployments" in group "nope"`},
 	}
 	for _, tt := range tests {
 		m, err := MappingFor(mapper, "https://example", tt.arg)

@@ -94,11 +94,19 @@ func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // UnknownTypeError is a resource type the server does not serve.
 type UnknownTypeError struct {
-	Type string
-	Err  error
+	// Type is the type as written; Resource and Group, when set, are its
+	// parts as kubectl parses them (schema.ParseResourceArg).
+	Type            string
+	Resource, Group string
+	Err             error
 }
 
+// Error words it as kubectl does (k8s.io/cli-runtime pkg/resource/builder.go
+// mappingFor), naming the group apart when there is one.
 func (e *UnknownTypeError) Error() string {
+	if e.Group != "" && e.Resource != "" {
+		return fmt.Sprintf("the server doesn't have a resource type %q in group %q", e.Resource, e.Group)
+	}
 	return fmt.Sprintf("the server doesn't have a resource type %q", e.Type)
 }
 

@@ -96,14 +96,14 @@ func MappingFor(mapper meta.RESTMapper, host, arg string) (*meta.RESTMapping, er
 		err = discoveryErr
 	}
 	if meta.IsNoMatchError(err) {
-		return nil, &UnknownTypeError{Type: arg, Err: err}
+		return nil, &UnknownTypeError{Type: arg, Resource: groupResource.Resource, Group: groupResource.Group, Err: err}
 	}
 	if se := ServerError(host, err); se != err {
 		return nil, se
 	}
 	var nm *meta.NoResourceMatchError
 	if errors.As(err, &nm) {
-		return nil, &UnknownTypeError{Type: arg, Err: err}
+		return nil, &UnknownTypeError{Type: arg, Resource: groupResource.Resource, Group: groupResource.Group, Err: err}
 	}
 	// One line, but still the server's error underneath (a fleet scan
 	// tells a refused token by it).

@@ -376,27 +376,10 @@ func argoInstance(r model.Rule) string {
 // field), so output is the same on every run.
 func SortResults(rs []Result) {
 	sort.SliceStable(rs, func(i, j int) bool {
-		a, b := rs[i].Rule, rs[j].Rule
-		if a.Engine != b.Engine {
-			return a.Engine < b.Engine
-		}
-		return originLess(a.Origin, b.Origin)
+		return model.CompareRules(rs[i].Rule, rs[j].Rule) < 0
 	})
 	for i := range rs {
 		cs := rs[i].Counterparts
-		sort.SliceStable(cs, func(a, b int) bool { return originLess(cs[a].Origin, cs[b].Origin) })
+		sort.SliceStable(cs, func(a, b int) bool { return cs[a].Origin.Compare(cs[b].Origin) < 0 })
 	}
-}
-
-func originLess(a, b model.Origin) bool {
-	if a.File != b.File {
-		return a.File < b.File
-	}
-	if a.Line != b.Line {
-		return a.Line < b.Line
-	}
-	if a.Object != b.Object {
-		return a.Object < b.Object
-	}
-	return a.Field < b.Field
 }

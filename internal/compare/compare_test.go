@@ -121,7 +121,7 @@ func TestClassify(t *testing.T) {
 			Partial, "Flux rule matches group"},
 		{"invalid pointer",
 			[]model.Rule{argo("apps", "Deployment").ptr("spec/replicas").V()},
-			Invalid, "must be empty or start with /"},
+			Invalid, "must start with '/'"},
 		{"flux whole object",
 			[]model.Rule{flux("", "Secret").ptr("").V()},
 			Untranslatable, "whole object"},
@@ -336,9 +336,9 @@ func TestEffectOfManagersRule(t *testing.T) {
 	dep := obj("apps/v1", "Deployment", "shop", "web", map[string]any{"spec": map[string]any{"replicas": int64(5), "paused": false}})
 	dep.SetManagedFields([]metav1.ManagedFieldsEntry{
 		{Manager: "kube-controller-manager", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1", FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:replicas":{}}}`)}, Subresource: "scale"},
+			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:replicas":{}}}`), Subresource: "scale"},
 		{Manager: "argocd-controller", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "apps/v1", FieldsType: "FieldsV1",
-			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{"f:paused":{}}}`)}},
+			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:paused":{}}}`)},
 	})
 	r := argo("apps", "Deployment").managers("kube-controller-manager").V()
 	c := Compare([]model.Rule{r}, []*unstructured.Unstructured{dep}, Options{})

@@ -1,20 +1,20 @@
 package compare
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
-	"github.com/fluxcd/pkg/ssa/jsondiff"
-	"github.com/itchyny/gojq"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/globmatch"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/jq"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // RuleEffect is what one rule removes from the given objects.
@@ -41,14 +41,13 @@ type ObjectEffect struct {
 	OnlyFlux   []string         `json:"onlyFlux,omitempty"`
 }
 
-// jqTimeout is Argo CD's default ignore.normalizer.jq.timeout
-// (util/argo/normalizers/diff_normalizer.go DefaultJQExecutionTimeout).
-const jqTimeout = time.Second
+// jqTimeout is Argo CD's default ignore.normalizer.jq.timeout.
+const jqTimeout = jq.DefaultTimeout
 
 // evaluator applies rules to concrete objects the way each engine would
 // select them: Argo CD with gobwas globs on group and kind and exact name
-// and namespace (diff_normalizer.go Normalize), Flux with
-// fluxcd/pkg ssa/jsondiff SelectorRegex.MatchUnstructured itself.
+// and namespace (diff_normalizer.go Normalize), Flux with anchored regexes
+// as fluxcd/pkg ssa/jsondiff SelectorRegex (model.Selector.Compile).
 type evaluator struct {
 	objs     []*unstructured.Unstructured
 	memo     map[*analyzed]map[int][]string
@@ -130,31 +129,16 @@ func (ev *evaluator) scopedOut(a *analyzed, i int) bool {
 }
 
 func compileMatcher(r model.Rule) matcher {
-	none := func(*unstructured.Unstructured) bool { return false }
 	s := r.Target
+	s.Syntax = model.MatchRegex
 	if r.Engine == model.EngineArgoCD {
-		gg, err := globmatch.Compile(s.Group)
-		if err != nil {
-			return none
-		}
-		kg, err := globmatch.Compile(s.Kind)
-		if err != nil {
-			return none
-		}
-		return func(o *unstructured.Unstructured) bool {
-			gvk := o.GroupVersionKind()
-			return gg.Match(gvk.Group) && kg.Match(gvk.Kind) &&
-				(s.Name == "" || s.Name == o.GetName()) && (s.Namespace == "" || s.Namespace == o.GetNamespace())
-		}
+		s.Syntax = model.MatchGlob
 	}
-	sr, err := jsondiff.NewSelectorRegex(&jsondiff.Selector{
-		Group: s.Group, Version: s.Version, Kind: s.Kind, Name: s.Name, Namespace: s.Namespace,
-		LabelSelector: s.LabelSelector, AnnotationSelector: s.AnnotationSelector,
-	})
+	m, err := s.Compile()
 	if err != nil {
-		return none
+		return func(*unstructured.Unstructured) bool { return false }
 	}
-	return sr.MatchUnstructured
+	return m.Matches
 }
 
 // fields returns, per object index, the pointers of existing fields the
@@ -279,32 +263,14 @@ func (ev *evaluator) jqPaths(o *unstructured.Unstructured, expr string) []string
 }
 
 func jqPaths(o *unstructured.Unstructured, expr string) (out []string, timedOut bool) {
-	q, err := gojq.Parse("path(" + expr + ")")
+	code, err := jq.CompilePath(expr)
 	if err != nil {
 		return nil, false
 	}
-	code, err := gojq.Compile(q)
-	if err != nil {
-		return nil, false
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), jqTimeout)
-	defer cancel()
-	doc := o.DeepCopy().Object
-	iter := code.RunWithContext(ctx, doc)
-	for {
-		v, ok := iter.Next()
-		if !ok {
-			break
-		}
-		if _, isErr := v.(error); isErr {
-			if ctx.Err() != nil {
-				return nil, true
-			}
-			break
-		}
+	_, err = jq.Run(code, o.DeepCopy().Object, jqTimeout, func(v any) bool {
 		arr, ok := v.([]any)
 		if !ok {
-			continue
+			return true
 		}
 		var pp pathPattern
 		for _, s := range arr {
@@ -323,31 +289,25 @@ func jqPaths(o *unstructured.Unstructured, expr string) (out []string, timedOut 
 			p, _ := pp.Pointer()
 			out = append(out, p)
 		}
+		return true
+	})
+	if errors.Is(err, jq.ErrTimeout) {
+		return nil, true
 	}
 	return out, false
 }
 
+// exists reports whether the field at p (no wildcard steps) is in doc.
 func exists(doc any, p pathPattern) bool {
-	cur := doc
-	for _, s := range p {
-		switch c := cur.(type) {
-		case map[string]any:
-			v, ok := c[s.Key]
-			if !ok {
-				return false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(s.Key)
-			if err != nil || !isIndex(s.Key) || i >= len(c) {
-				return false
-			}
-			cur = c[i]
-		default:
+	tokens := make([]string, len(p))
+	for i, s := range p {
+		if s.Wild {
 			return false
 		}
+		tokens[i] = s.Key
 	}
-	return true
+	_, n := jsonpointer.Walk(doc, tokens)
+	return n == len(tokens)
 }
 
 func fieldRef(o *unstructured.Unstructured, p string) string {

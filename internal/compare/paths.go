@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/itchyny/gojq"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // Both engines remove fields by RFC 6901 JSON pointer: Argo CD's
@@ -29,21 +31,13 @@ type pathPattern []segment
 
 // parsePointer splits an RFC 6901 pointer; "" is the whole document.
 func parsePointer(p string) (pathPattern, error) {
-	if p == "" {
-		return pathPattern{}, nil
+	tokens, err := jsonpointer.Parse(p)
+	if err != nil {
+		return nil, err
 	}
-	if !strings.HasPrefix(p, "/") {
-		return nil, fmt.Errorf("invalid JSON pointer %q: must be empty or start with /", p)
-	}
-	parts := strings.Split(p[1:], "/")
-	out := make(pathPattern, len(parts))
-	for i, s := range parts {
-		for j := 0; j < len(s); j++ {
-			if s[j] == '~' && (j+1 >= len(s) || (s[j+1] != '0' && s[j+1] != '1')) {
-				return nil, fmt.Errorf("invalid JSON pointer %q: ~ must be followed by 0 or 1", p)
-			}
-		}
-		out[i] = segment{Key: strings.NewReplacer("~1", "/", "~0", "~").Replace(s)}
+	out := make(pathPattern, len(tokens))
+	for i, t := range tokens {
+		out[i] = segment{Key: t}
 	}
 	return out, nil
 }
@@ -57,7 +51,7 @@ func (p pathPattern) Pointer() (string, bool) {
 			return "", false
 		}
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s.Key))
+		b.WriteString(jsonpointer.Escape(s.Key))
 	}
 	return b.String(), true
 }
@@ -74,7 +68,7 @@ func (p pathPattern) String() string {
 			b.WriteString("*")
 			continue
 		}
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s.Key))
+		b.WriteString(jsonpointer.Escape(s.Key))
 	}
 	return b.String()
 }
@@ -310,39 +304,4 @@ func indexSegment(ix *gojq.Index) (segment, bool) {
 		}
 	}
 	return segment{}, false
-}
-
-// jqFromPattern writes a path as a jq path expression (for Argo CD output
-// of paths that are simpler to read that way; we emit pointers by default).
-func jqFromPattern(p pathPattern) string {
-	if len(p) == 0 {
-		return "."
-	}
-	var b strings.Builder
-	for _, s := range p {
-		switch {
-		case s.Wild:
-			b.WriteString("[]?")
-		case isIndex(s.Key):
-			b.WriteString("[" + s.Key + "]")
-		case isIdent(s.Key):
-			b.WriteString("." + s.Key)
-		default:
-			b.WriteString("[" + strconv.Quote(s.Key) + "]")
-		}
-	}
-	return b.String()
-}
-
-func isIdent(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		if r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9' {
-			continue
-		}
-		return false
-	}
-	return true
 }

@@ -204,28 +204,24 @@ func fluxDoc(g *group, o RenderOptions) *yaml.Node {
 			ignore.Content = append(ignore.Content, entry)
 		}
 	}
-	var doc *yaml.Node
+	// One document per holder: a HelmRelease's spec.driftDetection or a
+	// Kustomization's spec.ignore, merged into the object that deploys the
+	// same objects (every one of them for argocd-cm rules).
+	apiVersion, kind, spec := "kustomize.toolkit.fluxcd.io/v1", "Kustomization", mapping("ignore", ignore)
+	field, flux29 := "spec.ignore", " (Flux >= 2.9)"
 	if o.Form == FluxHelmRelease {
 		dd := mapping("mode", "enabled", "ignore", ignore)
 		dd.Content[0].HeadComment = "drift detection must be enabled (or warn) for ignore rules to matter"
-		doc = mapping("apiVersion", "helm.toolkit.fluxcd.io/v2", "kind", "HelmRelease",
-			"metadata", mapping("name", g.name, "namespace", ns),
-			"spec", mapping("driftDetection", dd))
-		what := "Merge spec.driftDetection into the HelmRelease that deploys the same objects."
-		if strings.HasPrefix(g.source, "ConfigMap ") {
-			what = "argocd-cm rules apply to every Application: merge spec.driftDetection into every HelmRelease."
-		}
-		doc.HeadComment = docHeader(g, what)
-	} else {
-		doc = mapping("apiVersion", "kustomize.toolkit.fluxcd.io/v1", "kind", "Kustomization",
-			"metadata", mapping("name", g.name, "namespace", ns),
-			"spec", mapping("ignore", ignore))
-		what := "Merge spec.ignore into the Kustomization that deploys the same objects (Flux >= 2.9)."
-		if strings.HasPrefix(g.source, "ConfigMap ") {
-			what = "argocd-cm rules apply to every Application: merge spec.ignore into every Kustomization (Flux >= 2.9)."
-		}
-		doc.HeadComment = docHeader(g, what)
+		apiVersion, kind, spec = "helm.toolkit.fluxcd.io/v2", "HelmRelease", mapping("driftDetection", dd)
+		field, flux29 = "spec.driftDetection", ""
 	}
+	doc := mapping("apiVersion", apiVersion, "kind", kind,
+		"metadata", mapping("name", g.name, "namespace", ns), "spec", spec)
+	what := "Merge " + field + " into the " + kind + " that deploys the same objects" + flux29 + "."
+	if strings.HasPrefix(g.source, "ConfigMap ") {
+		what = "argocd-cm rules apply to every Application: merge " + field + " into every " + kind + flux29 + "."
+	}
+	doc.HeadComment = docHeader(g, what)
 	if len(ignore.Content) == 0 {
 		// An empty list would still be valid YAML; say why it is empty.
 		doc.Content[len(doc.Content)-1].HeadComment = "nothing here could be translated"

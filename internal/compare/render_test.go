@@ -1,35 +1,18 @@
 package compare
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files")
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
+)
 
 // golden compares got with testdata/<name>.golden (rewritten with -update).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, d)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got)
 }
 
 func inApp(b *ruleB, app string, i int) model.Rule {

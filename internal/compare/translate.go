@@ -54,14 +54,25 @@ func Translate(rules []model.Rule, to model.Engine, objs []*unstructured.Unstruc
 	return out
 }
 
-func toFlux(a *analyzed, ev *evaluator) Translation {
-	tr := Translation{From: a.rule}
+// translatable starts the translation of a's rule; ok is false when the rule
+// is invalid or cannot be expressed in any engine but its own, and then tr
+// says why.
+func translatable(a *analyzed) (tr Translation, ok bool) {
+	tr = Translation{From: a.rule}
 	if len(a.invalid) > 0 {
 		tr.Untranslatable = append(tr.Untranslatable, "invalid rule: "+strings.Join(a.invalid, "; "))
-		return tr
+		return tr, false
 	}
 	if a.intrinsic != "" {
 		tr.Untranslatable = append(tr.Untranslatable, a.intrinsic)
+		return tr, false
+	}
+	return tr, true
+}
+
+func toFlux(a *analyzed, ev *evaluator) Translation {
+	tr, ok := translatable(a)
+	if !ok {
 		return tr
 	}
 	var paths []string
@@ -257,13 +268,8 @@ func dotLiteral(re string) (lit string, dots, ok bool) {
 }
 
 func toArgo(a *analyzed) Translation {
-	tr := Translation{From: a.rule}
-	if len(a.invalid) > 0 {
-		tr.Untranslatable = append(tr.Untranslatable, "invalid rule: "+strings.Join(a.invalid, "; "))
-		return tr
-	}
-	if a.intrinsic != "" {
-		tr.Untranslatable = append(tr.Untranslatable, a.intrinsic)
+	tr, ok := translatable(a)
+	if !ok {
 		return tr
 	}
 	var ptrs []string

@@ -20,6 +20,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
@@ -171,7 +172,7 @@ func appendTok(toks []string, t string) []string {
 // walkList pairs desired and live items: associative lists by their keys,
 // sets by value, everything else by index.
 func (c *differ) walkList(d, l []any, dTok, lTok []string) {
-	ptr := managedfields.JoinPointer(lTok...)
+	ptr := jsonpointer.Join(lTok...)
 	var lt managedfields.ListType
 	if c.ix != nil {
 		lt = c.ix.ListType(c.live, ptr)
@@ -298,7 +299,7 @@ func (c *differ) added(v any, tok []string, item bool) {
 		c.emit(model.Added, tok, nil, v)
 		return
 	}
-	if !c.owned(managedfields.JoinPointer(tok...)) || c.engineDefault(tok) {
+	if !c.owned(jsonpointer.Join(tok...)) || c.engineDefault(tok) {
 		return
 	}
 	m, isMap := v.(map[string]any)
@@ -323,7 +324,7 @@ func (c *differ) added(v any, tok []string, item bool) {
 // that their last-applied configuration does not name is a default the API
 // server charged them with, not drift (managedfields.Index.ClientSideDefault).
 func (c *differ) engineDefault(tok []string) bool {
-	return c.ix != nil && c.ix.ClientSideDefault(c.live, managedfields.JoinPointer(tok...))
+	return c.ix != nil && c.ix.ClientSideDefault(c.live, jsonpointer.Join(tok...))
 }
 
 // removed handles a field set in desired and absent live. Empty objects
@@ -338,7 +339,7 @@ func (c *differ) removed(v any, tok []string) {
 }
 
 func (c *differ) emit(kind model.ChangeKind, tok []string, desired, live any) {
-	ptr := managedfields.JoinPointer(tok...)
+	ptr := jsonpointer.Join(tok...)
 	obj := c.live
 	if kind == model.Removed {
 		obj = c.desired

@@ -3,7 +3,6 @@ package diff
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,9 +15,9 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
+)
 
 func load(t testing.TB, path string) *unstructured.Unstructured {
 	t.Helper()
@@ -86,20 +85,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			golden := filepath.Join("testdata", name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./internal/diff -update and review the result)", err)
-			}
-			if d := cmp.Diff(string(want), string(got)); d != "" {
-				t.Errorf("%s mismatch (-want +got):\n%s", golden, d)
-			}
+			testutil.Golden(t, filepath.Join("testdata", name+".golden"), got)
 		})
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // FuzzCompute: any two JSON objects compare without panicking, drifts come
@@ -38,7 +38,7 @@ func FuzzCompute(f *testing.F) {
 				t.Fatal("drifts not sorted")
 			}
 			for _, d := range drifts {
-				if _, err := managedfields.SplitPointer(d.Path); err != nil {
+				if _, err := jsonpointer.Parse(d.Path); err != nil {
 					t.Fatalf("bad pointer %q: %v", d.Path, err)
 				}
 				if d.FieldPath == "" {

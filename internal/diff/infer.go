@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
@@ -51,7 +52,7 @@ func Infer(live *unstructured.Unstructured, ix *managedfields.Index, opts InferO
 	if ix == nil || ix.Empty() {
 		return res
 	}
-	lastAppliedPtr := "/metadata/annotations/" + managedfields.EscapeToken(managedfields.LastAppliedAnnotation)
+	lastAppliedPtr := "/metadata/annotations/" + jsonpointer.Escape(managedfields.LastAppliedAnnotation)
 	var desired map[string]any
 	desiredBy := ""
 	controllerOnly := 0
@@ -104,7 +105,7 @@ func Infer(live *unstructured.Unstructured, ix *managedfields.Index, opts InferO
 			// always added by hand (kubectl label/annotate).
 			fd.Change = model.Added
 		}
-		fd.Live, _ = managedfields.Lookup(live.Object, leaf.Pointer)
+		fd.Live, _ = jsonpointer.Get(live.Object, leaf.Pointer)
 		res.Drifts = append(res.Drifts, fd)
 	}
 	if !res.EngineWrote {
@@ -116,7 +117,7 @@ func Infer(live *unstructured.Unstructured, ix *managedfields.Index, opts InferO
 	if desired != nil {
 		kept := res.Drifts[:0]
 		for _, fd := range res.Drifts {
-			want, ok := managedfields.Lookup(desired, fd.Path)
+			want, ok := jsonpointer.Get(desired, fd.Path)
 			switch {
 			case !ok:
 				fd.Change = model.Added

@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
 
@@ -49,17 +50,20 @@ func Print(w io.Writer, format string, res *Result) error {
 }
 
 func printTable(w io.Writer, res *Result) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	// Both writers keep their first error (checked at each Flush): a table
+	// printed to a closed pipe fails the command.
+	out := output.NewStickyWriter(w)
+	tw := output.NewStickyWriter(tabwriter.NewWriter(out, 0, 8, 2, ' ', 0))
 	if len(res.Items) > 0 {
-		fmt.Fprintln(tw, "CLUSTER\tNAMESPACE\tKIND\tMANAGER\tCLASS\tENGINE\tOBJECTS\tFIELDS")
+		tw.Println("CLUSTER\tNAMESPACE\tKIND\tMANAGER\tCLASS\tENGINE\tOBJECTS\tFIELDS")
 		for _, r := range res.Summary {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", r.Cluster, dash(r.Namespace), r.Kind, r.Manager, r.Class, dash(string(r.Engine)), r.Objects, r.Fields)
+			tw.Printf("%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\n", r.Cluster, dash(r.Namespace), r.Kind, r.Manager, r.Class, dash(string(r.Engine)), r.Objects, r.Fields)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		fmt.Fprintln(w)
-		fmt.Fprintln(tw, "CLUSTER\tNAMESPACE\tKIND\tNAME\tFIELD\tMANAGER\tCLASS\tOWNER\tVERDICT")
+		out.Println()
+		tw.Println("CLUSTER\tNAMESPACE\tKIND\tNAME\tFIELD\tMANAGER\tCLASS\tOWNER\tVERDICT")
 		for _, it := range res.Items {
 			rep := it.Report
 			owner := "-"
@@ -80,25 +84,25 @@ func printTable(w io.Writer, res *Result) error {
 					}
 					verdict = strings.Join(vs, ", ")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Cluster, dash(rep.Resource.Namespace), rep.Resource.GroupKind(), rep.Resource.Name,
+				tw.Printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", it.Cluster, dash(rep.Resource.Namespace), rep.Resource.GroupKind(), rep.Resource.Name,
 					d.FieldPath, m.Manager, d.Cause, owner, verdict)
 			}
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		fmt.Fprintln(w)
+		out.Println()
 	}
 	s := res.Stats
 	scanned := len(res.Clusters) - res.Unreachable()
 	clusters := fmt.Sprintf("%d of %d clusters scanned", scanned, len(res.Clusters))
 	if s.Drifted == 0 && len(res.Items) == 0 {
-		_, err := fmt.Fprintf(w, "No drift: %d GitOps-owned objects of %d listed; %s.\n", s.Owned, s.Objects, clusters)
-		return err
+		out.Printf("No drift: %d GitOps-owned objects of %d listed; %s.\n", s.Owned, s.Objects, clusters)
+	} else {
+		out.Printf("%d drifted objects (%d fields) of %d GitOps-owned objects; %d listed; %s.\n",
+			s.Drifted, s.Fields, s.Owned, s.Objects, clusters)
 	}
-	_, err := fmt.Fprintf(w, "%d drifted objects (%d fields) of %d GitOps-owned objects; %d listed; %s.\n",
-		s.Drifted, s.Fields, s.Owned, s.Objects, clusters)
-	return err
+	return out.Flush()
 }
 
 // WritePrometheus writes every scanned cluster's metrics with a cluster

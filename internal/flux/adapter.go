@@ -272,7 +272,7 @@ func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
 			rules = append(rules, r...)
 		}
 	}
-	sortRules(rules)
+	model.SortRules(rules)
 	return rules, errors.Join(errs...)
 }
 

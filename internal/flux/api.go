@@ -38,7 +38,7 @@ func New(opts Options) (*Adapter, error) {
 // with Rule.Error set and also as an error; the others are unaffected.
 func RulesFromDocuments(docs []source.Document) ([]model.Rule, []error) {
 	rules, errs := rulesFromDocs(fromDocuments(docs))
-	sortRules(rules)
+	model.SortRules(rules)
 	return rules, errs
 }
 

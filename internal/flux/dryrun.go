@@ -16,20 +16,10 @@ import (
 // server-side apply with dryRun=All, force and their field manager. It
 // needs patch RBAC and persists nothing.
 func (a *Adapter) ssaDryRun(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
-	if a.restConfig == nil {
-		return nil, errors.New("no cluster connection")
+	c, err := a.kubeClient()
+	if err != nil {
+		return nil, err
 	}
-	a.mu.Lock()
-	if a.client == nil {
-		c, err := client.New(a.restConfig, client.Options{})
-		if err != nil {
-			a.mu.Unlock()
-			return nil, fmt.Errorf("creating client: %w", err)
-		}
-		a.client = c
-	}
-	c := a.client
-	a.mu.Unlock()
 	out := obj.DeepCopy()
 	// Flux sends what it built, without server-owned metadata.
 	unstructured.RemoveNestedField(out.Object, "metadata", "managedFields")
@@ -48,4 +38,22 @@ func (a *Adapter) ssaDryRun(ctx context.Context, obj *unstructured.Unstructured,
 		return nil, err
 	}
 	return out, nil
+}
+
+// kubeClient returns the adapter's write-capable client (dry-runs only),
+// created on first use.
+func (a *Adapter) kubeClient() (client.Client, error) {
+	if a.restConfig == nil {
+		return nil, errors.New("no cluster connection")
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.client == nil {
+		c, err := client.New(a.restConfig, client.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("creating client: %w", err)
+		}
+		a.client = c
+	}
+	return a.client, nil
 }

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // Field managers of the Flux controllers.
@@ -84,8 +84,8 @@ func parseManagedFields(obj *unstructured.Unstructured) []managedEntry {
 	var out []managedEntry
 	for _, mf := range obj.GetManagedFields() {
 		e := managedEntry{manager: mf.Manager, operation: string(mf.Operation), subresource: mf.Subresource}
-		if mf.FieldsV1 != nil && len(mf.FieldsV1.Raw) > 0 {
-			if err := json.Unmarshal(mf.FieldsV1.Raw, &e.fields); err != nil {
+		if raw := mf.FieldsV1.GetRawBytes(); len(raw) > 0 {
+			if err := json.Unmarshal(raw, &e.fields); err != nil {
 				continue
 			}
 		}
@@ -125,7 +125,7 @@ func ownedByOtherApplyManager(obj *unstructured.Unstructured, pointer, fluxManag
 // numeric segment is resolved to the k:{...} key whose values match the
 // list item at that index (ssa manager_apply.go pointerToFieldsV1Segments).
 func pointerToFieldsV1(obj *unstructured.Unstructured, pointer string, entries []managedEntry) ([]string, error) {
-	tokens, err := managedfields.SplitPointer(pointer)
+	tokens, err := jsonpointer.Parse(pointer)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +153,7 @@ func listItemKey(obj *unstructured.Unstructured, objPath []string, idx int, pare
 	if obj == nil {
 		return "", fmt.Errorf("no object")
 	}
-	v, _ := walk(obj.Object, objPath)
+	v, _ := jsonpointer.Walk(obj.Object, objPath)
 	arr, ok := v.([]any)
 	if !ok || idx < 0 || idx >= len(arr) {
 		return "", fmt.Errorf("index %d out of range", idx)

@@ -2,19 +2,16 @@ package flux
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden reports in testdata/ (review the diff before committing)")
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
+)
 
 // TestReportGolden pins whole reports (owner, verdicts, reasons, rule
 // origins, notes) for two representative objects, so that any change to
@@ -23,23 +20,7 @@ func TestReportGolden(t *testing.T) {
 	ks := obj(t, kustomization)
 	hr := obj(t, fmt.Sprintf(helmRelease, "warn"))
 	reader := &fakeReader{objs: []*unstructured.Unstructured{ks, hr}}
-	managed := fluxApplyAll + `
-  - manager: kubectl-edit
-    operation: Update
-    apiVersion: apps/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:spec: {f:replicas: {}}}
-  - manager: kubectl-label
-    operation: Update
-    apiVersion: apps/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:metadata: {f:labels: {f:oncall: {}}}}
-  - manager: my-operator
-    operation: Update
-    apiVersion: apps/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:metadata: {f:annotations: {f:injected: {}}}}
-`
+	managed := fluxApplyAll + manualEdits
 	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web-1, namespace: prod, labels: {app: web}, annotations: {keep: "1"}}, spec: {replicas: 2, template: {spec: {containers: [{name: app, image: "nginx:2"}]}}}}`)
 	cases := map[string]*model.Report{
 		"kustomization-deployment-report.golden.json": judge(t, newTestAdapter(t, reader), liveDeployment(t, "web-1", "    oncall: me", "    injected: x", managed), desired,
@@ -57,19 +38,7 @@ func TestReportGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			path := filepath.Join("testdata", name)
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if d := cmp.Diff(string(want), string(got)); d != "" {
-				t.Errorf("%s differs (-want +got):\n%s", path, d)
-			}
+			testutil.Golden(t, filepath.Join("testdata", name), got)
 		})
 	}
 }

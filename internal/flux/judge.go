@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
@@ -15,8 +14,10 @@ import (
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // judgment is everything one Judge call decides verdicts from.
@@ -109,6 +110,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "dry-run-skipped",
 			Message: "the server-side dry-run needs a manifest (-f or -k): verdicts come from field ownership alone"})
 	}
+	var dryRunErr error
 	if a.serverDryRun && in.Desired != nil && in.Live != nil {
 		send := a.withOwnerLabels(in.Desired, o)
 		if send.GetNamespace() == "" {
@@ -118,6 +120,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		}
 		merged, err := a.dryRunner(ctx, send, j.manager)
 		if err != nil {
+			dryRunErr = err
 			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Reason: "dry-run-failed",
 				Message: fmt.Sprintf("server-side dry-run as %s failed: %v; verdicts fall back to the manifest", j.manager, err)})
 		} else {
@@ -143,6 +146,11 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 	a.readMarks(j)
 	a.ruleNotes(j, rep)
+	var fails *applyFailure
+	if !j.helm {
+		j.addLastApplied(rep)
+		fails = a.predictApplyFailure(ctx, j, dryRunErr)
+	}
 
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
@@ -151,6 +159,12 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			v = j.helmVerdict(d)
 		} else {
 			v = j.kustomizeVerdict(d)
+		}
+		if fails != nil && v.Kind == model.Reverted && (fails.beforeCleanup || d.Path != diff.LastAppliedPointer) {
+			// The apply of the whole Kustomization fails: nothing it
+			// would change changes (the metadata cleanup before it still
+			// runs unless the dry-run itself fails).
+			v = model.Verdict{Kind: model.ApplyFails, Reason: j.caveat(fails.cause + ": " + j.owner.Ref() + " turns Ready=False and this field stays as it is")}
 		}
 		v.Engine = model.EngineFlux
 		rep.AddVerdict(d.Path, v)
@@ -207,11 +221,11 @@ func (a *Adapter) selectionObject(j *judgment) *unstructured.Unstructured {
 		kv, _, _ := unstructured.NestedStringMap(sel.Object, "metadata", field)
 		for k := range kv {
 			if j.desired != nil {
-				if _, set := lookup(j.desired.Object, "/metadata/"+field+"/"+managedfields.EscapeToken(k)); set {
+				if _, set := jsonpointer.Get(j.desired.Object, "/metadata/"+field+"/"+jsonpointer.Escape(k)); set {
 					continue
 				}
 			}
-			if !j.removedByCleanup("/metadata/" + field + "/" + managedfields.EscapeToken(k)) {
+			if !j.removedByCleanup("/metadata/" + field + "/" + jsonpointer.Escape(k)) {
 				continue
 			}
 			if out == nil {
@@ -492,7 +506,7 @@ func orNone(s string) string {
 // present: the path exists live, in the manifest or in the dry-run result.
 func (j *judgment) present(p string) bool {
 	if j.live != nil {
-		if _, ok := lookup(j.live.Object, p); ok {
+		if _, ok := jsonpointer.Get(j.live.Object, p); ok {
 			return true
 		}
 	}
@@ -505,39 +519,6 @@ func (j *judgment) present(p string) bool {
 		}
 	}
 	return false
-}
-
-// lookup resolves an RFC 6901 pointer in a JSON-like value.
-func lookup(v any, pointer string) (any, bool) {
-	tokens, err := managedfields.SplitPointer(pointer)
-	if err != nil {
-		return nil, false
-	}
-	return walk(v, tokens)
-}
-
-// walk follows unescaped tokens through maps and lists.
-func walk(v any, tokens []string) (any, bool) {
-	cur := v
-	for _, tok := range tokens {
-		switch c := cur.(type) {
-		case map[string]any:
-			x, ok := c[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = x
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
 }
 
 // ruleFor returns the first matching owner rule (ruleNotes collected
@@ -585,7 +566,7 @@ func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
 		// The dry-run is what the controller would write: a field whose
 		// dry-run value differs from the live one is changed by Flux.
 		mv, mok := lookupKeyed(j.ix, j.live, j.merged.Object, d.Path)
-		lv, lok := lookup(j.live.Object, d.Path)
+		lv, lok := jsonpointer.Get(j.live.Object, d.Path)
 		return mok != lok || !apiequality.Semantic.DeepEqual(mv, lv), true
 	case j.desired != nil:
 		// d.Path indexes lists as live has them: pair list items by
@@ -617,22 +598,22 @@ func (j *judgment) ownLabel(d *model.FieldDrift) bool {
 	labels, annotations := "/metadata/labels/", "/metadata/annotations/"
 	switch {
 	case j.helm:
-		want[labels+managedfields.EscapeToken(HelmNameLabel)] = j.owner.Name
-		want[labels+managedfields.EscapeToken(HelmNamespaceLabel)] = j.owner.Namespace
+		want[labels+jsonpointer.Escape(HelmNameLabel)] = j.owner.Name
+		want[labels+jsonpointer.Escape(HelmNamespaceLabel)] = j.owner.Namespace
 		if j.st != nil && j.st.hr != nil {
-			want[labels+managedfields.EscapeToken("app.kubernetes.io/managed-by")] = "Helm"
-			want[annotations+managedfields.EscapeToken("meta.helm.sh/release-name")] = j.st.hr.GetReleaseName()
-			want[annotations+managedfields.EscapeToken("meta.helm.sh/release-namespace")] = j.st.hr.GetReleaseNamespace()
+			want[labels+jsonpointer.Escape("app.kubernetes.io/managed-by")] = "Helm"
+			want[annotations+jsonpointer.Escape("meta.helm.sh/release-name")] = j.st.hr.GetReleaseName()
+			want[annotations+jsonpointer.Escape("meta.helm.sh/release-namespace")] = j.st.hr.GetReleaseNamespace()
 		}
 	default:
-		want[labels+managedfields.EscapeToken(KustomizeNameLabel)] = j.owner.Name
-		want[labels+managedfields.EscapeToken(KustomizeNamespaceLabel)] = j.owner.Namespace
+		want[labels+jsonpointer.Escape(KustomizeNameLabel)] = j.owner.Name
+		want[labels+jsonpointer.Escape(KustomizeNamespaceLabel)] = j.owner.Namespace
 		if j.st != nil && j.st.kust != nil && j.st.kust.Spec.CommonMetadata != nil {
 			for k, v := range j.st.kust.Spec.CommonMetadata.Labels {
-				want[labels+managedfields.EscapeToken(k)] = v
+				want[labels+jsonpointer.Escape(k)] = v
 			}
 			for k, v := range j.st.kust.Spec.CommonMetadata.Annotations {
-				want[annotations+managedfields.EscapeToken(k)] = v
+				want[annotations+jsonpointer.Escape(k)] = v
 			}
 		}
 	}
@@ -675,6 +656,9 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 		return model.Verdict{Kind: model.NotApplied, Rule: markOrigin(j.ssa),
 			Reason: fmt.Sprintf("%s %s: %s: kustomize-controller only creates this object when it is missing; it exists, so it is never patched", j.ssa.where, SSAKey, j.ssa.value)}
 	}
+	if d.Path == diff.LastAppliedPointer && d.Change == model.Added {
+		return j.lastAppliedVerdict()
+	}
 	if r, p := j.ruleFor(d.Path); r != nil {
 		how := "Adopt: kustomize-controller is the only Apply owner, so it copies the live value into its apply"
 		if other, who := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries); other {
@@ -688,6 +672,16 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 	}
 	in, known := j.inManifest(d)
 	merge := j.ssaValue == ssaMerge
+	if in && j.merged == nil && j.desired != nil && d.Change == model.Changed && onlyFluxApplies(d.Managers) {
+		// Nobody but kustomize-controller's own apply wrote this value,
+		// yet it is not the manifest's: either the manifest changed since
+		// that apply (the next one writes it), or a mutating webhook
+		// rewrites it on every write (measured, e2e
+		// webhook-overwrites-git-field: the controller's dry-run gets the
+		// webhook's value back, sees no drift and the value stays). Only
+		// the API server can tell.
+		return model.Verdict{Kind: model.Unknown, Reason: "only kustomize-controller's own apply wrote this value, yet the manifest sets another: the manifest changed since that apply (then it is applied " + j.every() + "), or a mutating webhook rewrites it on every apply (then it stays); give --server-dry-run to know"}
+	}
 	if in {
 		reason := "in the applied manifest: kustomize-controller force-applies it (server-side apply with ForceOwnership) " + j.every()
 		if j.merged != nil {
@@ -819,27 +813,27 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 	if d.Change == model.Removed || j.live == nil {
 		return ""
 	}
-	lv, lok := lookup(j.live.Object, d.Path)
+	lv, lok := jsonpointer.Get(j.live.Object, d.Path)
 	if !lok {
 		return ""
 	}
 	if j.merged != nil {
 		if mv, ok := lookupKeyed(j.ix, j.live, j.merged.Object, d.Path); ok && apiequality.Semantic.DeepEqual(mv, lv) {
-			return "an API-server default: the server-side dry-run as kustomize-controller keeps this value, so its next apply leaves it"
+			return "the server-side dry-run as kustomize-controller keeps this value (an API-server default, or a mutating webhook that writes it on every apply), so its next apply leaves it"
 		}
 		return ""
 	}
 	if j.normDesired == nil {
 		return ""
 	}
-	tokens, err := managedfields.SplitPointer(d.Path)
+	tokens, err := jsonpointer.Parse(d.Path)
 	if err != nil || len(tokens) == 0 {
 		return ""
 	}
 	// A defaulted key of an associative list item: the item is in the
 	// manifest and the key's default is the live value.
 	if n := len(tokens); n >= 3 {
-		listPtr := managedfields.JoinPointer(tokens[:n-2]...)
+		listPtr := jsonpointer.Join(tokens[:n-2]...)
 		var lt managedfields.ListType
 		if j.ix != nil {
 			lt = j.ix.ListType(j.live, listPtr)
@@ -847,13 +841,13 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 			lt = managedfields.BuiltinListType(tokens[:n-2])
 		}
 		if def, ok := lt.Defaults[tokens[n-1]]; ok && lt.Kind == managedfields.ListMap && apiequality.Semantic.DeepEqual(def, lv) {
-			if _, in := lookupKeyed(j.ix, j.live, j.normDesired.Object, managedfields.JoinPointer(tokens[:n-1]...)); in {
+			if _, in := lookupKeyed(j.ix, j.live, j.normDesired.Object, jsonpointer.Join(tokens[:n-1]...)); in {
 				return fmt.Sprintf("an API-server default (%s: %v) of a list item the manifest sets: every apply gets the same default, nothing changes", tokens[n-1], def)
 			}
 		}
 	}
 	for i := len(tokens) - 1; i >= 1; i-- {
-		anc := managedfields.JoinPointer(tokens[:i]...)
+		anc := jsonpointer.Join(tokens[:i]...)
 		v, ok := lookupKeyed(j.ix, j.live, j.normDesired.Object, anc)
 		if !ok {
 			continue
@@ -873,11 +867,77 @@ func (j *judgment) appliedByFlux(m *mark) bool {
 		return false
 	}
 	for _, field := range []string{"annotations", "labels"} {
-		for _, o := range j.ix.Owners(j.live, "/metadata/"+field+"/"+managedfields.EscapeToken(m.key)) {
+		for _, o := range j.ix.Owners(j.live, "/metadata/"+field+"/"+jsonpointer.Escape(m.key)) {
 			if o.Manager == j.manager && o.Operation == "Apply" && o.Subresource == "" {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// addLastApplied puts kubectl's last-applied-configuration annotation in
+// the report when kustomize-controller will remove it: internal/diff leaves
+// it out for every engine (Argo CD treats it as bookkeeping), but
+// kustomize-controller deletes it before every apply (its
+// ApplyCleanupOptions.Annotations, kustomize-controller
+// internal/controller/kustomization_controller.go apply(); fluxcd/pkg ssa
+// manager_apply.go cleanupMetadata). Measured (e2e TestFluxConformance,
+// client-side-apply): a `kubectl apply` leaves it, the next reconcile
+// removes it. A manifest that sets it itself gets it back.
+func (j *judgment) addLastApplied(rep *model.Report) {
+	if j.live == nil {
+		return
+	}
+	if j.desired != nil {
+		if _, set := j.desired.GetAnnotations()[managedfields.LastAppliedAnnotation]; set {
+			return
+		}
+	}
+	for _, d := range rep.Drifts {
+		if d.Path == diff.LastAppliedPointer {
+			return
+		}
+	}
+	fd, ok := diff.LastApplied(j.live, j.ix)
+	if !ok {
+		return
+	}
+	rep.Drifts = append(rep.Drifts, fd)
+	sort.SliceStable(rep.Drifts, func(a, b int) bool { return rep.Drifts[a].Path < rep.Drifts[b].Path })
+}
+
+// lastAppliedVerdict: the metadata cleanup removes the annotation on every
+// apply, whatever the ignore rules say (the cleanup runs before the drift
+// check that honours them), unless ssa: Merge on the manifest or the live
+// object excludes the object from the cleanup (ApplyCleanupOptions.Exclusions,
+// cleanupMetadata checks both).
+func (j *judgment) lastAppliedVerdict() model.Verdict {
+	for _, o := range []*unstructured.Unstructured{j.desired, j.live} {
+		if o == nil {
+			continue
+		}
+		if m := findMark(doc{obj: o}, SSAKey); m != nil {
+			if mode, _ := ssaMode(m.value); mode == ssaMerge {
+				return model.Verdict{Kind: model.LeftAlone, Rule: markOrigin(m),
+					Reason: fmt.Sprintf("kept by %s %s: Merge: kustomize-controller skips its metadata cleanup, which would remove kubectl's last-applied record", m.where, SSAKey)}
+			}
+		}
+	}
+	return model.Verdict{Kind: model.Reverted, Reason: j.caveat(
+		"kubectl's client-side apply record (" + managedfields.LastAppliedAnnotation + "): kustomize-controller removes this annotation before every apply (metadata cleanup, fluxcd/pkg ssa ApplyCleanupOptions.Annotations) " + j.every())}
+}
+
+// onlyFluxApplies: the field's only owner is kustomize-controller's Apply
+// entry.
+func onlyFluxApplies(ms []model.ManagerRef) bool {
+	if len(ms) == 0 {
+		return false
+	}
+	for _, m := range ms {
+		if m.Manager != KustomizeManager || m.Operation != "Apply" || m.Subresource != "" {
+			return false
+		}
+	}
+	return true
 }

@@ -171,10 +171,9 @@ func newTestAdapter(t *testing.T, r model.Reader, docs ...doc) *Adapter {
 	return a
 }
 
-func TestKustomizationVerdicts(t *testing.T) {
-	ks := obj(t, kustomization)
-	reader := &fakeReader{objs: []*unstructured.Unstructured{ks}}
-	managed := fluxApplyAll + `
+// manualEdits are managedFields entries of three hand edits: replicas
+// (kubectl edit), a label (kubectl label) and an annotation (an operator).
+const manualEdits = `
   - manager: kubectl-edit
     operation: Update
     apiVersion: apps/v1
@@ -190,6 +189,12 @@ func TestKustomizationVerdicts(t *testing.T) {
     apiVersion: apps/v1
     fieldsType: FieldsV1
     fieldsV1: {f:metadata: {f:annotations: {f:injected: {}}}}
+`
+
+func TestKustomizationVerdicts(t *testing.T) {
+	ks := obj(t, kustomization)
+	reader := &fakeReader{objs: []*unstructured.Unstructured{ks}}
+	managed := fluxApplyAll + manualEdits + `
   - manager: kubectl-set
     operation: Update
     apiVersion: apps/v1
@@ -620,4 +625,62 @@ func TestControllerSetMetadataIsNotDrift(t *testing.T) {
 	if v := verdictAt(t, rep, "/metadata/annotations/meta.helm.sh~1release-name"); v.Kind != model.LeftAlone || !strings.Contains(v.Reason, "Helm release metadata") {
 		t.Errorf("helm release annotation: %+v", v)
 	}
+}
+
+// kustomize-controller removes kubectl's last-applied-configuration before
+// every apply (metadata cleanup), unless ssa: Merge excludes the object;
+// internal/diff leaves the annotation out, so the adapter adds it, owned by
+// its writer. A suspended owner applies nothing.
+func TestLastAppliedAnnotationIsRemovedByKustomizeController(t *testing.T) {
+	managed := fluxApplyAll + `
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:annotations: {f:kubectl.kubernetes.io/last-applied-configuration: {}}}}
+`
+	lastApplied := `    kubectl.kubernetes.io/last-applied-configuration: '{"kind":"Deployment"}'`
+	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod}, spec: {replicas: 5}}`)
+	for _, tc := range []struct {
+		name       string
+		ssa        string
+		suspend    bool
+		desired    *unstructured.Unstructured
+		want       model.VerdictKind
+		wantReason string
+	}{
+		{name: "inferred", want: model.Reverted, wantReason: "removes this annotation before every apply"},
+		{name: "file", desired: desired, want: model.Reverted, wantReason: "metadata cleanup"},
+		{name: "ssa merge", ssa: "Merge", desired: desired, want: model.LeftAlone, wantReason: "skips its metadata cleanup"},
+		{name: "suspended", suspend: true, desired: desired, want: model.NotApplied, wantReason: "suspended"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := obj(t, kustomization)
+			if tc.suspend {
+				_ = unstructured.SetNestedField(k.Object, true, "spec", "suspend")
+			}
+			ann := lastApplied
+			if tc.ssa != "" {
+				ann += "\n    " + SSAKey + ": " + tc.ssa
+			}
+			live := liveDeployment(t, "api", "", ann, managed)
+			rep := judge(t, newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{k}}), live, tc.desired)
+			v := verdictAt(t, rep, "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration")
+			if v.Kind != tc.want || !strings.Contains(v.Reason, tc.wantReason) {
+				t.Fatalf("got %s %q, want %s containing %q", v.Kind, v.Reason, tc.want, tc.wantReason)
+			}
+			d := rep.Drifts[0]
+			if d.Change != model.Added || len(d.Managers) != 1 || d.Managers[0].Manager != "kubectl-client-side-apply" || d.Cause != model.CauseManual {
+				t.Errorf("drift = %+v, want added, owned by kubectl-client-side-apply, cause manual", d)
+			}
+		})
+	}
+	// A Helm object: helm-controller has no such cleanup.
+	t.Run("helm release leaves it", func(t *testing.T) {
+		live := helmLive(t, "Deployment", "annotations: {kubectl.kubernetes.io/last-applied-configuration: '{}'}")
+		rep := judge(t, newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{obj(t, fmt.Sprintf(helmRelease, "enabled"))}}), live, nil)
+		if len(rep.Owners) != 1 || !rep.Owners[0].Found || len(rep.Drifts) != 0 {
+			t.Errorf("owners %+v, drifts %+v: want the HelmRelease found and no drift", rep.Owners, rep.Drifts)
+		}
+	})
 }

@@ -2,11 +2,11 @@ package flux
 
 import (
 	"encoding/json"
-	"strconv"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // lookupKeyed resolves pointer, whose list indices are positions in live,
@@ -18,12 +18,13 @@ import (
 // every later item. Lists without keys are matched by index. ix gives the
 // list types learnt from live's managedFields (nil: the builtin table).
 func lookupKeyed(ix *managedfields.Index, live *unstructured.Unstructured, other any, pointer string) (any, bool) {
-	tokens, err := managedfields.SplitPointer(pointer)
+	tokens, err := jsonpointer.Parse(pointer)
 	if err != nil {
 		return nil, false
 	}
 	if live == nil {
-		return walk(other, tokens)
+		v, n := jsonpointer.Walk(other, tokens)
+		return v, n == len(tokens)
 	}
 	cur, lcur := other, any(live.Object)
 	for i, tok := range tokens {
@@ -40,11 +41,11 @@ func lookupKeyed(ix *managedfields.Index, live *unstructured.Unstructured, other
 				lcur = nil
 			}
 		case []any:
-			idx, err := strconv.Atoi(tok)
-			if err != nil || idx < 0 {
+			ll, _ := lcur.([]any)
+			idx, ok := jsonpointer.Index(tok, max(len(c), len(ll)))
+			if !ok {
 				return nil, false
 			}
-			ll, _ := lcur.([]any)
 			if idx >= len(ll) {
 				// Not a live position: plain index into other.
 				if idx >= len(c) {
@@ -55,7 +56,7 @@ func lookupKeyed(ix *managedfields.Index, live *unstructured.Unstructured, other
 			}
 			litem := ll[idx]
 			var lt managedfields.ListType
-			listPtr := managedfields.JoinPointer(tokens[:i]...)
+			listPtr := jsonpointer.Join(tokens[:i]...)
 			if ix != nil {
 				lt = ix.ListType(live, listPtr)
 			} else {

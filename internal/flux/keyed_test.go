@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
@@ -69,7 +70,7 @@ spec:
 	}
 	// By index, the old behaviour, the sidecar's image would have been
 	// compared with the manifest's app container.
-	if got, _ := lookup(desired.Object, "/spec/template/spec/containers/0/image"); got != "nginx:1.25" {
+	if got, _ := jsonpointer.Get(desired.Object, "/spec/template/spec/containers/0/image"); got != "nginx:1.25" {
 		t.Fatalf("plain lookup = %v", got)
 	}
 }

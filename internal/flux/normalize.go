@@ -10,6 +10,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
 // Normalize returns obj as Flux compares it: Flux's own normalization
@@ -58,10 +60,7 @@ func (a *Adapter) Normalize(ctx context.Context, obj *unstructured.Unstructured)
 		// Flux folds stringData into data only when the typed conversion
 		// works; never let a value through either way.
 		if sd, ok, _ := unstructured.NestedMap(out.Object, "stringData"); ok {
-			for k := range sd {
-				sd[k] = "***"
-			}
-			_ = unstructured.SetNestedMap(out.Object, sd, "stringData")
+			_ = unstructured.SetNestedMap(out.Object, redact.Value(sd).(map[string]any), "stringData")
 		}
 	}
 	return out, nil

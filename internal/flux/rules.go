@@ -2,7 +2,6 @@ package flux
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
@@ -12,8 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // API groups of the two controllers (kustomize-controller api/v1 and
@@ -176,7 +175,7 @@ func compileIgnoreRule(typ model.RuleType, scope model.Scope, paths []string, ta
 // which silently does nothing for such a pointer, and fails the whole
 // patch for a "-" token.
 func validatePointer(p string) error {
-	tokens, err := managedfields.SplitPointer(p)
+	tokens, err := jsonpointer.Parse(p)
 	if err != nil {
 		return fmt.Errorf("%w (Flux silently removes nothing for it)", err)
 	}
@@ -263,7 +262,7 @@ func findMark(d doc, key string) *mark {
 	if d.obj == nil {
 		return nil
 	}
-	esc := managedfields.EscapeToken(key)
+	esc := jsonpointer.Escape(key)
 	if v := d.obj.GetLabels()[key]; v != "" {
 		return &mark{key: key, value: v, where: "label",
 			origin: d.origin(fmt.Sprintf(".metadata.labels[%s]", key), "/metadata/labels/"+esc)}
@@ -320,28 +319,29 @@ func markRules(d doc) []model.Rule {
 		}
 		out = append(out, r)
 	}
-	if m := findMark(d, ReconcileKey); m != nil {
-		r := base(model.RuleFluxReconcileDisabled, m, model.ScopeApply)
-		if strings.EqualFold(m.value, kustomizev1.DisabledValue) {
-			r.WholeResource = true
-		} else {
-			r.Error = fmt.Sprintf("%s value %q has no effect: only %q disables reconciliation", ReconcileKey, m.value, kustomizev1.DisabledValue)
+	// The on/off marks: one value (any case) switches the mark on; any
+	// other value is a rule with no effect.
+	for _, mk := range []struct {
+		key      string
+		typ      model.RuleType
+		scope    model.Scope
+		disabled string
+		effect   string
+		whole    bool
+	}{
+		{ReconcileKey, model.RuleFluxReconcileDisabled, model.ScopeApply, kustomizev1.DisabledValue, "disables reconciliation", true},
+		{PruneKey, model.RuleFluxPruneDisabled, model.ScopeApply, kustomizev1.DisabledValue, "disables pruning", false},
+		{DriftDetectionKey, model.RuleFluxDriftDisabled, model.ScopeDiff, helmv2.DriftDetectionDisabledValue, "excludes the object", true},
+	} {
+		m := findMark(d, mk.key)
+		if m == nil {
+			continue
 		}
-		out = append(out, r)
-	}
-	if m := findMark(d, PruneKey); m != nil {
-		r := base(model.RuleFluxPruneDisabled, m, model.ScopeApply)
-		if !strings.EqualFold(m.value, kustomizev1.DisabledValue) {
-			r.Error = fmt.Sprintf("%s value %q has no effect: only %q disables pruning", PruneKey, m.value, kustomizev1.DisabledValue)
-		}
-		out = append(out, r)
-	}
-	if m := findMark(d, DriftDetectionKey); m != nil {
-		r := base(model.RuleFluxDriftDisabled, m, model.ScopeDiff)
-		if strings.EqualFold(m.value, helmv2.DriftDetectionDisabledValue) {
-			r.WholeResource = true
+		r := base(mk.typ, m, mk.scope)
+		if strings.EqualFold(m.value, mk.disabled) {
+			r.WholeResource = mk.whole
 		} else {
-			r.Error = fmt.Sprintf("%s value %q has no effect: only %q excludes the object", DriftDetectionKey, m.value, helmv2.DriftDetectionDisabledValue)
+			r.Error = fmt.Sprintf("%s value %q has no effect: only %q %s", mk.key, m.value, mk.disabled, mk.effect)
 		}
 		out = append(out, r)
 	}
@@ -404,21 +404,4 @@ func withFile(d doc, err error) error {
 		return fmt.Errorf("%s:%d: %w", d.file, line, err)
 	}
 	return fmt.Errorf("%s: %w", d.file, err)
-}
-
-// sortRules orders rules by origin for stable output.
-func sortRules(rules []model.Rule) {
-	sort.SliceStable(rules, func(i, j int) bool {
-		a, b := rules[i].Origin, rules[j].Origin
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Object != b.Object {
-			return a.Object < b.Object
-		}
-		return a.Field < b.Field
-	})
 }

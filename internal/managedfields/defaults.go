@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -29,7 +30,7 @@ func (ix *Index) ClientSideDefault(obj *unstructured.Unstructured, pointer strin
 	if ix.Empty() || obj == nil {
 		return false
 	}
-	tokens, err := SplitPointer(pointer)
+	tokens, err := jsonpointer.Parse(pointer)
 	if err != nil {
 		return false
 	}
@@ -54,7 +55,7 @@ func (ix *Index) InLastApplied(obj *unstructured.Unstructured, pointer string) b
 	if obj == nil {
 		return false
 	}
-	tokens, err := SplitPointer(pointer)
+	tokens, err := jsonpointer.Parse(pointer)
 	if err != nil {
 		return false
 	}
@@ -75,7 +76,7 @@ func (ix *Index) lastApplied(obj *unstructured.Unstructured) (map[string]any, []
 		return nil, nil
 	}
 	var appliers []string
-	for _, o := range ix.Owners(obj, JoinPointer("metadata", "annotations", LastAppliedAnnotation)) {
+	for _, o := range ix.Owners(obj, jsonpointer.Join("metadata", "annotations", LastAppliedAnnotation)) {
 		appliers = append(appliers, o.Manager)
 	}
 	return la, appliers
@@ -102,7 +103,7 @@ func (ix *Index) namedIn(la any, obj *unstructured.Unstructured, tokens []string
 			if err != nil || idx < 0 || idx >= len(l) {
 				return false
 			}
-			lt := ix.ListType(obj, JoinPointer(tokens[:i]...))
+			lt := ix.ListType(obj, jsonpointer.Join(tokens[:i]...))
 			want := itemElement(lt, l[idx], idx)
 			match := -1
 			for j, item := range x {

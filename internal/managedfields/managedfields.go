@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/value"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // Entry is one decoded metadata.managedFields entry.
@@ -454,7 +455,7 @@ func itemElement(lt ListType, item any, idx int) fieldpath.PathElement {
 // from the builtin table (BuiltinListType). obj need not be the object the
 // index was parsed from: a desired object walks the same paths.
 func (ix *Index) ListType(obj *unstructured.Unstructured, pointer string) ListType {
-	tokens, err := SplitPointer(pointer)
+	tokens, err := jsonpointer.Parse(pointer)
 	if err != nil {
 		return ListType{}
 	}
@@ -485,7 +486,7 @@ func (ix *Index) Owners(obj *unstructured.Unstructured, pointer string) []model.
 	if ix.Empty() {
 		return nil
 	}
-	tokens, err := SplitPointer(pointer)
+	tokens, err := jsonpointer.Parse(pointer)
 	if err != nil {
 		return nil
 	}
@@ -543,7 +544,7 @@ func FieldPath(obj *unstructured.Unstructured, pointer string) string {
 // FieldPath is FieldPath with keys learnt from this index, which may belong
 // to another object than obj (a live object's index for its desired twin).
 func (ix *Index) FieldPath(obj *unstructured.Unstructured, pointer string) string {
-	tokens, err := SplitPointer(pointer)
+	tokens, err := jsonpointer.Parse(pointer)
 	if err != nil {
 		return pointer
 	}
@@ -691,7 +692,7 @@ func (w *leafWalker) child(v any, parent, tok string, tokens []string, path []fi
 	if !uMember && !uHas {
 		return // nobody owns anything here
 	}
-	ptr := parent + "/" + EscapeToken(tok)
+	ptr := parent + "/" + jsonpointer.Escape(tok)
 	atomic := uMember && (!uHas || uChild.Empty())
 	if atomic || isLeafValue(v) {
 		var owners []model.ManagerRef

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 func loadFixture(t testing.TB, name string) *unstructured.Unstructured {
@@ -387,7 +388,7 @@ func TestBuiltinListType(t *testing.T) {
 		"":                                                      ":",
 	}
 	for p, want := range tests {
-		toks, err := SplitPointer(p)
+		toks, err := jsonpointer.Parse(p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -395,33 +396,6 @@ func TestBuiltinListType(t *testing.T) {
 		if got := string(lt.Kind) + ":" + strings.Join(lt.Keys, ","); got != want {
 			t.Errorf("BuiltinListType(%s) = %s, want %s", p, got, want)
 		}
-	}
-}
-
-func TestPointers(t *testing.T) {
-	good := map[string][]string{
-		"":           nil,
-		"/":          {""},
-		"/a/b":       {"a", "b"},
-		"/a~1b/c~0d": {"a/b", "c~d"},
-		"/~01":       {"~1"},
-	}
-	for p, want := range good {
-		got, err := SplitPointer(p)
-		if err != nil || strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
-			t.Errorf("SplitPointer(%q) = %q, %v; want %q", p, got, err, want)
-		}
-		if p != "" && JoinPointer(got...) != p && p != "/~01" {
-			t.Errorf("JoinPointer(%q) = %q, want %q", got, JoinPointer(got...), p)
-		}
-	}
-	for _, bad := range []string{"a", "/a~", "/a~2", "#/a"} {
-		if _, err := SplitPointer(bad); err == nil {
-			t.Errorf("SplitPointer(%q): no error", bad)
-		}
-	}
-	if got := JoinPointer("a/b", "c~d"); got != "/a~1b/c~0d" {
-		t.Errorf("JoinPointer = %s", got)
 	}
 }
 

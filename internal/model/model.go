@@ -7,7 +7,9 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -123,6 +125,20 @@ type Origin struct {
 	Field string `json:"field,omitempty"`
 }
 
+// Compare orders origins the way a reader meets them: by file, line and
+// column, then by the object and field holding the rule (origins without a
+// position, e.g. read from the cluster). It returns -1, 0 or +1 like
+// cmp.Compare; every command that lists rules or findings sorts with it.
+func (o Origin) Compare(p Origin) int {
+	return cmp.Or(
+		cmp.Compare(o.File, p.File),
+		cmp.Compare(o.Line, p.Line),
+		cmp.Compare(o.Column, p.Column),
+		cmp.Compare(o.Object, p.Object),
+		cmp.Compare(o.Field, p.Field),
+	)
+}
+
 // String renders the origin as a person would cite it.
 func (o Origin) String() string {
 	var parts []string
@@ -228,6 +244,17 @@ type Rule struct {
 	Error string `json:"error,omitempty"`
 }
 
+// CompareRules orders rules by engine, then origin (Origin.Compare).
+func CompareRules(a, b Rule) int {
+	return cmp.Or(cmp.Compare(a.Engine, b.Engine), a.Origin.Compare(b.Origin))
+}
+
+// SortRules sorts rules with CompareRules (stable), so that every listing
+// of rules is the same on every run.
+func SortRules(rs []Rule) {
+	slices.SortStableFunc(rs, CompareRules)
+}
+
 // ChangeKind says how a field differs.
 type ChangeKind string
 
@@ -282,6 +309,11 @@ const (
 	NotWatched VerdictKind = "not-watched"
 	// Excluded: the resource is invisible to the engine.
 	Excluded VerdictKind = "excluded"
+	// ApplyFails: the engine's next apply of the object fails (the reason
+	// names the cause, e.g. the API server's validation error), so the
+	// live value stays while the engine reports an error (Flux:
+	// Kustomization Ready=False). The engine acts: the exit code is 1.
+	ApplyFails VerdictKind = "apply-fails"
 	// Unknown: the verdict depends on the desired state, which was not
 	// given (inferred mode); the reason says which flag tells.
 	Unknown VerdictKind = "unknown"
@@ -490,7 +522,7 @@ func (r *Report) AddVerdict(path string, v Verdict) {
 }
 
 // Acts reports whether an engine will act on (revert) or report this
-// difference, or could not say (unknown): the engines' own verdict, which
+// difference, fail trying (apply-fails), or could not say (unknown): the engines' own verdict, which
 // decides the exit code. A field no engine judged acts too. Differences that
 // every engine leaves as they are (left alone, not applied, not watched,
 // ignored, excluded; e.g. the ownership labels an engine sets itself) are
@@ -501,7 +533,7 @@ func (f FieldDrift) Acts() bool {
 	}
 	for _, v := range f.Verdicts {
 		switch v.Kind {
-		case Reverted, Reported, Unknown:
+		case Reverted, Reported, Unknown, ApplyFails:
 			return true
 		}
 	}

@@ -3,7 +3,6 @@ package output
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,9 +13,9 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
-)
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
+)
 
 // now is the injected clock of every golden: relative times are stable.
 var now = time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
@@ -112,20 +111,7 @@ func unmaskedSecret() *model.Report {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name+".golden"), got)
 }
 
 func TestGoldens(t *testing.T) {
@@ -227,7 +213,7 @@ func TestColorEnabled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer devnull.Close()
+	defer func() { _ = devnull.Close() }() // read only: a Close error loses nothing
 	if ColorEnabled(devnull, env(nil)) {
 		t.Error("colour on /dev/null (not a terminal)")
 	}
@@ -293,7 +279,7 @@ func TestTerminalLooksThroughWrappers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // nothing is written to it
 	got, ok := Terminal(redact.NewWriter(f, redact.NewScrubber()))
 	if !ok || got != f {
 		t.Errorf("Terminal(wrapped file) = %v, %v; want the file", got, ok)

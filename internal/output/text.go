@@ -511,7 +511,7 @@ func changeStyle(c model.ChangeKind) string {
 
 func verdictStyle(k model.VerdictKind) string {
 	switch k {
-	case model.Reverted:
+	case model.Reverted, model.ApplyFails:
 		return ansiRed
 	case model.Reported:
 		return ansiYellow

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
 )
 
 // Output formats of a scan.
@@ -50,17 +51,22 @@ func Print(w io.Writer, format string, res *Result) error {
 }
 
 func printTable(w io.Writer, res *Result) error {
-	tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+	// Both writers keep their first error: the table and the summary line
+	// after it fail the command together (checked at each Flush).
+	w = output.NewStickyWriter(w)
+	tw := output.NewStickyWriter(tabwriter.NewWriter(w, 0, 8, 2, ' ', 0))
 	if len(res.Items) > 0 {
-		fmt.Fprintln(tw, "NAMESPACE\tKIND\tMANAGER\tCLASS\tENGINE\tOBJECTS\tFIELDS")
+		tw.Println("NAMESPACE\tKIND\tMANAGER\tCLASS\tENGINE\tOBJECTS\tFIELDS")
 		for _, r := range res.Summary {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\n", dash(r.Namespace), r.Kind, r.Manager, r.Class, dash(string(r.Engine)), r.Objects, r.Fields)
+			tw.Printf("%s\t%s\t%s\t%s\t%s\t%d\t%d\n", dash(r.Namespace), r.Kind, r.Manager, r.Class, dash(string(r.Engine)), r.Objects, r.Fields)
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		fmt.Fprintln(w)
-		fmt.Fprintln(tw, "NAMESPACE\tKIND\tNAME\tFIELD\tMANAGER\tCLASS\tOWNER\tVERDICT")
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
+		tw.Println("NAMESPACE\tKIND\tNAME\tFIELD\tMANAGER\tCLASS\tOWNER\tVERDICT")
 		in := &Inspector{}
 		for _, rep := range res.Items {
 			owner := "-"
@@ -73,14 +79,16 @@ func printTable(w io.Writer, res *Result) error {
 			}
 			for _, d := range rep.Drifts {
 				m := in.culprit(d)
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(rep.Resource.Namespace), rep.Resource.GroupKind(), rep.Resource.Name,
+				tw.Printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(rep.Resource.Namespace), rep.Resource.GroupKind(), rep.Resource.Name,
 					d.FieldPath, m.Manager, d.Cause, owner, verdicts(d))
 			}
 		}
 		if err := tw.Flush(); err != nil {
 			return err
 		}
-		fmt.Fprintln(w)
+		if _, err := fmt.Fprintln(w); err != nil {
+			return err
+		}
 	}
 	s := res.Stats
 	if s.Drifted == 0 && len(res.Items) == 0 {

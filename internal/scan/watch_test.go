@@ -106,13 +106,15 @@ func TestWatcherReportsAppearAndRevert(t *testing.T) {
 
 	// A drifted object deleted: its drift ends with it.
 	var hpa *unstructured.Unstructured
-	src.fileSource.List(ctx, kindDeployments, "", "", func(raw []byte) error {
+	if _, err := src.List(ctx, kindDeployments, "", "", func(raw []byte) error {
 		obj, err := Decode(kindDeployments, raw)
 		if err == nil && obj.GetName() == "web-hpa" {
 			hpa = obj
 		}
 		return err
-	})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	src.watches["deployments"].Delete(hpa)
 	if ev := <-events; ev.Type != EventDeleted || ev.Resource.Name != "web-hpa" {
 		t.Errorf("want web-hpa deleted, got %+v", ev)

@@ -21,7 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // Document is one Kubernetes object read from a file.
@@ -46,7 +46,7 @@ type Document struct {
 // line and column 0.
 func (d Document) Position(pointer string) (line, col int) {
 	n := d.Node
-	tokens, err := managedfields.SplitPointer(pointer)
+	tokens, err := jsonpointer.Parse(pointer)
 	if n == nil || err != nil {
 		return d.Line, 0
 	}

@@ -324,7 +324,9 @@ func TestFileOverSizeLimit(t *testing.T) {
 	if err := f.Truncate(50 << 20); err != nil {
 		t.Fatal(err)
 	}
-	f.Close()
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 	small := filepath.Join(dir, "small.yaml")
 	if err := os.WriteFile(small, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: small\n"), 0o644); err != nil {
 		t.Fatal(err)

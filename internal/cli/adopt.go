@@ -1,0 +1,313 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/adopt"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// AdoptOptions are the flags and state of `adopt`.
+type AdoptOptions struct {
+	*GlobalOptions
+
+	// Filenames, Kustomize and Chart say where the object's manifest is:
+	// plain files, a kustomize directory, or a Helm chart (values file).
+	Filenames []string
+	Kustomize string
+	Chart     string
+	Values    string
+	// Fields are the fields to adopt (JSON pointers or field paths);
+	// empty means every field an engine would revert or reports as drift.
+	Fields []string
+	// DryRun prints the unified diff of the Git change instead of writing.
+	DryRun bool
+	// LiveFile reads the live object from a file instead of the cluster.
+	LiveFile string
+	// Rules are engine objects to judge with (as explain --rules).
+	Rules           []string
+	ArgoCDNamespace string
+
+	args    []string
+	locator adopt.Locator
+}
+
+// NewAdoptOptions returns options with defaults.
+func NewAdoptOptions(g *GlobalOptions) *AdoptOptions {
+	return &AdoptOptions{GlobalOptions: g, ArgoCDNamespace: "argocd"}
+}
+
+func newAdoptCommand(g *GlobalOptions) *cobra.Command {
+	o := NewAdoptOptions(g)
+	cmd := &cobra.Command{
+		Use:   "adopt TYPE/NAME (-f FILE | -k DIR | --chart DIR) [--field PATH]... [--dry-run]",
+		Short: "Write an object's drifted live values back into the manifests in Git",
+		Long: `Write the drifted live values of an object back into the file they came
+from, when the live change was right (a hotfix) and Git should follow.
+
+The file is edited in place: only the adopted values change; comments, key
+order, quoting, anchors and indentation are kept byte for byte. The right
+document of a multi-document file is edited, list items are found by their
+merge key (containers by name, ports by containerPort and protocol), and a
+missing key is added in its parent's style. With -k the value goes where
+kustomize took it from: the images or replicas field of the
+kustomization, a strategic-merge or JSON 6902 patch, or the base resource.
+With --chart, a values key that a template writes straight into the field.
+
+A field the source computes (a template expression, an inline patch, an
+anchor shared through aliases) is not edited: its value is printed for you
+to write. Secret values are never written to Git: use your secret manager.
+
+Without --field, every field an engine would revert (or reports as drift,
+e.g. Argo CD without auto-sync) is adopted. The
+cluster is only read. Files are replaced atomically, and not at all when
+they changed since they were read.
+
+Exit codes: 0 written or nothing to do, 2 error.`,
+		Example: `  # Keep the hotfixed replicas and image: show the Git change first
+  kubectl drift adopt deploy/web -n shop -f apps/web.yaml --dry-run
+
+  # Write one field into the kustomize overlay it came from
+  kubectl drift adopt deploy/prod-web -n shop -k overlays/prod --field /spec/replicas
+
+  # A Helm chart: write into values.yaml
+  kubectl drift adopt deploy/web -n shop --chart charts/web --values charts/web/values-prod.yaml`,
+		Args: cobra.RangeArgs(0, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return failure(err)
+			}
+			if err := o.Validate(); err != nil {
+				return failure(err)
+			}
+			return failure(o.Run(cmd.Context()))
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest file holding the object (may be repeated)")
+	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory the object is built from")
+	f.StringVar(&o.Chart, "chart", "", "Helm chart directory whose template renders the object")
+	f.StringVar(&o.Values, "values", "", "Values file to write with --chart (default: the chart's values.yaml)")
+	f.StringArrayVar(&o.Fields, "field", nil, "Field to adopt, as a JSON pointer (/spec/replicas) or field path (.spec.template.spec.containers[name=app].image); repeatable")
+	f.BoolVar(&o.DryRun, "dry-run", false, "Print the unified diff of the change instead of writing it")
+	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file instead of the cluster")
+	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD or Flux objects to judge with (repeatable)")
+	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", o.ArgoCDNamespace, "Namespace of Argo CD's control plane")
+	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
+	_ = cmd.MarkFlagDirname("kustomize")
+	_ = cmd.MarkFlagDirname("chart")
+	_ = cmd.MarkFlagFilename("values", "yaml", "yml")
+	cmd.ValidArgsFunction = objectCompletion(g)
+	return cmd
+}
+
+// Complete picks the locator for the source given.
+func (o *AdoptOptions) Complete(_ *cobra.Command, args []string) error {
+	o.args = args
+	switch {
+	case len(o.Filenames) > 0:
+		o.locator = adopt.FilesLocator{Files: o.Filenames}
+	case o.Kustomize != "":
+		o.locator = adopt.KustomizeLocator{Dir: o.Kustomize}
+	case o.Chart != "":
+		o.locator = adopt.HelmLocator{Chart: o.Chart, Values: o.Values}
+	}
+	return nil
+}
+
+// Validate checks flag combinations; it does no I/O.
+func (o *AdoptOptions) Validate() error {
+	n := 0
+	if len(o.Filenames) > 0 {
+		n++
+	}
+	if o.Kustomize != "" {
+		n++
+	}
+	if o.Chart != "" {
+		n++
+	}
+	if n != 1 {
+		return errors.New("give the object's source with exactly one of -f FILE, -k DIR or --chart DIR")
+	}
+	for _, f := range o.Filenames {
+		if f == "-" || f == "" {
+			return errors.New("-f needs a file to write to (not stdin)")
+		}
+	}
+	if o.Values != "" && o.Chart == "" {
+		return errors.New("--values goes with --chart")
+	}
+	if len(o.args) == 0 {
+		return errors.New("name the object: TYPE/NAME")
+	}
+	return nil
+}
+
+// Run adopts the fields and prints what was written (or the diff).
+func (o *AdoptOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// Output is gathered and written once, after the files are written.
+	var b strings.Builder
+	defer func() { _, _ = io.WriteString(o.Out, b.String()) }()
+	req := reportRequest{Filenames: o.Filenames, Kustomize: o.Kustomize, LiveFile: o.LiveFile, Rules: o.Rules, ArgoCDNamespace: o.ArgoCDNamespace}
+	if o.Chart != "" {
+		// The chart is not rendered here: drift is inferred from field
+		// ownership, and values come from the live object.
+		req.Filenames = nil
+	}
+	ex, err := explainReport(ctx, o.GlobalOptions, o.args, req)
+	if err != nil {
+		return err
+	}
+	report, live := ex.report, ex.live
+	fields, err := o.pick(report, live)
+	if err != nil {
+		return err
+	}
+	if len(fields) == 0 {
+		fmt.Fprintf(&b, "Nothing to adopt: no engine would revert or report a field of %s (name fields with --field).\n", report.Resource)
+		return nil
+	}
+	id := report.Resource
+	obj := adopt.Object{Group: id.Group, Kind: id.Kind, Namespace: id.Namespace, Name: id.Name}
+	edits, skips, err := adopt.Plan(o.locator, obj, live.Object, fields)
+	if err != nil {
+		return errors.New(oneLine(err.Error()))
+	}
+	for _, e := range edits {
+		if o.DryRun {
+			name := filepath.ToSlash(e.File.Path)
+			fmt.Fprint(&b, unifiedDiff("a/"+name, "b/"+name, string(e.File.Data), string(e.After), 3))
+		}
+	}
+	if !o.DryRun {
+		if err := adopt.Write(edits); err != nil {
+			return err
+		}
+		for _, e := range edits {
+			fmt.Fprintf(&b, "wrote %s: %s\n", e.File.Path, strings.Join(e.Fields, ", "))
+		}
+	}
+	for _, s := range skips {
+		if s.Reason == adopt.ReasonSecret {
+			fmt.Fprintf(&b, "not written %s: %s\n", s.Pointer, s.Message)
+			continue
+		}
+		fmt.Fprintf(&b, "not written %s: %s; write it by hand: %s\n", s.Pointer, s.Message, jsonValue(s.Value))
+	}
+	if len(edits) == 0 && len(skips) == 0 {
+		fmt.Fprintln(&b, "Nothing to adopt: the source already holds the live values.")
+	}
+	return nil
+}
+
+// pick returns the fields to adopt: those --field names, else every
+// drift an engine would revert or reports (what makes the object out of
+// sync). Values are the live object's own.
+func (o *AdoptOptions) pick(r *model.Report, live *unstructured.Unstructured) ([]adopt.Field, error) {
+	var out []adopt.Field
+	add := func(d model.FieldDrift) {
+		f := adopt.Field{Pointer: d.Path, Remove: d.Change == model.Removed}
+		if !f.Remove {
+			v, ok := liveValue(live.Object, d.Path)
+			if !ok {
+				return
+			}
+			f.Value = v
+		}
+		out = append(out, f)
+	}
+	if len(o.Fields) == 0 {
+		for _, d := range r.Drifts {
+			for _, v := range d.Verdicts {
+				if v.Kind == model.Reverted || v.Kind == model.Reported {
+					add(d)
+					break
+				}
+			}
+		}
+		return out, nil
+	}
+	for _, want := range o.Fields {
+		found := false
+		for _, d := range r.Drifts {
+			if d.Path == want || d.FieldPath == want || strings.TrimPrefix(d.FieldPath, ".") == strings.TrimPrefix(want, ".") {
+				add(d)
+				found = true
+			}
+		}
+		if found {
+			continue
+		}
+		if !strings.HasPrefix(want, "/") {
+			return nil, fmt.Errorf("--field %s: no drifted field has this path (drifted: %s)", want, driftedPaths(r))
+		}
+		v, ok := liveValue(live.Object, want)
+		if !ok {
+			return nil, fmt.Errorf("--field %s: the live object has no such field", want)
+		}
+		out = append(out, adopt.Field{Pointer: want, Value: v})
+	}
+	return out, nil
+}
+
+func driftedPaths(r *model.Report) string {
+	var ps []string
+	for _, d := range r.Drifts {
+		ps = append(ps, d.FieldPath)
+	}
+	sort.Strings(ps)
+	if len(ps) == 0 {
+		return "none"
+	}
+	return strings.Join(ps, ", ")
+}
+
+// liveValue reads a JSON pointer from the live object.
+func liveValue(obj map[string]any, pointer string) (any, bool) {
+	tokens, err := adopt.SplitPointer(pointer)
+	if err != nil {
+		return nil, false
+	}
+	var v any = obj
+	for _, t := range tokens {
+		switch x := v.(type) {
+		case map[string]any:
+			var ok bool
+			if v, ok = x[t]; !ok {
+				return nil, false
+			}
+		case []any:
+			i, err := strconv.Atoi(t)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil, false
+			}
+			v = x[i]
+		default:
+			return nil, false
+		}
+	}
+	return v, true
+}
+
+func jsonValue(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// reportRequest is what adopt and suggest need from explain.
+type reportRequest struct {
+	Filenames       []string
+	Kustomize       string
+	LiveFile        string
+	Rules           []string
+	ArgoCDNamespace string
+}
+
+// explained is explain's result as adopt and suggest use it.
+type explained struct {
+	report  *model.Report
+	live    *unstructured.Unstructured
+	desired *unstructured.Unstructured // nil when inferred
+	client  *cluster.Client            // nil offline (--live-file)
+}
+
+// explainReport is the one seam through which adopt and suggest get a
+// drift report, the live object and the desired state. When
+// internal/drift.Explain (issue 14) lands, this becomes a call to it and
+// nothing else changes.
+func explainReport(ctx context.Context, g *GlobalOptions, args []string, req reportRequest) (*explained, error) {
+	eo := NewExplainOptions(g)
+	eo.Filenames, eo.Kustomize, eo.LiveFile, eo.Rules = req.Filenames, req.Kustomize, req.LiveFile, req.Rules
+	// The engines' own flags, registered as the explain command does, so
+	// --argocd-namespace reaches the Argo CD engine by its flag name
+	// (cli names no engine package: internal/engine).
+	fs := pflag.NewFlagSet("explain", pflag.ContinueOnError)
+	for _, d := range engine.All() {
+		if d.Flags != nil {
+			if ef := d.Flags("explain", fs); ef != nil {
+				eo.engineFlags[d.Name] = ef
+			}
+		}
+	}
+	if req.ArgoCDNamespace != "" {
+		if err := fs.Set("argocd-namespace", req.ArgoCDNamespace); err != nil {
+			return nil, err
+		}
+	}
+	if err := eo.Complete(nil, args); err != nil {
+		return nil, err
+	}
+	if err := eo.Validate(); err != nil {
+		return nil, err
+	}
+	live, err := eo.live(ctx)
+	if err != nil {
+		return nil, err
+	}
+	eo.remember(live)
+	report, err := eo.explain(ctx, live)
+	if err != nil {
+		return nil, err
+	}
+	out := &explained{report: report, live: live, client: eo.client}
+	if len(req.Filenames) > 0 || req.Kustomize != "" {
+		// Read again: explain does not hand its desired object out.
+		if out.desired, _, err = eo.desired(ctx, live); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,296 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/suggest"
+)
+
+// SuggestOptions are the flags and state of `suggest`.
+type SuggestOptions struct {
+	*GlobalOptions
+
+	Filenames       []string
+	Kustomize       string
+	LiveFile        string
+	Rules           []string
+	ArgoCDNamespace string
+	Output          string
+
+	args   []string
+	format output.Format
+}
+
+// NewSuggestOptions returns options with defaults.
+func NewSuggestOptions(g *GlobalOptions) *SuggestOptions {
+	return &SuggestOptions{GlobalOptions: g, ArgoCDNamespace: "argocd", Output: string(output.Text)}
+}
+
+func newSuggestCommand(g *GlobalOptions) *cobra.Command {
+	o := NewSuggestOptions(g)
+	cmd := &cobra.Command{
+		Use:   "suggest TYPE/NAME [-f FILE | -k DIR] [--rules FILE]... [-o text|json|yaml]",
+		Short: "Propose the smallest rule that makes each engine leave controller-owned fields alone",
+		Long: `For each drifted field that a controller owns (an HPA or VPA, a built-in
+controller, an operator or webhook) and that an engine would still revert
+or report, print the smallest rule, in both engines' syntax:
+
+  Argo CD  spec.ignoreDifferences: managedFieldsManagers when the writer's
+           manager name is stable, a jq path for an item of a keyed list,
+           a JSON pointer otherwise; plus syncOptions
+           RespectIgnoreDifferences=true when Git holds the field (a sync
+           would write Git's value anyway).
+  Flux     Kustomization spec.ignore, HelmRelease spec.driftDetection.ignore,
+           with a target naming the object; or the advice to remove the
+           field from Git where a rule is not enough (replicas with an HPA).
+
+Each rule is checked before it is shown: it is added to the engine object
+that reconciles the object (read from the cluster or --rules), our own
+judge must then leave the field alone, and audit must find no error in the
+engine object as it would be committed. Manual edits get no rule: adopt
+them (kubectl drift adopt) or let the engine revert them.
+
+The cluster is only read. Exit codes: 0 done (suggestions or none), 2 error.`,
+		Example: `  # Why does Argo CD keep fighting the HPA? Get the rule.
+  kubectl drift suggest deploy/web -n shop
+
+  # Offline, with the Kustomization from Git
+  kubectl drift suggest deploy/web --live-file live.yaml -f web.yaml --rules clusters/prod/apps.yaml`,
+		Args: cobra.RangeArgs(0, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.Complete(cmd, args); err != nil {
+				return failure(err)
+			}
+			if err := o.Validate(); err != nil {
+				return failure(err)
+			}
+			return failure(o.Run(cmd.Context()))
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "File holding the desired state (may be repeated)")
+	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory whose build is the desired state")
+	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file instead of the cluster")
+	f.StringArrayVar(&o.Rules, "rules", nil, "File with the Argo CD Application or Flux Kustomization/HelmRelease to check the rules against (repeatable)")
+	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", o.ArgoCDNamespace, "Namespace of Argo CD's control plane")
+	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(output.Formats(), ""))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats(), cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
+	_ = cmd.MarkFlagDirname("kustomize")
+	_ = cmd.MarkFlagFilename("rules", "yaml", "yml", "json")
+	cmd.ValidArgsFunction = objectCompletion(g)
+	return cmd
+}
+
+// Complete keeps the arguments.
+func (o *SuggestOptions) Complete(_ *cobra.Command, args []string) error {
+	o.args = args
+	return nil
+}
+
+// Validate checks flags; it does no I/O.
+func (o *SuggestOptions) Validate() error {
+	var err error
+	if o.format, err = output.ParseFormat(o.Output); err != nil {
+		return err
+	}
+	if len(o.args) == 0 && o.LiveFile == "" {
+		return fmt.Errorf("name the object: TYPE/NAME")
+	}
+	return nil
+}
+
+// suggestionItem is one suggestion with its checks, as printed.
+type suggestionItem struct {
+	suggest.Suggestion
+	Checks []suggest.Checked `json:"checks,omitempty"`
+	// NotChecked says why an engine's rule could not be checked.
+	NotChecked []string `json:"notChecked,omitempty"`
+}
+
+// suggestionList is the -o json|yaml document.
+type suggestionList struct {
+	APIVersion string           `json:"apiVersion"`
+	Kind       string           `json:"kind"`
+	Resource   model.ResourceID `json:"resource"`
+	Items      []suggestionItem `json:"items"`
+}
+
+// Run builds, checks and prints the suggestions.
+func (o *SuggestOptions) Run(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ex, err := explainReport(ctx, o.GlobalOptions, o.args, reportRequest{Filenames: o.Filenames, Kustomize: o.Kustomize, LiveFile: o.LiveFile, Rules: o.Rules, ArgoCDNamespace: o.ArgoCDNamespace})
+	if err != nil {
+		return err
+	}
+	owners, missing := o.owners(ctx, ex)
+	var copts suggest.CheckOptions
+	for _, ow := range owners {
+		if ow.GetKind() == suggest.KindApplication && ex.client != nil {
+			// As explain does for Argo CD: managedFieldsManagers rules are
+			// evaluated with the cluster's schema.
+			if p, err := ex.client.GVKParser(); err == nil {
+				copts.GVKParser = p
+			} else {
+				missing = append(missing, "cluster OpenAPI schema: "+oneLine(err.Error()))
+			}
+		}
+	}
+	list := suggestionList{APIVersion: model.APIVersion, Kind: "SuggestionList", Resource: ex.report.Resource, Items: []suggestionItem{}}
+	for _, s := range suggest.Build(ex.report) {
+		item := suggestionItem{Suggestion: s, NotChecked: missing}
+		for _, ow := range owners {
+			c, err := suggest.Check(ctx, s, ow, ex.report, ex.live, ex.desired, copts)
+			if err != nil {
+				item.NotChecked = append(item.NotChecked, fmt.Sprintf("%s %s/%s: %v", ow.GetKind(), ow.GetNamespace(), ow.GetName(), err))
+				continue
+			}
+			item.Checks = append(item.Checks, *c)
+		}
+		list.Items = append(list.Items, item)
+	}
+	switch o.format {
+	case output.JSON:
+		b, err := json.MarshalIndent(list, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(o.Out, string(b))
+		return err
+	case output.YAML:
+		b, err := yaml.Marshal(list)
+		if err != nil {
+			return err
+		}
+		_, err = o.Out.Write(b)
+		return err
+	}
+	_, err = io.WriteString(o.Out, textSuggestions(list, owners))
+	return err
+}
+
+var ownerGVKs = map[string]schema.GroupVersionKind{
+	suggest.KindApplication:   {Group: "argoproj.io", Version: "v1alpha1", Kind: suggest.KindApplication},
+	suggest.KindKustomization: {Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: suggest.KindKustomization},
+	suggest.KindHelmRelease:   {Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: suggest.KindHelmRelease},
+}
+
+// owners reads the engine objects that reconcile the object: from --rules
+// first, then from the cluster (one GET each, read-only).
+func (o *SuggestOptions) owners(ctx context.Context, ex *explained) ([]*unstructured.Unstructured, []string) {
+	var ruleDocs []source.Document
+	if len(o.Rules) > 0 {
+		ruleDocs, _ = source.LoadFiles(o.Rules, o.In, source.Options{NoPositions: true})
+	}
+	var out []*unstructured.Unstructured
+	var missing []string
+	for _, ow := range ex.report.Owners {
+		gvk, ok := ownerGVKs[ow.Kind]
+		if !ok || ow.NotJudged {
+			continue
+		}
+		var found *unstructured.Unstructured
+		for _, d := range ruleDocs {
+			if d.Object != nil && d.Object.GetKind() == ow.Kind && d.Object.GetName() == ow.Name && d.Object.GetNamespace() == ow.Namespace {
+				found = d.Object
+			}
+		}
+		if found == nil && ex.client != nil {
+			if u, err := ex.client.Get(ctx, gvk, ow.Namespace, ow.Name); err == nil {
+				found = u
+			} else {
+				missing = append(missing, fmt.Sprintf("%s: %s", ow.Ref(), oneLine(err.Error())))
+			}
+		}
+		if found == nil {
+			if ex.client == nil {
+				missing = append(missing, ow.Ref()+": not in --rules")
+			}
+			continue
+		}
+		out = append(out, found)
+	}
+	return out, missing
+}
+
+// textSuggestions renders the -o text form.
+func textSuggestions(list suggestionList, owners []*unstructured.Unstructured) string {
+	var sb strings.Builder
+	w := &sb
+	fmt.Fprintf(w, "RESOURCE  %s\n", list.Resource)
+	if len(list.Items) == 0 {
+		fmt.Fprintln(w, "\nNo drifted field is owned by a controller that an engine would fight: nothing to declare.")
+		return sb.String()
+	}
+	kinds := []string{suggest.KindApplication, suggest.KindKustomization}
+	for _, ow := range owners {
+		if ow.GetKind() == suggest.KindHelmRelease {
+			kinds = []string{suggest.KindApplication, suggest.KindHelmRelease}
+		}
+	}
+	for _, it := range list.Items {
+		who := it.Manager
+		if who == "" {
+			who = "a controller"
+		}
+		fmt.Fprintf(w, "\n%s  owned by %s (%s)\n", it.FieldPath, who, it.Cause)
+		for _, k := range kinds {
+			engine := "Argo CD"
+			if k != suggest.KindApplication {
+				engine = "Flux"
+			}
+			fmt.Fprintf(w, "\n  %s, add to the %s:\n", engine, ownerName(k, owners))
+			for _, line := range strings.Split(strings.TrimSuffix(it.Snippet(k), "\n"), "\n") {
+				fmt.Fprintf(w, "    %s\n", line)
+			}
+		}
+		for _, c := range it.Checks {
+			status := "ok"
+			if !c.OK {
+				status = "NOT ENOUGH"
+			}
+			fmt.Fprintf(w, "\n  checked: %s with the rule: %s verdict %s; audit: %s -> %s\n", c.Owner, c.Engine, c.Verdict, auditSummary(c), status)
+		}
+		for _, n := range it.NotChecked {
+			fmt.Fprintf(w, "  not checked: %s\n", n)
+		}
+		for _, a := range it.Advice {
+			fmt.Fprintf(w, "  advice: %s\n", a)
+		}
+	}
+	return sb.String()
+}
+
+func ownerName(kind string, owners []*unstructured.Unstructured) string {
+	for _, ow := range owners {
+		if ow.GetKind() == kind {
+			return fmt.Sprintf("%s %s/%s", kind, ow.GetNamespace(), ow.GetName())
+		}
+	}
+	return kind + " that reconciles it"
+}
+
+func auditSummary(c suggest.Checked) string {
+	if len(c.Audit) == 0 {
+		return "no finding"
+	}
+	var parts []string
+	for _, f := range c.Audit {
+		parts = append(parts, fmt.Sprintf("%s %s", f.Severity, f.Name))
+	}
+	return strings.Join(parts, ", ")
+}

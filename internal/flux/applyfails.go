@@ -1,0 +1,269 @@
+package flux
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+)
+
+// requiredItemFields are fields of list items that the API server's
+// validation requires (k8s.io/kubernetes pkg/apis/core/validation
+// validation.go: validateContainerCommon `image` and `name`, validateEnv
+// `name`, validateContainerPorts `containerPort`, validateVolumeMounts
+// `name`/`mountPath`, validateVolumes `name`, ValidateService ports
+// `port`), by the name of their list. An item that loses one of them and
+// survives otherwise makes the whole write Invalid.
+var requiredItemFields = map[string][]string{
+	"containers":          {"name", "image"},
+	"initContainers":      {"name", "image"},
+	"ephemeralContainers": {"name", "image"},
+	"env":                 {"name"},
+	"ports":               {"containerPort", "port"},
+	"volumeMounts":        {"name", "mountPath"},
+	"volumes":             {"name"},
+}
+
+// applyFailure is why kustomize-controller's next apply of the object
+// fails, found before the verdicts are given.
+type applyFailure struct {
+	cause string
+	// beforeCleanup: the dry-run apply itself fails, so the managedFields
+	// and metadata cleanup (which runs after it) does not happen either.
+	beforeCleanup bool
+}
+
+// cleanupRemoval is a field kustomize-controller's next apply removes
+// while it keeps the list item around it.
+type cleanupRemoval struct {
+	pointer, fieldPath, field string
+	owners                    []model.ManagerRef
+}
+
+// predictApplyFailure decides whether kustomize-controller's next apply of
+// the object fails. Measured (e2e TestFluxConformance, webhook-sidecar-edited):
+// a mutating webhook injects a sidecar container, whose fields nobody owns
+// (admission changes are not attributed); `kubectl edit` of its image makes
+// kubectl-edit own `image`; the managedFields cleanup hands that entry to
+// kustomize-controller (fluxcd/pkg ssa patch.go PatchReplaceFieldsManagers),
+// whose apply then drops `image` (not in the manifest) but keeps the rest of
+// the item (owned by nobody), the webhook leaves an existing sidecar alone,
+// and the API server rejects it: `containers[1].image: Required value`. The
+// Kustomization turns Ready=False, every object of it stays as it is, and
+// from then on the dry-run apply fails the same way, before any cleanup.
+//
+//   - with --server-dry-run: a failed dry-run apply as kustomize-controller
+//     is the controller's own failure; otherwise the removals the cleanup
+//     leads to are dry-run as a JSON patch as kustomize-controller (the API
+//     server runs the webhooks and validation on it);
+//   - with -f or inferred: a removal that leaves a surviving list item
+//     without a field validation requires (requiredItemFields).
+func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunErr error) *applyFailure {
+	if j.helm || j.live == nil || j.owner.Suspended || j.reconcile != nil ||
+		j.ssaValue == ssaIgnore || j.ssaValue == ssaIfNotPresent || len(j.badRules) > 0 {
+		return nil
+	}
+	if dryRunErr != nil {
+		if apierrors.IsInvalid(dryRunErr) {
+			return &applyFailure{beforeCleanup: true,
+				cause: "the server-side dry-run apply as kustomize-controller fails: " + dryRunErr.Error()}
+		}
+		return nil
+	}
+	removals := j.cleanupRemovals()
+	if len(removals) == 0 {
+		return nil
+	}
+	if a.serverDryRun && j.merged != nil {
+		err := a.dryRunRemove(ctx, j.live, removals)
+		if err == nil || !apierrors.IsInvalid(err) {
+			// The API server accepts the object without them (a webhook
+			// puts them back, or validation does not require them).
+			return nil
+		}
+		return &applyFailure{cause: fmt.Sprintf("the managedFields cleanup hands %s to kustomize-controller, whose apply removes it (not in the manifest); a server-side dry-run of that removal as kustomize-controller fails: %v",
+			removalList(removals), err)}
+	}
+	r := removals[0]
+	return &applyFailure{cause: fmt.Sprintf("the managedFields cleanup hands %s (set by %s) to kustomize-controller, whose apply removes it (not in the manifest) but keeps the rest of that list item, which the manifest does not own: the API server rejects an item without its required %q (Invalid, as `%s: Required value`); --server-dry-run checks it with the API server",
+		r.fieldPath, managerList(r.owners), r.field, strings.TrimPrefix(r.fieldPath, "."))}
+}
+
+func removalList(rs []cleanupRemoval) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.fieldPath + " (set by " + managerList(r.owners) + ")"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cleanupRemovals lists the required fields of list items that the next
+// apply removes while it keeps the item: every owner of the field is a
+// manager the cleanup hands over (or kustomize-controller itself, -f only),
+// the manifest does not set it, and some other field of the item stays.
+func (j *judgment) cleanupRemovals() []cleanupRemoval {
+	if j.ix == nil || j.ssaValue == ssaMerge {
+		return nil
+	}
+	var out []cleanupRemoval
+	for _, leaf := range j.ix.Leaves(j.live) {
+		tokens, err := jsonpointer.Parse(leaf.Pointer)
+		if err != nil || len(tokens) < 3 {
+			continue
+		}
+		n := len(tokens)
+		field, list := tokens[n-1], tokens[n-3]
+		if _, isIndex := strconv.Atoi(tokens[n-2]); isIndex != nil || !contains(requiredItemFields[list], field) {
+			continue
+		}
+		if !j.removedByApply(leaf.Pointer, leaf.Owners) {
+			continue
+		}
+		item := jsonpointer.Join(tokens[:n-1]...)
+		if j.inDesired(item) || !j.foreignItem(tokens[:n-2], item, field) || !j.itemSurvives(item, field) {
+			continue
+		}
+		out = append(out, cleanupRemoval{pointer: leaf.Pointer, fieldPath: leaf.FieldPath, field: field, owners: leaf.Owners})
+	}
+	return out
+}
+
+// removedByApply: the next apply removes the live field at pointer.
+func (j *judgment) removedByApply(pointer string, owners []model.ManagerRef) bool {
+	if len(owners) == 0 || j.inDesired(pointer) {
+		return false
+	}
+	cleaned := false
+	for _, m := range owners {
+		switch {
+		case m.Manager == KustomizeManager && m.Operation == "Apply" && m.Subresource == "":
+			if j.desired == nil {
+				// Inferred: kustomize-controller's Apply entry owns what
+				// its manifest sets.
+				return false
+			}
+		case cleanedUpBy(m.Manager, m.Operation, m.Subresource) != nil:
+			cleaned = true
+		default:
+			return false
+		}
+	}
+	return cleaned || j.desired != nil
+}
+
+// inDesired: the manifest sets the field (lists paired by merge keys);
+// inferred, kustomize-controller's Apply entry owns it.
+func (j *judgment) inDesired(pointer string) bool {
+	if j.desired != nil {
+		_, ok := lookupKeyed(j.ix, j.live, j.desired.Object, pointer)
+		return ok
+	}
+	for _, m := range j.ix.Owners(j.live, pointer) {
+		if m.Manager == KustomizeManager && m.Operation == "Apply" && m.Subresource == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// foreignItem: the item is keyed (an associative list) and its keys were
+// not written by kustomize-controller's apply nor go with the removal, so
+// server-side apply cannot drop the item as a whole: it was added by
+// someone else (a webhook, an operator).
+func (j *judgment) foreignItem(listTokens []string, item, field string) bool {
+	lt := j.ix.ListType(j.live, jsonpointer.Join(listTokens...))
+	if lt.Kind != managedfields.ListMap || len(lt.Keys) == 0 {
+		return false
+	}
+	for _, k := range lt.Keys {
+		if k == field {
+			return false
+		}
+		p := item + "/" + jsonpointer.Escape(k)
+		owners := j.ix.Owners(j.live, p)
+		if j.removedByApply(p, owners) {
+			return false
+		}
+		for _, m := range owners {
+			if m.Manager == KustomizeManager && m.Operation == "Apply" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// itemSurvives: some other field of the live list item stays after the
+// apply (nobody owns it, e.g. injected by a webhook, or a manager the
+// cleanup does not touch does), so server-side apply keeps the item.
+func (j *judgment) itemSurvives(item, removed string) bool {
+	v, ok := jsonpointer.Get(j.live.Object, item)
+	m, isMap := v.(map[string]any)
+	if !ok || !isMap {
+		return false
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == removed {
+			continue
+		}
+		p := item + "/" + jsonpointer.Escape(k)
+		if !j.removedByApply(p, j.ix.Owners(j.live, p)) {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// dryRunRemove sends the removals as a JSON patch with dryRun=All as
+// kustomize-controller, guarded by the live resourceVersion: the API server
+// runs its admission webhooks and validation on the result. Nothing is
+// written.
+func (a *Adapter) dryRunRemove(ctx context.Context, live *unstructured.Unstructured, rs []cleanupRemoval) error {
+	c, err := a.kubeClient()
+	if err != nil {
+		return err
+	}
+	ops := []map[string]any{{"op": "test", "path": "/metadata/resourceVersion", "value": live.GetResourceVersion()}}
+	// Deepest and highest index first, so earlier removals do not shift
+	// later pointers.
+	ptrs := make([]string, len(rs))
+	for i, r := range rs {
+		ptrs[i] = r.pointer
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(ptrs)))
+	for _, p := range ptrs {
+		ops = append(ops, map[string]any{"op": "remove", "path": p})
+	}
+	raw, err := json.Marshal(ops)
+	if err != nil {
+		return err
+	}
+	obj := live.DeepCopy()
+	return c.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, raw), client.DryRunAll, client.FieldOwner(KustomizeManager))
+}

@@ -582,3 +582,70 @@ func TestFleetScanContexts(t *testing.T) {
 		t.Errorf("the unreachable cluster has series:\n%s", res.Stdout)
 	}
 }
+
+// TestFleetFluxRealRemote: a real kustomize-controller (the Flux lab's, on
+// its own API server: the management cluster) applies a Kustomization to
+// spoke-b through spec.kubeConfig.secretRef. Drift made on spoke-b with
+// kubectl; explain on spoke-b with --engine-kubeconfig (the lab's) names
+// the management cluster's Kustomization, and its verdict is what the
+// controller then does.
+func TestFleetFluxRealRemote(t *testing.T) {
+	l := lab(t)
+	f := fleet(t)
+	mgmt := l.namespace(t, "remote")
+	ns := f.namespace(t, "spoke-b")
+	spoke := f.spokes["spoke-b"]
+	// kustomize-controller refuses insecure-skip-tls-verify in a
+	// kubeConfig (--insecure-kubeconfig-tls=false): trust the spoke's
+	// self-signed serving certificate (kube-apiserver writes it with its CA
+	// into --cert-dir) instead.
+	cfg, err := clientcmd.LoadFromFile(spoke.kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := os.ReadFile(filepath.Join(clusterDirOf(spoke.env), "certs", "apiserver.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cfg.Clusters {
+		c.InsecureSkipTLSVerify, c.CertificateAuthorityData = false, ca
+	}
+	kc, err := clientcmd.Write(*cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.kubectl(t, RunOpts{Stdin: []byte(fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata: {name: spoke-b-kubeconfig, namespace: %s}
+data:
+  value: %s
+`, mgmt, b64(string(kc))))}, "apply", "-f", "-")
+	manifest := fluxWeb(ns, mgmt, "apps")
+	rev := l.gitRepo(t, mgmt, map[string]string{"app.yaml": manifest})
+	l.kustomization(t, mgmt, rev, "kubeConfig:\n  secretRef: {name: spoke-b-kubeconfig}")
+
+	// The controller applied to spoke-b, as kustomize-controller.
+	applied := f.kubectl(t, "spoke-b", RunOpts{}, "-n", ns, "get", "deployment", "web", "-o", "jsonpath={.metadata.managedFields[*].manager}")
+	if !strings.Contains(applied, "kustomize-controller") {
+		t.Fatalf("web on spoke-b not applied by kustomize-controller: managers %q", applied)
+	}
+	f.kubectl(t, "spoke-b", RunOpts{}, "-n", ns, "scale", "deployment/web", "--replicas=5")
+	desired := writeFile(t, "web-remote.yaml", manifest)
+	r := f.explainIn(t, 1, "--context", "spoke-b", "deploy/web", "-n", ns, "-f", desired, "--engine", "flux", "--engine-kubeconfig", l.kubeconfig)
+	if o := ownerOf(r, model.EngineFlux); o == nil || o.Namespace != mgmt || o.Name != "apps" || !o.Found {
+		t.Fatalf("owner = %+v, want the management cluster's Kustomization %s/apps, found", o, mgmt)
+	}
+	if n := noteWith(r, "remote-owner"); n == nil || !strings.Contains(n.Message, spoke.server) {
+		t.Errorf("no note tying the Kustomization's kubeConfig to spoke-b: %+v", r.Notes)
+	}
+	v := verdictKinds(r, model.EngineFlux)[".spec.replicas"]
+	if v != model.Reverted {
+		t.Fatalf(".spec.replicas verdict %q, want reverted", v)
+	}
+	// Truth is what the controller does: reconcile, and the replicas on
+	// spoke-b are the Git value again.
+	l.reconcile(t, gvrKS, mgmt, "apps")
+	if got := f.kubectl(t, "spoke-b", RunOpts{}, "-n", ns, "get", "deployment", "web", "-o", "jsonpath={.spec.replicas}"); got != "2" {
+		t.Errorf("after the reconcile spoke-b has replicas %q; the verdict said reverted (2)", got)
+	}
+}

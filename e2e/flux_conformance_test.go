@@ -568,7 +568,7 @@ func TestFluxConformance(t *testing.T) {
 	t.Logf("Flux conformance: %d scenarios in %s", len(scenarios), time.Since(start).Round(time.Second))
 	for _, m := range fxModes {
 		x := tallies[m]
-		t.Logf("  mode %-15s fields agreed %d/%d; false reverted %d; false ignored/left-alone/not-applied %d; changed by the controller but not named %d; said unknown (not compared) %d",
+		t.Logf("  mode %-15s fields agreed %d/%d; false reverted %d; false ignored/left-alone/not-applied/apply-fails %d; changed by the controller but not named %d; said unknown (not compared) %d",
 			m, x.agreed, x.compared, x.falseReverted, x.falseKept, x.missed, x.unknown)
 	}
 	for k := range known {
@@ -637,6 +637,9 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 			}
 			var r model.Report
 			DecodeJSON(t, res.Stdout, &r)
+			if m == modeInferred && !sc.helm && !sc.suspendBefore && !hasNote(r, "git-fields-unknown") {
+				t.Errorf("explain %s (inferred): no note says that fields deleted live or removed from Git cannot be seen", o.ref)
+			}
 			reports[m][o.ref] = r
 			codes[m][o.ref] = res.Code
 		}
@@ -764,4 +767,13 @@ func jsonish(v any) string {
 		s = s[:80] + "..."
 	}
 	return s
+}
+
+func hasNote(r model.Report, reason string) bool {
+	for _, n := range r.Notes {
+		if n.Reason == reason {
+			return true
+		}
+	}
+	return false
 }

@@ -30,8 +30,10 @@ import (
 // cleanup that the controller runs before applying (kubectl's fields handed
 // to kustomize-controller, kustomization_controller.go apply()), so a field
 // only kubectl added, absent from the manifest, is Reverted for us but not
-// in flux diff. The expectation below encodes exactly that, and the test
-// asserts each such field too.
+// in flux diff. Nor does it show the metadata cleanup's removal of kubectl's
+// last-applied-configuration annotation (measured by TestFluxConformance
+// with the real controller: it is removed). The expectation below encodes
+// exactly that, and the test asserts each such field too.
 
 var (
 	fluxOnce sync.Once
@@ -268,7 +270,7 @@ func fluxVerdict(d model.FieldDrift) *model.Verdict {
 // kustomize-controller's dry-run changes. Reverted-by-cleanup fields are
 // the documented exception (see the package comment above).
 func shownByFluxDiff(d model.FieldDrift, v *model.Verdict) bool {
-	return v != nil && v.Kind == model.Reverted && !strings.Contains(v.Reason, "managedFields cleanup")
+	return v != nil && v.Kind == model.Reverted && !strings.Contains(v.Reason, "managedFields cleanup") && !strings.Contains(v.Reason, "metadata cleanup")
 }
 
 // oracleTally counts field comparisons over the whole run.
@@ -689,6 +691,7 @@ func TestFluxOracleSelectorsAndOwnership(t *testing.T) {
 	compareWithFlux(t, s, diffs, "ConfigMap", "cfg", map[string]wantField{
 		"data.a": {kind: model.Reverted, reason: "force-applies", inFlux: true},
 		"data.z": {kind: model.Reverted, reason: "no longer in the manifest", inFlux: true},
+		"metadata.annotations.kubectl.kubernetes.io/last-applied-configuration": {kind: model.Reverted, reason: "metadata cleanup", inFlux: false},
 	})
 	notes := func(kind, name string) map[string]string {
 		reasons := map[string]string{}

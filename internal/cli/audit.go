@@ -106,9 +106,8 @@ Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error.`,
 	f.StringArrayVar(&o.Exclude, "exclude", nil, "gitignore-like pattern of paths not to audit (repeatable; added to the root's "+audit.IgnoreFile+")")
 	f.IntVar(&o.MaxRules, "max-rules", o.MaxRules, "Budget: the most ignore rules allowed in total (overrides the config; 0 = config)")
 	f.StringVar(&o.ConfigFile, "config", o.ConfigFile, "Audit configuration file (default: .drift-audit.yaml at the top of the checkout)")
-	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(audit.Formats(), ""))
+	addOutputFlag(cmd, &o.Output, audit.Formats(), "")
 	f.StringVar(&o.FailOn, "fail-on", o.FailOn, "Exit 1 on findings at or above this severity: error, warning or never")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(audit.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml")
 	return cmd

@@ -88,10 +88,9 @@ Exit codes: 0 ok, 2 when nothing could be read.`,
 	}
 	o.Sources.AddFlags(cmd)
 	cmd.Flags().BoolVar(&o.Sources.Effect, "effect", false, "with --from-cluster, also list the live objects of the kinds the rules name (one LIST per kind) and compare the rules by effect on them")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, outputHelp(tableFormats, "with --to: yaml, or json for the translation records"))
+	addOutputFlag(cmd, &o.Output, tableFormats, "with --to: yaml, or json for the translation records")
 	cmd.Flags().StringVar(&o.To, "to", "", "translate the other engine's rules to this engine: flux or argocd")
 	cmd.Flags().StringVar(&o.Form, "form", "", "shape of --to output: Kustomization|HelmRelease (flux), Application|argocd-cm (argocd)")
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("to", cobra.FixedCompletions([]string{"flux", "argocd"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("form", cobra.FixedCompletions([]string{compare.FluxKustomization, compare.FluxHelmRelease, compare.ArgoApplication, compare.ArgoConfigMap}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd

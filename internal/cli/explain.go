@@ -54,7 +54,6 @@ type ExplainOptions struct {
 	format    output.Format
 	namespace string
 	client    *cluster.Client
-	adapters  []model.Adapter
 	color     bool
 	// fileDocs are the -f documents, read once (desired) and given to the
 	// engines for the marks they carry (Flux's ssa annotations).
@@ -114,7 +113,8 @@ an error.
 
 Exit codes follow the engines' own verdicts: 1 when the next reconcile
 would change the object or an engine reports drift (Argo CD OutOfSync,
-HelmRelease driftDetection warn), or a verdict is unknown without -f;
+HelmRelease driftDetection warn), or its next apply fails (apply-fails),
+or a verdict is unknown without -f;
 0 when every difference is left as it is (left alone, ignored, not
 applied, not watched; e.g. labels the engine sets itself), which are still
 shown; 2 on error; 3 drift cannot be told (no managedFields and no
@@ -145,7 +145,7 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
 	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Decide with a server-side apply dry-run, exactly as the engines diff: Flux as kustomize-controller/helm-controller, Argo CD as argocd-controller for Applications with server-side diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
-	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(append(output.Formats(), "wide"), "wide is text with long reasons on one line; text wraps them to the terminal, $COLUMNS or 120 columns"))
+	addOutputFlag(cmd, &o.Output, append(output.Formats(), "wide"), "wide is text with long reasons on one line; text wraps them to the terminal, $COLUMNS or 120 columns")
 	for _, d := range engine.All() {
 		if d.Flags != nil {
 			if ef := d.Flags("explain", f); ef != nil {
@@ -156,7 +156,6 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
 	f.Float32Var(&o.QPS, "qps", 0, "Client-side request rate limit (0: 50)")
 	f.IntVar(&o.Burst, "burst", 0, "Client-side request burst (0: 100)")
 	addEngineClusterFlags(f, &o.EngineCluster)
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.MarkFlagDirname("kustomize")
 	_ = cmd.MarkFlagFilename("live-file", "yaml", "yml", "json")
@@ -493,7 +492,7 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 		CompareStatus: comparesStatus(o.Engine),
 		Offline:       o.LiveFile != "",
 		Secrets:       o.Secrets,
-		Warn:          func(msg string) { fmt.Fprintf(o.ErrOut, "warning: %s\n", msg) },
+		Warn:          func(msg string) { stderrf(o.ErrOut, "warning: %s\n", msg) },
 	})
 	if err != nil {
 		return nil, err
@@ -579,7 +578,7 @@ func (o *ExplainOptions) desired(_ context.Context, live *unstructured.Unstructu
 			if err != nil {
 				return nil, model.SourceFile, fmt.Errorf("%s (%s)", loadError(err), hint)
 			}
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", hint)
+			stderrf(o.ErrOut, "warning: %s\n", hint)
 		}
 		src, from = model.SourceFile, strings.Join(o.Filenames, ", ")
 	case o.Kustomize != "":
@@ -652,7 +651,7 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 			o.remember(d.Object)
 		}
 		if msg := rulesEngineMismatch(o.Engine, ruleDocs, o.Rules); msg != "" {
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", msg)
+			stderrf(o.ErrOut, "warning: %s\n", msg)
 			notes = append(notes, model.Note{Level: model.NoteWarning, Reason: "rules-unused", Message: msg})
 		}
 	}

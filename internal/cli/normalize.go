@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,6 +28,9 @@ import (
 // normalizerLoader builds the adapters of the selected engines over the
 // rule sources; reader is nil when no cluster is used. Tests replace it.
 type normalizerLoader func(ctx context.Context, g *GlobalOptions, src *RuleSourceFlags, reader model.Reader) ([]model.Adapter, error)
+
+// normalizeFormats are the -o values of normalize.
+var normalizeFormats = []string{"yaml", "json"}
 
 // NormalizeOptions are the flags of `normalize`.
 type NormalizeOptions struct {
@@ -107,7 +111,7 @@ Exit codes: 0 ok (with --diff: no differences), 1 differences, 2 error.`,
 	cmd.Flags().BoolVar(&o.Rules.FromCluster, "from-cluster", false, "read rules (and TYPE/NAME) from the cluster")
 	cmd.Flags().BoolVar(&o.Diff, "diff", false, "show desired vs live through the same normalization as a unified diff")
 	cmd.Flags().BoolVar(&o.Full, "full", false, "with --diff, keep every live field (server defaults, metadata) instead of only the fields the desired state sets")
-	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, outputHelp([]string{"yaml", "json"}, "without --diff"))
+	addOutputFlag(cmd, &o.Output, normalizeFormats, "without --diff")
 	return cmd
 }
 
@@ -122,7 +126,7 @@ func (o *NormalizeOptions) Validate() error {
 	if err := o.ValidateEngine(); err != nil {
 		return err
 	}
-	if _, err := canonicalOutput(o.Output, []string{"yaml", "json"}); err != nil {
+	if _, err := canonicalOutput(o.Output, normalizeFormats); err != nil {
 		return err
 	}
 	want := 1
@@ -185,7 +189,7 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 	if fn, ok := a.(engine.FileNoter); ok {
 		for _, n := range fn.FileNotes() {
 			if n.Level == model.NoteWarning {
-				fmt.Fprintf(o.ErrOut, "warning: %s\n", n.Message)
+				stderrf(o.ErrOut, "warning: %s\n", n.Message)
 			}
 		}
 	}
@@ -256,7 +260,9 @@ func (o *NormalizeOptions) diff(live, desired *unstructured.Unstructured) error 
 		return nil
 	}
 	name := diffFileName(live)
-	fmt.Fprint(o.Out, unifiedDiff("LIVE/"+name, "MERGED/"+name, a, b, 3))
+	if _, err := io.WriteString(o.Out, unifiedDiff("LIVE/"+name, "MERGED/"+name, a, b, 3)); err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
 	return errDrift
 }
 
@@ -283,7 +289,9 @@ func (o *NormalizeOptions) externalDiff(ext string, live, desired *unstructured.
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
-	defer os.RemoveAll(tmp)
+	// A temporary directory left behind is harmless; the diff's result is
+	// what matters.
+	defer func() { _ = os.RemoveAll(tmp) }()
 	dirs := [2]string{filepath.Join(tmp, "LIVE"), filepath.Join(tmp, "MERGED")}
 	for i, obj := range []*unstructured.Unstructured{live, desired} {
 		if err := os.Mkdir(dirs[i], 0o700); err != nil {
@@ -399,40 +407,21 @@ func unifiedDiff(nameA, nameB, a, b string, ctx int) string {
 	return out.String()
 }
 
-// readObjectFile reads the first object of a YAML or JSON file.
+// readObjectFile reads the first object of a YAML or JSON file through
+// the bounded loader every command uses (size limit, alias bombs, one-line
+// errors); a List's first item counts.
 func readObjectFile(path string) (*unstructured.Unstructured, error) {
-	var data []byte
-	var err error
 	if path == "-" {
 		return nil, fmt.Errorf("-f -: reading the object from stdin is not supported; give a file")
 	}
-	if data, err = source.ReadFile(path, nil, 0); err != nil {
-		return nil, err
+	docs, err := source.LoadFiles([]string{path}, nil, source.Options{NoPositions: true})
+	if err != nil {
+		return nil, loadError(err)
 	}
-	for _, chunk := range strings.Split(string(data), "\n---") {
-		if strings.TrimSpace(stripComments(chunk)) == "" {
-			continue
+	for _, d := range docs {
+		if objs := expandList(d.Object); len(objs) > 0 {
+			return objs[0], nil
 		}
-		j, err := yaml.YAMLToJSON([]byte(chunk))
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		obj := &unstructured.Unstructured{}
-		if err := obj.UnmarshalJSON(j); err != nil {
-			return nil, fmt.Errorf("%s: %v", path, err)
-		}
-		return obj, nil
 	}
 	return nil, fmt.Errorf("%s: no object found", path)
-}
-
-func stripComments(s string) string {
-	var b strings.Builder
-	for _, l := range strings.Split(s, "\n") {
-		if t := strings.TrimSpace(l); t == "" || strings.HasPrefix(t, "#") || t == "---" {
-			continue
-		}
-		b.WriteString(l + "\n")
-	}
-	return b.String()
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // One -o vocabulary for every command: the human view is called "text" by
@@ -11,6 +13,14 @@ import (
 // accepted everywhere there is a human view, and mean that view. "wide" is
 // accepted only where it changes something (explain). Every command reports a
 // bad value with the same words.
+
+// addOutputFlag binds a command's -o: its values, its usage (outputHelp)
+// and its completion come from the one list; Validate maps the value with
+// canonicalOutput. The default is *p.
+func addOutputFlag(cmd *cobra.Command, p *string, formats []string, extra string) {
+	cmd.Flags().StringVarP(p, "output", "o", *p, outputHelp(formats, extra))
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(formats, cobra.ShellCompDirectiveNoFileComp))
+}
 
 // outputHelp is the -o flag usage: the values, and the synonym rule.
 func outputHelp(formats []string, extra string) string {

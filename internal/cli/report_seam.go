@@ -35,9 +35,8 @@ type explained struct {
 func explainReport(ctx context.Context, g *GlobalOptions, args []string, req reportRequest) (*explained, error) {
 	eo := NewExplainOptions(g)
 	eo.Filenames, eo.Kustomize, eo.LiveFile, eo.Rules = req.Filenames, req.Kustomize, req.LiveFile, req.Rules
-	// The engines' own flags, registered as the explain command does, so
-	// --argocd-namespace reaches the Argo CD engine by its flag name
-	// (cli names no engine package: internal/engine).
+	// The engines' own explain flags, with their defaults; the control
+	// plane namespace the caller was given goes to the engine that has it.
 	fs := pflag.NewFlagSet("explain", pflag.ContinueOnError)
 	for _, d := range engine.All() {
 		if d.Flags != nil {
@@ -46,7 +45,7 @@ func explainReport(ctx context.Context, g *GlobalOptions, args []string, req rep
 			}
 		}
 	}
-	if req.ArgoCDNamespace != "" {
+	if req.ArgoCDNamespace != "" && fs.Lookup("argocd-namespace") != nil {
 		if err := fs.Set("argocd-namespace", req.ArgoCDNamespace); err != nil {
 			return nil, err
 		}

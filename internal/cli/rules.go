@@ -73,8 +73,7 @@ Unreadable files are reported with file:line and skipped. Exit codes: 0 ok,
 		},
 	}
 	o.Sources.AddFlags(cmd)
-	cmd.Flags().StringVarP(&o.Output, "output", "o", o.Output, outputHelp(tableFormats, ""))
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"table", "json", "yaml"}, cobra.ShellCompDirectiveNoFileComp))
+	addOutputFlag(cmd, &o.Output, tableFormats, "")
 	return cmd
 }
 

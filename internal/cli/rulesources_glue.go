@@ -306,15 +306,6 @@ func defaultNormalizerLoader(ctx context.Context, g *GlobalOptions, src *RuleSou
 		if err != nil {
 			return nil, err
 		}
-		// Problems in the rule files an engine skipped (an invalid
-		// Application...) are said once, as the other commands do.
-		if fn, ok := a.(interface{ FileNotes() []model.Note }); ok {
-			for _, n := range fn.FileNotes() {
-				if n.Level == model.NoteWarning {
-					stderrf(g.ErrOut, "warning: %s\n", n.Message)
-				}
-			}
-		}
 		out = append(out, a)
 	}
 	return out, nil

@@ -129,7 +129,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Scan all namespaces")
 	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector to filter objects (e.g. app=shop)")
 	f.StringSliceVar(&o.Kinds, "kinds", nil, `Kinds to scan, comma-separated: resource names as kubectl get takes them, "default", "all" (default "default")`)
-	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(scan.Outputs, ""))
+	addOutputFlag(cmd, &o.Output, scan.Outputs, "")
 	f.BoolVarP(&o.Watch, "watch", "w", false, "After the scan, watch and print drift as it appears and is reverted")
 	f.DurationVar(&o.WatchTimeout, "watch-timeout", 0, "Stop watching after this long (0: until interrupted)")
 	f.DurationVar(&o.ReconcileInterval, "reconcile-interval", 0, "With --watch: reconcile interval to assume when the owner's is unknown (Argo CD's is controller-wide)")
@@ -143,7 +143,6 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	_ = f.MarkHidden("stats")
 	addFleetFlags(f, &o.Fleet)
 	addEngineClusterFlags(f, &o.EngineCluster)
-	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(scan.Outputs, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("kinds", cobra.FixedCompletions(append([]string{scan.KindsDefault, scan.KindsAll}, scan.DefaultKinds...), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -270,7 +269,7 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 	src := &scan.StreamSource{Client: o.client, Streamer: streamer, ChunkSize: o.ChunkSize, Consistent: o.Consistent}
 	in := &scan.Inspector{Adapters: o.adapters, IncludeControllers: o.IncludeControllers}
 	for _, w := range o.warnings {
-		fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+		stderrf(o.ErrOut, "warning: %s\n", w)
 	}
 	if o.Watch {
 		return o.watch(ctx, src, in)
@@ -285,7 +284,7 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 	})
 	if res != nil {
 		for _, w := range res.Warnings {
-			fmt.Fprintf(o.ErrOut, "warning: %s\n", w)
+			stderrf(o.ErrOut, "warning: %s\n", w)
 		}
 		res.Warnings = append(o.warnings, res.Warnings...)
 	}
@@ -322,7 +321,7 @@ func (o *ScanOptions) watch(ctx context.Context, src *scan.StreamSource, in *sca
 		Kinds:           o.kinds,
 		DefaultInterval: o.ReconcileInterval,
 		Emit:            scan.EventPrinter(o.Out, o.Output),
-		Warn:            func(msg string) { fmt.Fprintf(o.ErrOut, "warning: %s\n", msg) },
+		Warn:            func(msg string) { stderrf(o.ErrOut, "warning: %s\n", msg) },
 	}
 	if err := w.Run(ctx); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
@@ -334,7 +333,7 @@ func (o *ScanOptions) printStats(res *scan.Result, wall time.Duration, kindLists
 	// kind_lists are the LISTs of the scanned kinds (the cost that grows
 	// with the cluster); requests{} are all API requests by verb, including
 	// the engines' settings and owners (a constant few).
-	fmt.Fprintf(o.ErrOut, "scan stats: wall=%.3fs kinds=%d objects=%d owned=%d drifted=%d fields=%d kind_lists=%d requests{%s} total_requests=%d\n",
+	stderrf(o.ErrOut, "scan stats: wall=%.3fs kinds=%d objects=%d owned=%d drifted=%d fields=%d kind_lists=%d requests{%s} total_requests=%d\n",
 		wall.Seconds(), res.Stats.Kinds, res.Stats.Objects, res.Stats.Owned, res.Stats.Drifted, res.Stats.Fields, kindLists,
 		o.client.Counter().String(), o.client.Counter().Total())
 }

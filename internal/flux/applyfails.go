@@ -70,7 +70,7 @@ type cleanupRemoval struct {
 //     server runs the webhooks and validation on it);
 //   - with -f or inferred: a removal that leaves a surviving list item
 //     without a field validation requires (requiredItemFields).
-func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunErr error) *applyFailure {
+func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunErr error, rep *model.Report) *applyFailure {
 	if j.helm || j.live == nil || j.owner.Suspended || j.reconcile != nil ||
 		j.ssaValue == ssaIgnore || j.ssaValue == ssaIfNotPresent || len(j.badRules) > 0 {
 		return nil
@@ -88,9 +88,14 @@ func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunEr
 	}
 	if a.serverDryRun && j.merged != nil {
 		err := a.dryRunRemove(ctx, j.live, removals)
-		if err == nil || !apierrors.IsInvalid(err) {
+		if err == nil {
 			// The API server accepts the object without them (a webhook
 			// puts them back, or validation does not require them).
+			return nil
+		}
+		if !apierrors.IsInvalid(err) {
+			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "dry-run-failed",
+				Message: fmt.Sprintf("the server-side dry-run of removing %s as kustomize-controller failed: %v; whether the next apply fails is not known", removalList(removals), err)})
 			return nil
 		}
 		return &applyFailure{cause: fmt.Sprintf("the managedFields cleanup hands %s to kustomize-controller, whose apply removes it (not in the manifest); a server-side dry-run of that removal as kustomize-controller fails: %v",
@@ -250,15 +255,10 @@ func (a *Adapter) dryRunRemove(ctx context.Context, live *unstructured.Unstructu
 		return err
 	}
 	ops := []map[string]any{{"op": "test", "path": "/metadata/resourceVersion", "value": live.GetResourceVersion()}}
-	// Deepest and highest index first, so earlier removals do not shift
-	// later pointers.
-	ptrs := make([]string, len(rs))
-	for i, r := range rs {
-		ptrs[i] = r.pointer
-	}
-	sort.Sort(sort.Reverse(sort.StringSlice(ptrs)))
-	for _, p := range ptrs {
-		ops = append(ops, map[string]any{"op": "remove", "path": p})
+	// Only fields of items that stay are removed, never list items, so no
+	// removal shifts another's pointer.
+	for _, r := range rs {
+		ops = append(ops, map[string]any{"op": "remove", "path": r.pointer})
 	}
 	raw, err := json.Marshal(ops)
 	if err != nil {

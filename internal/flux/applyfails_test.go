@@ -124,3 +124,22 @@ func TestApplyFailsWhenTheDryRunIsInvalid(t *testing.T) {
 		}
 	}
 }
+
+// With -f, a value only kustomize-controller's own apply wrote that differs
+// from the manifest is unknown (a changed manifest, or a webhook that
+// rewrites it on every apply: measured, it stays); a value another manager
+// wrote is reverted.
+func TestOnlyFluxWroteADifferentValueIsUnknownWithFile(t *testing.T) {
+	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{obj(t, kustomization)}})
+	live := sidecarLive(t, "kubectl-edit")
+	desired := obj(t, strings.Replace(sidecarGit, `"nginx:1.25"`, `"nginx:1.26"`, 1))
+	rep := judge(t, a, live, desired,
+		drift("/spec/template/spec/containers/0/image", model.Changed, "nginx:1.25", "kustomize-controller/Apply"),
+		drift("/spec/replicas", model.Changed, 2, "kubectl-scale/Update"))
+	if v := verdictAt(t, rep, "/spec/template/spec/containers/0/image"); v.Kind != model.Unknown || !strings.Contains(v.Reason, "--server-dry-run") {
+		t.Errorf("image: got %s %q, want unknown naming --server-dry-run", v.Kind, v.Reason)
+	}
+	if v := verdictAt(t, rep, "/spec/replicas"); v.Kind == model.Unknown {
+		t.Errorf("replicas (kubectl-scale's value): got %s %q, want a decided verdict", v.Kind, v.Reason)
+	}
+}

@@ -146,10 +146,17 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 	a.readMarks(j)
 	a.ruleNotes(j, rep)
+	if j.desired == nil && !j.helm && in.Live != nil && !o.Suspended {
+		// Measured (e2e edit-removes-git-label, operator-git-field): a
+		// field deleted live, or one Git no longer sets, leaves no trace
+		// in managedFields that tells what the next apply does with it.
+		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteInfo, Reason: "git-fields-unknown",
+			Message: "inferred from managedFields: fields Git sets but that were deleted live, and fields removed from Git that kustomize-controller still owns, cannot be seen here; give -f FILE (add --server-dry-run to ask the API server) to compare with Git"})
+	}
 	var fails *applyFailure
 	if !j.helm {
 		j.addLastApplied(rep)
-		fails = a.predictApplyFailure(ctx, j, dryRunErr)
+		fails = a.predictApplyFailure(ctx, j, dryRunErr, rep)
 	}
 
 	for i := range rep.Drifts {

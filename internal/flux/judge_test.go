@@ -669,6 +669,11 @@ func TestLastAppliedAnnotationIsRemovedByKustomizeController(t *testing.T) {
 			if v.Kind != tc.want || !strings.Contains(v.Reason, tc.wantReason) {
 				t.Fatalf("got %s %q, want %s containing %q", v.Kind, v.Reason, tc.want, tc.wantReason)
 			}
+			// Inferred mode says once what it cannot see (fields deleted
+			// live or removed from Git), naming -f.
+			if n := noteWith(rep, "git-fields-unknown"); (n != nil) != (tc.desired == nil && !tc.suspend) || (n != nil && !strings.Contains(n.Message, "-f FILE")) {
+				t.Errorf("git-fields-unknown note = %+v, want one naming -f exactly in inferred mode", n)
+			}
 			d := rep.Drifts[0]
 			if d.Change != model.Added || len(d.Managers) != 1 || d.Managers[0].Manager != "kubectl-client-side-apply" || d.Cause != model.CauseManual {
 				t.Errorf("drift = %+v, want added, owned by kubectl-client-side-apply, cause manual", d)

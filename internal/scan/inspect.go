@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
-	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
@@ -198,10 +197,4 @@ func (in *Inspector) Explain(ctx context.Context, judgeMu sync.Locker, cand *Can
 // culprit is the manager a drifted field is attributed to.
 func (in *Inspector) culprit(fd model.FieldDrift) model.ManagerRef {
 	return drift.Culprit(fd, in.IncludeControllers)
-}
-
-// changedAt is when the culprit last wrote the object (managedFields time),
-// the best estimate of when the drift appeared.
-func (in *Inspector) changedAt(fd model.FieldDrift) *time.Time {
-	return in.culprit(fd).Time
 }

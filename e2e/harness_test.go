@@ -66,6 +66,9 @@ func setup(m *testing.M) int {
 	// The Flux lab (flux_lab_test.go) runs its own API server and the real
 	// Flux controllers when a test asked for it: stop them with the binary.
 	defer stopFluxLab()
+	// The fleet harness (fleet_test.go) runs two more API servers (spokes)
+	// when a test asked for them.
+	defer stopFleet()
 	return m.Run()
 }
 

@@ -343,11 +343,12 @@ data: {level: debug}
 }
 
 // Ports of the private API server of TestServeSurvivesAPIServerRestart:
-// not the shared cluster's (16443/12379), the Flux lab's (16453/12391) or
-// the Argo CD harness's (16463/12401).
+// not the shared cluster's (16443/12379), the Flux lab's (16453/12391),
+// the Argo CD harness's (16463/12401) or the fleet spokes' (16473/12411,
+// 16483/12421; e2e/fleet_test.go), which stay up for the whole test binary.
 const (
-	restartAPIServerPort = "16473"
-	restartEtcdPort      = "12411"
+	restartAPIServerPort = "16493"
+	restartEtcdPort      = "12431"
 )
 
 // TestServeSurvivesAPIServerRestart runs serve against a private API server

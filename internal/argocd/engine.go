@@ -169,6 +169,14 @@ func newForCommand(ctx context.Context, cfg engine.Config) (model.Adapter, []mod
 	// tracking to labels, and Owner never reads the cluster itself.
 	a.Load(ctx)
 	var notes []model.Note
+	if cfg.Remote != nil {
+		// Hub and spoke: the Application must deploy to the live cluster.
+		var server string
+		server, notes = remoteNotes(ctx, a, a.Owner(cfg.Live), cfg.Remote)
+		if server != "" {
+			a.opts.Cluster = server
+		}
+	}
 	if cfg.Schema != nil && cfg.Live != nil && a.Owner(cfg.Live) != nil {
 		parser, perr := cfg.Schema()
 		if perr != nil {

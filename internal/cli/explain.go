@@ -49,6 +49,8 @@ type ExplainOptions struct {
 	// QPS and Burst are client-side rate limits.
 	QPS   float32
 	Burst int
+	// EngineCluster is where the engines' objects live, when not here.
+	EngineCluster EngineClusterOptions
 
 	// Set by Complete.
 	args      []string
@@ -157,6 +159,7 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
 	}
 	f.Float32Var(&o.QPS, "qps", 0, "Client-side request rate limit (0: 50)")
 	f.IntVar(&o.Burst, "burst", 0, "Client-side request burst (0: 100)")
+	addEngineClusterFlags(f, &o.EngineCluster)
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.MarkFlagDirname("kustomize")
 	_ = cmd.MarkFlagFilename("live-file", "yaml", "yml", "json")
@@ -276,6 +279,9 @@ func (o *ExplainOptions) Validate() error {
 	}
 	if o.LiveFile == "-" {
 		stdin++
+	}
+	if err := o.EngineCluster.validate(o.LiveFile != ""); err != nil {
+		return err
 	}
 	if stdin > 1 {
 		return errors.New("only one of -f and --live-file can read stdin ('-')")
@@ -664,6 +670,9 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 	}
 	if o.client != nil {
 		cfg.Reader, cfg.Schema = o.client, o.client.GVKParser
+	}
+	if err := o.EngineCluster.configure(&cfg, o.ConfigFlags, o.client, cluster.Options{QPS: o.QPS, Burst: o.Burst}); err != nil {
+		return nil, nil, err
 	}
 	var out []model.Adapter
 	for _, d := range engine.Selected(o.Engine) {

@@ -40,6 +40,11 @@ type ScanOptions struct {
 	// Stats prints wall time and API requests by verb to stderr (hidden:
 	// for hack/bench-scan.sh).
 	Stats bool
+	// Fleet scans several clusters (--contexts, --all-contexts).
+	Fleet FleetOptions
+	// EngineCluster is where the engines' objects live, when not on the
+	// scanned cluster(s).
+	EngineCluster EngineClusterOptions
 
 	started   time.Time
 	namespace string
@@ -99,6 +104,9 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
   # Metrics for node-exporter's textfile collector (exit 1 means drift)
   ` + g.Frontend.Name + ` scan -A -o prometheus > drift.prom.tmp; mv drift.prom.tmp /var/lib/node-exporter/drift.prom
 
+  # Three clusters at once, each row labelled with its context
+  ` + g.Frontend.Name + ` scan -A --contexts hub,spoke-a,spoke-b
+
   # Follow drift as it comes and goes
   ` + g.Frontend.Name + ` scan -n shop --watch`,
 		Args:              cobra.NoArgs,
@@ -107,6 +115,9 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 			o.started = time.Now()
 			if err := o.Validate(); err != nil {
 				return &ExitError{Code: ExitFailure, Err: err}
+			}
+			if o.Fleet.enabled() {
+				return o.runFleet(cmd.Context())
 			}
 			if err := o.Complete(); err != nil {
 				return &ExitError{Code: ExitFailure, Err: err}
@@ -130,6 +141,8 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	f.BoolVar(&o.IncludeControllers, "include-controllers", false, "Also report fields owned only by built-in controllers (kube-controller-manager...)")
 	f.BoolVar(&o.Stats, "stats", false, "Print wall time and API requests by verb to stderr")
 	_ = f.MarkHidden("stats")
+	addFleetFlags(f, &o.Fleet)
+	addEngineClusterFlags(f, &o.EngineCluster)
 	_ = cmd.RegisterFlagCompletionFunc("kinds", cobra.FixedCompletions(append([]string{scan.KindsDefault, scan.KindsAll}, scan.DefaultKinds...), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -172,7 +185,7 @@ func (o *ScanOptions) Validate() error {
 	if o.Concurrency <= 0 {
 		return errors.New("--concurrency must be positive")
 	}
-	return nil
+	return o.validateFleet()
 }
 
 // Complete builds the client, resolves the kinds once and picks the
@@ -202,7 +215,7 @@ func (o *ScanOptions) Complete() error {
 		return errors.New("no kinds to scan: the server serves none of the requested kinds")
 	}
 	o.kinds, o.warnings = kinds, warns
-	adapters, warns, err := scanAdapters(context.Background(), o.Engine, c)
+	adapters, warns, err := o.scanAdapters(context.Background(), c)
 	if err != nil {
 		return err
 	}
@@ -215,8 +228,18 @@ func (o *ScanOptions) Complete() error {
 // object behind the drifted objects is read once. Each engine reads its
 // settings before the scan asks it about ownership (Owner never reads the
 // cluster itself).
-func scanAdapters(ctx context.Context, selected string, c *cluster.Client) ([]model.Adapter, []string, error) {
-	return engineAdapters(ctx, selected, scan.NewCachingReader(c), c)
+func (o *ScanOptions) scanAdapters(ctx context.Context, c *cluster.Client) ([]model.Adapter, []string, error) {
+	var reader model.Reader = scan.NewCachingReader(c)
+	// --engine-context: the engines' objects and settings are the hub's
+	// (or management cluster's); the schema stays the scanned cluster's.
+	ec, err := o.EngineCluster.client(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
+	if err != nil {
+		return nil, nil, err
+	}
+	if ec != nil {
+		reader = scan.NewCachingReader(ec)
+	}
+	return engineAdapters(ctx, o.Engine, reader, c)
 }
 
 // engineAdapters builds the adapters over reader (serve passes its informer

@@ -105,7 +105,9 @@ func MappingFor(mapper meta.RESTMapper, host, arg string) (*meta.RESTMapping, er
 	if errors.As(err, &nm) {
 		return nil, &UnknownTypeError{Type: arg, Resource: groupResource.Resource, Group: groupResource.Group, Err: err}
 	}
-	return nil, fmt.Errorf("cannot resolve resource type %q: %s", arg, oneLine(err.Error()))
+	// One line, but still the server's error underneath (a fleet scan
+	// tells a refused token by it).
+	return nil, &lineError{msg: fmt.Sprintf("cannot resolve resource type %q: %s", arg, oneLine(err.Error())), err: err}
 }
 
 // Resolve turns command-line arguments into a Target. namespace is the

@@ -78,6 +78,24 @@ type Config struct {
 	// Flags are the values of the engine's own flags (Descriptor.Flags)
 	// for this command, or nil.
 	Flags Flags
+	// Remote is set when the engine's objects and settings live on another
+	// cluster than the live object (--engine-context, --engine-kubeconfig):
+	// Reader then reads the engine's cluster, Schema and RESTConfig stay
+	// the live object's.
+	Remote *Remote
+}
+
+// Remote describes a hub-and-spoke (Argo CD) or management-and-remote
+// (Flux) setup: where the engine runs and where the live object is.
+type Remote struct {
+	// EngineContext and EngineServer name the engine's cluster.
+	EngineContext, EngineServer string
+	// LiveContext and LiveServer name the live object's cluster.
+	LiveContext, LiveServer string
+	// Contexts maps each API server URL of the live kubeconfig to the
+	// contexts that point at it, to match an engine's cluster
+	// registrations (Argo CD cluster Secrets) against.
+	Contexts map[string][]string
 }
 
 // Flags are an engine's own flags on one command (--argocd-namespace...).

@@ -64,7 +64,7 @@ func isEngineObject(o *unstructured.Unstructured) bool {
 // and give rules a file:line origin) and from the cluster, plus explain's
 // -f documents (read once by the command) so that ssa/reconcile marks on
 // the manifest get their file and document line.
-func newForCommand(_ context.Context, cfg engine.Config) (model.Adapter, []model.Note, error) {
+func newForCommand(ctx context.Context, cfg engine.Config) (model.Adapter, []model.Note, error) {
 	if cfg.Purpose == engine.ForOwner {
 		a, err := New(Options{})
 		return a, nil, err
@@ -87,6 +87,10 @@ func newForCommand(_ context.Context, cfg engine.Config) (model.Adapter, []model
 	}
 	if cfg.Purpose == engine.ForRules {
 		return ruleReader{a}, nil, nil
+	}
+	if cfg.Remote != nil && cfg.Purpose == engine.ForExplain {
+		// Management and remote cluster: the owner must apply here.
+		return a, remoteNotes(ctx, cfg.Reader, a.Owner(cfg.Live), cfg.Remote), nil
 	}
 	return a, nil, nil
 }

@@ -29,20 +29,18 @@ const (
 // prometheus/common's own encoder so the output is valid by construction.
 // Families and series are sorted: the same drift gives the same bytes.
 func WritePrometheus(w io.Writer, res *Result) error {
-	for _, f := range Families(res) {
-		if _, err := expfmt.MetricFamilyToText(w, f); err != nil {
-			return err
-		}
-	}
-	return nil
+	return WriteFamilies(w, Families(res))
 }
 
-// Families are the metric families of res, sorted, without empty families
-// (expfmt refuses a family without samples): what WritePrometheus prints
-// and what `serve` exposes on /metrics, so both carry the same names and
-// labels by construction.
-func Families(res *Result) []*dto.MetricFamily {
+// Families are the metric families of one scan, sorted, without empty
+// families (expfmt refuses a family without samples): what WritePrometheus
+// prints and what `serve` exposes on /metrics, so both carry the same names
+// and labels by construction. labels (name, value pairs) come first on
+// every sample: a fleet scan adds cluster=NAME and merges the families of
+// its clusters.
+func Families(res *Result, labels ...string) []*dto.MetricFamily {
 	in := &Inspector{}
+	with := func(l ...string) []string { return append(append([]string{}, labels...), l...) }
 	type fieldKey struct{ ns, kind, manager, class, engine, verdict string }
 	type objKey struct{ ns, kind, engine string }
 	type ageKey struct{ ns, kind, manager, engine string }
@@ -79,25 +77,42 @@ func Families(res *Result) []*dto.MetricFamily {
 	}
 	f := fam(MetricFields, "Drifted fields of GitOps-owned objects: fields owned by a non-GitOps field manager, by the engine's verdict (reverted, reported, ignored, left-alone, not-applied, not-watched, excluded, unknown).")
 	for k, v := range fields {
-		f.Metric = append(f.Metric, gauge(v, "namespace", k.ns, "kind", k.kind, "manager", k.manager, "class", k.class, "engine", k.engine, "verdict", k.verdict))
+		f.Metric = append(f.Metric, gauge(v, with("namespace", k.ns, "kind", k.kind, "manager", k.manager, "class", k.class, "engine", k.engine, "verdict", k.verdict)...))
 	}
 	f = fam(MetricObjects, "GitOps-owned objects with at least one drifted field.")
 	for k, v := range objects {
-		f.Metric = append(f.Metric, gauge(v, "namespace", k.ns, "kind", k.kind, "engine", k.engine))
+		f.Metric = append(f.Metric, gauge(v, with("namespace", k.ns, "kind", k.kind, "engine", k.engine)...))
 	}
 	f = fam(MetricOldestChange, "Unix time of the oldest still-drifted write by the manager (managedFields time): time() minus this is how long drift has persisted.")
 	for k, v := range oldest {
-		f.Metric = append(f.Metric, gauge(v, "namespace", k.ns, "kind", k.kind, "manager", k.manager, "engine", k.engine))
+		f.Metric = append(f.Metric, gauge(v, with("namespace", k.ns, "kind", k.kind, "manager", k.manager, "engine", k.engine)...))
 	}
-	fam(MetricOwnedObjects, "GitOps-owned objects seen by the last scan.").Metric = []*dto.Metric{gauge(float64(res.Stats.Owned))}
-	fam(MetricScanObjects, "Objects listed by the last scan.").Metric = []*dto.Metric{gauge(float64(res.Stats.Objects))}
+	fam(MetricOwnedObjects, "GitOps-owned objects seen by the last scan.").Metric = []*dto.Metric{gauge(float64(res.Stats.Owned), labels...)}
+	fam(MetricScanObjects, "Objects listed by the last scan.").Metric = []*dto.Metric{gauge(float64(res.Stats.Objects), labels...)}
 	fam(MetricScanKinds, "Kinds the last scan listed, and skipped (Forbidden, not served).").Metric = []*dto.Metric{
-		gauge(float64(res.Stats.Kinds), "result", "listed"),
-		gauge(float64(res.Stats.KindsSkipped), "result", "skipped"),
+		gauge(float64(res.Stats.Kinds), with("result", "listed")...),
+		gauge(float64(res.Stats.KindsSkipped), with("result", "skipped")...),
 	}
-	fam(MetricScanDuration, "Wall time of the last scan.").Metric = []*dto.Metric{gauge(math.Round(res.Duration.Seconds()*1000) / 1000)}
-	fam(MetricScanTimestamp, "Unix time the last scan started (alert when it goes stale).").Metric = []*dto.Metric{gauge(float64(res.Started.Unix()))}
+	fam(MetricScanDuration, "Wall time of the last scan.").Metric = []*dto.Metric{gauge(math.Round(res.Duration.Seconds()*1000)/1000, labels...)}
+	fam(MetricScanTimestamp, "Unix time the last scan started (alert when it goes stale).").Metric = []*dto.Metric{gauge(float64(res.Started.Unix()), labels...)}
+	return sortFamilies(fams)
+}
 
+// WriteFamilies writes families in the text exposition format, families
+// and series sorted: the same drift gives the same bytes. Same-named
+// families (from several clusters) must have been merged by the caller.
+func WriteFamilies(w io.Writer, fams []*dto.MetricFamily) error {
+	for _, f := range sortFamilies(fams) {
+		if _, err := expfmt.MetricFamilyToText(w, f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sortFamilies sorts families by name and their series by labels, and
+// drops empty families.
+func sortFamilies(fams []*dto.MetricFamily) []*dto.MetricFamily {
 	sort.Slice(fams, func(i, j int) bool { return fams[i].GetName() < fams[j].GetName() })
 	out := fams[:0]
 	for _, f := range fams {
@@ -110,6 +125,9 @@ func Families(res *Result) []*dto.MetricFamily {
 	}
 	return out
 }
+
+// Gauge returns a gauge sample with labels (name, value pairs).
+func Gauge(v float64, labels ...string) *dto.Metric { return gauge(v, labels...) }
 
 func gauge(v float64, labels ...string) *dto.Metric {
 	m := &dto.Metric{Gauge: &dto.Gauge{Value: proto.Float64(v)}}

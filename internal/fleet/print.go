@@ -66,14 +66,7 @@ func printTable(w io.Writer, res *Result) error {
 		tw.Println("CLUSTER\tNAMESPACE\tKIND\tNAME\tFIELD\tMANAGER\tCLASS\tOWNER\tVERDICT")
 		for _, it := range res.Items {
 			rep := it.Report
-			owner := "-"
-			if len(rep.Owners) > 0 {
-				var parts []string
-				for _, o := range rep.Owners {
-					parts = append(parts, string(o.Engine)+" "+o.Ref())
-				}
-				owner = strings.Join(parts, ", ")
-			}
+			owner := scan.OwnerCell(rep.Owners)
 			for _, d := range rep.Drifts {
 				m := drift.Culprit(d, false)
 				verdict := "-"

@@ -69,14 +69,7 @@ func printTable(w io.Writer, res *Result) error {
 		tw.Println("NAMESPACE\tKIND\tNAME\tFIELD\tMANAGER\tCLASS\tOWNER\tVERDICT")
 		in := &Inspector{}
 		for _, rep := range res.Items {
-			owner := "-"
-			if len(rep.Owners) > 0 {
-				var parts []string
-				for _, o := range rep.Owners {
-					parts = append(parts, string(o.Engine)+" "+o.Ref())
-				}
-				owner = strings.Join(parts, ", ")
-			}
+			owner := OwnerCell(rep.Owners)
 			for _, d := range rep.Drifts {
 				m := in.culprit(d)
 				tw.Printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(rep.Resource.Namespace), rep.Resource.GroupKind(), rep.Resource.Name,
@@ -116,4 +109,17 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// OwnerCell is the OWNER column of a drift row: "engine ns/name" of each
+// owner, or "-" when nothing reconciles the object.
+func OwnerCell(owners []model.Owner) string {
+	if len(owners) == 0 {
+		return "-"
+	}
+	parts := make([]string, 0, len(owners))
+	for _, o := range owners {
+		parts = append(parts, string(o.Engine)+" "+o.Ref())
+	}
+	return strings.Join(parts, ", ")
 }

@@ -33,12 +33,16 @@ func argoApp(t *testing.T, a *ArgoCD, name, ns string) {
 // until the controller has finished it.
 func argoSync(t *testing.T, a *ArgoCD, app string) {
 	t.Helper()
-	startedBefore := argoOpStarted(t, a, app)
+	// The operation carries a nonce in its info: startedAt has second
+	// resolution, so a sync started in the same second as the previous one
+	// (the Application's first) could not be told from it.
+	nonce := fmt.Sprintf("%d", time.Now().UnixNano())
 	var opts []string
 	if s := strings.TrimSpace(a.Kubectl(t, "-n", a.Namespace, "get", "application", app, "-o", "jsonpath={.spec.syncPolicy.syncOptions}")); s != "" {
 		DecodeJSON(t, s, &opts)
 	}
 	op, _ := json.Marshal(map[string]any{"operation": map[string]any{"initiatedBy": map[string]any{"username": "e2e"},
+		"info": []map[string]string{{"name": "e2e-sync", "value": nonce}},
 		"sync": map[string]any{"revision": "HEAD", "syncOptions": opts}}})
 	a.Kubectl(t, "-n", a.Namespace, "patch", "application", app, "--type=merge", "-p", string(op))
 	deadline := time.Now().Add(90 * time.Second)
@@ -48,14 +52,23 @@ func argoSync(t *testing.T, a *ArgoCD, app string) {
 			Status    struct {
 				OperationState struct {
 					Phase     string `json:"phase"`
-					StartedAt string `json:"startedAt"`
 					Message   string `json:"message"`
+					Operation struct {
+						Info []struct {
+							Name  string `json:"name"`
+							Value string `json:"value"`
+						} `json:"info"`
+					} `json:"operation"`
 				} `json:"operationState"`
 			} `json:"status"`
 		}
 		DecodeJSON(t, a.Kubectl(t, "-n", a.Namespace, "get", "application", app, "-o", "json"), &obj)
 		st := obj.Status.OperationState
-		if obj.Operation == nil && st.StartedAt != startedBefore {
+		ours := false
+		for _, i := range st.Operation.Info {
+			ours = ours || (i.Name == "e2e-sync" && i.Value == nonce)
+		}
+		if obj.Operation == nil && ours {
 			switch st.Phase {
 			case "Succeeded":
 				return
@@ -66,11 +79,6 @@ func argoSync(t *testing.T, a *ArgoCD, app string) {
 		time.Sleep(300 * time.Millisecond)
 	}
 	t.Fatalf("sync of %s did not finish\n%s", app, a.LogTail("controller", 15))
-}
-
-func argoOpStarted(t *testing.T, a *ArgoCD, app string) string {
-	t.Helper()
-	return strings.TrimSpace(a.Kubectl(t, "-n", a.Namespace, "get", "application", app, "-o", "jsonpath={.status.operationState.startedAt}"))
 }
 
 // TestAdoptArgoReal: a hotfix adopted into the Git checkout of a real Argo

@@ -93,6 +93,13 @@ func TestAdoptFluxReal(t *testing.T) {
 	if dry.Code != 0 || !strings.Contains(dry.Stdout, `+          image: "nginx:1.29"   # bumped by renovate`) {
 		t.Fatalf("adopt --dry-run: exit %d\n%s\n%s", dry.Code, dry.Stdout, dry.Stderr)
 	}
+	// --source: the live object's owner (the real Kustomization, found by
+	// the ownership labels kustomize-controller set, read from the
+	// cluster) says where its manifests are: the same change as -k.
+	src := l.drift(t, "adopt", "deploy/web", "-n", ns, "--source", dir, "--dry-run")
+	if src.Code != 0 || src.Stdout != dry.Stdout {
+		t.Fatalf("adopt --source --dry-run: exit %d\n%s\n%s\nwant the -k diff:\n%s", src.Code, src.Stdout, src.Stderr, dry.Stdout)
+	}
 	if got := readCheckout(t, dir, "deployment.yaml"); got["deployment.yaml"] != files["deployment.yaml"] {
 		t.Fatal("--dry-run wrote the checkout")
 	}

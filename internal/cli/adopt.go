@@ -21,6 +21,9 @@ import (
 // AdoptOptions are the flags and state of `adopt`.
 type AdoptOptions struct {
 	*GlobalOptions
+	// RenderFlags: --source DIR finds the object's manifests through the
+	// engine object that applies it (as render and explain --source do).
+	RenderFlags
 
 	// Filenames, Kustomize and Chart say where the object's manifest is:
 	// plain files, a kustomize directory, or a Helm chart (values file).
@@ -51,7 +54,7 @@ func NewAdoptOptions(g *GlobalOptions) *AdoptOptions {
 func newAdoptCommand(g *GlobalOptions) *cobra.Command {
 	o := NewAdoptOptions(g)
 	cmd := &cobra.Command{
-		Use:   "adopt TYPE/NAME (-f FILE | -k DIR | --chart DIR) [--field PATH]... [--dry-run]",
+		Use:   "adopt TYPE/NAME (-f FILE | -k DIR | --chart DIR | --source DIR) [--field PATH]... [--dry-run]",
 		Short: "Write an object's drifted live values back into the manifests in Git",
 		Long: `Write the drifted live values of an object back into the file they came
 from, when the live change was right (a hotfix) and Git should follow.
@@ -64,6 +67,12 @@ missing key is added in its parent's style. With -k the value goes where
 kustomize took it from: the images or replicas field of the
 kustomization, a strategic-merge or JSON 6902 patch, or the base resource.
 With --chart, a values key that a template writes straight into the field.
+With --source, the checkout of a GitOps repository: the Flux Kustomization
+or HelmRelease that applies the object (by its ownership labels, or
+--kustomization/--helmrelease) says where: the kustomize directory of its
+spec.path, the plain files there when it has no kustomization file, or its
+chart, with a HelmRelease's inline spec.values edited in its manifest when
+they set the key.
 
 A field the source computes (a template expression, an inline patch, an
 anchor shared through aliases) is not edited: its value is printed for you
@@ -82,7 +91,10 @@ Exit codes: 0 written or nothing to do, 2 error.`,
   kubectl drift adopt deploy/prod-web -n shop -k overlays/prod --field /spec/replicas
 
   # A Helm chart: write into values.yaml
-  kubectl drift adopt deploy/web -n shop --chart charts/web --values charts/web/values-prod.yaml`,
+  kubectl drift adopt deploy/web -n shop --chart charts/web --values charts/web/values-prod.yaml
+
+  # A Flux repository: the owning Kustomization or HelmRelease says where
+  kubectl drift adopt deploy/web -n shop --source . --dry-run`,
 		Args: cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.Complete(cmd, args); err != nil {
@@ -104,6 +116,7 @@ Exit codes: 0 written or nothing to do, 2 error.`,
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file instead of the cluster")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD or Flux objects to judge with (repeatable)")
 	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", o.ArgoCDNamespace, "Namespace of Argo CD's control plane")
+	o.addFlags(cmd)
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.MarkFlagDirname("kustomize")
 	_ = cmd.MarkFlagDirname("chart")
@@ -138,8 +151,17 @@ func (o *AdoptOptions) Validate() error {
 	if o.Chart != "" {
 		n++
 	}
+	if o.Source != "" {
+		n++
+	}
 	if n != 1 {
-		return errors.New("give the object's source with exactly one of -f FILE, -k DIR or --chart DIR")
+		return errors.New("give the object's source with exactly one of -f FILE, -k DIR, --chart DIR or --source DIR")
+	}
+	if len(o.refs()) > 1 {
+		return errors.New("adopt writes one owner's sources: give --kustomization or --helmrelease once")
+	}
+	if err := o.validate(); err != nil {
+		return err
 	}
 	for _, f := range o.Filenames {
 		if f == "-" || f == "" {
@@ -163,7 +185,7 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 	// Output is gathered and written once, after the files are written.
 	var b strings.Builder
 	defer func() { _, _ = io.WriteString(o.Out, b.String()) }()
-	req := reportRequest{Filenames: o.Filenames, Kustomize: o.Kustomize, LiveFile: o.LiveFile, Rules: o.Rules, ArgoCDNamespace: o.ArgoCDNamespace}
+	req := reportRequest{Filenames: o.Filenames, Kustomize: o.Kustomize, LiveFile: o.LiveFile, Rules: o.Rules, ArgoCDNamespace: o.ArgoCDNamespace, Render: o.RenderFlags}
 	if o.Chart != "" {
 		// The chart is not rendered here: drift is inferred from field
 		// ownership, and values come from the live object.
@@ -174,6 +196,11 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 		return err
 	}
 	report, live := ex.report, ex.live
+	if o.Source != "" {
+		if o.locator, err = o.sourceLocator(ctx, ex); err != nil {
+			return err
+		}
+	}
 	fields, err := o.pick(report, live)
 	if err != nil {
 		return err

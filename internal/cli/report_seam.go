@@ -18,6 +18,8 @@ type reportRequest struct {
 	LiveFile        string
 	Rules           []string
 	ArgoCDNamespace string
+	// Render: --source renders the desired state from a checkout.
+	Render RenderFlags
 }
 
 // explained is explain's result as adopt and suggest use it.
@@ -35,6 +37,7 @@ type explained struct {
 func explainReport(ctx context.Context, g *GlobalOptions, args []string, req reportRequest) (*explained, error) {
 	eo := NewExplainOptions(g)
 	eo.Filenames, eo.Kustomize, eo.LiveFile, eo.Rules = req.Filenames, req.Kustomize, req.LiveFile, req.Rules
+	eo.RenderFlags = req.Render
 	// The engines' own explain flags, with their defaults; the control
 	// plane namespace the caller was given goes to the engine that has it.
 	fs := pflag.NewFlagSet("explain", pflag.ContinueOnError)

@@ -84,6 +84,9 @@ type Env struct {
 	// they land. Commands pass their own Scrubber, which scrubs all they
 	// print; NewEnv makes one.
 	Secrets *redact.Scrubber
+
+	// origins are the files Files were read from.
+	origins map[*unstructured.Unstructured]string
 }
 
 // AddSecret records the values of a Secret a renderer read, and of the
@@ -156,18 +159,20 @@ func NewEnv(root string) (*Env, error) {
 		return nil, fmt.Errorf("--source %s: not a directory", root)
 	}
 	docs, _ := source.LoadFiles([]string{abs}, nil, source.Options{Recursive: true, NoPositions: true})
-	env := &Env{Root: abs, Secrets: redact.NewScrubber()}
+	env := &Env{Root: abs, Secrets: redact.NewScrubber(), origins: map[*unstructured.Unstructured]string{}}
 	for _, d := range docs {
 		if d.Object == nil {
 			continue
 		}
 		if !d.Object.IsList() {
 			env.Files = append(env.Files, d.Object)
+			env.origins[d.Object] = d.File
 			continue
 		}
 		_ = d.Object.EachListItem(func(o runtime.Object) error {
 			if u, ok := o.(*unstructured.Unstructured); ok {
 				env.Files = append(env.Files, u)
+				env.origins[u] = d.File
 			}
 			return nil
 		})

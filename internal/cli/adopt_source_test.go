@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const adoptSourceData = "testdata/adopt-source"
+
+// sourceCheckout copies the checkout of testdata/adopt-source/repo to a
+// temporary directory (symlinks resolved, so that every way of naming a
+// file prints the same path) and returns it.
+func sourceCheckout(t *testing.T) string {
+	t.Helper()
+	dst, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(adoptSourceData, "repo")
+	err = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// adoptRun runs adopt offline on a live file of testdata/adopt-source.
+func adoptRun(t *testing.T, obj, live string, args ...string) string {
+	t.Helper()
+	all := append([]string{"adopt", obj, "-n", "shop", "--live-file", filepath.Join(adoptSourceData, live)}, args...)
+	stdout, stderr, code, _ := run(t, KubectlFrontend, all...)
+	if code != ExitNoDrift {
+		t.Fatalf("adopt %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	return stdout
+}
+
+// A Flux Kustomization whose spec.path is a kustomize overlay: --source
+// finds the overlay and edits what -k edits (the image tag in images:, the
+// replicas in the overlay's patch).
+func TestAdoptSourceKustomizeOverlay(t *testing.T) {
+	repo := sourceCheckout(t)
+	fields := []string{"--field", "/spec/replicas", "--field", "/spec/template/spec/containers/0/image", "--dry-run"}
+	got := adoptRun(t, "deploy/prod-web", "live-prod-web.yaml", append([]string{"--source", repo}, fields...)...)
+	want := adoptRun(t, "deploy/prod-web", "live-prod-web.yaml", append([]string{"-k", filepath.Join(repo, "apps", "prod")}, fields...)...)
+	if got != want {
+		t.Fatalf("--source diff:\n%s\n-k diff:\n%s", got, want)
+	}
+	for _, s := range []string{
+		"+    newTag: \"1.4.1\"   # released 2026-11-30\n",
+		"/apps/prod/resources.yaml\n",
+		"-  replicas: 3\n+  replicas: 5\n",
+	} {
+		if !strings.Contains(got, s) {
+			t.Errorf("diff lacks %q:\n%s", s, got)
+		}
+	}
+}
+
+// A Kustomization whose path has no kustomization.yaml: Flux generates
+// one over the plain files, and --source edits the file as -f does.
+func TestAdoptSourcePlainFiles(t *testing.T) {
+	repo := sourceCheckout(t)
+	fields := []string{"--field", "/spec/replicas", "--field", "/spec/template/spec/containers/0/image", "--dry-run"}
+	got := adoptRun(t, "deploy/api", "live-api.yaml", append([]string{"--source", repo}, fields...)...)
+	want := adoptRun(t, "deploy/api", "live-api.yaml", append([]string{"-f", filepath.Join(repo, "apps", "plain", "api.yaml")}, fields...)...)
+	if got != want {
+		t.Fatalf("--source diff:\n%s\n-f diff:\n%s", got, want)
+	}
+	if !strings.Contains(got, "-  replicas: 2 # two is enough\n+  replicas: 4 # two is enough\n") || !strings.Contains(got, "+          image: shop/api:2.0.1\n") {
+		t.Errorf("diff:\n%s", got)
+	}
+}
+
+// A HelmRelease with a local chart: a key the chart's values.yaml sets is
+// edited there, as --chart does; a key the HelmRelease's inline
+// spec.values set (they win over values.yaml) is edited in the
+// HelmRelease's manifest, comments kept.
+func TestAdoptSourceHelmRelease(t *testing.T) {
+	repo := sourceCheckout(t)
+	cpu := []string{"--field", "/spec/template/spec/containers/0/resources/limits/cpu", "--dry-run"}
+	got := adoptRun(t, "deploy/web", "live-web.yaml", append([]string{"--source", repo}, cpu...)...)
+	want := adoptRun(t, "deploy/web", "live-web.yaml", append([]string{"--chart", filepath.Join(repo, "charts", "web")}, cpu...)...)
+	if got != want || !strings.Contains(got, "+    cpu: 400m # raise with care\n") {
+		t.Fatalf("--source diff:\n%s\n--chart diff:\n%s", got, want)
+	}
+
+	sync := filepath.Join(repo, "flux-system", "sync.yaml")
+	orig, err := os.ReadFile(sync)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := adoptRun(t, "deploy/web", "live-web.yaml", "--source", repo, "--field", "/spec/replicas")
+	b, err := os.ReadFile(sync)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFile := strings.Replace(string(orig), "replicaCount: 3 # prod runs three", "replicaCount: 6 # prod runs three", 1)
+	if string(b) != wantFile || !strings.Contains(out, "wrote "+sync+": /spec/values/replicaCount") {
+		t.Fatalf("out %s\nsync.yaml:\n%s", out, b)
+	}
+	if v, _ := os.ReadFile(filepath.Join(repo, "charts", "web", "values.yaml")); !strings.Contains(string(v), "replicaCount: 2\n") {
+		t.Errorf("values.yaml changed:\n%s", v)
+	}
+}
+
+func TestAdoptSourceBadInput(t *testing.T) {
+	repo := sourceCheckout(t)
+	// spec.path leaving the checkout.
+	sync := filepath.Join(repo, "flux-system", "sync.yaml")
+	b, _ := os.ReadFile(sync)
+	if err := os.WriteFile(sync, []byte(strings.Replace(string(b), "path: ./apps/plain", "path: ../../etc", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	live := filepath.Join(adoptSourceData, "live-api.yaml")
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"path leaves the checkout": {[]string{"deploy/api", "--live-file", live, "--source", repo, "--field", "/spec/replicas"}, `Kustomization/flux-system/plain: spec.path: path "../../etc" leaves the source directory`},
+		"no owner":                 {[]string{"deploy/api", "--live-file", filepath.Join("testdata", "explain", "deployment-argocd-client-side-live.yaml"), "--source", repo, "--field", "/spec/replicas"}, "no engine object names this object"},
+		"two sources":              {[]string{"deploy/api", "--live-file", live, "--source", repo, "-k", repo}, "exactly one of"},
+		"two owners":               {[]string{"deploy/api", "--live-file", live, "--source", repo, "--kustomization", "a", "--helmrelease", "b"}, "give --kustomization or --helmrelease once"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, stderr, code, _ := run(t, KubectlFrontend, append([]string{"adopt", "-n", "shop"}, c.args...)...)
+			if code != ExitFailure || !strings.Contains(stderr, "error: ") || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, c.want)
+			}
+		})
+	}
+	b2, _ := os.ReadFile(filepath.Join(repo, "apps", "plain", "api.yaml"))
+	if !strings.Contains(string(b2), "replicas: 2 # two is enough") {
+		t.Errorf("a failed adopt wrote api.yaml:\n%s", b2)
+	}
+}

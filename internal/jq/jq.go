@@ -53,9 +53,11 @@ func Run(code *gojq.Code, v any, limit time.Duration, each func(result any) bool
 	if limit <= 0 {
 		limit = DefaultTimeout
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
+	// start is taken before the deadline is set, so that the time reported
+	// for a timeout is never shorter than the limit.
 	start := time.Now()
+	ctx, cancel := context.WithDeadline(context.Background(), start.Add(limit))
+	defer cancel()
 	iter := code.RunWithContext(ctx, v)
 	for {
 		out, ok := iter.Next()

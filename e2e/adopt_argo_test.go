@@ -93,7 +93,15 @@ func TestAdoptArgoReal(t *testing.T) {
 	argoApp(t, a, app, ns)
 
 	a.Kubectl(t, "-n", ns, "set", "image", "deployment/web", "app=nginx:1.29")
-	if st := a.RefreshHard(t, app); st.Sync.Status != "OutOfSync" {
+	// A hard refresh that finds a refresh already running can return
+	// before the controller's cache has the edit (as in the conformance
+	// suite): ask again a few times before calling it Synced.
+	st := a.RefreshHard(t, app)
+	for i := 0; i < 4 && st.Sync.Status != "OutOfSync"; i++ {
+		time.Sleep(time.Second)
+		st = a.RefreshHard(t, app)
+	}
+	if st.Sync.Status != "OutOfSync" {
 		t.Fatalf("after the hotfix Argo CD says %s, want OutOfSync", st.Sync.Status)
 	}
 	file := filepath.Join(a.RepoDir, "apps", ns, "deployment.yaml")

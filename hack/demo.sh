@@ -36,7 +36,7 @@ kubectl apply -f - >/dev/null <<YAML
 apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata:
-  name: apps
+  name: demo-apps
   namespace: flux-system
 spec:
   interval: 10m
@@ -57,7 +57,7 @@ metadata:
   namespace: $NS
   labels:
     app: web
-    kustomize.toolkit.fluxcd.io/name: apps
+    kustomize.toolkit.fluxcd.io/name: demo-apps
     kustomize.toolkit.fluxcd.io/namespace: flux-system
 spec:
   replicas: 2

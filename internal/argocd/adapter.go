@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -513,12 +514,7 @@ func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []model.Rule
-	keys := make([]string, 0, len(a.apps))
-	for k := range a.apps {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(a.apps)) {
 		e := a.apps[k]
 		out = append(out, rulesOfApp(e.app, e.src)...)
 	}

@@ -2,8 +2,9 @@ package argocd
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -177,12 +178,7 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 
 	// 2. Split keys resource.customizations.<type>.<group_kind>; they win over
 	// the single-key form for the same type.
-	keys := make([]string, 0, len(data))
-	for k := range data {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(data)) {
 		v := data[k]
 		if !strings.HasPrefix(k, keyCustomizations) {
 			continue
@@ -250,12 +246,7 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 	}
 
 	// Rules in a stable order: override keys sorted.
-	okeys := make([]string, 0, len(s.Overrides))
-	for k := range s.Overrides {
-		okeys = append(okeys, k)
-	}
-	sort.Strings(okeys)
-	for _, okey := range okeys {
+	for _, okey := range slices.Sorted(maps.Keys(s.Overrides)) {
 		ov := s.Overrides[okey]
 		group, kind, kerr := groupKindForOverrideKey(okey)
 		srcKey := func(typ string) string {

@@ -30,8 +30,8 @@ type CachingReader struct {
 	Reader model.Reader
 
 	mu    sync.Mutex
-	gets  map[getKey]getResult
-	lists map[listKey]listResult
+	gets  map[getKey]answer[*unstructured.Unstructured]
+	lists map[listKey]answer[[]unstructured.Unstructured]
 	// byKind indexes the all-namespaces LIST of an engine kind by
 	// namespace/name; a nil map means that LIST failed: plain Gets then.
 	byKind map[schema.GroupVersionKind]map[string]*unstructured.Unstructured
@@ -49,25 +49,40 @@ type getKey struct {
 	name      string
 }
 
-type getResult struct {
-	obj *unstructured.Unstructured
-	err error
-}
-
 type listKey struct {
 	gvk       schema.GroupVersionKind
 	namespace string
 	selector  string
 }
 
-type listResult struct {
-	items []unstructured.Unstructured
-	err   error
+// answer is a remembered read: what it returned, error included.
+type answer[T any] struct {
+	val T
+	err error
+}
+
+// remember makes a read once: later calls with the same key get the first
+// answer. A cancelled read is not an answer to remember.
+func remember[K comparable, T any](ctx context.Context, c *CachingReader, memo map[K]answer[T], k K, read func() (T, error)) answer[T] {
+	c.mu.Lock()
+	r, ok := memo[k]
+	c.mu.Unlock()
+	if ok {
+		return r
+	}
+	v, err := read()
+	r = answer[T]{val: v, err: err}
+	if ctx.Err() == nil {
+		c.mu.Lock()
+		memo[k] = r
+		c.mu.Unlock()
+	}
+	return r
 }
 
 // NewCachingReader wraps r.
 func NewCachingReader(r model.Reader) *CachingReader {
-	return &CachingReader{Reader: r, gets: map[getKey]getResult{}, lists: map[listKey]listResult{},
+	return &CachingReader{Reader: r, gets: map[getKey]answer[*unstructured.Unstructured]{}, lists: map[listKey]answer[[]unstructured.Unstructured]{},
 		byKind: map[schema.GroupVersionKind]map[string]*unstructured.Unstructured{}}
 }
 
@@ -80,45 +95,23 @@ func (c *CachingReader) Get(ctx context.Context, gvk schema.GroupVersionKind, na
 			return obj, err
 		}
 	}
-	k := getKey{gvk, namespace, name}
-	c.mu.Lock()
-	r, ok := c.gets[k]
-	c.mu.Unlock()
-	if !ok {
-		obj, err := c.Reader.Get(ctx, gvk, namespace, name)
-		if ctx.Err() != nil {
-			return obj, err // a cancelled read is not an answer to remember
-		}
-		r = getResult{obj: obj, err: err}
-		c.mu.Lock()
-		c.gets[k] = r
-		c.mu.Unlock()
-	}
-	if r.obj == nil {
+	r := remember(ctx, c, c.gets, getKey{gvk, namespace, name}, func() (*unstructured.Unstructured, error) {
+		return c.Reader.Get(ctx, gvk, namespace, name)
+	})
+	if r.val == nil {
 		return nil, r.err
 	}
-	return r.obj.DeepCopy(), r.err
+	return r.val.DeepCopy(), r.err
 }
 
 // List implements model.Reader.
 func (c *CachingReader) List(ctx context.Context, gvk schema.GroupVersionKind, namespace, labelSelector string) ([]unstructured.Unstructured, error) {
-	k := listKey{gvk, namespace, labelSelector}
-	c.mu.Lock()
-	r, ok := c.lists[k]
-	c.mu.Unlock()
-	if !ok {
-		items, err := c.Reader.List(ctx, gvk, namespace, labelSelector)
-		if ctx.Err() != nil {
-			return items, err
-		}
-		r = listResult{items: items, err: err}
-		c.mu.Lock()
-		c.lists[k] = r
-		c.mu.Unlock()
-	}
-	out := make([]unstructured.Unstructured, len(r.items))
-	for i := range r.items {
-		r.items[i].DeepCopyInto(&out[i])
+	r := remember(ctx, c, c.lists, listKey{gvk, namespace, labelSelector}, func() ([]unstructured.Unstructured, error) {
+		return c.Reader.List(ctx, gvk, namespace, labelSelector)
+	})
+	out := make([]unstructured.Unstructured, len(r.val))
+	for i := range r.val {
+		r.val[i].DeepCopyInto(&out[i])
 	}
 	return out, r.err
 }

@@ -135,15 +135,7 @@ func lookup(getenv func(string) string, key string) (string, bool) {
 // PrintReport prints one resource's drift report in the chosen format.
 func PrintReport(w io.Writer, r *model.Report, opts Options) error {
 	MaskSecrets(r)
-	switch opts.Format {
-	case JSON:
-		return printJSON(w, r)
-	case YAML:
-		return printYAML(w, r)
-	case Text, "":
-		return printText(w, r, opts)
-	}
-	return fmt.Errorf("unknown output format %q", opts.Format)
+	return printAs(w, r, opts, func() error { return printText(w, r, opts) })
 }
 
 // PrintList prints a list of reports. Text output prints each report in
@@ -152,12 +144,7 @@ func PrintList(w io.Writer, l *model.List, opts Options) error {
 	for _, r := range l.Items {
 		MaskSecrets(r)
 	}
-	switch opts.Format {
-	case JSON:
-		return printJSON(w, l)
-	case YAML:
-		return printYAML(w, l)
-	case Text, "":
+	return printAs(w, l, opts, func() error {
 		if len(l.Items) == 0 {
 			_, err := fmt.Fprintln(w, "No drifted resources found.")
 			return err
@@ -173,6 +160,19 @@ func PrintList(w io.Writer, l *model.List, opts Options) error {
 			}
 		}
 		return nil
+	})
+}
+
+// printAs prints the document v as JSON or YAML, or runs text for the text
+// format (the default).
+func printAs(w io.Writer, v any, opts Options, text func() error) error {
+	switch opts.Format {
+	case JSON:
+		return printJSON(w, v)
+	case YAML:
+		return printYAML(w, v)
+	case Text, "":
+		return text()
 	}
 	return fmt.Errorf("unknown output format %q", opts.Format)
 }

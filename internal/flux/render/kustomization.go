@@ -93,21 +93,13 @@ func (*Renderer) Render(ctx context.Context, env *render.Env, obj *unstructured.
 //     it out: the result is the manifest as a user would write it, so
 //     that explain --source judges exactly as explain -f does.
 func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	var ks kustomizev1.Kustomization
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &ks); err != nil {
-		return nil, fmt.Errorf("not a valid Kustomization: %w", err)
-	}
-	root, err := sourceRoot(ctx, env, ks)
+	ks, root, dir, err := kustomizationPath(ctx, env, obj)
 	if err != nil {
 		return nil, err
 	}
-	dir, err := render.Join(root, ks.Spec.Path)
-	if err != nil {
-		return nil, fmt.Errorf("spec.path: %w", err)
-	}
 	// The controller hands the generator the typed object made
 	// unstructured again (defaults and all), not the manifest as written.
-	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&ks)
+	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ks)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +138,7 @@ func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured
 
 	var substituted *unstructured.Unstructured
 	if ks.Spec.PostBuild != nil {
-		vars, err := loadVariables(ctx, env, &ks)
+		vars, err := loadVariables(ctx, env, ks)
 		if err != nil {
 			return nil, err
 		}
@@ -255,6 +247,23 @@ func remoteRef(r string) bool {
 		}
 	}
 	return false
+}
+
+// kustomizationPath decodes the Kustomization obj and finds its spec.path
+// in the checkout: the source root and the directory below it, the way
+// Render and Locate both find them.
+func kustomizationPath(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) (ks *kustomizev1.Kustomization, root, dir string, err error) {
+	ks = &kustomizev1.Kustomization{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, ks); err != nil {
+		return nil, "", "", fmt.Errorf("not a valid Kustomization: %w", err)
+	}
+	if root, err = sourceRoot(ctx, env, *ks); err != nil {
+		return nil, "", "", err
+	}
+	if dir, err = render.Join(root, ks.Spec.Path); err != nil {
+		return nil, "", "", fmt.Errorf("spec.path: %w", err)
+	}
+	return ks, root, dir, nil
 }
 
 // sourceRoot is the checkout directory of the Kustomization's source: its

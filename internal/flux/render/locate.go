@@ -9,7 +9,6 @@ import (
 	"sort"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
-	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/kustomize/api/konfig"
@@ -24,17 +23,9 @@ func (*Renderer) Locate(ctx context.Context, env *render.Env, obj *unstructured.
 	if obj.GroupVersionKind().Kind == helmv2.HelmReleaseKind {
 		return locateHelmRelease(ctx, env, obj)
 	}
-	var ks kustomizev1.Kustomization
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &ks); err != nil {
-		return nil, fmt.Errorf("not a valid Kustomization: %w", err)
-	}
-	root, err := sourceRoot(ctx, env, ks)
+	ks, root, dir, err := kustomizationPath(ctx, env, obj)
 	if err != nil {
 		return nil, err
-	}
-	dir, err := render.Join(root, ks.Spec.Path)
-	if err != nil {
-		return nil, fmt.Errorf("spec.path: %w", err)
 	}
 	if hasKustomization(dir) {
 		return &render.Location{Kind: render.LocateKustomize, Dir: dir}, nil

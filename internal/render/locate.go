@@ -62,17 +62,7 @@ type SourceLocator interface {
 // labels, or owner when given) and where its manifests are in the
 // checkout.
 func LocateForLive(ctx context.Context, env *Env, renderers []Renderer, live *unstructured.Unstructured, owner *Ref) (Ref, *Location, error) {
-	var ref Ref
-	switch {
-	case owner != nil:
-		ref = *owner
-	default:
-		var ok bool
-		if ref, ok = OwnerOf(renderers, live); !ok {
-			return Ref{}, nil, errors.New("no engine object names this object as its own (no Flux ownership labels): name it with --kustomization or --helmrelease")
-		}
-	}
-	obj, err := Resolve(ctx, env, ref)
+	ref, obj, err := ownerOfLive(ctx, env, renderers, live, owner, "no engine object names this object as its own (no Flux ownership labels): name it with --kustomization or --helmrelease")
 	if err != nil {
 		return ref, nil, err
 	}

@@ -325,6 +325,18 @@ func OwnerOf(renderers []Renderer, live *unstructured.Unstructured) (Ref, bool) 
 // ForLive renders the engine object that applies live (its owner by labels,
 // or owner when given) and returns the rendered objects.
 func ForLive(ctx context.Context, env *Env, renderers []Renderer, live *unstructured.Unstructured, owner *Ref) (Ref, []*unstructured.Unstructured, error) {
+	ref, obj, err := ownerOfLive(ctx, env, renderers, live, owner, "no engine object names this object as its own (no Flux or Argo CD ownership labels): name it with --kustomization, --helmrelease or --app")
+	if err != nil {
+		return ref, nil, err
+	}
+	res := Render(ctx, env, renderers, []*unstructured.Unstructured{obj})
+	return ref, res[0].Objects, res[0].Err
+}
+
+// ownerOfLive reads the engine object that applies live: owner when given,
+// else the one live's ownership labels name; notOwned is the error when
+// none does.
+func ownerOfLive(ctx context.Context, env *Env, renderers []Renderer, live *unstructured.Unstructured, owner *Ref, notOwned string) (Ref, *unstructured.Unstructured, error) {
 	var ref Ref
 	switch {
 	case owner != nil:
@@ -332,15 +344,11 @@ func ForLive(ctx context.Context, env *Env, renderers []Renderer, live *unstruct
 	default:
 		var ok bool
 		if ref, ok = OwnerOf(renderers, live); !ok {
-			return Ref{}, nil, errors.New("no engine object names this object as its own (no Flux or Argo CD ownership labels): name it with --kustomization, --helmrelease or --app")
+			return Ref{}, nil, errors.New(notOwned)
 		}
 	}
 	obj, err := Resolve(ctx, env, ref)
-	if err != nil {
-		return ref, nil, err
-	}
-	res := Render(ctx, env, renderers, []*unstructured.Unstructured{obj})
-	return ref, res[0].Objects, res[0].Err
+	return ref, obj, err
 }
 
 func rendererFor(renderers []Renderer, obj *unstructured.Unstructured) Renderer {

@@ -22,6 +22,8 @@ import (
 	"sort"
 	"sync"
 	"time"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
 // Defaults of Config.
@@ -86,6 +88,11 @@ type Object struct {
 // Secret reports whether the object is a core Secret, whose values are
 // never reported.
 func (o Object) Secret() bool { return o.Group == "" && o.Kind == "Secret" }
+
+// id is the object as reports name it, for their order.
+func (o Object) id() model.ResourceID {
+	return model.ResourceID{Group: o.Group, Kind: o.Kind, Namespace: o.Namespace, Name: o.Name}
+}
 
 // Write is one observed write of a field.
 type Write struct {
@@ -244,17 +251,8 @@ func (d *Detector) Fights(now time.Time) []Fight {
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i].Object, out[j].Object
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		if a.Group != b.Group {
-			return a.Group < b.Group
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		if a.Name != b.Name {
-			return a.Name < b.Name
+		if ai, bi := a.id(), b.id(); ai != bi {
+			return ai.Less(bi)
 		}
 		if a.UID != b.UID {
 			return a.UID < b.UID
@@ -344,30 +342,27 @@ func (d *Detector) Fields(uid string) []string {
 // never keep (the object being written).
 func (d *Detector) evictObjects(keep string) {
 	for len(d.objects) > d.cfg.MaxObjects {
-		var oldest string
-		var t time.Time
-		first := true
-		for uid, st := range d.objects {
-			if uid != keep && (first || st.last.Before(t)) {
-				oldest, t, first = uid, st.last, false
-			}
-		}
-		delete(d.objects, oldest)
+		delete(d.objects, leastRecent(d.objects, keep, func(st *objectState) time.Time { return st.last }))
 	}
 }
 
 func evictFields(st *objectState, keep string, max int) {
 	for len(st.fields) > max {
-		var oldest string
-		var t time.Time
-		first := true
-		for name, fs := range st.fields {
-			if name != keep && (first || fs.last.Before(t)) {
-				oldest, t, first = name, fs.last, false
-			}
-		}
-		delete(st.fields, oldest)
+		delete(st.fields, leastRecent(st.fields, keep, func(fs *fieldState) time.Time { return fs.last }))
 	}
+}
+
+// leastRecent is the key of m's least recently written entry, never keep.
+func leastRecent[V any](m map[string]V, keep string, last func(V) time.Time) string {
+	var oldest string
+	var t time.Time
+	first := true
+	for k, v := range m {
+		if k != keep && (first || last(v).Before(t)) {
+			oldest, t, first = k, last(v), false
+		}
+	}
+	return oldest
 }
 
 // LastManager is the manager of the field's last write by the engine side

@@ -24,6 +24,13 @@ k() { kubectl -n "$ns" "$@"; }
 # save NAME FILE: the live object with managedFields, as `kubectl get -o yaml
 # --show-managed-fields` prints it.
 save() { k get "$1" -o yaml --show-managed-fields >"$2"; }
+# pair NAME FIXTURE DESIRED CASE: saves NAME as FIXTURE and gives the diff
+# goldens the same object as CASE-live.yaml, DESIRED as CASE-desired.yaml.
+pair() {
+  save "$1" "$2"
+  cp "$2" "$diffdata/$4-live.yaml"
+  cp "$3" "$diffdata/$4-desired.yaml"
+}
 
 # No kube-controller-manager runs, so a deleted namespace would stay
 # Terminating for ever: keep the namespace, delete our objects instead.
@@ -52,9 +59,7 @@ sleep 1.1
 k annotate deployment/web oncall=alice >/dev/null
 sleep 1.1
 KUBE_EDITOR="sed -i -e s/LOG_LEVEL_INFO/LOG_LEVEL_DEBUG/" k edit deployment/web >/dev/null
-save deployment/web "$here/deployment-ssa-then-kubectl-drifted.yaml"
-cp "$here/deployment-ssa-then-kubectl-drifted.yaml" "$diffdata/deployment-kubectl-drifted-live.yaml"
-cp "$desired" "$diffdata/deployment-kubectl-drifted-desired.yaml"
+pair deployment/web "$here/deployment-ssa-then-kubectl-drifted.yaml" "$desired" deployment-kubectl-drifted
 
 # --- Deployment scaled by an autoscaler through the scale subresource ------
 # The HPA controller writes spec.replicas through /scale as
@@ -63,9 +68,7 @@ cp "$desired" "$diffdata/deployment-kubectl-drifted-desired.yaml"
 k apply --server-side --field-manager=kustomize-controller -f "$here/deployment-hpa-desired.yaml" >/dev/null
 sleep 1.1
 k patch deployment/api --subresource=scale --type=merge -p '{"spec":{"replicas":7}}' --field-manager=kube-controller-manager >/dev/null
-save deployment/api "$here/deployment-ssa-then-hpa-scaled.yaml"
-cp "$here/deployment-ssa-then-hpa-scaled.yaml" "$diffdata/deployment-hpa-scaled-live.yaml"
-cp "$here/deployment-hpa-desired.yaml" "$diffdata/deployment-hpa-scaled-desired.yaml"
+pair deployment/api "$here/deployment-ssa-then-hpa-scaled.yaml" "$here/deployment-hpa-desired.yaml" deployment-hpa-scaled
 
 # --- Deployment changed by an injector, status written by a controller ---
 # A mutating tool adds a whole container and an annotation under its own
@@ -77,9 +80,7 @@ sleep 1.1
 k patch deployment/mesh --field-manager=istio-sidecar-injector -p '{"spec":{"template":{"metadata":{"annotations":{"sidecar.istio.io/status":"injected"}},"spec":{"containers":[{"name":"istio-proxy","image":"registry.example/proxyv2:1.2","args":["proxy","sidecar"]}]}}}}' >/dev/null
 sleep 1.1
 k patch deployment/mesh --subresource=status --type=merge --field-manager=kube-controller-manager -p '{"status":{"observedGeneration":2,"replicas":1,"updatedReplicas":1}}' >/dev/null
-save deployment/mesh "$here/deployment-ssa-then-injected.yaml"
-cp "$here/deployment-ssa-then-injected.yaml" "$diffdata/deployment-sidecar-injected-live.yaml"
-cp "$here/deployment-mesh-desired.yaml" "$diffdata/deployment-sidecar-injected-desired.yaml"
+pair deployment/mesh "$here/deployment-ssa-then-injected.yaml" "$here/deployment-mesh-desired.yaml" deployment-sidecar-injected
 
 # --- Deployment created by Argo CD's client-side apply ---------------------
 # An Update that creates an object is charged with every default the API
@@ -88,9 +89,7 @@ cp "$here/deployment-mesh-desired.yaml" "$diffdata/deployment-sidecar-injected-d
 k apply --field-manager=argocd-controller -f "$here/deployment-csa-desired.yaml" >/dev/null
 sleep 1.1
 k set image deployment/legacy app=registry.example/legacy:1.1 >/dev/null
-save deployment/legacy "$here/deployment-csa-then-image-set.yaml"
-cp "$here/deployment-csa-then-image-set.yaml" "$diffdata/deployment-csa-image-set-live.yaml"
-cp "$here/deployment-csa-desired.yaml" "$diffdata/deployment-csa-image-set-desired.yaml"
+pair deployment/legacy "$here/deployment-csa-then-image-set.yaml" "$here/deployment-csa-desired.yaml" deployment-csa-image-set
 
 # --- Deployment created by a person's kubectl apply, then scaled --------
 # The defaults are charged to kubectl-client-side-apply, the writer of the
@@ -100,25 +99,19 @@ sed 's/legacy/handmade/g' "$here/deployment-csa-desired.yaml" >"$here/deployment
 k apply -f "$here/deployment-handmade-desired.yaml" >/dev/null
 sleep 1.1
 k scale deployment/handmade --replicas=4 >/dev/null
-save deployment/handmade "$here/deployment-kubectl-apply-then-scaled.yaml"
-cp "$here/deployment-kubectl-apply-then-scaled.yaml" "$diffdata/deployment-handmade-scaled-live.yaml"
-cp "$here/deployment-handmade-desired.yaml" "$diffdata/deployment-handmade-scaled-desired.yaml"
+pair deployment/handmade "$here/deployment-kubectl-apply-then-scaled.yaml" "$here/deployment-handmade-desired.yaml" deployment-handmade-scaled
 
 # --- Service: ports keyed by port+protocol --------------------------------
 k apply --server-side --field-manager=argocd-controller -f "$here/service-desired.yaml" >/dev/null
 sleep 1.1
 k patch service/web --type=json -p '[{"op":"replace","path":"/spec/ports/1/targetPort","value":9443}]' >/dev/null
-save service/web "$here/service-ssa-then-port-patched.yaml"
-cp "$here/service-ssa-then-port-patched.yaml" "$diffdata/service-port-patched-live.yaml"
-cp "$here/service-desired.yaml" "$diffdata/service-port-patched-desired.yaml"
+pair service/web "$here/service-ssa-then-port-patched.yaml" "$here/service-desired.yaml" service-port-patched
 
 # --- ConfigMap: client-side apply as Argo CD does without ServerSideApply --
 k apply --field-manager=argocd-controller -f "$here/configmap-desired.yaml" >/dev/null
 sleep 1.1
 k patch configmap/settings --type=merge -p '{"data":{"mode":"maintenance"}}' >/dev/null
-save configmap/settings "$here/configmap-csa-then-patched.yaml"
-cp "$here/configmap-csa-then-patched.yaml" "$diffdata/configmap-csa-patched-live.yaml"
-cp "$here/configmap-desired.yaml" "$diffdata/configmap-csa-patched-desired.yaml"
+pair configmap/settings "$here/configmap-csa-then-patched.yaml" "$here/configmap-desired.yaml" configmap-csa-patched
 
 # --- Secret: values must never leak into a diff ---------------------------
 k apply --server-side --field-manager=kustomize-controller -f "$here/secret-desired.yaml" >/dev/null

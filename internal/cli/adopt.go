@@ -96,15 +96,7 @@ Exit codes: 0 written or nothing to do, 2 error.`,
   # A Flux repository: the owning Kustomization or HelmRelease says where
   kubectl drift adopt deploy/web -n shop --source . --dry-run`,
 		Args: cobra.RangeArgs(0, 2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return failure(err)
-			}
-			if err := o.Validate(); err != nil {
-				return failure(err)
-			}
-			return failure(o.Run(cmd.Context()))
-		},
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
 	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest file holding the object (may be repeated)")

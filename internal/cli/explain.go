@@ -132,15 +132,7 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
   kubectl get deploy web -n shop -o yaml --show-managed-fields > live.yaml
   kubectl drift explain deploy/web --live-file live.yaml -k overlays/prod`,
 		Args: cobra.RangeArgs(0, 2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return failure(err)
-			}
-			if err := o.Validate(); err != nil {
-				return failure(err)
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
 	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "File holding the desired state (YAML or JSON, '-' for stdin); may be repeated")
@@ -166,6 +158,28 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
 	_ = cmd.MarkFlagFilename("rules", "yaml", "yml", "json")
 	cmd.ValidArgsFunction = objectCompletion(g)
 	return cmd
+}
+
+// options are a command's options in kubectl's pattern: Complete fills
+// them from the arguments, Validate checks them, Run does the work.
+type options interface {
+	Complete(cmd *cobra.Command, args []string) error
+	Validate() error
+	Run(ctx context.Context) error
+}
+
+// runOptions is the RunE of a command with such options: Complete,
+// Validate, then Run; an error exits 2 unless it carries its own code.
+func runOptions(o options) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		if err := o.Complete(cmd, args); err != nil {
+			return failure(err)
+		}
+		if err := o.Validate(); err != nil {
+			return failure(err)
+		}
+		return failure(o.Run(cmd.Context()))
+	}
 }
 
 // failure marks an error as exit code 2 (errors that are already

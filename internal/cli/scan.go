@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
@@ -22,12 +21,10 @@ import (
 type ScanOptions struct {
 	*GlobalOptions
 
-	AllNamespaces bool
-	LabelSelector string
-	Kinds         []string
-	Output        string
-	Watch         bool
-	WatchTimeout  time.Duration
+	Selection
+	Output       string
+	Watch        bool
+	WatchTimeout time.Duration
 	// ReconcileInterval is assumed when an owner's interval is unknown.
 	ReconcileInterval time.Duration
 	QPS               float32
@@ -126,9 +123,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Scan all namespaces")
-	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector to filter objects (e.g. app=shop)")
-	f.StringSliceVar(&o.Kinds, "kinds", nil, `Kinds to scan, comma-separated: resource names as kubectl get takes them, "default", "all" (default "default")`)
+	o.Selection.addFlags(cmd, "scan")
 	addOutputFlag(cmd, &o.Output, scan.Outputs, "")
 	f.BoolVarP(&o.Watch, "watch", "w", false, "After the scan, watch and print drift as it appears and is reverted")
 	f.DurationVar(&o.WatchTimeout, "watch-timeout", 0, "Stop watching after this long (0: until interrupted)")
@@ -143,7 +138,6 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	_ = f.MarkHidden("stats")
 	addFleetFlags(f, &o.Fleet)
 	addEngineClusterFlags(f, &o.EngineCluster)
-	_ = cmd.RegisterFlagCompletionFunc("kinds", cobra.FixedCompletions(append([]string{scan.KindsDefault, scan.KindsAll}, scan.DefaultKinds...), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -169,12 +163,8 @@ func (o *ScanOptions) Validate() error {
 	if o.WatchTimeout < 0 {
 		return errors.New("--watch-timeout must not be negative")
 	}
-	if o.LabelSelector != "" {
-		// Checked once here: the server would reject it once per kind
-		// listed (fifteen identical errors).
-		if _, err := labels.Parse(o.LabelSelector); err != nil {
-			return fmt.Errorf("invalid --selector %q: %s", o.LabelSelector, oneLine(err.Error()))
-		}
+	if err := o.Selection.validate(); err != nil {
+		return err
 	}
 	if o.QPS <= 0 || o.Burst <= 0 {
 		return errors.New("--qps and --burst must be positive")
@@ -196,12 +186,8 @@ func (o *ScanOptions) Complete() error {
 		return err
 	}
 	o.client = c
-	if !o.AllNamespaces {
-		ns, _, err := c.Namespace()
-		if err != nil {
-			return cluster.ConfigError(err)
-		}
-		o.namespace = ns
+	if o.namespace, err = o.Selection.namespace(c); err != nil {
+		return err
 	}
 	verbs := []string{"list"}
 	if o.Watch {

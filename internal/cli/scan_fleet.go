@@ -108,11 +108,9 @@ func (o *ScanOptions) scanContext(ctx context.Context, t fleet.Target) (*scan.Re
 	if err != nil {
 		return nil, err
 	}
-	namespace := ""
-	if !o.AllNamespaces {
-		if namespace, _, err = c.Namespace(); err != nil {
-			return nil, cluster.ConfigError(err)
-		}
+	namespace, err := o.Selection.namespace(c)
+	if err != nil {
+		return nil, err
 	}
 	kinds, warns, err := scan.ResolveKinds(c.Mapper(), c.Discovery(), c.Host(), o.Kinds, "list")
 	if err != nil {

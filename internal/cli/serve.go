@@ -14,7 +14,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
@@ -28,9 +27,7 @@ import (
 type ServeOptions struct {
 	*GlobalOptions
 
-	AllNamespaces      bool
-	LabelSelector      string
-	Kinds              []string
+	Selection
 	Resync             time.Duration
 	MetricsBindAddress string
 	Pprof              bool
@@ -108,9 +105,7 @@ Exit codes: 0 stopped by a signal, 2 error.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVarP(&o.AllNamespaces, "all-namespaces", "A", false, "Watch all namespaces")
-	f.StringVarP(&o.LabelSelector, "selector", "l", "", "Label selector to filter objects (e.g. app=shop)")
-	f.StringSliceVar(&o.Kinds, "kinds", nil, `Kinds to watch, comma-separated: resource names as kubectl get takes them, "default", "all" (default "default")`)
+	o.Selection.addFlags(cmd, "watch")
 	f.DurationVar(&o.Resync, "resync", o.Resync, "Re-explain every cached object this often (0: only on change)")
 	f.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address to serve /metrics, /healthz and /readyz on")
 	f.BoolVar(&o.Pprof, "pprof", false, "Also serve /debug/pprof on the metrics address")
@@ -120,7 +115,6 @@ Exit codes: 0 stopped by a signal, 2 error.`,
 	f.BoolVar(&o.IncludeControllers, "include-controllers", false, "Also report fields owned only by built-in controllers (kube-controller-manager...)")
 	f.Float32Var(&o.QPS, "qps", o.QPS, "Client-side limit of API requests per second")
 	f.IntVar(&o.Burst, "burst", o.Burst, "Client-side burst of API requests")
-	_ = cmd.RegisterFlagCompletionFunc("kinds", cobra.FixedCompletions(append([]string{scan.KindsDefault, scan.KindsAll}, scan.DefaultKinds...), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -129,10 +123,8 @@ func (o *ServeOptions) Validate() error {
 	if err := o.ValidateEngine(); err != nil {
 		return err
 	}
-	if o.LabelSelector != "" {
-		if _, err := labels.Parse(o.LabelSelector); err != nil {
-			return fmt.Errorf("invalid --selector %q: %s", o.LabelSelector, oneLine(err.Error()))
-		}
+	if err := o.Selection.validate(); err != nil {
+		return err
 	}
 	if o.Resync < 0 {
 		return errors.New("--resync must not be negative")
@@ -162,10 +154,8 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if !o.AllNamespaces {
-		if o.namespace, _, err = c.Namespace(); err != nil {
-			return cluster.ConfigError(err)
-		}
+	if o.namespace, err = o.Selection.namespace(c); err != nil {
+		return err
 	}
 	// The informers' client is built from the kubeconfig without the
 	// command-wide "server did not answer" latch of cluster.Bound: a

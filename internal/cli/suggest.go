@@ -69,15 +69,7 @@ The cluster is only read. Exit codes: 0 done (suggestions or none), 2 error.`,
   # Offline, with the Kustomization from Git
   kubectl drift suggest deploy/web --live-file live.yaml -f web.yaml --rules clusters/prod/apps.yaml`,
 		Args: cobra.RangeArgs(0, 2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(cmd, args); err != nil {
-				return failure(err)
-			}
-			if err := o.Validate(); err != nil {
-				return failure(err)
-			}
-			return failure(o.Run(cmd.Context()))
-		},
+		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
 	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "File holding the desired state (may be repeated)")

@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 )
 
 // diffResult mirrors gitops-engine pkg/diff DiffResult.
@@ -123,7 +125,7 @@ func remarshal(obj *unstructured.Unstructured) *unstructured.Unstructured {
 	if err != nil {
 		return fresh
 	}
-	return &unstructured.Unstructured{Object: removeMapFields(fresh.Object, body)}
+	return &unstructured.Unstructured{Object: diff.ProjectMap(fresh.Object, body)}
 }
 
 // normalizeSecret mirrors gitops-engine NormalizeSecret: stringData moves to
@@ -244,7 +246,7 @@ func threeWayDiff(orig, config, live *unstructured.Unstructured) (*diffResult, e
 			return nil, fmt.Errorf("failed to construct strategic merge patch: %w", err)
 		}
 	} else {
-		trimmed := removeMapFields(orig.Object, live.Object)
+		trimmed := diff.ProjectMap(orig.Object, live.Object)
 		tB, err := json.Marshal(trimmed)
 		if err != nil {
 			return nil, err
@@ -293,48 +295,6 @@ func statefulSetWorkaround(orig, live *unstructured.Unstructured) *unstructured.
 		return live
 	}
 	live = live.DeepCopy()
-	_ = unstructured.SetNestedField(live.Object, removeListFields(ot, lt), "spec", "volumeClaimTemplates")
-	return live
-}
-
-// removeMapFields mirrors gitops-engine pkg/utils/json RemoveMapFields:
-// keep only what config has, with live's values.
-func removeMapFields(config, live map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, cv := range config {
-		lv, ok := live[k]
-		if !ok {
-			continue
-		}
-		if lv != nil {
-			lv = removeFields(cv, lv)
-		}
-		out[k] = lv
-	}
-	return out
-}
-
-func removeListFields(config, live []any) []any {
-	out := make([]any, 0, len(live))
-	for i, lv := range live {
-		if i < len(config) && lv != nil {
-			lv = removeFields(config[i], lv)
-		}
-		out = append(out, lv)
-	}
-	return out
-}
-
-func removeFields(config, live any) any {
-	switch c := config.(type) {
-	case map[string]any:
-		if l, ok := live.(map[string]any); ok {
-			return removeMapFields(c, l)
-		}
-	case []any:
-		if l, ok := live.([]any); ok {
-			return removeListFields(c, l)
-		}
-	}
+	_ = unstructured.SetNestedField(live.Object, diff.Project(ot, lt), "spec", "volumeClaimTemplates")
 	return live
 }

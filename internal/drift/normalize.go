@@ -7,6 +7,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
@@ -58,9 +59,9 @@ func Normalize(ctx context.Context, req NormalizeRequest) (*Normalized, error) {
 	}
 	out.Desired = keepInputFields(req.Desired, nd)
 	if !req.Full {
-		if m, ok := projectOnto(out.Desired.Object, out.Live.Object).(map[string]any); ok {
-			out.Live = &unstructured.Unstructured{Object: m}
-		}
+		// What Argo CD's two-way diff compares; Flux gets the same effect
+		// from defaulting both sides in its dry-run.
+		out.Live = &unstructured.Unstructured{Object: diff.ProjectMap(out.Desired.Object, out.Live.Object)}
 	}
 	return out, nil
 }
@@ -144,48 +145,5 @@ func keepInputFields(in, normalized *unstructured.Unstructured) *unstructured.Un
 	if in == nil || normalized == nil {
 		return normalized
 	}
-	if m, ok := projectOnto(in.Object, normalized.Object).(map[string]any); ok {
-		return &unstructured.Unstructured{Object: m}
-	}
-	return normalized
-}
-
-// projectOnto keeps only the live fields the desired state sets, as Argo
-// CD's two-way diff does (gitops-engine pkg/diff/diff.go removeFields,
-// removeMapFields, removeListFields): server defaults, status and metadata
-// the server adds do not show. Extra live list items are kept so that they
-// do show. Flux gets the same effect from defaulting both sides in its
-// dry-run.
-func projectOnto(desired, live any) any {
-	switch d := desired.(type) {
-	case map[string]any:
-		l, ok := live.(map[string]any)
-		if !ok {
-			return live
-		}
-		out := map[string]any{}
-		for k, dv := range d {
-			if lv, ok := l[k]; ok {
-				if lv != nil {
-					lv = projectOnto(dv, lv)
-				}
-				out[k] = lv
-			}
-		}
-		return out
-	case []any:
-		l, ok := live.([]any)
-		if !ok {
-			return live
-		}
-		out := make([]any, 0, len(l))
-		for i, lv := range l {
-			if i < len(d) && lv != nil {
-				lv = projectOnto(d[i], lv)
-			}
-			out = append(out, lv)
-		}
-		return out
-	}
-	return live
+	return &unstructured.Unstructured{Object: diff.ProjectMap(in.Object, normalized.Object)}
 }

@@ -14,6 +14,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // Object names the document to edit in a (multi-document) file. Group is
@@ -277,21 +278,6 @@ func setPath(v any, tokens []string, c Change) (any, error) {
 		return setPath(map[string]any{}, tokens, c)
 	}
 	return nil, fmt.Errorf("%s is not a mapping or list", tokens[0])
-}
-
-// SplitPointer splits an RFC 6901 pointer into unescaped tokens.
-func SplitPointer(p string) ([]string, error) {
-	if p == "" {
-		return nil, nil
-	}
-	if !strings.HasPrefix(p, "/") {
-		return nil, fmt.Errorf("invalid JSON pointer %q", p)
-	}
-	parts := strings.Split(p[1:], "/")
-	for i, s := range parts {
-		parts[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~1", "/"), "~0", "~")
-	}
-	return parts, nil
 }
 
 // located is where a pointer lands in the file.
@@ -645,7 +631,7 @@ func editOne(data []byte, idx int, c Change, opts Options) ([]byte, []string, er
 	if err != nil {
 		return nil, nil, err
 	}
-	tokens, err := SplitPointer(c.Pointer)
+	tokens, err := jsonpointer.Parse(c.Pointer)
 	if err != nil {
 		return nil, nil, editErr(c.Pointer, ReasonNotFound, "%v", err)
 	}

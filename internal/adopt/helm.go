@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // HelmLocator maps an object's field to a Helm values key where a chart
@@ -63,7 +65,7 @@ func (h HelmLocator) Locate(obj Object, pointer string, _ any) (*Target, error) 
 	default:
 		return nil, &EditError{Pointer: pointer, Reason: ReasonTemplate, Msg: fmt.Sprintf("several templates render a %s (%s): cannot tell which is %s", obj.Kind, strings.Join(found, ", "), obj.Name)}
 	}
-	tokens, err := SplitPointer(pointer)
+	tokens, err := jsonpointer.Parse(pointer)
 	if err != nil {
 		return nil, err
 	}

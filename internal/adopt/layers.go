@@ -3,6 +3,8 @@ package adopt
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // ValuesLayer is a source of Helm values laid over a chart's values file:
@@ -51,7 +53,7 @@ func (l LayeredHelmLocator) Locate(obj Object, pointer string, live any) (*Targe
 			continue
 		}
 		p := layer.Prefix + t.Pointer
-		if _, ok := lookupPointer(docs[i].value, p); ok {
+		if _, ok := jsonpointer.Get(docs[i].value, p); ok {
 			return &Target{File: layer.File, Doc: i, Pointer: p, Kind: InValues}, nil
 		}
 	}

@@ -5,12 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // TargetKind says what kind of file holds a field's source.
@@ -213,34 +214,8 @@ func has(t *Target, pointer string) bool {
 	if err != nil || t.Doc >= len(docs) {
 		return false
 	}
-	tokens, err := SplitPointer(pointer)
-	if err != nil {
-		return false
-	}
-	_, ok := lookupTokens(docs[t.Doc].value, tokens)
+	_, ok := jsonpointer.Get(docs[t.Doc].value, pointer)
 	return ok
-}
-
-func lookupTokens(v any, tokens []string) (any, bool) {
-	for _, tok := range tokens {
-		switch t := v.(type) {
-		case map[string]any:
-			x, ok := t[tok]
-			if !ok {
-				return nil, false
-			}
-			v = x
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(t) {
-				return nil, false
-			}
-			v = t[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 var containerImage = regexp.MustCompile(`^/spec/(template/spec/|jobTemplate/spec/template/spec/)?(initContainers|containers)/\d+/image$`)
@@ -248,7 +223,7 @@ var containerImage = regexp.MustCompile(`^/spec/(template/spec/|jobTemplate/spec
 // kustomizeFields: the images and replicas fields of a kustomization set
 // an image's tag and a workload's replicas over anything below.
 func kustomizeFields(kf string, k *types.Kustomization, obj Object, pointer string, live any) *Target {
-	liveVal, _ := lookupPointer(live, pointer)
+	liveVal, _ := jsonpointer.Get(live, pointer)
 	if pointer == "/spec/replicas" {
 		for i, r := range k.Replicas {
 			if r.Name == obj.Name {
@@ -287,14 +262,6 @@ func splitImage(s string) (name, tag, digest string) {
 		name, tag = name[:i], name[i+1:]
 	}
 	return name, tag, digest
-}
-
-func lookupPointer(v any, pointer string) (any, bool) {
-	tokens, err := SplitPointer(pointer)
-	if err != nil {
-		return nil, false
-	}
-	return lookupTokens(v, tokens)
 }
 
 // patchTarget returns where a patch of the kustomization touches obj: a

@@ -3,7 +3,8 @@ package adopt
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // Field is one drifted field to adopt: its live pointer and value.
@@ -61,11 +62,7 @@ func Plan(loc Locator, obj Object, live map[string]any, fields []Field) ([]*File
 		}
 		byFile[t.File] = append(byFile[t.File], pending{t, c})
 	}
-	names := make([]string, 0, len(byFile))
-	for n := range byFile {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(byFile))
 	var edits []*FileEdit
 	for _, name := range names {
 		rf, err := ReadFile(name)

@@ -8,7 +8,6 @@ import (
 	"io"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/adopt"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // AdoptOptions are the flags and state of `adopt`.
@@ -242,7 +242,7 @@ func (o *AdoptOptions) pick(r *model.Report, live *unstructured.Unstructured) ([
 	add := func(d model.FieldDrift) {
 		f := adopt.Field{Pointer: d.Path, Remove: d.Change == model.Removed}
 		if !f.Remove {
-			v, ok := liveValue(live.Object, d.Path)
+			v, ok := jsonpointer.Get(live.Object, d.Path)
 			if !ok {
 				return
 			}
@@ -275,7 +275,7 @@ func (o *AdoptOptions) pick(r *model.Report, live *unstructured.Unstructured) ([
 		if !strings.HasPrefix(want, "/") {
 			return nil, fmt.Errorf("--field %s: no drifted field has this path (drifted: %s)", want, driftedPaths(r))
 		}
-		v, ok := liveValue(live.Object, want)
+		v, ok := jsonpointer.Get(live.Object, want)
 		if !ok {
 			return nil, fmt.Errorf("--field %s: the live object has no such field", want)
 		}
@@ -294,33 +294,6 @@ func driftedPaths(r *model.Report) string {
 		return "none"
 	}
 	return strings.Join(ps, ", ")
-}
-
-// liveValue reads a JSON pointer from the live object.
-func liveValue(obj map[string]any, pointer string) (any, bool) {
-	tokens, err := adopt.SplitPointer(pointer)
-	if err != nil {
-		return nil, false
-	}
-	var v any = obj
-	for _, t := range tokens {
-		switch x := v.(type) {
-		case map[string]any:
-			var ok bool
-			if v, ok = x[t]; !ok {
-				return nil, false
-			}
-		case []any:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			v = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return v, true
 }
 
 func jsonValue(v any) string {

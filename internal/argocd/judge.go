@@ -3,6 +3,8 @@ package argocd
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -357,11 +359,7 @@ func changedPaths(a, b any, prefix string) []string {
 		for k := range y {
 			keys[k] = true
 		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
+		sorted := slices.Sorted(maps.Keys(keys))
 		var out []string
 		for _, k := range sorted {
 			out = append(out, changedPaths(x[k], y[k], prefix+"/"+jsonpointer.Escape(k))...)

@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -670,11 +671,7 @@ func removedPaths(before, after any, prefix string) []string {
 		if !ok {
 			return nil
 		}
-		keys := make([]string, 0, len(b))
-		for k := range b {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(b))
 		for _, k := range keys {
 			p := prefix + "/" + jsonpointer.Escape(k)
 			av, ok := a[k]

@@ -2,6 +2,8 @@ package cluster
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -37,12 +39,7 @@ func (c *Client) ResourceTypes() ([]string, error) {
 			}
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for n := range seen {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out, nil
+	return slices.Sorted(maps.Keys(seen)), nil
 }
 
 func hasVerbs(r metav1.APIResource, verbs ...string) bool {

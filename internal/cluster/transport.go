@@ -1,8 +1,9 @@
 package cluster
 
 import (
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -56,11 +57,7 @@ func (c *Counter) Total() int {
 // String renders "get=1 list=4", verbs sorted.
 func (c *Counter) String() string {
 	counts := c.Counts()
-	verbs := make([]string, 0, len(counts))
-	for v := range counts {
-		verbs = append(verbs, v)
-	}
-	sort.Strings(verbs)
+	verbs := slices.Sorted(maps.Keys(counts))
 	parts := make([]string, 0, len(verbs))
 	for _, v := range verbs {
 		parts = append(parts, v+"="+strconv.Itoa(counts[v]))

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -307,11 +308,7 @@ func (c *differ) added(v any, tok []string, item bool) {
 		c.emit(model.Added, tok, nil, v)
 		return
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		if m[k] == nil {
 			continue

@@ -19,6 +19,8 @@
 package fight
 
 import (
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -330,12 +332,7 @@ func (d *Detector) Fields(uid string) []string {
 	if st == nil {
 		return nil
 	}
-	out := make([]string, 0, len(st.fields))
-	for f := range st.fields {
-		out = append(out, f)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(st.fields))
 }
 
 // evictObjects drops the least recently written objects beyond the cap,

@@ -9,6 +9,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -665,11 +667,7 @@ type leafWalker struct {
 func (w *leafWalker) walk(v any, ptr string, tokens []string, path []fieldpath.PathElement, union *fieldpath.Set, sets []*fieldpath.Set) {
 	switch c := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(c))
-		for k := range c {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(c))
 		for _, k := range keys {
 			w.child(c[k], ptr, k, append(tokens, k), append(path, fieldpath.FieldNameElement(k)), union, sets)
 		}

@@ -123,7 +123,7 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 		},
 	}
 	f := cmd.Flags()
-	o.Selection.addFlags(cmd, "scan")
+	o.addSelectionFlags(cmd, "scan")
 	addOutputFlag(cmd, &o.Output, scan.Outputs, "")
 	f.BoolVarP(&o.Watch, "watch", "w", false, "After the scan, watch and print drift as it appears and is reverted")
 	f.DurationVar(&o.WatchTimeout, "watch-timeout", 0, "Stop watching after this long (0: until interrupted)")
@@ -163,7 +163,7 @@ func (o *ScanOptions) Validate() error {
 	if o.WatchTimeout < 0 {
 		return errors.New("--watch-timeout must not be negative")
 	}
-	if err := o.Selection.validate(); err != nil {
+	if err := o.validateSelector(); err != nil {
 		return err
 	}
 	if o.QPS <= 0 || o.Burst <= 0 {
@@ -186,7 +186,7 @@ func (o *ScanOptions) Complete() error {
 		return err
 	}
 	o.client = c
-	if o.namespace, err = o.Selection.namespace(c); err != nil {
+	if o.namespace, err = o.resolveNamespace(c); err != nil {
 		return err
 	}
 	verbs := []string{"list"}

@@ -108,7 +108,7 @@ func (o *ScanOptions) scanContext(ctx context.Context, t fleet.Target) (*scan.Re
 	if err != nil {
 		return nil, err
 	}
-	namespace, err := o.Selection.namespace(c)
+	namespace, err := o.resolveNamespace(c)
 	if err != nil {
 		return nil, err
 	}

@@ -19,9 +19,9 @@ type Selection struct {
 	Kinds         []string
 }
 
-// addFlags adds -A, -l and --kinds; verb is what the command does to the
-// objects ("scan", "watch").
-func (s *Selection) addFlags(cmd *cobra.Command, verb string) {
+// addSelectionFlags adds -A, -l and --kinds; verb is what the command
+// does to the objects ("scan", "watch").
+func (s *Selection) addSelectionFlags(cmd *cobra.Command, verb string) {
 	f := cmd.Flags()
 	f.BoolVarP(&s.AllNamespaces, "all-namespaces", "A", false, strings.ToUpper(verb[:1])+verb[1:]+" all namespaces")
 	f.StringVarP(&s.LabelSelector, "selector", "l", "", "Label selector to filter objects (e.g. app=shop)")
@@ -29,9 +29,9 @@ func (s *Selection) addFlags(cmd *cobra.Command, verb string) {
 	_ = cmd.RegisterFlagCompletionFunc("kinds", cobra.FixedCompletions(append([]string{scan.KindsDefault, scan.KindsAll}, scan.DefaultKinds...), cobra.ShellCompDirectiveNoFileComp))
 }
 
-// validate checks the label selector once, before any cluster access: the
-// server would reject it once per kind listed.
-func (s *Selection) validate() error {
+// validateSelector checks the label selector once, before any cluster
+// access: the server would reject it once per kind listed.
+func (s *Selection) validateSelector() error {
 	if s.LabelSelector == "" {
 		return nil
 	}
@@ -41,9 +41,9 @@ func (s *Selection) validate() error {
 	return nil
 }
 
-// namespace is the namespace to read, "" for all: the one -n or the
-// kubeconfig names, unless -A.
-func (s *Selection) namespace(c *cluster.Client) (string, error) {
+// resolveNamespace is the namespace to read, "" for all: the one -n or
+// the kubeconfig names, unless -A.
+func (s *Selection) resolveNamespace(c *cluster.Client) (string, error) {
 	if s.AllNamespaces {
 		return "", nil
 	}

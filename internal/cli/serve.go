@@ -105,7 +105,7 @@ Exit codes: 0 stopped by a signal, 2 error.`,
 		},
 	}
 	f := cmd.Flags()
-	o.Selection.addFlags(cmd, "watch")
+	o.addSelectionFlags(cmd, "watch")
 	f.DurationVar(&o.Resync, "resync", o.Resync, "Re-explain every cached object this often (0: only on change)")
 	f.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address to serve /metrics, /healthz and /readyz on")
 	f.BoolVar(&o.Pprof, "pprof", false, "Also serve /debug/pprof on the metrics address")
@@ -123,7 +123,7 @@ func (o *ServeOptions) Validate() error {
 	if err := o.ValidateEngine(); err != nil {
 		return err
 	}
-	if err := o.Selection.validate(); err != nil {
+	if err := o.validateSelector(); err != nil {
 		return err
 	}
 	if o.Resync < 0 {
@@ -154,7 +154,7 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if o.namespace, err = o.Selection.namespace(c); err != nil {
+	if o.namespace, err = o.resolveNamespace(c); err != nil {
 		return err
 	}
 	// The informers' client is built from the kubeconfig without the

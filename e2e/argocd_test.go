@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -50,31 +51,11 @@ func installApplicationCRD(t *testing.T) {
 	}
 }
 
+// argoWeb is the Deployment an Application tracks (tracking is the
+// argocd.argoproj.io/tracking-id annotation Argo CD writes).
 func argoWeb(ns, tracking string) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: %s
-  labels:
-    app: web
-  annotations:
-    argocd.argoproj.io/tracking-id: %s
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1.27
-      - name: sidecar
-        image: busybox:1.36
-        command: ["sleep", "3600"]
-`, ns, tracking)
+	return deployWeb{Namespace: ns, Labels: "app: web", Annotations: "argocd.argoproj.io/tracking-id: " + strconv.Quote(tracking),
+		Replicas: 2, Image: "nginx:1.27", Sidecar: true}.YAML()
 }
 
 func argoVerdictOf(d model.FieldDrift) *model.Verdict {

@@ -17,34 +17,10 @@ import (
 // webDeployment is what Git holds: two containers, applied by Flux's
 // kustomize-controller with its ownership labels.
 func webDeployment(ns string) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: %s
-  labels:
-    app: web
-    kustomize.toolkit.fluxcd.io/name: apps
-    kustomize.toolkit.fluxcd.io/namespace: flux-system
-  annotations:
-    team: shop
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1.27
-        ports:
-        - containerPort: 80
-      - name: sidecar
-        image: busybox:1.36
-        command: ["sleep", "3600"]
-`, ns)
+	return deployWeb{Namespace: ns,
+		Labels:      "app: web, kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system",
+		Annotations: "team: shop",
+		Replicas:    2, Image: "nginx:1.27", Ports: "{containerPort: 80}", Sidecar: true}.YAML()
 }
 
 // writeFile writes content into the test's temp dir and returns the path.

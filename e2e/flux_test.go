@@ -378,24 +378,8 @@ func fluxDesired(t *testing.T, built, kind, name string) map[string]any {
 	return nil
 }
 
-const fluxDeployment = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: NS
-  labels: {app: web, tier: frontend}
-  annotations: {team: a}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1
-        env: [{name: MODE, value: prod}]
----
+var fluxDeployment = deployWeb{Namespace: "NS", Labels: "app: web, tier: frontend", Annotations: "team: a",
+	Replicas: 2, Image: "nginx:1", Env: "{name: MODE, value: prod}"}.YAML() + `---
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: cfg, namespace: NS}

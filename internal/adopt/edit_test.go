@@ -2,16 +2,14 @@ package adopt
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files (review the diff)")
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
+)
 
 func readLive(t *testing.T, name string) map[string]any {
 	t.Helper()
@@ -28,19 +26,7 @@ func readLive(t *testing.T, name string) map[string]any {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", name, d)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got)
 }
 
 var web = Object{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "web"}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,9 +23,8 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // fileSource serves LIST responses captured from the real API server
 // (testdata/capture.sh) and can refuse kinds like RBAC would.
@@ -410,18 +408,5 @@ func TestPrometheusNoDriftStillParses(t *testing.T) {
 
 func assertGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", name, diff)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), []byte(got))
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // webDeployment is what Git holds: two containers, applied by Flux's
@@ -29,11 +30,7 @@ func webInGit(ns string) deployWeb {
 // writeFile writes content into the test's temp dir and returns the path.
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testutil.WriteFile(t, t.TempDir(), name, content)
 }
 
 // driftedWeb applies webDeployment as kustomize-controller, then drifts it
@@ -380,19 +377,7 @@ func TestExplainReadOnlyUser(t *testing.T) {
 // aliasBomb is the "billion laughs" of YAML: nine levels of nine aliases.
 // It is the object explain looks for, so only a refusal to expand it
 // gives an error.
-const aliasBomb = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
-b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
-c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
-d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
-e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
-f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
-g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
-h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
-i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
-`
+var aliasBomb = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n" + testutil.AliasBomb(9)
 
 // TestExplainBadInput: every bad input is one clear line on stderr and
 // exit 2, through the real binary; never a panic or a stack trace.

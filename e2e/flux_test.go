@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // The Flux oracle: the real flux CLI v2.9.5 (built from the module proxy by
@@ -88,14 +89,7 @@ func fluxCLI(t *testing.T) string {
 // fluxWrite writes a file below dir.
 func fluxWrite(t *testing.T, dir, name, content string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testutil.WriteFile(t, dir, name, content)
 }
 
 // fluxSetup is one Kustomization with its manifests, applied the way

@@ -2,13 +2,13 @@ package audit
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // The scale the issue asks for: 5,000 manifests and 1,000 rules must audit
@@ -96,10 +96,10 @@ func BenchmarkAuditRepo(b *testing.B) {
 		for i := f * perFile; i < (f+1)*perFile; i++ {
 			docs = append(docs, benchManifestYAML(i))
 		}
-		writeFileB(b, root, fmt.Sprintf("manifests/m%04d.yaml", f), strings.Join(docs, "---\n"))
+		testutil.WriteFile(b, root, fmt.Sprintf("manifests/m%04d.yaml", f), strings.Join(docs, "---\n"))
 	}
 	for a := 0; a < benchApps; a++ {
-		writeFileB(b, root, fmt.Sprintf("argocd/app-%03d.yaml", a), benchAppYAML(a))
+		testutil.WriteFile(b, root, fmt.Sprintf("argocd/app-%03d.yaml", a), benchAppYAML(a))
 	}
 	opts := Options{Root: root, Paths: []string{root}, Config: &Config{}, Extractors: testExtractors()}
 	res, err := Run(opts)
@@ -130,11 +130,11 @@ func BenchmarkAuditRepoScale(b *testing.B) {
 				for i := f * perFile; i < (f+1)*perFile; i++ {
 					docs = append(docs, benchManifestYAML(i))
 				}
-				writeFileB(b, root, fmt.Sprintf("manifests/m%05d.yaml", f), strings.Join(docs, "---\n"))
+				testutil.WriteFile(b, root, fmt.Sprintf("manifests/m%05d.yaml", f), strings.Join(docs, "---\n"))
 			}
 			apps := n / 50
 			for a := 0; a < apps; a++ {
-				writeFileB(b, root, fmt.Sprintf("argocd/app-%04d.yaml", a), benchAppYAMLOf(a, n, apps))
+				testutil.WriteFile(b, root, fmt.Sprintf("argocd/app-%04d.yaml", a), benchAppYAMLOf(a, n, apps))
 			}
 			opts := Options{Root: root, Paths: []string{root}, Config: &Config{}, Extractors: testExtractors()}
 			b.ResetTimer()
@@ -231,14 +231,6 @@ func benchSnapshot(b *testing.B, n, apps, rulesPer int, named bool) *snapshot {
 	rules = append(rules, argoCM("all").gk("*", "*").ptr("/metadata/annotations/x").rule(),
 		fluxKs("k").gk("apps", "Deployment|StatefulSet").ptr("/spec/replicas").rule())
 	return &snapshot{root: b.TempDir(), docs: docs, rules: rules}
-}
-
-func writeFileB(b *testing.B, root, rel, content string) {
-	b.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := mkdirWrite(p, content); err != nil {
-		b.Fatal(err)
-	}
 }
 
 // cpuTime is the CPU time (user+system) the process has used. On a shared

@@ -35,3 +35,13 @@ func TestObject(t *testing.T) {
 		t.Errorf("missing file: %v", r.errs)
 	}
 }
+
+func TestAliasBomb(t *testing.T) {
+	want := `a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+`
+	if got := AliasBomb(3); got != want {
+		t.Errorf("AliasBomb(3) =\n%s\nwant\n%s", got, want)
+	}
+}

@@ -19,16 +19,7 @@ import (
 // checkout is refused.
 func TestLocate(t *testing.T) {
 	root := t.TempDir()
-	write := func(name, body string) {
-		t.Helper()
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, body string) { testutil.WriteFile(t, root, name, body) }
 	write("apps/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
 	write("apps/nested/b.yml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n")
 	write("apps/README.md", "not a manifest\n")

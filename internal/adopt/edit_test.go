@@ -6,22 +6,12 @@ import (
 	"path/filepath"
 	"testing"
 
-	"sigs.k8s.io/yaml"
-
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 func readLive(t *testing.T, name string) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := yaml.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return testutil.ReadObject(t, "testdata", name).Object
 }
 
 func golden(t *testing.T, name string, got []byte) {

@@ -9,9 +9,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // fakeReader serves objects from memory; a pure unit-test stand-in for
@@ -46,11 +46,7 @@ func (f *fakeReader) List(_ context.Context, gvk schema.GroupVersionKind, ns, _ 
 
 func obj(t testing.TB, y string) *unstructured.Unstructured {
 	t.Helper()
-	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal([]byte(y), &u.Object); err != nil {
-		t.Fatalf("bad fixture: %v\n%s", err, y)
-	}
-	return u
+	return testutil.Object(t, y)
 }
 
 const kustomization = `

@@ -135,27 +135,7 @@ func judge(t *testing.T, a *Adapter, live, desired *unstructured.Unstructured, d
 
 func verdictAt(t *testing.T, rep *model.Report, path string) model.Verdict {
 	t.Helper()
-	for _, d := range rep.Drifts {
-		if d.Path == path {
-			for _, v := range d.Verdicts {
-				if v.Engine == model.EngineFlux {
-					return v
-				}
-			}
-			t.Fatalf("no flux verdict at %s", path)
-		}
-	}
-	t.Fatalf("no drift at %s", path)
-	return model.Verdict{}
-}
-
-func noteWith(rep *model.Report, reason string) *model.Note {
-	for i := range rep.Notes {
-		if rep.Notes[i].Reason == reason {
-			return &rep.Notes[i]
-		}
-	}
-	return nil
+	return testutil.Verdict(t, rep, path, model.EngineFlux)
 }
 
 func newTestAdapter(t *testing.T, r model.Reader, docs ...doc) *Adapter {
@@ -241,7 +221,7 @@ spec:
 		"kind-mismatch":           ".spec.ignore[2]",
 		"label-selector-mismatch": ".spec.ignore[3]",
 	} {
-		n := noteWith(rep, reason)
+		n := testutil.Note(rep, reason)
 		if n == nil || n.Rule == nil || n.Rule.Field != field || n.Rule.Object != "Kustomization flux-system/apps" {
 			t.Errorf("note %s: got %+v, want rule %s", reason, n, field)
 		}
@@ -340,7 +320,7 @@ func TestKustomizationObjectMarks(t *testing.T) {
 				t.Errorf("rule origin = %+v, want %s at app.yaml:3", v.Rule, tc.wantRule)
 			}
 			if tc.wantErrNote != "" {
-				if n := noteWith(rep, tc.wantErrNote); n == nil || n.Level != model.NoteError || !strings.Contains(n.Message, "treats it as Override") {
+				if n := testutil.Note(rep, tc.wantErrNote); n == nil || n.Level != model.NoteError || !strings.Contains(n.Message, "treats it as Override") {
 					t.Errorf("note %s = %+v", tc.wantErrNote, n)
 				}
 			}
@@ -374,7 +354,7 @@ spec:
 		"invalid-label-selector": ".spec.ignore[1]",
 		"invalid-pointer":        ".spec.ignore[2]",
 	} {
-		n := noteWith(rep, reason)
+		n := testutil.Note(rep, reason)
 		if n == nil || n.Level != model.NoteError || n.Rule == nil || n.Rule.Field != field {
 			t.Errorf("note %s: %+v, want error on %s", reason, n, field)
 		}
@@ -466,7 +446,7 @@ func TestOwnerProblemsBecomeNotes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := judge(t, newTestAdapter(t, tc.reader), live, nil, drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"))
-			if noteWith(rep, tc.reason) == nil {
+			if testutil.Note(rep, tc.reason) == nil {
 				t.Fatalf("no %s note in %+v", tc.reason, rep.Notes)
 			}
 			if rep.Owners[0].Found {
@@ -496,7 +476,7 @@ func TestOwnerProblemsBecomeNotes(t *testing.T) {
 func TestNotOwned(t *testing.T) {
 	cm := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: x, namespace: other}}`)
 	rep := judge(t, newTestAdapter(t, nil), cm, nil, drift("/data/a", model.Added, "b"))
-	if len(rep.Owners) != 0 || noteWith(rep, "not-owned") == nil || len(rep.Drifts[0].Verdicts) != 0 {
+	if len(rep.Owners) != 0 || testutil.Note(rep, "not-owned") == nil || len(rep.Drifts[0].Verdicts) != 0 {
 		t.Fatalf("report %+v", rep)
 	}
 }
@@ -557,7 +537,7 @@ func TestOwnerReadOncePerAdapter(t *testing.T) {
 	b := newTestAdapter(t, missing)
 	for i := 0; i < 2; i++ {
 		rep := judge(t, b, liveDeployment(t, "x", "", "", fluxApplyAll), nil, drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"))
-		if noteWith(rep, "owner-not-found") == nil {
+		if testutil.Note(rep, "owner-not-found") == nil {
 			t.Fatalf("judge %d: the cached miss lost its note", i)
 		}
 	}
@@ -667,7 +647,7 @@ func TestLastAppliedAnnotationIsRemovedByKustomizeController(t *testing.T) {
 			}
 			// Inferred mode says once what it cannot see (fields deleted
 			// live or removed from Git), naming -f.
-			if n := noteWith(rep, "git-fields-unknown"); (n != nil) != (tc.desired == nil && !tc.suspend) || (n != nil && !strings.Contains(n.Message, "-f FILE")) {
+			if n := testutil.Note(rep, "git-fields-unknown"); (n != nil) != (tc.desired == nil && !tc.suspend) || (n != nil && !strings.Contains(n.Message, "-f FILE")) {
 				t.Errorf("git-fields-unknown note = %+v, want one naming -f exactly in inferred mode", n)
 			}
 			d := rep.Drifts[0]

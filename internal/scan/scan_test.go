@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	prommodel "github.com/prometheus/common/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -341,8 +342,10 @@ func TestPrintGolden(t *testing.T) {
 	}
 }
 
-func TestPrometheusOutputParses(t *testing.T) {
-	res := runShop(t, shopSource(), bothEngines(t))
+// prometheusFamilies writes res in the text exposition format and parses
+// it back with Prometheus's own parser.
+func prometheusFamilies(t *testing.T, res *Result) (map[string]*dto.MetricFamily, string) {
+	t.Helper()
 	var b bytes.Buffer
 	if err := WritePrometheus(&b, res); err != nil {
 		t.Fatal(err)
@@ -352,9 +355,15 @@ func TestPrometheusOutputParses(t *testing.T) {
 	if err != nil {
 		t.Fatalf("text exposition does not parse: %v\n%s", err, b.String())
 	}
+	return fams, b.String()
+}
+
+func TestPrometheusOutputParses(t *testing.T) {
+	res := runShop(t, shopSource(), bothEngines(t))
+	fams, text := prometheusFamilies(t, res)
 	fields := fams[MetricFields]
 	if fields == nil {
-		t.Fatalf("no %s family:\n%s", MetricFields, b.String())
+		t.Fatalf("no %s family:\n%s", MetricFields, text)
 	}
 	total := 0.0
 	for _, m := range fields.Metric {
@@ -389,15 +398,7 @@ func TestPrometheusOutputParses(t *testing.T) {
 
 func TestPrometheusNoDriftStillParses(t *testing.T) {
 	res := runShop(t, shopSource(), &Inspector{}) // no engine: nothing owned
-	var b bytes.Buffer
-	if err := WritePrometheus(&b, res); err != nil {
-		t.Fatal(err)
-	}
-	p := expfmt.NewTextParser(prommodel.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(b.String()))
-	if err != nil {
-		t.Fatalf("parse: %v\n%s", err, b.String())
-	}
+	fams, _ := prometheusFamilies(t, res)
 	if _, ok := fams[MetricFields]; ok {
 		t.Errorf("no drift but %s series present", MetricFields)
 	}

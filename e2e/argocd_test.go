@@ -51,6 +51,24 @@ func installApplicationCRD(t *testing.T) {
 	}
 }
 
+// shopApp is Application appNS/shop, which deploys deploy/ of
+// example.com/shop.git to namespace ns, with annotations (the body of a
+// flow map, "" for none) and more of its spec (YAML at spec's indentation).
+func shopApp(appNS, annotations, ns, spec string) string {
+	meta := "{name: shop, namespace: " + appNS + "}"
+	if annotations != "" {
+		meta = "{name: shop, namespace: " + appNS + ", annotations: {" + annotations + "}}"
+	}
+	return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: ` + meta + `
+spec:
+  project: default
+  source: {repoURL: https://example.com/shop.git, path: deploy}
+  destination: {server: https://kubernetes.default.svc, namespace: ` + ns + `}
+` + indent(spec, "  ")
+}
+
 // argoWeb is the Deployment an Application tracks (tracking is the
 // argocd.argoproj.io/tracking-id annotation Argo CD writes).
 func argoWeb(ns, tracking string) string {
@@ -89,32 +107,19 @@ data:
     managedFieldsManagers:
     - kubectl-set
 `, ctrl))
-	E.Apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: shop
-  namespace: %s
-spec:
-  project: default
-  source:
-    repoURL: https://example.com/shop.git
-    path: deploy
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: %s
-  syncPolicy:
-    automated:
-      selfHeal: true
-  ignoreDifferences:
-  - group: apps
-    kind: Deployment
-    jsonPointers:
-    - /spec/replicas
-  - group: app
-    kind: Deployment
-    jsonPointers:
-    - /spec/template/spec/containers/1/image
-`, appNS, ns))
+	E.Apply(t, shopApp(appNS, "", ns, `syncPolicy:
+  automated:
+    selfHeal: true
+ignoreDifferences:
+- group: apps
+  kind: Deployment
+  jsonPointers:
+  - /spec/replicas
+- group: app
+  kind: Deployment
+  jsonPointers:
+  - /spec/template/spec/containers/1/image
+`))
 
 	tracking := fmt.Sprintf("%s_shop:apps/Deployment:%s/web", appNS, ns)
 	manifest := argoWeb(ns, tracking)
@@ -223,20 +228,11 @@ data:
     jqPathExpressions:
     - until(false; .)
 `, ctrl))
-	E.Apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: shop
-  namespace: %s
-spec:
-  project: default
-  source: {repoURL: https://example.com/shop.git, path: deploy}
-  destination: {server: https://kubernetes.default.svc, namespace: %s}
-  ignoreDifferences:
-  - group: apps
-    kind: Deployment
-    jsonPointers: [/spec/replicas]
-`, ctrl, ns))
+	E.Apply(t, shopApp(ctrl, "", ns, `ignoreDifferences:
+- group: apps
+  kind: Deployment
+  jsonPointers: [/spec/replicas]
+`))
 	manifest := argoWeb(ns, "shop:apps/Deployment:"+ns+"/web")
 	E.Apply(t, manifest, "--field-manager=argocd-controller")
 	E.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=3")
@@ -270,20 +266,9 @@ func TestArgoCDServerSideDiff(t *testing.T) {
 	installApplicationCRD(t)
 	ctrl := E.Namespace(t, "argo")
 	ns := E.Namespace(t, "argo")
-	E.Apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: shop
-  namespace: %s
-  annotations:
-    argocd.argoproj.io/compare-options: ServerSideDiff=true
-spec:
-  project: default
-  source: {repoURL: https://example.com/shop.git, path: deploy}
-  destination: {server: https://kubernetes.default.svc, namespace: %s}
-  syncPolicy:
-    syncOptions: [ServerSideApply=true]
-`, ctrl, ns))
+	E.Apply(t, shopApp(ctrl, "argocd.argoproj.io/compare-options: ServerSideDiff=true", ns, `syncPolicy:
+  syncOptions: [ServerSideApply=true]
+`))
 	manifest := argoWeb(ns, "shop:apps/Deployment:"+ns+"/web")
 	E.Apply(t, manifest, "--server-side", "--field-manager=argocd-controller")
 	E.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=4")

@@ -15,6 +15,16 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// renderLabOverlay is what both ground truths lay over the manifests with
+// kustomize: a Kustomization's spec fields, and the same as a
+// HelmRelease's kustomize post-renderer.
+const renderLabOverlay = `images: [{name: nginx, newTag: "1.27.3"}]
+patches:
+  - target: {kind: Service}
+    patch: |
+      - {op: add, path: /spec/sessionAffinity, value: ClientIP}
+`
+
 // renderLabFiles is the checkout: no kustomization.yaml (Flux generates
 // one), variables from the inline map, a ConfigMap on the cluster and a
 // default, and a ConfigMap marked to skip substitution.
@@ -52,12 +62,7 @@ func TestRenderFluxGroundTruth(t *testing.T) {
 	l.kubectl(t, RunOpts{}, "-n", ns, "create", "configmap", "vars", "--from-literal=greeting=hello from the cluster", "--from-literal=tier=frontend")
 	spec := `targetNamespace: ` + ns + `
 namePrefix: p-
-images: [{name: nginx, newTag: "1.27.3"}]
-patches:
-  - target: {kind: Service}
-    patch: |
-      - {op: add, path: /spec/sessionAffinity, value: ClientIP}
-commonMetadata: {labels: {team: web}}
+` + renderLabOverlay + `commonMetadata: {labels: {team: web}}
 postBuild:
   substitute: {tier: backend-overridden-below}
   substituteFrom: [{kind: ConfigMap, name: vars}, {kind: Secret, name: absent, optional: true}]
@@ -73,16 +78,7 @@ postBuild:
 	}
 	// The Kustomization as the lab created it (path ./), outside the
 	// checkout, for flux build.
-	ksFile := fluxWrite(t, t.TempDir(), "ks.yaml", `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: apps, namespace: `+ns+`}
-spec:
-  interval: 1h
-  path: ./
-  prune: true
-  timeout: 30s
-  sourceRef: {kind: GitRepository, name: repo}
-`+indent(spec, "  "))
+	ksFile := fluxWrite(t, t.TempDir(), "ks.yaml", labKustomization(ns, spec))
 
 	// Ours, reading the ConfigMap from the lab cluster.
 	res := l.drift(t, "render", "--source", dir, "--kustomization", ns+"/apps", "--from-cluster", "-o", "json")
@@ -304,12 +300,7 @@ valuesFrom:
   - {kind: Secret, name: absent, optional: true}
 postRenderers:
   - kustomize:
-      images: [{name: nginx, newTag: "1.27.3"}]
-      patches:
-        - target: {kind: Service}
-          patch: |
-            - {op: add, path: /spec/sessionAffinity, value: ClientIP}
-commonMetadata: {labels: {team: web}}
+`+indent(renderLabOverlay, "      ")+`commonMetadata: {labels: {team: web}}
 `)
 
 	dir := t.TempDir()

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -36,4 +37,26 @@ func ReadObject(t testing.TB, elem ...string) *unstructured.Unstructured {
 		t.Fatal(err)
 	}
 	return Object(t, string(b))
+}
+
+// ListItems reads a LIST response saved from the API server (a JSON
+// object with items, such as internal/scan/testdata/list-*.json) from the
+// file whose path is the elements joined, and returns its items as sent.
+func ListItems(t testing.TB, elem ...string) [][]byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(elem...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(data, &list); err != nil {
+		t.Fatal(err)
+	}
+	items := make([][]byte, len(list.Items))
+	for i, it := range list.Items {
+		items[i] = it
+	}
+	return items
 }

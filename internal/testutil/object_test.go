@@ -45,3 +45,12 @@ c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
 		t.Errorf("AliasBomb(3) =\n%s\nwant\n%s", got, want)
 	}
 }
+
+func TestListItems(t *testing.T) {
+	dir := t.TempDir()
+	WriteFile(t, dir, "list.json", `{"kind":"List","items":[{"a":1},{"b":[2]}]}`)
+	items := ListItems(t, dir, "list.json")
+	if len(items) != 2 || string(items[0]) != `{"a":1}` || string(items[1]) != `{"b":[2]}` {
+		t.Errorf("items %q", items)
+	}
+}

@@ -86,18 +86,25 @@ spec:
 	return b.String()
 }
 
-// BenchmarkAuditRepo audits a generated repository end to end: walking,
-// YAML parsing, the adapters' rule extraction and every check.
-func BenchmarkAuditRepo(b *testing.B) {
-	root := b.TempDir()
+// writeBenchManifests writes n generated manifests below root, ten to a
+// file named by nameFormat (the file's number).
+func writeBenchManifests(b *testing.B, root string, n int, nameFormat string) {
+	b.Helper()
 	const perFile = 10
-	for f := 0; f < benchManifests/perFile; f++ {
+	for f := 0; f < n/perFile; f++ {
 		var docs []string
 		for i := f * perFile; i < (f+1)*perFile; i++ {
 			docs = append(docs, benchManifestYAML(i))
 		}
-		testutil.WriteFile(b, root, fmt.Sprintf("manifests/m%04d.yaml", f), strings.Join(docs, "---\n"))
+		testutil.WriteFile(b, root, fmt.Sprintf(nameFormat, f), strings.Join(docs, "---\n"))
 	}
+}
+
+// BenchmarkAuditRepo audits a generated repository end to end: walking,
+// YAML parsing, the adapters' rule extraction and every check.
+func BenchmarkAuditRepo(b *testing.B) {
+	root := b.TempDir()
+	writeBenchManifests(b, root, benchManifests, "manifests/m%04d.yaml")
 	for a := 0; a < benchApps; a++ {
 		testutil.WriteFile(b, root, fmt.Sprintf("argocd/app-%03d.yaml", a), benchAppYAML(a))
 	}
@@ -124,14 +131,7 @@ func BenchmarkAuditRepoScale(b *testing.B) {
 	for _, n := range []int{2_500, 5_000, 10_000} {
 		b.Run(fmt.Sprintf("%dx%d", n, n/5), func(b *testing.B) {
 			root := b.TempDir()
-			const perFile = 10
-			for f := 0; f < n/perFile; f++ {
-				var docs []string
-				for i := f * perFile; i < (f+1)*perFile; i++ {
-					docs = append(docs, benchManifestYAML(i))
-				}
-				testutil.WriteFile(b, root, fmt.Sprintf("manifests/m%05d.yaml", f), strings.Join(docs, "---\n"))
-			}
+			writeBenchManifests(b, root, n, "manifests/m%05d.yaml")
 			apps := n / 50
 			for a := 0; a < apps; a++ {
 				testutil.WriteFile(b, root, fmt.Sprintf("argocd/app-%04d.yaml", a), benchAppYAMLOf(a, n, apps))

@@ -97,18 +97,25 @@ spec:
 `, name, extraLabels, extraAnnotations, managed))
 }
 
-const fluxApplyAll = `
+// kustomizeApply is a managedFields entry of kustomize-controller's
+// server-side apply of an apps/v1 object owning fieldsV1 (its keys at six
+// spaces).
+func kustomizeApply(fieldsV1 string) string {
+	return `
   - manager: kustomize-controller
     operation: Apply
     apiVersion: apps/v1
     fieldsType: FieldsV1
     fieldsV1:
-      f:metadata:
+` + fieldsV1
+}
+
+var fluxApplyAll = kustomizeApply(`      f:metadata:
         f:labels: {f:app: {}, f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}
         f:annotations: {f:keep: {}}
       f:spec:
         f:template: {f:spec: {f:containers: {'k:{"name":"app"}': {.: {}, f:name: {}}}}}
-`
+`)
 
 func drift(path string, change model.ChangeKind, live any, managers ...string) model.FieldDrift {
 	d := model.FieldDrift{Path: path, FieldPath: path, Change: change, Live: live, Cause: model.CauseUnknown}

@@ -119,18 +119,12 @@ metadata:
   name: web
   namespace: prod
   labels: {app: web, gone: "1", kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
-  managedFields:
-  - manager: kustomize-controller
-    operation: Apply
-    apiVersion: apps/v1
-    fieldsType: FieldsV1
-    fieldsV1:
-      f:metadata:
+  managedFields:`+kustomizeApply(`      f:metadata:
         f:labels: {f:app: {}, f:gone: {}, f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}
       f:spec:
         f:strategy: {f:type: {}, f:rollingUpdate: {.: {}, f:maxSurge: {}, f:maxUnavailable: {}}}
         f:template: {f:spec: {f:containers: {'k:{"name":"app"}': {.: {}, f:name: {}, f:image: {}, f:ports: {'k:{"containerPort":80,"protocol":"TCP"}': {.: {}, f:containerPort: {}, f:protocol: {}}}}}}}
-spec:
+`)+`spec:
   strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 25%, maxUnavailable: 25%}}
   template:
     spec:

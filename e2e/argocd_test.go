@@ -5,7 +5,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,17 +30,12 @@ func installApplicationCRD(t *testing.T) {
 	t.Helper()
 	var err error
 	argoCRDOnce.Do(func() {
-		out, e := exec.Command("go", "mod", "download", "-json", "github.com/argoproj/argo-cd/v3@v3.2.12").Output()
+		dir, e := moduleDir("github.com/argoproj/argo-cd/v3@v3.2.12")
 		if e != nil {
-			err = fmt.Errorf("go mod download argo-cd: %w", e)
+			err = e
 			return
 		}
-		var mod struct{ Dir string }
-		if e := json.Unmarshal(out, &mod); e != nil || mod.Dir == "" {
-			err = fmt.Errorf("go mod download argo-cd: no Dir in %s", out)
-			return
-		}
-		crd := filepath.Join(mod.Dir, "manifests", "crds", "application-crd.yaml")
+		crd := filepath.Join(dir, "manifests", "crds", "application-crd.yaml")
 		// Server-side: the CRD is too large for the last-applied annotation.
 		E.Kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=argo-e2e", "-f", crd)
 		err = E.WaitEstablished(t, "crd/applications.argoproj.io")

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,13 +27,12 @@ func installFluxCRDsForCompare(t *testing.T) {
 	var err error
 	compareFluxCRDOnce.Do(func() {
 		for _, mod := range []string{"github.com/fluxcd/kustomize-controller@v1.9.6", "github.com/fluxcd/helm-controller@v1.6.4"} {
-			res := E.Run(t, RunOpts{}, "go", "mod", "download", "-json", mod)
-			var info struct{ Dir string }
-			if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &info) != nil || info.Dir == "" {
-				err = fmt.Errorf("go mod download %s: %s", mod, res.Stderr)
+			dir, e := moduleDir(mod)
+			if e != nil {
+				err = e
 				return
 			}
-			crds, _ := filepath.Glob(filepath.Join(info.Dir, "config", "crd", "bases", "*.yaml"))
+			crds, _ := filepath.Glob(filepath.Join(dir, "config", "crd", "bases", "*.yaml"))
 			for _, crd := range crds {
 				E.Kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=drift-e2e-compare", "-f", crd)
 			}

@@ -57,19 +57,12 @@ func fluxCLI(t *testing.T) string {
 		}
 		fluxBin = strings.TrimSpace(string(out))
 		for _, mod := range []string{"github.com/fluxcd/kustomize-controller@v1.9.6", "github.com/fluxcd/helm-controller@v1.6.4"} {
-			dl := exec.Command("go", "mod", "download", "-json", mod)
-			dl.Dir = E.Root
-			b, err := dl.Output()
+			dir, err := moduleDir(mod)
 			if err != nil {
-				fluxErr = fmt.Errorf("go mod download %s: %w", mod, err)
+				fluxErr = err
 				return
 			}
-			var info struct{ Dir string }
-			if err := json.Unmarshal(b, &info); err != nil || info.Dir == "" {
-				fluxErr = fmt.Errorf("go mod download %s: no Dir in %s", mod, b)
-				return
-			}
-			crds, _ := filepath.Glob(filepath.Join(info.Dir, "config", "crd", "bases", "*.yaml"))
+			crds, _ := filepath.Glob(filepath.Join(dir, "config", "crd", "bases", "*.yaml"))
 			for _, crd := range crds {
 				res := E.Run(t, RunOpts{}, "kubectl", "apply", "--server-side", "--force-conflicts", "--field-manager=drift-e2e-flux", "-f", crd)
 				if res.Code != 0 {

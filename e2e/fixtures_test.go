@@ -3,7 +3,9 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
+	"os/exec"
 	"strings"
 )
 
@@ -60,4 +62,21 @@ func (d deployWeb) YAML() string {
 		line(`      - {name: sidecar, image: "busybox:1.36", command: [sleep, "3600"]}`)
 	}
 	return b.String()
+}
+
+// moduleDir downloads module@version through the Go module proxy (no
+// other network) and returns its directory in the module cache, where the
+// tests find the CRDs that upstream ships.
+func moduleDir(module string) (string, error) {
+	dl := exec.Command("go", "mod", "download", "-json", module)
+	dl.Dir = E.Root
+	out, err := dl.Output()
+	if err != nil {
+		return "", fmt.Errorf("go mod download %s: %w", module, err)
+	}
+	var info struct{ Dir string }
+	if err := json.Unmarshal(out, &info); err != nil || info.Dir == "" {
+		return "", fmt.Errorf("go mod download %s: no Dir in %s", module, out)
+	}
+	return info.Dir, nil
 }

@@ -25,22 +25,7 @@ var compareFluxCRDOnce sync.Once
 func installFluxCRDsForCompare(t *testing.T) {
 	t.Helper()
 	var err error
-	compareFluxCRDOnce.Do(func() {
-		for _, mod := range []string{"github.com/fluxcd/kustomize-controller@v1.9.6", "github.com/fluxcd/helm-controller@v1.6.4"} {
-			dir, e := moduleDir(mod)
-			if e != nil {
-				err = e
-				return
-			}
-			crds, _ := filepath.Glob(filepath.Join(dir, "config", "crd", "bases", "*.yaml"))
-			for _, crd := range crds {
-				E.Kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=drift-e2e-compare", "-f", crd)
-			}
-		}
-		if e := E.WaitEstablished(t, "crd/kustomizations.kustomize.toolkit.fluxcd.io", "crd/helmreleases.helm.toolkit.fluxcd.io"); e != nil {
-			err = e
-		}
-	})
+	compareFluxCRDOnce.Do(func() { err = applyFluxCRDs(t, "drift-e2e-compare") })
 	if err != nil {
 		t.Fatal(err)
 	}

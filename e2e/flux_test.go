@@ -56,27 +56,32 @@ func fluxCLI(t *testing.T) string {
 			return
 		}
 		fluxBin = strings.TrimSpace(string(out))
-		for _, mod := range []string{"github.com/fluxcd/kustomize-controller@v1.9.6", "github.com/fluxcd/helm-controller@v1.6.4"} {
-			dir, err := moduleDir(mod)
-			if err != nil {
-				fluxErr = err
-				return
-			}
-			crds, _ := filepath.Glob(filepath.Join(dir, "config", "crd", "bases", "*.yaml"))
-			for _, crd := range crds {
-				res := E.Run(t, RunOpts{}, "kubectl", "apply", "--server-side", "--force-conflicts", "--field-manager=drift-e2e-flux", "-f", crd)
-				if res.Code != 0 {
-					fluxErr = fmt.Errorf("installing %s: %s", crd, res.Stderr)
-					return
-				}
-			}
-		}
-		fluxErr = E.WaitEstablished(t, "crd/kustomizations.kustomize.toolkit.fluxcd.io", "crd/helmreleases.helm.toolkit.fluxcd.io")
+		fluxErr = applyFluxCRDs(t, "drift-e2e-flux")
 	})
 	if fluxErr != nil {
 		t.Fatal(fluxErr)
 	}
 	return fluxBin
+}
+
+// applyFluxCRDs applies the Kustomization and HelmRelease CRDs from the
+// controllers' module zips to the shared cluster (server-side, as
+// fieldManager) and waits until they are established.
+func applyFluxCRDs(t *testing.T, fieldManager string) error {
+	for _, mod := range []string{"github.com/fluxcd/kustomize-controller@v1.9.6", "github.com/fluxcd/helm-controller@v1.6.4"} {
+		dir, err := moduleDir(mod)
+		if err != nil {
+			return err
+		}
+		crds, _ := filepath.Glob(filepath.Join(dir, "config", "crd", "bases", "*.yaml"))
+		for _, crd := range crds {
+			res := E.Run(t, RunOpts{}, filepath.Join(E.KubeBinDir, "kubectl"), "apply", "--server-side", "--force-conflicts", "--field-manager="+fieldManager, "-f", crd)
+			if res.Code != 0 {
+				return fmt.Errorf("installing %s: %s", crd, res.Stderr)
+			}
+		}
+	}
+	return E.WaitEstablished(t, "crd/kustomizations.kustomize.toolkit.fluxcd.io", "crd/helmreleases.helm.toolkit.fluxcd.io")
 }
 
 // fluxWrite writes a file below dir.

@@ -5,8 +5,8 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,17 +30,12 @@ func installApplicationCRD(t *testing.T) {
 	t.Helper()
 	var err error
 	argoCRDOnce.Do(func() {
-		out, e := exec.Command("go", "mod", "download", "-json", "github.com/argoproj/argo-cd/v3@v3.2.12").Output()
+		dir, e := moduleDir("github.com/argoproj/argo-cd/v3@v3.2.12")
 		if e != nil {
-			err = fmt.Errorf("go mod download argo-cd: %w", e)
+			err = e
 			return
 		}
-		var mod struct{ Dir string }
-		if e := json.Unmarshal(out, &mod); e != nil || mod.Dir == "" {
-			err = fmt.Errorf("go mod download argo-cd: no Dir in %s", out)
-			return
-		}
-		crd := filepath.Join(mod.Dir, "manifests", "crds", "application-crd.yaml")
+		crd := filepath.Join(dir, "manifests", "crds", "application-crd.yaml")
 		// Server-side: the CRD is too large for the last-applied annotation.
 		E.Kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=argo-e2e", "-f", crd)
 		err = E.WaitEstablished(t, "crd/applications.argoproj.io")
@@ -50,31 +45,29 @@ func installApplicationCRD(t *testing.T) {
 	}
 }
 
-func argoWeb(ns, tracking string) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: %s
-  labels:
-    app: web
-  annotations:
-    argocd.argoproj.io/tracking-id: %s
+// shopApp is Application appNS/shop, which deploys deploy/ of
+// example.com/shop.git to namespace ns, with annotations (the body of a
+// flow map, "" for none) and more of its spec (YAML at spec's indentation).
+func shopApp(appNS, annotations, ns, spec string) string {
+	meta := "{name: shop, namespace: " + appNS + "}"
+	if annotations != "" {
+		meta = "{name: shop, namespace: " + appNS + ", annotations: {" + annotations + "}}"
+	}
+	return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: ` + meta + `
 spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1.27
-      - name: sidecar
-        image: busybox:1.36
-        command: ["sleep", "3600"]
-`, ns, tracking)
+  project: default
+  source: {repoURL: https://example.com/shop.git, path: deploy}
+  destination: {server: https://kubernetes.default.svc, namespace: ` + ns + `}
+` + indent(spec, "  ")
+}
+
+// argoWeb is the Deployment an Application tracks (tracking is the
+// argocd.argoproj.io/tracking-id annotation Argo CD writes).
+func argoWeb(ns, tracking string) string {
+	return deployWeb{Namespace: ns, Labels: "app: web", Annotations: "argocd.argoproj.io/tracking-id: " + strconv.Quote(tracking),
+		Replicas: 2, Image: "nginx:1.27", Sidecar: true}.YAML()
 }
 
 func argoVerdictOf(d model.FieldDrift) *model.Verdict {
@@ -108,32 +101,19 @@ data:
     managedFieldsManagers:
     - kubectl-set
 `, ctrl))
-	E.Apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: shop
-  namespace: %s
-spec:
-  project: default
-  source:
-    repoURL: https://example.com/shop.git
-    path: deploy
-  destination:
-    server: https://kubernetes.default.svc
-    namespace: %s
-  syncPolicy:
-    automated:
-      selfHeal: true
-  ignoreDifferences:
-  - group: apps
-    kind: Deployment
-    jsonPointers:
-    - /spec/replicas
-  - group: app
-    kind: Deployment
-    jsonPointers:
-    - /spec/template/spec/containers/1/image
-`, appNS, ns))
+	E.Apply(t, shopApp(appNS, "", ns, `syncPolicy:
+  automated:
+    selfHeal: true
+ignoreDifferences:
+- group: apps
+  kind: Deployment
+  jsonPointers:
+  - /spec/replicas
+- group: app
+  kind: Deployment
+  jsonPointers:
+  - /spec/template/spec/containers/1/image
+`))
 
 	tracking := fmt.Sprintf("%s_shop:apps/Deployment:%s/web", appNS, ns)
 	manifest := argoWeb(ns, tracking)
@@ -242,20 +222,11 @@ data:
     jqPathExpressions:
     - until(false; .)
 `, ctrl))
-	E.Apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: shop
-  namespace: %s
-spec:
-  project: default
-  source: {repoURL: https://example.com/shop.git, path: deploy}
-  destination: {server: https://kubernetes.default.svc, namespace: %s}
-  ignoreDifferences:
-  - group: apps
-    kind: Deployment
-    jsonPointers: [/spec/replicas]
-`, ctrl, ns))
+	E.Apply(t, shopApp(ctrl, "", ns, `ignoreDifferences:
+- group: apps
+  kind: Deployment
+  jsonPointers: [/spec/replicas]
+`))
 	manifest := argoWeb(ns, "shop:apps/Deployment:"+ns+"/web")
 	E.Apply(t, manifest, "--field-manager=argocd-controller")
 	E.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=3")
@@ -289,20 +260,9 @@ func TestArgoCDServerSideDiff(t *testing.T) {
 	installApplicationCRD(t)
 	ctrl := E.Namespace(t, "argo")
 	ns := E.Namespace(t, "argo")
-	E.Apply(t, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata:
-  name: shop
-  namespace: %s
-  annotations:
-    argocd.argoproj.io/compare-options: ServerSideDiff=true
-spec:
-  project: default
-  source: {repoURL: https://example.com/shop.git, path: deploy}
-  destination: {server: https://kubernetes.default.svc, namespace: %s}
-  syncPolicy:
-    syncOptions: [ServerSideApply=true]
-`, ctrl, ns))
+	E.Apply(t, shopApp(ctrl, "argocd.argoproj.io/compare-options: ServerSideDiff=true", ns, `syncPolicy:
+  syncOptions: [ServerSideApply=true]
+`))
 	manifest := argoWeb(ns, "shop:apps/Deployment:"+ns+"/web")
 	E.Apply(t, manifest, "--server-side", "--field-manager=argocd-controller")
 	E.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=4")

@@ -3,10 +3,10 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -25,23 +25,7 @@ var compareFluxCRDOnce sync.Once
 func installFluxCRDsForCompare(t *testing.T) {
 	t.Helper()
 	var err error
-	compareFluxCRDOnce.Do(func() {
-		for _, mod := range []string{"github.com/fluxcd/kustomize-controller@v1.9.6", "github.com/fluxcd/helm-controller@v1.6.4"} {
-			res := E.Run(t, RunOpts{}, "go", "mod", "download", "-json", mod)
-			var info struct{ Dir string }
-			if res.Code != 0 || json.Unmarshal([]byte(res.Stdout), &info) != nil || info.Dir == "" {
-				err = fmt.Errorf("go mod download %s: %s", mod, res.Stderr)
-				return
-			}
-			crds, _ := filepath.Glob(filepath.Join(info.Dir, "config", "crd", "bases", "*.yaml"))
-			for _, crd := range crds {
-				E.Kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=drift-e2e-compare", "-f", crd)
-			}
-		}
-		if e := E.WaitEstablished(t, "crd/kustomizations.kustomize.toolkit.fluxcd.io", "crd/helmreleases.helm.toolkit.fluxcd.io"); e != nil {
-			err = e
-		}
-	})
+	compareFluxCRDOnce.Do(func() { err = applyFluxCRDs(t, "drift-e2e-compare") })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,22 +127,10 @@ spec:
 
 	// normalize TYPE/NAME: a Deployment tracked by the Application (an app
 	// outside the control-plane namespace is named <ns>_<name>).
-	E.Apply(t, fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: %[1]s
-  annotations:
-    argocd.argoproj.io/tracking-id: %[1]s_widgets:apps/Deployment:%[1]s/web
-spec:
-  replicas: 2
-  minReadySeconds: 5
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: app, image: nginx:1.27}]
-`, ns), "--server-side", "--field-manager=argocd-controller")
+	web := deployWeb{Namespace: ns, Replicas: 2, MinReadySeconds: 5, Image: "nginx:1.27"}
+	tracked := web
+	tracked.Annotations = "argocd.argoproj.io/tracking-id: " + strconv.Quote(ns+"_widgets:apps/Deployment:"+ns+"/web")
+	E.Apply(t, tracked.YAML(), "--server-side", "--field-manager=argocd-controller")
 	E.Kubectl(t, "patch", "-n", ns, "deployment/web", "--type=merge", "-p", `{"spec":{"minReadySeconds":30}}`)
 	res = E.Run(t, RunOpts{Kubeconfig: E.ReaderKubeconfig}, KubectlDrift, "normalize", "deployment/web", "-n", ns, "--engine", "argocd", "--from-cluster", "-o", "json")
 	if res.Code != 0 {
@@ -208,18 +180,7 @@ spec:
 	// --diff against the desired state: the patched minReadySeconds is
 	// hidden by the rule, so there is no difference (exit 0)...
 	desired := filepath.Join(t.TempDir(), "web.yaml")
-	if err := os.WriteFile(desired, []byte(fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: %[1]s}
-spec:
-  replicas: 2
-  minReadySeconds: 5
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers: [{name: app, image: nginx:1.27}]
-`, ns)), 0o600); err != nil {
+	if err := os.WriteFile(desired, []byte(web.YAML()), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	res = E.Run(t, RunOpts{Kubeconfig: E.ReaderKubeconfig}, KubectlDrift, "normalize", "deployment/web", "-n", ns, "--engine", "argocd", "--from-cluster", "--diff", "-f", desired)

@@ -7,54 +7,30 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // webDeployment is what Git holds: two containers, applied by Flux's
 // kustomize-controller with its ownership labels.
-func webDeployment(ns string) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: %s
-  labels:
-    app: web
-    kustomize.toolkit.fluxcd.io/name: apps
-    kustomize.toolkit.fluxcd.io/namespace: flux-system
-  annotations:
-    team: shop
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1.27
-        ports:
-        - containerPort: 80
-      - name: sidecar
-        image: busybox:1.36
-        command: ["sleep", "3600"]
-`, ns)
+func webDeployment(ns string) string { return webInGit(ns).YAML() }
+
+func webInGit(ns string) deployWeb {
+	return deployWeb{Namespace: ns,
+		Labels:      "app: web, kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system",
+		Annotations: "team: shop",
+		Replicas:    2, Image: "nginx:1.27", Ports: "{containerPort: 80}", Sidecar: true}
 }
 
 // writeFile writes content into the test's temp dir and returns the path.
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testutil.WriteFile(t, t.TempDir(), name, content)
 }
 
 // driftedWeb applies webDeployment as kustomize-controller, then drifts it
@@ -261,9 +237,10 @@ func TestExplainUntouched(t *testing.T) {
 // last-applied-configuration: inferred drift then knows the desired values.
 func TestExplainArgoClientSideApply(t *testing.T) {
 	ns := E.Namespace(t, "e2e")
-	manifest := strings.Replace(webDeployment(ns), "    kustomize.toolkit.fluxcd.io/name: apps\n    kustomize.toolkit.fluxcd.io/namespace: flux-system\n",
-		"", 1)
-	manifest = strings.Replace(manifest, "    team: shop\n", "    team: shop\n    argocd.argoproj.io/tracking-id: shop:apps/Deployment:"+ns+"/web\n", 1)
+	web := webInGit(ns) // without Flux's labels, with Argo CD's tracking id
+	web.Labels = "app: web"
+	web.Annotations += ", argocd.argoproj.io/tracking-id: " + strconv.Quote("shop:apps/Deployment:"+ns+"/web")
+	manifest := web.YAML()
 	E.Apply(t, manifest, "--field-manager=argocd-controller")
 	E.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=4")
 	E.Kubectl(t, "-n", ns, "set", "image", "deployment/web", "app=nginx:1.29")
@@ -400,19 +377,7 @@ func TestExplainReadOnlyUser(t *testing.T) {
 // aliasBomb is the "billion laughs" of YAML: nine levels of nine aliases.
 // It is the object explain looks for, so only a refusal to expand it
 // gives an error.
-const aliasBomb = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
-b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
-c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
-d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
-e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
-f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
-g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
-h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
-i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
-`
+var aliasBomb = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n" + testutil.AliasBomb(9)
 
 // TestExplainBadInput: every bad input is one clear line on stderr and
 // exit 2, through the real binary; never a panic or a stack trace.
@@ -429,7 +394,7 @@ func TestExplainBadInput(t *testing.T) {
 		t.Fatal(err)
 	}
 	big := filepath.Join(dir, "big.yaml")
-	bigFile(t, big, webDeployment(ns), 50<<20)
+	bigFile(t, big, webInGit(ns), 50<<20)
 	notK8s := filepath.Join(dir, "other.yaml")
 	if err := os.WriteFile(notK8s, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: unrelated}\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -463,15 +428,12 @@ func TestExplainBadInput(t *testing.T) {
 	}
 }
 
-// bigFile writes manifest followed by a ~size-byte annotation: the very
+// bigFile writes d with a ~size-byte annotation more: the very
 // object explain looks for, so only a size limit gives an error.
-func bigFile(t *testing.T, path, manifest string, size int) {
+func bigFile(t *testing.T, path string, d deployWeb, size int) {
 	t.Helper()
-	padded := strings.Replace(manifest, "    team: shop\n", "    team: shop\n    padding: "+strings.Repeat("x", size)+"\n", 1)
-	if len(padded) < size {
-		t.Fatal("manifest has no team annotation to pad")
-	}
-	if err := os.WriteFile(path, []byte(padded), 0o644); err != nil {
+	d.Annotations += ", padding: " + strings.Repeat("x", size)
+	if err := os.WriteFile(path, []byte(d.YAML()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -128,35 +128,14 @@ type fxScenario struct {
 
 // --- manifests ------------------------------------------------------------
 
-const fxDeploy = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: NS, labels: {app: web}}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1.25
-        env: [{name: MODE, value: prod}]
-        ports: [{containerPort: 80}]
-`
+// fxWeb is the Deployment most scenarios put in Git.
+var fxWeb = deployWeb{Namespace: "NS", Labels: "app: web", Replicas: 2, Image: "nginx:1.25",
+	Env: "{name: MODE, value: prod}", Ports: "{containerPort: 80}"}
+
+var fxDeploy = fxWeb.YAML()
 
 // fxDeployNoReplicas leaves replicas to others (an HPA, a /scale writer).
-const fxDeployNoReplicas = `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: NS, labels: {app: web}}
-spec:
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1.25
-`
+var fxDeployNoReplicas = deployWeb{Namespace: "NS", Labels: "app: web", Image: "nginx:1.25"}.YAML()
 
 const fxService = `apiVersion: v1
 kind: Service
@@ -199,16 +178,24 @@ metadata: {name: w, namespace: NS}
 spec: {size: 3, color: blue, tags: [a, b]}
 `
 
-func withAnnotations(manifest, ann string) string {
-	return strings.Replace(manifest, "metadata: {name: web, namespace: NS, labels: {app: web}}",
-		"metadata: {name: web, namespace: NS, labels: {app: web}, annotations: {"+ann+"}}", 1)
+// fxDeployAnnotated is fxDeploy with annotations (the body of a flow map).
+func fxDeployAnnotated(ann string) string {
+	d := fxWeb
+	d.Annotations = ann
+	return d.YAML()
 }
 
 func docs(ds ...string) string { return strings.Join(ds, "---\n") }
 
 // Helm chart templates: plain YAML (Helm renders it unchanged); no
 // namespace, Helm installs into the release namespace.
-var fxChart = strings.ReplaceAll(strings.ReplaceAll(docs(fxDeploy, fxConfigMap), ", namespace: NS", ""), "namespace: NS", "")
+var fxChart = docs(chartWeb(), strings.Replace(fxConfigMap, ", namespace: NS", "", 1))
+
+func chartWeb() string {
+	d := fxWeb
+	d.Namespace = ""
+	return d.YAML()
+}
 
 func fxScenarios() []fxScenario {
 	dep := []fxObj{objDeploy}
@@ -306,7 +293,7 @@ metadata: {name: web, namespace: NS, annotations: {note: by-hand}}
 		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {name: \"we\"}\n"})
 	add(fxScenario{name: "ignore-label-selector", git: fxDeploy, objects: dep, drift: scale,
 		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {labelSelector: \"app=web\"}\n"})
-	add(fxScenario{name: "ignore-annotation-selector-git", git: withAnnotations(fxDeploy, "drift.test/scaled: \"yes\""), objects: dep, drift: scale,
+	add(fxScenario{name: "ignore-annotation-selector-git", git: fxDeployAnnotated("drift.test/scaled: \"yes\""), objects: dep, drift: scale,
 		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {annotationSelector: \"drift.test/scaled=yes\"}\n"})
 	add(fxScenario{name: "ignore-annotation-selector-runtime", git: fxDeploy, objects: dep,
 		drift: func(c *fxCtx) {
@@ -329,7 +316,7 @@ metadata: {name: web, namespace: NS, annotations: {note: by-hand}}
 		editImage(c)
 	}
 	for _, mode := range []string{"Override", "Merge", "IfNotPresent", "Ignore"} {
-		sc := fxScenario{name: "ssa-" + strings.ToLower(mode) + "-in-git", git: withAnnotations(fxDeploy, "kustomize.toolkit.fluxcd.io/ssa: "+mode), objects: dep, drift: labelAndEdit}
+		sc := fxScenario{name: "ssa-" + strings.ToLower(mode) + "-in-git", git: fxDeployAnnotated("kustomize.toolkit.fluxcd.io/ssa: " + mode), objects: dep, drift: labelAndEdit}
 		if mode == "Ignore" {
 			// ssa: Ignore also skips the creation: mark an existing object.
 			sc.git, sc.gitNext = fxDeploy, sc.git
@@ -355,7 +342,7 @@ metadata: {name: web, namespace: NS, annotations: {note: by-hand}}
 			c.k("annotate", "deployment/web", "kustomize.toolkit.fluxcd.io/reconcile=disabled")
 			editImage(c)
 		}})
-	add(fxScenario{name: "reconcile-disabled-in-git", git: fxDeploy, gitNext: withAnnotations(fxDeploy, "kustomize.toolkit.fluxcd.io/reconcile: disabled"), objects: dep, drift: editImage})
+	add(fxScenario{name: "reconcile-disabled-in-git", git: fxDeploy, gitNext: fxDeployAnnotated("kustomize.toolkit.fluxcd.io/reconcile: disabled"), objects: dep, drift: editImage})
 	add(fxScenario{name: "suspended-kustomization", git: fxDeploy, objects: dep, drift: labelAndEdit, suspendBefore: true})
 
 	// --- other kinds ---

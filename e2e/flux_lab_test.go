@@ -541,7 +541,13 @@ func condition(obj *unstructured.Unstructured, typ string) (status, reason, mess
 // waits for it to apply rev.
 func (l *fluxLab) kustomization(t testing.TB, ns, rev, extraSpec string) {
 	t.Helper()
-	l.create(t, gvrKS, fmt.Sprintf(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+	l.create(t, gvrKS, labKustomization(ns, extraSpec))
+	l.waitApplied(t, ns, rev)
+}
+
+// labKustomization is the manifest of the lab's Kustomization ns/apps.
+func labKustomization(ns, extraSpec string) string {
+	return fmt.Sprintf(`apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata: {name: apps, namespace: %s}
 spec:
@@ -550,8 +556,7 @@ spec:
   prune: true
   timeout: 30s
   sourceRef: {kind: GitRepository, name: repo}
-%s`, ns, indent(extraSpec, "  ")))
-	l.waitApplied(t, ns, rev)
+%s`, ns, indent(extraSpec, "  "))
 }
 
 // waitApplied waits until Kustomization ns/apps has applied rev.

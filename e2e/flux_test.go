@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // The Flux oracle: the real flux CLI v2.9.5 (built from the module proxy by
@@ -55,29 +56,7 @@ func fluxCLI(t *testing.T) string {
 			return
 		}
 		fluxBin = strings.TrimSpace(string(out))
-		for _, mod := range []string{"github.com/fluxcd/kustomize-controller@v1.9.6", "github.com/fluxcd/helm-controller@v1.6.4"} {
-			dl := exec.Command("go", "mod", "download", "-json", mod)
-			dl.Dir = E.Root
-			b, err := dl.Output()
-			if err != nil {
-				fluxErr = fmt.Errorf("go mod download %s: %w", mod, err)
-				return
-			}
-			var info struct{ Dir string }
-			if err := json.Unmarshal(b, &info); err != nil || info.Dir == "" {
-				fluxErr = fmt.Errorf("go mod download %s: no Dir in %s", mod, b)
-				return
-			}
-			crds, _ := filepath.Glob(filepath.Join(info.Dir, "config", "crd", "bases", "*.yaml"))
-			for _, crd := range crds {
-				res := E.Run(t, RunOpts{}, "kubectl", "apply", "--server-side", "--force-conflicts", "--field-manager=drift-e2e-flux", "-f", crd)
-				if res.Code != 0 {
-					fluxErr = fmt.Errorf("installing %s: %s", crd, res.Stderr)
-					return
-				}
-			}
-		}
-		fluxErr = E.WaitEstablished(t, "crd/kustomizations.kustomize.toolkit.fluxcd.io", "crd/helmreleases.helm.toolkit.fluxcd.io")
+		fluxErr = applyFluxCRDs(t, "drift-e2e-flux")
 	})
 	if fluxErr != nil {
 		t.Fatal(fluxErr)
@@ -85,17 +64,30 @@ func fluxCLI(t *testing.T) string {
 	return fluxBin
 }
 
+// applyFluxCRDs applies the Kustomization and HelmRelease CRDs from the
+// controllers' module zips to the shared cluster (server-side, as
+// fieldManager) and waits until they are established.
+func applyFluxCRDs(t *testing.T, fieldManager string) error {
+	for _, mod := range []string{"github.com/fluxcd/kustomize-controller@v1.9.6", "github.com/fluxcd/helm-controller@v1.6.4"} {
+		dir, err := moduleDir(mod)
+		if err != nil {
+			return err
+		}
+		crds, _ := filepath.Glob(filepath.Join(dir, "config", "crd", "bases", "*.yaml"))
+		for _, crd := range crds {
+			res := E.Run(t, RunOpts{}, filepath.Join(E.KubeBinDir, "kubectl"), "apply", "--server-side", "--force-conflicts", "--field-manager="+fieldManager, "-f", crd)
+			if res.Code != 0 {
+				return fmt.Errorf("installing %s: %s", crd, res.Stderr)
+			}
+		}
+	}
+	return E.WaitEstablished(t, "crd/kustomizations.kustomize.toolkit.fluxcd.io", "crd/helmreleases.helm.toolkit.fluxcd.io")
+}
+
 // fluxWrite writes a file below dir.
 func fluxWrite(t *testing.T, dir, name, content string) string {
 	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testutil.WriteFile(t, dir, name, content)
 }
 
 // fluxSetup is one Kustomization with its manifests, applied the way
@@ -378,24 +370,8 @@ func fluxDesired(t *testing.T, built, kind, name string) map[string]any {
 	return nil
 }
 
-const fluxDeployment = `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: NS
-  labels: {app: web, tier: frontend}
-  annotations: {team: a}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1
-        env: [{name: MODE, value: prod}]
----
+var fluxDeployment = deployWeb{Namespace: "NS", Labels: "app: web, tier: frontend", Annotations: "team: a",
+	Replicas: 2, Image: "nginx:1", Env: "{name: MODE, value: prod}"}.YAML() + `---
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: cfg, namespace: NS}

@@ -15,28 +15,22 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
+// renderLabOverlay is what both ground truths lay over the manifests with
+// kustomize: a Kustomization's spec fields, and the same as a
+// HelmRelease's kustomize post-renderer.
+const renderLabOverlay = `images: [{name: nginx, newTag: "1.27.3"}]
+patches:
+  - target: {kind: Service}
+    patch: |
+      - {op: add, path: /spec/sessionAffinity, value: ClientIP}
+`
+
 // renderLabFiles is the checkout: no kustomization.yaml (Flux generates
 // one), variables from the inline map, a ConfigMap on the cluster and a
 // default, and a ConfigMap marked to skip substitution.
 var renderLabFiles = map[string]string{
-	"app/deploy.yaml": `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels: {tier: "${tier}"}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-        - name: app
-          image: nginx:1.27
-          env:
-            - {name: GREETING, value: "${greeting}"}
-            - {name: REGION, value: "${region:=eu-west-1}"}
-`,
+	"app/deploy.yaml": deployWeb{Labels: `tier: "${tier}"`, Replicas: 2, Image: "nginx:1.27",
+		Env: `{name: GREETING, value: "${greeting}"}, {name: REGION, value: "${region:=eu-west-1}"}`}.YAML(),
 	"app/literal.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -68,12 +62,7 @@ func TestRenderFluxGroundTruth(t *testing.T) {
 	l.kubectl(t, RunOpts{}, "-n", ns, "create", "configmap", "vars", "--from-literal=greeting=hello from the cluster", "--from-literal=tier=frontend")
 	spec := `targetNamespace: ` + ns + `
 namePrefix: p-
-images: [{name: nginx, newTag: "1.27.3"}]
-patches:
-  - target: {kind: Service}
-    patch: |
-      - {op: add, path: /spec/sessionAffinity, value: ClientIP}
-commonMetadata: {labels: {team: web}}
+` + renderLabOverlay + `commonMetadata: {labels: {team: web}}
 postBuild:
   substitute: {tier: backend-overridden-below}
   substituteFrom: [{kind: ConfigMap, name: vars}, {kind: Secret, name: absent, optional: true}]
@@ -89,16 +78,7 @@ postBuild:
 	}
 	// The Kustomization as the lab created it (path ./), outside the
 	// checkout, for flux build.
-	ksFile := fluxWrite(t, t.TempDir(), "ks.yaml", `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: apps, namespace: `+ns+`}
-spec:
-  interval: 1h
-  path: ./
-  prune: true
-  timeout: 30s
-  sourceRef: {kind: GitRepository, name: repo}
-`+indent(spec, "  "))
+	ksFile := fluxWrite(t, t.TempDir(), "ks.yaml", labKustomization(ns, spec))
 
 	// Ours, reading the ConfigMap from the lab cluster.
 	res := l.drift(t, "render", "--source", dir, "--kustomization", ns+"/apps", "--from-cluster", "-o", "json")
@@ -159,25 +139,10 @@ spec:
 	l.kubectl(t, RunOpts{}, "-n", ns, "scale", "deployment/p-web", "--replicas=5")
 	l.kubectl(t, RunOpts{}, "-n", ns, "set", "env", "deployment/p-web", "GREETING=edited")
 	l.kubectl(t, RunOpts{}, "-n", ns, "patch", "service/p-web", "--type=merge", "-p", `{"spec":{"sessionAffinity":"None"}}`)
-	hand := fluxWrite(t, t.TempDir(), "hand-rendered.yaml", `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: p-web
-  namespace: `+ns+`
-  labels: {tier: backend-overridden-below, team: web, kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: `+ns+`}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-        - name: app
-          image: nginx:1.27.3
-          env:
-            - {name: GREETING, value: "hello from the cluster"}
-            - {name: REGION, value: "eu-west-1"}
----
+	hand := fluxWrite(t, t.TempDir(), "hand-rendered.yaml", deployWeb{Name: "p-web", Namespace: ns,
+		Labels:   "tier: backend-overridden-below, team: web, kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: " + ns,
+		Replicas: 2, Image: "nginx:1.27.3",
+		Env: `{name: GREETING, value: "hello from the cluster"}, {name: REGION, value: "eu-west-1"}`}.YAML()+`---
 apiVersion: v1
 kind: Service
 metadata:
@@ -335,12 +300,7 @@ valuesFrom:
   - {kind: Secret, name: absent, optional: true}
 postRenderers:
   - kustomize:
-      images: [{name: nginx, newTag: "1.27.3"}]
-      patches:
-        - target: {kind: Service}
-          patch: |
-            - {op: add, path: /spec/sessionAffinity, value: ClientIP}
-commonMetadata: {labels: {team: web}}
+`+indent(renderLabOverlay, "      ")+`commonMetadata: {labels: {team: web}}
 `)
 
 	dir := t.TempDir()
@@ -381,25 +341,11 @@ commonMetadata: {labels: {team: web}}
 
 	l.kubectl(t, RunOpts{}, "-n", ns, "scale", "deployment/web", "--replicas=6")
 	l.kubectl(t, RunOpts{}, "-n", ns, "set", "env", "deployment/web", "REGION=us-east-1")
-	hand := fluxWrite(t, t.TempDir(), "hand-rendered.yaml", `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  labels: {team: web, app.kubernetes.io/managed-by: Helm, helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: `+ns+`}
-  annotations: {meta.helm.sh/release-name: web, meta.helm.sh/release-namespace: `+ns+`}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec:
-      containers:
-        - name: app
-          image: nginx:1.27.3
-          env:
-            - {name: GREETING, value: "from valuesFrom"}
-            - {name: REGION, value: "eu-west-1"}
-`)
+	hand := fluxWrite(t, t.TempDir(), "hand-rendered.yaml", deployWeb{
+		Labels:      "team: web, app.kubernetes.io/managed-by: Helm, helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: " + ns,
+		Annotations: "meta.helm.sh/release-name: web, meta.helm.sh/release-namespace: " + ns,
+		Replicas:    2, Image: "nginx:1.27.3",
+		Env: `{name: GREETING, value: "from valuesFrom"}, {name: REGION, value: "eu-west-1"}`}.YAML())
 	src := l.drift(t, "explain", "deployment/web", "-n", ns, "--source", dir, "--source-map", srcMap, "-o", "json")
 	file := l.drift(t, "explain", "deployment/web", "-n", ns, "-f", hand, "-o", "json")
 	// helm-controller's drift detection is off by default: the drift is

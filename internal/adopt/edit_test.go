@@ -2,45 +2,21 @@ package adopt
 
 import (
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-	"sigs.k8s.io/yaml"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files (review the diff)")
 
 func readLive(t *testing.T, name string) map[string]any {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := yaml.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return testutil.ReadObject(t, "testdata", name).Object
 }
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s (-want +got):\n%s", name, d)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got)
 }
 
 var web = Object{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "web"}

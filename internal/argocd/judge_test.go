@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // judgeCase runs Judge on a parity case (real live object with real
@@ -65,26 +66,7 @@ func hasApp(in []Input) bool {
 
 func argoVerdict(t *testing.T, rep *model.Report, path string) model.Verdict {
 	t.Helper()
-	for _, d := range rep.Drifts {
-		if d.Path == path {
-			for _, v := range d.Verdicts {
-				if v.Engine == model.EngineArgoCD {
-					return v
-				}
-			}
-		}
-	}
-	t.Fatalf("no argocd verdict for %s in %+v", path, rep.Drifts)
-	return model.Verdict{}
-}
-
-func findNote(rep *model.Report, reason string) *model.Note {
-	for i := range rep.Notes {
-		if rep.Notes[i].Reason == reason {
-			return &rep.Notes[i]
-		}
-	}
-	return nil
+	return testutil.Verdict(t, rep, path, model.EngineArgoCD)
 }
 
 var replicas = model.FieldDrift{Path: "/spec/replicas", Change: model.Changed, Desired: int64(2), Live: int64(5)}
@@ -105,7 +87,7 @@ func TestJudgeGroupTypoWhyNot(t *testing.T) {
 	if v := argoVerdict(t, rep, "/spec/replicas"); v.Kind != model.Reported {
 		t.Fatalf("verdict = %+v", v)
 	}
-	n := findNote(rep, "group-mismatch")
+	n := testutil.Note(rep, "group-mismatch")
 	if n == nil || !strings.Contains(n.Message, `did you mean "apps"`) || n.Rule == nil || n.Rule.Field != ".spec.ignoreDifferences[0]" {
 		t.Fatalf("group-mismatch note = %+v, notes %+v", n, rep.Notes)
 	}
@@ -156,7 +138,7 @@ func TestJudgeManagersWithoutSchema(t *testing.T) {
 	if err := a.Judge(context.Background(), model.JudgeInput{Live: readTestObject(t, dir+"/live.json"), Desired: readTestObject(t, dir+"/desired.yaml"), Report: rep}); err != nil {
 		t.Fatal(err)
 	}
-	if n := findNote(rep, "no-schema"); n == nil {
+	if n := testutil.Note(rep, "no-schema"); n == nil {
 		t.Fatalf("no no-schema note: %+v", rep.Notes)
 	}
 	if v := argoVerdict(t, rep, p); v.Kind == model.Ignored {
@@ -167,7 +149,7 @@ func TestJudgeManagersWithoutSchema(t *testing.T) {
 func TestJudgeManagerNeverSeen(t *testing.T) {
 	p := "/spec/template/spec/containers/0/image"
 	rep := judgeCase(t, "mgr-wrong-name", nil, model.FieldDrift{Path: p, Change: model.Changed})
-	n := findNote(rep, "manager-not-seen")
+	n := testutil.Note(rep, "manager-not-seen")
 	if n == nil || !strings.Contains(n.Message, "kubectl-set") {
 		t.Fatalf("note = %+v", n)
 	}
@@ -178,7 +160,7 @@ func TestJudgeKindOnlyKeyManagers(t *testing.T) {
 	if v := argoVerdict(t, rep, "/data/key"); v.Kind != model.Reported {
 		t.Fatalf("verdict = %+v", v)
 	}
-	n := findNote(rep, "kind-only-key-managers")
+	n := testutil.Note(rep, "kind-only-key-managers")
 	if n == nil || !strings.Contains(n.Message, "_ConfigMap") || n.Rule == nil || !strings.Contains(n.Rule.Field, "resource.customizations.ignoreDifferences.ConfigMap") {
 		t.Fatalf("note = %+v", n)
 	}
@@ -194,11 +176,11 @@ func TestJudgeExtraneousLabelLeftAlone(t *testing.T) {
 
 func TestJudgePointerAbsentAndJQTimeout(t *testing.T) {
 	rep := judgeCase(t, "app-pointer-absent", nil, replicas)
-	if n := findNote(rep, "pointer-absent"); n == nil || !strings.Contains(n.Message, "/spec/paused") {
+	if n := testutil.Note(rep, "pointer-absent"); n == nil || !strings.Contains(n.Message, "/spec/paused") {
 		t.Fatalf("pointer-absent note = %+v", n)
 	}
 	rep = judgeCase(t, "jq-never-ends", nil, replicas)
-	if n := findNote(rep, "jq-timeout"); n == nil || n.Level != model.NoteError {
+	if n := testutil.Note(rep, "jq-timeout"); n == nil || n.Level != model.NoteError {
 		t.Fatalf("jq-timeout note = %+v (notes %+v)", n, rep.Notes)
 	}
 	if v := argoVerdict(t, rep, "/spec/replicas"); v.Kind != model.Reported {
@@ -208,10 +190,10 @@ func TestJudgePointerAbsentAndJQTimeout(t *testing.T) {
 
 func TestJudgeInvalidJQIsComparisonError(t *testing.T) {
 	rep := judgeCase(t, "jq-invalid-syntax", nil, replicas)
-	if n := findNote(rep, "comparison-error"); n == nil {
+	if n := testutil.Note(rep, "comparison-error"); n == nil {
 		t.Fatalf("no comparison-error note: %+v", rep.Notes)
 	}
-	if n := findNote(rep, "invalid-rule"); n == nil || n.Rule == nil {
+	if n := testutil.Note(rep, "invalid-rule"); n == nil || n.Rule == nil {
 		t.Fatalf("no invalid-rule note: %+v", rep.Notes)
 	}
 }
@@ -252,7 +234,7 @@ func TestJudgeUntrackedObjectHasNoVerdict(t *testing.T) {
 	if err := a.Judge(context.Background(), model.JudgeInput{Live: live, Report: rep}); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Owners) != 0 || len(rep.Drifts[0].Verdicts) != 0 || findNote(rep, "tracking-mismatch") == nil {
+	if len(rep.Owners) != 0 || len(rep.Drifts[0].Verdicts) != 0 || testutil.Note(rep, "tracking-mismatch") == nil {
 		t.Fatalf("report = %+v", rep)
 	}
 }
@@ -344,7 +326,7 @@ func TestManagedResourcesFile(t *testing.T) {
 	if err := a.Judge(context.Background(), model.JudgeInput{Live: readTestObject(t, c+"/live.json"), Desired: readTestObject(t, c+"/desired.yaml"), Report: rep}); err != nil {
 		t.Fatal(err)
 	}
-	n := findNote(rep, "argocd-api")
+	n := testutil.Note(rep, "argocd-api")
 	if n == nil || !strings.Contains(n.Message, "OutOfSync") || !strings.Contains(n.Message, "/spec/replicas") {
 		t.Fatalf("note = %+v", n)
 	}
@@ -382,7 +364,7 @@ func TestJudgeConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	for _, rep := range reports {
-		if findNote(rep, "jq-timeout") == nil || argoVerdict(t, rep, "/spec/replicas").Kind != model.Reported {
+		if testutil.Note(rep, "jq-timeout") == nil || argoVerdict(t, rep, "/spec/replicas").Kind != model.Reported {
 			t.Fatalf("report = %+v", rep)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // namespacedReader fakes a user who may only read in some namespaces.
@@ -80,7 +81,7 @@ func TestJudgeWithNamespacedRBAC(t *testing.T) {
 	if err := a.Judge(context.Background(), model.JudgeInput{Live: live, Report: rep}); err != nil {
 		t.Fatal(err)
 	}
-	if n := findNote(rep, "read-failed"); n == nil || n.Level != model.NoteWarning {
+	if n := testutil.Note(rep, "read-failed"); n == nil || n.Level != model.NoteWarning {
 		t.Fatalf("notes = %+v", rep.Notes)
 	}
 }

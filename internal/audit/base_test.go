@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // gitRepo is a throwaway Git repository for --base tests.
@@ -36,7 +38,7 @@ func (r *gitRepo) git(args ...string) string {
 func (r *gitRepo) commit(msg string, files map[string]string) {
 	r.t.Helper()
 	for name, content := range files {
-		writeFile(r.t, r.dir, name, content)
+		testutil.WriteFile(r.t, r.dir, name, content)
 	}
 	r.git("add", "-A")
 	r.git("commit", "-q", "-m", msg)

@@ -2,13 +2,13 @@ package audit
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // The scale the issue asks for: 5,000 manifests and 1,000 rules must audit
@@ -86,20 +86,27 @@ spec:
 	return b.String()
 }
 
-// BenchmarkAuditRepo audits a generated repository end to end: walking,
-// YAML parsing, the adapters' rule extraction and every check.
-func BenchmarkAuditRepo(b *testing.B) {
-	root := b.TempDir()
+// writeBenchManifests writes n generated manifests below root, ten to a
+// file named by nameFormat (the file's number).
+func writeBenchManifests(b *testing.B, root string, n int, nameFormat string) {
+	b.Helper()
 	const perFile = 10
-	for f := 0; f < benchManifests/perFile; f++ {
+	for f := 0; f < n/perFile; f++ {
 		var docs []string
 		for i := f * perFile; i < (f+1)*perFile; i++ {
 			docs = append(docs, benchManifestYAML(i))
 		}
-		writeFileB(b, root, fmt.Sprintf("manifests/m%04d.yaml", f), strings.Join(docs, "---\n"))
+		testutil.WriteFile(b, root, fmt.Sprintf(nameFormat, f), strings.Join(docs, "---\n"))
 	}
+}
+
+// BenchmarkAuditRepo audits a generated repository end to end: walking,
+// YAML parsing, the adapters' rule extraction and every check.
+func BenchmarkAuditRepo(b *testing.B) {
+	root := b.TempDir()
+	writeBenchManifests(b, root, benchManifests, "manifests/m%04d.yaml")
 	for a := 0; a < benchApps; a++ {
-		writeFileB(b, root, fmt.Sprintf("argocd/app-%03d.yaml", a), benchAppYAML(a))
+		testutil.WriteFile(b, root, fmt.Sprintf("argocd/app-%03d.yaml", a), benchAppYAML(a))
 	}
 	opts := Options{Root: root, Paths: []string{root}, Config: &Config{}, Extractors: testExtractors()}
 	res, err := Run(opts)
@@ -124,17 +131,10 @@ func BenchmarkAuditRepoScale(b *testing.B) {
 	for _, n := range []int{2_500, 5_000, 10_000} {
 		b.Run(fmt.Sprintf("%dx%d", n, n/5), func(b *testing.B) {
 			root := b.TempDir()
-			const perFile = 10
-			for f := 0; f < n/perFile; f++ {
-				var docs []string
-				for i := f * perFile; i < (f+1)*perFile; i++ {
-					docs = append(docs, benchManifestYAML(i))
-				}
-				writeFileB(b, root, fmt.Sprintf("manifests/m%05d.yaml", f), strings.Join(docs, "---\n"))
-			}
+			writeBenchManifests(b, root, n, "manifests/m%05d.yaml")
 			apps := n / 50
 			for a := 0; a < apps; a++ {
-				writeFileB(b, root, fmt.Sprintf("argocd/app-%04d.yaml", a), benchAppYAMLOf(a, n, apps))
+				testutil.WriteFile(b, root, fmt.Sprintf("argocd/app-%04d.yaml", a), benchAppYAMLOf(a, n, apps))
 			}
 			opts := Options{Root: root, Paths: []string{root}, Config: &Config{}, Extractors: testExtractors()}
 			b.ResetTimer()
@@ -231,14 +231,6 @@ func benchSnapshot(b *testing.B, n, apps, rulesPer int, named bool) *snapshot {
 	rules = append(rules, argoCM("all").gk("*", "*").ptr("/metadata/annotations/x").rule(),
 		fluxKs("k").gk("apps", "Deployment|StatefulSet").ptr("/spec/replicas").rule())
 	return &snapshot{root: b.TempDir(), docs: docs, rules: rules}
-}
-
-func writeFileB(b *testing.B, root, rel, content string) {
-	b.Helper()
-	p := filepath.Join(root, filepath.FromSlash(rel))
-	if err := mkdirWrite(p, content); err != nil {
-		b.Fatal(err)
-	}
 }
 
 // cpuTime is the CPU time (user+system) the process has used. On a shared

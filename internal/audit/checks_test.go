@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // checkCase: the findings of one check for some rules over some manifests.
@@ -216,7 +217,7 @@ func TestBudget(t *testing.T) {
 
 func TestJustification(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "argocd/apps.yaml", `spec:
+	testutil.WriteFile(t, root, "argocd/apps.yaml", `spec:
   ignoreDifferences:
     # HPA owns replicas (OPS-12)
     - group: apps
@@ -330,16 +331,16 @@ func TestInvalidUnknownKeys(t *testing.T) {
 
 func TestUnparsableFileIsOneFinding(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "ok.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
-	writeFile(t, root, "two-bad-docs.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n---\n- a list\n---\njust a string\n")
-	writeFile(t, root, "binary.yaml", "\x00\x01\x02\xff\xfe")
-	writeFile(t, root, "no-kind.json", "{\"apiVersion\": \"v1\",\n \"kind\": }\n")
-	writeFile(t, root, "README.md", "# not audited: not a manifest extension\n")
+	testutil.WriteFile(t, root, "ok.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+	testutil.WriteFile(t, root, "two-bad-docs.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n---\n- a list\n---\njust a string\n")
+	testutil.WriteFile(t, root, "binary.yaml", "\x00\x01\x02\xff\xfe")
+	testutil.WriteFile(t, root, "no-kind.json", "{\"apiVersion\": \"v1\",\n \"kind\": }\n")
+	testutil.WriteFile(t, root, "README.md", "# not audited: not a manifest extension\n")
 	// Not manifests, and valid YAML: skipped inside directories.
-	writeFile(t, root, "apps/kustomization.yaml", "resources: [../ok.yaml]\n")
-	writeFile(t, root, "apps/values.yaml", "replicaCount: 2\nimage: {tag: latest}\n")
-	writeFile(t, root, "charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n")
-	writeFile(t, root, "charts/web/templates/deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n{{- if .Values.x }}\n")
+	testutil.WriteFile(t, root, "apps/kustomization.yaml", "resources: [../ok.yaml]\n")
+	testutil.WriteFile(t, root, "apps/values.yaml", "replicaCount: 2\nimage: {tag: latest}\n")
+	testutil.WriteFile(t, root, "charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n")
+	testutil.WriteFile(t, root, "charts/web/templates/deployment.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}\n{{- if .Values.x }}\n")
 	res, err := Run(Options{Root: root, Paths: []string{"."}})
 	if err != nil {
 		t.Fatal(err)
@@ -370,7 +371,7 @@ func TestUnparsableFileIsOneFinding(t *testing.T) {
 
 func TestAdapterErrorsKeepTheirPosition(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "flux/ks.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: a, namespace: flux-system}\nspec:\n  interval: 10m\n  ignore: not-a-list\n")
+	testutil.WriteFile(t, root, "flux/ks.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: a, namespace: flux-system}\nspec:\n  interval: 10m\n  ignore: not-a-list\n")
 	res, err := Run(Options{Root: root, Paths: []string{"."}, Extractors: testExtractors()})
 	if err != nil {
 		t.Fatal(err)
@@ -382,7 +383,7 @@ func TestAdapterErrorsKeepTheirPosition(t *testing.T) {
 
 func TestSelfHealFindingPointsAtSyncPolicy(t *testing.T) {
 	root := t.TempDir()
-	writeFile(t, root, "apps.yaml", `apiVersion: argoproj.io/v1alpha1
+	testutil.WriteFile(t, root, "apps.yaml", `apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata: {name: shop, namespace: argocd}
 spec:

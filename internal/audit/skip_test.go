@@ -1,26 +1,16 @@
 package audit
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 func writeTree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	root := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	return testutil.WriteTree(t, files)
 }
 
 // Files that hold no Kubernetes object are skipped and counted, not

@@ -4,20 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/compare"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
-
-var updateCompareGoldens = flag.Bool("update-compare", false, "rewrite internal/cli/testdata/compare/*.golden")
 
 // The corpus lives with the comparison engine: an Argo CD app-of-apps repo
 // with argocd-cm customizations and an ApplicationSet, a Flux repo with
@@ -46,22 +43,7 @@ func inCorpus(t *testing.T, build func(g *GlobalOptions) *cobra.Command, args ..
 
 func compareGolden(t *testing.T, goldenPath, got string) {
 	t.Helper()
-	if *updateCompareGoldens {
-		if err := os.MkdirAll(filepath.Dir(goldenPath), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(goldenPath, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(goldenPath)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update-compare)", err, t.Name())
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("%s (-want +got):\n%s", goldenPath, d)
-	}
+	testutil.Golden(t, goldenPath, []byte(got))
 }
 
 var goldenDir = func() string {

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,30 +14,20 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
-
-var updateExplain = flag.Bool("update-explain", false, "rewrite testdata/explain/*.golden")
 
 // The testdata/explain/*-live.yaml objects were saved from the real API
 // server of hack/cluster.sh with `kubectl get -o yaml --show-managed-fields`
 // after real kubectl operations; their managedFields are the server's.
 func loadObject(t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "explain", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]any{}
-	if err := yaml.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return &unstructured.Unstructured{Object: m}
+	return testutil.ReadObject(t, "testdata", "explain", name)
 }
 
 func parseIndex(t *testing.T, obj *unstructured.Unstructured) *managedfields.Index {
@@ -319,20 +307,7 @@ func TestExplainLiveFileGoldens(t *testing.T) {
 			if code != tc.wantCode {
 				t.Errorf("exit code %d, want %d (err %v)", code, tc.wantCode, err)
 			}
-			path := filepath.Join("testdata", "explain", tc.name+".golden")
-			if *updateExplain {
-				if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update-explain)", err)
-			}
-			if diff := cmp.Diff(string(want), out.String()); diff != "" {
-				t.Errorf("%s (-want +got):\n%s", path, diff)
-			}
+			testutil.Golden(t, filepath.Join("testdata", "explain", tc.name+".golden"), out.Bytes())
 		})
 	}
 }

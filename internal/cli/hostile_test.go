@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // endless is stdin that never ends (cat /dev/zero | kubectl drift ...).
@@ -52,16 +54,7 @@ func TestHostileInputs(t *testing.T) {
 		t.Skip("reads 16 MiB inputs")
 	}
 	dir := t.TempDir()
-	write := func(name, content string) string {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, content string) string { return testutil.WriteFile(t, dir, name, content) }
 	sparse := func(name string, size int64) string {
 		p := write(name, "")
 		if err := os.Truncate(p, size); err != nil {
@@ -78,16 +71,7 @@ func TestHostileInputs(t *testing.T) {
 		t.Skipf("no FIFOs here: %v", err)
 	}
 	bad := write("bad.yaml", "apiVersion: v1\nkind: [unclosed\n")
-	bomb := write("bomb.yaml", `a: &a ["x","x","x","x","x","x","x","x","x"]
-b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
-c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
-d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
-e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
-f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
-g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
-apiVersion: v1
-kind: ConfigMap
-`)
+	bomb := write("bomb.yaml", testutil.AliasBomb(7)+"apiVersion: v1\nkind: ConfigMap\n")
 	notObject := write("list.yaml", "- a\n- b\n")
 	live, _ := longListObjects(t, 1_000)
 

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 const renderRepo = "../flux/render/testdata/repo"
@@ -54,16 +56,7 @@ func TestRenderJSONOneKustomization(t *testing.T) {
 // and the exit code is 2.
 func TestRenderOneFailsOthersRender(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, body string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, body string) { testutil.WriteFile(t, dir, name, body) }
 	ks := func(name, path string) string {
 		return "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata:\n  name: " + name +
 			"\n  namespace: flux-system\nspec:\n  interval: 1m\n  prune: true\n  path: " + path +

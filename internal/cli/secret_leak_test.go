@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // leakMarker is in every value of the test Secret: data (base64),
@@ -166,26 +168,17 @@ spec:
 `,
 	}
 	root := t.TempDir()
-	write := func(p, s string) string {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
 	f := &secretFixture{
-		live:    write(filepath.Join(root, "live.yaml"), live),
-		desired: write(filepath.Join(root, "desired.yaml"), desired),
+		live:    testutil.WriteFile(t, root, "live.yaml", live),
+		desired: testutil.WriteFile(t, root, "desired.yaml", desired),
 		rules:   map[string]string{},
 		forms:   markerForms(liveToken, livePW, desiredPW, laPW, "desired-"+m+"-t"),
 	}
 	for kind, content := range rules {
 		dir := filepath.Join(root, kind)
-		write(filepath.Join(dir, "rules.yaml"), content)
-		write(filepath.Join(dir, "secret-live.yaml"), live)
-		write(filepath.Join(dir, "secret-desired.yaml"), desired)
+		testutil.WriteFile(t, dir, "rules.yaml", content)
+		testutil.WriteFile(t, dir, "secret-live.yaml", live)
+		testutil.WriteFile(t, dir, "secret-desired.yaml", desired)
 		f.rules[kind] = dir
 	}
 	// The detector must see the values in the inputs, or the test proves

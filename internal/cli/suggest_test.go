@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 func runSuggest(t *testing.T, live, desired, rules, format string) string {
@@ -44,19 +44,7 @@ func TestSuggestGoldens(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := runSuggest(t, c.live, c.desired, c.rules, "text")
-			path := filepath.Join("testdata", "suggest", c.name+".golden")
-			if *updateExplain {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := cmp.Diff(string(want), got); d != "" {
-				t.Errorf("%s (-want +got):\n%s", path, d)
-			}
+			testutil.Golden(t, filepath.Join("testdata", "suggest", c.name+".golden"), []byte(got))
 		})
 	}
 }

@@ -3,7 +3,6 @@ package diff
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,7 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -21,19 +19,7 @@ import (
 
 func load(t testing.TB, path string) *unstructured.Unstructured {
 	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	js, err := yaml.YAMLToJSON(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj := &unstructured.Unstructured{}
-	if err := obj.UnmarshalJSON(js); err != nil {
-		t.Fatal(err)
-	}
-	return obj
+	return testutil.ReadObject(t, path)
 }
 
 // ownedBy answers Options.Owned from the live object's managedFields, the way
@@ -92,15 +78,7 @@ func TestGolden(t *testing.T) {
 
 func obj(t testing.TB, y string) *unstructured.Unstructured {
 	t.Helper()
-	js, err := yaml.YAMLToJSON([]byte(y))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := &unstructured.Unstructured{}
-	if err := o.UnmarshalJSON(js); err != nil {
-		t.Fatal(err)
-	}
-	return o
+	return testutil.Object(t, y)
 }
 
 type want struct {

@@ -3,30 +3,20 @@ package drift
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // The live objects are the ones explain's tests use: saved from the real
 // API server of hack/cluster.sh after real kubectl operations.
 func liveObject(t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "cli", "testdata", "explain", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := map[string]any{}
-	if err := yaml.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	return &unstructured.Unstructured{Object: m}
+	return testutil.ReadObject(t, "..", "cli", "testdata", "explain", name)
 }
 
 // fakeAdapter owns everything, judges every drift "reverted" or fails.

@@ -2,10 +2,7 @@ package fleet
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -16,6 +13,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // A fleet scan of 3 clusters × N objects, clusters scanned one after the
@@ -66,21 +64,7 @@ func (s *latencySource) List(ctx context.Context, _ scan.Kind, _, _ string, fn f
 
 func capturedDeployments(b *testing.B) [][]byte {
 	b.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "scan", "testdata", "list-deployments.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var list struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := json.Unmarshal(data, &list); err != nil {
-		b.Fatal(err)
-	}
-	out := make([][]byte, len(list.Items))
-	for i, it := range list.Items {
-		out[i] = it
-	}
-	return out
+	return testutil.ListItems(b, "..", "scan", "testdata", "list-deployments.json")
 }
 
 // fleetOf returns the scan function over one fake source per cluster (each

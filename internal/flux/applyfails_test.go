@@ -17,18 +17,12 @@ import (
 // webhook injected the sidecar (its fields owned by nobody), then
 // `kubectl edit` changed its image. ownerOfImage owns the image.
 func sidecarLive(t *testing.T, ownerOfImage string) *unstructured.Unstructured {
-	managed := `
-  - manager: kustomize-controller
-    operation: Apply
-    apiVersion: apps/v1
-    fieldsType: FieldsV1
-    fieldsV1:
-      f:metadata:
+	managed := kustomizeApply(`      f:metadata:
         f:labels: {f:app: {}, f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}
       f:spec:
         f:replicas: {}
         f:template: {f:spec: {f:containers: {'k:{"name":"app"}': {.: {}, f:name: {}, f:image: {}}}}}
-`
+`)
 	if ownerOfImage == KustomizeManager {
 		managed = strings.Replace(managed, `f:image: {}}}}}`, `f:image: {}}, 'k:{"name":"sidecar"}': {f:image: {}}}}}`, 1)
 	} else {

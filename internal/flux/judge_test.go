@@ -9,9 +9,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // fakeReader serves objects from memory; a pure unit-test stand-in for
@@ -46,11 +46,7 @@ func (f *fakeReader) List(_ context.Context, gvk schema.GroupVersionKind, ns, _ 
 
 func obj(t testing.TB, y string) *unstructured.Unstructured {
 	t.Helper()
-	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal([]byte(y), &u.Object); err != nil {
-		t.Fatalf("bad fixture: %v\n%s", err, y)
-	}
-	return u
+	return testutil.Object(t, y)
 }
 
 const kustomization = `
@@ -101,18 +97,25 @@ spec:
 `, name, extraLabels, extraAnnotations, managed))
 }
 
-const fluxApplyAll = `
+// kustomizeApply is a managedFields entry of kustomize-controller's
+// server-side apply of an apps/v1 object owning fieldsV1 (its keys at six
+// spaces).
+func kustomizeApply(fieldsV1 string) string {
+	return `
   - manager: kustomize-controller
     operation: Apply
     apiVersion: apps/v1
     fieldsType: FieldsV1
     fieldsV1:
-      f:metadata:
+` + fieldsV1
+}
+
+var fluxApplyAll = kustomizeApply(`      f:metadata:
         f:labels: {f:app: {}, f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}
         f:annotations: {f:keep: {}}
       f:spec:
         f:template: {f:spec: {f:containers: {'k:{"name":"app"}': {.: {}, f:name: {}}}}}
-`
+`)
 
 func drift(path string, change model.ChangeKind, live any, managers ...string) model.FieldDrift {
 	d := model.FieldDrift{Path: path, FieldPath: path, Change: change, Live: live, Cause: model.CauseUnknown}
@@ -139,27 +142,7 @@ func judge(t *testing.T, a *Adapter, live, desired *unstructured.Unstructured, d
 
 func verdictAt(t *testing.T, rep *model.Report, path string) model.Verdict {
 	t.Helper()
-	for _, d := range rep.Drifts {
-		if d.Path == path {
-			for _, v := range d.Verdicts {
-				if v.Engine == model.EngineFlux {
-					return v
-				}
-			}
-			t.Fatalf("no flux verdict at %s", path)
-		}
-	}
-	t.Fatalf("no drift at %s", path)
-	return model.Verdict{}
-}
-
-func noteWith(rep *model.Report, reason string) *model.Note {
-	for i := range rep.Notes {
-		if rep.Notes[i].Reason == reason {
-			return &rep.Notes[i]
-		}
-	}
-	return nil
+	return testutil.Verdict(t, rep, path, model.EngineFlux)
 }
 
 func newTestAdapter(t *testing.T, r model.Reader, docs ...doc) *Adapter {
@@ -245,7 +228,7 @@ spec:
 		"kind-mismatch":           ".spec.ignore[2]",
 		"label-selector-mismatch": ".spec.ignore[3]",
 	} {
-		n := noteWith(rep, reason)
+		n := testutil.Note(rep, reason)
 		if n == nil || n.Rule == nil || n.Rule.Field != field || n.Rule.Object != "Kustomization flux-system/apps" {
 			t.Errorf("note %s: got %+v, want rule %s", reason, n, field)
 		}
@@ -344,7 +327,7 @@ func TestKustomizationObjectMarks(t *testing.T) {
 				t.Errorf("rule origin = %+v, want %s at app.yaml:3", v.Rule, tc.wantRule)
 			}
 			if tc.wantErrNote != "" {
-				if n := noteWith(rep, tc.wantErrNote); n == nil || n.Level != model.NoteError || !strings.Contains(n.Message, "treats it as Override") {
+				if n := testutil.Note(rep, tc.wantErrNote); n == nil || n.Level != model.NoteError || !strings.Contains(n.Message, "treats it as Override") {
 					t.Errorf("note %s = %+v", tc.wantErrNote, n)
 				}
 			}
@@ -378,7 +361,7 @@ spec:
 		"invalid-label-selector": ".spec.ignore[1]",
 		"invalid-pointer":        ".spec.ignore[2]",
 	} {
-		n := noteWith(rep, reason)
+		n := testutil.Note(rep, reason)
 		if n == nil || n.Level != model.NoteError || n.Rule == nil || n.Rule.Field != field {
 			t.Errorf("note %s: %+v, want error on %s", reason, n, field)
 		}
@@ -470,7 +453,7 @@ func TestOwnerProblemsBecomeNotes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rep := judge(t, newTestAdapter(t, tc.reader), live, nil, drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"))
-			if noteWith(rep, tc.reason) == nil {
+			if testutil.Note(rep, tc.reason) == nil {
 				t.Fatalf("no %s note in %+v", tc.reason, rep.Notes)
 			}
 			if rep.Owners[0].Found {
@@ -500,7 +483,7 @@ func TestOwnerProblemsBecomeNotes(t *testing.T) {
 func TestNotOwned(t *testing.T) {
 	cm := obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: x, namespace: other}}`)
 	rep := judge(t, newTestAdapter(t, nil), cm, nil, drift("/data/a", model.Added, "b"))
-	if len(rep.Owners) != 0 || noteWith(rep, "not-owned") == nil || len(rep.Drifts[0].Verdicts) != 0 {
+	if len(rep.Owners) != 0 || testutil.Note(rep, "not-owned") == nil || len(rep.Drifts[0].Verdicts) != 0 {
 		t.Fatalf("report %+v", rep)
 	}
 }
@@ -561,7 +544,7 @@ func TestOwnerReadOncePerAdapter(t *testing.T) {
 	b := newTestAdapter(t, missing)
 	for i := 0; i < 2; i++ {
 		rep := judge(t, b, liveDeployment(t, "x", "", "", fluxApplyAll), nil, drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"))
-		if noteWith(rep, "owner-not-found") == nil {
+		if testutil.Note(rep, "owner-not-found") == nil {
 			t.Fatalf("judge %d: the cached miss lost its note", i)
 		}
 	}
@@ -671,7 +654,7 @@ func TestLastAppliedAnnotationIsRemovedByKustomizeController(t *testing.T) {
 			}
 			// Inferred mode says once what it cannot see (fields deleted
 			// live or removed from Git), naming -f.
-			if n := noteWith(rep, "git-fields-unknown"); (n != nil) != (tc.desired == nil && !tc.suspend) || (n != nil && !strings.Contains(n.Message, "-f FILE")) {
+			if n := testutil.Note(rep, "git-fields-unknown"); (n != nil) != (tc.desired == nil && !tc.suspend) || (n != nil && !strings.Contains(n.Message, "-f FILE")) {
 				t.Errorf("git-fields-unknown note = %+v, want one naming -f exactly in inferred mode", n)
 			}
 			d := rep.Drifts[0]

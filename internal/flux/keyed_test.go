@@ -9,26 +9,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/model"
-
-	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
-)
 
-func mustObj(t *testing.T, s string) *unstructured.Unstructured {
-	t.Helper()
-	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal([]byte(s), &u.Object); err != nil {
-		t.Fatal(err)
-	}
-	return u
-}
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+)
 
 // An injected sidecar ahead of the manifest's container: live index 1 is
 // the manifest's index 0, paired by the containers' merge key (name).
 func TestLookupKeyedPairsByMergeKey(t *testing.T) {
-	live := mustObj(t, `apiVersion: apps/v1
+	live := obj(t, `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
 spec:
@@ -40,7 +30,7 @@ spec:
         image: nginx:1.26
         ports: [{containerPort: 80, protocol: TCP}]
 `)
-	desired := mustObj(t, `apiVersion: apps/v1
+	desired := obj(t, `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
 spec:
@@ -58,7 +48,7 @@ spec:
 	}{
 		{"/spec/template/spec/containers/1/image", "nginx:1.25", true},
 		// The port's protocol key defaults to TCP, as the API server fills it.
-		{"/spec/template/spec/containers/1/ports/0/containerPort", float64(80), true},
+		{"/spec/template/spec/containers/1/ports/0/containerPort", int64(80), true}, // as decoded from a file or the API server
 		// The sidecar is not in the manifest at all.
 		{"/spec/template/spec/containers/0/image", nil, false},
 	}
@@ -102,7 +92,7 @@ func TestReleaseManifestAsDesired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	live := mustObj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: apps}, spec: {replicas: 5}}`)
+	live := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: apps}, spec: {replicas: 5}}`)
 	got, note := a.releaseManifest(context.Background(), st, live)
 	if got == nil {
 		t.Fatalf("no manifest; note %+v", note)
@@ -129,18 +119,12 @@ metadata:
   name: web
   namespace: prod
   labels: {app: web, gone: "1", kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
-  managedFields:
-  - manager: kustomize-controller
-    operation: Apply
-    apiVersion: apps/v1
-    fieldsType: FieldsV1
-    fieldsV1:
-      f:metadata:
+  managedFields:`+kustomizeApply(`      f:metadata:
         f:labels: {f:app: {}, f:gone: {}, f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}
       f:spec:
         f:strategy: {f:type: {}, f:rollingUpdate: {.: {}, f:maxSurge: {}, f:maxUnavailable: {}}}
         f:template: {f:spec: {f:containers: {'k:{"name":"app"}': {.: {}, f:name: {}, f:image: {}, f:ports: {'k:{"containerPort":80,"protocol":"TCP"}': {.: {}, f:containerPort: {}, f:protocol: {}}}}}}}
-spec:
+`)+`spec:
   strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 25%, maxUnavailable: 25%}}
   template:
     spec:

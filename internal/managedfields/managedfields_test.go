@@ -3,34 +3,20 @@ package managedfields
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 func loadFixture(t testing.TB, name string) *unstructured.Unstructured {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	obj := &unstructured.Unstructured{}
-	js, err := yaml.YAMLToJSON(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := obj.UnmarshalJSON(js); err != nil {
-		t.Fatal(err)
-	}
-	return obj
+	return testutil.ReadObject(t, "testdata", name)
 }
 
 func managers(refs []model.ManagerRef) []string {

@@ -3,8 +3,6 @@ package scan
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
@@ -12,6 +10,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // Per-object cost of a scan, on objects captured from the real API server
@@ -20,17 +19,7 @@ import (
 
 func itemRaw(b *testing.B, file, name string) []byte {
 	b.Helper()
-	data, err := os.ReadFile(filepath.Join("testdata", file))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var list struct {
-		Items []json.RawMessage `json:"items"`
-	}
-	if err := json.Unmarshal(data, &list); err != nil {
-		b.Fatal(err)
-	}
-	for _, it := range list.Items {
+	for _, it := range testutil.ListItems(b, "testdata", file) {
 		var md struct {
 			Metadata struct{ Name string } `json:"metadata"`
 		}

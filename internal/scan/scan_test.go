@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	prommodel "github.com/prometheus/common/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,9 +24,8 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // fileSource serves LIST responses captured from the real API server
 // (testdata/capture.sh) and can refuse kinds like RBAC would.
@@ -343,8 +342,10 @@ func TestPrintGolden(t *testing.T) {
 	}
 }
 
-func TestPrometheusOutputParses(t *testing.T) {
-	res := runShop(t, shopSource(), bothEngines(t))
+// prometheusFamilies writes res in the text exposition format and parses
+// it back with Prometheus's own parser.
+func prometheusFamilies(t *testing.T, res *Result) (map[string]*dto.MetricFamily, string) {
+	t.Helper()
 	var b bytes.Buffer
 	if err := WritePrometheus(&b, res); err != nil {
 		t.Fatal(err)
@@ -354,9 +355,15 @@ func TestPrometheusOutputParses(t *testing.T) {
 	if err != nil {
 		t.Fatalf("text exposition does not parse: %v\n%s", err, b.String())
 	}
+	return fams, b.String()
+}
+
+func TestPrometheusOutputParses(t *testing.T) {
+	res := runShop(t, shopSource(), bothEngines(t))
+	fams, text := prometheusFamilies(t, res)
 	fields := fams[MetricFields]
 	if fields == nil {
-		t.Fatalf("no %s family:\n%s", MetricFields, b.String())
+		t.Fatalf("no %s family:\n%s", MetricFields, text)
 	}
 	total := 0.0
 	for _, m := range fields.Metric {
@@ -391,15 +398,7 @@ func TestPrometheusOutputParses(t *testing.T) {
 
 func TestPrometheusNoDriftStillParses(t *testing.T) {
 	res := runShop(t, shopSource(), &Inspector{}) // no engine: nothing owned
-	var b bytes.Buffer
-	if err := WritePrometheus(&b, res); err != nil {
-		t.Fatal(err)
-	}
-	p := expfmt.NewTextParser(prommodel.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(strings.NewReader(b.String()))
-	if err != nil {
-		t.Fatalf("parse: %v\n%s", err, b.String())
-	}
+	fams, _ := prometheusFamilies(t, res)
 	if _, ok := fams[MetricFields]; ok {
 		t.Errorf("no drift but %s series present", MetricFields)
 	}
@@ -410,18 +409,5 @@ func TestPrometheusNoDriftStillParses(t *testing.T) {
 
 func assertGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s (-want +got):\n%s", name, diff)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), []byte(got))
 }

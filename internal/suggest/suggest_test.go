@@ -2,14 +2,12 @@ package suggest
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/audit"
@@ -18,19 +16,12 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 func load(t *testing.T, name string) *unstructured.Unstructured {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	u := &unstructured.Unstructured{}
-	if err := yaml.Unmarshal(b, &u.Object); err != nil {
-		t.Fatal(err)
-	}
-	return u
+	return testutil.ReadObject(t, "testdata", name)
 }
 
 // report computes the drift of live against desired and attributes each
@@ -241,8 +232,6 @@ func TestCheckFailsForAWrongRule(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite goldens")
-
 // The snippets as printed by `suggest`, reviewed in testdata.
 func TestSnippetsGolden(t *testing.T) {
 	live, desired := load(t, "flux-live.yaml"), load(t, "desired.yaml")
@@ -261,17 +250,5 @@ func TestSnippetsGolden(t *testing.T) {
 		}
 		b.WriteString("## " + s.FieldPath + " Kustomization with the rule\n" + string(y))
 	}
-	path := filepath.Join("testdata", "snippets.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(want) != b.String() {
-		t.Errorf("snippets differ from %s:\n%s", path, b.String())
-	}
+	testutil.Golden(t, filepath.Join("testdata", "snippets.golden"), []byte(b.String()))
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // benchCheckout writes a checkout with a 200-object Kustomization
@@ -23,15 +23,7 @@ func benchCheckout(b *testing.B) string {
 	if dir == "" {
 		dir = b.TempDir()
 	}
-	write := func(name, body string) {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
+	write := func(name, body string) { testutil.WriteFile(b, dir, name, body) }
 	for f := 0; f < 20; f++ {
 		var body string
 		for i := 0; i < 5; i++ {

@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 func testEnv(t *testing.T) *render.Env {
@@ -79,19 +80,7 @@ func TestKustomizationGolden(t *testing.T) {
 	if strings.Contains(got, "s3cr3t-token") {
 		t.Fatalf("a Secret value substituted into a Deployment is printed:\n%s", got)
 	}
-	golden := filepath.Join("testdata", "podinfo-rendered.yaml")
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("render differs from %s:\n%s", golden, got)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "podinfo-rendered.yaml"), []byte(got))
 	// The unmasked object carries the Secret's value: the desired state
 	// explain compares must be the real one.
 	var token string
@@ -210,19 +199,7 @@ func TestHelmReleaseGolden(t *testing.T) {
 	if strings.Contains(got, "s3cr3t-token") {
 		t.Fatalf("a Secret value from valuesFrom is printed:\n%s", got)
 	}
-	golden := filepath.Join("testdata", "web-helmrelease-rendered.yaml")
-	if os.Getenv("UPDATE_GOLDEN") != "" {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("render differs from %s:\n%s", golden, got)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "web-helmrelease-rendered.yaml"), []byte(got))
 }
 
 func helmRelease(spec map[string]any) *unstructured.Unstructured {

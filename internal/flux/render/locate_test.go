@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // TestLocate: a path without a kustomization file is its .yaml/.yml files
@@ -19,16 +19,7 @@ import (
 // checkout is refused.
 func TestLocate(t *testing.T) {
 	root := t.TempDir()
-	write := func(name, body string) {
-		t.Helper()
-		p := filepath.Join(root, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, body string) { testutil.WriteFile(t, root, name, body) }
 	write("apps/a.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
 	write("apps/nested/b.yml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n")
 	write("apps/README.md", "not a manifest\n")
@@ -39,11 +30,7 @@ func TestLocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	ks := func(path string) *unstructured.Unstructured {
-		var m map[string]any
-		if err := yaml.Unmarshal([]byte("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 1m\n  path: "+path+"\n  sourceRef: {kind: GitRepository, name: flux-system}\n"), &m); err != nil {
-			t.Fatal(err)
-		}
-		return &unstructured.Unstructured{Object: m}
+		return testutil.Object(t, "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 1m\n  path: "+path+"\n  sourceRef: {kind: GitRepository, name: flux-system}\n")
 	}
 	loc, err := New().Locate(context.Background(), env, ks("./apps"))
 	if err != nil {

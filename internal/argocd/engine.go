@@ -31,6 +31,7 @@ func Descriptor() engine.Descriptor {
 		OwnerAnnotations:   []string{AnnotationTrackingID},
 		OwnerLabels:        []string{DefaultInstanceLabelKey},
 		RulesFromDocuments: RulesFromDocuments,
+		Compare:            CompareSemantics(),
 		SettingsFile: func(path string) ([]source.Document, error) {
 			if !IsValuesFile(path) {
 				return nil, nil

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/compare"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
 )
@@ -22,7 +24,8 @@ type CompareOptions struct {
 	// flux, Application or argocd-cm for argocd.
 	Form string
 
-	load inputLoader
+	load    inputLoader
+	engines compare.Engines
 }
 
 // NewCompareOptions returns the defaults.
@@ -91,20 +94,34 @@ Exit codes: 0 ok, 2 when nothing could be read.`,
 	addOutputFlag(cmd, &o.Output, tableFormats, "with --to: yaml, or json for the translation records")
 	cmd.Flags().StringVar(&o.To, "to", "", "translate the other engine's rules to this engine: flux or argocd")
 	cmd.Flags().StringVar(&o.Form, "form", "", "shape of --to output: Kustomization|HelmRelease (flux), Application|argocd-cm (argocd)")
-	_ = cmd.RegisterFlagCompletionFunc("to", cobra.FixedCompletions([]string{"flux", "argocd"}, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("form", cobra.FixedCompletions([]string{compare.FluxKustomization, compare.FluxHelmRelease, compare.ArgoApplication, compare.ArgoConfigMap}, cobra.ShellCompDirectiveNoFileComp))
+	var targets, forms []string
+	for _, e := range engine.CompareEngines() {
+		if e.Translator != nil {
+			targets = append(targets, string(e.Engine))
+			forms = append(forms, e.Translator.Forms...)
+		}
+	}
+	_ = cmd.RegisterFlagCompletionFunc("to", cobra.FixedCompletions(targets, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("form", cobra.FixedCompletions(forms, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-// Complete takes the positional paths and defaults the form.
+// Complete takes the positional paths, the engines' compare semantics and
+// defaults the form to the --to engine's first.
 func (o *CompareOptions) Complete(args []string) error {
 	o.Sources.Paths = args
-	if o.Form == "" {
-		switch o.To {
-		case "flux":
-			o.Form = compare.FluxKustomization
-		case "argocd":
-			o.Form = compare.ArgoApplication
+	o.engines = engine.CompareEngines()
+	if t := o.translator(); o.Form == "" && t != nil && len(t.Forms) > 0 {
+		o.Form = t.Forms[0]
+	}
+	return nil
+}
+
+// translator is the --to engine's, nil when it has none (or no --to).
+func (o *CompareOptions) translator() *compare.Translator {
+	for _, e := range o.engines {
+		if string(e.Engine) == o.To {
+			return e.Translator
 		}
 	}
 	return nil
@@ -115,21 +132,20 @@ func (o *CompareOptions) Validate() error {
 	if err := validateOutput(&o.Output); err != nil {
 		return err
 	}
-	switch o.To {
-	case "":
+	if o.To == "" {
 		if o.Form != "" {
 			return fmt.Errorf("--form needs --to")
 		}
-	case "flux":
-		if o.Form != compare.FluxKustomization && o.Form != compare.FluxHelmRelease {
-			return fmt.Errorf("invalid --form %q for --to flux: must be %s or %s", o.Form, compare.FluxKustomization, compare.FluxHelmRelease)
+	} else if t := o.translator(); t == nil {
+		var targets []string
+		for _, e := range o.engines {
+			if e.Translator != nil {
+				targets = append(targets, string(e.Engine))
+			}
 		}
-	case "argocd":
-		if o.Form != compare.ArgoApplication && o.Form != compare.ArgoConfigMap {
-			return fmt.Errorf("invalid --form %q for --to argocd: must be %s or %s", o.Form, compare.ArgoApplication, compare.ArgoConfigMap)
-		}
-	default:
-		return fmt.Errorf("invalid --to %q: must be flux or argocd", o.To)
+		return fmt.Errorf("invalid --to %q: must be %s", o.To, engine.Or(targets))
+	} else if !slices.Contains(t.Forms, o.Form) {
+		return fmt.Errorf("invalid --form %q for --to %s: must be %s", o.Form, o.To, engine.Or(t.Forms))
 	}
 	if o.Sources.Effect && !o.Sources.FromCluster {
 		return fmt.Errorf("--effect needs --from-cluster (objects in PATH... are always compared by effect)")
@@ -148,18 +164,21 @@ func (o *CompareOptions) Run(cmd *cobra.Command) error {
 	}
 	if o.To != "" {
 		to := model.Engine(o.To)
-		trs := compare.Translate(in.Rules, to, in.Objects)
+		trs, err := compare.Translate(in.Rules, to, in.Objects, o.engines)
+		if err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
 		if o.Output == "json" {
 			return printStructured(o.Out, "json", map[string]any{"apiVersion": model.APIVersion, "kind": "RuleTranslationList", "items": trs})
 		}
-		b, err := compare.Render(trs, to, compare.RenderOptions{Form: o.Form})
+		b, err := compare.Render(trs, to, o.Form, o.engines)
 		if err != nil {
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
 		_, err = o.Out.Write(b)
 		return err
 	}
-	c := compare.Compare(in.Rules, in.Objects, compare.Options{Owners: in.Owners})
+	c := compare.Compare(in.Rules, in.Objects, compare.Options{Engines: o.engines, Owners: in.Owners})
 	c.Problems = in.Problems
 	if o.Output != "table" {
 		return printStructured(o.Out, o.Output, c)
@@ -209,7 +228,11 @@ func printComparisonTable(o *CompareOptions, c *compare.Comparison) error {
 		return err
 	}
 	var sum []string
-	for _, s := range []compare.Status{compare.Equivalent, compare.Partial, compare.OnlyArgoCD, compare.OnlyFlux, compare.Untranslatable, compare.Invalid} {
+	statuses := []compare.Status{compare.Equivalent, compare.Partial}
+	for _, e := range o.engines {
+		statuses = append(statuses, compare.Only(e.Engine))
+	}
+	for _, s := range append(statuses, compare.Untranslatable, compare.Invalid) {
 		if n := c.Summary[s]; n > 0 {
 			sum = append(sum, fmt.Sprintf("%d %s", n, s))
 		}
@@ -218,10 +241,20 @@ func printComparisonTable(o *CompareOptions, c *compare.Comparison) error {
 	if len(c.Objects) > 0 {
 		out.Println("\nBy effect on the given objects:")
 		w = output.NewStickyWriter(newTable(out))
-		w.Println("OBJECT\tIGNORED BY ARGO CD ONLY\tIGNORED BY FLUX ONLY\tBOTH")
+		header := []string{"OBJECT"}
+		for _, e := range o.engines {
+			header = append(header, "IGNORED BY "+strings.ToUpper(e.Title)+" ONLY")
+		}
+		header = append(header, map[bool]string{true: "BOTH", false: "ALL"}[len(o.engines) == 2])
+		w.Println(strings.Join(header, "\t"))
+		names := o.engines.Names()
 		for _, oe := range c.Objects {
-			both := len(oe.ArgoCD) - len(oe.OnlyArgoCD)
-			w.Printf("%s\t%s\t%s\t%d field(s)\n", oe.Object.String(), orDash(oe.OnlyArgoCD), orDash(oe.OnlyFlux), both)
+			row := []string{oe.Object.String()}
+			for _, e := range names {
+				row = append(row, orDash(oe.Only[e]))
+			}
+			row = append(row, fmt.Sprintf("%d field(s)", oe.Common(names)))
+			w.Println(strings.Join(row, "\t"))
 		}
 		if err := w.Flush(); err != nil {
 			return err

@@ -338,6 +338,14 @@ func classify(a *analyzed, all []*analyzed, rc *relCache, es Engines) Result {
 	return res
 }
 
+// Removes reports whether rule r removes fields that can be evaluated on
+// objects (a valid rule with paths or field managers, not a mechanism
+// with no field effect): the rules --effect lists the kinds of.
+func Removes(r model.Rule, es Engines) bool {
+	a := analyze(r, es)
+	return len(a.invalid) == 0 && a.intrinsic == "" && (len(a.paths) > 0 || len(r.Managers) > 0)
+}
+
 // instanceOf names the engine instance of rule r (Semantics.Instance).
 func instanceOf(es Engines, r model.Rule) string {
 	if f := es.of(r.Engine).Instance; f != nil {

@@ -155,6 +155,9 @@ type Descriptor struct {
 	// Renderer renders the engine's owner objects from a checkout as the
 	// engine would (render, explain --source); nil when it cannot.
 	Renderer render.Renderer
+	// DisplayType names a rule's mechanism as the user wrote it, for
+	// listings (`rules`), when that is not its Type; nil or "": its Type.
+	DisplayType func(r model.Rule) string
 	// Compare describes the engine's rules to `compare` (what they hide,
 	// what the engine cannot say of other engines' rules, translation to
 	// it); Engine and Title are filled from the Descriptor. nil: its rules
@@ -211,6 +214,17 @@ func Renderers() []render.Renderer {
 		}
 	}
 	return out
+}
+
+// DisplayType names rule r's mechanism as its engine's listings do
+// (Descriptor.DisplayType), else its Type.
+func DisplayType(r model.Rule) string {
+	if d, ok := Lookup(string(r.Engine)); ok && d.DisplayType != nil {
+		if s := d.DisplayType(r); s != "" {
+			return s
+		}
+	}
+	return string(r.Type)
 }
 
 // CompareEngines returns the compare semantics of every registered engine,

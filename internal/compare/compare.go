@@ -270,7 +270,7 @@ func classify(a *analyzed, all []*analyzed, rc *relCache, es Engines) Result {
 	var cands []*analyzed
 	var rels []targetRel
 	for _, o := range all {
-		if o.rule.Engine == this || len(o.invalid) > 0 || o.intrinsic != "" || len(o.paths) == 0 {
+		if sameSide(a.rule, o.rule) || len(o.invalid) > 0 || o.intrinsic != "" || len(o.paths) == 0 {
 			continue
 		}
 		if !a.paths.overlaps(o.paths) {
@@ -284,22 +284,25 @@ func classify(a *analyzed, all []*analyzed, rc *relCache, es Engines) Result {
 		rels = append(rels, tr)
 	}
 	if len(cands) == 0 {
-		if a.fully() {
+		switch {
+		case a.fully():
 			res.Status = Untranslatable
-		} else {
+		case a.rule.Origin.Context != "":
+			res.Status = Status(string(Only(this)) + "@" + a.rule.Origin.Context)
+		default:
 			res.Status = Only(this)
 		}
 		return res
 	}
 	thisName := es.title(this) + " rule"
 	var union pathSet
-	// Equal-target counterparts by engine and instance: each argocd-cm
-	// (or ArgoCD resource, chart values) is its own Argo CD, so two
-	// instances' rules never add up to one equivalent; rules of no
-	// instance (an Application's) go with every instance.
+	// Equal-target counterparts by engine, cluster and instance: each
+	// argocd-cm (or ArgoCD resource, chart values) is its own Argo CD, so
+	// two instances' rules never add up to one equivalent; rules of no
+	// instance (an Application's) go with every instance of their cluster.
 	type key struct {
-		engine   model.Engine
-		instance string
+		engine            model.Engine
+		context, instance string
 	}
 	eqUnion := map[key]pathSet{}
 	for i, o := range cands {
@@ -315,17 +318,17 @@ func classify(a *analyzed, all []*analyzed, rc *relCache, es Engines) Result {
 		res.Counterparts = append(res.Counterparts, cp)
 		union = append(union, o.paths...)
 		if rels[i].Rel == RelEqual {
-			k := key{o.rule.Engine, instanceOf(es, o.rule)}
+			k := key{o.rule.Engine, o.rule.Origin.Context, instanceOf(es, o.rule)}
 			eqUnion[k] = append(eqUnion[k], o.paths...)
 		}
 	}
 	res.PathsWithoutCounterpart = union.uncovered(a.paths).strings()
 	for k, ps := range eqUnion {
-		if l := a.limits[k.engine]; l.full() || len(l.Parts) > 0 {
+		if l := a.limitsFor(k.engine); l.full() || len(l.Parts) > 0 {
 			continue
 		}
 		if k.instance != "" {
-			ps = append(append(pathSet(nil), ps...), eqUnion[key{k.engine, ""}]...)
+			ps = append(append(pathSet(nil), ps...), eqUnion[key{k.engine, k.context, ""}]...)
 		}
 		if relatePaths(a.paths, ps) == RelEqual {
 			// Counterparts with different targets may still overlap; they
@@ -344,6 +347,22 @@ func classify(a *analyzed, all []*analyzed, rc *relCache, es Engines) Result {
 func Removes(r model.Rule, es Engines) bool {
 	a := analyze(r, es)
 	return len(a.invalid) == 0 && a.intrinsic == "" && (len(a.paths) > 0 || len(r.Managers) > 0)
+}
+
+// sameSide reports rules of one engine read from one place: they are not
+// compared with each other. Rules of one engine read from two clusters
+// (compare --contexts) are two sides, like two engines.
+func sameSide(a, b model.Rule) bool {
+	return a.Engine == b.Engine && a.Origin.Context == b.Origin.Context
+}
+
+// limitsFor is what engine e cannot say of the rule: nothing when it is
+// the rule's own engine (another cluster's instance of it).
+func (a *analyzed) limitsFor(e model.Engine) Limits {
+	if e == a.rule.Engine {
+		return Limits{Some: true}
+	}
+	return a.limits[e]
 }
 
 // instanceOf names the engine instance of rule r (Semantics.Instance).

@@ -100,7 +100,7 @@ func readAllow(t *testing.T, path string) map[string]int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }()
 	out := map[string]int{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {

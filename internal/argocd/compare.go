@@ -73,13 +73,7 @@ func intrinsic(r model.Rule) string {
 // rule: label and annotation selectors, regexes no glob or short name list
 // says, the whole object.
 func cannotSay(r model.Rule) compare.Limits {
-	var l compare.Limits
-	if r.Target.LabelSelector != "" {
-		l.Target = append(l.Target, fmt.Sprintf("target.labelSelector %q: %s", r.Target.LabelSelector, ReasonLabels))
-	}
-	if r.Target.AnnotationSelector != "" {
-		l.Target = append(l.Target, fmt.Sprintf("target.annotationSelector %q: %s", r.Target.AnnotationSelector, ReasonLabels))
-	}
+	l := compare.Limits{Target: selectorReasons(r.Target)}
 	if r.Target.Syntax != model.MatchGlob {
 		l.Target = append(l.Target, globTarget(r.Target).Untranslatable...)
 	}
@@ -99,6 +93,18 @@ func cannotSay(r model.Rule) compare.Limits {
 		}
 	}
 	return l
+}
+
+// selectorReasons: ignoreDifferences has no label or annotation selector.
+func selectorReasons(s model.Selector) []string {
+	var out []string
+	if s.LabelSelector != "" {
+		out = append(out, fmt.Sprintf("target.labelSelector %q: %s", s.LabelSelector, ReasonLabels))
+	}
+	if s.AnnotationSelector != "" {
+		out = append(out, fmt.Sprintf("target.annotationSelector %q: %s", s.AnnotationSelector, ReasonLabels))
+	}
+	return out
 }
 
 // rootPath: a path "" ignores the whole object.
@@ -142,12 +148,7 @@ func translate(src compare.Source) compare.Translation {
 	}
 	tr.Lossy = append(tr.Lossy, at.Lossy...)
 	tr.Untranslatable = append(tr.Untranslatable, at.Untranslatable...)
-	if r.Target.LabelSelector != "" {
-		tr.Untranslatable = append(tr.Untranslatable, fmt.Sprintf("target.labelSelector %q: %s", r.Target.LabelSelector, ReasonLabels))
-	}
-	if r.Target.AnnotationSelector != "" {
-		tr.Untranslatable = append(tr.Untranslatable, fmt.Sprintf("target.annotationSelector %q: %s", r.Target.AnnotationSelector, ReasonLabels))
-	}
+	tr.Untranslatable = append(tr.Untranslatable, selectorReasons(r.Target)...)
 	if len(ptrs) == 0 || len(tr.Untranslatable) > 0 && (len(at.Selectors) == 0 || r.Target.LabelSelector != "" || r.Target.AnnotationSelector != "") {
 		// A rule for other objects than the ones meant is worse than none.
 		return tr

@@ -1,7 +1,9 @@
 package compare
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -370,5 +372,36 @@ func TestTwoArgoCDInstancesDoNotAddUp(t *testing.T) {
 	c = Compare([]model.Rule{f, cm("prod/argocd-cm.yaml", "/spec/replicas"), app}, nil, Options{Engines: testEngines})
 	if got := statusOf(t, c, f).Status; got != Equivalent {
 		t.Errorf("status %s, want equivalent: the instance plus the Application's rule remove both", got)
+	}
+}
+
+func TestObjectEffectJSONRoundTrip(t *testing.T) {
+	in := ObjectEffect{
+		Object:  model.ResourceID{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "shop", Name: "web"},
+		Ignored: map[model.Engine][]string{model.EngineArgoCD: {"/spec/replicas"}, model.EngineFlux: {"/spec/paused", "/spec/replicas"}, "toy": {"/metadata/labels/team"}},
+		Only:    map[model.Engine][]string{model.EngineFlux: {"/spec/paused"}, "toy": {"/metadata/labels/team"}},
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"object":{"group":"apps","version":"v1","kind":"Deployment","namespace":"shop","name":"web"},` +
+		`"argocd":["/spec/replicas"],"flux":["/spec/paused","/spec/replicas"],"toy":["/metadata/labels/team"],` +
+		`"onlyFlux":["/spec/paused"],"onlyToy":["/metadata/labels/team"]}`
+	if string(b) != want {
+		t.Errorf("JSON\n%s\nwant\n%s", b, want)
+	}
+	var out ObjectEffect
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(out, in) {
+		t.Errorf("round trip %+v, want %+v", out, in)
+	}
+	if n := in.Common([]model.Engine{model.EngineArgoCD, model.EngineFlux}); n != 1 {
+		t.Errorf("common to Argo CD and Flux: %d, want 1", n)
+	}
+	if n := in.Common([]model.Engine{model.EngineArgoCD, model.EngineFlux, "toy"}); n != 0 {
+		t.Errorf("common to all three: %d, want 0", n)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -80,6 +81,36 @@ func (e ObjectEffect) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return []byte("{" + b.String() + "}"), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: "object", an "onlyX" key
+// per engine x (first letter upper-cased) and a key per engine.
+func (e *ObjectEffect) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*e = ObjectEffect{Ignored: map[model.Engine][]string{}, Only: map[model.Engine][]string{}}
+	for k, v := range m {
+		if k == "object" {
+			if err := json.Unmarshal(v, &e.Object); err != nil {
+				return err
+			}
+			continue
+		}
+		var fields []string
+		if err := json.Unmarshal(v, &fields); err != nil {
+			return err
+		}
+		if rest, ok := strings.CutPrefix(k, "only"); ok && rest != "" {
+			if n := model.Engine(strings.ToLower(rest[:1]) + rest[1:]); onlyKey(n) == k {
+				e.Only[n] = fields
+				continue
+			}
+		}
+		e.Ignored[model.Engine(k)] = fields
+	}
+	return nil
 }
 
 // engineKeys returns the engines with fields in m, sorted.

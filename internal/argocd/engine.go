@@ -31,6 +31,16 @@ func Descriptor() engine.Descriptor {
 		OwnerAnnotations:   []string{AnnotationTrackingID},
 		OwnerLabels:        []string{DefaultInstanceLabelKey},
 		RulesFromDocuments: RulesFromDocuments,
+		Compare:            CompareSemantics(),
+		// An ignoreResourceUpdates customization is modelled as a
+		// refresh-scoped ignoreDifferences rule, but listing it as
+		// ignoreDifferences misleads.
+		DisplayType: func(r model.Rule) string {
+			if r.Type == model.RuleArgoIgnoreDifferences && r.Scope == model.ScopeRefresh {
+				return "argocd.ignoreResourceUpdates"
+			}
+			return ""
+		},
 		SettingsFile: func(path string) ([]source.Document, error) {
 			if !IsValuesFile(path) {
 				return nil, nil

@@ -39,8 +39,8 @@ type AdoptOptions struct {
 	// LiveFile reads the live object from a file instead of the cluster.
 	LiveFile string
 	// Rules are engine objects to judge with (as explain --rules).
-	Rules           []string
-	ArgoCDNamespace string
+	Rules                 []string
+	ControlPlaneNamespace string
 
 	args    []string
 	locator adopt.Locator
@@ -48,7 +48,7 @@ type AdoptOptions struct {
 
 // NewAdoptOptions returns options with defaults.
 func NewAdoptOptions(g *GlobalOptions) *AdoptOptions {
-	return &AdoptOptions{GlobalOptions: g, ArgoCDNamespace: "argocd"}
+	return &AdoptOptions{GlobalOptions: g, ControlPlaneNamespace: "argocd"}
 }
 
 func newAdoptCommand(g *GlobalOptions) *cobra.Command {
@@ -107,7 +107,7 @@ Exit codes: 0 written or nothing to do, 2 error.`,
 	f.BoolVar(&o.DryRun, "dry-run", false, "Print the unified diff of the change instead of writing it")
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file instead of the cluster")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD or Flux objects to judge with (repeatable)")
-	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", o.ArgoCDNamespace, "Namespace of Argo CD's control plane")
+	f.StringVar(&o.ControlPlaneNamespace, "argocd-namespace", o.ControlPlaneNamespace, "Namespace of Argo CD's control plane")
 	o.addFlags(cmd)
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.MarkFlagDirname("kustomize")
@@ -177,7 +177,7 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 	// Output is gathered and written once, after the files are written.
 	var b strings.Builder
 	defer func() { _, _ = io.WriteString(o.Out, b.String()) }()
-	req := reportRequest{Filenames: o.Filenames, Kustomize: o.Kustomize, LiveFile: o.LiveFile, Rules: o.Rules, ArgoCDNamespace: o.ArgoCDNamespace, Render: o.RenderFlags}
+	req := reportRequest{Filenames: o.Filenames, Kustomize: o.Kustomize, LiveFile: o.LiveFile, Rules: o.Rules, EngineFlags: map[string]string{"argocd-namespace": o.ControlPlaneNamespace}, Render: o.RenderFlags}
 	if o.Chart != "" {
 		// The chart is not rendered here: drift is inferred from field
 		// ownership, and values come from the live object.

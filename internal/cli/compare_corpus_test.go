@@ -93,11 +93,11 @@ func TestCompareCorpusClassification(t *testing.T) {
 		"Application argocd/shop .spec.ignoreDifferences[3]":                                                                       {compare.Partial, ""},
 		"Application argocd/shop .spec.ignoreDifferences[4]":                                                                       {compare.Equivalent, ""},
 		"Application argocd/shop .spec.ignoreDifferences[5]":                                                                       {compare.Partial, ""},
-		"ApplicationSet argocd/monitoring .spec.template.spec.ignoreDifferences[0]":                                                {compare.OnlyArgoCD, ""},
+		"ApplicationSet argocd/monitoring .spec.template.spec.ignoreDifferences[0]":                                                {compare.Only(model.EngineArgoCD), ""},
 		"ConfigMap argocd/argocd-cm data[resource.compareoptions].ignoreResourceStatusField (default all)":                         {compare.Untranslatable, "resource.compareoptions"},
 		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.apps_Deployment]":                               {compare.Equivalent, ""},
 		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.all]":                                           {compare.Equivalent, ""},
-		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.apiextensions.k8s.io_CustomResourceDefinition]": {compare.OnlyArgoCD, ""},
+		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.apiextensions.k8s.io_CustomResourceDefinition]": {compare.Only(model.EngineArgoCD), ""},
 		"ConfigMap argocd/argocd-cm data[resource.exclusions][0]":                                                                  {compare.Untranslatable, "Flux has no discovery exclusion"},
 		// Flux repo
 		"HelmRelease podinfo/podinfo .spec.driftDetection.ignore[0]":                 {compare.Partial, ""},

@@ -13,11 +13,14 @@ import (
 
 // reportRequest is what adopt and suggest need from explain.
 type reportRequest struct {
-	Filenames       []string
-	Kustomize       string
-	LiveFile        string
-	Rules           []string
-	ArgoCDNamespace string
+	Filenames []string
+	Kustomize string
+	LiveFile  string
+	Rules     []string
+	// EngineFlags are engine flags the caller took itself, by name
+	// (--argocd-namespace): set on explain's flags of the engine that has
+	// them.
+	EngineFlags map[string]string
 	// Render: --source renders the desired state from a checkout.
 	Render RenderFlags
 }
@@ -48,9 +51,11 @@ func explainReport(ctx context.Context, g *GlobalOptions, args []string, req rep
 			}
 		}
 	}
-	if req.ArgoCDNamespace != "" && fs.Lookup("argocd-namespace") != nil {
-		if err := fs.Set("argocd-namespace", req.ArgoCDNamespace); err != nil {
-			return nil, err
+	for name, v := range req.EngineFlags {
+		if v != "" && fs.Lookup(name) != nil {
+			if err := fs.Set(name, v); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := eo.Complete(nil, args); err != nil {

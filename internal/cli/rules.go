@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
 )
@@ -129,12 +130,6 @@ func (o *RulesOptions) Run(cmd *cobra.Command) error {
 	return w.Flush()
 }
 
-// displayType names the mechanism as the user wrote it: an Argo CD
-// ignoreResourceUpdates customization is modelled as a refresh-scoped
-// ignoreDifferences rule, but listing it as ignoreDifferences misleads.
-func displayType(r model.Rule) string {
-	if r.Type == model.RuleArgoIgnoreDifferences && r.Scope == model.ScopeRefresh {
-		return "argocd.ignoreResourceUpdates"
-	}
-	return string(r.Type)
-}
+// displayType names the mechanism as the user wrote it (the engine's
+// Descriptor.DisplayType, else the rule's type).
+func displayType(r model.Rule) string { return engine.DisplayType(r) }

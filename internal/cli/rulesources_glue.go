@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/compare"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -135,10 +136,9 @@ const maxEffectKinds = 40
 func clusterObjects(ctx context.Context, c *cluster.Client, rules []model.Rule) (objs []*unstructured.Unstructured, problems []string) {
 	seen := map[schema.GroupKind]bool{}
 	var kinds []schema.GroupKind
+	engines := engine.CompareEngines()
 	for _, r := range rules {
-		switch r.Type {
-		case model.RuleArgoIgnoreDifferences, model.RuleFluxKustomizeIgnore, model.RuleFluxHelmIgnore:
-		default:
+		if !compare.Removes(r, engines) {
 			continue // no field effect to compare
 		}
 		gk, ok := literalGroupKind(r)

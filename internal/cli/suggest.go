@@ -22,12 +22,12 @@ import (
 type SuggestOptions struct {
 	*GlobalOptions
 
-	Filenames       []string
-	Kustomize       string
-	LiveFile        string
-	Rules           []string
-	ArgoCDNamespace string
-	Output          string
+	Filenames             []string
+	Kustomize             string
+	LiveFile              string
+	Rules                 []string
+	ControlPlaneNamespace string
+	Output                string
 
 	args   []string
 	format output.Format
@@ -35,7 +35,7 @@ type SuggestOptions struct {
 
 // NewSuggestOptions returns options with defaults.
 func NewSuggestOptions(g *GlobalOptions) *SuggestOptions {
-	return &SuggestOptions{GlobalOptions: g, ArgoCDNamespace: "argocd", Output: string(output.Text)}
+	return &SuggestOptions{GlobalOptions: g, ControlPlaneNamespace: "argocd", Output: string(output.Text)}
 }
 
 func newSuggestCommand(g *GlobalOptions) *cobra.Command {
@@ -76,7 +76,7 @@ The cluster is only read. Exit codes: 0 done (suggestions or none), 2 error.`,
 	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory whose build is the desired state")
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file instead of the cluster")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with the Argo CD Application or Flux Kustomization/HelmRelease to check the rules against (repeatable)")
-	f.StringVar(&o.ArgoCDNamespace, "argocd-namespace", o.ArgoCDNamespace, "Namespace of Argo CD's control plane")
+	f.StringVar(&o.ControlPlaneNamespace, "argocd-namespace", o.ControlPlaneNamespace, "Namespace of Argo CD's control plane")
 	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(output.Formats(), ""))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
@@ -125,7 +125,7 @@ func (o *SuggestOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ex, err := explainReport(ctx, o.GlobalOptions, o.args, reportRequest{Filenames: o.Filenames, Kustomize: o.Kustomize, LiveFile: o.LiveFile, Rules: o.Rules, ArgoCDNamespace: o.ArgoCDNamespace})
+	ex, err := explainReport(ctx, o.GlobalOptions, o.args, reportRequest{Filenames: o.Filenames, Kustomize: o.Kustomize, LiveFile: o.LiveFile, Rules: o.Rules, EngineFlags: map[string]string{"argocd-namespace": o.ControlPlaneNamespace}})
 	if err != nil {
 		return err
 	}

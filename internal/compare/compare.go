@@ -1,10 +1,12 @@
-// Package compare puts the ignore rules of Argo CD and Flux side by side in
-// the common model: for every rule it finds the other engine's counterpart
-// and says whether they are equivalent, one is narrower, or the rule cannot
-// be said in the other engine at all (and why); it translates rules from one
-// engine to the other; and, given concrete objects, it reports which fields
-// of which objects each engine ignores. It is pure logic over model.Rule and
-// unstructured objects: no cluster, no cobra, no adapter internals.
+// Package compare puts the ignore rules of every registered engine side by
+// side in the common model: for every rule it finds the other engines'
+// counterparts and says whether they are equivalent, one is narrower, or
+// the rule cannot be said in another engine at all (and why); it
+// translates rules to an engine through that engine's Translator; and,
+// given concrete objects, it reports which fields of which objects each
+// engine ignores. It is pure logic over model.Rule and unstructured
+// objects: no cluster, no cobra, no adapter internals, and no engine by
+// name (each engine describes its rules with a Semantics).
 package compare
 
 import (
@@ -30,12 +32,11 @@ const (
 	// narrower or broader (objects or fields), or part of the rule has no
 	// counterpart; Differences say which.
 	Partial Status = "partial"
-	// OnlyArgoCD and OnlyFlux: translatable, but the other engine has
-	// nothing like it.
-	OnlyArgoCD Status = "only-argocd"
-	OnlyFlux   Status = "only-flux"
-	// Untranslatable: the other engine cannot express the rule; Reasons
-	// say why.
+	// Only(engine) ("only-argocd"): translatable, but no other engine has
+	// anything like it.
+
+	// Untranslatable: no other engine can express the rule; Reasons say
+	// why.
 	Untranslatable Status = "untranslatable"
 	// Invalid: the rule itself is broken (bad jq, pointer, glob, regex).
 	Invalid Status = "invalid"
@@ -86,57 +87,66 @@ type analyzed struct {
 	rule model.Rule
 	// invalid is why the rule cannot be evaluated at all.
 	invalid []string
-	// intrinsic is set for mechanisms with no counterpart in the other
+	// intrinsic is set for mechanisms with no counterpart in any other
 	// engine whatever their content.
 	intrinsic string
 	t         target
 	// paths are the fields removed, as comparable patterns (pointers and
 	// path-like jq, wildcards included).
 	paths pathSet
-	// translatable says whether some path can become a plain pointer.
-	translatable bool
-	// partsUntranslatable name parts of the rule the other engine cannot say.
-	partsUntranslatable []string
-	// targetUntranslatable names target parts the other engine cannot say.
-	targetUntranslatable []string
+	// limits say, per other engine, what it cannot say of the rule.
+	limits map[model.Engine]Limits
+	// others are the other engines, in order.
+	others []model.Engine
 	// jq analyses, index-aligned with rule.JQPathExpressions.
 	jq []jqAnalysis
 	// approximate says why the target could only be modelled approximately.
 	approximate string
 }
 
-func engineName(e model.Engine) string {
-	switch e {
-	case model.EngineArgoCD:
-		return "Argo CD"
-	case model.EngineFlux:
-		return "Flux"
+// fully says no other engine can say the rule (none at all: it is only
+// its engine's).
+func (a *analyzed) fully() bool {
+	if len(a.others) == 0 {
+		return false
 	}
-	return string(e)
+	for _, e := range a.others {
+		if !a.limits[e].full() {
+			return false
+		}
+	}
+	return true
 }
 
-func otherEngine(e model.Engine) model.Engine {
-	if e == model.EngineArgoCD {
-		return model.EngineFlux
+// reasons lists what the other engines cannot say of the rule, targets
+// first, each reason once.
+func (a *analyzed) reasons() []string {
+	var out []string
+	seen := map[string]bool{}
+	add := func(ss []string) {
+		for _, s := range ss {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
+		}
 	}
-	return model.EngineArgoCD
+	for _, e := range a.others {
+		add(a.limits[e].Target)
+	}
+	for _, e := range a.others {
+		add(a.limits[e].Parts)
+	}
+	return out
 }
 
-// Reasons that recur; tests match on their prefixes.
-const (
-	ReasonManagers = "managedFieldsManagers has no Flux equivalent: Flux field ownership already does this " +
-		"(server-side apply leaves fields owned only by other managers alone unless Flux owns them too)"
-	ReasonExclusion = "resource.exclusions hides resources from Argo CD's discovery; Flux has no discovery exclusion " +
-		"(the nearest is the kustomize.toolkit.fluxcd.io/reconcile: disabled annotation on each object)"
-	ReasonLabels = "Argo CD ignoreDifferences cannot select objects by labels or annotations"
-)
-
-func analyze(r model.Rule) *analyzed {
+func analyze(r model.Rule, es Engines) *analyzed {
 	a := &analyzed{rule: r}
 	if r.Error != "" {
 		a.invalid = append(a.invalid, r.Error)
 	}
-	t, err := targetOf(r.Target, r.Engine)
+	self := es.of(r.Engine)
+	t, err := targetOf(r.Target, self.syntax())
 	switch {
 	case errors.Is(err, errUndecidable):
 		a.approximate = err.Error()
@@ -144,118 +154,89 @@ func analyze(r model.Rule) *analyzed {
 		a.invalid = append(a.invalid, err.Error())
 	}
 	a.t = t
-	if a.intrinsic = intrinsicReason(r); a.intrinsic != "" {
+	if self.Intrinsic != nil {
+		a.intrinsic = self.Intrinsic(r)
+	}
+	if a.intrinsic == "" && r.Scope == model.ScopeDiscovery {
+		a.intrinsic = "hides the resource from discovery; the other engine has no discovery exclusion"
+	}
+	if a.intrinsic != "" {
 		return a
 	}
-	other := engineName(otherEngine(r.Engine))
 	for _, p := range r.JSONPointers {
 		pp, err := parsePointer(p)
 		if err != nil {
 			a.invalid = append(a.invalid, err.Error())
 			continue
 		}
-		if len(pp) == 0 && r.Engine == model.EngineFlux {
-			a.partsUntranslatable = append(a.partsUntranslatable,
-				`path "" ignores the whole object (fluxcd/pkg ssa/jsondiff IgnorePathRoot); Argo CD ignoreDifferences has no whole-object form`)
-		} else {
-			a.translatable = true
-		}
 		a.paths = append(a.paths, pp)
 	}
 	if r.WholeResource && len(r.JSONPointers) == 0 {
 		a.paths = append(a.paths, pathPattern{})
-		a.partsUntranslatable = append(a.partsUntranslatable, "the rule covers the whole object; "+other+" has no whole-object ignore")
 	}
 	for _, e := range r.JQPathExpressions {
 		j := analyzeJQ(e)
 		a.jq = append(a.jq, j)
 		switch j.Kind {
-		case jqPath:
+		case JQPath, JQIterate:
 			a.paths = append(a.paths, j.Pattern)
-			a.translatable = true
-		case jqIterate:
-			a.paths = append(a.paths, j.Pattern)
-			a.partsUntranslatable = append(a.partsUntranslatable, fmt.Sprintf("jq %s %s", e, j.Reason))
-		case jqInvalid:
+		case JQInvalid:
 			a.invalid = append(a.invalid, fmt.Sprintf("jq %s: %s", e, j.Reason))
-		default:
-			a.partsUntranslatable = append(a.partsUntranslatable, fmt.Sprintf("jq %s %s", e, j.Reason))
 		}
 	}
-	if len(r.Managers) > 0 {
-		a.partsUntranslatable = append(a.partsUntranslatable,
-			fmt.Sprintf("managedFieldsManagers %s: %s", strings.Join(r.Managers, ", "), ReasonManagers))
+	if len(a.invalid) > 0 {
+		return a
 	}
-	if r.Engine == model.EngineFlux {
-		if r.Target.LabelSelector != "" {
-			a.targetUntranslatable = append(a.targetUntranslatable, fmt.Sprintf("target.labelSelector %q: %s", r.Target.LabelSelector, ReasonLabels))
+	a.limits = map[model.Engine]Limits{}
+	for _, o := range es {
+		if o.Engine == r.Engine {
+			continue
 		}
-		if r.Target.AnnotationSelector != "" {
-			a.targetUntranslatable = append(a.targetUntranslatable, fmt.Sprintf("target.annotationSelector %q: %s", r.Target.AnnotationSelector, ReasonLabels))
+		a.others = append(a.others, o.Engine)
+		l := Limits{Some: true}
+		if o.CannotSay != nil {
+			rr := r
+			if rr.Target.Syntax == "" {
+				rr.Target.Syntax = self.syntax()
+			}
+			l = o.CannotSay(rr)
 		}
-		if len(a.invalid) == 0 {
-			_, why := fluxTargetToArgo(r.Target)
-			a.targetUntranslatable = append(a.targetUntranslatable, why...)
-		}
+		a.limits[o.Engine] = l
 	}
 	return a
 }
 
-// intrinsicReason names mechanisms that have no counterpart whatever their
-// content.
-func intrinsicReason(r model.Rule) string {
-	if r.Scope == model.ScopeRefresh {
-		return "only suppresses Argo CD's refresh on resource updates (ignoreResourceUpdates); it is not a drift rule and Flux has no counterpart"
-	}
-	switch r.Type {
-	case model.RuleArgoResourceExclusion:
-		return ReasonExclusion
-	case model.RuleArgoKnownTypeFields:
-		return "knownTypeFields makes Argo CD compare CRD fields as built-in types (100m equals 0.1); Flux compares the server-side dry-run result and has no per-type normalization setting"
-	case model.RuleArgoIgnoreExtraneous:
-		return "IgnoreExtraneous only concerns live objects that are not in Git; Flux prunes or leaves such objects and never reports them as drift"
-	case model.RuleArgoCompareOptions:
-		return "resource.compareoptions is a controller-wide Argo CD diff setting (ignoreResourceStatusField removes /status before every diff); Flux has no such setting, and server-side apply does not write the status of kinds with a status subresource"
-	case model.RuleFluxSSAAnnotation:
-		return fmt.Sprintf("kustomize.toolkit.fluxcd.io/ssa: %s changes how Flux applies this object; Argo CD has no per-object apply mode that hides drift", r.Value)
-	case model.RuleFluxReconcileDisabled:
-		return "kustomize.toolkit.fluxcd.io/reconcile: disabled stops Flux from applying the object; Argo CD has no per-object switch (remove it from the Application instead)"
-	case model.RuleFluxDriftDisabled:
-		return "helm.toolkit.fluxcd.io/driftDetection: disabled turns drift detection off for one object; Argo CD has no per-object switch"
-	}
-	if r.Scope == model.ScopeDiscovery {
-		return "hides the resource from discovery; the other engine has no discovery exclusion"
-	}
-	return ""
-}
-
 // Options tune Compare.
 type Options struct {
+	// Engines are the semantics of the engines taking part (every
+	// registered one): the rules of each are compared with the rules of
+	// every other.
+	Engines Engines
 	// Owners returns the engine objects (Application, Kustomization,
 	// HelmRelease) that reconcile obj, from its tracking annotation or
 	// ownership labels (the adapters' Owner). With it, a rule written in an
-	// Application, Kustomization or HelmRelease only takes effect on the
-	// objects that one reconciles, as in the engines; objects with no owner
-	// of the rule's engine (plain manifests from Git) are assumed to be its.
+	// owner object (Semantics.Scoped) only takes effect on the objects that
+	// one reconciles, as in the engines; objects with no owner of the
+	// rule's engine (plain manifests from Git) are assumed to be its.
 	Owners func(obj *unstructured.Unstructured) []model.Owner
 }
 
-// Compare classifies every rule of both engines against the other engine's
-// rules. objs, when not empty, also get compared by effect.
+// Compare classifies every rule against the other engines' rules. objs,
+// when not empty, also get compared by effect.
 func Compare(rules []model.Rule, objs []*unstructured.Unstructured, o Options) *Comparison {
 	var all []*analyzed
 	for _, r := range rules {
-		all = append(all, analyze(r))
+		all = append(all, analyze(r, o.Engines))
 	}
 	var ev *evaluator
 	if objs = uniqueObjects(objs); len(objs) > 0 {
-		ev = newEvaluator(objs)
+		ev = newEvaluator(objs, o.Engines)
 		ev.owners = o.Owners
 	}
 	c := &Comparison{APIVersion: model.APIVersion, Kind: "RuleComparison", Summary: map[Status]int{}, Results: []Result{}}
 	rc := newRelCache()
 	for _, a := range all {
-		res := classify(a, all, rc)
+		res := classify(a, all, rc, o.Engines)
 		if ev != nil {
 			res.Effect = ev.ruleEffect(a, res.Counterparts, all)
 		}
@@ -269,9 +250,9 @@ func Compare(rules []model.Rule, objs []*unstructured.Unstructured, o Options) *
 	return c
 }
 
-func classify(a *analyzed, all []*analyzed, rc *relCache) Result {
+func classify(a *analyzed, all []*analyzed, rc *relCache, es Engines) Result {
 	res := Result{Rule: a.rule}
-	this, otherE := a.rule.Engine, otherEngine(a.rule.Engine)
+	this := a.rule.Engine
 	if len(a.invalid) > 0 {
 		res.Status = Invalid
 		res.Reasons = a.invalid
@@ -282,14 +263,14 @@ func classify(a *analyzed, all []*analyzed, rc *relCache) Result {
 		res.Reasons = []string{a.intrinsic}
 		return res
 	}
-	res.Reasons = append(append(res.Reasons, a.targetUntranslatable...), a.partsUntranslatable...)
+	res.Reasons = a.reasons()
 	if a.approximate != "" {
 		res.Reasons = append(res.Reasons, a.approximate)
 	}
 	var cands []*analyzed
 	var rels []targetRel
 	for _, o := range all {
-		if o.rule.Engine != otherE || len(o.invalid) > 0 || o.intrinsic != "" || len(o.paths) == 0 {
+		if sameSide(a.rule, o.rule) || len(o.invalid) > 0 || o.intrinsic != "" || len(o.paths) == 0 {
 			continue
 		}
 		if !a.paths.overlaps(o.paths) {
@@ -302,27 +283,30 @@ func classify(a *analyzed, all []*analyzed, rc *relCache) Result {
 		cands = append(cands, o)
 		rels = append(rels, tr)
 	}
-	fully := !a.translatable || len(a.targetUntranslatable) > 0
 	if len(cands) == 0 {
 		switch {
-		case fully:
+		case a.fully():
 			res.Status = Untranslatable
-		case this == model.EngineArgoCD:
-			res.Status = OnlyArgoCD
+		case a.rule.Origin.Context != "":
+			res.Status = Status(string(Only(this)) + "@" + a.rule.Origin.Context)
 		default:
-			res.Status = OnlyFlux
+			res.Status = Only(this)
 		}
 		return res
 	}
-	thisName, otherName := engineName(this)+" rule", engineName(otherE)+" rule"
+	thisName := es.title(this) + " rule"
 	var union pathSet
-	// Equal-target counterparts by Argo CD instance: each argocd-cm (or
-	// ArgoCD resource, chart values) is its own Argo CD, so two
-	// instances' rules never add up to one equivalent; Application rules
-	// (instance "") go with every instance.
-	eqUnion := map[string]pathSet{}
-	haveEq := false
+	// Equal-target counterparts by engine, cluster and instance: each
+	// argocd-cm (or ArgoCD resource, chart values) is its own Argo CD, so
+	// two instances' rules never add up to one equivalent; rules of no
+	// instance (an Application's) go with every instance of their cluster.
+	type key struct {
+		engine            model.Engine
+		context, instance string
+	}
+	eqUnion := map[key]pathSet{}
 	for i, o := range cands {
+		otherName := es.title(o.rule.Engine) + " rule"
 		cp := Counterpart{Engine: o.rule.Engine, Origin: o.rule.Origin, Targets: rels[i].Rel, Paths: relatePaths(a.paths, o.paths)}
 		cp.Differences = rels[i].describe(thisName, otherName)
 		if only := o.paths.uncovered(a.paths); len(only) > 0 {
@@ -334,40 +318,57 @@ func classify(a *analyzed, all []*analyzed, rc *relCache) Result {
 		res.Counterparts = append(res.Counterparts, cp)
 		union = append(union, o.paths...)
 		if rels[i].Rel == RelEqual {
-			haveEq = true
-			k := argoInstance(o.rule)
+			k := key{o.rule.Engine, o.rule.Origin.Context, instanceOf(es, o.rule)}
 			eqUnion[k] = append(eqUnion[k], o.paths...)
 		}
 	}
 	res.PathsWithoutCounterpart = union.uncovered(a.paths).strings()
-	equal := false
 	for k, ps := range eqUnion {
-		if k != "" {
-			ps = append(append(pathSet(nil), ps...), eqUnion[""]...)
+		if l := a.limitsFor(k.engine); l.full() || len(l.Parts) > 0 {
+			continue
+		}
+		if k.instance != "" {
+			ps = append(append(pathSet(nil), ps...), eqUnion[key{k.engine, k.context, ""}]...)
 		}
 		if relatePaths(a.paths, ps) == RelEqual {
-			equal = true
+			// Counterparts with different targets may still overlap; they
+			// do not spoil equivalence, but they are listed.
+			res.Status = Equivalent
+			return res
 		}
-	}
-	if haveEq && !fully && len(a.partsUntranslatable) == 0 && equal {
-		// Counterparts with different targets may still overlap; they do
-		// not spoil equivalence, but they are listed.
-		res.Status = Equivalent
-		return res
 	}
 	res.Status = Partial
 	return res
 }
 
-// argoInstance names the Argo CD instance of an argocd-cm rule (its file
-// and holder), "" for other rules.
-func argoInstance(r model.Rule) string {
-	if r.Engine != model.EngineArgoCD {
-		return ""
+// Removes reports whether rule r removes fields that can be evaluated on
+// objects (a valid rule with paths or field managers, not a mechanism
+// with no field effect): the rules --effect lists the kinds of.
+func Removes(r model.Rule, es Engines) bool {
+	a := analyze(r, es)
+	return len(a.invalid) == 0 && a.intrinsic == "" && (len(a.paths) > 0 || len(r.Managers) > 0)
+}
+
+// sameSide reports rules of one engine read from one place: they are not
+// compared with each other. Rules of one engine read from two clusters
+// (compare --contexts) are two sides, like two engines.
+func sameSide(a, b model.Rule) bool {
+	return a.Engine == b.Engine && a.Origin.Context == b.Origin.Context
+}
+
+// limitsFor is what engine e cannot say of the rule: nothing when it is
+// the rule's own engine (another cluster's instance of it).
+func (a *analyzed) limitsFor(e model.Engine) Limits {
+	if e == a.rule.Engine {
+		return Limits{Some: true}
 	}
-	kind, _, _ := strings.Cut(r.Origin.Object, " ")
-	if kind == "ConfigMap" || kind == "ArgoCD" || strings.Contains(r.Origin.Field, "configs.cm[") {
-		return r.Origin.File + "|" + r.Origin.Object
+	return a.limits[e]
+}
+
+// instanceOf names the engine instance of rule r (Semantics.Instance).
+func instanceOf(es Engines, r model.Rule) string {
+	if f := es.of(r.Engine).Instance; f != nil {
+		return f(r)
 	}
 	return ""
 }

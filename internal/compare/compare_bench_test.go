@@ -36,7 +36,7 @@ func BenchmarkCompare(b *testing.B) {
 		rules := benchRules(n)
 		b.Run(fmt.Sprintf("rules=%d", 2*n), func(b *testing.B) {
 			for b.Loop() {
-				Compare(rules, nil, Options{})
+				Compare(rules, nil, Options{Engines: testEngines})
 			}
 		})
 	}
@@ -49,6 +49,6 @@ func BenchmarkCompareWithObjects(b *testing.B) {
 		objs = append(objs, obj("apps/v1", "Deployment", "ns", fmt.Sprintf("app-%d", i), map[string]any{"spec": map[string]any{"field1": int64(1), "field2": "x"}}))
 	}
 	for b.Loop() {
-		Compare(rules, objs, Options{})
+		Compare(rules, objs, Options{Engines: testEngines})
 	}
 }

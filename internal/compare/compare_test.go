@@ -1,7 +1,9 @@
 package compare
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -90,10 +92,10 @@ func TestClassify(t *testing.T) {
 			Partial, "only the Argo CD rule removes /spec/paused"},
 		{"only argocd",
 			[]model.Rule{argo("apps", "Deployment").ptr("/spec/replicas").V(), flux("batch", "Job").ptr("/spec/replicas").V()},
-			OnlyArgoCD, ""},
+			Only(model.EngineArgoCD), ""},
 		{"only flux",
 			[]model.Rule{flux("apps", "Deployment").ptr("/spec/replicas").V()},
-			OnlyFlux, ""},
+			Only(model.EngineFlux), ""},
 		{"managers untranslatable",
 			[]model.Rule{argo("apps", "Deployment").managers("kube-controller-manager").V(), flux("apps", "Deployment").ptr("/spec/replicas").V()},
 			Untranslatable, "managedFieldsManagers kube-controller-manager: managedFieldsManagers has no Flux equivalent"},
@@ -131,7 +133,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := statusOf(t, Compare(c.rules, nil, Options{}), c.rules[0])
+			got := statusOf(t, Compare(c.rules, nil, Options{Engines: testEngines}), c.rules[0])
 			if got.Status != c.want {
 				t.Fatalf("status %s want %s: %+v", got.Status, c.want, got)
 			}
@@ -150,7 +152,7 @@ func TestClassify(t *testing.T) {
 
 func TestCompareSymmetric(t *testing.T) {
 	rules := []model.Rule{argo("apps", "Deployment").ptr("/spec/replicas").V(), flux("apps", "Deployment").ptr("/spec/replicas").V()}
-	c := Compare(rules, nil, Options{})
+	c := Compare(rules, nil, Options{Engines: testEngines})
 	if c.Summary[Equivalent] != 2 {
 		t.Fatalf("both sides should be equivalent: %+v", c.Summary)
 	}
@@ -184,7 +186,7 @@ func TestEffect(t *testing.T) {
 		argo("", "Service").ptr("/spec/clusterIP").V(),
 		flux("", "Service").ptr("/spec/clusterIP").V(),
 	}
-	c := Compare(rules, []*unstructured.Unstructured{dep, ksvc, svc}, Options{})
+	c := Compare(rules, []*unstructured.Unstructured{dep, ksvc, svc}, Options{Engines: testEngines})
 	sel := statusOf(t, c, rules[0])
 	if sel.Status != Untranslatable {
 		t.Fatalf("select rule: %s", sel.Status)
@@ -203,7 +205,7 @@ func TestEffect(t *testing.T) {
 	for _, oe := range c.Objects {
 		if oe.Object.Group == "serving.knative.dev" {
 			found = true
-			if len(oe.OnlyFlux) != 1 || len(oe.ArgoCD) != 0 {
+			if len(oe.Only[model.EngineFlux]) != 1 || len(oe.Ignored[model.EngineArgoCD]) != 0 {
 				t.Fatalf("knative object effect: %+v", oe)
 			}
 		}
@@ -212,7 +214,7 @@ func TestEffect(t *testing.T) {
 		t.Fatal("no object effect for the Knative Service")
 	}
 	// Translating with the objects expands the select to its pointer.
-	tr := Translate(rules[:1], model.EngineFlux, []*unstructured.Unstructured{dep})
+	tr := translateT(t, rules[:1], model.EngineFlux, []*unstructured.Unstructured{dep})
 	if len(tr) != 1 || len(tr[0].To) != 1 || tr[0].To[0].JSONPointers[0] != "/spec/template/spec/containers/1/image" || len(tr[0].Lossy) != 1 {
 		t.Fatalf("expansion: %+v", tr)
 	}
@@ -225,7 +227,7 @@ func TestTranslateArgoToFlux(t *testing.T) {
 		argo("*.example.com", "Widget").name("a.b").ns("team-a").ptr("/spec/size").V(),
 		argo("apps", "Deployment").managers("hpa").V(),
 	}
-	tr := Translate(rules, model.EngineFlux, nil)
+	tr := translateT(t, rules, model.EngineFlux, nil)
 	if len(tr) != 4 {
 		t.Fatalf("got %d translations", len(tr))
 	}
@@ -253,7 +255,7 @@ func TestTranslateArgoToFlux(t *testing.T) {
 		fr.Origin = model.Origin{File: "translated.yaml", Line: i + 1}
 		both = append(both, fr)
 	}
-	c := Compare(both, nil, Options{})
+	c := Compare(both, nil, Options{Engines: testEngines})
 	for _, r := range c.Results {
 		if r.Status != Equivalent {
 			t.Errorf("%s %v: %s %+v", r.Rule.Engine, r.Rule.Origin, r.Status, r.Counterparts)
@@ -269,7 +271,7 @@ func TestTranslateFluxToArgo(t *testing.T) {
 		flux("apps", "Deployment").name("web-.*").ptr("/spec/replicas").V(),
 		flux("apps", "Deployment").labels("a=b").ptr("/spec/replicas").V(),
 	}
-	tr := Translate(rules, model.EngineArgoCD, nil)
+	tr := translateT(t, rules, model.EngineArgoCD, nil)
 	if got := tr[0].To[0].Target; got.Group != "*" || got.Kind != "*" {
 		t.Errorf("empty flux target: %+v", got)
 	}
@@ -304,7 +306,7 @@ func TestEffectRespectsOwnerScope(t *testing.T) {
 		}
 		return nil
 	}
-	c := Compare([]model.Rule{appRule, cmRule}, []*unstructured.Unstructured{mine, theirs, plain}, Options{Owners: owners})
+	c := Compare([]model.Rule{appRule, cmRule}, []*unstructured.Unstructured{mine, theirs, plain}, Options{Engines: testEngines, Owners: owners})
 	got := map[string]string{}
 	for _, r := range c.Results {
 		got[r.Rule.Origin.Object] = strings.Join(r.Effect.Fields, ",")
@@ -323,7 +325,7 @@ func TestEffectJQTimeoutCostsOnce(t *testing.T) {
 		objs = append(objs, obj("apps/v1", "Deployment", "ns", fmt.Sprintf("d%d", i), map[string]any{"spec": map[string]any{}}))
 	}
 	r := argo("apps", "Deployment").jq("until(false; .)").V()
-	c := Compare([]model.Rule{r}, objs, Options{})
+	c := Compare([]model.Rule{r}, objs, Options{Engines: testEngines})
 	// The first object hits the limit; the expression is then skipped for
 	// the others (the note names only the first).
 	notes := c.Results[0].Effect.Notes
@@ -341,7 +343,7 @@ func TestEffectOfManagersRule(t *testing.T) {
 			FieldsV1: metav1.NewFieldsV1(`{"f:spec":{"f:paused":{}}}`)},
 	})
 	r := argo("apps", "Deployment").managers("kube-controller-manager").V()
-	c := Compare([]model.Rule{r}, []*unstructured.Unstructured{dep}, Options{})
+	c := Compare([]model.Rule{r}, []*unstructured.Unstructured{dep}, Options{Engines: testEngines})
 	eff := c.Results[0].Effect
 	if got := strings.Join(eff.Fields, ","); got != "Deployment.apps shop/web /spec/replicas" {
 		t.Fatalf("fields owned by the trusted manager: %q", got)
@@ -361,14 +363,45 @@ func TestTwoArgoCDInstancesDoNotAddUp(t *testing.T) {
 		return r
 	}
 	f := flux("apps", "Deployment").ptr("/spec/replicas", "/spec/paused").V()
-	c := Compare([]model.Rule{f, cm("prod/argocd-cm.yaml", "/spec/replicas"), cm("staging/argocd-cm.yaml", "/spec/paused")}, nil, Options{})
+	c := Compare([]model.Rule{f, cm("prod/argocd-cm.yaml", "/spec/replicas"), cm("staging/argocd-cm.yaml", "/spec/paused")}, nil, Options{Engines: testEngines})
 	if got := statusOf(t, c, f).Status; got != Partial {
 		t.Errorf("status %s, want partial: no single instance removes both paths", got)
 	}
 	app := argo("apps", "Deployment").ptr("/spec/paused").V()
 	app.Origin.Object = "Application argocd/web"
-	c = Compare([]model.Rule{f, cm("prod/argocd-cm.yaml", "/spec/replicas"), app}, nil, Options{})
+	c = Compare([]model.Rule{f, cm("prod/argocd-cm.yaml", "/spec/replicas"), app}, nil, Options{Engines: testEngines})
 	if got := statusOf(t, c, f).Status; got != Equivalent {
 		t.Errorf("status %s, want equivalent: the instance plus the Application's rule remove both", got)
+	}
+}
+
+func TestObjectEffectJSONRoundTrip(t *testing.T) {
+	in := ObjectEffect{
+		Object:  model.ResourceID{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "shop", Name: "web"},
+		Ignored: map[model.Engine][]string{model.EngineArgoCD: {"/spec/replicas"}, model.EngineFlux: {"/spec/paused", "/spec/replicas"}, "toy": {"/metadata/labels/team"}},
+		Only:    map[model.Engine][]string{model.EngineFlux: {"/spec/paused"}, "toy": {"/metadata/labels/team"}},
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"object":{"group":"apps","version":"v1","kind":"Deployment","namespace":"shop","name":"web"},` +
+		`"argocd":["/spec/replicas"],"flux":["/spec/paused","/spec/replicas"],"toy":["/metadata/labels/team"],` +
+		`"onlyFlux":["/spec/paused"],"onlyToy":["/metadata/labels/team"]}`
+	if string(b) != want {
+		t.Errorf("JSON\n%s\nwant\n%s", b, want)
+	}
+	var out ObjectEffect
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(out, in) {
+		t.Errorf("round trip %+v, want %+v", out, in)
+	}
+	if n := in.Common([]model.Engine{model.EngineArgoCD, model.EngineFlux}); n != 1 {
+		t.Errorf("common to Argo CD and Flux: %d, want 1", n)
+	}
+	if n := in.Common([]model.Engine{model.EngineArgoCD, model.EngineFlux, "toy"}); n != 0 {
+		t.Errorf("common to all three: %d, want 0", n)
 	}
 }

@@ -1,8 +1,11 @@
 package compare
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,13 +35,116 @@ type RuleEffect struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// ObjectEffect is what each engine's rules remove from one object.
+// ObjectEffect is what each engine's rules remove from one object. Its
+// JSON form has one key per engine (its fields) and one "only" key per
+// engine ("onlyArgocd": the fields no other engine's rules remove).
 type ObjectEffect struct {
-	Object     model.ResourceID `json:"object"`
-	ArgoCD     []string         `json:"argocd,omitempty"`
-	Flux       []string         `json:"flux,omitempty"`
-	OnlyArgoCD []string         `json:"onlyArgocd,omitempty"`
-	OnlyFlux   []string         `json:"onlyFlux,omitempty"`
+	Object model.ResourceID
+	// Ignored are the fields each engine's rules remove.
+	Ignored map[model.Engine][]string
+	// Only are the fields only that engine's rules remove.
+	Only map[model.Engine][]string
+}
+
+// MarshalJSON writes the object, then each engine's fields, then each
+// engine's "only" fields, engines in name order.
+func (e ObjectEffect) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	put := func(k string, v any) error {
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return err
+		}
+		vb, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(vb)
+		return nil
+	}
+	if err := put("object", e.Object); err != nil {
+		return nil, err
+	}
+	for _, n := range engineKeys(e.Ignored) {
+		if err := put(string(n), e.Ignored[n]); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range engineKeys(e.Only) {
+		if err := put(onlyKey(n), e.Only[n]); err != nil {
+			return nil, err
+		}
+	}
+	return []byte("{" + b.String() + "}"), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: "object", an "onlyX" key
+// per engine x (first letter upper-cased) and a key per engine.
+func (e *ObjectEffect) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*e = ObjectEffect{Ignored: map[model.Engine][]string{}, Only: map[model.Engine][]string{}}
+	for k, v := range m {
+		if k == "object" {
+			if err := json.Unmarshal(v, &e.Object); err != nil {
+				return err
+			}
+			continue
+		}
+		var fields []string
+		if err := json.Unmarshal(v, &fields); err != nil {
+			return err
+		}
+		if rest, ok := strings.CutPrefix(k, "only"); ok && rest != "" {
+			if n := model.Engine(strings.ToLower(rest[:1]) + rest[1:]); onlyKey(n) == k {
+				e.Only[n] = fields
+				continue
+			}
+		}
+		e.Ignored[model.Engine(k)] = fields
+	}
+	return nil
+}
+
+// engineKeys returns the engines with fields in m, sorted.
+func engineKeys(m map[model.Engine][]string) []model.Engine {
+	var out []model.Engine
+	for n, v := range m {
+		if len(v) > 0 {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Common counts the fields of the first of engines that every other one
+// ignores too (a field removed with its parent counts).
+func (e ObjectEffect) Common(engines []model.Engine) int {
+	if len(engines) == 0 {
+		return 0
+	}
+	n := 0
+	for _, f := range e.Ignored[engines[0]] {
+		all := true
+		for _, o := range engines[1:] {
+			if len(toPathSet(e.Ignored[o]).uncovered(toPathSet([]string{f}))) > 0 {
+				all = false
+				break
+			}
+		}
+		if all {
+			n++
+		}
+	}
+	return n
 }
 
 // jqTimeout is Argo CD's default ignore.normalizer.jq.timeout.
@@ -50,6 +156,7 @@ const jqTimeout = jq.DefaultTimeout
 // as fluxcd/pkg ssa/jsondiff SelectorRegex (model.Selector.Compile).
 type evaluator struct {
 	objs     []*unstructured.Unstructured
+	engines  Engines
 	memo     map[*analyzed]map[int][]string
 	matchers map[*analyzed]matcher
 	owners   func(*unstructured.Unstructured) []model.Owner
@@ -62,8 +169,8 @@ type evaluator struct {
 	timedOut map[string]string
 }
 
-func newEvaluator(objs []*unstructured.Unstructured) *evaluator {
-	return &evaluator{objs: objs, memo: map[*analyzed]map[int][]string{}, matchers: map[*analyzed]matcher{}}
+func newEvaluator(objs []*unstructured.Unstructured, es Engines) *evaluator {
+	return &evaluator{objs: objs, engines: es, memo: map[*analyzed]map[int][]string{}, matchers: map[*analyzed]matcher{}}
 }
 
 func resourceID(o *unstructured.Unstructured) model.ResourceID {
@@ -78,7 +185,7 @@ func (ev *evaluator) matcher(a *analyzed) matcher {
 	if m, ok := ev.matchers[a]; ok {
 		return m
 	}
-	m := compileMatcher(a.rule)
+	m := compileMatcher(a.rule, ev.engines.of(a.rule.Engine).syntax())
 	ev.matchers[a] = m
 	return m
 }
@@ -90,25 +197,18 @@ func (ev *evaluator) matches(a *analyzed, o *unstructured.Unstructured) bool {
 // scopedOut reports whether the rule's holder is an engine object that does
 // not reconcile object i: an Application's ignoreDifferences only apply to
 // that Application's resources, a Kustomization's or HelmRelease's ignore
-// rules only to the objects it applies. argocd-cm rules apply to all.
-// Objects owned by another engine's object only are also out: in a
-// migration each object is reconciled by one of them at a time.
+// rules only to the objects it applies (Semantics.Scoped); settings-wide
+// rules (argocd-cm) apply to all. Objects owned by another engine's object
+// only are also out: in a migration each object is reconciled by one of
+// them at a time.
 func (ev *evaluator) scopedOut(a *analyzed, i int) bool {
 	if ev.owners == nil {
 		return false
 	}
+	if scoped := ev.engines.of(a.rule.Engine).Scoped; scoped == nil || !scoped(a.rule) {
+		return false
+	}
 	holder := a.rule.Origin.Object
-	kind, _, _ := strings.Cut(holder, " ")
-	if strings.Contains(a.rule.Origin.Field, "configs.cm[") {
-		// argo-cd chart values of a HelmRelease or an Application: an
-		// argocd-cm, whose rules apply to all.
-		return false
-	}
-	switch kind {
-	case "Application", "Kustomization", "HelmRelease":
-	default:
-		return false
-	}
 	if ev.ownerOf == nil {
 		ev.ownerOf = map[int][]model.Owner{}
 	}
@@ -128,11 +228,10 @@ func (ev *evaluator) scopedOut(a *analyzed, i int) bool {
 	return len(owners) > 0 || ev.objs[i].GetUID() != ""
 }
 
-func compileMatcher(r model.Rule) matcher {
+func compileMatcher(r model.Rule, syntax model.MatchSyntax) matcher {
 	s := r.Target
-	s.Syntax = model.MatchRegex
-	if r.Engine == model.EngineArgoCD {
-		s.Syntax = model.MatchGlob
+	if s.Syntax == "" {
+		s.Syntax = syntax
 	}
 	m, err := s.Compile()
 	if err != nil {
@@ -348,14 +447,15 @@ func (ev *evaluator) ruleEffect(a *analyzed, cps []Counterpart, all []*analyzed)
 	eff.SameAsCounterparts = len(cps) > 0 && len(eff.OnlyThisRule) == 0 && len(eff.OnlyCounterparts) == 0
 	if len(a.rule.Managers) > 0 {
 		if ev.hasManagedFields() {
-			eff.Notes = append(eff.Notes, "managedFieldsManagers: the fields listed are owned by those managers; Argo CD hides them where they differ from Git")
+			eff.Notes = append(eff.Notes, "managedFieldsManagers: the fields listed are owned by those managers; "+ev.engines.title(a.rule.Engine)+" hides them where they differ from Git")
 		} else {
 			eff.Notes = append(eff.Notes, "managedFieldsManagers depend on live field ownership; the given objects carry no managedFields")
 		}
 	}
 	for _, e := range a.rule.JQPathExpressions {
 		if obj, ok := ev.timedOut[e]; ok {
-			eff.Notes = append(eff.Notes, fmt.Sprintf("jq %s exceeded Argo CD's 1s limit on %s and was not evaluated further (Argo CD skips it)", e, obj))
+			t := ev.engines.title(a.rule.Engine)
+			eff.Notes = append(eff.Notes, fmt.Sprintf("jq %s exceeded %s's 1s limit on %s and was not evaluated further (%s skips it)", e, t, obj, t))
 		}
 	}
 	return eff
@@ -400,21 +500,28 @@ func dedupe(in []string) []string {
 func (ev *evaluator) objectEffects(all []*analyzed) []ObjectEffect {
 	var out []ObjectEffect
 	for i, o := range ev.objs {
-		var argo, flux []string
+		by := map[model.Engine][]string{}
 		for _, a := range all {
-			ps := ev.fields(a)[i]
-			switch a.rule.Engine {
-			case model.EngineArgoCD:
-				argo = append(argo, ps...)
-			case model.EngineFlux:
-				flux = append(flux, ps...)
+			if ps := ev.fields(a)[i]; len(ps) > 0 {
+				by[a.rule.Engine] = append(by[a.rule.Engine], ps...)
 			}
 		}
-		if len(argo) == 0 && len(flux) == 0 {
+		if len(by) == 0 {
 			continue
 		}
-		oe := ObjectEffect{Object: resourceID(o), ArgoCD: dedupe(argo), Flux: dedupe(flux)}
-		oe.OnlyArgoCD, oe.OnlyFlux = diffFields(argo, flux)
+		oe := ObjectEffect{Object: resourceID(o), Ignored: map[model.Engine][]string{}, Only: map[model.Engine][]string{}}
+		for e, ps := range by {
+			var others []string
+			for f, qs := range by {
+				if f != e {
+					others = append(others, qs...)
+				}
+			}
+			oe.Ignored[e] = dedupe(ps)
+			if only, _ := diffFields(ps, others); len(only) > 0 {
+				oe.Only[e] = only
+			}
+		}
 		out = append(out, oe)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Object.Less(out[j].Object) })

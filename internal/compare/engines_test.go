@@ -3,4 +3,11 @@ package compare_test
 // The engines register their field managers (engine.Register); this
 // package's tests recognise argocd-controller, kustomize-controller...
 // as the binaries do.
-import _ "github.com/kubectl-drift/kubectl-drift/internal/engine/all"
+// They also hand their compare semantics to this package's own tests.
+import (
+	"github.com/kubectl-drift/kubectl-drift/internal/compare"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
+	_ "github.com/kubectl-drift/kubectl-drift/internal/engine/all"
+)
+
+func init() { compare.SetTestEngines(engine.CompareEngines()) }

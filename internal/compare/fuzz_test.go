@@ -59,7 +59,7 @@ func FuzzAnalyzeJQ(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, expr string) {
 		a := analyzeJQ(expr)
-		if a.Kind == jqPath {
+		if a.Kind == JQPath {
 			p, ok := a.Pattern.Pointer()
 			if !ok {
 				t.Fatalf("%q: path without pointer", expr)
@@ -83,11 +83,11 @@ func FuzzCompareSelectors(f *testing.F) {
 			{Engine: model.EngineFlux, Type: model.RuleFluxKustomizeIgnore, Scope: model.ScopeDiffAndApply, Origin: model.Origin{Line: 2},
 				Target: model.Selector{Group: fg, Kind: fk, Name: fname, Syntax: model.MatchRegex}, JSONPointers: []string{"/spec"}},
 		}
-		c := Compare(rules, nil, Options{})
+		c := Compare(rules, nil, Options{Engines: testEngines})
 		if len(c.Results) != 2 {
 			t.Fatal(fmt.Sprint(c.Results))
 		}
-		_ = Translate(rules, model.EngineFlux, nil)
-		_ = Translate(rules, model.EngineArgoCD, nil)
+		_ = translateT(t, rules, model.EngineFlux, nil)
+		_ = translateT(t, rules, model.EngineArgoCD, nil)
 	})
 }

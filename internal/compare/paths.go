@@ -181,22 +181,36 @@ func relatePaths(a, b pathSet) Relation {
 	return RelDisjoint
 }
 
-// jqKind classifies an Argo CD jq path expression.
-type jqKind int
+// JQKind classifies a jq path expression (Argo CD's jqPathExpressions).
+type JQKind int
 
+// The kinds of jq expressions, from the easiest to say as a JSON pointer.
 const (
-	jqPath    jqKind = iota // a plain path: same as a JSON pointer
-	jqIterate               // a path with [] steps: every array item
-	jqSelect                // selects items by value (select, test, ...)
-	jqOther                 // anything else: functions, pipes, slices
-	jqInvalid               // does not parse
+	JQPath    JQKind = iota // a plain path: same as a JSON pointer
+	JQIterate               // a path with [] steps: every array item
+	JQSelect                // selects items by value (select, test, ...)
+	JQOther                 // anything else: functions, pipes, slices
+	JQInvalid               // does not parse
 )
 
 // jqAnalysis is what a jq expression removes, as far as it is a path.
 type jqAnalysis struct {
-	Kind    jqKind
-	Pattern pathPattern // for jqPath and jqIterate
-	Reason  string      // why it cannot become a pointer
+	Kind    JQKind
+	Pattern pathPattern // for JQPath and JQIterate
+	Reason  string      // why it is invalid
+}
+
+// JQKindOf classifies a jq expression (see analyzeJQ).
+func JQKindOf(expr string) JQKind { return analyzeJQ(expr).Kind }
+
+// JQPointer returns the JSON pointer a plain jq path expression (JQPath)
+// removes.
+func JQPointer(expr string) (string, bool) {
+	j := analyzeJQ(expr)
+	if j.Kind != JQPath {
+		return "", false
+	}
+	return j.Pattern.Pointer()
 }
 
 // analyzeJQ decides whether a jq expression is a pure path such as
@@ -207,20 +221,18 @@ type jqAnalysis struct {
 func analyzeJQ(expr string) jqAnalysis {
 	q, err := gojq.Parse(expr)
 	if err != nil {
-		return jqAnalysis{Kind: jqInvalid, Reason: fmt.Sprintf("invalid jq expression: %v", err)}
+		return jqAnalysis{Kind: JQInvalid, Reason: fmt.Sprintf("invalid jq expression: %v", err)}
 	}
 	if pat, wild, ok := queryPath(q); ok {
 		if wild {
-			return jqAnalysis{Kind: jqIterate, Pattern: pat,
-				Reason: "iterates over every array item ([]): a Flux path is a plain JSON pointer and cannot say \"every item\""}
+			return jqAnalysis{Kind: JQIterate, Pattern: pat}
 		}
-		return jqAnalysis{Kind: jqPath, Pattern: pat}
+		return jqAnalysis{Kind: JQPath, Pattern: pat}
 	}
 	if usesSelect(q.String()) {
-		return jqAnalysis{Kind: jqSelect,
-			Reason: "selects array items by value (select): a Flux path is a JSON pointer that names items by index only"}
+		return jqAnalysis{Kind: JQSelect}
 	}
-	return jqAnalysis{Kind: jqOther, Reason: "not a plain path expression: a Flux path is a JSON pointer"}
+	return jqAnalysis{Kind: JQOther}
 }
 
 func usesSelect(s string) bool {

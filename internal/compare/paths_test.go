@@ -5,18 +5,18 @@ import "testing"
 func TestAnalyzeJQ(t *testing.T) {
 	cases := []struct {
 		expr string
-		kind jqKind
+		kind JQKind
 		ptr  string
 	}{
-		{".spec.replicas", jqPath, "/spec/replicas"},
-		{`.metadata.labels["app.kubernetes.io/version"]`, jqPath, "/metadata/labels/app.kubernetes.io~1version"},
-		{".spec.template.spec.containers[0].image", jqPath, "/spec/template/spec/containers/0/image"},
-		{`.data."tilde~key"`, jqPath, "/data/tilde~0key"},
-		{".webhooks[]?.clientConfig.caBundle", jqIterate, "/webhooks/*/clientConfig/caBundle"},
-		{`.spec.template.spec.containers[] | select(.name == "istio-proxy") | .image`, jqSelect, ""},
-		{`.spec.containers[] | .image`, jqOther, ""},
-		{".spec.x[-1]", jqOther, ""},
-		{".spec[", jqInvalid, ""},
+		{".spec.replicas", JQPath, "/spec/replicas"},
+		{`.metadata.labels["app.kubernetes.io/version"]`, JQPath, "/metadata/labels/app.kubernetes.io~1version"},
+		{".spec.template.spec.containers[0].image", JQPath, "/spec/template/spec/containers/0/image"},
+		{`.data."tilde~key"`, JQPath, "/data/tilde~0key"},
+		{".webhooks[]?.clientConfig.caBundle", JQIterate, "/webhooks/*/clientConfig/caBundle"},
+		{`.spec.template.spec.containers[] | select(.name == "istio-proxy") | .image`, JQSelect, ""},
+		{`.spec.containers[] | .image`, JQOther, ""},
+		{".spec.x[-1]", JQOther, ""},
+		{".spec[", JQInvalid, ""},
 	}
 	for _, c := range cases {
 		got := analyzeJQ(c.expr)

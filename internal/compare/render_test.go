@@ -57,14 +57,14 @@ func TestRenderGoldens(t *testing.T) {
 		to    model.Engine
 		form  string
 	}{
-		{"translate-argocd-to-kustomization", argoSample(), model.EngineFlux, FluxKustomization},
-		{"translate-argocd-to-helmrelease", argoSample(), model.EngineFlux, FluxHelmRelease},
-		{"translate-flux-to-application", fluxSample(), model.EngineArgoCD, ArgoApplication},
-		{"translate-flux-to-argocd-cm", fluxSample(), model.EngineArgoCD, ArgoConfigMap},
+		{"translate-argocd-to-kustomization", argoSample(), model.EngineFlux, "Kustomization"},
+		{"translate-argocd-to-helmrelease", argoSample(), model.EngineFlux, "HelmRelease"},
+		{"translate-flux-to-application", fluxSample(), model.EngineArgoCD, "Application"},
+		{"translate-flux-to-argocd-cm", fluxSample(), model.EngineArgoCD, "argocd-cm"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			b, err := Render(Translate(c.rules, c.to, nil), c.to, RenderOptions{Form: c.form})
+			b, err := Render(translateT(t, c.rules, c.to, nil), c.to, c.form, testEngines)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,11 +20,12 @@ type target struct {
 	// fields that match everything.
 	desc map[string]string
 	any  map[string]bool
-	// Flux-only selectors Argo CD has no counterpart for.
+	// label and annotation selectors, compared as strings.
 	labels, annotations string
 }
 
-// targetOf converts a rule's selector:
+// targetOf converts a rule's selector, whose syntax is def when it does not
+// say:
 //   - Argo CD (MatchGlob): group and kind are gobwas globs where "" matches
 //     only "" (the core group); name and namespace are exact, "" meaning any
 //     (util/argo/normalizers/diff_normalizer.go Normalize); no version.
@@ -34,15 +35,12 @@ type target struct {
 //     So Flux `kind: Service` also matches Knative's serving.knative.dev
 //     Service; only `group: "^$"` means the core group.
 //   - MatchExact: plain equality, "" meaning any.
-func targetOf(s model.Selector, engine model.Engine) (target, error) {
+func targetOf(s model.Selector, def model.MatchSyntax) (target, error) {
 	t := target{re: map[string]string{}, desc: map[string]string{}, any: map[string]bool{}, labels: s.LabelSelector, annotations: s.AnnotationSelector}
 	var approx error
 	syn := s.Syntax
 	if syn == "" {
-		syn = model.MatchRegex
-		if engine == model.EngineArgoCD {
-			syn = model.MatchGlob
-		}
+		syn = def
 	}
 	vals := map[string]string{"group": s.Group, "version": s.Version, "kind": s.Kind, "namespace": s.Namespace, "name": s.Name}
 	for _, f := range targetFields {
@@ -67,7 +65,7 @@ func targetOf(s model.Selector, engine model.Engine) (target, error) {
 				return t, fmt.Errorf("invalid %s regex %q: %w", f, v, err)
 			}
 			t.re[f] = v
-		default: // exact names, and Argo's version (never set)
+		default: // exact names, and a glob selector's version
 			t.re[f] = regexp.QuoteMeta(v)
 		}
 		t.any[f] = t.re[f] == anyRegex || t.re[f] == ".*" || t.re[f] == "(?s:.*)"

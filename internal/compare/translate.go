@@ -12,7 +12,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
-// Translation is one rule said in the other engine.
+// Translation is one rule said in another engine.
 type Translation struct {
 	From model.Rule `json:"from"`
 	// To holds the translated rules; empty when nothing could be said.
@@ -25,33 +25,78 @@ type Translation struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
-// maxNames bounds how many exact Argo CD rules a Flux name regex may expand to.
-const maxNames = 16
+// Translator says other engines' rules in one engine (compare --to); the
+// engine provides it in its Semantics.
+type Translator struct {
+	// Forms are the YAML shapes Render writes, the default first.
+	Forms []string
+	// Translate says one valid rule of another engine in this engine.
+	Translate func(src Source) Translation
+	// Render writes translations as ready-to-merge YAML documents in one
+	// of Forms, with a `# lossy:` comment on every inexact translation and
+	// an `# untranslatable:` comment for every part left out.
+	Render func(trs []Translation, form string) ([]byte, error)
+}
 
-// Translate says every rule of the engine that is not `to` in engine `to`.
-// objs, when given, let jq programs that are not plain paths be expanded to
-// the concrete pointers they select on those objects (a lossy translation:
-// items added later are not covered).
-func Translate(rules []model.Rule, to model.Engine, objs []*unstructured.Unstructured) []Translation {
+// Source is a rule to translate, as compare analysed it.
+type Source struct {
+	Rule model.Rule
+	// Approximate says why the rule's target could only be modelled
+	// approximately, "" when exactly.
+	Approximate string
+	// Syntax is the syntax of the rule's selector (its engine's default
+	// when the selector does not say).
+	Syntax model.MatchSyntax
+	// Expand, when objects were given, expands a jq expression to the
+	// pointers it selects on the given objects the rule applies to, and
+	// says on how many objects; nil otherwise.
+	Expand func(expr string) (ptrs []string, objects int)
+}
+
+// Translate says every rule of the engines that are not `to` in engine
+// `to`. objs, when given, let jq programs that are not plain paths be
+// expanded to the concrete pointers they select on those objects (a lossy
+// translation: items added later are not covered).
+func Translate(rules []model.Rule, to model.Engine, objs []*unstructured.Unstructured, es Engines) ([]Translation, error) {
+	t := es.of(to).Translator
+	if t == nil {
+		return nil, fmt.Errorf("rules cannot be translated to %s", es.title(to))
+	}
 	var ev *evaluator
 	if len(objs) > 0 {
-		ev = newEvaluator(objs)
+		ev = newEvaluator(objs, es)
 	}
 	var out []Translation
 	for _, r := range rules {
 		if r.Engine == to {
 			continue
 		}
-		a := analyze(r)
-		var tr Translation
-		if to == model.EngineFlux {
-			tr = toFlux(a, ev)
-		} else {
-			tr = toArgo(a)
+		a := analyze(r, es)
+		tr, ok := translatable(a)
+		if !ok {
+			out = append(out, tr)
+			continue
 		}
-		out = append(out, tr)
+		src := Source{Rule: r, Approximate: a.approximate, Syntax: r.Target.Syntax}
+		if src.Syntax == "" {
+			src.Syntax = es.of(r.Engine).syntax()
+		}
+		if ev != nil {
+			src.Expand = func(expr string) ([]string, int) { return ev.jqPointers(a, expr) }
+		}
+		out = append(out, t.Translate(src))
 	}
-	return out
+	return out, nil
+}
+
+// Render writes translations to engine `to` in one of its forms (its
+// Translator.Render).
+func Render(trs []Translation, to model.Engine, form string, es Engines) ([]byte, error) {
+	t := es.of(to).Translator
+	if t == nil {
+		return nil, fmt.Errorf("rules cannot be translated to %s", es.title(to))
+	}
+	return t.Render(trs, form)
 }
 
 // translatable starts the translation of a's rule; ok is false when the rule
@@ -70,76 +115,30 @@ func translatable(a *analyzed) (tr Translation, ok bool) {
 	return tr, true
 }
 
-func toFlux(a *analyzed, ev *evaluator) Translation {
-	tr, ok := translatable(a)
-	if !ok {
-		return tr
+// RegexTarget writes a selector (of syntax syn when it does not say) as
+// anchored regexes where an empty field
+// matches everything: globs become regexes (gobwas semantics, no
+// separators), exact names become quoted regexes, a glob's core group ""
+// becomes `^$` (an empty regex group matches every group), and `*`
+// becomes an empty field.
+func RegexTarget(s model.Selector, syn model.MatchSyntax) (model.Selector, error) {
+	if s.Syntax != "" {
+		syn = s.Syntax
 	}
-	var paths []string
-	seen := map[string]bool{}
-	add := func(p string) {
-		if !seen[p] {
-			seen[p] = true
-			paths = append(paths, p)
-		}
+	if syn == model.MatchRegex {
+		return s, nil
 	}
-	for _, p := range a.rule.JSONPointers {
-		add(p)
-	}
-	for i, e := range a.rule.JQPathExpressions {
-		j := a.jq[i]
-		if j.Kind == jqPath {
-			p, _ := j.Pattern.Pointer()
-			add(p)
-			continue
-		}
-		if ev != nil {
-			ptrs, n := ev.jqPointers(a, e)
-			if len(ptrs) > 0 {
-				for _, p := range ptrs {
-					add(p)
-				}
-				tr.Lossy = append(tr.Lossy, fmt.Sprintf("jq %s expanded to the %d pointer(s) it selects on the %d given object(s) it applies to; %s", e, len(ptrs), n, j.Reason))
-				continue
-			}
-		}
-		tr.Untranslatable = append(tr.Untranslatable, fmt.Sprintf("jq %s %s", e, j.Reason))
-	}
-	if len(a.rule.Managers) > 0 {
-		tr.Untranslatable = append(tr.Untranslatable, fmt.Sprintf("managedFieldsManagers %s: %s", strings.Join(a.rule.Managers, ", "), ReasonManagers))
-	}
-	if len(paths) == 0 {
-		return tr
-	}
-	sel, err := argoTargetToFlux(a.rule.Target)
-	if err != nil {
-		tr.Untranslatable = append(tr.Untranslatable, err.Error())
-		return tr
-	}
-	if a.approximate != "" {
-		tr.Lossy = append(tr.Lossy, a.approximate)
-	}
-	tr.To = []model.Rule{{
-		Engine: model.EngineFlux, Type: model.RuleFluxKustomizeIgnore,
-		Target: sel, JSONPointers: paths, Scope: model.ScopeDiffAndApply,
-	}}
-	if a.rule.Scope == model.ScopeDiff {
-		tr.Notes = append(tr.Notes, "Flux also leaves ignored fields out of apply; Argo CD still syncs them unless syncOptions has RespectIgnoreDifferences=true")
-	}
-	return tr
-}
-
-// argoTargetToFlux writes an Argo CD target as a Flux one: globs become
-// regexes (gobwas semantics, no separators), exact names become quoted
-// regexes, Argo's core group "" becomes `^$` because an empty Flux group
-// matches every group (ssa/jsondiff/selector.go MatchGVK), and `*` becomes
-// an empty field.
-func argoTargetToFlux(s model.Selector) (model.Selector, error) {
-	out := model.Selector{Syntax: model.MatchRegex}
+	out := model.Selector{Syntax: model.MatchRegex, LabelSelector: s.LabelSelector, AnnotationSelector: s.AnnotationSelector}
 	for _, f := range []struct {
 		in  string
 		out *string
 	}{{s.Group, &out.Group}, {s.Kind, &out.Kind}} {
+		if syn != model.MatchGlob {
+			if f.in != "" {
+				*f.out = regexp.QuoteMeta(f.in)
+			}
+			continue
+		}
 		if f.in == "" {
 			*f.out = "^$"
 			continue
@@ -162,21 +161,36 @@ func argoTargetToFlux(s model.Selector) (model.Selector, error) {
 	return out, nil
 }
 
-// argoTargets is a Flux target said as Argo CD targets.
-type argoTargets struct {
+// GlobTargets is a selector said as glob selectors (GlobTarget).
+type GlobTargets struct {
 	Selectors      []model.Selector
 	Lossy          []string
 	Untranslatable []string
 }
 
-// fluxTargetToArgo writes a Flux target as one or more Argo CD targets.
-// Group and kind regexes become globs when a glob accepts exactly the same
+// GlobTarget writes a regex (or exact) selector, of syntax syn when it does
+// not say, as one or more glob
+// selectors: group and kind gobwas globs, exact name and namespace. Group
+// and kind regexes become globs when a glob accepts exactly the same
 // strings; name and namespace regexes become exact names when they accept
-// a few strings only (one Argo rule per name). Flux regexes whose only
+// at most maxNames strings (one selector per name). Regexes whose only
 // regex feature is an unescaped dot (`networking.k8s.io`) are taken
-// literally, as their authors meant, and flagged lossy.
-func fluxTargetToArgo(s model.Selector) (argoTargets, []string) {
-	var out argoTargets
+// literally, as their authors meant, and flagged lossy. who names the
+// glob-matching engine and rule in messages ("Argo CD",
+// "Argo CD ignoreDifferences"). Label and annotation selectors are left to
+// the caller.
+func GlobTarget(s model.Selector, syn model.MatchSyntax, maxNames int, who, whoRule string) GlobTargets {
+	var out GlobTargets
+	if s.Syntax != "" {
+		syn = s.Syntax
+	}
+	if syn == model.MatchExact {
+		for _, f := range []*string{&s.Group, &s.Kind, &s.Name, &s.Namespace, &s.Version} {
+			if *f != "" {
+				*f = regexp.QuoteMeta(*f)
+			}
+		}
+	}
 	dotted := func(field, re string) (string, bool) {
 		lit, dots, ok := dotLiteral(re)
 		if !ok || !dots {
@@ -195,7 +209,7 @@ func fluxTargetToArgo(s model.Selector) (argoTargets, []string) {
 		if g, ok := regexGlob(re); ok {
 			return g
 		}
-		out.Untranslatable = append(out.Untranslatable, fmt.Sprintf("%s regex %q has no equivalent Argo CD glob", field, re))
+		out.Untranslatable = append(out.Untranslatable, fmt.Sprintf("%s regex %q has no equivalent %s glob", field, re, who))
 		return ""
 	}
 	exact := func(field, re string) []string {
@@ -208,7 +222,7 @@ func fluxTargetToArgo(s model.Selector) (argoTargets, []string) {
 		if words, ok, err := finiteStrings(re, maxNames); err == nil && ok && len(words) > 0 {
 			return words
 		}
-		out.Untranslatable = append(out.Untranslatable, fmt.Sprintf("%s regex %q: Argo CD matches %ss exactly and this regex matches more than %d of them", field, re, field, maxNames))
+		out.Untranslatable = append(out.Untranslatable, fmt.Sprintf("%s regex %q: %s matches %ss exactly and this regex matches more than %d of them", field, re, who, field, maxNames))
 		return nil
 	}
 	g := glob("group", s.Group)
@@ -216,7 +230,7 @@ func fluxTargetToArgo(s model.Selector) (argoTargets, []string) {
 	names := exact("name", s.Name)
 	nss := exact("namespace", s.Namespace)
 	if s.Version != "" {
-		out.Lossy = append(out.Lossy, fmt.Sprintf("version regex %q: Argo CD ignoreDifferences cannot select a version; the rule covers every version", s.Version))
+		out.Lossy = append(out.Lossy, fmt.Sprintf("version regex %q: %s cannot select a version; the rule covers every version", s.Version, whoRule))
 	}
 	if len(out.Untranslatable) == 0 {
 		for _, ns := range nss {
@@ -225,7 +239,7 @@ func fluxTargetToArgo(s model.Selector) (argoTargets, []string) {
 			}
 		}
 	}
-	return out, out.Untranslatable
+	return out
 }
 
 // dotLiteral reads re as a literal with its unescaped dots taken as dots,
@@ -265,40 +279,4 @@ func dotLiteral(re string) (lit string, dots, ok bool) {
 		return "", false, false
 	}
 	return b.String(), dots, true
-}
-
-func toArgo(a *analyzed) Translation {
-	tr, ok := translatable(a)
-	if !ok {
-		return tr
-	}
-	var ptrs []string
-	for _, p := range a.rule.JSONPointers {
-		if p == "" {
-			tr.Untranslatable = append(tr.Untranslatable, `path "" ignores the whole object (fluxcd/pkg ssa/jsondiff IgnorePathRoot); Argo CD ignoreDifferences has no whole-object form`)
-			continue
-		}
-		ptrs = append(ptrs, p)
-	}
-	at, _ := fluxTargetToArgo(a.rule.Target)
-	tr.Lossy = append(tr.Lossy, at.Lossy...)
-	tr.Untranslatable = append(tr.Untranslatable, at.Untranslatable...)
-	if a.rule.Target.LabelSelector != "" {
-		tr.Untranslatable = append(tr.Untranslatable, fmt.Sprintf("target.labelSelector %q: %s", a.rule.Target.LabelSelector, ReasonLabels))
-	}
-	if a.rule.Target.AnnotationSelector != "" {
-		tr.Untranslatable = append(tr.Untranslatable, fmt.Sprintf("target.annotationSelector %q: %s", a.rule.Target.AnnotationSelector, ReasonLabels))
-	}
-	if len(ptrs) == 0 || len(tr.Untranslatable) > 0 && (len(at.Selectors) == 0 || a.rule.Target.LabelSelector != "" || a.rule.Target.AnnotationSelector != "") {
-		// A rule for other objects than the ones meant is worse than none.
-		return tr
-	}
-	for _, sel := range at.Selectors {
-		tr.To = append(tr.To, model.Rule{
-			Engine: model.EngineArgoCD, Type: model.RuleArgoIgnoreDifferences,
-			Target: sel, JSONPointers: ptrs, Scope: model.ScopeDiff,
-		})
-	}
-	tr.Notes = append(tr.Notes, "Argo CD still syncs ignored fields unless the Application sets syncOptions RespectIgnoreDifferences=true; Flux leaves them out of apply")
-	return tr
 }

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/compare"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
@@ -154,6 +155,14 @@ type Descriptor struct {
 	// Renderer renders the engine's owner objects from a checkout as the
 	// engine would (render, explain --source); nil when it cannot.
 	Renderer render.Renderer
+	// DisplayType names a rule's mechanism as the user wrote it, for
+	// listings (`rules`), when that is not its Type; nil or "": its Type.
+	DisplayType func(r model.Rule) string
+	// Compare describes the engine's rules to `compare` (what they hide,
+	// what the engine cannot say of other engines' rules, translation to
+	// it); Engine and Title are filled from the Descriptor. nil: its rules
+	// are compared by selector and paths only, and cannot be translated to.
+	Compare *compare.Semantics
 }
 
 // registry is the process-wide table; see the package comment.
@@ -203,6 +212,32 @@ func Renderers() []render.Renderer {
 		if d.Renderer != nil {
 			out = append(out, d.Renderer)
 		}
+	}
+	return out
+}
+
+// DisplayType names rule r's mechanism as its engine's listings do
+// (Descriptor.DisplayType), else its Type.
+func DisplayType(r model.Rule) string {
+	if d, ok := Lookup(string(r.Engine)); ok && d.DisplayType != nil {
+		if s := d.DisplayType(r); s != "" {
+			return s
+		}
+	}
+	return string(r.Type)
+}
+
+// CompareEngines returns the compare semantics of every registered engine,
+// in the registry's order.
+func CompareEngines() compare.Engines {
+	var out compare.Engines
+	for _, d := range reg.read() {
+		var s compare.Semantics
+		if d.Compare != nil {
+			s = *d.Compare
+		}
+		s.Engine, s.Title = d.Name, d.Title
+		out = append(out, s)
 	}
 	return out
 }

@@ -29,6 +29,7 @@ func Descriptor() engine.Descriptor {
 		IsEngineObject:     isEngineObject,
 		OwnerLabels:        []string{KustomizeNameLabel, KustomizeNamespaceLabel, HelmNameLabel, HelmNamespaceLabel},
 		RulesFromDocuments: RulesFromDocuments,
+		Compare:            CompareSemantics(),
 		New:                newForCommand,
 		Renderer:           fluxrender.New(),
 	}

@@ -123,14 +123,19 @@ type Origin struct {
 	// ".spec.ignoreDifferences[2]" or
 	// "data[resource.customizations.ignoreDifferences.apps_Deployment]".
 	Field string `json:"field,omitempty"`
+	// Context is the kubeconfig context Object was read from when rules
+	// of several clusters are put side by side (compare --contexts).
+	Context string `json:"context,omitempty"`
 }
 
-// Compare orders origins the way a reader meets them: by file, line and
+// Compare orders origins the way a reader meets them: by context (rules
+// of several clusters), file, line and
 // column, then by the object and field holding the rule (origins without a
 // position, e.g. read from the cluster). It returns -1, 0 or +1 like
 // cmp.Compare; every command that lists rules or findings sorts with it.
 func (o Origin) Compare(p Origin) int {
 	return cmp.Or(
+		cmp.Compare(o.Context, p.Context),
 		cmp.Compare(o.File, p.File),
 		cmp.Compare(o.Line, p.Line),
 		cmp.Compare(o.Column, p.Column),
@@ -155,7 +160,11 @@ func (o Origin) String() string {
 		}
 		parts = append(parts, pos)
 	}
-	return strings.TrimSpace(strings.Join(parts, " at "))
+	s := strings.TrimSpace(strings.Join(parts, " at "))
+	if o.Context != "" {
+		s += " in context " + o.Context
+	}
+	return s
 }
 
 // MatchSyntax says how a Selector's strings match.

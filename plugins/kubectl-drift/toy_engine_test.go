@@ -10,6 +10,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -177,6 +179,56 @@ func TestToyEngineInCompare(t *testing.T) {
 	}
 	if len(c.Results) != 1 || c.Results[0].Rule.Engine != "toy" || c.Results[0].Status == "" {
 		t.Errorf("compare results %+v; want the toy rule with a status", c.Results)
+	}
+}
+
+// TestToyEngineIsACompareSide: compare is N-way over the registry: a Flux
+// rule ignoring the label the ToyApp ignores is the toy rule's counterpart
+// (and the other way round), and the toy engine has its own column in the
+// effect table.
+func TestToyEngineIsACompareSide(t *testing.T) {
+	ks := filepath.Join(t.TempDir(), "kustomization.yaml")
+	if err := os.WriteFile(ks, []byte(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: web, namespace: flux-system}
+spec:
+  ignore:
+  - paths: ["/metadata/labels/team"]
+    target: {kind: ConfigMap, name: web}
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, "compare", rules, ks, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var c struct {
+		Results []struct {
+			Rule         model.Rule
+			Status       string
+			Counterparts []struct{ Engine model.Engine }
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &c); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	got := map[model.Engine]model.Engine{}
+	for _, r := range c.Results {
+		if len(r.Counterparts) == 1 {
+			got[r.Rule.Engine] = r.Counterparts[0].Engine
+		}
+	}
+	if got["toy"] != "flux" || got["flux"] != "toy" || len(c.Results) != 2 {
+		t.Errorf("counterparts %v in %s; want toy <-> flux", got, stdout)
+	}
+	stdout, stderr, code = run(t, "compare", rules, ks, live)
+	if code != 0 || !strings.Contains(stdout, "IGNORED BY TOY ONLY") || !strings.Contains(stdout, "IGNORED BY FLUX ONLY") {
+		t.Errorf("effect table: exit %d\n%s%s", code, stdout, stderr)
+	}
+	// The toy engine has no translator: --to lists the engines that have.
+	_, stderr, code = run(t, "compare", ks, "--to", "toy")
+	if code != cli.ExitFailure || !strings.Contains(stderr, `invalid --to "toy": must be argocd or flux`) {
+		t.Errorf("--to toy: exit %d: %s", code, stderr)
 	}
 }
 

@@ -3,7 +3,9 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -548,5 +550,135 @@ func TestServePersistedWithRealFlux(t *testing.T) {
 	// The drift really survived: the key is still there.
 	if out := l.kubectl(t, RunOpts{}, "get", "configmap", "settings", "-n", ns, "-o", "jsonpath={.data.extra}"); out != "x" {
 		t.Errorf("data.extra after the reconcile = %q: kustomize-controller removed it, nothing persisted", out)
+	}
+}
+
+// TestScanWatchFight: `scan --watch -o json` reports a real fight, from the
+// same detector as serve, fed by the watch's events: a script scales a
+// Flux-owned Deployment and the engine's manager (kustomize-controller's
+// forced server-side apply) puts Git's replicas back, twice; the event names
+// both managers and values. A one-off edit reverted once is no fight.
+func TestScanWatchFight(t *testing.T) {
+	fluxCLI(t) // the Kustomization CRD
+	ns := E.Namespace(t, "watchfight")
+	sub := func(s string) string { return strings.ReplaceAll(s, "NS", ns) }
+	E.Apply(t, sub(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: NS}
+spec: {interval: 10m, path: ./app, prune: true, sourceRef: {kind: GitRepository, name: repo}}
+`), "--server-side", "--field-manager=drift-e2e-flux")
+	const labels = `  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: NS}`
+	web := sub(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: NS
+` + labels + `
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: "nginx:1.27"}]}
+`)
+	cm := func(level string) string {
+		return sub(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: NS
+` + labels + `
+data: {level: "` + level + `"}
+`)
+	}
+	engine := []string{"--server-side", "--force-conflicts", "--field-manager=kustomize-controller"}
+	E.Apply(t, web, engine...)
+	E.Apply(t, cm("info"), engine...)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(E.BinDir, KubectlDrift), "scan", "-n", ns, "--watch", "-o", "json", "--watch-timeout", "80s")
+	cmd.Env = E.baseEnv(E.ReaderKubeconfig)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = cmd.Wait() }()
+	events := make(chan map[string]any, 100)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var ev map[string]any
+			if json.Unmarshal(sc.Bytes(), &ev) == nil {
+				events <- ev
+			}
+		}
+	}()
+	var seen []map[string]any
+	next := func(want func(map[string]any) bool, what string) map[string]any {
+		t.Helper()
+		for {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					t.Fatalf("watch ended before %s; stderr: %s", what, stderr.String())
+				}
+				seen = append(seen, ev)
+				if want(ev) {
+					return ev
+				}
+			case <-ctx.Done():
+				t.Fatalf("timed out waiting for %s; events: %v", what, seen)
+			}
+		}
+	}
+	is := func(typ, kind string) func(map[string]any) bool {
+		return func(ev map[string]any) bool {
+			r, _ := ev["resource"].(map[string]any)
+			return ev["type"] == typ && r["kind"] == kind
+		}
+	}
+	scale := sub("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: NS}\nspec: {replicas: 5}\n")
+	// managedFields times have one-second resolution: each write a second
+	// after the previous one, so the watch sees each as its own.
+	time.Sleep(1100 * time.Millisecond)
+	// The one-off edit, reverted once.
+	E.Apply(t, sub("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: NS}\ndata: {level: debug}\n"), "--server-side", "--force-conflicts", "--field-manager=kubectl-edit")
+	next(is("drifted", "ConfigMap"), "the one-off edit")
+	time.Sleep(1100 * time.Millisecond)
+	E.Apply(t, cm("info"), engine...)
+	next(is("reverted", "ConfigMap"), "the revert of the one-off edit")
+	// The fight: script, engine, script (with the engine's first apply:
+	// engine→script→engine→script, three flips, the default threshold).
+	for i, step := range []struct {
+		doc     string
+		args    []string
+		typ     string
+		waitFor string
+	}{
+		{scale, []string{"--server-side", "--force-conflicts", "--field-manager=hpa-script"}, "drifted", "the script's first scale"},
+		{web, engine, "reverted", "the engine's revert"},
+		{scale, []string{"--server-side", "--force-conflicts", "--field-manager=hpa-script"}, "drifted", "the script's second scale"},
+	} {
+		time.Sleep(1100 * time.Millisecond)
+		E.Apply(t, step.doc, step.args...)
+		next(is(step.typ, "Deployment"), fmt.Sprintf("step %d: %s", i, step.waitFor))
+	}
+	ev := next(is("fight", "Deployment"), "the fight")
+	f, _ := ev["fight"].(map[string]any)
+	got := fmt.Sprintf("%v %v=%v %v=%v flips=%v", ev["path"], f["engineManager"], f["engineValue"], f["manager"], f["value"], f["flips"])
+	if want := "/spec/replicas kustomize-controller=3 hpa-script=5 flips=3"; got != want {
+		t.Errorf("fight event\n got %s\nwant %s\n(%v)", got, want, ev)
+	}
+	for _, e := range seen {
+		if is("fight", "ConfigMap")(e) {
+			t.Errorf("the one-off edit was reported as a fight: %v", e)
+		}
 	}
 }

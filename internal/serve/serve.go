@@ -39,7 +39,6 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/fight"
-	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
@@ -370,9 +369,10 @@ func (s *Server) processNext(ctx context.Context) bool {
 	return true
 }
 
-// Observe re-explains obj and feeds the fight detector: each drifted field
-// is a write by its culprit, and each field the detector follows that an
-// engine owns again is a write by the engine. Calls must not overlap.
+// Observe re-explains obj and feeds the fight detector (scan.FeedFights,
+// as `scan --watch` does): each drifted field is a write by its culprit,
+// and each field the detector follows that an engine owns again is a write
+// by the engine. Calls must not overlap.
 func (s *Server) Observe(ctx context.Context, kind scan.Kind, obj *unstructured.Unstructured) {
 	s.events.WithLabelValues(kind.GroupKind()).Inc()
 	now := s.opts.Now()
@@ -383,60 +383,23 @@ func (s *Server) Observe(ctx context.Context, kind scan.Kind, obj *unstructured.
 		rep = nil
 	}
 	ref := fight.Object{UID: string(uid), Group: kind.GVK.Group, Kind: kind.GVK.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	engineMgr := engineManager(obj)
-	drifted := map[string]bool{}
+	var drifted []scan.FightDrift
 	if rep != nil {
-		followed := map[string]bool{}
-		for _, f := range s.detector.Fields(string(uid)) {
-			followed[f] = true
-		}
 		for _, d := range rep.Drifts {
-			if !d.Counts() {
-				continue
+			if d.Counts() {
+				drifted = append(drifted, scan.FightDrift{Path: d.Path, Manager: s.opts.Culprit(d).Manager})
 			}
-			drifted[d.Path] = true
-			m := s.opts.Culprit(d)
-			h, show := hashAndShow(valueAt(obj.Object, d.Path))
-			if !followed[d.Path] && engineMgr != "" {
-				// The engine had written the object before (the pipeline
-				// reports drift only then): its value, unseen, came first.
-				s.detector.Observe(ref, d.Path, fight.Write{Manager: engineMgr, Engine: true, Hash: "before:" + h, Value: "(not seen)", Time: now.Add(-time.Millisecond)})
-			}
-			s.detector.Observe(ref, d.Path, fight.Write{Manager: m.Manager, Hash: h, Value: show, Time: now})
 		}
 	}
-	var ix *managedfields.Index
-	for _, f := range s.detector.Fields(string(uid)) {
-		if drifted[f] {
-			continue
-		}
-		if ix == nil {
-			if ix, err = managedfields.Parse(obj); err != nil {
-				break
-			}
-		}
-		mgr := ""
-		for _, o := range ix.Owners(obj, f) {
-			if managedfields.IsGitOpsManager(o.Manager) {
-				mgr = o.Manager
-				break
-			}
-		}
-		if mgr == "" {
-			continue // nobody took it back (yet), or a third party removed it
-		}
-		h, show := hashAndShow(valueAt(obj.Object, f))
-		prev := lastOther(s.detector, string(uid), f)
-		if s.detector.Observe(ref, f, fight.Write{Manager: mgr, Engine: true, Hash: h, Value: show, Time: now}) {
-			s.reverts.WithLabelValues(ref.Namespace, kind.GroupKind(), engineOf(mgr), prev).Inc()
-		}
+	reverts, started := scan.FeedFights(s.detector, ref, obj, drifted, now)
+	for _, r := range reverts {
+		s.reverts.WithLabelValues(ref.Namespace, kind.GroupKind(), engineOf(r.Engine), r.Over).Inc()
 	}
-
 	s.persisted(ctx, rep, string(uid), now)
-	for _, f := range s.detector.Fields(string(uid)) {
-		if fg, isNew, ok := s.detector.Check(string(uid), f, now); ok && isNew && s.opts.Log != nil {
+	if s.opts.Log != nil {
+		for _, fg := range started {
 			s.opts.Log(fmt.Sprintf("fight: %s %s/%s %s: %s writes %s, %s writes %s; %d flips in %s",
-				groupKind(ref.Group, ref.Kind), ref.Namespace, ref.Name, f, fg.EngineManager, fg.EngineValue, fg.Manager, fg.Value,
+				groupKind(ref.Group, ref.Kind), ref.Namespace, ref.Name, fg.Field, fg.EngineManager, fg.EngineValue, fg.Manager, fg.Value,
 				fg.Flips, fg.Last.Sub(fg.First).Round(time.Second)))
 		}
 	}
@@ -451,26 +414,6 @@ func (s *Server) Observe(ctx context.Context, kind scan.Kind, obj *unstructured.
 		return
 	}
 	s.reports[uid] = rep
-}
-
-// lastOther is the manager the engine is about to revert (for the reverts
-// counter's label).
-func lastOther(d *fight.Detector, uid, field string) string {
-	if m := d.LastManager(uid, field, false); m != "" {
-		return m
-	}
-	return "unknown"
-}
-
-// engineManager is the GitOps engine's manager that wrote obj's spec, "" if
-// none did.
-func engineManager(obj *unstructured.Unstructured) string {
-	for _, e := range obj.GetManagedFields() {
-		if e.Subresource == "" && managedfields.IsGitOpsManager(e.Manager) {
-			return e.Manager
-		}
-	}
-	return ""
 }
 
 // engineOf names the engine of a GitOps manager, as the engine label of

@@ -71,15 +71,26 @@ type fixture struct {
 
 func newFixture(t testing.TB, objs ...k8sruntime.Object) *fixture {
 	t.Helper()
+	return newFixtureWith(t, func(r model.Reader) (model.Adapter, error) { return flux.New(flux.Options{Reader: r}) }, objs...)
+}
+
+// newFixtureWith is newFixture with the engine adapter of newAdapter,
+// reading through serve's owner cache as `serve` does.
+func newFixtureWith(t testing.TB, newAdapter func(model.Reader) (model.Adapter, error), objs ...k8sruntime.Object) *fixture {
+	t.Helper()
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(),
-		map[schema.GroupVersionResource]string{cmKind.GVR: "ConfigMapList", {Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}: "KustomizationList"},
+		map[schema.GroupVersionResource]string{
+			cmKind.GVR: "ConfigMapList",
+			{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}: "KustomizationList",
+			{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}:             "ApplicationList",
+		},
 		objs...)
 	owners := NewOwnerCache(client, nil)
-	fa, err := flux.New(flux.Options{Reader: owners})
+	a, err := newAdapter(owners)
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &scan.Inspector{Adapters: []model.Adapter{fa}}
+	in := &scan.Inspector{Adapters: []model.Adapter{a}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

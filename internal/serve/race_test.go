@@ -1,0 +1,152 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// argoConfigMap is a ConfigMap Argo CD's Application shop-app tracks
+// (annotation tracking, the Argo CD 3 default), applied by argocd-controller,
+// with data.level written by manager (another manager than the engine
+// makes it drift).
+func argoConfigMap(name, level, manager string) *unstructured.Unstructured {
+	engineFields := `{"f:metadata":{"f:annotations":{"f:argocd.argoproj.io/tracking-id":{}}},"f:data":{"f:other":{}}}`
+	var entries []metav1.ManagedFieldsEntry
+	if manager == "argocd-controller" {
+		engineFields = `{"f:metadata":{"f:annotations":{"f:argocd.argoproj.io/tracking-id":{}}},"f:data":{"f:other":{},"f:level":{}}}`
+	} else {
+		entries = append(entries, metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
+			Time: &metav1.Time{Time: t0}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:level":{}}}`)})
+	}
+	entries = append(entries, metav1.ManagedFieldsEntry{Manager: "argocd-controller", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
+		Time: &metav1.Time{Time: t0}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(engineFields)})
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": "shop", "uid": "uid-" + name,
+			"annotations": map[string]any{"argocd.argoproj.io/tracking-id": "shop-app:/ConfigMap:shop/" + name}},
+		"data": map[string]any{"level": level, "other": "x"},
+	}}
+	u.SetManagedFields(entries)
+	return u
+}
+
+func argoApplication() *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": map[string]any{"name": "shop-app", "namespace": "argocd", "uid": "uid-app"},
+		"spec": map[string]any{
+			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "shop"},
+			"source":      map[string]any{"repoURL": "https://example.com/shop.git", "path": "shop"},
+			"syncPolicy":  map[string]any{"automated": map[string]any{"selfHeal": true}},
+		},
+	}}
+}
+
+func argoCM(name string, data map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": "argocd", "uid": "uid-" + name},
+		"data":     data,
+	}}
+}
+
+// TestScrapeWhileJudgingArgo scrapes /metrics (which asks every adapter's
+// Owner of every cached object) over and over while the worker judges Argo
+// CD-tracked objects that keep changing (the adapter loads argocd-cm and
+// the Applications on its first Judge): under -race, as the unit tier runs,
+// any unsynchronised state between the two fails the test. It also checks
+// that the drift was judged, so a worker that never ran cannot pass.
+func TestScrapeWhileJudgingArgo(t *testing.T) {
+	const n = 20
+	objs := []k8sruntime.Object{argoApplication(),
+		argoCM("argocd-cm", map[string]any{"application.resourceTrackingMethod": "annotation"}),
+		argoCM("argocd-cmd-params-cm", map[string]any{"ignore.normalizer.jq.timeout": "2s"})}
+	for i := 0; i < n; i++ {
+		objs = append(objs, argoConfigMap(fmt.Sprint("cm", i), "info", "argocd-controller"))
+	}
+	f := newFixtureWith(t, func(r model.Reader) (model.Adapter, error) {
+		return argocd.New(argocd.Options{Reader: r})
+	}, objs...)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- f.srv.Run(ctx) }()
+
+	get := func(path string) string {
+		resp, err := http.Get("http://" + f.addr + path)
+		if err != nil {
+			return ""
+		}
+		defer func() { _ = resp.Body.Close() }()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	stop := make(chan struct{})
+	var scrapes sync.WaitGroup
+	for range 2 {
+		scrapes.Add(1)
+		go func() {
+			defer scrapes.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					_ = get("/metrics")
+				}
+			}
+		}()
+	}
+	for round := range 4 {
+		for i := 0; i < n; i++ {
+			o := argoConfigMap(fmt.Sprint("cm", i), "info", "argocd-controller")
+			if round%2 == 0 {
+				o = argoConfigMap(fmt.Sprint("cm", i), fmt.Sprint("debug", round), "kubectl-edit")
+			}
+			o.SetResourceVersion("")
+			if _, err := f.client.Resource(cmKind.GVR).Namespace("shop").Update(ctx, o, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The last round left every object drifted by kubectl-edit.
+	for i := 0; i < n; i++ {
+		o := argoConfigMap(fmt.Sprint("cm", i), "trace", "kubectl-edit")
+		if _, err := f.client.Resource(cmKind.GVR).Namespace("shop").Update(ctx, o, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := fmt.Sprintf(`kubectl_drift_objects{engine="argocd",kind="ConfigMap",namespace="shop"} %d`, n)
+	deadline := time.Now().Add(20 * time.Second)
+	var m string
+	for {
+		if m = get("/metrics"); strings.Contains(m, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			close(stop)
+			scrapes.Wait()
+			t.Fatalf("no %s within 20s:\n%s", want, m)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	close(stop)
+	scrapes.Wait()
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+}

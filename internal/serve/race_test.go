@@ -150,3 +150,67 @@ func TestScrapeWhileJudgingArgo(t *testing.T) {
 		t.Errorf("Run: %v", err)
 	}
 }
+
+// TestSettingsChangeRejudges: serve reads argocd-cm once at start-up (the
+// adapter's Load, before Run), then follows it with an informer; an
+// ignoreDifferences rule added to it rebuilds the adapter and re-judges the
+// cached objects without a restart: the drifted field is ignored, so the
+// object leaves kubectl_drift_objects; removing the rule brings it back.
+func TestSettingsChangeRejudges(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := newFixtureWith(t, func(r model.Reader) (model.Adapter, error) {
+		a, err := argocd.New(argocd.Options{Reader: r})
+		if err == nil {
+			a.Load(ctx)
+		}
+		return a, err
+	}, argoApplication(), argoCM("argocd-cm", map[string]any{"application.resourceTrackingMethod": "annotation"}),
+		argoConfigMap("cm0", "debug", "kubectl-edit"))
+	done := make(chan error, 1)
+	go func() { done <- f.srv.Run(ctx) }()
+	get := func() string {
+		resp, err := http.Get("http://" + f.addr + "/metrics")
+		if err != nil {
+			return ""
+		}
+		defer func() { _ = resp.Body.Close() }()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	const drifted = `kubectl_drift_objects{engine="argocd",kind="ConfigMap",namespace="shop"} 1`
+	waitFor := func(what string, ok func(string) bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			m := get()
+			if ok(m) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 10s:\n%s", what, m)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("drift before the rule", func(m string) bool { return strings.Contains(m, drifted) })
+	setCM := func(data map[string]any) {
+		t.Helper()
+		if _, err := f.client.Resource(cmKind.GVR).Namespace("argocd").Update(ctx, argoCM("argocd-cm", data), metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setCM(map[string]any{"application.resourceTrackingMethod": "annotation",
+		"resource.customizations.ignoreDifferences.all": "jsonPointers:\n- /data/level\n"})
+	waitFor("the rule ignores the drift", func(m string) bool {
+		return strings.Contains(m, MetricReloads+" 1") && !strings.Contains(m, "kubectl_drift_objects{")
+	})
+	setCM(map[string]any{"application.resourceTrackingMethod": "annotation"})
+	waitFor("drift again without the rule", func(m string) bool {
+		return strings.Contains(m, MetricReloads+" 2") && strings.Contains(m, drifted)
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+}

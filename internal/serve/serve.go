@@ -68,6 +68,11 @@ type Options struct {
 	Owned func(kind scan.Kind, obj *unstructured.Unstructured) bool
 	// Culprit attributes a drifted field to a manager.
 	Culprit func(model.FieldDrift) model.ManagerRef
+	// Reload rebuilds Explain, Owned and Culprit (the engines' adapters)
+	// when a settings object the adapters read at start-up changes
+	// (OwnerCache.OnSettings: argocd-cm's ignoreDifferences...); every
+	// cached object is then re-explained. nil: settings are read once.
+	Reload func(ctx context.Context) (Pipeline, error)
 	// Fight configures the fight detector.
 	Fight fight.Config
 	// FightNames adds the object name to kubectl_drift_fights (one series
@@ -85,6 +90,17 @@ type Options struct {
 	Now func() time.Time
 }
 
+// Pipeline is what serve judges with, from the engines' adapters.
+type Pipeline struct {
+	Explain scan.ExplainFunc
+	Owned   func(kind scan.Kind, obj *unstructured.Unstructured) bool
+	Culprit func(model.FieldDrift) model.ManagerRef
+}
+
+// reloadKey in the queue rebuilds the pipeline in the worker, so that it
+// never overlaps an Observe.
+var reloadKey = qkey{kind: -1}
+
 // Server watches and serves. Build it with New.
 type Server struct {
 	opts     Options
@@ -97,7 +113,9 @@ type Server struct {
 	events   *prometheus.CounterVec
 	errs     prometheus.Counter
 	watchErr *prometheus.CounterVec
+	reloads  prometheus.Counter
 	ready    atomic.Bool
+	pipe     atomic.Pointer[Pipeline]
 
 	mu      sync.Mutex
 	reports map[types.UID]*model.Report
@@ -151,11 +169,19 @@ func New(opts Options) (*Server, error) {
 		Name: MetricWatchErrors,
 		Help: "Failed LISTs and WATCHes of the informers, by kind; client-go re-lists and retries.",
 	}, []string{"kind"})
-	s.registry.MustRegister(s.reverts, s.events, s.errs, s.watchErr,
+	s.reloads = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: MetricReloads,
+		Help: "Rebuilds of the engines' adapters after a settings object they read (argocd-cm...) changed.",
+	})
+	s.pipe.Store(&Pipeline{Explain: opts.Explain, Owned: opts.Owned, Culprit: opts.Culprit})
+	s.registry.MustRegister(s.reverts, s.events, s.errs, s.watchErr, s.reloads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	if opts.Owners != nil {
 		opts.Owners.OnChange(s.requeueOwnedBy)
+		if opts.Reload != nil {
+			opts.Owners.OnSettings(func() { s.queue.Add(reloadKey) })
+		}
 	}
 	sel := opts.LabelSelector
 	s.factory = dynamicinformer.NewFilteredDynamicSharedInformerFactory(opts.Client, opts.Resync, opts.Namespace, func(lo *metav1.ListOptions) {
@@ -194,7 +220,7 @@ func (s *Server) transform(k scan.Kind) cache.TransformFunc {
 			return obj, nil
 		}
 		u.SetGroupVersionKind(k.GVK)
-		if !s.opts.Owned(k, u) {
+		if !s.pipe.Load().Owned(k, u) {
 			md := map[string]any{}
 			for _, f := range []string{"name", "namespace", "uid", "resourceVersion"} {
 				if v, ok := u.Object["metadata"].(map[string]any)[f]; ok {
@@ -344,6 +370,10 @@ func (s *Server) processNext(ctx context.Context) bool {
 		return false
 	}
 	defer s.queue.Done(k)
+	if k == reloadKey {
+		s.reload(ctx)
+		return true
+	}
 	kind := s.opts.Kinds[k.kind]
 	obj, exists, err := s.informer[k.kind].GetIndexer().GetByKey(k.key)
 	if err != nil || !exists {
@@ -377,7 +407,8 @@ func (s *Server) Observe(ctx context.Context, kind scan.Kind, obj *unstructured.
 	s.events.WithLabelValues(kind.GroupKind()).Inc()
 	now := s.opts.Now()
 	uid := obj.GetUID()
-	rep, err := s.opts.Explain(ctx, kind, obj)
+	pipe := s.pipe.Load()
+	rep, err := pipe.Explain(ctx, kind, obj)
 	if err != nil {
 		s.errs.Inc()
 		rep = nil
@@ -387,7 +418,7 @@ func (s *Server) Observe(ctx context.Context, kind scan.Kind, obj *unstructured.
 	if rep != nil {
 		for _, d := range rep.Drifts {
 			if d.Counts() {
-				drifted = append(drifted, scan.FightDrift{Path: d.Path, Manager: s.opts.Culprit(d).Manager})
+				drifted = append(drifted, scan.FightDrift{Path: d.Path, Manager: pipe.Culprit(d).Manager})
 			}
 		}
 	}
@@ -436,6 +467,34 @@ func (s *Server) snapshot() ([]*model.Report, time.Time) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Resource.Less(out[j].Resource) })
 	return out, s.lastChange
+}
+
+// reload rebuilds the pipeline and re-explains every cached object: a
+// settings change (an ignoreDifferences rule added or removed) may change
+// the verdict on any object the engine owns. Objects the informer
+// transform stripped to metadata stay so: a change of what marks
+// ownership (argocd-cm's tracking method or instance label) needs a
+// restart.
+func (s *Server) reload(ctx context.Context) {
+	p, err := s.opts.Reload(ctx)
+	if err != nil {
+		if s.opts.Warn != nil {
+			s.opts.Warn(fmt.Sprintf("settings changed, but the engines' adapters could not be rebuilt (keeping the old ones): %v", err))
+		}
+		return
+	}
+	s.pipe.Store(&p)
+	s.reloads.Inc()
+	n := 0
+	for i, inf := range s.informer {
+		for _, key := range inf.GetStore().ListKeys() {
+			s.queue.Add(qkey{kind: i, key: key})
+			n++
+		}
+	}
+	if s.opts.Log != nil {
+		s.opts.Log(fmt.Sprintf("settings changed: engines' adapters rebuilt, re-explaining %d objects", n))
+	}
 }
 
 // requeueOwnedBy re-explains the drifted objects an owner owns (its status

@@ -86,11 +86,27 @@ func newFixtureWith(t testing.TB, newAdapter func(model.Reader) (model.Adapter, 
 		},
 		objs...)
 	owners := NewOwnerCache(client, nil)
-	a, err := newAdapter(owners)
+	// As the CLI: the pipeline over the engine's adapter, rebuilt when
+	// the settings it read change.
+	pipeline := func() (Pipeline, error) {
+		a, err := newAdapter(owners)
+		if err != nil {
+			return Pipeline{}, err
+		}
+		in := &scan.Inspector{Adapters: []model.Adapter{a}}
+		return Pipeline{
+			Explain: in.ExplainObject,
+			Owned: func(k scan.Kind, obj *unstructured.Unstructured) bool {
+				_, owned := in.PrecheckObject(k, obj)
+				return owned
+			},
+			Culprit: in.Culprit,
+		}, nil
+	}
+	p, err := pipeline()
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &scan.Inspector{Adapters: []model.Adapter{a}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -98,12 +114,10 @@ func newFixtureWith(t testing.TB, newAdapter func(model.Reader) (model.Adapter, 
 	clock := t0
 	srv, err := New(Options{
 		Client: client, Kinds: []scan.Kind{cmKind}, Owners: owners, Namespace: "shop",
-		Explain: in.ExplainObject,
-		Owned: func(k scan.Kind, obj *unstructured.Unstructured) bool {
-			_, owned := in.PrecheckObject(k, obj)
-			return owned
-		},
-		Culprit:  in.Culprit,
+		Explain:  p.Explain,
+		Owned:    p.Owned,
+		Culprit:  p.Culprit,
+		Reload:   func(context.Context) (Pipeline, error) { return pipeline() },
 		Fight:    fight.Config{},
 		Listener: ln,
 		Now:      func() time.Time { return clock },

@@ -54,23 +54,45 @@ type clock struct {
 func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
-func TestWatcherReportsAppearAndRevert(t *testing.T) {
-	src := &watchSource{fileSource: shopSource(), watches: map[string]*watch.FakeWatcher{}, opened: make(chan string, 4)}
-	t0 := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
-	clk := &clock{t: t0}
-	events := make(chan WatchEvent, 32)
+// watching runs a Watcher over the captured shop namespace's Deployments
+// with a test clock at t0, until the test cancels ctx; done gives Run's
+// error.
+type watching struct {
+	src    *watchSource
+	clk    *clock
+	events chan WatchEvent
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func startWatching(t *testing.T, t0 time.Time, defaultInterval time.Duration) *watching {
+	t.Helper()
+	wt := &watching{
+		src:    &watchSource{fileSource: shopSource(), watches: map[string]*watch.FakeWatcher{}, opened: make(chan string, 4)},
+		clk:    &clock{t: t0},
+		events: make(chan WatchEvent, 32),
+		done:   make(chan error, 1),
+	}
 	w := &Watcher{
-		Source:          src,
+		Source:          wt.src,
 		Inspector:       bothEngines(t),
 		Kinds:           []Kind{kindDeployments},
-		DefaultInterval: time.Minute,
-		Emit:            func(ev WatchEvent) error { events <- ev; return nil },
-		Now:             clk.Now,
+		DefaultInterval: defaultInterval,
+		Emit:            func(ev WatchEvent) error { wt.events <- ev; return nil },
+		Now:             wt.clk.Now,
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	<-src.opened
+	wt.ctx, wt.cancel = context.WithCancel(context.Background())
+	t.Cleanup(wt.cancel)
+	go func() { wt.done <- w.Run(wt.ctx) }()
+	<-wt.src.opened
+	return wt
+}
+
+func TestWatcherReportsAppearAndRevert(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
+	wt := startWatching(t, t0, time.Minute)
+	src, clk, events, ctx, cancel, done := wt.src, wt.clk, wt.events, wt.ctx, wt.cancel, wt.done
 
 	// The list's drift comes first, one event per drifted field.
 	got := map[string]WatchEvent{}
@@ -171,21 +193,9 @@ func TestGitOpsTookBack(t *testing.T) {
 // TestWatcherReportsAppearAndRevert is no fight: it reports none.) The
 // span runs from the first flip, the listed drift.
 func TestWatcherReportsFight(t *testing.T) {
-	src := &watchSource{fileSource: shopSource(), watches: map[string]*watch.FakeWatcher{}, opened: make(chan string, 4)}
 	t0 := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
-	clk := &clock{t: t0}
-	events := make(chan WatchEvent, 32)
-	w := &Watcher{
-		Source:    src,
-		Inspector: bothEngines(t),
-		Kinds:     []Kind{kindDeployments},
-		Emit:      func(ev WatchEvent) error { events <- ev; return nil },
-		Now:       clk.Now,
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	<-src.opened
+	wt := startWatching(t, t0, 0)
+	src, clk, events, ctx, cancel, done := wt.src, wt.clk, wt.events, wt.ctx, wt.cancel, wt.done
 	for i := 0; i < 3; i++ {
 		if ev := <-events; ev.Type != EventDrifted {
 			t.Fatalf("initial event %+v", ev)

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unique"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -231,8 +232,40 @@ func (s *Server) transform(k scan.Kind) cache.TransformFunc {
 			return u, nil
 		}
 		delete(u.Object, "status")
+		u.Object = intern(u.Object).(map[string]any)
 		return u, nil
 	}
+}
+
+// maxInterned bounds the string values intern shares: short ones repeat
+// across objects (images, resource quantities, field names of
+// managedFields), long ones rarely do.
+const maxInterned = 64
+
+// intern shares the map keys and short string values of a decoded object
+// with every other cached object (unique.Make: canonical copies, collected
+// once unused). Each object decoded from the API holds its own copy of
+// every key ("metadata", "f:spec", ...), which is most of what 10,000
+// cached Deployments with their managedFields weigh.
+func intern(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[unique.Make(k).Value()] = intern(e)
+		}
+		return out
+	case []any:
+		for i, e := range t {
+			t[i] = intern(e)
+		}
+		return t
+	case string:
+		if len(t) <= maxInterned {
+			return unique.Make(t).Value()
+		}
+	}
+	return v
 }
 
 func (s *Server) watchErrorHandler(k scan.Kind) cache.WatchErrorHandlerWithContext {

@@ -62,10 +62,12 @@ func NewServeOptions(g *GlobalOptions) *ServeOptions {
 
 // serveGCPercent is serve's GOGC unless the environment sets one. Its heap
 // is mostly the informer cache, live for the whole run; Go's default (100)
-// lets the heap grow to twice that before collecting. Half that headroom
-// keeps serve over 10,000 objects under 300 MB RSS (hack/bench-serve.sh,
-// docs/serve.md) for little CPU: the cache changes slowly.
-const serveGCPercent = 50
+// lets the heap grow to twice that before collecting. A quarter of that
+// headroom keeps serve over 10,000 objects under 300 MB RSS (264 MB with
+// 25, 311 MB with 50: hack/bench-serve.sh, docs/serve.md); the price is GC
+// CPU while the cache changes much (start-up, a re-list), little at steady
+// state, where the cache changes slowly.
+const serveGCPercent = 25
 
 // ownerKinds are the engines' objects the adapters judge with, cached by
 // informers over all namespaces (group, kind).

@@ -65,10 +65,10 @@ func argoCM(name string, data map[string]any) *unstructured.Unstructured {
 
 // TestScrapeWhileJudgingArgo scrapes /metrics (which asks every adapter's
 // Owner of every cached object) over and over while the worker judges Argo
-// CD-tracked objects that keep changing (the adapter loads argocd-cm and
-// the Applications on its first Judge): under -race, as the unit tier runs,
-// any unsynchronised state between the two fails the test. It also checks
-// that the drift was judged, so a worker that never ran cannot pass.
+// CD-tracked objects that keep changing and while argocd-cm changes (the
+// pipeline is rebuilt and swapped): under -race, as the unit tier runs, any
+// unsynchronised state between them fails the test. It also checks that
+// the drift was judged, so a worker that never ran cannot pass.
 func TestScrapeWhileJudgingArgo(t *testing.T) {
 	const n = 20
 	objs := []k8sruntime.Object{argoApplication(),
@@ -77,11 +77,17 @@ func TestScrapeWhileJudgingArgo(t *testing.T) {
 	for i := 0; i < n; i++ {
 		objs = append(objs, argoConfigMap(fmt.Sprint("cm", i), "info", "argocd-controller"))
 	}
-	f := newFixtureWith(t, func(r model.Reader) (model.Adapter, error) {
-		return argocd.New(argocd.Options{Reader: r})
-	}, objs...)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	// Loaded when built, as the CLI's adapters are: argocd-cm is then a
+	// settings object serve watches.
+	f := newFixtureWith(t, func(r model.Reader) (model.Adapter, error) {
+		a, err := argocd.New(argocd.Options{Reader: r})
+		if err == nil {
+			a.Load(ctx)
+		}
+		return a, err
+	}, objs...)
 	done := make(chan error, 1)
 	go func() { done <- f.srv.Run(ctx) }()
 
@@ -111,6 +117,12 @@ func TestScrapeWhileJudgingArgo(t *testing.T) {
 		}()
 	}
 	for round := range 4 {
+		// A settings change each round: the pipeline is rebuilt and
+		// swapped while scrapes use it.
+		if _, err := f.client.Resource(cmKind.GVR).Namespace("argocd").Update(ctx,
+			argoCM("argocd-cm", map[string]any{"application.resourceTrackingMethod": "annotation", "round": fmt.Sprint(round)}), metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 		for i := 0; i < n; i++ {
 			o := argoConfigMap(fmt.Sprint("cm", i), "info", "argocd-controller")
 			if round%2 == 0 {
@@ -145,6 +157,9 @@ func TestScrapeWhileJudgingArgo(t *testing.T) {
 	}
 	close(stop)
 	scrapes.Wait()
+	if !strings.Contains(m, MetricReloads+" ") || strings.Contains(m, MetricReloads+" 0\n") {
+		t.Errorf("argocd-cm changed 4 times, no reload:\n%s", m)
+	}
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("Run: %v", err)

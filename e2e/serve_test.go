@@ -682,3 +682,120 @@ data: {level: "` + level + `"}
 		}
 	}
 }
+
+// Ports of TestServeSettingsReload's private API server (the bench scripts
+// use 16503/12441 and 16513/12451).
+const (
+	settingsAPIServerPort = "16523"
+	settingsEtcdPort      = "12461"
+)
+
+// TestServeSettingsReload: serve picks up a change to argocd-cm without a
+// restart. On a private API server (its own argocd namespace, so the
+// shared cluster's argocd-cm is never touched), a ConfigMap tracked by a
+// real Application and applied as argocd-controller is drifted by
+// kubectl-edit; serve counts it; an ignoreDifferences rule added to
+// argocd-cm makes serve re-judge it as ignored (no drift, one reload);
+// removing the rule brings the drift back.
+func TestServeSettingsReload(t *testing.T) {
+	cache := filepath.Join(os.Getenv("HOME"), ".cache", "kubectl-drift")
+	if d := os.Getenv("DRIFT_CACHE_DIR"); d != "" {
+		cache = d
+	}
+	env := append(os.Environ(), "DRIFT_CLUSTER_DIR="+filepath.Join(cache, "cluster-serve-settings"),
+		"DRIFT_APISERVER_PORT="+settingsAPIServerPort, "DRIFT_ETCD_PORT="+settingsEtcdPort)
+	cluster := func(arg string) []byte {
+		cmd := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), arg)
+		cmd.Env = env
+		cmd.Stderr = os.Stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("hack/cluster.sh %s (private API server on :%s): %v", arg, settingsAPIServerPort, err)
+		}
+		return out
+	}
+	cluster("start")
+	t.Cleanup(func() { cluster("stop") })
+	cenv := parseExports(string(cluster("env")))
+	admin, reader := cenv["KUBECONFIG"], cenv["DRIFT_READER_KUBECONFIG"]
+	kubectl := func(stdin string, args ...string) {
+		t.Helper()
+		res := E.Run(t, RunOpts{Kubeconfig: admin, Stdin: []byte(stdin)}, filepath.Join(E.KubeBinDir, "kubectl"), args...)
+		if res.Code != 0 {
+			t.Fatalf("kubectl %s: %s", strings.Join(args, " "), res.Stderr)
+		}
+	}
+	out, err := exec.Command("go", "mod", "download", "-json", "github.com/argoproj/argo-cd/v3@v3.2.12").Output()
+	if err != nil {
+		t.Fatalf("go mod download argo-cd: %v", err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		t.Fatalf("go mod download argo-cd: no Dir in %s", out)
+	}
+	kubectl("", "apply", "--server-side", "--field-manager=drift-e2e", "-f", filepath.Join(mod.Dir, "manifests", "crds", "application-crd.yaml"))
+	kubectl("", "wait", "--for=condition=Established", "--timeout=60s", "crd/applications.argoproj.io")
+	kubectl("", "create", "namespace", "argocd")
+	kubectl("", "create", "namespace", "shop")
+	argocdCM := func(extra string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n  application.resourceTrackingMethod: annotation\n" + extra
+	}
+	kubectl(argocdCM(""), "apply", "--server-side", "--field-manager=drift-e2e", "-f", "-")
+	kubectl(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: shop, namespace: argocd}
+spec:
+  project: default
+  destination: {server: "https://kubernetes.default.svc", namespace: shop}
+  source: {repoURL: "https://example.invalid/shop.git", path: shop}
+  syncPolicy: {automated: {selfHeal: true}}
+`, "apply", "--server-side", "--field-manager=drift-e2e", "-f", "-")
+	// What Argo CD applies (server-side apply as argocd-controller), then
+	// a person's edit.
+	kubectl(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: shop
+  annotations: {argocd.argoproj.io/tracking-id: "shop:/ConfigMap:shop/settings"}
+data: {level: info}
+`, "apply", "--server-side", "--field-manager=argocd-controller", "-f", "-")
+	kubectl("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop}\ndata: {level: debug}\n",
+		"apply", "--server-side", "--force-conflicts", "--field-manager=kubectl-edit", "-f", "-")
+
+	addr, serveLog, _ := startServe(t, reader, "-n", "shop")
+	metrics := func() string {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return ""
+		}
+		defer func() { _ = resp.Body.Close() }()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	const drifted = `kubectl_drift_objects{engine="argocd",kind="ConfigMap",namespace="shop"} 1`
+	waitFor := func(what string, ok func(string) bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			m := metrics()
+			if ok(m) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 30s\nmetrics:\n%s\nserve:\n%s", what, m, serveLog.String())
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	waitFor("the edit counted as drift", func(m string) bool { return strings.Contains(m, drifted) })
+	kubectl(argocdCM("  resource.customizations.ignoreDifferences.ConfigMap: |\n    jsonPointers:\n    - /data/level\n"),
+		"apply", "--server-side", "--field-manager=drift-e2e", "-f", "-")
+	waitFor("the new rule ignores the edit", func(m string) bool {
+		return strings.Contains(m, "kubectl_drift_serve_reloads_total 1") && !strings.Contains(m, "kubectl_drift_objects{")
+	})
+	kubectl(argocdCM(""), "apply", "--server-side", "--field-manager=drift-e2e", "-f", "-")
+	waitFor("drift again without the rule", func(m string) bool {
+		return strings.Contains(m, "kubectl_drift_serve_reloads_total 2") && strings.Contains(m, drifted)
+	})
+}

@@ -353,6 +353,54 @@ const (
 	restartEtcdPort      = "12431"
 )
 
+// privateCluster is a control plane of a test's own: hack/cluster.sh with
+// its own directory (under the tools cache) and ports, so the shared
+// cluster is not disturbed; stopped at cleanup.
+type privateCluster struct {
+	t             *testing.T
+	env           []string
+	port          string
+	dir           string // its run directory (pid files, logs)
+	admin, reader string // kubeconfigs
+}
+
+func startPrivateCluster(t *testing.T, dir, port, etcdPort string) *privateCluster {
+	t.Helper()
+	cache := filepath.Join(os.Getenv("HOME"), ".cache", "kubectl-drift")
+	if d := os.Getenv("DRIFT_CACHE_DIR"); d != "" {
+		cache = d
+	}
+	pc := &privateCluster{t: t, port: port, dir: filepath.Join(cache, dir)}
+	pc.env = append(os.Environ(), "DRIFT_CLUSTER_DIR="+pc.dir, "DRIFT_APISERVER_PORT="+port, "DRIFT_ETCD_PORT="+etcdPort)
+	pc.run("start")
+	t.Cleanup(func() { pc.run("stop") })
+	cenv := parseExports(string(pc.run("env")))
+	pc.admin, pc.reader = cenv["KUBECONFIG"], cenv["DRIFT_READER_KUBECONFIG"]
+	return pc
+}
+
+// run runs hack/cluster.sh ARG for this control plane.
+func (pc *privateCluster) run(arg string) []byte {
+	pc.t.Helper()
+	cmd := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), arg)
+	cmd.Env = pc.env
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		pc.t.Fatalf("hack/cluster.sh %s (private API server on :%s): %v", arg, pc.port, err)
+	}
+	return out
+}
+
+// kubectl runs kubectl as this control plane's admin, stdin as given.
+func (pc *privateCluster) kubectl(stdin string, args ...string) {
+	pc.t.Helper()
+	res := E.Run(pc.t, RunOpts{Kubeconfig: pc.admin, Stdin: []byte(stdin)}, filepath.Join(E.KubeBinDir, "kubectl"), args...)
+	if res.Code != 0 {
+		pc.t.Fatalf("kubectl %s: %s", strings.Join(args, " "), res.Stderr)
+	}
+}
+
 // TestServeSurvivesAPIServerRestart runs serve against a private API server
 // (hack/cluster.sh with its own directory and ports, so the shared cluster
 // is not disturbed), kills the API server and starts it again with the same
@@ -360,33 +408,9 @@ const (
 // keeps the fight history it had: an edit and a revert before the restart
 // plus one edit after it make the fight.
 func TestServeSurvivesAPIServerRestart(t *testing.T) {
-	cache := filepath.Join(os.Getenv("HOME"), ".cache", "kubectl-drift")
-	if d := os.Getenv("DRIFT_CACHE_DIR"); d != "" {
-		cache = d
-	}
-	runDir := filepath.Join(cache, "cluster-serve")
-	env := append(os.Environ(), "DRIFT_CLUSTER_DIR="+runDir, "DRIFT_APISERVER_PORT="+restartAPIServerPort, "DRIFT_ETCD_PORT="+restartEtcdPort)
-	cluster := func(arg string) []byte {
-		cmd := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), arg)
-		cmd.Env = env
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("hack/cluster.sh %s (private API server on :%s): %v", arg, restartAPIServerPort, err)
-		}
-		return out
-	}
-	cluster("start")
-	t.Cleanup(func() { cluster("stop") })
-	cenv := parseExports(string(cluster("env")))
-	admin, reader := cenv["KUBECONFIG"], cenv["DRIFT_READER_KUBECONFIG"]
-	kubectl := func(stdin string, args ...string) {
-		t.Helper()
-		res := E.Run(t, RunOpts{Kubeconfig: admin, Stdin: []byte(stdin)}, filepath.Join(E.KubeBinDir, "kubectl"), args...)
-		if res.Code != 0 {
-			t.Fatalf("kubectl %s: %s", strings.Join(args, " "), res.Stderr)
-		}
-	}
+	pc := startPrivateCluster(t, "cluster-serve", restartAPIServerPort, restartEtcdPort)
+	kubectl := pc.kubectl
+	admin, reader := pc.admin, pc.reader
 	crds := exec.Command(filepath.Join(E.Root, "hack", "build-tools.sh"), "flux-crds")
 	crds.Stderr = os.Stderr
 	crdDir, err := crds.Output()
@@ -448,7 +472,7 @@ data: {level: "` + level + `"}
 	waitMetric("revert", func(m string) bool { return strings.Contains(m, reverts) })
 
 	// Restart the API server: same arguments, same etcd.
-	pidFile := filepath.Join(runDir, "apiserver.pid")
+	pidFile := filepath.Join(pc.dir, "apiserver.pid")
 	pidB, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
@@ -472,7 +496,7 @@ data: {level: "` + level + `"}
 	if serveCmd.ProcessState != nil {
 		t.Fatalf("serve exited while the API server was down:\n%s", serveLog.String())
 	}
-	logf, err := os.OpenFile(filepath.Join(runDir, "apiserver.log"), os.O_APPEND|os.O_WRONLY, 0o644)
+	logf, err := os.OpenFile(filepath.Join(pc.dir, "apiserver.log"), os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -698,33 +722,8 @@ const (
 // argocd-cm makes serve re-judge it as ignored (no drift, one reload);
 // removing the rule brings the drift back.
 func TestServeSettingsReload(t *testing.T) {
-	cache := filepath.Join(os.Getenv("HOME"), ".cache", "kubectl-drift")
-	if d := os.Getenv("DRIFT_CACHE_DIR"); d != "" {
-		cache = d
-	}
-	env := append(os.Environ(), "DRIFT_CLUSTER_DIR="+filepath.Join(cache, "cluster-serve-settings"),
-		"DRIFT_APISERVER_PORT="+settingsAPIServerPort, "DRIFT_ETCD_PORT="+settingsEtcdPort)
-	cluster := func(arg string) []byte {
-		cmd := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), arg)
-		cmd.Env = env
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("hack/cluster.sh %s (private API server on :%s): %v", arg, settingsAPIServerPort, err)
-		}
-		return out
-	}
-	cluster("start")
-	t.Cleanup(func() { cluster("stop") })
-	cenv := parseExports(string(cluster("env")))
-	admin, reader := cenv["KUBECONFIG"], cenv["DRIFT_READER_KUBECONFIG"]
-	kubectl := func(stdin string, args ...string) {
-		t.Helper()
-		res := E.Run(t, RunOpts{Kubeconfig: admin, Stdin: []byte(stdin)}, filepath.Join(E.KubeBinDir, "kubectl"), args...)
-		if res.Code != 0 {
-			t.Fatalf("kubectl %s: %s", strings.Join(args, " "), res.Stderr)
-		}
-	}
+	pc := startPrivateCluster(t, "cluster-serve-settings", settingsAPIServerPort, settingsEtcdPort)
+	kubectl, reader := pc.kubectl, pc.reader
 	out, err := exec.Command("go", "mod", "download", "-json", "github.com/argoproj/argo-cd/v3@v3.2.12").Output()
 	if err != nil {
 		t.Fatalf("go mod download argo-cd: %v", err)

@@ -63,6 +63,34 @@ func argoCM(name string, data map[string]any) *unstructured.Unstructured {
 	}}
 }
 
+// newArgoFixture is newFixtureWith the Argo CD adapter, loaded when built
+// as the CLI's adapters are (argocd-cm is then a settings object serve
+// watches), running until the test ends.
+func newArgoFixture(t *testing.T, ctx context.Context, objs ...k8sruntime.Object) (*fixture, chan error) {
+	t.Helper()
+	f := newFixtureWith(t, func(r model.Reader) (model.Adapter, error) {
+		a, err := argocd.New(argocd.Options{Reader: r})
+		if err == nil {
+			a.Load(ctx)
+		}
+		return a, err
+	}, objs...)
+	done := make(chan error, 1)
+	go func() { done <- f.srv.Run(ctx) }()
+	return f, done
+}
+
+// get returns the body of GET http://addr/path, "" on error.
+func get(addr, path string) string {
+	resp, err := http.Get("http://" + addr + path)
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
 // TestScrapeWhileJudgingArgo scrapes /metrics (which asks every adapter's
 // Owner of every cached object) over and over while the worker judges Argo
 // CD-tracked objects that keep changing and while argocd-cm changes (the
@@ -79,27 +107,7 @@ func TestScrapeWhileJudgingArgo(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	// Loaded when built, as the CLI's adapters are: argocd-cm is then a
-	// settings object serve watches.
-	f := newFixtureWith(t, func(r model.Reader) (model.Adapter, error) {
-		a, err := argocd.New(argocd.Options{Reader: r})
-		if err == nil {
-			a.Load(ctx)
-		}
-		return a, err
-	}, objs...)
-	done := make(chan error, 1)
-	go func() { done <- f.srv.Run(ctx) }()
-
-	get := func(path string) string {
-		resp, err := http.Get("http://" + f.addr + path)
-		if err != nil {
-			return ""
-		}
-		defer func() { _ = resp.Body.Close() }()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
+	f, done := newArgoFixture(t, ctx, objs...)
 	stop := make(chan struct{})
 	var scrapes sync.WaitGroup
 	for range 2 {
@@ -111,7 +119,7 @@ func TestScrapeWhileJudgingArgo(t *testing.T) {
 				case <-stop:
 					return
 				default:
-					_ = get("/metrics")
+					_ = get(f.addr, "/metrics")
 				}
 			}
 		}()
@@ -145,7 +153,7 @@ func TestScrapeWhileJudgingArgo(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	var m string
 	for {
-		if m = get("/metrics"); strings.Contains(m, want) {
+		if m = get(f.addr, "/metrics"); strings.Contains(m, want) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -174,31 +182,14 @@ func TestScrapeWhileJudgingArgo(t *testing.T) {
 func TestSettingsChangeRejudges(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f := newFixtureWith(t, func(r model.Reader) (model.Adapter, error) {
-		a, err := argocd.New(argocd.Options{Reader: r})
-		if err == nil {
-			a.Load(ctx)
-		}
-		return a, err
-	}, argoApplication(), argoCM("argocd-cm", map[string]any{"application.resourceTrackingMethod": "annotation"}),
+	f, done := newArgoFixture(t, ctx, argoApplication(), argoCM("argocd-cm", map[string]any{"application.resourceTrackingMethod": "annotation"}),
 		argoConfigMap("cm0", "debug", "kubectl-edit"))
-	done := make(chan error, 1)
-	go func() { done <- f.srv.Run(ctx) }()
-	get := func() string {
-		resp, err := http.Get("http://" + f.addr + "/metrics")
-		if err != nil {
-			return ""
-		}
-		defer func() { _ = resp.Body.Close() }()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
 	const drifted = `kubectl_drift_objects{engine="argocd",kind="ConfigMap",namespace="shop"} 1`
 	waitFor := func(what string, ok func(string) bool) {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			m := get()
+			m := get(f.addr, "/metrics")
 			if ok(m) {
 				return
 			}

@@ -23,7 +23,7 @@ FUZZTIME ?= 10s
 # The e2e suite builds its own binaries and starts the cluster if needed.
 E2E_TIMEOUT ?= 60m
 
-.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify verify-fmt vet tidy lint verify-imports clean dist argo-parity argo-parity-capture bench
+.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify verify-fmt vet tidy lint verify-imports clean dist argo-parity argo-parity-capture bench bench-serve
 
 help:
 	@echo "make build         bin/kubectl-drift, bin/argocd-drift, bin/flux-drift (version-stamped), bin/kubectl_complete-drift"
@@ -41,6 +41,7 @@ help:
 	@echo "make argo-parity   regenerate the Argo CD parity goldens with Argo CD's own code (hack/argoparity)"
 	@echo "make argo-parity-capture  re-capture the parity corpus' live objects from the cluster, then regenerate"
 	@echo "make bench         scan cost at N=1,000 and 10,000 objects vs kubectl get (hack/bench-scan.sh), then Go benchmarks"
+	@echo "make bench-serve   serve's steady-state API requests/min and peak RSS at 1,000 and 10,000 objects (hack/bench-serve.sh)"
 
 build:
 	@mkdir -p bin
@@ -142,3 +143,9 @@ argo-parity-capture: cluster
 bench: cluster
 	hack/bench-scan.sh
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/scan/
+
+# serve at steady state on a private API server (ports 16503/12441, audit log
+# on): API requests per minute by serve's user agent and peak RSS, beside
+# BenchmarkCacheMemory (docs/serve.md). BENCH_SIZES / BENCH_WINDOW tune it.
+bench-serve: deps
+	hack/bench-serve.sh

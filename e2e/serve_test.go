@@ -3,7 +3,9 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -351,6 +353,54 @@ const (
 	restartEtcdPort      = "12431"
 )
 
+// privateCluster is a control plane of a test's own: hack/cluster.sh with
+// its own directory (under the tools cache) and ports, so the shared
+// cluster is not disturbed; stopped at cleanup.
+type privateCluster struct {
+	t             *testing.T
+	env           []string
+	port          string
+	dir           string // its run directory (pid files, logs)
+	admin, reader string // kubeconfigs
+}
+
+func startPrivateCluster(t *testing.T, dir, port, etcdPort string) *privateCluster {
+	t.Helper()
+	cache := filepath.Join(os.Getenv("HOME"), ".cache", "kubectl-drift")
+	if d := os.Getenv("DRIFT_CACHE_DIR"); d != "" {
+		cache = d
+	}
+	pc := &privateCluster{t: t, port: port, dir: filepath.Join(cache, dir)}
+	pc.env = append(os.Environ(), "DRIFT_CLUSTER_DIR="+pc.dir, "DRIFT_APISERVER_PORT="+port, "DRIFT_ETCD_PORT="+etcdPort)
+	pc.run("start")
+	t.Cleanup(func() { pc.run("stop") })
+	cenv := parseExports(string(pc.run("env")))
+	pc.admin, pc.reader = cenv["KUBECONFIG"], cenv["DRIFT_READER_KUBECONFIG"]
+	return pc
+}
+
+// run runs hack/cluster.sh ARG for this control plane.
+func (pc *privateCluster) run(arg string) []byte {
+	pc.t.Helper()
+	cmd := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), arg)
+	cmd.Env = pc.env
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		pc.t.Fatalf("hack/cluster.sh %s (private API server on :%s): %v", arg, pc.port, err)
+	}
+	return out
+}
+
+// kubectl runs kubectl as this control plane's admin, stdin as given.
+func (pc *privateCluster) kubectl(stdin string, args ...string) {
+	pc.t.Helper()
+	res := E.Run(pc.t, RunOpts{Kubeconfig: pc.admin, Stdin: []byte(stdin)}, filepath.Join(E.KubeBinDir, "kubectl"), args...)
+	if res.Code != 0 {
+		pc.t.Fatalf("kubectl %s: %s", strings.Join(args, " "), res.Stderr)
+	}
+}
+
 // TestServeSurvivesAPIServerRestart runs serve against a private API server
 // (hack/cluster.sh with its own directory and ports, so the shared cluster
 // is not disturbed), kills the API server and starts it again with the same
@@ -358,33 +408,9 @@ const (
 // keeps the fight history it had: an edit and a revert before the restart
 // plus one edit after it make the fight.
 func TestServeSurvivesAPIServerRestart(t *testing.T) {
-	cache := filepath.Join(os.Getenv("HOME"), ".cache", "kubectl-drift")
-	if d := os.Getenv("DRIFT_CACHE_DIR"); d != "" {
-		cache = d
-	}
-	runDir := filepath.Join(cache, "cluster-serve")
-	env := append(os.Environ(), "DRIFT_CLUSTER_DIR="+runDir, "DRIFT_APISERVER_PORT="+restartAPIServerPort, "DRIFT_ETCD_PORT="+restartEtcdPort)
-	cluster := func(arg string) []byte {
-		cmd := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), arg)
-		cmd.Env = env
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("hack/cluster.sh %s (private API server on :%s): %v", arg, restartAPIServerPort, err)
-		}
-		return out
-	}
-	cluster("start")
-	t.Cleanup(func() { cluster("stop") })
-	cenv := parseExports(string(cluster("env")))
-	admin, reader := cenv["KUBECONFIG"], cenv["DRIFT_READER_KUBECONFIG"]
-	kubectl := func(stdin string, args ...string) {
-		t.Helper()
-		res := E.Run(t, RunOpts{Kubeconfig: admin, Stdin: []byte(stdin)}, filepath.Join(E.KubeBinDir, "kubectl"), args...)
-		if res.Code != 0 {
-			t.Fatalf("kubectl %s: %s", strings.Join(args, " "), res.Stderr)
-		}
-	}
+	pc := startPrivateCluster(t, "cluster-serve", restartAPIServerPort, restartEtcdPort)
+	kubectl := pc.kubectl
+	admin, reader := pc.admin, pc.reader
 	crds := exec.Command(filepath.Join(E.Root, "hack", "build-tools.sh"), "flux-crds")
 	crds.Stderr = os.Stderr
 	crdDir, err := crds.Output()
@@ -446,7 +472,7 @@ data: {level: "` + level + `"}
 	waitMetric("revert", func(m string) bool { return strings.Contains(m, reverts) })
 
 	// Restart the API server: same arguments, same etcd.
-	pidFile := filepath.Join(runDir, "apiserver.pid")
+	pidFile := filepath.Join(pc.dir, "apiserver.pid")
 	pidB, err := os.ReadFile(pidFile)
 	if err != nil {
 		t.Fatal(err)
@@ -470,7 +496,7 @@ data: {level: "` + level + `"}
 	if serveCmd.ProcessState != nil {
 		t.Fatalf("serve exited while the API server was down:\n%s", serveLog.String())
 	}
-	logf, err := os.OpenFile(filepath.Join(runDir, "apiserver.log"), os.O_APPEND|os.O_WRONLY, 0o644)
+	logf, err := os.OpenFile(filepath.Join(pc.dir, "apiserver.log"), os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,4 +575,226 @@ func TestServePersistedWithRealFlux(t *testing.T) {
 	if out := l.kubectl(t, RunOpts{}, "get", "configmap", "settings", "-n", ns, "-o", "jsonpath={.data.extra}"); out != "x" {
 		t.Errorf("data.extra after the reconcile = %q: kustomize-controller removed it, nothing persisted", out)
 	}
+}
+
+// TestScanWatchFight: `scan --watch -o json` reports a real fight, from the
+// same detector as serve, fed by the watch's events: a script scales a
+// Flux-owned Deployment and the engine's manager (kustomize-controller's
+// forced server-side apply) puts Git's replicas back, twice; the event names
+// both managers and values. A one-off edit reverted once is no fight.
+func TestScanWatchFight(t *testing.T) {
+	fluxCLI(t) // the Kustomization CRD
+	ns := E.Namespace(t, "watchfight")
+	sub := func(s string) string { return strings.ReplaceAll(s, "NS", ns) }
+	E.Apply(t, sub(`apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: NS}
+spec: {interval: 10m, path: ./app, prune: true, sourceRef: {kind: GitRepository, name: repo}}
+`), "--server-side", "--field-manager=drift-e2e-flux")
+	const labels = `  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: NS}`
+	web := sub(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: NS
+` + labels + `
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: "nginx:1.27"}]}
+`)
+	cm := func(level string) string {
+		return sub(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: NS
+` + labels + `
+data: {level: "` + level + `"}
+`)
+	}
+	engine := []string{"--server-side", "--force-conflicts", "--field-manager=kustomize-controller"}
+	E.Apply(t, web, engine...)
+	E.Apply(t, cm("info"), engine...)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(E.BinDir, KubectlDrift), "scan", "-n", ns, "--watch", "-o", "json", "--watch-timeout", "80s")
+	cmd.Env = E.baseEnv(E.ReaderKubeconfig)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cancel(); _ = cmd.Wait() }()
+	events := make(chan map[string]any, 100)
+	go func() {
+		defer close(events)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var ev map[string]any
+			if json.Unmarshal(sc.Bytes(), &ev) == nil {
+				events <- ev
+			}
+		}
+	}()
+	var seen []map[string]any
+	next := func(want func(map[string]any) bool, what string) map[string]any {
+		t.Helper()
+		for {
+			select {
+			case ev, ok := <-events:
+				if !ok {
+					t.Fatalf("watch ended before %s; stderr: %s", what, stderr.String())
+				}
+				seen = append(seen, ev)
+				if want(ev) {
+					return ev
+				}
+			case <-ctx.Done():
+				t.Fatalf("timed out waiting for %s; events: %v", what, seen)
+			}
+		}
+	}
+	is := func(typ, kind string) func(map[string]any) bool {
+		return func(ev map[string]any) bool {
+			r, _ := ev["resource"].(map[string]any)
+			return ev["type"] == typ && r["kind"] == kind
+		}
+	}
+	scale := sub("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: NS}\nspec: {replicas: 5}\n")
+	// managedFields times have one-second resolution: each write a second
+	// after the previous one, so the watch sees each as its own.
+	time.Sleep(1100 * time.Millisecond)
+	// The one-off edit, reverted once.
+	E.Apply(t, sub("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: NS}\ndata: {level: debug}\n"), "--server-side", "--force-conflicts", "--field-manager=kubectl-edit")
+	next(is("drifted", "ConfigMap"), "the one-off edit")
+	time.Sleep(1100 * time.Millisecond)
+	E.Apply(t, cm("info"), engine...)
+	next(is("reverted", "ConfigMap"), "the revert of the one-off edit")
+	// The fight: script, engine, script (with the engine's first apply:
+	// engine→script→engine→script, three flips, the default threshold).
+	for i, step := range []struct {
+		doc     string
+		args    []string
+		typ     string
+		waitFor string
+	}{
+		{scale, []string{"--server-side", "--force-conflicts", "--field-manager=hpa-script"}, "drifted", "the script's first scale"},
+		{web, engine, "reverted", "the engine's revert"},
+		{scale, []string{"--server-side", "--force-conflicts", "--field-manager=hpa-script"}, "drifted", "the script's second scale"},
+	} {
+		time.Sleep(1100 * time.Millisecond)
+		E.Apply(t, step.doc, step.args...)
+		next(is(step.typ, "Deployment"), fmt.Sprintf("step %d: %s", i, step.waitFor))
+	}
+	ev := next(is("fight", "Deployment"), "the fight")
+	f, _ := ev["fight"].(map[string]any)
+	got := fmt.Sprintf("%v %v=%v %v=%v flips=%v", ev["path"], f["engineManager"], f["engineValue"], f["manager"], f["value"], f["flips"])
+	if want := "/spec/replicas kustomize-controller=3 hpa-script=5 flips=3"; got != want {
+		t.Errorf("fight event\n got %s\nwant %s\n(%v)", got, want, ev)
+	}
+	for _, e := range seen {
+		if is("fight", "ConfigMap")(e) {
+			t.Errorf("the one-off edit was reported as a fight: %v", e)
+		}
+	}
+}
+
+// Ports of TestServeSettingsReload's private API server (the bench scripts
+// use 16503/12441 and 16513/12451).
+const (
+	settingsAPIServerPort = "16523"
+	settingsEtcdPort      = "12461"
+)
+
+// TestServeSettingsReload: serve picks up a change to argocd-cm without a
+// restart. On a private API server (its own argocd namespace, so the
+// shared cluster's argocd-cm is never touched), a ConfigMap tracked by a
+// real Application and applied as argocd-controller is drifted by
+// kubectl-edit; serve counts it; an ignoreDifferences rule added to
+// argocd-cm makes serve re-judge it as ignored (no drift, one reload);
+// removing the rule brings the drift back.
+func TestServeSettingsReload(t *testing.T) {
+	pc := startPrivateCluster(t, "cluster-serve-settings", settingsAPIServerPort, settingsEtcdPort)
+	kubectl, reader := pc.kubectl, pc.reader
+	out, err := exec.Command("go", "mod", "download", "-json", "github.com/argoproj/argo-cd/v3@v3.2.12").Output()
+	if err != nil {
+		t.Fatalf("go mod download argo-cd: %v", err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		t.Fatalf("go mod download argo-cd: no Dir in %s", out)
+	}
+	kubectl("", "apply", "--server-side", "--field-manager=drift-e2e", "-f", filepath.Join(mod.Dir, "manifests", "crds", "application-crd.yaml"))
+	kubectl("", "wait", "--for=condition=Established", "--timeout=60s", "crd/applications.argoproj.io")
+	kubectl("", "create", "namespace", "argocd")
+	kubectl("", "create", "namespace", "shop")
+	argocdCM := func(extra string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata:\n  application.resourceTrackingMethod: annotation\n" + extra
+	}
+	kubectl(argocdCM(""), "apply", "--server-side", "--field-manager=drift-e2e", "-f", "-")
+	kubectl(`apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: shop, namespace: argocd}
+spec:
+  project: default
+  destination: {server: "https://kubernetes.default.svc", namespace: shop}
+  source: {repoURL: "https://example.invalid/shop.git", path: shop}
+  syncPolicy: {automated: {selfHeal: true}}
+`, "apply", "--server-side", "--field-manager=drift-e2e", "-f", "-")
+	// What Argo CD applies (server-side apply as argocd-controller), then
+	// a person's edit.
+	kubectl(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+  namespace: shop
+  annotations: {argocd.argoproj.io/tracking-id: "shop:/ConfigMap:shop/settings"}
+data: {level: info}
+`, "apply", "--server-side", "--field-manager=argocd-controller", "-f", "-")
+	kubectl("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: shop}\ndata: {level: debug}\n",
+		"apply", "--server-side", "--force-conflicts", "--field-manager=kubectl-edit", "-f", "-")
+
+	addr, serveLog, _ := startServe(t, reader, "-n", "shop")
+	metrics := func() string {
+		resp, err := http.Get("http://" + addr + "/metrics")
+		if err != nil {
+			return ""
+		}
+		defer func() { _ = resp.Body.Close() }()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	const drifted = `kubectl_drift_objects{engine="argocd",kind="ConfigMap",namespace="shop"} 1`
+	waitFor := func(what string, ok func(string) bool) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			m := metrics()
+			if ok(m) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 30s\nmetrics:\n%s\nserve:\n%s", what, m, serveLog.String())
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	waitFor("the edit counted as drift", func(m string) bool { return strings.Contains(m, drifted) })
+	kubectl(argocdCM("  resource.customizations.ignoreDifferences.ConfigMap: |\n    jsonPointers:\n    - /data/level\n"),
+		"apply", "--server-side", "--field-manager=drift-e2e", "-f", "-")
+	waitFor("the new rule ignores the edit", func(m string) bool {
+		return strings.Contains(m, "kubectl_drift_serve_reloads_total 1") && !strings.Contains(m, "kubectl_drift_objects{")
+	})
+	kubectl(argocdCM(""), "apply", "--server-side", "--field-manager=drift-e2e", "-f", "-")
+	waitFor("drift again without the rule", func(m string) bool {
+		return strings.Contains(m, "kubectl_drift_serve_reloads_total 2") && strings.Contains(m, drifted)
+	})
 }

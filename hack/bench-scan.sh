@@ -31,18 +31,18 @@ log() { printf '[bench] %s\n' "$*" >&2; }
 eval "$("$ROOT/hack/cluster.sh" env)"
 KUBECTL="$DRIFT_BIN_DIR/kubectl"
 WORK=$(mktemp -d)
+# shellcheck source=hack/bench-lib.sh
+. "$ROOT/hack/bench-lib.sh"
 BIN="$WORK/kubectl-drift"
 log "building kubectl-drift"
 (cd "$ROOT" && go build -o "$BIN" ./plugins/kubectl-drift)
-
-namespaces() { seq 1 "$NSCOUNT" | sed 's/^/bench-/'; }
 
 # Objects go away with one DELETE per collection; the namespace itself then
 # needs its finalizer removed: this control plane runs no namespace
 # controller (no kube-controller-manager), so it would stay Terminating.
 cleanup() {
   local ns
-  for ns in $(namespaces); do
+  for ns in $(bench_namespaces); do
     "$KUBECTL" get namespace "$ns" >/dev/null 2>&1 || continue
     "$KUBECTL" delete --raw "/apis/apps/v1/namespaces/$ns/deployments" >/dev/null 2>&1 || true
     "$KUBECTL" delete --raw "/api/v1/namespaces/$ns/configmaps" >/dev/null 2>&1 || true
@@ -52,75 +52,6 @@ cleanup() {
   done
 }
 trap 'cleanup; rm -rf "$WORK"' EXIT
-
-# gen NS COUNT: COUNT/2 Deployments and COUNT/2 ConfigMaps of realistic size.
-# Object i is owned by Flux, except every 20th (Argo CD) and every 25th (no
-# engine). Drift marks (label bench/drift) pick ~10% for the kubectl steps.
-gen() {
-  awk -v ns="$1" -v n="$2" -v which="$3" '
-  function owner(i) {
-    if (i % 25 == 0) return "none"
-    if (i % 20 == 0) return "argocd"
-    return "flux"
-  }
-  function meta(kind, name, i, group,   o, d) {
-    o = owner(i)
-    printf "---\napiVersion: %s\nkind: %s\nmetadata:\n  name: %s\n  namespace: %s\n  labels:\n    app.kubernetes.io/name: %s\n    app.kubernetes.io/part-of: bench\n", group, kind, name, ns, name
-    if (o == "flux") printf "    kustomize.toolkit.fluxcd.io/name: apps\n    kustomize.toolkit.fluxcd.io/namespace: flux-system\n"
-    d = ""
-    if (i % 10 == 1) d = (kind == "Deployment") ? "scale" : "label"
-    if (i % 10 == 3 && i % 30 == 3) d = (kind == "Deployment") ? "image" : "annotate"
-    if (d != "") printf "    bench/drift: %s\n", d
-    if (o == "argocd") printf "  annotations:\n    argocd.argoproj.io/tracking-id: \"bench:%s/%s:%s/%s\"\n", (group == "v1" ? "" : "apps"), kind, ns, name
-  }
-  BEGIN {
-    half = int(n / 2)
-    for (i = 1; i <= half; i++) {
-      if (which != "none" && owner(i) != which) continue
-      if (which == "none" && owner(i) != "none") continue
-      meta("Deployment", sprintf("web-%05d", i), i, "apps/v1")
-      printf "spec:\n  replicas: 2\n  selector:\n    matchLabels: {app.kubernetes.io/name: web-%05d}\n", i
-      printf "  template:\n    metadata:\n      labels: {app.kubernetes.io/name: web-%05d}\n    spec:\n      containers:\n", i
-      printf "      - name: app\n        image: registry.example.com/shop/web:1.%d.0\n        ports: [{containerPort: 8080, name: http}]\n", i % 7
-      printf "        env: [{name: LOG_LEVEL, value: info}, {name: REGION, value: eu-west-1}, {name: FEATURE_FLAGS, value: \"checkout,search\"}]\n"
-      printf "        resources: {requests: {cpu: 100m, memory: 128Mi}, limits: {cpu: 500m, memory: 256Mi}}\n"
-      printf "        readinessProbe: {httpGet: {path: /healthz, port: http}, periodSeconds: 10}\n"
-      printf "      - name: sidecar\n        image: registry.example.com/infra/proxy:2.3.1\n        args: [--listen=:9000, --upstream=127.0.0.1:8080]\n"
-      meta("ConfigMap", sprintf("cfg-%05d", i), i, "v1")
-      printf "data:\n  app.properties: |\n    server.port=8080\n    cache.ttl=300\n    feature.checkout=true\n    feature.search=true\n  LOG_LEVEL: info\n  REGION: eu-west-1\n"
-    }
-  }'
-}
-
-load() {
-  local n=$1 per=$(( $1 / NSCOUNT )) ns pids=()
-  log "loading $n objects into $NSCOUNT namespaces (server-side apply as kustomize-controller / argocd-controller / kubectl)"
-  local t0=$SECONDS
-  for ns in $(namespaces); do
-    (
-      "$KUBECTL" create namespace "$ns" >/dev/null
-      gen "$ns" "$per" flux | "$KUBECTL" apply --server-side --field-manager=kustomize-controller -f - >/dev/null
-      gen "$ns" "$per" argocd | "$KUBECTL" apply --server-side --field-manager=argocd-controller -f - >/dev/null
-      gen "$ns" "$per" none | "$KUBECTL" apply --server-side -f - >/dev/null
-    ) &
-    pids+=($!)
-  done
-  local p; for p in "${pids[@]}"; do wait "$p"; done
-  log "drifting ~10% with kubectl scale / set image / label / annotate / patch"
-  pids=()
-  for ns in $(namespaces); do
-    (
-      "$KUBECTL" -n "$ns" scale deployment -l bench/drift=scale --replicas=5 >/dev/null
-      "$KUBECTL" -n "$ns" set image deployment -l bench/drift=image app=registry.example.com/shop/web:hotfix >/dev/null
-      "$KUBECTL" -n "$ns" label configmap -l bench/drift=label team=oncall >/dev/null
-      "$KUBECTL" -n "$ns" annotate configmap -l bench/drift=annotate incident=INC-4711 >/dev/null
-      "$KUBECTL" -n "$ns" patch configmap cfg-00002 --type=merge -p '{"data":{"LOG_LEVEL":"debug"}}' >/dev/null
-    ) &
-    pids+=($!)
-  done
-  for p in "${pids[@]}"; do wait "$p"; done
-  log "loaded in $(( SECONDS - t0 ))s"
-}
 
 # measure OUT CMD...: runs CMD under /usr/bin/time -v (or a python3
 # getrusage wrapper when GNU time is not installed); prints "WALL RSS_KB".
@@ -150,7 +81,7 @@ max() { sort -n | tail -1; }
 bench() {
   local n=$1 i
   cleanup
-  load "$n"
+  bench_load "$n"
   local listed
   listed=$("$KUBECTL" get deployments,configmaps -A --no-headers 2>/dev/null | wc -l)
   # One warm-up of each, so neither pays for a cold discovery cache.

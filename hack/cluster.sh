@@ -10,6 +10,10 @@
 #   hack/cluster.sh env      print shell exports (PATH, KUBECONFIG, ...)
 #   hack/cluster.sh status   exit 0 when the API server answers /readyz
 #
+# DRIFT_CLUSTER_DIR, DRIFT_APISERVER_PORT and DRIFT_ETCD_PORT start a private
+# control plane beside the shared one; DRIFT_APISERVER_ARGS adds flags to
+# kube-apiserver (the hack/bench-*.sh scripts turn on its audit log).
+#
 # Binaries live in the user cache dir (outside the checkout) so a fresh clone
 # on the same machine reuses them; the Go build cache makes a rebuild cheap.
 set -euo pipefail
@@ -24,6 +28,7 @@ RUN=${DRIFT_CLUSTER_DIR:-$CACHE/cluster}
 PORT=${DRIFT_APISERVER_PORT:-16443}
 ETCD_PORT=${DRIFT_ETCD_PORT:-12379}
 ETCD_PEER_PORT=$((ETCD_PORT + 1))
+read -ra APISERVER_ARGS <<<"${DRIFT_APISERVER_ARGS:-}"
 
 log() { printf '[cluster] %s\n' "$*" >&2; }
 
@@ -125,6 +130,7 @@ EOF
     --service-account-issuer https://kubernetes.default.svc \
     --token-auth-file "$RUN/tokens.csv" --authorization-mode RBAC \
     --service-cluster-ip-range 10.96.0.0/16 --disable-admission-plugins ServiceAccount \
+    ${APISERVER_ARGS[@]+"${APISERVER_ARGS[@]}"} \
     >"$RUN/apiserver.log" 2>&1 9>&- &
   echo $! >"$RUN/apiserver.pid"
   write_kubeconfig admin "$admin_token" "$RUN/kubeconfig"

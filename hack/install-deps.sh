@@ -7,6 +7,7 @@
 #   gcc, libc6-dev `go test -race` (make unit) needs cgo
 #   prometheus     promtool (deploy/prometheus rule tests) and the
 #                  Prometheus e2e TestServe* scrapes serve with (2.42.0)
+#   jq             hack/bench-serve.sh counts the API server's audit log
 set -euo pipefail
 
 log() { printf '[install-deps] %s\n' "$*" >&2; }
@@ -16,6 +17,7 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v git >/dev/null 2>&1 || missing+=(git)
 command -v gcc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 command -v promtool >/dev/null 2>&1 || missing+=(prometheus)
+command -v jq >/dev/null 2>&1 || missing+=(jq)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0

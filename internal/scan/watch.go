@@ -2,6 +2,8 @@ package scan
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,8 +19,10 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/fight"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // WatchSource is a Source that can also watch a kind from a resourceVersion.
@@ -41,6 +45,10 @@ const (
 	// object since it began: a person or another controller removed or
 	// restored the field (kubectl label x-), so nothing was reverted.
 	EventResolved = "resolved"
+	// EventFight: a GitOps engine and another manager keep writing the
+	// field in turn (internal/fight, the detector serve uses); once per
+	// fight, Fight says who and what.
+	EventFight = "fight"
 )
 
 // WatchEvent is one line of `scan --watch`.
@@ -66,6 +74,23 @@ type WatchEvent struct {
 	Intervals *int   `json:"intervals,omitempty"`
 	// Verdicts of the owning engine(s), where known.
 	Verdicts []model.Verdict `json:"verdicts,omitempty"`
+	// Fight is set on fight events.
+	Fight *WatchFight `json:"fight,omitempty"`
+}
+
+// WatchFight is the fight of a fight event: the engine's manager and value,
+// the other writer's (Manager of the event too), the flips within the
+// window and the time they span. Values of Secrets are masked.
+type WatchFight struct {
+	EngineManager string    `json:"engineManager"`
+	EngineValue   string    `json:"engineValue"`
+	Manager       string    `json:"manager"`
+	Value         string    `json:"value"`
+	Flips         int       `json:"flips"`
+	First         time.Time `json:"first"`
+	Last          time.Time `json:"last"`
+	// PeriodSeconds is the mean time between flips.
+	PeriodSeconds float64 `json:"periodSeconds"`
 }
 
 // Watcher follows drift: an initial list per kind, then a watch from the
@@ -88,9 +113,13 @@ type Watcher struct {
 	Now func() time.Time
 	// Warn receives warnings (a kind that may not be listed); may be nil.
 	Warn func(string)
+	// Fight configures the fight detector (zero: its defaults, 3 flips
+	// within 10 minutes).
+	Fight fight.Config
 
-	mu    sync.Mutex
-	state map[types.UID]*tracked
+	mu     sync.Mutex
+	state  map[types.UID]*tracked
+	fights *fight.Detector
 }
 
 type tracked struct {
@@ -118,6 +147,7 @@ func (w *Watcher) now() time.Time {
 // than an expired resourceVersion.
 func (w *Watcher) Run(ctx context.Context) error {
 	w.state = map[types.UID]*tracked{}
+	w.fights = fight.New(w.Fight)
 	errc := make(chan error, len(w.Kinds))
 	var wg sync.WaitGroup
 	for _, k := range w.Kinds {
@@ -259,11 +289,23 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 			cur[d.Path] = trackedField{fieldPath: d.FieldPath, manager: m, since: since, verdicts: d.Verdicts}
 		}
 	}
+	var fights []fight.Fight
+	if deleted {
+		w.fights.Forget(string(uid))
+	} else {
+		drifted := make([]FightDrift, 0, len(cur))
+		for p, f := range cur {
+			drifted = append(drifted, FightDrift{Path: p, Manager: f.manager.Manager})
+		}
+		gvk := obj.GroupVersionKind()
+		ref := fight.Object{UID: string(uid), Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+		_, fights = FeedFights(w.fights, ref, obj, drifted, now)
+	}
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	t := w.state[uid]
-	if t == nil && len(cur) == 0 {
+	if t == nil && len(cur) == 0 && len(fights) == 0 {
 		return nil
 	}
 	if t == nil {
@@ -302,10 +344,18 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 		events = append(events, WatchEvent{Time: now, Type: EventDrifted, Resource: t.id, Path: p, FieldPath: f.fieldPath,
 			Manager: f.manager.Manager, Class: f.manager.Class, Owner: t.owner, Since: f.since, Interval: intervalString(t.ival), Verdicts: f.verdicts})
 	}
+	for _, fg := range fights {
+		f := t.fields[fg.Field]
+		events = append(events, WatchEvent{Time: now, Type: EventFight, Resource: t.id, Path: fg.Field, FieldPath: f.fieldPath,
+			Manager: fg.Manager, Class: f.manager.Class, Owner: t.owner, Since: fg.First, Interval: intervalString(t.ival), Verdicts: f.verdicts,
+			Fight: &WatchFight{EngineManager: fg.EngineManager, EngineValue: fg.EngineValue, Manager: fg.Manager, Value: fg.Value,
+				Flips: fg.Flips, First: fg.First, Last: fg.Last, PeriodSeconds: fg.Period.Seconds()}})
+	}
 	if len(t.fields) == 0 {
 		delete(w.state, uid)
 	}
-	sort.Slice(events, func(i, j int) bool { return events[i].Path < events[j].Path })
+	// By field; at one field the fight after the drift that completed it.
+	sort.SliceStable(events, func(i, j int) bool { return events[i].Path < events[j].Path })
 	for _, ev := range events {
 		if err := w.Emit(ev); err != nil {
 			return err
@@ -425,6 +475,15 @@ func EventPrinter(out io.Writer, format string) func(WatchEvent) error {
 		if ev.Resource.Namespace == "" {
 			obj = ev.Resource.GroupKind() + " " + ev.Resource.Name
 		}
+		if f := ev.Fight; f != nil {
+			field := ev.FieldPath
+			if field == "" {
+				field = ev.Path
+			}
+			_, err := fmt.Fprintf(out, "%s  %-8s  %s %s: %s writes %s, %s writes %s; %d flips in %s\n", ev.Time.UTC().Format(time.RFC3339), ev.Type, obj, field,
+				f.EngineManager, f.EngineValue, f.Manager, f.Value, f.Flips, duration.HumanDuration(f.Last.Sub(f.First)))
+			return err
+		}
 		line := fmt.Sprintf("%s  %-8s  %s %s by %s (%s)", ev.Time.UTC().Format(time.RFC3339), ev.Type, obj, ev.FieldPath, ev.Manager, ev.Class)
 		if ev.Owner != "" {
 			line += ", owner " + ev.Owner
@@ -445,4 +504,113 @@ func EventPrinter(out io.Writer, format string) func(WatchEvent) error {
 		_, err := fmt.Fprintln(out, line)
 		return err
 	}
+}
+
+// FightDrift is a drifted field and the manager it is attributed to
+// (Inspector.Culprit), as FeedFights takes them.
+type FightDrift struct {
+	Path    string
+	Manager string
+}
+
+// FightRevert is a write by a GitOps engine that put Git's value back over
+// another manager's different value.
+type FightRevert struct {
+	Field string
+	// Engine is the engine's manager, Over the manager it reverted
+	// ("unknown" when the detector remembers none).
+	Engine, Over string
+}
+
+// FeedFights records in d the writes that the current state of obj shows,
+// for serve and `scan --watch` alike: each drifted field is a write by its
+// culprit (the first time, preceded by the engine's unseen write: drift is
+// only reported once the engine wrote the object); each field d already
+// follows that a GitOps engine owns again is a write by the engine. It
+// returns the reverts among those writes and the fights that started
+// (d.Check's first report of each). Calls for one object must not overlap.
+func FeedFights(d *fight.Detector, ref fight.Object, obj *unstructured.Unstructured, drifted []FightDrift, now time.Time) (reverts []FightRevert, started []fight.Fight) {
+	followed := d.Fields(ref.UID)
+	if len(drifted) == 0 && len(followed) == 0 {
+		return nil, nil
+	}
+	isFollowed := make(map[string]bool, len(followed))
+	for _, f := range followed {
+		isFollowed[f] = true
+	}
+	engineMgr := ""
+	for _, e := range obj.GetManagedFields() {
+		if e.Subresource == "" && managedfields.IsGitOpsManager(e.Manager) {
+			engineMgr = e.Manager
+			break
+		}
+	}
+	isDrifted := make(map[string]bool, len(drifted))
+	for _, dr := range drifted {
+		isDrifted[dr.Path] = true
+		h, show := fightValue(obj.Object, dr.Path)
+		if !isFollowed[dr.Path] && engineMgr != "" {
+			d.Observe(ref, dr.Path, fight.Write{Manager: engineMgr, Engine: true, Hash: "before:" + h, Value: "(not seen)", Time: now.Add(-time.Millisecond)})
+		}
+		d.Observe(ref, dr.Path, fight.Write{Manager: dr.Manager, Hash: h, Value: show, Time: now})
+	}
+	var ix *managedfields.Index
+	for _, f := range d.Fields(ref.UID) {
+		if isDrifted[f] {
+			continue
+		}
+		if ix == nil {
+			var err error
+			if ix, err = managedfields.Parse(obj); err != nil {
+				break
+			}
+		}
+		mgr := ""
+		for _, o := range ix.Owners(obj, f) {
+			if managedfields.IsGitOpsManager(o.Manager) {
+				mgr = o.Manager
+				break
+			}
+		}
+		if mgr == "" {
+			continue // nobody took it back (yet), or a third party removed it
+		}
+		h, show := fightValue(obj.Object, f)
+		over := d.LastManager(ref.UID, f, false)
+		if over == "" {
+			over = "unknown"
+		}
+		if d.Observe(ref, f, fight.Write{Manager: mgr, Engine: true, Hash: h, Value: show, Time: now}) {
+			reverts = append(reverts, FightRevert{Field: f, Engine: mgr, Over: over})
+		}
+	}
+	for _, f := range d.Fields(ref.UID) {
+		if fg, isNew, ok := d.Check(ref.UID, f, now); ok && isNew {
+			started = append(started, fg)
+		}
+	}
+	return reverts, started
+}
+
+// maxFightValue bounds a value shown in a fight (metrics never carry it).
+const maxFightValue = 200
+
+// fightValue returns the hash that tells the values at pointer apart and
+// the compact JSON shown for it (truncated); an absent field hashes as
+// "absent".
+func fightValue(doc map[string]any, pointer string) (hash, show string) {
+	v, ok := jsonpointer.Get(doc, pointer)
+	if !ok {
+		return "absent", "(absent)"
+	}
+	b, err := json.Marshal(v) // map keys sorted: equal values, equal bytes
+	if err != nil {
+		return "unencodable", "(unencodable)"
+	}
+	sum := sha256.Sum256(b)
+	show = string(b)
+	if len(show) > maxFightValue {
+		show = show[:maxFightValue] + "…"
+	}
+	return hex.EncodeToString(sum[:8]), show
 }

@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -53,23 +54,45 @@ type clock struct {
 func (c *clock) Now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
 func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
 
-func TestWatcherReportsAppearAndRevert(t *testing.T) {
-	src := &watchSource{fileSource: shopSource(), watches: map[string]*watch.FakeWatcher{}, opened: make(chan string, 4)}
-	t0 := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
-	clk := &clock{t: t0}
-	events := make(chan WatchEvent, 32)
+// watching runs a Watcher over the captured shop namespace's Deployments
+// with a test clock at t0, until the test cancels ctx; done gives Run's
+// error.
+type watching struct {
+	src    *watchSource
+	clk    *clock
+	events chan WatchEvent
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func startWatching(t *testing.T, t0 time.Time, defaultInterval time.Duration) *watching {
+	t.Helper()
+	wt := &watching{
+		src:    &watchSource{fileSource: shopSource(), watches: map[string]*watch.FakeWatcher{}, opened: make(chan string, 4)},
+		clk:    &clock{t: t0},
+		events: make(chan WatchEvent, 32),
+		done:   make(chan error, 1),
+	}
 	w := &Watcher{
-		Source:          src,
+		Source:          wt.src,
 		Inspector:       bothEngines(t),
 		Kinds:           []Kind{kindDeployments},
-		DefaultInterval: time.Minute,
-		Emit:            func(ev WatchEvent) error { events <- ev; return nil },
-		Now:             clk.Now,
+		DefaultInterval: defaultInterval,
+		Emit:            func(ev WatchEvent) error { wt.events <- ev; return nil },
+		Now:             wt.clk.Now,
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- w.Run(ctx) }()
-	<-src.opened
+	wt.ctx, wt.cancel = context.WithCancel(context.Background())
+	t.Cleanup(wt.cancel)
+	go func() { wt.done <- w.Run(wt.ctx) }()
+	<-wt.src.opened
+	return wt
+}
+
+func TestWatcherReportsAppearAndRevert(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
+	wt := startWatching(t, t0, time.Minute)
+	src, clk, events, ctx, cancel, done := wt.src, wt.clk, wt.events, wt.ctx, wt.cancel, wt.done
 
 	// The list's drift comes first, one event per drifted field.
 	got := map[string]WatchEvent{}
@@ -159,5 +182,77 @@ func TestGitOpsTookBack(t *testing.T) {
 		if got := gitOpsTookBack(c.obj, c.pointer, since); got != c.want {
 			t.Errorf("%s: gitOpsTookBack = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+// A field that the engine takes back and the other manager writes again is
+// a fight (3 flips: the engine's unseen write before the listed drift, the
+// drift, the revert, the drift again): one fight event naming both
+// managers and values, after the drift event that completed it; the same
+// state sent again adds nothing. (The one-off edit reverted once of
+// TestWatcherReportsAppearAndRevert is no fight: it reports none.) The
+// span runs from the first flip, the listed drift.
+func TestWatcherReportsFight(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
+	wt := startWatching(t, t0, 0)
+	src, clk, events, ctx, cancel, done := wt.src, wt.clk, wt.events, wt.ctx, wt.cancel, wt.done
+	for i := 0; i < 3; i++ {
+		if ev := <-events; ev.Type != EventDrifted {
+			t.Fatalf("initial event %+v", ev)
+		}
+	}
+	var scaled *unstructured.Unstructured
+	if _, err := src.List(ctx, kindDeployments, "", "", func(raw []byte) error {
+		obj, err := Decode(kindDeployments, raw)
+		if err == nil && obj.GetName() == "web-scaled" {
+			scaled = obj
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Set(t0.Add(time.Minute))
+	src.watches["deployments"].Modify(readObject(t, "web-scaled-reverted.json"))
+	if ev := <-events; ev.Type != EventReverted || ev.Resource.Name != "web-scaled" {
+		t.Fatalf("want web-scaled reverted, got %+v", ev)
+	}
+	clk.Set(t0.Add(2 * time.Minute))
+	src.watches["deployments"].Modify(scaled.DeepCopy())
+	if ev := <-events; ev.Type != EventDrifted || ev.Resource.Name != "web-scaled" {
+		t.Fatalf("want web-scaled drifted again, got %+v", ev)
+	}
+	ev := <-events
+	if ev.Type != EventFight || ev.Fight == nil {
+		t.Fatalf("want a fight event, got %+v", ev)
+	}
+	f := ev.Fight
+	got := fmt.Sprintf("%s %s %s=%s %s=%s flips=%d span=%s", ev.Resource.Name, ev.Path, f.EngineManager, f.EngineValue, f.Manager, f.Value, f.Flips, f.Last.Sub(f.First))
+	wantEngine := scaled.GetManagedFields()[0].Manager
+	for _, e := range scaled.GetManagedFields() {
+		if e.Manager == "kustomize-controller" || e.Manager == "argocd-controller" {
+			wantEngine = e.Manager
+		}
+	}
+	replicas, _, _ := unstructured.NestedInt64(scaled.Object, "spec", "replicas")
+	back := readObject(t, "web-scaled-reverted.json")
+	gitReplicas, _, _ := unstructured.NestedInt64(back.Object, "spec", "replicas")
+	want := fmt.Sprintf("web-scaled /spec/replicas %s=%d %s=%d flips=3 span=2m0s", wantEngine, gitReplicas, ev.Manager, replicas)
+	if got != want {
+		t.Errorf("fight\n got %s\nwant %s", got, want)
+	}
+	if ev.Manager == "" || ev.Manager == wantEngine {
+		t.Errorf("fight's other manager %q", ev.Manager)
+	}
+	// The same state again: the fight goes on, not news.
+	clk.Set(t0.Add(3 * time.Minute))
+	src.watches["deployments"].Modify(scaled.DeepCopy())
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	select {
+	case ev := <-events:
+		t.Errorf("unexpected event %+v", ev)
+	default:
 	}
 }

@@ -2,15 +2,24 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	helmrelease "helm.sh/helm/v4/pkg/release/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 const deployDir = "../../deploy"
@@ -151,4 +160,136 @@ func TestManifests(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestChartRendersManifests renders the chart with Helm's own library (what
+// `helm template kubectl-drift deploy/chart -n kubectl-drift` does: an
+// install with client-side dry-run) and compares it, object by object and
+// field by field, with deploy/manifests: the differences are the reviewed
+// list testdata/chart-vs-manifests.txt (the chart adds the release's
+// instance label; the plain manifests create their namespace). A change to
+// one that is not made to the other shows up here.
+func TestChartRendersManifests(t *testing.T) {
+	chrt, err := loader.LoadDir(filepath.Join(deployDir, "chart"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	install := action.NewInstall(action.NewConfiguration())
+	install.DryRunStrategy = action.DryRunClient
+	install.Replace = true
+	install.ReleaseName = "kubectl-drift"
+	install.Namespace = "kubectl-drift"
+	rel, err := install.RunWithContext(context.Background(), chrt, map[string]any{})
+	if err != nil {
+		t.Fatalf("rendering the chart: %v", err)
+	}
+	r, ok := rel.(*helmrelease.Release)
+	if !ok {
+		t.Fatalf("release of type %T", rel)
+	}
+	rendered := decodeObjects(t, "chart", []byte(r.Manifest))
+	b, err := os.ReadFile(filepath.Join(deployDir, "manifests", "kubectl-drift.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := decodeObjects(t, "manifests", b)
+	if len(rendered) < 5 {
+		t.Fatalf("chart rendered %d objects: %v", len(rendered), rendered)
+	}
+	keys := map[string]bool{}
+	for k := range rendered {
+		keys[k] = true
+	}
+	for k := range plain {
+		keys[k] = true
+	}
+	var diffs []string
+	for k := range keys {
+		c, inChart := rendered[k]
+		m, inManifests := plain[k]
+		switch {
+		case !inChart:
+			diffs = append(diffs, k+": only in manifests")
+		case !inManifests:
+			diffs = append(diffs, k+": only in the chart")
+		default:
+			for _, d := range treeDiff(c, m, "") {
+				diffs = append(diffs, k+" "+d)
+			}
+		}
+	}
+	sort.Strings(diffs)
+	testutil.Golden(t, filepath.Join("testdata", "chart-vs-manifests.txt"), []byte(strings.Join(diffs, "\n")+"\n"))
+}
+
+// decodeObjects reads a multi-document YAML stream into objects by
+// "Kind namespace/name".
+func decodeObjects(t *testing.T, what string, b []byte) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	for _, doc := range strings.Split("\n"+string(b), "\n---") {
+		var obj map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &obj); err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, doc)
+		}
+		if len(obj) == 0 {
+			continue
+		}
+		md, _ := obj["metadata"].(map[string]any)
+		key := fmt.Sprintf("%v %v", obj["kind"], md["name"])
+		if ns, ok := md["namespace"]; ok {
+			key = fmt.Sprintf("%v %v/%v", obj["kind"], ns, md["name"])
+		}
+		if _, dup := out[key]; dup {
+			t.Fatalf("%s: %s twice", what, key)
+		}
+		out[key] = obj
+	}
+	return out
+}
+
+// treeDiff lists the JSON pointers where chart and manifests differ.
+func treeDiff(chart, manifests any, at string) []string {
+	switch c := chart.(type) {
+	case map[string]any:
+		m, ok := manifests.(map[string]any)
+		if !ok {
+			break
+		}
+		var out []string
+		for k, cv := range c {
+			p := at + "/" + jsonpointer.Escape(k)
+			if mv, ok := m[k]; ok {
+				out = append(out, treeDiff(cv, mv, p)...)
+			} else {
+				out = append(out, p+": only in the chart")
+			}
+		}
+		for k := range m {
+			if _, ok := c[k]; !ok {
+				out = append(out, at+"/"+jsonpointer.Escape(k)+": only in manifests")
+			}
+		}
+		return out
+	case []any:
+		m, ok := manifests.([]any)
+		if !ok || len(m) != len(c) {
+			break
+		}
+		var out []string
+		for i := range c {
+			out = append(out, treeDiff(c[i], m[i], fmt.Sprintf("%s/%d", at, i))...)
+		}
+		return out
+	default:
+		if reflect.DeepEqual(chart, manifests) {
+			return nil
+		}
+	}
+	return []string{fmt.Sprintf("%s: chart %s, manifests %s", at, compact(chart), compact(manifests))}
+}
+
+func compact(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

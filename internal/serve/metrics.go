@@ -25,6 +25,8 @@ const (
 	// MetricPersisted counts drifted fields that survived at least one
 	// reconcile of their owner (model.FieldDrift.PersistedReconciles).
 	MetricPersisted = "kubectl_drift_persisted_fields"
+	// MetricReloads counts rebuilds of the adapters after a settings change.
+	MetricReloads = "kubectl_drift_serve_reloads_total"
 	// MetricReady is 1 once the informers synced.
 	MetricReady = "kubectl_drift_serve_ready"
 )
@@ -34,13 +36,14 @@ const (
 // `scan -o prometheus`), and the fights.
 func (s *Server) gather() ([]*dto.MetricFamily, error) {
 	items, last := s.snapshot()
+	pipe := s.pipe.Load()
 	res := &scan.Result{Items: items, Started: last}
 	res.Stats.Kinds = len(s.opts.Kinds)
 	res.Stats.KindsSkipped = s.opts.SkippedKinds
 	for i, inf := range s.informer {
 		for _, o := range inf.GetStore().List() {
 			res.Stats.Objects++
-			if u, ok := asUnstructured(o); ok && s.opts.Owned(s.opts.Kinds[i], u) {
+			if u, ok := asUnstructured(o); ok && pipe.Owned(s.opts.Kinds[i], u) {
 				res.Stats.Owned++
 			}
 		}
@@ -83,7 +86,7 @@ func (s *Server) gather() ([]*dto.MetricFamily, error) {
 			if d.PersistedReconciles == 0 || !d.Counts() {
 				continue
 			}
-			m := s.opts.Culprit(d)
+			m := pipe.Culprit(d)
 			for _, o := range r.Owners {
 				persisted[pkey{r.Resource.Namespace, r.Resource.GroupKind(), m.Manager, string(o.Engine)}]++
 			}

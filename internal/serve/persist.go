@@ -90,7 +90,7 @@ func (s *Server) persisted(ctx context.Context, rep *model.Report, key string, n
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		write := now
-		if m := s.opts.Culprit(*d); m.Time != nil {
+		if m := s.pipe.Load().Culprit(*d); m.Time != nil {
 			write = *m.Time
 		}
 		st := fields[d.Path]

@@ -5,8 +5,10 @@ import (
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
@@ -23,6 +25,12 @@ import (
 // request. Kinds without an informer, and owner kinds before their informer
 // synced (the adapters read their settings at start-up), are read from the
 // API server directly.
+//
+// The objects the adapters GET before Start are their settings (Argo CD's
+// argocd-cm and argocd-cmd-params-cm): Start watches each of them (one
+// informer per object, by name) and OnSettings hears when one changes, so
+// serve rebuilds the adapters without a restart; the rebuilt adapters read
+// them from those informers.
 type OwnerCache struct {
 	direct  dynamic.Interface
 	factory dynamicinformer.DynamicSharedInformerFactory
@@ -30,6 +38,18 @@ type OwnerCache struct {
 	mu      sync.Mutex
 	byGVK   map[schema.GroupVersionKind]informers.GenericInformer
 	mapping map[schema.GroupVersionKind]scan.Kind
+	// started: Start ran; settings Gets are no longer recorded.
+	started bool
+	// settings are the objects read directly before Start, and their
+	// informers once started.
+	settings   map[settingsKey]informers.GenericInformer
+	settingsFn []func()
+	settingsF  []dynamicinformer.DynamicSharedInformerFactory
+}
+
+type settingsKey struct {
+	gvk             schema.GroupVersionKind
+	namespace, name string
 }
 
 var _ model.Reader = (*OwnerCache)(nil)
@@ -37,10 +57,11 @@ var _ model.Reader = (*OwnerCache)(nil)
 // NewOwnerCache prepares informers for kinds; Start runs them.
 func NewOwnerCache(client dynamic.Interface, kinds []scan.Kind) *OwnerCache {
 	c := &OwnerCache{
-		direct:  client,
-		factory: dynamicinformer.NewDynamicSharedInformerFactory(client, 0),
-		byGVK:   map[schema.GroupVersionKind]informers.GenericInformer{},
-		mapping: map[schema.GroupVersionKind]scan.Kind{},
+		direct:   client,
+		factory:  dynamicinformer.NewDynamicSharedInformerFactory(client, 0),
+		byGVK:    map[schema.GroupVersionKind]informers.GenericInformer{},
+		mapping:  map[schema.GroupVersionKind]scan.Kind{},
+		settings: map[settingsKey]informers.GenericInformer{},
 	}
 	for _, k := range kinds {
 		inf := c.factory.ForResource(k.GVR)
@@ -76,20 +97,85 @@ func (c *OwnerCache) OnChange(fn func(kind, namespace, name string)) {
 	}
 }
 
-// Start runs the informers until ctx ends.
-func (c *OwnerCache) Start(ctx context.Context) { c.factory.Start(ctx.Done()) }
+// OnSettings calls fn (from an informer's goroutine) when a settings
+// object (see OwnerCache) changes, appears or goes away after Start. Call
+// before Start.
+func (c *OwnerCache) OnSettings(fn func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.settingsFn = append(c.settingsFn, fn)
+}
+
+// Start runs the informers until ctx ends: the owner kinds', and one per
+// settings object read so far.
+func (c *OwnerCache) Start(ctx context.Context) {
+	c.mu.Lock()
+	c.started = true
+	fns := append([]func(){}, c.settingsFn...)
+	for key := range c.settings {
+		gvr := c.gvrLocked(key.gvk)
+		name := key.name
+		f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(c.direct, 0, key.namespace, func(lo *metav1.ListOptions) {
+			lo.FieldSelector = "metadata.name=" + name
+		})
+		inf := f.ForResource(gvr)
+		changed := func(obj any) {
+			if u, ok := obj.(*unstructured.Unstructured); ok && u.GetName() != name {
+				return // a fake or old server that ignores the field selector
+			}
+			for _, fn := range fns {
+				fn()
+			}
+		}
+		_, _ = inf.Informer().AddEventHandler(cache.ResourceEventHandlerDetailedFuncs{
+			// The initial list is what the adapters read already.
+			AddFunc: func(obj any, initial bool) {
+				if !initial {
+					changed(obj)
+				}
+			},
+			UpdateFunc: func(_, obj any) { changed(obj) },
+			DeleteFunc: func(obj any) {
+				if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+					obj = t.Obj
+				}
+				changed(obj)
+			},
+		})
+		c.settings[key] = inf
+		c.settingsF = append(c.settingsF, f)
+		f.Start(ctx.Done())
+	}
+	c.mu.Unlock()
+	c.factory.Start(ctx.Done())
+}
 
 // Synced are the informers' HasSynced functions.
 func (c *OwnerCache) Synced() []cache.InformerSynced {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var out []cache.InformerSynced
 	for _, inf := range c.byGVK {
 		out = append(out, inf.Informer().HasSynced)
+	}
+	for _, inf := range c.settings {
+		if inf != nil {
+			out = append(out, inf.Informer().HasSynced)
+		}
 	}
 	return out
 }
 
 // Shutdown waits for the informers to stop (after ctx of Start ended).
-func (c *OwnerCache) Shutdown() { c.factory.Shutdown() }
+func (c *OwnerCache) Shutdown() {
+	c.factory.Shutdown()
+	c.mu.Lock()
+	fs := c.settingsF
+	c.mu.Unlock()
+	for _, f := range fs {
+		f.Shutdown()
+	}
+}
 
 func (c *OwnerCache) informer(gvk schema.GroupVersionKind) (informers.GenericInformer, scan.Kind, bool) {
 	c.mu.Lock()
@@ -103,6 +189,9 @@ func (c *OwnerCache) informer(gvk schema.GroupVersionKind) (informers.GenericInf
 
 // Get implements model.Reader.
 func (c *OwnerCache) Get(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
+	if u, ok, err := c.settingsGet(gvk, namespace, name); ok {
+		return u, err
+	}
 	inf, k, ok := c.informer(gvk)
 	if !ok {
 		return c.directGet(ctx, gvk, namespace, name)
@@ -193,14 +282,59 @@ func (c *OwnerCache) directList(ctx context.Context, gvk schema.GroupVersionKind
 	return l.Items, nil
 }
 
-func (c *OwnerCache) resource(gvk schema.GroupVersionKind, namespace string) dynamic.ResourceInterface {
+// settingsGet records a settings object read before Start, and serves one
+// from its informer once that synced; ok is false when the caller should
+// read on.
+func (c *OwnerCache) settingsGet(gvk schema.GroupVersionKind, namespace, name string) (u *unstructured.Unstructured, ok bool, err error) {
+	key := settingsKey{gvk: gvk, namespace: namespace, name: name}
 	c.mu.Lock()
-	k, ok := c.mapping[gvk]
-	c.mu.Unlock()
-	gvr := k.GVR
-	if !ok {
-		gvr = gvk.GroupVersion().WithResource(plural(gvk.Kind))
+	inf, known := c.settings[key]
+	if !c.started {
+		// Owner kinds are cached by their informers, not settings.
+		if _, owner := c.byGVK[gvk]; !owner && !known {
+			c.settings[key] = nil
+		}
+		c.mu.Unlock()
+		return nil, false, nil
 	}
+	c.mu.Unlock()
+	if inf == nil || !inf.Informer().HasSynced() {
+		return nil, false, nil
+	}
+	var obj runtime.Object
+	if namespace != "" {
+		obj, err = inf.Lister().ByNamespace(namespace).Get(name)
+	} else {
+		obj, err = inf.Lister().Get(name)
+	}
+	if err != nil {
+		return nil, true, err // the lister's NotFound is the API's StatusError
+	}
+	cached, isU := obj.(*unstructured.Unstructured)
+	if !isU {
+		return nil, true, apierrors.NewNotFound(c.gvr(gvk).GroupResource(), name)
+	}
+	return cached.DeepCopy(), true, nil
+}
+
+// gvr is the resource of a kind: the mapping's, else the conventional
+// plural.
+func (c *OwnerCache) gvr(gvk schema.GroupVersionKind) schema.GroupVersionResource {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gvrLocked(gvk)
+}
+
+// gvrLocked is gvr with c.mu held.
+func (c *OwnerCache) gvrLocked(gvk schema.GroupVersionKind) schema.GroupVersionResource {
+	if k, ok := c.mapping[gvk]; ok {
+		return k.GVR
+	}
+	return gvk.GroupVersion().WithResource(plural(gvk.Kind))
+}
+
+func (c *OwnerCache) resource(gvk schema.GroupVersionKind, namespace string) dynamic.ResourceInterface {
+	gvr := c.gvr(gvk)
 	if namespace == "" {
 		return c.direct.Resource(gvr)
 	}

@@ -25,6 +25,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unique"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -39,7 +40,6 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/fight"
-	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
@@ -69,6 +69,11 @@ type Options struct {
 	Owned func(kind scan.Kind, obj *unstructured.Unstructured) bool
 	// Culprit attributes a drifted field to a manager.
 	Culprit func(model.FieldDrift) model.ManagerRef
+	// Reload rebuilds Explain, Owned and Culprit (the engines' adapters)
+	// when a settings object the adapters read at start-up changes
+	// (OwnerCache.OnSettings: argocd-cm's ignoreDifferences...); every
+	// cached object is then re-explained. nil: settings are read once.
+	Reload func(ctx context.Context) (Pipeline, error)
 	// Fight configures the fight detector.
 	Fight fight.Config
 	// FightNames adds the object name to kubectl_drift_fights (one series
@@ -86,6 +91,17 @@ type Options struct {
 	Now func() time.Time
 }
 
+// Pipeline is what serve judges with, from the engines' adapters.
+type Pipeline struct {
+	Explain scan.ExplainFunc
+	Owned   func(kind scan.Kind, obj *unstructured.Unstructured) bool
+	Culprit func(model.FieldDrift) model.ManagerRef
+}
+
+// reloadKey in the queue rebuilds the pipeline in the worker, so that it
+// never overlaps an Observe.
+var reloadKey = qkey{kind: -1}
+
 // Server watches and serves. Build it with New.
 type Server struct {
 	opts     Options
@@ -98,7 +114,9 @@ type Server struct {
 	events   *prometheus.CounterVec
 	errs     prometheus.Counter
 	watchErr *prometheus.CounterVec
+	reloads  prometheus.Counter
 	ready    atomic.Bool
+	pipe     atomic.Pointer[Pipeline]
 
 	mu      sync.Mutex
 	reports map[types.UID]*model.Report
@@ -152,11 +170,19 @@ func New(opts Options) (*Server, error) {
 		Name: MetricWatchErrors,
 		Help: "Failed LISTs and WATCHes of the informers, by kind; client-go re-lists and retries.",
 	}, []string{"kind"})
-	s.registry.MustRegister(s.reverts, s.events, s.errs, s.watchErr,
+	s.reloads = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: MetricReloads,
+		Help: "Rebuilds of the engines' adapters after a settings object they read (argocd-cm...) changed.",
+	})
+	s.pipe.Store(&Pipeline{Explain: opts.Explain, Owned: opts.Owned, Culprit: opts.Culprit})
+	s.registry.MustRegister(s.reverts, s.events, s.errs, s.watchErr, s.reloads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	if opts.Owners != nil {
 		opts.Owners.OnChange(s.requeueOwnedBy)
+		if opts.Reload != nil {
+			opts.Owners.OnSettings(func() { s.queue.Add(reloadKey) })
+		}
 	}
 	sel := opts.LabelSelector
 	s.factory = dynamicinformer.NewFilteredDynamicSharedInformerFactory(opts.Client, opts.Resync, opts.Namespace, func(lo *metav1.ListOptions) {
@@ -195,7 +221,7 @@ func (s *Server) transform(k scan.Kind) cache.TransformFunc {
 			return obj, nil
 		}
 		u.SetGroupVersionKind(k.GVK)
-		if !s.opts.Owned(k, u) {
+		if !s.pipe.Load().Owned(k, u) {
 			md := map[string]any{}
 			for _, f := range []string{"name", "namespace", "uid", "resourceVersion"} {
 				if v, ok := u.Object["metadata"].(map[string]any)[f]; ok {
@@ -206,8 +232,40 @@ func (s *Server) transform(k scan.Kind) cache.TransformFunc {
 			return u, nil
 		}
 		delete(u.Object, "status")
+		u.Object = intern(u.Object).(map[string]any)
 		return u, nil
 	}
+}
+
+// maxInterned bounds the string values intern shares: short ones repeat
+// across objects (images, resource quantities, field names of
+// managedFields), long ones rarely do.
+const maxInterned = 64
+
+// intern shares the map keys and short string values of a decoded object
+// with every other cached object (unique.Make: canonical copies, collected
+// once unused). Each object decoded from the API holds its own copy of
+// every key ("metadata", "f:spec", ...), which is most of what 10,000
+// cached Deployments with their managedFields weigh.
+func intern(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[unique.Make(k).Value()] = intern(e)
+		}
+		return out
+	case []any:
+		for i, e := range t {
+			t[i] = intern(e)
+		}
+		return t
+	case string:
+		if len(t) <= maxInterned {
+			return unique.Make(t).Value()
+		}
+	}
+	return v
 }
 
 func (s *Server) watchErrorHandler(k scan.Kind) cache.WatchErrorHandlerWithContext {
@@ -345,6 +403,10 @@ func (s *Server) processNext(ctx context.Context) bool {
 		return false
 	}
 	defer s.queue.Done(k)
+	if k == reloadKey {
+		s.reload(ctx)
+		return true
+	}
 	kind := s.opts.Kinds[k.kind]
 	obj, exists, err := s.informer[k.kind].GetIndexer().GetByKey(k.key)
 	if err != nil || !exists {
@@ -370,73 +432,38 @@ func (s *Server) processNext(ctx context.Context) bool {
 	return true
 }
 
-// Observe re-explains obj and feeds the fight detector: each drifted field
-// is a write by its culprit, and each field the detector follows that an
-// engine owns again is a write by the engine. Calls must not overlap.
+// Observe re-explains obj and feeds the fight detector (scan.FeedFights,
+// as `scan --watch` does): each drifted field is a write by its culprit,
+// and each field the detector follows that an engine owns again is a write
+// by the engine. Calls must not overlap.
 func (s *Server) Observe(ctx context.Context, kind scan.Kind, obj *unstructured.Unstructured) {
 	s.events.WithLabelValues(kind.GroupKind()).Inc()
 	now := s.opts.Now()
 	uid := obj.GetUID()
-	rep, err := s.opts.Explain(ctx, kind, obj)
+	pipe := s.pipe.Load()
+	rep, err := pipe.Explain(ctx, kind, obj)
 	if err != nil {
 		s.errs.Inc()
 		rep = nil
 	}
 	ref := fight.Object{UID: string(uid), Group: kind.GVK.Group, Kind: kind.GVK.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	engineMgr := engineManager(obj)
-	drifted := map[string]bool{}
+	var drifted []scan.FightDrift
 	if rep != nil {
-		followed := map[string]bool{}
-		for _, f := range s.detector.Fields(string(uid)) {
-			followed[f] = true
-		}
 		for _, d := range rep.Drifts {
-			if !d.Counts() {
-				continue
+			if d.Counts() {
+				drifted = append(drifted, scan.FightDrift{Path: d.Path, Manager: pipe.Culprit(d).Manager})
 			}
-			drifted[d.Path] = true
-			m := s.opts.Culprit(d)
-			h, show := hashAndShow(valueAt(obj.Object, d.Path))
-			if !followed[d.Path] && engineMgr != "" {
-				// The engine had written the object before (the pipeline
-				// reports drift only then): its value, unseen, came first.
-				s.detector.Observe(ref, d.Path, fight.Write{Manager: engineMgr, Engine: true, Hash: "before:" + h, Value: "(not seen)", Time: now.Add(-time.Millisecond)})
-			}
-			s.detector.Observe(ref, d.Path, fight.Write{Manager: m.Manager, Hash: h, Value: show, Time: now})
 		}
 	}
-	var ix *managedfields.Index
-	for _, f := range s.detector.Fields(string(uid)) {
-		if drifted[f] {
-			continue
-		}
-		if ix == nil {
-			if ix, err = managedfields.Parse(obj); err != nil {
-				break
-			}
-		}
-		mgr := ""
-		for _, o := range ix.Owners(obj, f) {
-			if managedfields.IsGitOpsManager(o.Manager) {
-				mgr = o.Manager
-				break
-			}
-		}
-		if mgr == "" {
-			continue // nobody took it back (yet), or a third party removed it
-		}
-		h, show := hashAndShow(valueAt(obj.Object, f))
-		prev := lastOther(s.detector, string(uid), f)
-		if s.detector.Observe(ref, f, fight.Write{Manager: mgr, Engine: true, Hash: h, Value: show, Time: now}) {
-			s.reverts.WithLabelValues(ref.Namespace, kind.GroupKind(), engineOf(mgr), prev).Inc()
-		}
+	reverts, started := scan.FeedFights(s.detector, ref, obj, drifted, now)
+	for _, r := range reverts {
+		s.reverts.WithLabelValues(ref.Namespace, kind.GroupKind(), engineOf(r.Engine), r.Over).Inc()
 	}
-
 	s.persisted(ctx, rep, string(uid), now)
-	for _, f := range s.detector.Fields(string(uid)) {
-		if fg, isNew, ok := s.detector.Check(string(uid), f, now); ok && isNew && s.opts.Log != nil {
+	if s.opts.Log != nil {
+		for _, fg := range started {
 			s.opts.Log(fmt.Sprintf("fight: %s %s/%s %s: %s writes %s, %s writes %s; %d flips in %s",
-				groupKind(ref.Group, ref.Kind), ref.Namespace, ref.Name, f, fg.EngineManager, fg.EngineValue, fg.Manager, fg.Value,
+				groupKind(ref.Group, ref.Kind), ref.Namespace, ref.Name, fg.Field, fg.EngineManager, fg.EngineValue, fg.Manager, fg.Value,
 				fg.Flips, fg.Last.Sub(fg.First).Round(time.Second)))
 		}
 	}
@@ -451,26 +478,6 @@ func (s *Server) Observe(ctx context.Context, kind scan.Kind, obj *unstructured.
 		return
 	}
 	s.reports[uid] = rep
-}
-
-// lastOther is the manager the engine is about to revert (for the reverts
-// counter's label).
-func lastOther(d *fight.Detector, uid, field string) string {
-	if m := d.LastManager(uid, field, false); m != "" {
-		return m
-	}
-	return "unknown"
-}
-
-// engineManager is the GitOps engine's manager that wrote obj's spec, "" if
-// none did.
-func engineManager(obj *unstructured.Unstructured) string {
-	for _, e := range obj.GetManagedFields() {
-		if e.Subresource == "" && managedfields.IsGitOpsManager(e.Manager) {
-			return e.Manager
-		}
-	}
-	return ""
 }
 
 // engineOf names the engine of a GitOps manager, as the engine label of
@@ -493,6 +500,34 @@ func (s *Server) snapshot() ([]*model.Report, time.Time) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Resource.Less(out[j].Resource) })
 	return out, s.lastChange
+}
+
+// reload rebuilds the pipeline and re-explains every cached object: a
+// settings change (an ignoreDifferences rule added or removed) may change
+// the verdict on any object the engine owns. Objects the informer
+// transform stripped to metadata stay so: a change of what marks
+// ownership (argocd-cm's tracking method or instance label) needs a
+// restart.
+func (s *Server) reload(ctx context.Context) {
+	p, err := s.opts.Reload(ctx)
+	if err != nil {
+		if s.opts.Warn != nil {
+			s.opts.Warn(fmt.Sprintf("settings changed, but the engines' adapters could not be rebuilt (keeping the old ones): %v", err))
+		}
+		return
+	}
+	s.pipe.Store(&p)
+	s.reloads.Inc()
+	n := 0
+	for i, inf := range s.informer {
+		for _, key := range inf.GetStore().ListKeys() {
+			s.queue.Add(qkey{kind: i, key: key})
+			n++
+		}
+	}
+	if s.opts.Log != nil {
+		s.opts.Log(fmt.Sprintf("settings changed: engines' adapters rebuilt, re-explaining %d objects", n))
+	}
 }
 
 // requeueOwnedBy re-explains the drifted objects an owner owns (its status

@@ -71,15 +71,42 @@ type fixture struct {
 
 func newFixture(t testing.TB, objs ...k8sruntime.Object) *fixture {
 	t.Helper()
+	return newFixtureWith(t, func(r model.Reader) (model.Adapter, error) { return flux.New(flux.Options{Reader: r}) }, objs...)
+}
+
+// newFixtureWith is newFixture with the engine adapter of newAdapter,
+// reading through serve's owner cache as `serve` does.
+func newFixtureWith(t testing.TB, newAdapter func(model.Reader) (model.Adapter, error), objs ...k8sruntime.Object) *fixture {
+	t.Helper()
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(),
-		map[schema.GroupVersionResource]string{cmKind.GVR: "ConfigMapList", {Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}: "KustomizationList"},
+		map[schema.GroupVersionResource]string{
+			cmKind.GVR: "ConfigMapList",
+			{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Resource: "kustomizations"}: "KustomizationList",
+			{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}:             "ApplicationList",
+		},
 		objs...)
 	owners := NewOwnerCache(client, nil)
-	fa, err := flux.New(flux.Options{Reader: owners})
+	// As the CLI: the pipeline over the engine's adapter, rebuilt when
+	// the settings it read change.
+	pipeline := func() (Pipeline, error) {
+		a, err := newAdapter(owners)
+		if err != nil {
+			return Pipeline{}, err
+		}
+		in := &scan.Inspector{Adapters: []model.Adapter{a}}
+		return Pipeline{
+			Explain: in.ExplainObject,
+			Owned: func(k scan.Kind, obj *unstructured.Unstructured) bool {
+				_, owned := in.PrecheckObject(k, obj)
+				return owned
+			},
+			Culprit: in.Culprit,
+		}, nil
+	}
+	p, err := pipeline()
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &scan.Inspector{Adapters: []model.Adapter{fa}}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -87,12 +114,10 @@ func newFixture(t testing.TB, objs ...k8sruntime.Object) *fixture {
 	clock := t0
 	srv, err := New(Options{
 		Client: client, Kinds: []scan.Kind{cmKind}, Owners: owners, Namespace: "shop",
-		Explain: in.ExplainObject,
-		Owned: func(k scan.Kind, obj *unstructured.Unstructured) bool {
-			_, owned := in.PrecheckObject(k, obj)
-			return owned
-		},
-		Culprit:  in.Culprit,
+		Explain:  p.Explain,
+		Owned:    p.Owned,
+		Culprit:  p.Culprit,
+		Reload:   func(context.Context) (Pipeline, error) { return pipeline() },
 		Fight:    fight.Config{},
 		Listener: ln,
 		Now:      func() time.Time { return clock },

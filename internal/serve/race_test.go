@@ -1,0 +1,222 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// argoConfigMap is a ConfigMap Argo CD's Application shop-app tracks
+// (annotation tracking, the Argo CD 3 default), applied by argocd-controller,
+// with data.level written by manager (another manager than the engine
+// makes it drift).
+func argoConfigMap(name, level, manager string) *unstructured.Unstructured {
+	engineFields := `{"f:metadata":{"f:annotations":{"f:argocd.argoproj.io/tracking-id":{}}},"f:data":{"f:other":{}}}`
+	var entries []metav1.ManagedFieldsEntry
+	if manager == "argocd-controller" {
+		engineFields = `{"f:metadata":{"f:annotations":{"f:argocd.argoproj.io/tracking-id":{}}},"f:data":{"f:other":{},"f:level":{}}}`
+	} else {
+		entries = append(entries, metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
+			Time: &metav1.Time{Time: t0}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:level":{}}}`)})
+	}
+	entries = append(entries, metav1.ManagedFieldsEntry{Manager: "argocd-controller", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
+		Time: &metav1.Time{Time: t0}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(engineFields)})
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": "shop", "uid": "uid-" + name,
+			"annotations": map[string]any{"argocd.argoproj.io/tracking-id": "shop-app:/ConfigMap:shop/" + name}},
+		"data": map[string]any{"level": level, "other": "x"},
+	}}
+	u.SetManagedFields(entries)
+	return u
+}
+
+func argoApplication() *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": map[string]any{"name": "shop-app", "namespace": "argocd", "uid": "uid-app"},
+		"spec": map[string]any{
+			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "shop"},
+			"source":      map[string]any{"repoURL": "https://example.com/shop.git", "path": "shop"},
+			"syncPolicy":  map[string]any{"automated": map[string]any{"selfHeal": true}},
+		},
+	}}
+}
+
+func argoCM(name string, data map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": "argocd", "uid": "uid-" + name},
+		"data":     data,
+	}}
+}
+
+// newArgoFixture is newFixtureWith the Argo CD adapter, loaded when built
+// as the CLI's adapters are (argocd-cm is then a settings object serve
+// watches), running until the test ends.
+func newArgoFixture(t *testing.T, ctx context.Context, objs ...k8sruntime.Object) (*fixture, chan error) {
+	t.Helper()
+	f := newFixtureWith(t, func(r model.Reader) (model.Adapter, error) {
+		a, err := argocd.New(argocd.Options{Reader: r})
+		if err == nil {
+			a.Load(ctx)
+		}
+		return a, err
+	}, objs...)
+	done := make(chan error, 1)
+	go func() { done <- f.srv.Run(ctx) }()
+	return f, done
+}
+
+// get returns the body of GET http://addr/path, "" on error.
+func get(addr, path string) string {
+	resp, err := http.Get("http://" + addr + path)
+	if err != nil {
+		return ""
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// TestScrapeWhileJudgingArgo scrapes /metrics (which asks every adapter's
+// Owner of every cached object) over and over while the worker judges Argo
+// CD-tracked objects that keep changing and while argocd-cm changes (the
+// pipeline is rebuilt and swapped): under -race, as the unit tier runs, any
+// unsynchronised state between them fails the test. It also checks that
+// the drift was judged, so a worker that never ran cannot pass.
+func TestScrapeWhileJudgingArgo(t *testing.T) {
+	const n = 20
+	objs := []k8sruntime.Object{argoApplication(),
+		argoCM("argocd-cm", map[string]any{"application.resourceTrackingMethod": "annotation"}),
+		argoCM("argocd-cmd-params-cm", map[string]any{"ignore.normalizer.jq.timeout": "2s"})}
+	for i := 0; i < n; i++ {
+		objs = append(objs, argoConfigMap(fmt.Sprint("cm", i), "info", "argocd-controller"))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f, done := newArgoFixture(t, ctx, objs...)
+	stop := make(chan struct{})
+	var scrapes sync.WaitGroup
+	for range 2 {
+		scrapes.Add(1)
+		go func() {
+			defer scrapes.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					_ = get(f.addr, "/metrics")
+				}
+			}
+		}()
+	}
+	for round := range 4 {
+		// A settings change each round: the pipeline is rebuilt and
+		// swapped while scrapes use it.
+		if _, err := f.client.Resource(cmKind.GVR).Namespace("argocd").Update(ctx,
+			argoCM("argocd-cm", map[string]any{"application.resourceTrackingMethod": "annotation", "round": fmt.Sprint(round)}), metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i++ {
+			o := argoConfigMap(fmt.Sprint("cm", i), "info", "argocd-controller")
+			if round%2 == 0 {
+				o = argoConfigMap(fmt.Sprint("cm", i), fmt.Sprint("debug", round), "kubectl-edit")
+			}
+			o.SetResourceVersion("")
+			if _, err := f.client.Resource(cmKind.GVR).Namespace("shop").Update(ctx, o, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The last round left every object drifted by kubectl-edit.
+	for i := 0; i < n; i++ {
+		o := argoConfigMap(fmt.Sprint("cm", i), "trace", "kubectl-edit")
+		if _, err := f.client.Resource(cmKind.GVR).Namespace("shop").Update(ctx, o, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := fmt.Sprintf(`kubectl_drift_objects{engine="argocd",kind="ConfigMap",namespace="shop"} %d`, n)
+	deadline := time.Now().Add(20 * time.Second)
+	var m string
+	for {
+		if m = get(f.addr, "/metrics"); strings.Contains(m, want) {
+			break
+		}
+		if time.Now().After(deadline) {
+			close(stop)
+			scrapes.Wait()
+			t.Fatalf("no %s within 20s:\n%s", want, m)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	close(stop)
+	scrapes.Wait()
+	if !strings.Contains(m, MetricReloads+" ") || strings.Contains(m, MetricReloads+" 0\n") {
+		t.Errorf("argocd-cm changed 4 times, no reload:\n%s", m)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+}
+
+// TestSettingsChangeRejudges: serve reads argocd-cm once at start-up (the
+// adapter's Load, before Run), then follows it with an informer; an
+// ignoreDifferences rule added to it rebuilds the adapter and re-judges the
+// cached objects without a restart: the drifted field is ignored, so the
+// object leaves kubectl_drift_objects; removing the rule brings it back.
+func TestSettingsChangeRejudges(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f, done := newArgoFixture(t, ctx, argoApplication(), argoCM("argocd-cm", map[string]any{"application.resourceTrackingMethod": "annotation"}),
+		argoConfigMap("cm0", "debug", "kubectl-edit"))
+	const drifted = `kubectl_drift_objects{engine="argocd",kind="ConfigMap",namespace="shop"} 1`
+	waitFor := func(what string, ok func(string) bool) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			m := get(f.addr, "/metrics")
+			if ok(m) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: not within 10s:\n%s", what, m)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitFor("drift before the rule", func(m string) bool { return strings.Contains(m, drifted) })
+	setCM := func(data map[string]any) {
+		t.Helper()
+		if _, err := f.client.Resource(cmKind.GVR).Namespace("argocd").Update(ctx, argoCM("argocd-cm", data), metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setCM(map[string]any{"application.resourceTrackingMethod": "annotation",
+		"resource.customizations.ignoreDifferences.all": "jsonPointers:\n- /data/level\n"})
+	waitFor("the rule ignores the drift", func(m string) bool {
+		return strings.Contains(m, MetricReloads+" 1") && !strings.Contains(m, "kubectl_drift_objects{")
+	})
+	setCM(map[string]any{"application.resourceTrackingMethod": "annotation"})
+	waitFor("drift again without the rule", func(m string) bool {
+		return strings.Contains(m, MetricReloads+" 2") && strings.Contains(m, drifted)
+	})
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Run: %v", err)
+	}
+}

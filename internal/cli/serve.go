@@ -213,7 +213,7 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 		owners = append(owners, k)
 	}
 	cache := serve.NewOwnerCache(dyn, owners)
-	adapters, awarns, err := engineAdapters(ctx, o.Engine, cache, c)
+	adapters, awarns, err := engineAdapters(ctx, o.Engine, cache, c, nil)
 	if err != nil {
 		return err
 	}

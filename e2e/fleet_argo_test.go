@@ -20,31 +20,11 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
-// fleetArgoWeb is the Deployment of one Application of
-// TestFleetArgoRealHubSpoke, as it is in Git (no tracking id: Argo CD
-// writes it).
+// fleetArgoWeb is argoWeb named name, as it is in Git (no tracking id:
+// Argo CD writes it).
 func fleetArgoWeb(name, ns string) string {
-	return fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: %s
-  namespace: %s
-  labels: {app: %[1]s}
-spec:
-  replicas: 2
-  selector:
-    matchLabels: {app: %[1]s}
-  template:
-    metadata:
-      labels: {app: %[1]s}
-    spec:
-      containers:
-      - name: app
-        image: nginx:1.27
-      - name: sidecar
-        image: busybox:1.36
-        command: ["sleep", "3600"]
-`, name, ns)
+	doc := withoutLine(withoutLine(argoWeb(ns, "-"), "  annotations:"), "    argocd.argoproj.io/tracking-id: -")
+	return strings.NewReplacer("name: web", "name: "+name, "app: web", "app: "+name).Replace(doc)
 }
 
 // mergedKubeconfig writes a kubeconfig with one context per (name,
@@ -354,26 +334,7 @@ data:
 
 	// No self-heal: Argo CD's own comparison of the spoke's object.
 	keepApp := apps["keep/spoke"]
-	var st AppStatus
-	var item *ManagedResource
-	for i := 0; i < 4; i++ {
-		prev := item
-		st = a.RefreshHard(t, keepApp)
-		item = nil
-		for _, mr := range a.ManagedResources(t, keepApp) {
-			if mr.Kind == "Deployment" && mr.Name == "web-keep" {
-				mr := mr
-				item = &mr
-			}
-		}
-		if item == nil {
-			t.Fatalf("Argo CD's managed resources of %s do not list web-keep", keepApp)
-		}
-		if prev != nil && prev.Modified == item.Modified && reflect.DeepEqual(prev.PredictedLive, item.PredictedLive) {
-			break
-		}
-		time.Sleep(time.Second)
-	}
+	st, item := a.refreshedItem(t, keepApp, "Deployment", "web-keep")
 	if st.Sync.Status != "OutOfSync" || !item.Modified {
 		t.Errorf("Argo CD: %s is %s, web-keep modified=%v; the tool said drift (exit 1)", keepApp, st.Sync.Status, item.Modified)
 	}

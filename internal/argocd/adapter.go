@@ -394,7 +394,7 @@ func (a *Adapter) ClusterReads() (ok int, errs []error) {
 // notwithstanding): nil.
 func (a *Adapter) Owner(obj *unstructured.Unstructured) *model.Owner {
 	o := a.trackedOwner(obj)
-	if o == nil || !a.placed(o.Namespace+"/"+o.Name) {
+	if o == nil || !a.placed(o.Namespace+"/"+o.Name, obj) {
 		return nil
 	}
 	return o

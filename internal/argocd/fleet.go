@@ -151,10 +151,11 @@ type remoteState struct {
 	dest map[string]destination
 
 	mu sync.Mutex
-	// refused counts, by Application, the objects Owner did not give to an
+	// refused are, by Application, the objects Owner did not give to an
 	// Application that deploys elsewhere; unsure those given to one whose
-	// destination is unresolved (for the scan's warnings).
-	refused, unsure map[string]int
+	// destination is unresolved (for the scan's warnings). Sets: Owner is
+	// asked more than once about an object.
+	refused, unsure map[string]map[string]bool
 }
 
 // setRemote reads the hub's cluster Secrets, resolves every known
@@ -204,7 +205,7 @@ func (a *Adapter) setRemote(ctx context.Context, rm *engine.Remote) []model.Note
 				"cluster Secrets %s all register server %s: Argo CD uses one of them (which is not defined) for its name and credentials", strings.Join(byServer[s], ", "), s)
 		}
 	}
-	rs := &remoteState{hub: hub{rm: rm, secrets: secrets}, dest: map[string]destination{}, refused: map[string]int{}, unsure: map[string]int{}}
+	rs := &remoteState{hub: hub{rm: rm, secrets: secrets}, dest: map[string]destination{}, refused: map[string]map[string]bool{}, unsure: map[string]map[string]bool{}}
 	a.mu.Lock()
 	for _, m := range []map[string]*appEntry{a.apps, a.generated} {
 		for key, e := range m {
@@ -217,9 +218,9 @@ func (a *Adapter) setRemote(ctx context.Context, rm *engine.Remote) []model.Note
 }
 
 // placed says whether Owner gives obj to Application key: not when the
-// Application deploys to another cluster than the live one. It counts
+// Application deploys to another cluster than the live one. It records
 // what it decided for the scan's warnings.
-func (a *Adapter) placed(key string) bool {
+func (a *Adapter) placed(key string, obj *unstructured.Unstructured) bool {
 	a.mu.Lock()
 	rs := a.remote
 	a.mu.Unlock()
@@ -229,16 +230,19 @@ func (a *Adapter) placed(key string) bool {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	d, ok := rs.dest[key]
-	switch {
-	case !ok:
+	if !ok || d.where == deploysHere {
 		return true
-	case d.where == deploysElsewhere:
-		rs.refused[key]++
-		return false
-	case d.where == unresolved:
-		rs.unsure[key]++
 	}
-	return true
+	seen := rs.refused
+	if d.where == unresolved {
+		seen = rs.unsure
+	}
+	if seen[key] == nil {
+		seen[key] = map[string]bool{}
+	}
+	gvk := obj.GroupVersionKind()
+	seen[key][gvk.Group+"/"+gvk.Kind+" "+obj.GetNamespace()+"/"+obj.GetName()] = true
+	return d.where != deploysElsewhere
 }
 
 // OwnerWarnings implements scan.OwnerWarner: after a scan with
@@ -255,12 +259,13 @@ func (a *Adapter) OwnerWarnings() []string {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	var out []string
-	for key, n := range rs.refused {
-		d := rs.dest[key]
+	for key, objs := range rs.refused {
+		d, n := rs.dest[key], len(objs)
 		out = append(out, fmt.Sprintf("Application %s on %s deploys to %s (%s), not to %s: %d object(s) there carry its tracking id and are not owned by it",
 			key, rs.hub.rm.EngineContext, d.server, d.via, rs.hub.rm.LiveContext, n))
 	}
-	for key, n := range rs.unsure {
+	for key, objs := range rs.unsure {
+		n := len(objs)
 		out = append(out, fmt.Sprintf("Application %s on %s: %s: whether it deploys to %s is unknown; its %d object(s) there are judged with its rules",
 			key, rs.hub.rm.EngineContext, rs.dest[key].via, rs.hub.rm.LiveContext, n))
 	}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -267,6 +268,7 @@ data:
 	for _, it := range scanned.Items {
 		byName[it.Resource.Name] = it
 	}
+	noFileReports := map[string]model.Report{}
 	for _, role := range []string{"heal", "keep"} {
 		it, ok := byName["web-"+role]
 		if !ok {
@@ -279,6 +281,7 @@ data:
 		// scan has no desired file: it says what explain without -f says
 		// on the spoke (the same pipeline, the hub's Application).
 		noFile, _ := explain(kc, "web-"+role, "--no-file", "--context", "spoke-a", "--engine-context", "argo-hub")
+		noFileReports[role] = noFile
 		if want, have := verdictKinds(noFile, model.EngineArgoCD), verdictKinds(it, model.EngineArgoCD); len(want) == 0 || !reflect.DeepEqual(want, have) {
 			t.Errorf("scan: web-%s verdicts %v, explain without -f %v", role, have, want)
 		}
@@ -341,6 +344,20 @@ data:
 	var after map[string]any
 	DecodeJSON(t, f.kubectl(t, "spoke-a", RunOpts{}, "-n", ns, "get", "deployment", "web-heal", "-o", "json"), &after)
 	tally.selfHeal(t, "spoke/heal", reports["heal"], before, after)
+	// Without the Git manifest (scan, explain without -f) the desired
+	// state is inferred from managedFields; say where that inference and
+	// self-heal part (not a failure: the verdicts above are with -f).
+	for _, d := range noFileReports["heal"].Drifts {
+		toolOut, v := toolSaysOutOfSync(d)
+		if v != nil && v.Kind == model.Ignored && strings.Contains(v.Reason, argocd.SyncReappliesPhrase) {
+			toolOut = true
+		}
+		was, wasOK := valueAt(before, d.Path)
+		now, nowOK := valueAt(after, d.Path)
+		if putBack := wasOK != nowOK || !jsonSame(was, now); v != nil && putBack != toolOut {
+			t.Logf("without -f: %s is %s, and self-heal %s it", d.Path, v.Kind, map[bool]string{true: "put back", false: "kept"}[putBack])
+		}
+	}
 
 	// No self-heal: Argo CD's own comparison of the spoke's object.
 	keepApp := apps["keep/spoke"]

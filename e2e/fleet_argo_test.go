@@ -355,7 +355,7 @@ data:
 		was, wasOK := valueAt(before, d.Path)
 		now, nowOK := valueAt(after, d.Path)
 		if putBack := wasOK != nowOK || !jsonSame(was, now); v != nil && putBack != toolOut {
-			t.Logf("without -f: %s is %s, and self-heal %s it", d.Path, v.Kind, map[bool]string{true: "put back", false: "kept"}[putBack])
+			t.Logf("without -f: %s is %s, and self-heal %s", d.Path, v.Kind, map[bool]string{true: "put it back", false: "kept it"}[putBack])
 		}
 	}
 

@@ -486,29 +486,7 @@ func runArgoScenario(t *testing.T, a *ArgoCD, g argoGroup, sc argoScenario, tall
 
 	target := subst(sc.target)
 	kind, name, _ := strings.Cut(target, "/")
-	// A hard refresh that finds a refresh already running can return
-	// before it sees the drift (seen once: kubectl scale read as Synced,
-	// OutOfSync a second later). Read until two refreshes agree.
-	var st AppStatus
-	var item *ManagedResource
-	for i := 0; i < 4; i++ {
-		prev := item
-		st = a.RefreshHard(t, app)
-		item = nil
-		for _, mr := range a.ManagedResources(t, app) {
-			if strings.EqualFold(mr.Kind, kind) && mr.Name == name {
-				mr := mr
-				item = &mr
-			}
-		}
-		if item == nil {
-			t.Fatalf("%s: Argo CD's managed resources of %s do not list %s", id, app, target)
-		}
-		if prev != nil && prev.Modified == item.Modified && reflect.DeepEqual(prev.PredictedLive, item.PredictedLive) {
-			break
-		}
-		time.Sleep(time.Second)
-	}
+	st, item := a.refreshedItem(t, app, kind, name)
 	for _, c := range st.Conditions {
 		if strings.Contains(c.Type, "Error") {
 			t.Logf("%s: Application condition %s: %s", id, c.Type, c.Message)
@@ -601,6 +579,36 @@ func (e *Env) argoNamespace(t *testing.T, a *ArgoCD, scenario string) string {
 	ns := strings.Trim(base, "-") + "-" + fmt.Sprintf("%x", b)
 	a.Kubectl(t, "create", "namespace", ns)
 	return ns
+}
+
+// refreshedItem hard-refreshes app and returns its status and Argo CD's
+// managed-resources item for kind/name. A hard refresh that finds a
+// refresh already running can return before it sees the drift (seen once:
+// kubectl scale read as Synced, OutOfSync a second later): it reads until
+// two refreshes agree.
+func (a *ArgoCD) refreshedItem(t *testing.T, app, kind, name string) (AppStatus, *ManagedResource) {
+	t.Helper()
+	var st AppStatus
+	var item *ManagedResource
+	for i := 0; i < 4; i++ {
+		prev := item
+		st = a.RefreshHard(t, app)
+		item = nil
+		for _, mr := range a.ManagedResources(t, app) {
+			if strings.EqualFold(mr.Kind, kind) && mr.Name == name {
+				mr := mr
+				item = &mr
+			}
+		}
+		if item == nil {
+			t.Fatalf("Argo CD's managed resources of %s do not list %s/%s", app, kind, name)
+		}
+		if prev != nil && prev.Modified == item.Modified && reflect.DeepEqual(prev.PredictedLive, item.PredictedLive) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	return st, item
 }
 
 // waitOperation waits for the first sync to finish (Succeeded), failing

@@ -103,6 +103,9 @@ type Adapter struct {
 	// (list and cluster generators), by namespace/name; their rules are
 	// the template's, listed once through appSets.
 	generated map[string]*appEntry
+	// remote is set with --engine-context (setRemote, fleet.go): the
+	// Applications' destinations against the live object's cluster.
+	remote *remoteState
 }
 
 var _ model.Adapter = (*Adapter)(nil)
@@ -387,7 +390,20 @@ func (a *Adapter) ClusterReads() (ok int, errs []error) {
 // Owner implements model.Adapter: the Application named by the tracking
 // annotation (or the instance label with label tracking). It does not read
 // the cluster; Found says whether the Application itself is known.
+// With --engine-context, an Application that deploys to another cluster
+// than the live object's owns nothing there (its tracking id on the object
+// notwithstanding): nil.
 func (a *Adapter) Owner(obj *unstructured.Unstructured) *model.Owner {
+	o := a.trackedOwner(obj)
+	if o == nil || !a.placed(o.Namespace+"/"+o.Name, obj) {
+		return nil
+	}
+	return o
+}
+
+// trackedOwner is the Application obj's tracking marks name, wherever it
+// deploys.
+func (a *Adapter) trackedOwner(obj *unstructured.Unstructured) *model.Owner {
 	if obj == nil {
 		return nil
 	}

@@ -181,8 +181,9 @@ func newForCommand(ctx context.Context, cfg engine.Config) (model.Adapter, []mod
 	var notes []model.Note
 	if cfg.Remote != nil {
 		// Hub and spoke: the Application must deploy to the live cluster.
-		var server string
-		server, notes = remoteNotes(ctx, a, a.Owner(cfg.Live), cfg.Remote)
+		notes = a.setRemote(ctx, cfg.Remote)
+		server, more := remoteNotes(ctx, a, cfg.Live)
+		notes = append(notes, more...)
 		if server != "" {
 			a.opts.Cluster = server
 		}
@@ -210,19 +211,30 @@ func forScan(ctx context.Context, opts Options, cfg engine.Config) (model.Adapte
 	}
 	rules, _ := a.Rules(ctx) // read failures become notes on the reports
 	if !hasManagerRules(rules) || cfg.Schema == nil {
-		return a, nil, nil
+		return a, scanRemote(ctx, a, cfg), nil
 	}
 	parser, perr := cfg.Schema()
 	if perr != nil {
-		return a, []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-schema",
-			Message: "cannot read the cluster's OpenAPI schema: Argo CD managedFieldsManagers rules run on a deduced schema: " + perr.Error()}}, nil
+		return a, append(scanRemote(ctx, a, cfg), model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-schema",
+			Message: "cannot read the cluster's OpenAPI schema: Argo CD managedFieldsManagers rules run on a deduced schema: " + perr.Error()}), nil
 	}
 	opts.GVKParser = parser
 	if a, err = New(opts); err != nil {
 		return nil, nil, err
 	}
 	_, _ = a.Rules(ctx)
-	return a, nil, nil
+	return a, scanRemote(ctx, a, cfg), nil
+}
+
+// scanRemote runs the hub-and-spoke checks of a scan with --engine-context
+// once, before the scan: the fleet's problems are its warnings, and Owner
+// then gives no object to an Application that deploys elsewhere.
+func scanRemote(ctx context.Context, a *Adapter, cfg engine.Config) []model.Note {
+	if cfg.Remote == nil || cfg.Reader == nil {
+		return nil
+	}
+	a.Load(ctx)
+	return a.setRemote(ctx, cfg.Remote)
 }
 
 func hasManagerRules(rules []model.Rule) bool {

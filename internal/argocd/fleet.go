@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -65,78 +66,254 @@ func secretKey(s *unstructured.Unstructured, key string) string {
 	return string(b)
 }
 
-// remoteNotes checks, for explain with --engine-context, that the
-// Application the live object's tracking mark names deploys to the live
-// object's cluster, and says which cluster Secret says so. It returns the
-// destination server as Argo CD knows it (for resource.exclusions'
-// cluster globs; "" when unresolved) and one note per problem: a
-// destination that is another cluster, a cluster Secret whose server no
-// context points at, two contexts for the live server.
-func remoteNotes(ctx context.Context, a *Adapter, owner *model.Owner, rm *engine.Remote) (string, []model.Note) {
-	note := func(level model.NoteLevel, reason, format string, args ...any) model.Note {
-		return model.Note{Engine: model.EngineArgoCD, Level: level, Reason: reason, Message: fmt.Sprintf(format, args...)}
+// Where an Application deploys, seen from the live object's cluster.
+type placement int
+
+const (
+	// deploysHere: the destination is the live object's cluster.
+	deploysHere placement = iota
+	// deploysElsewhere: another cluster (another spoke, or the hub).
+	deploysElsewhere
+	// unresolved: the destination cannot be resolved to a server (a name
+	// no cluster Secret has, or several have; name and server both set).
+	unresolved
+)
+
+// destination is an Application's destination resolved as Argo CD does.
+type destination struct {
+	where placement
+	// server is the destination server as Argo CD knows it (for
+	// resource.exclusions' cluster globs); "" when unresolved.
+	server string
+	// via says how it was resolved, or why it was not.
+	via string
+}
+
+// hub is the hub's cluster registrations and where the live object is.
+type hub struct {
+	rm      *engine.Remote
+	secrets []registeredCluster
+}
+
+// resolve mirrors util/argo/argo.go GetDestinationCluster: server and name
+// both set is an error; a name resolves through the cluster Secrets with
+// that name (util/db/cluster.go GetClusterServersByName: none or several
+// is an error; "in-cluster" is the hub unless a Secret registers the hub
+// under another name); a server is taken as is.
+func (h *hub) resolve(d Destination) destination {
+	server, via := strings.TrimRight(d.Server, "/"), "destination.server"
+	switch {
+	case d.Server != "" && d.Name != "":
+		return destination{where: unresolved, via: fmt.Sprintf("destination has both name %q and server %s, which Argo CD refuses", d.Name, d.Server)}
+	case d.Name != "":
+		var named []registeredCluster
+		inClusterSecret := false
+		for _, s := range h.secrets {
+			if s.name == d.Name {
+				named = append(named, s)
+			}
+			inClusterSecret = inClusterSecret || s.server == InClusterServer
+		}
+		switch {
+		case len(named) == 1:
+			server, via = named[0].server, fmt.Sprintf("destination.name %q (cluster Secret %s)", d.Name, named[0].secret)
+		case len(named) > 1:
+			names := make([]string, len(named))
+			for i, s := range named {
+				names[i] = s.secret
+			}
+			return destination{where: unresolved, via: fmt.Sprintf("destination.name %q is the name of %d cluster Secrets (%s), which Argo CD refuses", d.Name, len(named), strings.Join(names, ", "))}
+		case d.Name == InClusterName && !inClusterSecret:
+			server, via = InClusterServer, fmt.Sprintf("destination.name %q", d.Name)
+		default:
+			return destination{where: unresolved, via: fmt.Sprintf("destination.name %q matches no cluster Secret on %s", d.Name, h.rm.EngineContext)}
+		}
+	case server == "":
+		return destination{where: unresolved, via: "the Application has no destination"}
 	}
+	target := server
+	if server == InClusterServer {
+		// The hub itself.
+		target = strings.TrimRight(h.rm.EngineServer, "/")
+		via += ", the hub " + target
+	}
+	if target == strings.TrimRight(h.rm.LiveServer, "/") {
+		return destination{where: deploysHere, server: server, via: via}
+	}
+	return destination{where: deploysElsewhere, server: server, via: via}
+}
+
+// remoteState is the adapter's hub-and-spoke state (--engine-context):
+// where the live objects are and where each known Application deploys.
+type remoteState struct {
+	hub hub
+	// dest are the known Applications' destinations, by namespace/name.
+	dest map[string]destination
+
+	mu sync.Mutex
+	// refused are, by Application, the objects Owner did not give to an
+	// Application that deploys elsewhere; unsure those given to one whose
+	// destination is unresolved (for the scan's warnings). Sets: Owner is
+	// asked more than once about an object.
+	refused, unsure map[string]map[string]bool
+}
+
+// setRemote reads the hub's cluster Secrets, resolves every known
+// Application's destination (after Load), and returns the fleet's
+// problems, one note each: the Secrets cannot be read, two contexts point
+// at the live server, a Secret's server is no context's, two Secrets
+// register the same server. From then on Owner gives no object to an
+// Application that deploys to another cluster.
+func (a *Adapter) setRemote(ctx context.Context, rm *engine.Remote) []model.Note {
 	var notes []model.Note
-	live := strings.TrimRight(rm.LiveServer, "/")
+	note := func(level model.NoteLevel, reason, format string, args ...any) {
+		notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: level, Reason: reason, Message: fmt.Sprintf(format, args...)})
+	}
 	if ctxs := rm.Contexts[rm.LiveServer]; len(ctxs) > 1 {
-		notes = append(notes, note(model.NoteWarning, "same-server-contexts",
-			"contexts %s point at the same server %s: the Applications deploying there are the same for each", strings.Join(ctxs, ", "), rm.LiveServer))
+		note(model.NoteWarning, "same-server-contexts",
+			"contexts %s point at the same server %s: the Applications deploying there are the same for each", strings.Join(ctxs, ", "), rm.LiveServer)
 	}
 	secrets, err := hubClusterSecrets(ctx, a.opts.Reader, a.opts.Namespace)
 	if err != nil {
-		notes = append(notes, note(model.NoteWarning, "cluster-secrets-unreadable",
-			"cannot list Argo CD's cluster Secrets in %s on %s: destinations are matched by server URL only: %s", a.opts.Namespace, rm.EngineContext, oneLine(err.Error())))
+		note(model.NoteWarning, "cluster-secrets-unreadable",
+			"cannot list Argo CD's cluster Secrets in %s on %s: destinations are matched by server URL only: %s", a.opts.Namespace, rm.EngineContext, oneLine(err.Error()))
 	}
 	known := map[string]bool{}
 	for s := range rm.Contexts {
 		known[strings.TrimRight(s, "/")] = true
 	}
+	byServer := map[string][]string{}
 	for _, s := range secrets {
 		if s.server != "" && s.server != InClusterServer && !known[s.server] {
-			notes = append(notes, note(model.NoteInfo, "cluster-secret-no-context",
-				"cluster Secret %s (name %q) registers server %s, which no context of the kubeconfig points at", s.secret, s.name, s.server))
+			note(model.NoteInfo, "cluster-secret-no-context",
+				"cluster Secret %s (name %q) registers server %s, which no context of the kubeconfig points at", s.secret, s.name, s.server)
+		}
+		if s.server != "" {
+			byServer[s.server] = append(byServer[s.server], s.secret)
 		}
 	}
-	if owner == nil {
-		return "", notes
+	servers := make([]string, 0, len(byServer))
+	for s := range byServer {
+		servers = append(servers, s)
 	}
-	e := a.appByKey(owner.Namespace + "/" + owner.Name)
+	sort.Strings(servers)
+	for _, s := range servers {
+		if len(byServer[s]) > 1 {
+			// util/db/cluster.go GetCluster takes the first Secret its
+			// index returns for the server: which one is not defined.
+			note(model.NoteWarning, "duplicate-cluster-secrets",
+				"cluster Secrets %s all register server %s: Argo CD uses one of them (which is not defined) for its name and credentials", strings.Join(byServer[s], ", "), s)
+		}
+	}
+	rs := &remoteState{hub: hub{rm: rm, secrets: secrets}, dest: map[string]destination{}, refused: map[string]map[string]bool{}, unsure: map[string]map[string]bool{}}
+	a.mu.Lock()
+	for _, m := range []map[string]*appEntry{a.apps, a.generated} {
+		for key, e := range m {
+			rs.dest[key] = rs.hub.resolve(e.app.Spec.Destination)
+		}
+	}
+	a.remote = rs
+	a.mu.Unlock()
+	return notes
+}
+
+// placed says whether Owner gives obj to Application key: not when the
+// Application deploys to another cluster than the live one. It records
+// what it decided for the scan's warnings.
+func (a *Adapter) placed(key string, obj *unstructured.Unstructured) bool {
+	a.mu.Lock()
+	rs := a.remote
+	a.mu.Unlock()
+	if rs == nil {
+		return true
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	d, ok := rs.dest[key]
+	if !ok || d.where == deploysHere {
+		return true
+	}
+	seen := rs.refused
+	if d.where == unresolved {
+		seen = rs.unsure
+	}
+	if seen[key] == nil {
+		seen[key] = map[string]bool{}
+	}
+	gvk := obj.GroupVersionKind()
+	seen[key][gvk.Group+"/"+gvk.Kind+" "+obj.GetNamespace()+"/"+obj.GetName()] = true
+	return d.where != deploysElsewhere
+}
+
+// OwnerWarnings implements scan.OwnerWarner: after a scan with
+// --engine-context, one line per Application whose tracking id was on
+// objects of the scanned cluster while it deploys elsewhere (those objects
+// are not counted as its), or whose destination is unresolved.
+func (a *Adapter) OwnerWarnings() []string {
+	a.mu.Lock()
+	rs := a.remote
+	a.mu.Unlock()
+	if rs == nil {
+		return nil
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	var out []string
+	for key, objs := range rs.refused {
+		d, n := rs.dest[key], len(objs)
+		out = append(out, fmt.Sprintf("Application %s on %s deploys to %s (%s), not to %s: %d object(s) there carry its tracking id and are not owned by it",
+			key, rs.hub.rm.EngineContext, d.server, d.via, rs.hub.rm.LiveContext, n))
+	}
+	for key, objs := range rs.unsure {
+		n := len(objs)
+		out = append(out, fmt.Sprintf("Application %s on %s: %s: whether it deploys to %s is unknown; its %d object(s) there are judged with its rules",
+			key, rs.hub.rm.EngineContext, rs.dest[key].via, rs.hub.rm.LiveContext, n))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// remoteNotes says, for explain with --engine-context, whether the
+// Application the live object's tracking mark names deploys to the live
+// object's cluster, and which cluster Secret says so (setRemote ran). It
+// returns the destination server as Argo CD knows it (for
+// resource.exclusions' cluster globs; "" when unresolved or elsewhere) and
+// one note: hub-application, destination-mismatch (the object is then not
+// the Application's) or destination-unresolved.
+func remoteNotes(ctx context.Context, a *Adapter, obj *unstructured.Unstructured) (string, []model.Note) {
+	a.mu.Lock()
+	rs := a.remote
+	a.mu.Unlock()
+	owner := a.trackedOwner(obj)
+	if rs == nil || owner == nil {
+		return "", nil
+	}
+	key := owner.Namespace + "/" + owner.Name
+	e := a.appByKey(key)
 	if e == nil {
+		// Not in the list (another namespace, namespaced RBAC): read it.
 		e, _ = a.appFromClusterOrMissing(ctx, owner.Namespace, owner.Name)
 	}
 	if e == nil {
-		return "", notes
+		return "", nil
 	}
-	dest := e.app.Spec.Destination
-	server, via := strings.TrimRight(dest.Server, "/"), "destination.server"
-	if server == "" && dest.Name != "" {
-		via = fmt.Sprintf("destination.name %q", dest.Name)
-		if dest.Name == InClusterName {
-			server = InClusterServer
-		}
-		for _, s := range secrets {
-			if s.name == dest.Name {
-				server, via = s.server, fmt.Sprintf("destination.name %q (cluster Secret %s)", dest.Name, s.secret)
-				break
-			}
-		}
-		if server == "" {
-			notes = append(notes, note(model.NoteWarning, "destination-unresolved",
-				"Application %s/%s: %s matches no cluster Secret on %s: cannot tell whether it deploys to this cluster (%s)", owner.Namespace, owner.Name, via, rm.EngineContext, rm.LiveServer))
-			return "", notes
-		}
+	d := rs.hub.resolve(e.app.Spec.Destination)
+	rs.mu.Lock()
+	rs.dest[key] = d
+	rs.mu.Unlock()
+	note := func(level model.NoteLevel, reason, format string, args ...any) []model.Note {
+		return []model.Note{{Engine: model.EngineArgoCD, Level: level, Reason: reason, Message: fmt.Sprintf(format, args...)}}
 	}
-	target := server
-	if server == InClusterServer {
-		// The hub itself.
-		target = strings.TrimRight(rm.EngineServer, "/")
+	rm := rs.hub.rm
+	switch d.where {
+	case deploysElsewhere:
+		return "", note(model.NoteWarning, "destination-mismatch",
+			"Application %s on %s deploys to %s (%s), not to the live object's cluster %s (context %s): the object is not its, though its tracking id names it",
+			key, rm.EngineContext, d.server, d.via, rm.LiveServer, rm.LiveContext)
+	case unresolved:
+		return "", note(model.NoteWarning, "destination-unresolved",
+			"Application %s: %s: cannot tell whether it deploys to this cluster (%s); judged with its rules", key, d.via, rm.LiveServer)
 	}
-	if target != live {
-		notes = append(notes, note(model.NoteWarning, "destination-mismatch",
-			"Application %s/%s on %s deploys to %s (%s), not to the live object's cluster %s (context %s): its rules are not this object's", owner.Namespace, owner.Name, rm.EngineContext, server, via, rm.LiveServer, rm.LiveContext))
-		return server, notes
-	}
-	notes = append(notes, note(model.NoteInfo, "hub-application",
-		"Application %s/%s on %s deploys to this cluster (%s, %s)", owner.Namespace, owner.Name, rm.EngineContext, server, via))
-	return server, notes
+	return d.server, note(model.NoteInfo, "hub-application",
+		"Application %s on %s deploys to this cluster (%s, %s)", key, rm.EngineContext, d.server, d.via)
 }

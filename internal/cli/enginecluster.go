@@ -67,9 +67,21 @@ func (o *EngineClusterOptions) configure(cfg *engine.Config, flags *genericcliop
 	if err != nil {
 		return err
 	}
-	servers, err := cluster.Contexts(flags)
+	rm, err := o.remote(flags, "", live, ec)
 	if err != nil {
 		return err
+	}
+	cfg.Reader, cfg.Remote = ec, rm
+	return nil
+}
+
+// remote says where the engine and the live objects are: the engine's
+// client ec, the live client, and the live context (by default the one
+// the flags select).
+func (o *EngineClusterOptions) remote(flags *genericclioptions.ConfigFlags, liveContext string, live, ec *cluster.Client) (*engine.Remote, error) {
+	servers, err := cluster.Contexts(flags)
+	if err != nil {
+		return nil, err
 	}
 	byServer := map[string][]string{}
 	for name, s := range servers {
@@ -78,8 +90,7 @@ func (o *EngineClusterOptions) configure(cfg *engine.Config, flags *genericcliop
 	for _, names := range byServer {
 		sort.Strings(names)
 	}
-	liveContext := ""
-	if flags.Context != nil {
+	if liveContext == "" && flags.Context != nil {
 		liveContext = *flags.Context
 	}
 	if liveContext == "" {
@@ -91,11 +102,9 @@ func (o *EngineClusterOptions) configure(cfg *engine.Config, flags *genericcliop
 	if engineContext == "" {
 		engineContext = o.Kubeconfig
 	}
-	cfg.Reader = ec
-	cfg.Remote = &engine.Remote{
+	return &engine.Remote{
 		EngineContext: engineContext, EngineServer: ec.Host(),
 		LiveContext: liveContext, LiveServer: live.Host(),
 		Contexts: byServer,
-	}
-	return nil
+	}, nil
 }

@@ -201,7 +201,7 @@ func (o *ScanOptions) Complete() error {
 		return errors.New("no kinds to scan: the server serves none of the requested kinds")
 	}
 	o.kinds, o.warnings = kinds, warns
-	adapters, warns, err := o.scanAdapters(context.Background(), c)
+	adapters, warns, err := o.scanAdapters(context.Background(), c, "")
 	if err != nil {
 		return err
 	}
@@ -213,25 +213,31 @@ func (o *ScanOptions) Complete() error {
 // judge. They read the cluster through one CachingReader, so each engine
 // object behind the drifted objects is read once. Each engine reads its
 // settings before the scan asks it about ownership (Owner never reads the
-// cluster itself).
-func (o *ScanOptions) scanAdapters(ctx context.Context, c *cluster.Client) ([]model.Adapter, []string, error) {
+// cluster itself). liveContext is the scanned context ("" for the one the
+// flags select).
+func (o *ScanOptions) scanAdapters(ctx context.Context, c *cluster.Client, liveContext string) ([]model.Adapter, []string, error) {
 	var reader model.Reader = scan.NewCachingReader(c)
 	// --engine-context: the engines' objects and settings are the hub's
-	// (or management cluster's); the schema stays the scanned cluster's.
+	// (or management cluster's); the schema stays the scanned cluster's,
+	// and the engines check that each owner deploys to the scanned cluster.
 	ec, err := o.EngineCluster.client(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
 	if err != nil {
 		return nil, nil, err
 	}
+	var rm *engine.Remote
 	if ec != nil {
 		reader = scan.NewCachingReader(ec)
+		if rm, err = o.EngineCluster.remote(o.ConfigFlags, liveContext, c, ec); err != nil {
+			return nil, nil, err
+		}
 	}
-	return engineAdapters(ctx, o.Engine, reader, c)
+	return engineAdapters(ctx, o.Engine, reader, c, rm)
 }
 
 // engineAdapters builds the adapters over reader (serve passes its informer
-// cache).
-func engineAdapters(ctx context.Context, selected string, reader model.Reader, c *cluster.Client) ([]model.Adapter, []string, error) {
-	cfg := engine.Config{Purpose: engine.ForScan, Reader: reader, Schema: c.GVKParser}
+// cache); rm is set when reader reads the engine's own cluster.
+func engineAdapters(ctx context.Context, selected string, reader model.Reader, c *cluster.Client, rm *engine.Remote) ([]model.Adapter, []string, error) {
+	cfg := engine.Config{Purpose: engine.ForScan, Reader: reader, Schema: c.GVKParser, Remote: rm}
 	var out []model.Adapter
 	var warnings []string
 	for _, d := range engine.Selected(selected) {

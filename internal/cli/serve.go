@@ -217,7 +217,7 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 	// owner cache then watches them, and a change rebuilds the adapters
 	// from its informers (no restart, no request).
 	pipeline := func(ctx context.Context) (serve.Pipeline, []string, error) {
-		adapters, warns, err := engineAdapters(ctx, o.Engine, cache, c)
+		adapters, warns, err := engineAdapters(ctx, o.Engine, cache, c, nil)
 		if err != nil {
 			return serve.Pipeline{}, nil, err
 		}

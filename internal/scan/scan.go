@@ -59,6 +59,13 @@ const (
 	ResultKind = "ScanResult"
 )
 
+// OwnerWarner is an adapter with warnings about the owners it refused
+// while the scan asked (an Argo CD Application on a hub that deploys to
+// another cluster than the scanned one), read once the scan is done.
+type OwnerWarner interface {
+	OwnerWarnings() []string
+}
+
 // Result is what a scan found.
 type Result struct {
 	APIVersion string `json:"apiVersion"`
@@ -231,6 +238,11 @@ func Run(ctx context.Context, src Source, opts Options) (*Result, error) {
 	}
 	res.Stats.Objects = int(objects.Load())
 	res.Stats.Owned = int(owned.Load())
+	for _, a := range in.Adapters {
+		if w, ok := a.(OwnerWarner); ok {
+			res.Warnings = append(res.Warnings, w.OwnerWarnings()...)
+		}
+	}
 	finish(res, in)
 	res.Duration = now().Sub(res.Started)
 

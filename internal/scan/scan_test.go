@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	prommodel "github.com/prometheus/common/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
@@ -410,4 +413,38 @@ func TestPrometheusNoDriftStillParses(t *testing.T) {
 func assertGolden(t *testing.T, name, got string) {
 	t.Helper()
 	testutil.Golden(t, filepath.Join("testdata", name), []byte(got))
+}
+
+// refusing is an adapter that owns nothing called name and says so after
+// the scan, as Argo CD's does for an Application of a hub that deploys to
+// another cluster than the scanned one.
+type refusing struct {
+	model.Adapter
+	name    string
+	refused atomic.Int32 // Owner runs in the scan's workers
+}
+
+func (r *refusing) Owner(obj *unstructured.Unstructured) *model.Owner {
+	if obj.GetName() == r.name {
+		r.refused.Add(1)
+		return nil
+	}
+	return r.Adapter.Owner(obj)
+}
+
+func (r *refusing) OwnerWarnings() []string {
+	return []string{fmt.Sprintf("%d object(s) named %s not owned", r.refused.Load(), r.name)}
+}
+
+func TestRunOwnerWarnings(t *testing.T) {
+	in := &Inspector{Adapters: []model.Adapter{&refusing{Adapter: adapter(t, model.EngineFlux), name: "web-image"}, adapter(t, model.EngineArgoCD)}}
+	res := runShop(t, shopSource(), in)
+	for _, r := range res.Items {
+		if r.Resource.Name == "web-image" {
+			t.Errorf("web-image reported although its owner refused it: %+v", r.Owners)
+		}
+	}
+	if want := []string{"1 object(s) named web-image not owned"}; !reflect.DeepEqual(res.Warnings, want) {
+		t.Errorf("warnings = %q, want %q", res.Warnings, want)
+	}
 }

@@ -1,0 +1,383 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// fleetArgoWeb is argoWeb named name, as it is in Git (no tracking id:
+// Argo CD writes it).
+func fleetArgoWeb(name, ns string) string {
+	doc := withoutLine(withoutLine(argoWeb(ns, "-"), "  annotations:"), "    argocd.argoproj.io/tracking-id: -")
+	return strings.NewReplacer("name: web", "name: "+name, "app: web", "app: "+name).Replace(doc)
+}
+
+// mergedKubeconfig writes a kubeconfig with one context per (name,
+// kubeconfig file) pair, each the file's current context.
+func mergedKubeconfig(t *testing.T, files map[string]string) string {
+	t.Helper()
+	merged := clientcmdapi.NewConfig()
+	for name, file := range files {
+		cfg, err := clientcmd.LoadFromFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, ok := cfg.Contexts[cfg.CurrentContext]
+		if !ok {
+			t.Fatalf("kubeconfig %s has no current context", file)
+		}
+		merged.Clusters[name] = cfg.Clusters[c.Cluster]
+		merged.AuthInfos[name] = cfg.AuthInfos[c.AuthInfo]
+		merged.Contexts[name] = &clientcmdapi.Context{Cluster: name, AuthInfo: name, Namespace: "default"}
+	}
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := clientcmd.WriteToFile(*merged, p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestFleetArgoRealHubSpoke: the real Argo CD of the conformance harness
+// is the hub; spoke-a of the fleet harness is registered with it as a
+// cluster Secret (bearer token and the spoke's CA, as util/db/cluster.go
+// reads them), and two Applications deploy to it by destination.name: one
+// with automated self-heal, one automated without. The same two
+// Applications deploy to the hub itself (in-cluster): the same-cluster
+// setup. Each has an ignoreDifferences rule that matches (/spec/replicas)
+// and one that looks as if it did but names the wrong group.
+//
+// With the controller stopped (so that self-heal does not undo the drift
+// before it is explained), drift is made with kubectl on both clusters;
+// explain on the spoke with --engine-context = the hub names the hub's
+// Application and gives the same verdicts as explain on the hub's own
+// objects. Then the controller runs again and is the truth: what
+// self-heal puts back, and Argo CD's own diff (sync status, managed
+// resources) of the Application without self-heal, agree with the
+// verdicts. scan --engine-context on the spoke lists the spoke's drifted
+// objects under the hub's Applications and reports an object whose
+// tracking id names an Application deploying elsewhere as not owned.
+func TestFleetArgoRealHubSpoke(t *testing.T) {
+	a := RealArgoCD(t)
+	f := fleet(t)
+	spoke := f.spokes["spoke-a"]
+	ns := f.namespace(t, "spoke-a")
+	a.Kubectl(t, "create", "namespace", ns)
+	t.Cleanup(func() {
+		if os.Getenv("DRIFT_E2E_KEEP") == "" {
+			_ = a.kubectlRaw("", "delete", "namespace", ns, "--wait=false")
+		}
+	})
+	kc := mergedKubeconfig(t, map[string]string{"argo-hub": a.Kubeconfig, "spoke-a": spoke.kubeconfig})
+	run := func(args ...string) Result {
+		t.Helper()
+		return E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, args...)
+	}
+
+	// The spoke as an Argo CD cluster: the Secret util/db/cluster.go
+	// (SecretToCluster) reads: name, server, and config's bearerToken and
+	// tlsClientConfig.caData (the spoke's self-signed serving certificate).
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	clusterName := "spoke-a-" + hex.EncodeToString(b[:])
+	ca, err := os.ReadFile(filepath.Join(clusterDirOf(spoke.env), "certs", "apiserver.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, _ := json.Marshal(map[string]any{"bearerToken": spoke.token, "tlsClientConfig": map[string]any{"caData": ca}})
+	a.Apply(t, fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata:
+  name: cluster-%[2]s
+  namespace: %[1]s
+  labels: {argocd.argoproj.io/secret-type: cluster}
+data:
+  name: %[3]s
+  server: %[4]s
+  config: %[5]s
+`, a.Namespace, clusterName, b64(clusterName), b64(spoke.server), b64(string(config))))
+	t.Cleanup(func() {
+		if os.Getenv("DRIFT_E2E_KEEP") == "" {
+			_ = a.kubectlRaw("", "-n", a.Namespace, "delete", "secret", "cluster-"+clusterName, "--wait=false")
+		}
+	})
+
+	dir := "apps/" + ns
+	a.Commit(t, "fleet "+ns, map[string]string{
+		dir + "/heal/web.yaml": fleetArgoWeb("web-heal", ns),
+		dir + "/keep/web.yaml": fleetArgoWeb("web-keep", ns),
+	})
+	// app names: <role>-<where>-<suffix>; the suffix keeps them unique.
+	suffix := ns[len(ns)-6:]
+	appName := func(role, where string) string { return "fl-" + role + "-" + where + "-" + suffix }
+	newApp := func(role, where, dest string, selfHeal bool) string {
+		name := appName(role, where)
+		spec := fmt.Sprintf(`  project: default
+  source: {repoURL: %q, path: %s/%s, targetRevision: HEAD}
+  destination: {%s, namespace: %s}
+  syncPolicy:
+    automated: {selfHeal: %v}
+  ignoreDifferences:
+  - group: apps
+    kind: Deployment
+    jsonPointers: [/spec/replicas]
+  # Looks like the image rule it was meant to be, but Deployments are in
+  # group apps, not extensions: it matches nothing.
+  - group: extensions
+    kind: Deployment
+    jsonPointers: [/spec/template/spec/containers/0/image]
+`, a.RepoURL, dir, role, dest, ns, selfHeal)
+		a.CreateApp(t, name, "", spec)
+		t.Cleanup(func() {
+			if os.Getenv("DRIFT_E2E_KEEP") == "" {
+				_ = a.kubectlRaw("", "-n", a.Namespace, "delete", "application", name, "--wait=false")
+			}
+		})
+		return name
+	}
+	apps := map[string]string{} // role/where -> Application
+	for _, where := range []string{"spoke", "here"} {
+		dest := "name: " + clusterName
+		if where == "here" {
+			dest = "server: https://kubernetes.default.svc"
+		}
+		apps["heal/"+where] = newApp("heal", where, dest, true)
+		apps["keep/"+where] = newApp("keep", where, dest, false)
+	}
+	for _, app := range apps {
+		a.waitOperation(t, app, 120*time.Second)
+		a.WaitSynced(t, app, 90*time.Second)
+	}
+	if got := f.kubectl(t, "spoke-a", RunOpts{}, "-n", ns, "get", "deployment", "web-heal", "-o", "jsonpath={.metadata.annotations.argocd\\.argoproj\\.io/tracking-id}"); !strings.HasPrefix(got, apps["heal/spoke"]+":") {
+		t.Fatalf("web-heal on the spoke was not applied by the hub's Argo CD: tracking id %q", got)
+	}
+
+	// The controller stops: the drift stays until it is explained.
+	a.kill("controller")
+	controllerUp := false
+	t.Cleanup(func() {
+		if !controllerUp {
+			a.RestartController(t)
+		}
+	})
+	stopped := time.Now()
+	time.Sleep(1100 * time.Millisecond) // a sync started from now on has a later startedAt (1 s resolution)
+
+	// The same drift on both clusters, with kubectl.
+	kubectlOn := map[string]func(opts RunOpts, args ...string) string{
+		"spoke": func(opts RunOpts, args ...string) string { return f.kubectl(t, "spoke-a", opts, args...) },
+		"here":  func(opts RunOpts, args ...string) string { return a.KubectlWith(t, opts, args...) },
+	}
+	for _, where := range []string{"spoke", "here"} {
+		k := kubectlOn[where]
+		for _, d := range []string{"web-heal", "web-keep"} {
+			k(RunOpts{}, "-n", ns, "scale", "deployment/"+d, "--replicas=5")
+			k(RunOpts{}, "-n", ns, "set", "image", "deployment/"+d, "app=nginx:1.29")
+			k(RunOpts{Env: []string{"KUBE_EDITOR=sed -i s/busybox:1.36/busybox:1.37/"}}, "-n", ns, "edit", "deployment/"+d)
+			k(RunOpts{}, "-n", ns, "label", "deployment/"+d, "hotfix=true")
+			k(RunOpts{}, "-n", ns, "patch", "deployment/"+d, "--type=merge", "-p", `{"spec":{"minReadySeconds":7}}`)
+		}
+	}
+	// An object on the spoke whose tracking id names the hub's in-cluster
+	// Application: it is not that Application's (it deploys to the hub).
+	stray := fmt.Sprintf("%s:/ConfigMap:%s/stray", apps["keep/here"], ns)
+	f.apply(t, "spoke-a", fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: stray\n  namespace: %s\n  annotations: {argocd.argoproj.io/tracking-id: %q}\ndata: {a: b}\n", ns, stray), "--field-manager=argocd-controller")
+	f.kubectl(t, "spoke-a", RunOpts{}, "-n", ns, "label", "configmap/stray", "hotfix=true")
+
+	desired := map[string]string{
+		"web-heal": writeFile(t, "web-heal.yaml", fleetArgoWeb("web-heal", ns)),
+		"web-keep": writeFile(t, "web-keep.yaml", fleetArgoWeb("web-keep", ns)),
+	}
+	// explain runs explain -o json on a Deployment, with its Git manifest
+	// as -f unless extra starts with "--no-file".
+	explain := func(kubeconfig, deploy string, extra ...string) (model.Report, Result) {
+		t.Helper()
+		args := []string{"explain", "deploy/" + deploy, "-n", ns, "--engine", "argocd", "--argocd-namespace", a.Namespace, "-o", "json"}
+		if len(extra) > 0 && extra[0] == "--no-file" {
+			extra = extra[1:]
+		} else {
+			args = append(args, "-f", desired[deploy])
+		}
+		args = append(args, extra...)
+		res := E.Run(t, RunOpts{Kubeconfig: kubeconfig}, KubectlDrift, args...)
+		if res.Code != 1 {
+			t.Fatalf("explain %s: exit %d, want 1 (drift)\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), res.Code, res.Stdout, res.Stderr)
+		}
+		var r model.Report
+		DecodeJSON(t, res.Stdout, &r)
+		return r, res
+	}
+	reports := map[string]model.Report{}
+	for _, role := range []string{"heal", "keep"} {
+		deploy := "web-" + role
+		same, _ := explain(a.Kubeconfig, deploy)
+		got, _ := explain(kc, deploy, "--context", "spoke-a", "--engine-context", "argo-hub")
+		reports[role] = got
+		o := ownerOf(got, model.EngineArgoCD)
+		if o == nil || o.Namespace != a.Namespace || o.Name != apps[role+"/spoke"] || !o.Found || o.SelfHeal != (role == "heal") {
+			t.Fatalf("%s: owner on the spoke = %+v, want the hub's Application %s/%s, found, self-heal %v", deploy, o, a.Namespace, apps[role+"/spoke"], role == "heal")
+		}
+		if n := noteWith(got, "hub-application"); n == nil || !strings.Contains(n.Message, spoke.server) || !strings.Contains(n.Message, "cluster-"+clusterName) {
+			t.Errorf("%s: no note naming the destination's cluster Secret: %+v", deploy, got.Notes)
+		}
+		for _, n := range got.Notes {
+			if strings.Contains(n.Message, spoke.token) {
+				t.Fatalf("a note shows the cluster Secret's token: %s", n.Message)
+			}
+		}
+		want, have := verdictKinds(same, model.EngineArgoCD), verdictKinds(got, model.EngineArgoCD)
+		if len(want) < 4 || !reflect.DeepEqual(want, have) {
+			t.Errorf("%s: verdicts on the spoke %v, same-cluster %v (want the same, for the drifted fields)", deploy, have, want)
+		}
+		t.Logf("%s on the spoke: %v", deploy, have)
+	}
+	if v := verdictKinds(reports["heal"], model.EngineArgoCD); v[".spec.template.spec.containers[name=app].image"] != model.Reverted || v[".spec.replicas"] != model.Ignored {
+		t.Errorf("web-heal: %v, want the app image reverted (the extensions rule does not match) and replicas ignored", v)
+	}
+	if v := verdictKinds(reports["keep"], model.EngineArgoCD); v[".spec.template.spec.containers[name=app].image"] != model.Reported {
+		t.Errorf("web-keep: %v, want the app image reported (no self-heal)", v)
+	}
+
+	// scan on the spoke, the engine's objects from the hub.
+	// (scan reads Argo CD's default namespace, the harness's.)
+	res := run("--context", "spoke-a", "scan", "-n", ns, "--engine", "argocd", "--engine-context", "argo-hub", "-o", "json")
+	if res.Code != 1 {
+		t.Fatalf("scan --engine-context: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	var scanned struct {
+		Items    []model.Report
+		Warnings []string
+	}
+	DecodeJSON(t, res.Stdout, &scanned)
+	byName := map[string]model.Report{}
+	for _, it := range scanned.Items {
+		byName[it.Resource.Name] = it
+	}
+	noFileReports := map[string]model.Report{}
+	for _, role := range []string{"heal", "keep"} {
+		it, ok := byName["web-"+role]
+		if !ok {
+			t.Errorf("scan does not list web-%s: %s", role, res.Stdout)
+			continue
+		}
+		if o := ownerOf(it, model.EngineArgoCD); o == nil || o.Name != apps[role+"/spoke"] || !o.Found {
+			t.Errorf("scan: web-%s owner %+v, want %s", role, o, apps[role+"/spoke"])
+		}
+		// scan has no desired file: it says what explain without -f says
+		// on the spoke (the same pipeline, the hub's Application).
+		noFile, _ := explain(kc, "web-"+role, "--no-file", "--context", "spoke-a", "--engine-context", "argo-hub")
+		noFileReports[role] = noFile
+		if want, have := verdictKinds(noFile, model.EngineArgoCD), verdictKinds(it, model.EngineArgoCD); len(want) == 0 || !reflect.DeepEqual(want, have) {
+			t.Errorf("scan: web-%s verdicts %v, explain without -f %v", role, have, want)
+		}
+	}
+	if it, ok := byName["stray"]; ok {
+		t.Errorf("scan lists stray as owned by %+v: its Application deploys to the hub", it.Owners)
+	}
+	strayLine := 0
+	for _, w := range scanned.Warnings {
+		if strings.Contains(w, apps["keep/here"]) && strings.Contains(w, "not owned") {
+			strayLine++
+		}
+	}
+	if strayLine != 1 {
+		t.Errorf("scan: want one warning that objects naming %s are not owned by it, got %d: %q", apps["keep/here"], strayLine, scanned.Warnings)
+	}
+	strayRes := run("--context", "spoke-a", "explain", "configmap/stray", "-n", ns, "--engine", "argocd", "--argocd-namespace", a.Namespace, "--engine-context", "argo-hub", "-o", "json")
+	var strayRep model.Report
+	DecodeJSON(t, strayRes.Stdout, &strayRep)
+	if o := ownerOf(strayRep, model.EngineArgoCD); o != nil {
+		t.Errorf("explain stray: owner %+v, want none (its Application deploys to the hub)", o)
+	}
+	if n := noteWith(strayRep, "destination-mismatch"); n == nil || !strings.Contains(n.Message, apps["keep/here"]) {
+		t.Errorf("explain stray: no destination-mismatch line: %+v", strayRep.Notes)
+	}
+
+	// The truth: the controller runs again.
+	var before map[string]any
+	DecodeJSON(t, f.kubectl(t, "spoke-a", RunOpts{}, "-n", ns, "get", "deployment", "web-heal", "-o", "json"), &before)
+	a.RestartController(t)
+	controllerUp = true
+	tally := &conformanceTally{known: map[string]string{}, used: map[string]bool{}}
+
+	// Self-heal: a sync of the heal Application started after the drift.
+	// The controller compares an Application again at its resync period
+	// (2-3 min) or when asked: ask now (a normal refresh, as the UI's
+	// Refresh button), then it is the controller that decides to heal.
+	healApp := apps["heal/spoke"]
+	a.App(t, healApp, "normal")
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		var obj struct {
+			Status struct {
+				OperationState struct {
+					Phase     string    `json:"phase"`
+					StartedAt time.Time `json:"startedAt"`
+				} `json:"operationState"`
+			} `json:"status"`
+		}
+		DecodeJSON(t, a.Kubectl(t, "-n", a.Namespace, "get", "application", healApp, "-o", "json"), &obj)
+		st := obj.Status.OperationState
+		if st.Phase == "Succeeded" && st.StartedAt.After(stopped.Truncate(time.Second)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no self-heal of %s after the controller restarted (operation %+v)\n%s", healApp, st, a.LogTail("controller", 20))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	var after map[string]any
+	DecodeJSON(t, f.kubectl(t, "spoke-a", RunOpts{}, "-n", ns, "get", "deployment", "web-heal", "-o", "json"), &after)
+	tally.selfHeal(t, "spoke/heal", reports["heal"], before, after)
+	// Without the Git manifest (scan, explain without -f) the desired
+	// state is inferred from managedFields; say where that inference and
+	// self-heal part (not a failure: the verdicts above are with -f).
+	for _, d := range noFileReports["heal"].Drifts {
+		toolOut, v := toolSaysOutOfSync(d)
+		if v != nil && v.Kind == model.Ignored && strings.Contains(v.Reason, argocd.SyncReappliesPhrase) {
+			toolOut = true
+		}
+		was, wasOK := valueAt(before, d.Path)
+		now, nowOK := valueAt(after, d.Path)
+		if putBack := wasOK != nowOK || !jsonSame(was, now); v != nil && putBack != toolOut {
+			t.Logf("without -f: %s is %s, and self-heal %s", d.Path, v.Kind, map[bool]string{true: "put it back", false: "kept it"}[putBack])
+		}
+	}
+
+	// No self-heal: Argo CD's own comparison of the spoke's object.
+	keepApp := apps["keep/spoke"]
+	st, item := a.refreshedItem(t, keepApp, "Deployment", "web-keep")
+	if st.Sync.Status != "OutOfSync" || !item.Modified {
+		t.Errorf("Argo CD: %s is %s, web-keep modified=%v; the tool said drift (exit 1)", keepApp, st.Sync.Status, item.Modified)
+	}
+	tally.object(t, "spoke/keep", item.Modified, true, reports["keep"])
+	tally.fields(t, "spoke/keep", filterArgoPaths(diffPaths(item.PredictedLive, item.NormalizedLive, "")), reports["keep"])
+	if got := f.kubectl(t, "spoke-a", RunOpts{}, "-n", ns, "get", "deployment", "web-keep", "-o", "jsonpath={.spec.template.spec.containers[0].image}"); got != "nginx:1.29" {
+		t.Errorf("web-keep (no self-heal) image is %q after the controller ran; the tool said reported, not reverted", got)
+	}
+
+	// The hub as the Argo CD API (as `argocd drift` after `argocd login`):
+	// Argo CD's own diff of the spoke's object gives the same answer.
+	apiRep, apiRes := explain(kc, "web-keep", "--context", "spoke-a", "--engine-context", "argo-hub", "--argocd-server", a.Server, "--argocd-plaintext")
+	if n := noteWith(apiRep, "argocd-api"); n == nil {
+		t.Errorf("with --argocd-server no note on Argo CD's own diff: %+v\n%s", apiRep.Notes, apiRes.Stderr)
+	}
+	tally.api(t, "spoke/keep", item.Modified, apiRes.Code == 1)
+	t.Logf("truth: %d/%d fields agree with Argo CD's diff, %d/%d with self-heal, %d/%d objects, %d/%d through the API",
+		tally.fieldAgree, tally.fieldTotal, tally.healAgree, tally.healTotal, tally.objAgree, tally.objTotal, tally.apiAgree, tally.apiTotal)
+}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 )
 
@@ -228,13 +229,13 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	env, err := o.env()
+	var reader model.Reader
+	if o.client != nil {
+		reader = o.client
+	}
+	env, err := o.renderEnv(o.Secrets, reader, o.client)
 	if err != nil {
 		return failure(err)
-	}
-	env.Secrets = o.Secrets
-	if o.client != nil {
-		env.Reader = o.client
 	}
 	rs := engine.Renderers()
 	var targets []*unstructured.Unstructured

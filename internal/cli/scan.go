@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
@@ -45,6 +46,9 @@ type ScanOptions struct {
 	// EngineCluster is where the engines' objects live, when not on the
 	// scanned cluster(s).
 	EngineCluster EngineClusterOptions
+	// RenderFlags: --source DIR compares each drifted object with its
+	// owner rendered from the checkout (source_hook.go).
+	RenderFlags
 
 	started   time.Time
 	namespace string
@@ -52,6 +56,8 @@ type ScanOptions struct {
 	kinds     []scan.Kind
 	adapters  []model.Adapter
 	warnings  []string
+	// source is --source's desired state, nil without it.
+	source *sourceDesired
 }
 
 // NewScanOptions returns the defaults.
@@ -94,6 +100,16 @@ spec.interval; --reconcile-interval where the owner's is unknown, as for
 Argo CD, whose interval is controller-wide). Persistent drift is what to
 alert on. Interrupt it (or set --watch-timeout) to stop: exit 0.
 
+--source DIR compares each object another manager wrote with the object
+its owner would apply, rendered from the checkout as explain --source
+renders it (the owner named by the object's ownership labels; with
+--kustomization/--helmrelease only those owners): each owner is rendered
+once per scan, and what differs from the render is drift even where
+managedFields alone would not tell. An owner that fails to render is one
+warning naming it and its file; its objects are left out and the others
+scanned (exit 2 only when no object could be compared). Objects of owners
+--source does not render are scanned from managedFields.
+
 Exit codes: 0 no drift, 1 drift, 2 error.`,
 		Example: `  # Drift in the current namespace
   ` + g.Frontend.Name + ` scan
@@ -106,6 +122,9 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 
   # Three clusters at once, each row labelled with its context
   ` + g.Frontend.Name + ` scan -A --contexts hub,spoke-a,spoke-b
+
+  # Compare with what Flux would apply from a local checkout
+  ` + g.Frontend.Name + ` scan -n shop --source ~/src/fleet-infra
 
   # Follow drift as it comes and goes
   ` + g.Frontend.Name + ` scan -n shop --watch`,
@@ -143,6 +162,8 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	_ = f.MarkHidden("stats")
 	addFleetFlags(f, &o.Fleet)
 	addEngineClusterFlags(f, &o.EngineCluster)
+	o.addFlags(cmd)
+	_ = cmd.MarkFlagDirname("source")
 	_ = cmd.RegisterFlagCompletionFunc("kinds", cobra.FixedCompletions(append([]string{scan.KindsDefault, scan.KindsAll}, scan.DefaultKinds...), cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -185,6 +206,12 @@ func (o *ScanOptions) Validate() error {
 	if o.Concurrency <= 0 {
 		return errors.New("--concurrency must be positive")
 	}
+	if o.Source != "" && o.Fleet.enabled() {
+		return errors.New("--source compares with one cluster's owners: it cannot be used with --contexts/--all-contexts")
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
 	return o.validateFleet()
 }
 
@@ -220,6 +247,15 @@ func (o *ScanOptions) Complete() error {
 		return err
 	}
 	o.adapters, o.warnings = adapters, append(o.warnings, warns...)
+	if o.Source != "" {
+		// Engine objects, sources and valuesFrom/substituteFrom objects
+		// are read once each, as the adapters read owners.
+		env, err := o.renderEnv(o.Secrets, scan.NewCachingReader(c), c)
+		if err != nil {
+			return err
+		}
+		o.source = newSourceDesired(env, nil, o.refs())
+	}
 	return nil
 }
 
@@ -274,6 +310,9 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 	}
 	src := &scan.StreamSource{Client: o.client, Streamer: streamer, ChunkSize: o.ChunkSize, Consistent: o.Consistent}
 	in := &scan.Inspector{Adapters: o.adapters, IncludeControllers: o.IncludeControllers}
+	if o.source != nil {
+		in.Desired, in.Secrets = o.scanDesired, o.Secrets
+	}
 	for _, w := range o.warnings {
 		stderrf(o.ErrOut, "warning: %s\n", w)
 	}
@@ -298,6 +337,9 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 		// A kind failed for another reason than RBAC: print nothing partial
 		// that a cron job could mistake for the whole truth.
 		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if err := o.sourceOutcome(res); err != nil {
+		return err
 	}
 	if perr := scan.Print(o.Out, o.Output, res); perr != nil {
 		return &ExitError{Code: ExitFailure, Err: perr}
@@ -342,4 +384,41 @@ func (o *ScanOptions) printStats(res *scan.Result, wall time.Duration, kindLists
 	stderrf(o.ErrOut, "scan stats: wall=%.3fs kinds=%d objects=%d owned=%d drifted=%d fields=%d kind_lists=%d requests{%s} total_requests=%d\n",
 		wall.Seconds(), res.Stats.Kinds, res.Stats.Objects, res.Stats.Owned, res.Stats.Drifted, res.Stats.Fields, kindLists,
 		o.client.Counter().String(), o.client.Counter().Total())
+}
+
+// scanDesired is the Inspector's Desired under --source: the object's
+// document in its owner's render. An object whose owner --source does not
+// render (an engine without a renderer, or one the flags leave out) is
+// scanned from managedFields, as without --source.
+func (o *ScanOptions) scanDesired(ctx context.Context, live *unstructured.Unstructured) (*unstructured.Unstructured, model.DesiredSource, error) {
+	obj, _, _, err := o.source.desired(ctx, live, live.GetNamespace())
+	var nr *notRendered
+	if errors.As(err, &nr) {
+		return nil, model.SourceManagedFields, nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return obj, model.SourceRendered, nil
+}
+
+// sourceOutcome says what --source compared. Objects whose owner failed
+// to render were left out (one warning per owner, on stderr like every
+// scan warning); when that is every object the scan looked at in full,
+// nothing was scanned against the checkout: exit 2, as when no kind could
+// be listed.
+func (o *ScanOptions) sourceOutcome(res *scan.Result) error {
+	if o.source == nil {
+		return nil
+	}
+	compared, failed, unowned := o.source.counts()
+	if unowned > 0 {
+		msg := fmt.Sprintf("--source: %d objects another manager wrote have no owner that --source renders: their drift is inferred from managedFields", unowned)
+		stderrf(o.ErrOut, "warning: %s\n", msg)
+		res.Warnings = append(res.Warnings, msg)
+	}
+	if failed > 0 && compared == 0 && unowned == 0 {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--source: no object could be compared with its render (%d failed; see the warnings)", failed)}
+	}
+	return nil
 }

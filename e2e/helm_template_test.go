@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 )
 
 var (
@@ -184,16 +183,7 @@ data:
 			if ht.Code != 0 {
 				t.Fatalf("helm template: exit %d: %s", ht.Code, ht.Stderr)
 			}
-			var theirs []map[string]any
-			for _, doc := range strings.Split(ht.Stdout, "\n---\n") {
-				var m map[string]any
-				if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
-					t.Fatalf("helm template output: %v", err)
-				}
-				if m != nil {
-					theirs = append(theirs, m)
-				}
-			}
+			theirs := yamlDocs(t, "helm template", ht.Stdout)
 			ours, want := sortedYAML(t, list.Items), sortedYAML(t, theirs)
 			if ours != want {
 				t.Errorf("render differs from helm template:\n--- ours\n%s\n--- helm template\n%s", ours, want)

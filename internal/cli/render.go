@@ -169,6 +169,11 @@ library from a chart in the checkout (a GitRepository or Bucket path, or a
 HelmChart built from one; a chart repository only when --source-map maps its
 URL), with values and valuesFrom composed as helm-controller composes them,
 its post-renderers, common metadata and the labels helm-controller adds.
+Charts see the cluster's .Capabilities (Kubernetes version and served API
+versions, from discovery, as helm-controller's installs do) with
+--from-cluster; without it, Helm's defaults (the Kubernetes version of
+Helm's client library and the API versions it compiles in), as helm
+template without --kube-version.
 
 Without --kustomization/--helmrelease every Flux Kustomization and
 HelmRelease found in the checkout is rendered. Nothing outside --source (and the --source-map directories) is

@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
+	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
 
 // countingRenderer owns objects labelled owner=NAME (engine object
@@ -149,6 +150,41 @@ func TestNormalizeSourceErrors(t *testing.T) {
 		_, stderr, code, _ := run(t, KubectlFrontend, append([]string{"normalize", "--engine", "flux"}, c.args...)...)
 		if code != ExitFailure || !strings.Contains(stderr, c.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestScanSourceOutcome: scan --source fails (exit 2) only when owners
+// failed to render and no object was compared or inferred; objects
+// without a rendered owner are one warning.
+func TestScanSourceOutcome(t *testing.T) {
+	for _, c := range []struct {
+		compared, failed, unowned int
+		code                      int
+		warn                      string
+	}{
+		{compared: 0, failed: 2, code: ExitFailure},
+		{compared: 1, failed: 2},
+		{failed: 2, unowned: 1, warn: "1 objects another manager wrote have no owner that --source renders"},
+		{},
+	} {
+		var errOut strings.Builder
+		o := &ScanOptions{GlobalOptions: &GlobalOptions{}, source: &sourceDesired{compared: c.compared, failed: c.failed, unowned: c.unowned}}
+		o.ErrOut = &errOut
+		res := &scan.Result{}
+		err := o.sourceOutcome(res)
+		var ee *ExitError
+		switch {
+		case c.code != 0 && (!errors.As(err, &ee) || ee.Code != c.code):
+			t.Errorf("%+v: got %v, want exit %d", c, err, c.code)
+		case c.code == 0 && err != nil:
+			t.Errorf("%+v: got %v, want no error", c, err)
+		}
+		if c.warn != "" && (!strings.Contains(errOut.String(), c.warn) || len(res.Warnings) != 1) {
+			t.Errorf("%+v: stderr %q, warnings %v; want %q", c, errOut.String(), res.Warnings, c.warn)
+		}
+		if c.warn == "" && errOut.Len() > 0 {
+			t.Errorf("%+v: unexpected stderr %q", c, errOut.String())
 		}
 	}
 }

@@ -249,8 +249,14 @@ func (o *ScanOptions) Complete() error {
 	o.adapters, o.warnings = adapters, append(o.warnings, warns...)
 	if o.Source != "" {
 		// Engine objects, sources and valuesFrom/substituteFrom objects
-		// are read once each, as the adapters read owners.
-		env, err := o.renderEnv(o.Secrets, scan.NewCachingReader(c), c)
+		// are read once each, where the engines' objects are (the
+		// controllers read them there); charts see the scanned cluster's
+		// capabilities, which a remote helm-controller's install reads.
+		reader, err := o.engineReader(c)
+		if err != nil {
+			return err
+		}
+		env, err := o.renderEnv(o.Secrets, reader, c)
 		if err != nil {
 			return err
 		}
@@ -265,17 +271,26 @@ func (o *ScanOptions) Complete() error {
 // settings before the scan asks it about ownership (Owner never reads the
 // cluster itself).
 func (o *ScanOptions) scanAdapters(ctx context.Context, c *cluster.Client) ([]model.Adapter, []string, error) {
-	var reader model.Reader = scan.NewCachingReader(c)
-	// --engine-context: the engines' objects and settings are the hub's
-	// (or management cluster's); the schema stays the scanned cluster's.
-	ec, err := o.EngineCluster.client(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
+	reader, err := o.engineReader(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	if ec != nil {
-		reader = scan.NewCachingReader(ec)
-	}
 	return engineAdapters(ctx, o.Engine, reader, c)
+}
+
+// engineReader reads the engines' objects: through a CachingReader of the
+// scanned cluster c or, with --engine-context, of the hub's (or
+// management cluster's), where the engines' objects and settings are; the
+// schema stays the scanned cluster's.
+func (o *ScanOptions) engineReader(c *cluster.Client) (*scan.CachingReader, error) {
+	ec, err := o.EngineCluster.client(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
+	if err != nil {
+		return nil, err
+	}
+	if ec != nil {
+		return scan.NewCachingReader(ec), nil
+	}
+	return scan.NewCachingReader(c), nil
 }
 
 // engineAdapters builds the adapters over reader (serve passes its informer

@@ -97,16 +97,7 @@ postBuild:
 	if fb.Code != 0 {
 		t.Fatalf("flux build: %s", fb.Stderr)
 	}
-	var theirs []map[string]any
-	for _, doc := range strings.Split(fb.Stdout, "\n---\n") {
-		var m map[string]any
-		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
-			t.Fatalf("flux build output: %v", err)
-		}
-		if m != nil {
-			theirs = append(theirs, m)
-		}
-	}
+	theirs := yamlDocs(t, "flux build", fb.Stdout)
 	if got, want := ours, sortedYAML(t, theirs); got != want {
 		t.Errorf("render differs from flux build kustomization:\n--- ours\n%s\n--- flux build\n%s", got, want)
 	}
@@ -165,6 +156,22 @@ spec:
 			t.Errorf("%s: explain --source and -f disagree:\n--- --source\n%s\n--- -f\n%s", obj, a, b)
 		}
 	}
+}
+
+// yamlDocs decodes the objects of a tool's multi-document YAML output.
+func yamlDocs(t *testing.T, tool, out string) []map[string]any {
+	t.Helper()
+	var objs []map[string]any
+	for _, doc := range strings.Split(out, "\n---\n") {
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte(doc), &m); err != nil {
+			t.Fatalf("%s output: %v", tool, err)
+		}
+		if m != nil {
+			objs = append(objs, m)
+		}
+	}
+	return objs
 }
 
 // sortedYAML prints objects sorted by kind, namespace and name.

@@ -3,15 +3,18 @@
 # the same run with the real tool on the same inputs:
 #
 #   flux build kustomization bench --path DIR/app --kustomization-file KS --dry-run
+#   helm template bench DIR/charts/bench -n flux-system --set replicas=3
 #
 # The Go benchmarks (BenchmarkRenderKustomization200: 100 Deployments and
 # 100 ConfigMaps in 20 files, no kustomization.yaml, postBuild variables;
 # BenchmarkRenderHelmRelease50: a 50-template chart) write their checkout
-# into RENDER_BENCH_DIR; then `kubectl drift render` and `flux build` each
-# run BENCH_RUNS times (default 5) on it as processes, and the script
-# prints the median wall times and the ratio render/flux build. No cluster
-# is needed (--dry-run, no --from-cluster). helm template is not compared:
-# the helm CLI is not built here.
+# into RENDER_BENCH_DIR; then `kubectl drift render` of the Kustomization
+# and `flux build`, and `kubectl drift render` of a HelmRelease of the
+# chart and `helm template` (the helm v4 CLI at go.mod's version, built by
+# hack/build-helm.sh), each run BENCH_RUNS times (default 5) on it as
+# processes, and the script prints the median wall times and the ratios
+# render/flux build and render/helm template. No cluster is needed
+# (--dry-run, no --from-cluster).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,6 +24,7 @@ trap 'rm -rf "$WORK"' EXIT
 log() { printf '[bench-render] %s\n' "$*" >&2; }
 
 FLUX=$("$ROOT/hack/build-flux.sh")
+HELM=$("$ROOT/hack/build-helm.sh")
 log "building kubectl-drift"
 (cd "$ROOT" && go build -o "$WORK/kubectl-drift" ./plugins/kubectl-drift)
 
@@ -61,6 +65,23 @@ objs=$(grep -c '^kind:' "$WORK/out.yaml")
 theirs=$(median_ms "$FLUX" build kustomization bench -n flux-system --path "$WORK/checkout/app" --kustomization-file "$WORK/ks.yaml" --dry-run)
 fobjs=$(grep -c '^kind:' "$WORK/out.yaml")
 
+# The HelmRelease of BenchmarkRenderHelmRelease50: the chart's values with
+# replicas 3; helm template gets the same as --set.
+cat > "$WORK/checkout/hr.yaml" <<HR
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: bench, namespace: flux-system}
+spec:
+  interval: 10m
+  chart:
+    spec: {chart: ./charts/bench, sourceRef: {kind: GitRepository, name: repo}}
+  values: {replicas: 3}
+HR
+hr_ours=$(median_ms "$WORK/kubectl-drift" render --source "$WORK/checkout" --helmrelease flux-system/bench)
+hobjs=$(grep -c '^kind:' "$WORK/out.yaml")
+hr_theirs=$(median_ms "$HELM" template bench "$WORK/checkout/charts/bench" -n flux-system --set replicas=3)
+tobjs=$(grep -c '^kind:' "$WORK/out.yaml")
+
 ks_ns=$(awk '/^BenchmarkRenderKustomization200/ {print $3}' "$WORK/bench.txt")
 hr_ns=$(awk '/^BenchmarkRenderHelmRelease50/ {print $3}' "$WORK/bench.txt")
 printf 'render library, 200-object Kustomization: %d ms/op\n' $(( ks_ns / 1000000 ))
@@ -68,3 +89,6 @@ printf 'render library, 50-template chart:        %d ms/op\n' $(( hr_ns / 100000
 printf 'kubectl drift render (process, %d objects): %d ms median of %d\n' "$objs" "$ours" "$RUNS"
 printf 'flux build kustomization (process, %d objects): %d ms median of %d\n' "$fobjs" "$theirs" "$RUNS"
 awk -v a="$ours" -v b="$theirs" 'BEGIN {printf "ratio render/flux build: %.2f\n", a/b}'
+printf 'kubectl drift render (process, %d objects): %d ms median of %d\n' "$hobjs" "$hr_ours" "$RUNS"
+printf 'helm template (process, %d objects): %d ms median of %d\n' "$tobjs" "$hr_theirs" "$RUNS"
+awk -v a="$hr_ours" -v b="$hr_theirs" 'BEGIN {printf "ratio render/helm template: %.2f\n", a/b}'

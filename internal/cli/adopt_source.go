@@ -7,6 +7,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/adopt"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 )
 
@@ -15,13 +16,13 @@ import (
 // --helmrelease) says where its manifests are in the checkout, and that
 // location becomes the locator -k, -f or --chart would have given.
 func (o *AdoptOptions) sourceLocator(ctx context.Context, ex *explained) (adopt.Locator, error) {
-	env, err := o.env()
+	var reader model.Reader
+	if ex.client != nil {
+		reader = ex.client
+	}
+	env, err := o.renderEnv(o.Secrets, reader, ex.client)
 	if err != nil {
 		return nil, err
-	}
-	env.Secrets = o.Secrets
-	if ex.client != nil {
-		env.Reader = ex.client
 	}
 	ref, loc, err := render.LocateForLive(ctx, env, engine.Renderers(), ex.live, o.owner())
 	if err != nil {

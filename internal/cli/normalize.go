@@ -44,6 +44,9 @@ type NormalizeOptions struct {
 	// Full compares every live field in --diff, server defaults included.
 	Full   bool
 	Output string
+	// RenderFlags: with --diff, --source DIR renders the desired state as
+	// the owning engine would (source_hook.go) instead of -f DESIRED.
+	RenderFlags
 
 	args   []string
 	getenv func(string) string
@@ -65,7 +68,7 @@ func newNormalizeCommand(g *GlobalOptions) *cobra.Command {
 func newNormalizeCmd(o *NormalizeOptions) *cobra.Command {
 	g := o.GlobalOptions
 	cmd := &cobra.Command{
-		Use:   "normalize (-f FILE | TYPE/NAME) [--engine argocd|flux] [--rules PATH...] [-k DIR] [--from-cluster] [--diff -f DESIRED]",
+		Use:   "normalize (-f FILE | TYPE/NAME) [--engine argocd|flux] [--rules PATH...] [-k DIR] [--from-cluster] [--diff (-f DESIRED | --source DIR)]",
 		Short: "Print an object as Argo CD or Flux sees it before diffing",
 		Long: `Normalize prints an object the way one engine sees it just before it
 diffs: for Argo CD after its normalizers and the ignoreDifferences rules that
@@ -81,7 +84,10 @@ auto (the kubectl door's default) the engine is picked from those marks.
 
 --diff shows desired against live through the same normalization, as a
 unified diff: the live object is TYPE/NAME (then -f is the desired state) or
-the first -f, the desired state the second -f. Live fields the desired state
+the first -f, the desired state the second -f, or, with --source DIR, the
+object its owner would apply, rendered from the checkout as explain
+--source renders it (--kustomization/--helmrelease name the owner of an
+object without ownership labels). Live fields the desired state
 does not set (server defaults, status) are left out, as in Argo CD's
 two-way diff; --full keeps them. As with kubectl diff, the
 KUBECTL_EXTERNAL_DIFF program, when set, is run on two directories (LIVE and
@@ -90,6 +96,9 @@ MERGED) instead. Secret values are masked (***).
 Exit codes: 0 ok (with --diff: no differences), 1 differences, 2 error.`,
 		Example: `  # Flux's view of a live Deployment saved with --show-managed-fields
   ` + g.Frontend.Name + ` normalize -f live.yaml --engine flux --rules ./clusters/prod
+
+  # Live against what Flux would apply from a local checkout
+  ` + g.Frontend.Name + ` normalize deploy/web -n shop --engine flux --from-cluster --diff --source ~/src/fleet-infra
 
   # What Argo CD would still call drift, in your diff tool
   KUBECTL_EXTERNAL_DIFF="meld" ` + g.Frontend.Name + ` normalize deploy/web -n shop --engine argocd --from-cluster --diff -f web.yaml`,
@@ -112,6 +121,8 @@ Exit codes: 0 ok (with --diff: no differences), 1 differences, 2 error.`,
 	cmd.Flags().BoolVar(&o.Diff, "diff", false, "show desired vs live through the same normalization as a unified diff")
 	cmd.Flags().BoolVar(&o.Full, "full", false, "with --diff, keep every live field (server defaults, metadata) instead of only the fields the desired state sets")
 	addOutputFlag(cmd, &o.Output, normalizeFormats, "without --diff")
+	o.addFlags(cmd)
+	_ = cmd.MarkFlagDirname("source")
 	return cmd
 }
 
@@ -129,16 +140,25 @@ func (o *NormalizeOptions) Validate() error {
 	if _, err := canonicalOutput(o.Output, normalizeFormats); err != nil {
 		return err
 	}
+	if o.Source != "" && !o.Diff {
+		return errors.New("--source gives the desired state: it needs --diff")
+	}
+	if err := o.validateSourceFor("normalize"); err != nil {
+		return err
+	}
 	want := 1
-	if o.Diff {
+	if o.Diff && o.Source == "" {
 		want = 2
 	}
 	if len(o.args) > 0 {
 		want--
 	}
 	if len(o.Files) != want {
-		if o.Diff {
-			return fmt.Errorf("--diff needs the live object (TYPE/NAME or -f LIVE) and the desired state (-f DESIRED)")
+		switch {
+		case o.Diff && o.Source != "":
+			return fmt.Errorf("--diff --source needs the live object alone (TYPE/NAME or -f LIVE): the desired state is rendered")
+		case o.Diff:
+			return fmt.Errorf("--diff needs the live object (TYPE/NAME or -f LIVE) and the desired state (-f DESIRED, or --source DIR)")
 		}
 		return fmt.Errorf("give exactly one object: -f FILE or TYPE/NAME")
 	}
@@ -148,19 +168,22 @@ func (o *NormalizeOptions) Validate() error {
 // Run normalizes and prints or diffs.
 func (o *NormalizeOptions) Run(ctx context.Context) error {
 	var reader model.Reader
+	var client *cluster.Client
 	var live *unstructured.Unstructured
+	var namespace string
 	files := o.Files
 	if len(o.args) > 0 || o.Rules.FromCluster {
 		c, err := cluster.New(o.ConfigFlags, cluster.Options{})
 		if err != nil {
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
-		reader = c
+		reader, client = c, c
 		if len(o.args) > 0 {
 			ns, _, err := c.Namespace()
 			if err != nil {
 				return &ExitError{Code: ExitFailure, Err: err}
 			}
+			namespace = ns
 			t, err := c.Resolve(o.args, ns)
 			if err != nil {
 				return &ExitError{Code: ExitFailure, Err: err}
@@ -198,7 +221,12 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%s cannot normalize objects", a.Engine())}
 	}
 	req := drift.NormalizeRequest{Live: live, Adapter: norm, Full: o.Full}
-	if o.Diff {
+	switch {
+	case o.Diff && o.Source != "":
+		if req.Desired, err = o.desiredFromSource(ctx, live, reader, client, namespace); err != nil {
+			return &ExitError{Code: ExitFailure, Err: err}
+		}
+	case o.Diff:
 		if req.Desired, err = o.readObject(files[0]); err != nil {
 			return &ExitError{Code: ExitFailure, Err: err}
 		}
@@ -216,6 +244,19 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 	// value differs, so the diff still shows which keys changed.
 	redact.Pair(n.Live.Object, n.Desired.Object)
 	return o.diff(n.Live, n.Desired)
+}
+
+// desiredFromSource is normalize's --source hook: live's document in its
+// owner's render (engine objects, sources and valuesFrom read from the
+// cluster when one is used, else from the checkout).
+func (o *NormalizeOptions) desiredFromSource(ctx context.Context, live *unstructured.Unstructured, reader model.Reader, c *cluster.Client, namespace string) (*unstructured.Unstructured, error) {
+	env, err := o.renderEnv(o.Secrets, reader, c)
+	if err != nil {
+		return nil, err
+	}
+	obj, _, objs, err := newSourceDesired(env, o.owner(), nil).desired(ctx, live, namespace)
+	o.remember(objs...)
+	return obj, err
 }
 
 func printObject(w interface{ Write([]byte) (int, error) }, format string, obj *unstructured.Unstructured) error {

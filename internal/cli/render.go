@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 )
 
@@ -168,6 +169,11 @@ library from a chart in the checkout (a GitRepository or Bucket path, or a
 HelmChart built from one; a chart repository only when --source-map maps its
 URL), with values and valuesFrom composed as helm-controller composes them,
 its post-renderers, common metadata and the labels helm-controller adds.
+Charts see the cluster's .Capabilities (Kubernetes version and served API
+versions, from discovery, as helm-controller's installs do) with
+--from-cluster; without it, Helm's defaults (the Kubernetes version of
+Helm's client library and the API versions it compiles in), as helm
+template without --kube-version.
 
 Without --kustomization/--helmrelease every Flux Kustomization and
 HelmRelease found in the checkout is rendered. Nothing outside --source (and the --source-map directories) is
@@ -228,13 +234,13 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	env, err := o.env()
+	var reader model.Reader
+	if o.client != nil {
+		reader = o.client
+	}
+	env, err := o.renderEnv(o.Secrets, reader, o.client)
 	if err != nil {
 		return failure(err)
-	}
-	env.Secrets = o.Secrets
-	if o.client != nil {
-		env.Reader = o.client
 	}
 	rs := engine.Renderers()
 	var targets []*unstructured.Unstructured

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
@@ -42,6 +43,9 @@ type ScanOptions struct {
 	// EngineCluster is where the engines' objects live, when not on the
 	// scanned cluster(s).
 	EngineCluster EngineClusterOptions
+	// RenderFlags: --source DIR compares each drifted object with its
+	// owner rendered from the checkout (source_hook.go).
+	RenderFlags
 
 	started   time.Time
 	namespace string
@@ -49,6 +53,8 @@ type ScanOptions struct {
 	kinds     []scan.Kind
 	adapters  []model.Adapter
 	warnings  []string
+	// source is --source's desired state, nil without it.
+	source *sourceDesired
 }
 
 // NewScanOptions returns the defaults.
@@ -91,6 +97,16 @@ spec.interval; --reconcile-interval where the owner's is unknown, as for
 Argo CD, whose interval is controller-wide). Persistent drift is what to
 alert on. Interrupt it (or set --watch-timeout) to stop: exit 0.
 
+--source DIR compares each object another manager wrote with the object
+its owner would apply, rendered from the checkout as explain --source
+renders it (the owner named by the object's ownership labels; with
+--kustomization/--helmrelease only those owners): each owner is rendered
+once per scan, and what differs from the render is drift even where
+managedFields alone would not tell. An owner that fails to render is one
+warning naming it and its file; its objects are left out and the others
+scanned (exit 2 only when no object could be compared). Objects of owners
+--source does not render are scanned from managedFields.
+
 Exit codes: 0 no drift, 1 drift, 2 error.`,
 		Example: `  # Drift in the current namespace
   ` + g.Frontend.Name + ` scan
@@ -103,6 +119,9 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 
   # Three clusters at once, each row labelled with its context
   ` + g.Frontend.Name + ` scan -A --contexts hub,spoke-a,spoke-b
+
+  # Compare with what Flux would apply from a local checkout
+  ` + g.Frontend.Name + ` scan -n shop --source ~/src/fleet-infra
 
   # Follow drift as it comes and goes
   ` + g.Frontend.Name + ` scan -n shop --watch`,
@@ -138,6 +157,8 @@ Exit codes: 0 no drift, 1 drift, 2 error.`,
 	_ = f.MarkHidden("stats")
 	addFleetFlags(f, &o.Fleet)
 	addEngineClusterFlags(f, &o.EngineCluster)
+	o.addFlags(cmd)
+	_ = cmd.MarkFlagDirname("source")
 	return cmd
 }
 
@@ -175,6 +196,12 @@ func (o *ScanOptions) Validate() error {
 	if o.Concurrency <= 0 {
 		return errors.New("--concurrency must be positive")
 	}
+	if o.Source != "" && o.Fleet.enabled() {
+		return errors.New("--source compares with one cluster's owners: it cannot be used with --contexts/--all-contexts")
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
 	return o.validateFleet()
 }
 
@@ -206,6 +233,21 @@ func (o *ScanOptions) Complete() error {
 		return err
 	}
 	o.adapters, o.warnings = adapters, append(o.warnings, warns...)
+	if o.Source != "" {
+		// Engine objects, sources and valuesFrom/substituteFrom objects
+		// are read once each, where the engines' objects are (the
+		// controllers read them there); charts see the scanned cluster's
+		// capabilities, which a remote helm-controller's install reads.
+		reader, err := o.engineReader(c)
+		if err != nil {
+			return err
+		}
+		env, err := o.renderEnv(o.Secrets, reader, c)
+		if err != nil {
+			return err
+		}
+		o.source = newSourceDesired(env, nil, o.refs())
+	}
 	return nil
 }
 
@@ -232,6 +274,21 @@ func (o *ScanOptions) scanAdapters(ctx context.Context, c *cluster.Client, liveC
 		}
 	}
 	return engineAdapters(ctx, o.Engine, reader, c, rm)
+}
+
+// engineReader reads the engines' objects: through a CachingReader of the
+// scanned cluster c or, with --engine-context, of the hub's (or
+// management cluster's), where the engines' objects and settings are; the
+// schema stays the scanned cluster's.
+func (o *ScanOptions) engineReader(c *cluster.Client) (*scan.CachingReader, error) {
+	ec, err := o.EngineCluster.client(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
+	if err != nil {
+		return nil, err
+	}
+	if ec != nil {
+		return scan.NewCachingReader(ec), nil
+	}
+	return scan.NewCachingReader(c), nil
 }
 
 // engineAdapters builds the adapters over reader (serve passes its informer
@@ -266,6 +323,9 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 	}
 	src := &scan.StreamSource{Client: o.client, Streamer: streamer, ChunkSize: o.ChunkSize, Consistent: o.Consistent}
 	in := &scan.Inspector{Adapters: o.adapters, IncludeControllers: o.IncludeControllers}
+	if o.source != nil {
+		in.Desired, in.Secrets = o.scanDesired, o.Secrets
+	}
 	for _, w := range o.warnings {
 		stderrf(o.ErrOut, "warning: %s\n", w)
 	}
@@ -290,6 +350,9 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 		// A kind failed for another reason than RBAC: print nothing partial
 		// that a cron job could mistake for the whole truth.
 		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	if err := o.sourceOutcome(res); err != nil {
+		return err
 	}
 	if perr := scan.Print(o.Out, o.Output, res); perr != nil {
 		return &ExitError{Code: ExitFailure, Err: perr}
@@ -334,4 +397,41 @@ func (o *ScanOptions) printStats(res *scan.Result, wall time.Duration, kindLists
 	stderrf(o.ErrOut, "scan stats: wall=%.3fs kinds=%d objects=%d owned=%d drifted=%d fields=%d kind_lists=%d requests{%s} total_requests=%d\n",
 		wall.Seconds(), res.Stats.Kinds, res.Stats.Objects, res.Stats.Owned, res.Stats.Drifted, res.Stats.Fields, kindLists,
 		o.client.Counter().String(), o.client.Counter().Total())
+}
+
+// scanDesired is the Inspector's Desired under --source: the object's
+// document in its owner's render. An object whose owner --source does not
+// render (an engine without a renderer, or one the flags leave out) is
+// scanned from managedFields, as without --source.
+func (o *ScanOptions) scanDesired(ctx context.Context, live *unstructured.Unstructured) (*unstructured.Unstructured, model.DesiredSource, error) {
+	obj, _, _, err := o.source.desired(ctx, live, live.GetNamespace())
+	var nr *notRendered
+	if errors.As(err, &nr) {
+		return nil, model.SourceManagedFields, nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	return obj, model.SourceRendered, nil
+}
+
+// sourceOutcome says what --source compared. Objects whose owner failed
+// to render were left out (one warning per owner, on stderr like every
+// scan warning); when that is every object the scan looked at in full,
+// nothing was scanned against the checkout: exit 2, as when no kind could
+// be listed.
+func (o *ScanOptions) sourceOutcome(res *scan.Result) error {
+	if o.source == nil {
+		return nil
+	}
+	compared, failed, unowned := o.source.counts()
+	if unowned > 0 {
+		msg := fmt.Sprintf("--source: %d objects another manager wrote have no owner that --source renders: their drift is inferred from managedFields", unowned)
+		stderrf(o.ErrOut, "warning: %s\n", msg)
+		res.Warnings = append(res.Warnings, msg)
+	}
+	if failed > 0 && compared == 0 && unowned == 0 {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--source: no object could be compared with its render (%d failed; see the warnings)", failed)}
+	}
+	return nil
 }

@@ -78,6 +78,9 @@ type Env struct {
 	// that has no value and no default (kustomize-controller's
 	// StrictPostBuildSubstitutions feature gate).
 	StrictSubstitute bool
+	// Capabilities reads what the cluster serves, for engines that template
+	// with it (Helm's .Capabilities); nil offline: each engine's defaults.
+	Capabilities func(ctx context.Context) (*Capabilities, error)
 
 	// Secrets learns the values of every Secret a renderer reads
 	// (postBuild substituteFrom, valuesFrom): printing masks them wherever
@@ -87,6 +90,17 @@ type Env struct {
 
 	// origins are the files Files were read from.
 	origins map[*unstructured.Unstructured]string
+}
+
+// Capabilities are the cluster's version and served API versions, as
+// discovery gives them.
+type Capabilities struct {
+	// KubeVersion is the server's git version ("v1.37.2"), Major and
+	// Minor its /version fields as the server gives them ("1", "37").
+	KubeVersion, Major, Minor string
+	// APIVersions are "group/version" and "group/version/Kind" of every
+	// served resource (helm.sh/helm/v4 pkg/action GetVersionSet's form).
+	APIVersions []string
 }
 
 // AddSecret records the values of a Secret a renderer read, and of the

@@ -45,6 +45,17 @@ type Inspector struct {
 	// controllers (kube-controller-manager's revision annotations...),
 	// which are bookkeeping, not drift, in nearly every cluster.
 	IncludeControllers bool
+	// Desired, when set, gives a candidate's desired state (scan --source:
+	// its owner rendered from a checkout), compared as explain compares
+	// -f. A nil object infers drift from managedFields as without it; an
+	// error skips the object with the error's text as a warning (the
+	// same text for every object of an owner that failed to render is one
+	// warning).
+	Desired func(ctx context.Context, live *unstructured.Unstructured) (*unstructured.Unstructured, model.DesiredSource, error)
+	// Secrets, when set, masks what Desired read besides each object's own
+	// Secret values (a Secret a render substituted): shared by every
+	// object, it only ever masks more.
+	Secrets *redact.Scrubber
 }
 
 // Candidate is an object the first pass kept: GitOps-owned and written by a
@@ -169,11 +180,24 @@ func Decode(kind Kind, raw []byte) (*unstructured.Unstructured, error) {
 // leave the scan: drift values at secret paths are masked, and notes and
 // warnings that quote one (a jq error) are scrubbed.
 func (in *Inspector) Explain(ctx context.Context, judgeMu sync.Locker, cand *Candidate, obj *unstructured.Unstructured) (*model.Report, []string, error) {
-	secrets := redact.NewScrubber()
+	secrets := in.Secrets
+	if secrets == nil {
+		secrets = redact.NewScrubber()
+	}
 	secrets.Add(obj.Object)
 	var warns []string
+	var desired *unstructured.Unstructured
+	var src model.DesiredSource
+	if in.Desired != nil {
+		var err error
+		if desired, src, err = in.Desired(ctx, obj); err != nil {
+			return nil, []string{secrets.String(err.Error())}, nil
+		}
+	}
 	req := drift.Request{
 		Live:               obj,
+		Desired:            desired,
+		Source:             src,
 		Engine:             "auto",
 		IncludeControllers: in.IncludeControllers,
 		Inventory:          true,

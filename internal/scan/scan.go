@@ -21,6 +21,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -287,6 +288,8 @@ func (in *Inspector) inspect(ctx context.Context, judgeMu *sync.Mutex, k Kind, r
 func finish(res *Result, in *Inspector) {
 	sort.Slice(res.Items, func(i, j int) bool { return res.Items[i].Resource.Less(res.Items[j].Resource) })
 	sort.Strings(res.Warnings)
+	// One owner that failed to render warns once, not once per object.
+	res.Warnings = slices.Compact(res.Warnings)
 
 	type key struct {
 		ns, kind, manager string

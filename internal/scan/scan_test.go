@@ -448,3 +448,45 @@ func TestRunOwnerWarnings(t *testing.T) {
 		t.Errorf("warnings = %q, want %q", res.Warnings, want)
 	}
 }
+
+// TestRunDesiredHook: with Inspector.Desired (scan --source), an object
+// is compared with the desired object the hook gives (the value the
+// engine would apply, which managedFields alone cannot tell); a nil
+// desired infers as before; an error leaves the object out with its text
+// as a warning, once however many objects share it.
+func TestRunDesiredHook(t *testing.T) {
+	in := bothEngines(t)
+	in.Desired = func(_ context.Context, live *unstructured.Unstructured) (*unstructured.Unstructured, model.DesiredSource, error) {
+		switch {
+		case live.GetName() == "cfg-patched":
+			d := live.DeepCopy()
+			if err := unstructured.SetNestedField(d.Object, "info", "data", "LOG_LEVEL"); err != nil {
+				return nil, "", err
+			}
+			return d, model.SourceRendered, nil
+		case live.GetKind() == "Deployment":
+			return nil, "", errors.New("HelmRelease/shop/web: chart fails to template")
+		}
+		return nil, model.SourceManagedFields, nil
+	}
+	res := runShop(t, shopSource(), in)
+	got := map[string]string{}
+	for _, r := range res.Items {
+		for _, d := range r.Drifts {
+			got[r.Resource.Kind+" "+r.Resource.Name+" "+d.Path] = fmt.Sprintf("%s %s desired=%v live=%v", r.DesiredSource, d.Change, d.Desired, d.Live)
+		}
+	}
+	want := map[string]string{
+		"ConfigMap cfg-csa /data/LOG_LEVEL":            "managed-fields changed desired=info live=debug",
+		"ConfigMap cfg-labelled /metadata/labels/team": "managed-fields added desired=<nil> live=oncall",
+		// The hook's desired value, which inference does not have.
+		"ConfigMap cfg-patched /data/LOG_LEVEL": "rendered changed desired=info live=debug",
+		"Secret db /data/password":              "managed-fields changed desired=<nil> live=***",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("drifts (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"HelmRelease/shop/web: chart fails to template"}, res.Warnings); diff != "" {
+		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	ssautil "github.com/fluxcd/pkg/ssa/utils"
 	"github.com/go-logr/logr"
 	"helm.sh/helm/v4/pkg/action"
+	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	helmrelease "helm.sh/helm/v4/pkg/release/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -77,6 +78,9 @@ func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	install.Devel = true
 	install.SkipCRDs = true
 	install.PostRenderer = postRenderer{hr: &hr}
+	if err := capabilities(ctx, env, install); err != nil {
+		return nil, err
+	}
 	rel, err := install.RunWithContext(ctx, chrt, values.AsMap())
 	if err != nil {
 		return nil, fmt.Errorf("templating chart %s: %w", chartDir, err)
@@ -108,6 +112,41 @@ func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 		o.SetAnnotations(a)
 	}
 	return objs, nil
+}
+
+// capabilities gives the templates the cluster's .Capabilities when
+// there is a cluster: helm-controller's installs run against it, and Helm
+// reads KubeVersion and APIVersions from discovery (helm.sh/helm/v4
+// pkg/action/action.go getCapabilities). Offline they are Helm's defaults
+// (common.DefaultCapabilities: the Kubernetes version of Helm's client-go
+// and the API versions it compiles in), as `helm template` without
+// --kube-version/--api-versions. In client-only mode Helm appends the given
+// API versions to its defaults (pkg/action/install.go), so a version that
+// client-go knows but the cluster does not serve still answers Has: the
+// one way this differs from helm-controller.
+func capabilities(ctx context.Context, env *render.Env, install *action.Install) error {
+	if env.Capabilities == nil {
+		return nil
+	}
+	caps, err := env.Capabilities(ctx)
+	if err != nil {
+		return fmt.Errorf("reading the cluster's capabilities for the chart: %w", err)
+	}
+	if caps == nil {
+		return nil
+	}
+	kv, err := common.ParseKubeVersion(caps.KubeVersion)
+	if err != nil {
+		return fmt.Errorf("the cluster's version %q: %w", caps.KubeVersion, err)
+	}
+	// Major and Minor as the server says them ("27+" on some providers),
+	// as getCapabilities copies them.
+	if caps.Major != "" && caps.Minor != "" {
+		kv.Major, kv.Minor = caps.Major, caps.Minor
+	}
+	install.KubeVersion = kv
+	install.APIVersions = caps.APIVersions
+	return nil
 }
 
 // shortenName is helm-controller's release name limit (helm-controller

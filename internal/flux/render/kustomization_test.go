@@ -2,11 +2,13 @@ package render
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"helm.sh/helm/v4/pkg/chart/common"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -264,5 +266,50 @@ func TestHelmReleaseRepositoryMapped(t *testing.T) {
 	}
 	if len(res[0].Objects) != 1 || res[0].Objects[0].GetName() != "h" || res[0].Objects[0].GetNamespace() != "flux-system" {
 		t.Errorf("got %v", res[0].Objects)
+	}
+}
+
+// TestHelmReleaseCapabilities: with a cluster the templates see its
+// version and served API versions (as helm-controller's installs do);
+// offline, Helm's defaults; a discovery failure is the HelmRelease's error.
+func TestHelmReleaseCapabilities(t *testing.T) {
+	hr := helmRelease(map[string]any{"chart": chartSpec("./charts/caps", "GitRepository")})
+	data := func(t *testing.T, env *render.Env) map[string]any {
+		t.Helper()
+		res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{hr})
+		if res[0].Err != nil {
+			t.Fatal(res[0].Err)
+		}
+		if len(res[0].Objects) != 1 {
+			t.Fatalf("got %d objects", len(res[0].Objects))
+		}
+		d, _, _ := unstructured.NestedMap(res[0].Objects[0].Object, "data")
+		return d
+	}
+	env := testEnv(t)
+	offline := data(t, env)
+	def := common.DefaultCapabilities.KubeVersion
+	if offline["kubeVersion"] != def.Version || offline["widgets"] != "false" || offline["apps"] != "true" {
+		t.Errorf("offline: got %v, want Helm's defaults (%s, no example.com/v1/Widget)", offline, def.Version)
+	}
+
+	env.Capabilities = func(context.Context) (*render.Capabilities, error) {
+		return &render.Capabilities{KubeVersion: "v1.99.3-gke.7", Major: "1", Minor: "99+",
+			APIVersions: []string{"apps/v1", "example.com/v1", "example.com/v1/Widget"}}, nil
+	}
+	got := data(t, env)
+	want := map[string]any{"kubeVersion": "v1.99.3-gke.7", "minor": "99+", "widgets": "true", "apps": "true"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("cluster: %s = %v, want %v", k, got[k], v)
+		}
+	}
+
+	env.Capabilities = func(context.Context) (*render.Capabilities, error) {
+		return nil, errors.New("discovery: connection refused")
+	}
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{hr})
+	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "connection refused") || !strings.HasPrefix(res[0].Err.Error(), "HelmRelease/flux-system/h: ") {
+		t.Errorf("discovery failure: got %v", res[0].Err)
 	}
 }

@@ -1,0 +1,231 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// TestSourceAcceptance is issue 16's acceptance for Flux: one checkout
+// holds a Flux Kustomization's directory (postBuild.substituteFrom a
+// ConfigMap on the cluster, no kustomization.yaml) and a HelmRelease's
+// chart (valuesFrom a ConfigMap, whole and valuesKey/targetPath). The real
+// kustomize-controller and helm-controller of the Flux lab apply them;
+// kubectl drifts the live objects (scale, edit, label); then, for every
+// drifted object, explain --source gives the report of explain -f with
+// hand-rendered manifests, and scan --source finds the same drifted
+// fields with the same verdicts.
+func TestSourceAcceptance(t *testing.T) {
+	l := lab(t)
+	l.helm(t)
+	ns := l.namespace(t, "source")
+
+	// What the engines read on the cluster.
+	l.kubectl(t, RunOpts{}, "-n", ns, "create", "configmap", "vars", "--from-literal=greeting=hello from the cluster", "--from-literal=tier=frontend")
+	l.kubectl(t, RunOpts{}, "-n", ns, "create", "configmap", "web-values", "--from-literal=values.yaml=replicas: 3\ngreeting: from valuesFrom\n", "--from-literal=region=eu-west-1")
+
+	// The Kustomization, applied by kustomize-controller from the
+	// GitRepository's artifact (the checkout's app/ directory).
+	rev := l.gitRepo(t, ns, renderLabFiles)
+	l.kustomization(t, ns, rev, `targetNamespace: `+ns+`
+namePrefix: p-
+commonMetadata: {labels: {team: web}}
+postBuild:
+  substituteFrom: [{kind: ConfigMap, name: vars}]
+`)
+
+	// The HelmRelease, installed by helm-controller from the chart the
+	// checkout's charts/web holds (packaged as its HelmChart artifact).
+	l.create(t, schema.GroupVersionResource{Group: "source.toolkit.fluxcd.io", Version: "v1", Resource: "helmrepositories"}, `apiVersion: source.toolkit.fluxcd.io/v1
+kind: HelmRepository
+metadata: {name: repo, namespace: `+ns+`}
+spec: {interval: 1h, url: "https://charts.example.invalid"}
+`)
+	templates := map[string]string{}
+	for n, c := range renderLabChart {
+		templates[strings.TrimPrefix(n, "templates/")] = c
+	}
+	l.helmChart(t, ns, "web", templates)
+	l.helmRelease(t, ns, "web", `valuesFrom:
+  - {kind: ConfigMap, name: web-values}
+  - {kind: ConfigMap, name: web-values, valuesKey: region, targetPath: region}
+`)
+
+	// The checkout: app/ is the GitRepository's content, charts/ the chart
+	// repository's; --source-map maps both URLs into it.
+	dir := t.TempDir()
+	for name, body := range renderLabFiles {
+		fluxWrite(t, dir, name, body)
+	}
+	fluxWrite(t, dir, "charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n")
+	for n, c := range templates {
+		fluxWrite(t, dir, "charts/web/templates/"+n, c)
+	}
+	srcArgs := []string{"--source", dir,
+		"--source-map", "https://example.invalid/repo.git=" + filepath.Join(dir, "app"),
+		"--source-map", "https://charts.example.invalid=" + filepath.Join(dir, "charts")}
+
+	// Drift, with kubectl (KUBE_EDITOR is split on spaces: none in sed's
+	// expression, and no backslash, which would hand it to a shell).
+	l.kubectl(t, RunOpts{}, "-n", ns, "scale", "deployment/p-web", "--replicas=5")
+	l.kubectl(t, RunOpts{Env: []string{"KUBE_EDITOR=sed -i s/from.valuesFrom/edited/"}}, "-n", ns, "edit", "deployment/web")
+	l.kubectl(t, RunOpts{}, "-n", ns, "label", "service/p-web", "team=ops", "--overwrite")
+	l.kubectl(t, RunOpts{}, "-n", ns, "label", "service/web", "oncall=alice")
+
+	// Hand-rendered: what each controller applied, written out by hand.
+	hand := fluxWrite(t, t.TempDir(), "hand-rendered.yaml", fmt.Sprintf(`apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: p-web
+  namespace: %[1]s
+  labels: {tier: frontend, team: web, kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: %[1]s}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: app
+          image: nginx:1.27
+          env:
+            - {name: GREETING, value: "hello from the cluster"}
+            - {name: REGION, value: "eu-west-1"}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: p-web
+  namespace: %[1]s
+  labels: {team: web, kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: %[1]s}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  labels: {app.kubernetes.io/managed-by: Helm, helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: %[1]s}
+  annotations: {meta.helm.sh/release-name: web, meta.helm.sh/release-namespace: %[1]s}
+spec:
+  replicas: 3
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+        - name: app
+          image: nginx:1.27
+          env:
+            - {name: GREETING, value: "from valuesFrom"}
+            - {name: REGION, value: "eu-west-1"}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  labels: {app.kubernetes.io/managed-by: Helm, helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: %[1]s}
+  annotations: {meta.helm.sh/release-name: web, meta.helm.sh/release-namespace: %[1]s}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+`, ns))
+
+	// explain --source == explain -f, object by object.
+	wantPaths := map[string]string{
+		"Deployment/p-web": "/spec/replicas",
+		"Deployment/web":   "/spec/template/spec/containers/0/env/0/value",
+		"Service/p-web":    "/metadata/labels/team",
+		"Service/web":      "/metadata/labels/oncall",
+	}
+	explained := map[string]string{}
+	for obj, path := range wantPaths {
+		src := l.drift(t, append([]string{"explain", obj, "-n", ns, "-o", "json"}, srcArgs...)...)
+		file := l.drift(t, "explain", obj, "-n", ns, "-f", hand, "-o", "json")
+		if src.Code != file.Code || src.Code > 1 {
+			t.Fatalf("%s: exit --source %d (%s), -f %d (%s); want the same, 0 or 1", obj, src.Code, src.Stderr, file.Code, file.Stderr)
+		}
+		var rep report
+		DecodeJSON(t, src.Stdout, &rep)
+		if rep.DesiredSource != "rendered" {
+			t.Errorf("%s: desiredSource %q, want rendered", obj, rep.DesiredSource)
+		}
+		a, b := reportWithout(t, src.Stdout), reportWithout(t, file.Stdout)
+		if a != b {
+			t.Errorf("%s: explain --source and -f disagree:\n--- --source\n%s\n--- -f\n%s", obj, a, b)
+		}
+		explained[obj] = rep.fields()
+		if !strings.Contains(explained[obj], path+" ") {
+			t.Errorf("%s: the drift of %s is not reported: %s", obj, path, explained[obj])
+		}
+	}
+
+	// scan --source: the same fields, the same verdicts, each owner
+	// rendered once (no render warning).
+	res := l.drift(t, append([]string{"scan", "-n", ns, "-o", "json"}, srcArgs...)...)
+	if res.Code != 1 {
+		t.Fatalf("scan --source: exit %d, want 1 (drift): %s", res.Code, res.Stderr)
+	}
+	if strings.Contains(res.Stderr, "warning") {
+		t.Errorf("scan --source warned: %s", res.Stderr)
+	}
+	var scanned struct {
+		Items []report `json:"items"`
+	}
+	DecodeJSON(t, res.Stdout, &scanned)
+	got := map[string]string{}
+	for _, it := range scanned.Items {
+		if it.DesiredSource != "rendered" {
+			t.Errorf("scan: %s/%s desiredSource %q, want rendered", it.Resource.Kind, it.Resource.Name, it.DesiredSource)
+		}
+		got[it.Resource.Kind+"/"+it.Resource.Name] = it.fields()
+	}
+	for obj, want := range explained {
+		if got[obj] != want {
+			t.Errorf("%s: scan --source found\n  %s\nexplain --source\n  %s", obj, got[obj], want)
+		}
+	}
+	if len(got) != len(explained) {
+		t.Errorf("scan --source reported %d objects, explain %d: %v", len(got), len(explained), got)
+	}
+}
+
+// report is the part of a drift report TestSourceAcceptance compares.
+type report struct {
+	Resource struct {
+		Kind string `json:"kind"`
+		Name string `json:"name"`
+	} `json:"resource"`
+	DesiredSource string `json:"desiredSource"`
+	Drifts        []struct {
+		Path     string `json:"path"`
+		Change   string `json:"change"`
+		Desired  any    `json:"desired"`
+		Live     any    `json:"live"`
+		Verdicts []struct {
+			Engine string `json:"engine"`
+			Kind   string `json:"verdict"`
+		} `json:"verdicts"`
+	} `json:"drifts"`
+}
+
+// fields is one line per drifted field: path, change, values, verdicts.
+func (r report) fields() string {
+	var out []string
+	for _, d := range r.Drifts {
+		var vs []string
+		for _, v := range d.Verdicts {
+			vs = append(vs, v.Engine+":"+v.Kind)
+		}
+		out = append(out, fmt.Sprintf("%s %s desired=%v live=%v [%s]", d.Path, d.Change, d.Desired, d.Live, strings.Join(vs, ",")))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
+}

@@ -20,7 +20,7 @@ func (o *ExplainOptions) validateSource() error {
 		return errors.New("--source and -f/-k are mutually exclusive: give the desired state one way")
 	}
 	if len(o.refs()) > 1 {
-		return errors.New("explain renders one owner: give one of --kustomization, --helmrelease or --app")
+		return errors.New("explain renders one owner: give --kustomization or --helmrelease once")
 	}
 	return o.validate()
 }

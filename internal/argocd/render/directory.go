@@ -176,22 +176,28 @@ func mergePatchFile(doc []byte, path string) ([]byte, error) {
 }
 
 // splitYAML splits tool output (helm template, kustomize build) into
-// objects, as gitops-engine kube.SplitYAML does: empty documents dropped.
+// objects as gitops-engine kube.SplitYAML does: empty and null documents
+// dropped, each document an Unstructured (integers stay int64).
 func splitYAML(out []byte) ([]*unstructured.Unstructured, error) {
 	var objs []*unstructured.Unstructured
 	d := kubeyaml.NewYAMLOrJSONDecoder(bytes.NewReader(out), 4096)
 	for {
-		var m map[string]any
-		if err := d.Decode(&m); err != nil {
+		var raw json.RawMessage
+		if err := d.Decode(&raw); err != nil {
 			if errors.Is(err, io.EOF) {
 				break
 			}
-			return nil, err
+			return objs, fmt.Errorf("failed to unmarshal manifest: %w", err)
 		}
-		if len(m) == 0 {
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 			continue
 		}
-		objs = append(objs, &unstructured.Unstructured{Object: m})
+		u := &unstructured.Unstructured{}
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return objs, fmt.Errorf("failed to unmarshal manifest: %w", err)
+		}
+		objs = append(objs, u)
 	}
 	return objs, nil
 }

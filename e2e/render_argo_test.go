@@ -44,25 +44,9 @@ spec:
     metadata: {labels: {app: api}}
     spec: {containers: [{name: app, image: "nginx:1.27"}]}
 `,
-		p + "/charts/web/Chart.yaml":  "apiVersion: v2\nname: web\nversion: 0.1.0\n",
-		p + "/charts/web/values.yaml": "replicas: 1\ngreeting: chart default\nregion: none\n",
-		p + "/charts/web/templates/deploy.yaml": `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: {{ .Release.Name }}
-spec:
-  replicas: {{ .Values.replicas }}
-  selector: {matchLabels: {app: {{ .Release.Name }}}}
-  template:
-    metadata: {labels: {app: {{ .Release.Name }}}}
-    spec:
-      containers:
-        - name: app
-          image: nginx:1.27
-          env:
-            - {name: GREETING, value: {{ .Values.greeting | quote }}}
-            - {name: REGION, value: {{ .Values.region | quote }}}
-`,
+		p + "/charts/web/Chart.yaml":            "apiVersion: v2\nname: web\nversion: 0.1.0\n",
+		p + "/charts/web/values.yaml":           "replicas: 1\ngreeting: chart default\nregion: none\n",
+		p + "/charts/web/templates/deploy.yaml": renderLabChart["templates/deploy.yaml"],
 		p + "/charts/web/templates/cm.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata: {name: {{ .Release.Name }}-settings}

@@ -114,7 +114,7 @@ func (f editedFS) ReadFile(path string) ([]byte, error) {
 	if f.file != "" && filepath.Clean(path) == f.file {
 		return append([]byte(nil), f.data...), nil
 	}
-	h, err := f.FileSystem.Open(path)
+	h, err := f.Open(path)
 	if err != nil {
 		return nil, err // outside root, or missing
 	}
@@ -338,10 +338,12 @@ func replicaCount(raw json.RawMessage) (int64, error) {
 // addLabels mirrors commands/edit/add/addmetadata.go addLabels.
 func addLabels(k *kustypes.Kustomization, labels map[string]string, force, withoutSelector, includeTemplates bool) error {
 	if !withoutSelector {
-		if k.CommonLabels == nil {
-			k.CommonLabels = map[string]string{}
+		// kustomize edit add label writes commonLabels, deprecated or not:
+		// what Argo CD runs is mirrored here.
+		if k.CommonLabels == nil { //nolint:staticcheck // mirrors kustomize edit add label
+			k.CommonLabels = map[string]string{} //nolint:staticcheck // as above
 		}
-		return writeToMap(k.CommonLabels, labels, force, "label")
+		return writeToMap(k.CommonLabels, labels, force, "label") //nolint:staticcheck // as above
 	}
 	lbl := kustypes.Label{Pairs: map[string]string{}, IncludeSelectors: false, IncludeTemplates: includeTemplates}
 	match := func() (int, bool) {

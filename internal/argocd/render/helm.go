@@ -18,6 +18,7 @@ import (
 	"helm.sh/helm/v4/pkg/getter"
 	helmrelease "helm.sh/helm/v4/pkg/release/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sversion "k8s.io/apimachinery/pkg/util/version"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
@@ -50,6 +51,11 @@ func (r *Renderer) renderHelm(app *application, s *appSource, env *render.Env, c
 	ns := app.Spec.Destination.Namespace // GetNamespaceOrDefault
 	if h.Namespace != "" {
 		ns = h.Namespace
+	}
+	if ns == "" {
+		// No --namespace: helm's own default, the repo-server having no
+		// kubeconfig context.
+		ns = "default"
 	}
 	opts := values.Options{}
 	for _, vf := range h.ValueFiles {
@@ -132,14 +138,16 @@ func (r *Renderer) renderHelm(app *application, s *appSource, env *render.Env, c
 	install.Namespace = ns
 	install.IncludeCRDs = !h.SkipCrds
 	install.SkipSchemaValidation = h.SkipSchemaValidation
-	kv := h.KubeVersion
-	if kv != "" {
-		if !strings.HasPrefix(kv, "v") {
-			kv = "v" + kv
-		}
-		parsed, err := common.ParseKubeVersion(kv)
+	if h.KubeVersion != "" {
+		// repository.go parseKubeVersion: k8s's generic parse, printed
+		// back (major.minor.patch), then helm's --kube-version parse.
+		gv, err := k8sversion.ParseGeneric(h.KubeVersion)
 		if err != nil {
 			return nil, fmt.Errorf("could not parse kubernetes version %s: %w", h.KubeVersion, err)
+		}
+		parsed, err := common.ParseKubeVersion(gv.String())
+		if err != nil {
+			return nil, fmt.Errorf("invalid kube version '%s': %w", gv.String(), err)
 		}
 		install.KubeVersion = parsed
 	}

@@ -398,6 +398,21 @@ spec:
 	if got := find(t, objs, "ConfigMap", "rel-cfg").Object["data"].(map[string]any)["ns"]; got != "helmns" {
 		t.Errorf("release namespace %v", got)
 	}
+	// No destination namespace: helm template's default namespace.
+	objs, err = renderApp(t, env, strings.Replace(other, "  destination: {namespace: shop}\n", "", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := find(t, objs, "ConfigMap", "rel-cfg").Object["data"].(map[string]any)["ns"]; got != "helmns" {
+		t.Errorf("release namespace %v", got)
+	}
+	objs, err = renderApp(t, env, strings.Replace(strings.Replace(other, "  destination: {namespace: shop}\n", "", 1), "namespace: helmns, ", "", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := find(t, objs, "ConfigMap", "rel-cfg").Object["data"].(map[string]any)["ns"]; got != "default" {
+		t.Errorf("release namespace without any: %v, want helm's default", got)
+	}
 	missing := strings.Replace(other, "skipCrds: true", "valueFiles: [absent.yaml]", 1)
 	if _, err := renderApp(t, env, missing); err == nil || !strings.Contains(err.Error(), "absent.yaml") {
 		t.Errorf("missing values file: %v", err)

@@ -17,7 +17,7 @@ import (
 
 // checkout writes files (path -> content) into a temporary directory and
 // returns the render environment over it.
-func checkout(t *testing.T, files map[string]string) *render.Env {
+func checkout(t testing.TB, files map[string]string) *render.Env {
 	t.Helper()
 	dir := t.TempDir()
 	for p, c := range files {
@@ -36,7 +36,7 @@ func checkout(t *testing.T, files map[string]string) *render.Env {
 	return env
 }
 
-func app(t *testing.T, y string) *unstructured.Unstructured {
+func app(t testing.TB, y string) *unstructured.Unstructured {
 	t.Helper()
 	var m map[string]any
 	if err := yaml.Unmarshal([]byte("apiVersion: argoproj.io/v1alpha1\nkind: Application\n"+y), &m); err != nil {
@@ -56,7 +56,7 @@ func tracking(data map[string]string) Tracking {
 	return t
 }
 
-func renderApp(t *testing.T, env *render.Env, y string) ([]*unstructured.Unstructured, error) {
+func renderApp(t testing.TB, env *render.Env, y string) ([]*unstructured.Unstructured, error) {
 	t.Helper()
 	r := New(Options{Tracking: tracking})
 	objs, err := r.Render(context.Background(), env, app(t, y))

@@ -53,6 +53,7 @@ metadata: {name: {{ .Release.Name }}-settings}
 data:
   release-namespace: {{ .Release.Namespace }}
   tier: {{ .Values.tier | default "none" | quote }}
+  csv: {{ .Values.csv | default "" | quote }}
 `,
 		p + "/values/web.yaml": "greeting: from the values repo\nreplicas: 2\n",
 	}
@@ -95,6 +96,12 @@ func TestRenderArgoGroundTruth(t *testing.T) {
       images: ["nginx:1.27.3"]
       commonLabels: {team: api}
       commonAnnotations: {owner: e2e}
+      nameSuffix: -v1
+      replicas: [{name: api, count: 3}]
+      patches:
+        - target: {kind: Deployment, name: api}
+          patch: |
+            - {op: add, path: /spec/minReadySeconds, value: 5}
 `, a.RepoURL, ns, p),
 		"helm-" + ns: fmt.Sprintf(`  project: default
   destination: {server: https://kubernetes.default.svc, namespace: %[2]s}
@@ -107,7 +114,7 @@ func TestRenderArgoGroundTruth(t *testing.T) {
         valueFiles: [$values/%[3]s/values/web.yaml, absent.yaml]
         ignoreMissingValueFiles: true
         valuesObject: {region: eu-west-1}
-        parameters: [{name: tier, value: backend}]
+        parameters: [{name: tier, value: backend}, {name: csv, value: "a,b"}, {name: replicas, value: "2", forceString: false}]
     - repoURL: %[1]q
       targetRevision: HEAD
       ref: values

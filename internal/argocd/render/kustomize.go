@@ -31,7 +31,12 @@ import (
 // and the build runs kustomize's own library with the CLI's defaults
 // (krusty: loads restricted to the kustomization root, plugins off,
 // legacy order), bounded to the source's directory.
-func renderKustomize(s *appSource, appPath, root string, vars envVars, noRemote bool) ([]*unstructured.Unstructured, error) {
+func renderKustomize(s *appSource, appPath, root string, vars envVars, noRemote bool, buildOpts string) ([]*unstructured.Unstructured, error) {
+	kopts := krusty.MakeDefaultOptions()
+	kopts.Reorder = krusty.ReorderOptionLegacy // kustomize build's --reorder default
+	if err := applyBuildOptions(kopts, buildOpts); err != nil {
+		return nil, err
+	}
 	kname := ""
 	for _, n := range kustomizationNames {
 		if fi, err := os.Stat(filepath.Join(appPath, n)); err == nil && !fi.IsDir() {
@@ -64,8 +69,6 @@ func renderKustomize(s *appSource, appPath, root string, vars envVars, noRemote 
 	if edited != nil {
 		fs.file, fs.data = filepath.Join(appPath, kname), edited
 	}
-	kopts := krusty.MakeDefaultOptions()
-	kopts.Reorder = krusty.ReorderOptionLegacy // kustomize build's --reorder default
 	m, err := runKrusty(kopts, fs, appPath)
 	if err != nil {
 		return nil, fmt.Errorf("kustomize build %s: %w", relTo(root, appPath), err)
@@ -75,6 +78,61 @@ func renderKustomize(s *appSource, appPath, root string, vars envVars, noRemote 
 		return nil, err
 	}
 	return splitYAML(out)
+}
+
+// buildOptions is argocd-cm's kustomize.buildOptions, or
+// kustomize.buildOptions.<version> for a source that names a kustomize
+// version (util/settings/settings.go GetKustomizeSettings).
+func buildOptions(cm map[string]string, s *appSource) string {
+	if s.Kustomize != nil && s.Kustomize.Version != "" {
+		return cm["kustomize.buildOptions."+s.Kustomize.Version]
+	}
+	return cm["kustomize.buildOptions"]
+}
+
+// applyBuildOptions sets the `kustomize build` flags of
+// kustomize.buildOptions that the library can honour; the ones that run
+// programs (helm, plugins, exec functions) are not supported.
+func applyBuildOptions(k *krusty.Options, opts string) error {
+	f := strings.Fields(opts)
+	for i := 0; i < len(f); i++ {
+		name, val, hasVal := strings.Cut(f[i], "=")
+		next := func() string {
+			if hasVal {
+				return val
+			}
+			if i+1 < len(f) {
+				i++
+				return f[i]
+			}
+			return ""
+		}
+		switch name {
+		case "--load-restrictor", "--load_restrictor":
+			switch v := next(); v {
+			case "LoadRestrictionsNone":
+				k.LoadRestrictions = kustypes.LoadRestrictionsNone
+			case "LoadRestrictionsRootOnly":
+				k.LoadRestrictions = kustypes.LoadRestrictionsRootOnly
+			default:
+				return fmt.Errorf("argocd-cm kustomize.buildOptions: --load-restrictor %q is not a load restrictor", v)
+			}
+		case "--reorder":
+			switch v := next(); v {
+			case "legacy":
+				k.Reorder = krusty.ReorderOptionLegacy
+			case "none":
+				k.Reorder = krusty.ReorderOptionNone
+			default:
+				return fmt.Errorf("argocd-cm kustomize.buildOptions: --reorder %q is not legacy or none", v)
+			}
+		case "--enable-helm", "--enable-alpha-plugins", "--enable-exec", "--enable-star", "--network", "--mount":
+			return fmt.Errorf("argocd-cm kustomize.buildOptions %s: %w (it runs programs or reaches the network)", name, ErrUnsupported)
+		default:
+			return fmt.Errorf("argocd-cm kustomize.buildOptions %s: %w", name, ErrUnsupported)
+		}
+	}
+	return nil
 }
 
 // runKrusty builds, turning a panic inside kustomize into an error.

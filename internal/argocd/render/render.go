@@ -120,10 +120,11 @@ func (r *Renderer) Render(ctx context.Context, env *render.Env, obj *unstructure
 			}
 		}
 	}
-	tracking, err := r.tracking(ctx, env, &app)
+	cm, err := r.argocdCM(ctx, env)
 	if err != nil {
 		return nil, err
 	}
+	tracking := r.parseTracking(cm)
 	instance := app.instanceName(r.opts.Namespace)
 	var out []*unstructured.Unstructured
 	for i, s := range sources {
@@ -136,7 +137,7 @@ func (r *Renderer) Render(ctx context.Context, env *render.Env, obj *unstructure
 				continue
 			}
 		}
-		objs, err := r.renderSource(&app, &s, env, refs)
+		objs, err := r.renderSource(&app, &s, env, refs, cm)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s %s): %w", field, s.RepoURL, s.Path, err)
 		}
@@ -151,29 +152,32 @@ func (r *Renderer) Render(ctx context.Context, env *render.Env, obj *unstructure
 	return out, nil
 }
 
-// tracking reads argocd-cm: from the cluster when there is one, else from
-// the checkout, else Argo CD's defaults.
-func (r *Renderer) tracking(ctx context.Context, env *render.Env, app *application) (Tracking, error) {
-	parse := r.opts.Tracking
-	if parse == nil {
-		parse = func(map[string]string) Tracking {
-			return Tracking{Method: "annotation", LabelKey: "app.kubernetes.io/instance"}
-		}
-	}
-	cm, err := env.Lookup(ctx, schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, r.opts.Namespace, "argocd-cm")
+// argocdCM reads argocd-cm's data: from the cluster when there is one,
+// else from the checkout; nil when there is none (Argo CD's defaults).
+func (r *Renderer) argocdCM(ctx context.Context, env *render.Env) (map[string]string, error) {
+	gvk := schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}
+	cm, err := env.Lookup(ctx, gvk, r.opts.Namespace, "argocd-cm")
 	if err != nil && env.Reader != nil && apierrors.IsNotFound(err) {
 		offline := *env
 		offline.Reader = nil
-		cm, err = offline.Lookup(ctx, schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, r.opts.Namespace, "argocd-cm")
+		cm, err = offline.Lookup(ctx, gvk, r.opts.Namespace, "argocd-cm")
 	}
 	if apierrors.IsNotFound(err) {
-		return parse(nil), nil
+		return nil, nil
 	}
 	if err != nil {
-		return Tracking{}, fmt.Errorf("reading argocd-cm (tracking settings): %w", err)
+		return nil, fmt.Errorf("reading argocd-cm (tracking and kustomize settings): %w", err)
 	}
 	data, _, _ := unstructured.NestedStringMap(cm.Object, "data")
-	return parse(data), nil
+	return data, nil
+}
+
+// parseTracking reads the tracking settings of argocd-cm's data.
+func (r *Renderer) parseTracking(data map[string]string) Tracking {
+	if r.opts.Tracking == nil {
+		return Tracking{Method: "annotation", LabelKey: "app.kubernetes.io/instance"}
+	}
+	return r.opts.Tracking(data)
 }
 
 // flatten expands List objects and drops `items: null` lists, as

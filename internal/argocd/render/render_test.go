@@ -531,3 +531,33 @@ func TestOwner(t *testing.T) {
 		t.Error("owner without an Owner function")
 	}
 }
+
+func TestKustomizeBuildOptions(t *testing.T) {
+	files := map[string]string{
+		"k/kustomization.yaml": "resources: [../shared/cm.yaml]\n",
+		"shared/cm.yaml":       cmNamed("shared"),
+	}
+	spec := "metadata: {name: x, namespace: argocd}\nspec:\n  source: {repoURL: r, path: k}\n"
+	// kustomize build's default: a file outside the kustomization root is
+	// refused.
+	if _, err := renderApp(t, checkout(t, files), spec); err == nil || !strings.Contains(err.Error(), "kustomize build k") {
+		t.Errorf("file outside the kustomization root: %v", err)
+	}
+	withCM := func(opts string) map[string]string {
+		f := map[string]string{"argocd-cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: argocd-cm, namespace: argocd}\ndata: {kustomize.buildOptions: '" + opts + "'}\n"}
+		for k, v := range files {
+			f[k] = v
+		}
+		return f
+	}
+	objs, err := renderApp(t, checkout(t, withCM("--load-restrictor LoadRestrictionsNone")), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(objs); got != "ConfigMap//shared" {
+		t.Errorf("rendered %s", got)
+	}
+	if _, err := renderApp(t, checkout(t, withCM("--enable-helm")), spec); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("--enable-helm: %v", err)
+	}
+}

@@ -188,7 +188,7 @@ func discoverType(appPath string) (string, error) {
 
 // renderSource generates the manifests of one source, as GenerateManifests
 // does after GetAppSourceType.
-func (r *Renderer) renderSource(app *application, s *appSource, env *render.Env, refs map[string]string) ([]*unstructured.Unstructured, error) {
+func (r *Renderer) renderSource(app *application, s *appSource, env *render.Env, refs, cm map[string]string) ([]*unstructured.Unstructured, error) {
 	root := env.SourceRoot(s.RepoURL)
 	if s.Chart != "" {
 		// A chart from a Helm repository: local only when --source-map
@@ -233,7 +233,7 @@ func (r *Renderer) renderSource(app *application, s *appSource, env *render.Env,
 	case typeKustomize:
 		vars := buildEnv(app, s)
 		vars["ARGOCD_APP_NAME"] = app.instanceName(r.opts.Namespace)
-		return renderKustomize(s, appPath, root, vars, env.NoRemoteBases)
+		return renderKustomize(s, appPath, root, vars, env.NoRemoteBases, buildOptions(cm, s))
 	case typePlugin:
 		name, _ := s.Plugin["name"].(string)
 		if name == "" {

@@ -50,16 +50,14 @@ func Descriptor() engine.Descriptor {
 	}
 }
 
-// renderOwner names the Application a live object's tracking marks name,
-// for render and explain --source: the tracking annotation, else the
-// default instance label (label tracking; a customized
-// application.instanceLabelKey needs --app).
+// renderOwner names the Application a live object's tracking annotation
+// (Argo CD v3's default tracking) names, for render and explain --source.
+// The instance label is not read: charts set app.kubernetes.io/instance
+// themselves (a Flux HelmRelease's objects carry it too), so with label
+// tracking the Application is named with --app.
 func renderOwner(live *unstructured.Unstructured) (namespace, name string, ok bool) {
 	ref := trackingRef(live, TrackingAnnotation, DefaultInstanceLabelKey)
 	if ref == nil || !ref.refersTo(live) {
-		ref = trackingRef(live, TrackingLabel, DefaultInstanceLabelKey)
-	}
-	if ref == nil {
 		return "", "", false
 	}
 	a := &Adapter{opts: Options{Namespace: DefaultNamespace}}

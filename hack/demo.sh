@@ -9,7 +9,7 @@
 # here, so the verdicts say what kustomize-controller would do on its next
 # reconcile (e2e/flux_conformance_test.go proves them against the real one).
 #
-# Idempotent: the demo namespace is recreated on every run.
+# Idempotent: the demo's Deployment is recreated on every run.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -24,8 +24,17 @@ if [ -t 2 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' reset=$'\033[0m'; el
 step() { printf '\n%s$ %s%s\n' "$bold" "$*" "$reset" >&2; }
 run() { step "$*"; "$@"; }
 
-kubectl delete namespace "$NS" --ignore-not-found --wait=true >/dev/null
-kubectl create namespace "$NS" >/dev/null
+# Reset: delete the demo's object, not its namespace. This cluster runs no
+# kube-controller-manager, so a deleted namespace would stay Terminating for
+# ever (and a second `make demo` would hang); one left Terminating by an
+# older version of this script is finalized through the API.
+if [ "$(kubectl get namespace "$NS" -o jsonpath='{.status.phase}' 2>/dev/null)" = Terminating ]; then
+  printf '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"%s"},"spec":{"finalizers":[]}}' "$NS" |
+    kubectl replace --raw "/api/v1/namespaces/$NS/finalize" -f - >/dev/null
+  kubectl wait --for=delete "namespace/$NS" --timeout=30s >/dev/null 2>&1 || true
+fi
+kubectl create namespace "$NS" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+kubectl -n "$NS" delete deployment web --ignore-not-found --wait=true >/dev/null
 
 # The owner named by the Deployment's ownership labels.
 crds=$(hack/build-tools.sh flux-crds)

@@ -37,7 +37,7 @@ import (
 // of the source with that ref; none may leave its repository. Without
 // kubeVersion/apiVersions in the source, Helm's default capabilities are
 // used where Argo CD passes the destination cluster's.
-func (r *Renderer) renderHelm(app *application, s *appSource, env *render.Env, chartDir, repoRoot string, refs map[string]string) ([]*unstructured.Unstructured, error) {
+func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSource, env *render.Env, chartDir, repoRoot string, refs map[string]string) ([]*unstructured.Unstructured, error) {
 	h := s.Helm
 	if h == nil {
 		h = &helmSource{}
@@ -152,7 +152,7 @@ func (r *Renderer) renderHelm(app *application, s *appSource, env *render.Env, c
 		install.KubeVersion = parsed
 	}
 	install.APIVersions = common.VersionSet(h.APIVersions)
-	rel, err := install.RunWithContext(context.Background(), chrt, vals)
+	rel, err := install.RunWithContext(ctx, chrt, vals)
 	if err != nil {
 		return nil, fmt.Errorf("failed to execute helm template command: %w", err)
 	}

@@ -137,7 +137,7 @@ func (r *Renderer) Render(ctx context.Context, env *render.Env, obj *unstructure
 				continue
 			}
 		}
-		objs, err := r.renderSource(&app, &s, env, refs, cm)
+		objs, err := r.renderSource(ctx, &app, &s, env, refs, cm)
 		if err != nil {
 			return nil, fmt.Errorf("%s (%s %s): %w", field, s.RepoURL, s.Path, err)
 		}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -188,7 +189,7 @@ func discoverType(appPath string) (string, error) {
 
 // renderSource generates the manifests of one source, as GenerateManifests
 // does after GetAppSourceType.
-func (r *Renderer) renderSource(app *application, s *appSource, env *render.Env, refs, cm map[string]string) ([]*unstructured.Unstructured, error) {
+func (r *Renderer) renderSource(ctx context.Context, app *application, s *appSource, env *render.Env, refs, cm map[string]string) ([]*unstructured.Unstructured, error) {
 	root := env.SourceRoot(s.RepoURL)
 	if s.Chart != "" {
 		// A chart from a Helm repository: local only when --source-map
@@ -201,7 +202,7 @@ func (r *Renderer) renderSource(app *application, s *appSource, env *render.Env,
 		if err != nil {
 			return nil, fmt.Errorf("chart: %w", err)
 		}
-		return r.renderHelm(app, s, env, dir, d, refs)
+		return r.renderHelm(ctx, app, s, env, dir, d, refs)
 	}
 	if strings.HasPrefix(s.RepoURL, "oci://") {
 		if _, ok := env.SourceMap[s.RepoURL]; !ok {
@@ -229,7 +230,7 @@ func (r *Renderer) renderSource(app *application, s *appSource, env *render.Env,
 	}
 	switch t {
 	case typeHelm:
-		return r.renderHelm(app, s, env, appPath, root, refs)
+		return r.renderHelm(ctx, app, s, env, appPath, root, refs)
 	case typeKustomize:
 		vars := buildEnv(app, s)
 		vars["ARGOCD_APP_NAME"] = app.instanceName(r.opts.Namespace)

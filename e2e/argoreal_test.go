@@ -120,6 +120,16 @@ func startArgoCD() (*ArgoCD, error) {
 		return nil, fmt.Errorf("hack/build-tools.sh argocd: %w", err)
 	}
 	bin := strings.TrimSpace(lastLine(string(out)))
+	// The repo-server execs kustomize and helm: the versions Argo CD
+	// ships (hack/build-tools.sh), first on its PATH.
+	tools, err := exec.Command(filepath.Join(root, "hack", "build-tools.sh"), "argocd-kustomize", "argocd-helm").Output()
+	if err != nil {
+		return nil, fmt.Errorf("hack/build-tools.sh argocd-kustomize argocd-helm: %w", err)
+	}
+	var toolDirs []string
+	for _, l := range strings.Split(strings.TrimSpace(string(tools)), "\n") {
+		toolDirs = append(toolDirs, filepath.Dir(strings.TrimSpace(l)))
+	}
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		return nil, fmt.Errorf("redis-server not found (run hack/install-deps.sh): %w", err)
 	}
@@ -193,7 +203,7 @@ func startArgoCD() (*ArgoCD, error) {
 	a.env = []string{
 		"HOME=" + home, "TMPDIR=" + tmp, "KUBECONFIG=" + a.Kubeconfig,
 		"ARGOCD_FAKE_IN_CLUSTER=true", "ARGOCD_GPG_ENABLED=false",
-		"ARGOCD_LOG_FORMAT=text", "PATH=" + os.Getenv("PATH"),
+		"ARGOCD_LOG_FORMAT=text", "PATH=" + strings.Join(append(toolDirs, os.Getenv("PATH")), string(os.PathListSeparator)),
 	}
 
 	ports := make([]int, 7)

@@ -10,6 +10,8 @@
 #   hack/build-tools.sh flux-crds               -> .../flux-crds-.../ (Kustomization, HelmRelease
 #                                                  and source-controller v1.9.0 CRDs, one dir)
 #   hack/build-tools.sh golangci-lint           -> .../golangci-lint-v2.15.0/golangci-lint
+#   hack/build-tools.sh argocd-kustomize        -> .../argocd-kustomize-v5.7.1/kustomize
+#   hack/build-tools.sh argocd-helm             -> .../argocd-helm-v3.18.4/helm
 #   hack/build-tools.sh all
 #
 # Binaries are reused when present (CI's fresh clone on the same machine
@@ -49,6 +51,13 @@ SOURCE_CONTROLLER_VERSION=${SOURCE_CONTROLLER_VERSION:-v1.9.0}
 # release the module proxy serves that builds with Go 1.26; it must be built
 # with a Go at least as new as go.mod's, which `go install` here does.
 GOLANGCI_LINT_VERSION=${GOLANGCI_LINT_VERSION:-v2.15.0}
+# The kustomize and helm CLIs Argo CD's repo-server runs (it execs
+# `kustomize build` and `helm template`): the versions of argo-cd v3.2.11's
+# hack/tool-versions.sh (helm 3.18.4, kustomize 5.7.0; the module proxy
+# serves no kustomize/v5 v5.7.0, v5.7.1 is its patch release). The real
+# Argo CD of e2e/argoreal_test.go finds them on its PATH.
+ARGOCD_KUSTOMIZE_VERSION=${ARGOCD_KUSTOMIZE_VERSION:-v5.7.1}
+ARGOCD_HELM_VERSION=${ARGOCD_HELM_VERSION:-v3.18.4}
 CACHE=${DRIFT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-drift}
 
 log() { printf '[build-tools] %s\n' "$*" >&2; }
@@ -133,6 +142,30 @@ build_golangci_lint() {
   log "built $dir/golangci-lint"
 }
 
+# gobin DIR PKG@VERSION NAME: go install a CLI with its module's own pins.
+gobin() {
+  local dir=$1 pkg=$2 name=$3
+  log "building $pkg (go install)"
+  GOFLAGS= GOWORK=off GOBIN="$dir/.tmp" CGO_ENABLED=0 go install -trimpath -ldflags "-s -w" "$pkg"
+  mv "$dir/.tmp/$name" "$dir/$name"
+  rmdir "$dir/.tmp"
+  log "built $dir/$name"
+}
+
+build_argocd_kustomize() {
+  gobin "$1" sigs.k8s.io/kustomize/kustomize/v5@"$ARGOCD_KUSTOMIZE_VERSION" kustomize
+}
+
+build_argocd_helm() {
+  # helm version prints the version the ldflags set; Argo CD reads it.
+  GOFLAGS= GOWORK=off GOBIN="$1/.tmp" CGO_ENABLED=0 go install -trimpath \
+    -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$ARGOCD_HELM_VERSION" \
+    helm.sh/helm/v3/cmd/helm@"$ARGOCD_HELM_VERSION"
+  mv "$1/.tmp/helm" "$1/helm"
+  rmdir "$1/.tmp"
+  log "built $1/helm"
+}
+
 # moddir MODULE@VERSION: the module's extracted (read-only) directory.
 moddir() {
   GOFLAGS=-mod=mod GOWORK=off go mod download -json "$1" | sed -n 's/.*"Dir": "\(.*\)",/\1/p'
@@ -188,6 +221,8 @@ hc_dir=$CACHE/bin/helm-controller-$HELM_CONTROLLER_VERSION
 crd_dir=$CACHE/bin/flux-crds-$KUSTOMIZE_CONTROLLER_VERSION-$HELM_CONTROLLER_VERSION-$SOURCE_CONTROLLER_VERSION
 argocd_dir=$CACHE/bin/argocd-$ARGOCD_VERSION
 lint_dir=$CACHE/bin/golangci-lint-$GOLANGCI_LINT_VERSION
+akust_dir=$CACHE/bin/argocd-kustomize-$ARGOCD_KUSTOMIZE_VERSION
+ahelm_dir=$CACHE/bin/argocd-helm-$ARGOCD_HELM_VERSION
 
 [ $# -gt 0 ] || set -- all
 for tool in "$@"; do
@@ -196,6 +231,8 @@ for tool in "$@"; do
   validate-krew-manifest) locked "$krew_dir" "$krew_dir/validate-krew-manifest" build_krew ;;
   argocd) locked "$argocd_dir" "$argocd_dir/argocd" build_argocd ;;
   golangci-lint) locked "$lint_dir" "$lint_dir/golangci-lint" build_golangci_lint ;;
+  argocd-kustomize) locked "$akust_dir" "$akust_dir/kustomize" build_argocd_kustomize ;;
+  argocd-helm) locked "$ahelm_dir" "$ahelm_dir/helm" build_argocd_helm ;;
   kustomize-controller) locked "$kc_dir" "$kc_dir/kustomize-controller" build_kustomize_controller ;;
   helm-controller) locked "$hc_dir" "$hc_dir/helm-controller" build_helm_controller ;;
   flux-crds)

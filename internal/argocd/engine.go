@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	argorender "github.com/kubectl-drift/kubectl-drift/internal/argocd/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -54,7 +55,31 @@ func Descriptor() engine.Descriptor {
 		StatusDecidesExit: true,
 		Flags:             addFlags,
 		New:               newForCommand,
+		Renderer: argorender.New(argorender.Options{Owner: renderOwner, Tracking: renderTracking,
+			Namespace: DefaultNamespace}),
 	}
+}
+
+// renderOwner names the Application a live object's tracking annotation
+// (Argo CD v3's default tracking) names, for render and explain --source.
+// The instance label is not read: charts set app.kubernetes.io/instance
+// themselves (a Flux HelmRelease's objects carry it too), so with label
+// tracking the Application is named with --app.
+func renderOwner(live *unstructured.Unstructured) (namespace, name string, ok bool) {
+	ref := trackingRef(live, TrackingAnnotation, DefaultInstanceLabelKey)
+	if ref == nil || !ref.refersTo(live) {
+		return "", "", false
+	}
+	a := &Adapter{opts: Options{Namespace: DefaultNamespace}}
+	ns, n := a.splitInstanceName(ref.App)
+	return ns, n, true
+}
+
+// renderTracking reads the tracking settings from argocd-cm's data as
+// ParseSettings does.
+func renderTracking(data map[string]string) argorender.Tracking {
+	s := ParseSettings(data, cmSource{})
+	return argorender.Tracking{Method: s.TrackingMethod, LabelKey: s.InstanceLabelKey, InstallationID: data["installationID"]}
 }
 
 // Group is the API group of Argo CD's own kinds.

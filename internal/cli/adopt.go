@@ -150,7 +150,7 @@ func (o *AdoptOptions) Validate() error {
 		return errors.New("give the object's source with exactly one of -f FILE, -k DIR, --chart DIR or --source DIR")
 	}
 	if len(o.refs()) > 1 {
-		return errors.New("adopt writes one owner's sources: give --kustomization or --helmrelease once")
+		return errors.New("adopt writes one owner's sources: give one of --kustomization, --helmrelease or --app, once")
 	}
 	if err := o.validate(); err != nil {
 		return err

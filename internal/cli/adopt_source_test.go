@@ -133,9 +133,10 @@ func TestAdoptSourceBadInput(t *testing.T) {
 		want string
 	}{
 		"path leaves the checkout": {[]string{"deploy/api", "--live-file", live, "--source", repo, "--field", "/spec/replicas"}, `Kustomization/flux-system/plain: spec.path: path "../../etc" leaves the source directory`},
-		"no owner":                 {[]string{"deploy/api", "--live-file", filepath.Join("testdata", "explain", "deployment-argocd-client-side-live.yaml"), "--source", repo, "--field", "/spec/replicas"}, "no engine object names this object"},
-		"two sources":              {[]string{"deploy/api", "--live-file", live, "--source", repo, "-k", repo}, "exactly one of"},
-		"two owners":               {[]string{"deploy/api", "--live-file", live, "--source", repo, "--kustomization", "a", "--helmrelease", "b"}, "give --kustomization or --helmrelease once"},
+		// Its tracking annotation names an Application the checkout lacks.
+		"owner not in the checkout": {[]string{"deploy/api", "--live-file", filepath.Join("testdata", "explain", "deployment-argocd-client-side-live.yaml"), "--source", repo, "--field", "/spec/replicas"}, "Application/argocd/shop: not found in the cluster or the checkout"},
+		"two sources":               {[]string{"deploy/api", "--live-file", live, "--source", repo, "-k", repo}, "exactly one of"},
+		"two owners":                {[]string{"deploy/api", "--live-file", live, "--source", repo, "--kustomization", "a", "--helmrelease", "b"}, "give one of --kustomization, --helmrelease or --app, once"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, stderr, code, _ := run(t, KubectlFrontend, append([]string{"adopt", "-n", "shop"}, c.args...)...)

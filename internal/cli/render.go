@@ -31,6 +31,8 @@ type RenderFlags struct {
 	Kustomizations []string
 	// HelmReleases name Flux HelmReleases (NS/NAME) to render.
 	HelmReleases []string
+	// Apps name Argo CD Applications (NAME, or NS/NAME) to render.
+	Apps []string
 	// NoRemoteBases refuses kustomize bases fetched from the network.
 	NoRemoteBases bool
 	// StrictSubstitute fails on a postBuild variable without a value.
@@ -45,6 +47,7 @@ func (f *RenderFlags) addFlags(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.SourceMap, "source-map", nil, "URL=DIR: the checkout of a source URL (GitRepository/OCIRepository spec.url); may be repeated; other sources are --source")
 	fl.StringArrayVar(&f.Kustomizations, "kustomization", nil, "Flux Kustomization to render, NAMESPACE/NAME (NAME alone: flux-system); may be repeated")
 	fl.StringArrayVar(&f.HelmReleases, "helmrelease", nil, "Flux HelmRelease to render, NAMESPACE/NAME (NAME alone: flux-system); may be repeated")
+	fl.StringArrayVar(&f.Apps, "app", nil, "Argo CD Application to render, NAME or NAMESPACE/NAME (NAME alone: argocd); may be repeated")
 	fl.BoolVar(&f.NoRemoteBases, "no-remote-bases", false, "Refuse kustomize bases fetched from the network (as kustomize-controller --no-remote-bases)")
 	fl.BoolVar(&f.StrictSubstitute, "strict-substitute", false, "Fail a Flux postBuild substitution on a variable without a value or default (kustomize-controller's StrictPostBuildSubstitutions)")
 }
@@ -66,8 +69,13 @@ func (f *RenderFlags) validate() error {
 			return fmt.Errorf("invalid --helmrelease %q: %w", k, err)
 		}
 	}
-	if f.Source == "" && (len(f.SourceMap) > 0 || len(f.Kustomizations) > 0 || len(f.HelmReleases) > 0) {
-		return errors.New("--source-map, --kustomization and --helmrelease need --source DIR")
+	for _, a := range f.Apps {
+		if _, _, err := parseAppName(a); err != nil {
+			return fmt.Errorf("invalid --app %q: %w", a, err)
+		}
+	}
+	if f.Source == "" && (len(f.SourceMap) > 0 || len(f.Kustomizations) > 0 || len(f.HelmReleases) > 0 || len(f.Apps) > 0) {
+		return errors.New("--source-map, --kustomization, --helmrelease and --app need --source DIR")
 	}
 	return nil
 }
@@ -81,6 +89,15 @@ func parseNamespacedName(s string) (string, string, error) {
 		return "", "", errors.New("want NAMESPACE/NAME")
 	}
 	return ns, name, nil
+}
+
+// parseAppName reads --app: NAME is an Application of Argo CD's
+// control-plane namespace, argocd.
+func parseAppName(s string) (string, string, error) {
+	if !strings.Contains(s, "/") {
+		s = "argocd/" + s
+	}
+	return parseNamespacedName(s)
 }
 
 // env reads the checkout (and the --source-map directories).
@@ -122,6 +139,10 @@ func (f *RenderFlags) refs() []render.Ref {
 		ns, name, _ := parseNamespacedName(h)
 		out = append(out, render.Ref{GVK: helmReleaseGVK, Namespace: ns, Name: name})
 	}
+	for _, a := range f.Apps {
+		ns, name, _ := parseAppName(a)
+		out = append(out, render.Ref{GVK: applicationGVK, Namespace: ns, Name: name})
+	}
 	return out
 }
 
@@ -135,10 +156,11 @@ func (f *RenderFlags) owner() *render.Ref {
 	return &refs[0]
 }
 
-// The Flux kinds --kustomization and --helmrelease name.
+// The kinds --kustomization, --helmrelease and --app name.
 var (
 	kustomizationGVK = schema.GroupVersionKind{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"}
 	helmReleaseGVK   = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
+	applicationGVK   = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Application"}
 )
 
 // RenderOptions are the flags and state of `render`.
@@ -174,9 +196,16 @@ versions, from discovery, as helm-controller's installs do) with
 --from-cluster; without it, Helm's defaults (the Kubernetes version of
 Helm's client library and the API versions it compiles in), as helm
 template without --kube-version.
+An Argo CD Application (one source or several, with $ref value files) is
+rendered as its repo-server would: a directory (recurse, include/exclude),
+a kustomization with the Application's kustomize edits, or a chart with its
+value files, values/valuesObject and parameters; then the tracking marks
+of argocd-cm's resourceTrackingMethod and the destination namespace. Plugin
+and jsonnet sources are reported as not supported. The checkout is read as
+it is: targetRevision is not checked out.
 
-Without --kustomization/--helmrelease every Flux Kustomization and
-HelmRelease found in the checkout is rendered. Nothing outside --source (and the --source-map directories) is
+Without --kustomization/--helmrelease/--app every Flux Kustomization,
+HelmRelease and Argo CD Application found in the checkout is rendered. Nothing outside --source (and the --source-map directories) is
 read: paths leaving it through ".." or symlinks are refused. Secret values
 are masked in the output.
 
@@ -255,7 +284,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	} else {
 		targets = render.Targets(env, rs)
 		if len(targets) == 0 {
-			return failure(fmt.Errorf("no Flux Kustomization or HelmRelease found in %s: name one with --kustomization or --helmrelease", o.Source))
+			return failure(fmt.Errorf("no Flux Kustomization or HelmRelease or Argo CD Application found in %s: name one with --kustomization, --helmrelease or --app", o.Source))
 		}
 	}
 	results := render.Render(ctx, env, rs, targets)

@@ -135,7 +135,7 @@ func TestExplainSourceErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--source", renderRepo, "-f", "x.yaml"}, "--source and -f/-k are mutually exclusive"},
-		{[]string{"--source", renderRepo, "--kustomization", "a/b", "--kustomization", "c/d"}, "give --kustomization or --helmrelease once"},
+		{[]string{"--source", renderRepo, "--kustomization", "a/b", "--kustomization", "c/d"}, "give one of --kustomization, --helmrelease or --app, once"},
 		{[]string{"--kustomization", "a/b"}, "need --source DIR"},
 		{[]string{"--helmrelease", "a/b/c"}, `invalid --helmrelease "a/b/c"`},
 		{[]string{"--source", renderRepo, "--kustomization", "flux-system/nope"}, "Kustomization/flux-system/nope: not found"},

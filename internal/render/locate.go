@@ -62,7 +62,7 @@ type SourceLocator interface {
 // labels, or owner when given) and where its manifests are in the
 // checkout.
 func LocateForLive(ctx context.Context, env *Env, renderers []Renderer, live *unstructured.Unstructured, owner *Ref) (Ref, *Location, error) {
-	ref, obj, err := ownerOfLive(ctx, env, renderers, live, owner, "no engine object names this object as its own (no Flux ownership labels): name it with --kustomization or --helmrelease")
+	ref, obj, err := ownerOfLive(ctx, env, renderers, live, owner, "no engine object names this object as its own (no ownership labels or tracking annotation of a rendering engine): name it with --kustomization, --helmrelease or --app")
 	if err != nil {
 		return ref, nil, err
 	}

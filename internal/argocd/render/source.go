@@ -1,0 +1,290 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/render"
+)
+
+// application is the part of argoproj.io/v1alpha1 Application that
+// rendering reads (pkg/apis/application/v1alpha1/types.go).
+type application struct {
+	Metadata struct {
+		Name      string `json:"name"`
+		Namespace string `json:"namespace"`
+	} `json:"metadata"`
+	Spec struct {
+		Source      *appSource  `json:"source,omitempty"`
+		Sources     []appSource `json:"sources,omitempty"`
+		Destination struct {
+			Server    string `json:"server,omitempty"`
+			Name      string `json:"name,omitempty"`
+			Namespace string `json:"namespace,omitempty"`
+		} `json:"destination"`
+		Project string `json:"project,omitempty"`
+	} `json:"spec"`
+}
+
+// instanceName mirrors Application.InstanceName: the plain name in the
+// control-plane namespace, "<namespace>_<name>" elsewhere.
+func (a *application) instanceName(controlNS string) string {
+	if a.Metadata.Namespace == "" || a.Metadata.Namespace == controlNS {
+		return a.Metadata.Name
+	}
+	return a.Metadata.Namespace + "_" + a.Metadata.Name
+}
+
+// appSource is ApplicationSource.
+type appSource struct {
+	RepoURL        string           `json:"repoURL"`
+	Path           string           `json:"path,omitempty"`
+	TargetRevision string           `json:"targetRevision,omitempty"`
+	Chart          string           `json:"chart,omitempty"`
+	Ref            string           `json:"ref,omitempty"`
+	Helm           *helmSource      `json:"helm,omitempty"`
+	Kustomize      *kustomizeSource `json:"kustomize,omitempty"`
+	Directory      *directorySource `json:"directory,omitempty"`
+	Plugin         map[string]any   `json:"plugin,omitempty"`
+}
+
+// helmSource is ApplicationSourceHelm.
+type helmSource struct {
+	ValueFiles              []string         `json:"valueFiles,omitempty"`
+	Parameters              []helmParameter  `json:"parameters,omitempty"`
+	FileParameters          []helmFileParam  `json:"fileParameters,omitempty"`
+	ReleaseName             string           `json:"releaseName,omitempty"`
+	Values                  string           `json:"values,omitempty"`
+	ValuesObject            *json.RawMessage `json:"valuesObject,omitempty"`
+	IgnoreMissingValueFiles bool             `json:"ignoreMissingValueFiles,omitempty"`
+	PassCredentials         bool             `json:"passCredentials,omitempty"`
+	SkipCrds                bool             `json:"skipCrds,omitempty"`
+	SkipSchemaValidation    bool             `json:"skipSchemaValidation,omitempty"`
+	SkipTests               bool             `json:"skipTests,omitempty"`
+	Version                 string           `json:"version,omitempty"`
+	Namespace               string           `json:"namespace,omitempty"`
+	KubeVersion             string           `json:"kubeVersion,omitempty"`
+	APIVersions             []string         `json:"apiVersions,omitempty"`
+}
+
+type helmParameter struct {
+	Name        string `json:"name,omitempty"`
+	Value       string `json:"value,omitempty"`
+	ForceString bool   `json:"forceString,omitempty"`
+}
+
+type helmFileParam struct {
+	Name string `json:"name,omitempty"`
+	Path string `json:"path,omitempty"`
+}
+
+// kustomizeSource is ApplicationSourceKustomize.
+type kustomizeSource struct {
+	NamePrefix                string             `json:"namePrefix,omitempty"`
+	NameSuffix                string             `json:"nameSuffix,omitempty"`
+	Images                    []string           `json:"images,omitempty"`
+	CommonLabels              map[string]string  `json:"commonLabels,omitempty"`
+	CommonAnnotations         map[string]string  `json:"commonAnnotations,omitempty"`
+	CommonAnnotationsEnvsubst bool               `json:"commonAnnotationsEnvsubst,omitempty"`
+	ForceCommonLabels         bool               `json:"forceCommonLabels,omitempty"`
+	ForceCommonAnnotations    bool               `json:"forceCommonAnnotations,omitempty"`
+	LabelWithoutSelector      bool               `json:"labelWithoutSelector,omitempty"`
+	LabelIncludeTemplates     bool               `json:"labelIncludeTemplates,omitempty"`
+	Namespace                 string             `json:"namespace,omitempty"`
+	Replicas                  []kustomizeReplica `json:"replicas,omitempty"`
+	Patches                   []json.RawMessage  `json:"patches,omitempty"`
+	Components                []string           `json:"components,omitempty"`
+	IgnoreMissingComponents   bool               `json:"ignoreMissingComponents,omitempty"`
+	Version                   string             `json:"version,omitempty"`
+	KubeVersion               string             `json:"kubeVersion,omitempty"`
+	APIVersions               []string           `json:"apiVersions,omitempty"`
+}
+
+// kustomizeReplica is KustomizeReplica: count is an int or a string.
+type kustomizeReplica struct {
+	Name  string          `json:"name"`
+	Count json.RawMessage `json:"count"`
+}
+
+// directorySource is ApplicationSourceDirectory.
+type directorySource struct {
+	Recurse bool           `json:"recurse,omitempty"`
+	Include string         `json:"include,omitempty"`
+	Exclude string         `json:"exclude,omitempty"`
+	Jsonnet map[string]any `json:"jsonnet,omitempty"`
+}
+
+// Source types, as ApplicationSourceType spells them.
+const (
+	typeHelm      = "Helm"
+	typeKustomize = "Kustomize"
+	typeDirectory = "Directory"
+	typePlugin    = "Plugin"
+)
+
+// explicitType mirrors ApplicationSource.ExplicitType.
+func (s *appSource) explicitType() (string, error) {
+	var types []string
+	if s.Kustomize != nil {
+		types = append(types, typeKustomize)
+	}
+	if s.Helm != nil {
+		types = append(types, typeHelm)
+	}
+	if s.Directory != nil {
+		types = append(types, typeDirectory)
+	}
+	if s.Plugin != nil {
+		types = append(types, typePlugin)
+	}
+	switch len(types) {
+	case 0:
+		return "", nil
+	case 1:
+		return types[0], nil
+	}
+	return "", fmt.Errorf("multiple application sources defined: %s", strings.Join(types, ","))
+}
+
+// kustomizationNames is util/kustomize KustomizationNames, in its order.
+var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// discoverType mirrors util/app/discovery AppType for the application
+// path itself: a file ending in Chart.yaml makes it Helm, a kustomization
+// file Kustomize (the later file of the walk wins, so a kustomization
+// beats Chart.yaml), else Directory. Config management plugins are not
+// discovered: Argo CD only finds one when a plugin sidecar runs.
+func discoverType(appPath string) (string, error) {
+	entries, err := os.ReadDir(appPath)
+	if err != nil {
+		return "", err
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	sort.Strings(names) // filepath.Walk's lexical order
+	t := typeDirectory
+	for _, n := range names {
+		if strings.HasSuffix(n, "Chart.yaml") {
+			t = typeHelm
+		}
+		for _, k := range kustomizationNames {
+			if n == k {
+				t = typeKustomize
+			}
+		}
+	}
+	return t, nil
+}
+
+// renderSource generates the manifests of one source, as GenerateManifests
+// does after GetAppSourceType.
+func (r *Renderer) renderSource(ctx context.Context, app *application, s *appSource, env *render.Env, refs, cm map[string]string) ([]*unstructured.Unstructured, error) {
+	root := env.SourceRoot(s.RepoURL)
+	if s.Chart != "" {
+		// A chart from a Helm repository: local only when --source-map
+		// maps the repository URL to a directory of unpacked charts.
+		d, ok := env.SourceMap[s.RepoURL]
+		if !ok {
+			return nil, fmt.Errorf("chart %q from Helm repository %s: not available offline (map the repository URL with --source-map URL=DIR holding DIR/%s)", s.Chart, s.RepoURL, s.Chart)
+		}
+		dir, err := render.Join(d, s.Chart)
+		if err != nil {
+			return nil, fmt.Errorf("chart: %w", err)
+		}
+		return r.renderHelm(ctx, app, s, env, dir, d, refs)
+	}
+	if strings.HasPrefix(s.RepoURL, "oci://") {
+		if _, ok := env.SourceMap[s.RepoURL]; !ok {
+			return nil, fmt.Errorf("OCI source %s: not available offline (map it with --source-map %s=DIR)", s.RepoURL, s.RepoURL)
+		}
+	}
+	appPath, err := render.Join(root, s.Path)
+	if err != nil {
+		return nil, fmt.Errorf("path: %w", err)
+	}
+	if fi, err := os.Stat(appPath); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("path %q: app path does not exist or is not a directory", s.Path)
+	}
+	if err := mergeSourceParameters(s, appPath, app.Metadata.Name); err != nil {
+		return nil, err
+	}
+	t, err := s.explicitType()
+	if err != nil {
+		return nil, err
+	}
+	if t == "" {
+		if t, err = discoverType(appPath); err != nil {
+			return nil, err
+		}
+	}
+	switch t {
+	case typeHelm:
+		return r.renderHelm(ctx, app, s, env, appPath, root, refs)
+	case typeKustomize:
+		vars := buildEnv(app, s)
+		vars["ARGOCD_APP_NAME"] = app.instanceName(r.opts.Namespace)
+		return renderKustomize(s, appPath, root, vars, env.NoRemoteBases, buildOptions(cm, s))
+	case typePlugin:
+		name, _ := s.Plugin["name"].(string)
+		if name == "" {
+			name = "(discovered)"
+		}
+		return nil, fmt.Errorf("config management plugin %s: %w (plugins run in Argo CD's sidecars)", name, ErrUnsupported)
+	}
+	d := s.Directory
+	if d == nil {
+		d = &directorySource{}
+	}
+	return findManifests(appPath, root, d)
+}
+
+// Repository files that override an Application's source parameters
+// (repository.go repoSourceFile, appSourceFile).
+const (
+	repoSourceFile = ".argocd-source.yaml"
+	appSourceFile  = ".argocd-source-%s.yaml"
+)
+
+// mergeSourceParameters mirrors repository.go mergeSourceParameters: the
+// .argocd-source.yaml and .argocd-source-<app>.yaml files of the app path
+// are JSON merge patches over the source; only the tools' settings may
+// change.
+func mergeSourceParameters(s *appSource, appPath, appName string) error {
+	files := []string{filepath.Join(appPath, repoSourceFile), filepath.Join(appPath, fmt.Sprintf(appSourceFile, appName))}
+	var found []string
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil && !fi.IsDir() {
+			found = append(found, f)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	merged, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	for _, f := range found {
+		if merged, err = mergePatchFile(merged, f); err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	var out appSource
+	if err := json.Unmarshal(merged, &out); err != nil {
+		return fmt.Errorf("source parameter overrides: %w", err)
+	}
+	out.Chart, out.Path, out.RepoURL, out.TargetRevision = s.Chart, s.Path, s.RepoURL, s.TargetRevision
+	*s = out
+	return nil
+}

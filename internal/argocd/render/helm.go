@@ -35,8 +35,9 @@ import (
 // as pathutil.ResolveValueFilePathOrUrl resolves them: relative to the
 // chart, absolute ones from the repository root, `$ref/...` from the root
 // of the source with that ref; none may leave its repository. Without
-// kubeVersion/apiVersions in the source, Helm's default capabilities are
-// used where Argo CD passes the destination cluster's.
+// kubeVersion/apiVersions in the source, the cluster's are used as Argo CD
+// passes the destination cluster's (env.Capabilities), Helm's defaults
+// offline.
 func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSource, env *render.Env, chartDir, repoRoot string, refs map[string]string) ([]*unstructured.Unstructured, error) {
 	h := s.Helm
 	if h == nil {
@@ -138,20 +139,43 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 	install.Namespace = ns
 	install.IncludeCRDs = !h.SkipCrds
 	install.SkipSchemaValidation = h.SkipSchemaValidation
-	if h.KubeVersion != "" {
+	kubeVersion, apiVersions := h.KubeVersion, h.APIVersions
+	if (kubeVersion == "" || len(apiVersions) == 0) && env.Capabilities != nil {
+		// The controller sends the repo-server the destination cluster's
+		// version as major.minor (gitops-engine pkg/cache GetServerVersion)
+		// and its API versions (controller/state.go, APIResourcesToStrings
+		// with kinds) when the source sets none.
+		caps, err := env.Capabilities(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("reading the cluster's capabilities: %w", err)
+		}
+		if caps != nil {
+			if kubeVersion == "" && caps.Major != "" {
+				kubeVersion = strings.TrimSuffix(caps.Major+"."+caps.Minor, "+")
+			}
+			if len(apiVersions) == 0 {
+				apiVersions = caps.APIVersions
+			}
+		}
+	}
+	if kubeVersion != "" {
 		// repository.go parseKubeVersion: k8s's generic parse, printed
 		// back (major.minor.patch), then helm's --kube-version parse.
-		gv, err := k8sversion.ParseGeneric(h.KubeVersion)
+		gv, err := k8sversion.ParseGeneric(kubeVersion)
 		if err != nil {
-			return nil, fmt.Errorf("could not parse kubernetes version %s: %w", h.KubeVersion, err)
+			return nil, fmt.Errorf("could not parse kubernetes version %s: %w", kubeVersion, err)
 		}
-		parsed, err := common.ParseKubeVersion(gv.String())
+		// The repo-server's helm (v3) prints --kube-version as full semver
+		// (pkg/chartutil ParseKubeVersion: "v" + semver String, so "1.37"
+		// is v1.37.0); helm v4's parse keeps the input as given.
+		full := fmt.Sprintf("%d.%d.%d", gv.Major(), gv.Minor(), gv.Patch())
+		parsed, err := common.ParseKubeVersion(full)
 		if err != nil {
-			return nil, fmt.Errorf("invalid kube version '%s': %w", gv.String(), err)
+			return nil, fmt.Errorf("invalid kube version '%s': %w", full, err)
 		}
 		install.KubeVersion = parsed
 	}
-	install.APIVersions = common.VersionSet(h.APIVersions)
+	install.APIVersions = common.VersionSet(apiVersions)
 	rel, err := install.RunWithContext(ctx, chrt, vals)
 	if err != nil {
 		return nil, fmt.Errorf("failed to execute helm template command: %w", err)

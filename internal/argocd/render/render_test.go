@@ -561,3 +561,48 @@ func TestKustomizeBuildOptions(t *testing.T) {
 		t.Errorf("--enable-helm: %v", err)
 	}
 }
+
+// Without kubeVersion/apiVersions in the source, the chart sees the
+// destination cluster's, as the controller sends them (major.minor only);
+// the source's own values win.
+func TestHelmCapabilitiesFromCluster(t *testing.T) {
+	files := map[string]string{
+		"charts/caps/Chart.yaml": "apiVersion: v2\nname: caps\nversion: 0.1.0\n",
+		"charts/caps/templates/cm.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata: {name: caps}
+data:
+  kube: {{ .Capabilities.KubeVersion.Version | quote }}
+  widgets: {{ .Capabilities.APIVersions.Has "example.com/v1/Widget" | quote }}
+`,
+	}
+	env := checkout(t, files)
+	calls := 0
+	env.Capabilities = func(context.Context) (*render.Capabilities, error) {
+		calls++
+		return &render.Capabilities{KubeVersion: "v1.37.2", Major: "1", Minor: "37+", APIVersions: []string{"v1", "example.com/v1", "example.com/v1/Widget"}}, nil
+	}
+	spec := "metadata: {name: caps, namespace: argocd}\nspec:\n  destination: {namespace: shop}\n  source: {repoURL: r, path: charts/caps%s}\n"
+	data := func(extra string) map[string]string {
+		t.Helper()
+		objs, err := renderApp(t, env, strings.Replace(spec, "%s", extra, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _, _ := unstructured.NestedStringMap(find(t, objs, "ConfigMap", "caps").Object, "data")
+		return d
+	}
+	if d := data(""); d["kube"] != "v1.37.0" || d["widgets"] != "true" {
+		t.Errorf("cluster capabilities: %v, want kube v1.37.0 (major.minor) and the Widget API", d)
+	}
+	if d := data(`, helm: {kubeVersion: "1.30.0", apiVersions: [v1]}`); d["kube"] != "v1.30.0" || d["widgets"] != "false" {
+		t.Errorf("the source's kubeVersion/apiVersions: %v, want v1.30.0 and no Widget API", d)
+	}
+	env.Capabilities = func(context.Context) (*render.Capabilities, error) { return nil, errors.New("forbidden") }
+	if _, err := renderApp(t, env, strings.Replace(spec, "%s", "", 1)); err == nil || !strings.Contains(err.Error(), "forbidden") {
+		t.Errorf("capabilities error: %v", err)
+	}
+	if calls == 0 {
+		t.Error("capabilities never read")
+	}
+}

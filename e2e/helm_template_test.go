@@ -21,16 +21,16 @@ var (
 )
 
 // helmCLI builds (once, cached in the user cache dir by
-// hack/build-helm.sh, at go.mod's helm.sh/helm/v4 version) and returns
+// hack/build-tools.sh helm, at go.mod's helm.sh/helm/v4 version) and returns
 // the helm binary.
 func helmCLI(t *testing.T) string {
 	t.Helper()
 	helmOnce.Do(func() {
-		cmd := exec.Command(filepath.Join(E.Root, "hack", "build-helm.sh"))
+		cmd := exec.Command(filepath.Join(E.Root, "hack", "build-tools.sh"), "helm")
 		cmd.Stderr = os.Stderr
 		out, err := cmd.Output()
 		if err != nil {
-			helmErr = fmt.Errorf("hack/build-helm.sh: %w", err)
+			helmErr = fmt.Errorf("hack/build-tools.sh helm: %w", err)
 			return
 		}
 		helmBin = strings.TrimSpace(string(out))

@@ -11,7 +11,7 @@
 # into RENDER_BENCH_DIR; then `kubectl drift render` of the Kustomization
 # and `flux build`, and `kubectl drift render` of a HelmRelease of the
 # chart and `helm template` (the helm v4 CLI at go.mod's version, built by
-# hack/build-helm.sh), each run BENCH_RUNS times (default 5) on it as
+# hack/build-tools.sh helm), each run BENCH_RUNS times (default 5) on it as
 # processes, and the script prints the median wall times and the ratios
 # render/flux build and render/helm template. No cluster is needed
 # (--dry-run, no --from-cluster).
@@ -24,7 +24,7 @@ trap 'rm -rf "$WORK"' EXIT
 log() { printf '[bench-render] %s\n' "$*" >&2; }
 
 FLUX=$("$ROOT/hack/build-flux.sh")
-HELM=$("$ROOT/hack/build-helm.sh")
+HELM=$("$ROOT/hack/build-tools.sh" helm)
 log "building kubectl-drift"
 (cd "$ROOT" && go build -o "$WORK/kubectl-drift" ./plugins/kubectl-drift)
 

@@ -21,6 +21,13 @@
 #                                per audit ID: "AGENT VERB RESOURCE COUNT" lines,
 #                                AGENT being the user agent's product (what
 #                                precedes the first "/")
+#   bench_audit_table LOG FROM TO SECONDS COUNT WHAT AGENTS
+#                                the span's requests of the agents matching the
+#                                regexp AGENTS by agent and verb (and "all"):
+#                                count, per second over SECONDS, and per WHAT
+#                                (COUNT of them; none when COUNT is 0)
+#   bench_audit_sum LOG FROM TO AGENTS
+#                                the span's requests of the agents matching AGENTS
 #   bench_now                    the current time in the audit log's format
 #
 # Callers set KUBECTL (the admin kubectl of the cluster they load), NSCOUNT
@@ -143,4 +150,17 @@ bench_audit_count() {
     | [.auditID, ((.userAgent // "-") | split("/")[0] | gsub(" "; "_")), .verb, (.objectRef.resource // ((.requestURI // "-") | split("?")[0]))]
     | @tsv' "$log" |
     sort -u -k1,1 | awk -F'\t' '{n[$2" "$3" "$4]++} END {for (k in n) print k, n[k]}' | sort
+}
+
+bench_audit_table() {
+  bench_audit_count "$1" "$2" "$3" | awk -v s="$4" -v r="$5" -v what="$6" -v re="$7" '
+    $1 ~ re { k = $1 " " $2; n[k] += $4; a[$1] += $4 }
+    END {
+      for (k in n) printf "    %-30s %-8s %6d  %8.2f/s%s\n", substr(k, 1, index(k, " ") - 1), substr(k, index(k, " ") + 1), n[k], n[k] / s, (r > 0 ? sprintf("  %7.1f per %s", n[k] / r, what) : "")
+      for (g in a) printf "    %-30s %-8s %6d  %8.2f/s%s\n", g, "all", a[g], a[g] / s, (r > 0 ? sprintf("  %7.1f per %s", a[g] / r, what) : "")
+    }' | sort
+}
+
+bench_audit_sum() {
+  bench_audit_count "$1" "$2" "$3" | awk -v re="$4" '$1 ~ re {s += $4} END {print s + 0}'
 }

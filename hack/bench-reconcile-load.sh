@@ -132,19 +132,10 @@ wait_ks() {
 }
 
 # table FROM TO SECONDS RECONCILES: requests by agent and verb in the span.
-table() {
-  bench_audit_count "$AUDIT" "$1" "$2" | awk -v s="$3" -v r="$4" '
-    $1 == "kustomize-controller" || $1 == "kubectl-drift" {
-      k = $1 " " $2; n[k] += $4; a[$1] += $4
-    }
-    END {
-      for (k in n) printf "    %-22s %-8s %6d  %8.2f/s%s\n", substr(k, 1, index(k, " ") - 1), substr(k, index(k, " ") + 1), n[k], n[k] / s, (r > 0 ? sprintf("  %7.1f per reconcile", n[k] / r) : "")
-      for (g in a) printf "    %-22s %-8s %6d  %8.2f/s%s\n", g, "all", a[g], a[g] / s, (r > 0 ? sprintf("  %7.1f per reconcile", a[g] / r) : "")
-    }' | sort
-}
+table() { bench_audit_table "$AUDIT" "$1" "$2" "$3" "$4" reconcile '^(kustomize-controller|kubectl-drift)$'; }
 
 # per AGENT FROM TO: the agent's requests in the span.
-per() { bench_audit_count "$AUDIT" "$2" "$3" | awk -v g="$1" '$1 == g {s += $4} END {print s + 0}'; }
+per() { bench_audit_sum "$AUDIT" "$2" "$3" "^$1\$"; }
 
 echo "kubectl-drift reconcile load profile: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, kube-apiserver v1.37.2 (private, :$PORT), kustomize-controller $(basename "$(dirname "$KC")"), go $(go env GOVERSION)"
 SUMMARY=()

@@ -24,7 +24,7 @@ import (
 // fleetArgoWeb is argoWeb named name, as it is in Git (no tracking id:
 // Argo CD writes it).
 func fleetArgoWeb(name, ns string) string {
-	doc := withoutLine(withoutLine(argoWeb(ns, "-"), "  annotations:"), "    argocd.argoproj.io/tracking-id: -")
+	doc := deployWeb{Namespace: ns, Labels: "app: web", Replicas: 2, Image: "nginx:1.27", Sidecar: true}.YAML()
 	return strings.NewReplacer("name: web", "name: "+name, "app: web", "app: "+name).Replace(doc)
 }
 

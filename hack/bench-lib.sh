@@ -3,6 +3,8 @@
 #
 #   bench_namespaces             bench-1..bench-$NSCOUNT
 #   bench_gen NS COUNT WHICH     COUNT/2 Deployments + COUNT/2 ConfigMaps (YAML)
+#   bench_objects NS N           N/2 ConfigMaps and N/2 Deployments in NS (YAML),
+#                                the reconcile-load benchmarks' Git content
 #   bench_load N                 load N objects with real server-side applies
 #                                (kustomize-controller / argocd-controller /
 #                                kubectl) into bench_namespaces, then drift ~10%
@@ -29,6 +31,10 @@
 #   bench_audit_sum LOG FROM TO AGENTS
 #                                the span's requests of the agents matching AGENTS
 #   bench_now                    the current time in the audit log's format
+#   bench_workdir NAME           WORK (a new directory under $TMPDIR named after
+#                                NAME), RUN, POLICY and AUDIT in it, PIDS; at exit
+#                                the PIDS are stopped, the private cluster of
+#                                RUN/$PORT/$ETCD_PORT too, and WORK is removed
 #
 # Callers set KUBECTL (the admin kubectl of the cluster they load), NSCOUNT
 # and a log function.
@@ -163,4 +169,45 @@ bench_audit_table() {
 
 bench_audit_sum() {
   bench_audit_count "$1" "$2" "$3" | awk -v re="$4" '$1 ~ re {s += $4} END {print s + 0}'
+}
+
+bench_objects() {
+  local ns=$1 n=$2 i
+  for i in $(seq 1 $((n / 2))); do
+    cat <<YAML
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cfg-$i, namespace: $ns}
+data: {LOG_LEVEL: info, REGION: eu-west-1, app.properties: "server.port=8080\ncache.ttl=300\n"}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web-$i, namespace: $ns, labels: {app: web-$i}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web-$i}}
+  template:
+    metadata: {labels: {app: web-$i}}
+    spec:
+      containers:
+      - {name: app, image: "registry.example.com/shop/web:1.0.$i", ports: [{containerPort: 8080}], resources: {requests: {cpu: 100m, memory: 128Mi}}}
+YAML
+  done
+}
+
+bench_workdir() {
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX")
+  # shellcheck disable=SC2034 # the caller's
+  RUN=$WORK/cluster POLICY=$WORK/audit-policy.yaml AUDIT=$WORK/audit.log
+  PIDS=()
+  trap 'bench_stop_all; rm -rf "$WORK"' EXIT
+}
+
+bench_stop_all() {
+  local p
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  # shellcheck disable=SC2153 # PORT and ETCD_PORT are the caller's
+  bench_private_cluster stop "$RUN" "$PORT" "$ETCD_PORT" >/dev/null 2>&1 || true
 }

@@ -164,29 +164,9 @@ PIDS+=($!)
 
 # commit_objects NS N: N/2 ConfigMaps and N/2 Deployments under apps/NS.
 commit_objects() {
-  local ns=$1 n=$2 d="$REPO/apps/$1" i
+  local ns=$1 n=$2 d="$REPO/apps/$1"
   mkdir -p "$d"
-  for i in $(seq 1 $((n / 2))); do
-    cat >>"$d/objects.yaml" <<YAML
----
-apiVersion: v1
-kind: ConfigMap
-metadata: {name: cfg-$i, namespace: $ns}
-data: {LOG_LEVEL: info, REGION: eu-west-1, app.properties: "server.port=8080\ncache.ttl=300\n"}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web-$i, namespace: $ns, labels: {app: web-$i}}
-spec:
-  replicas: 2
-  selector: {matchLabels: {app: web-$i}}
-  template:
-    metadata: {labels: {app: web-$i}}
-    spec:
-      containers:
-      - {name: app, image: "registry.example.com/shop/web:1.0.$i", ports: [{containerPort: 8080}], resources: {requests: {cpu: 100m, memory: 128Mi}}}
-YAML
-  done
+  bench_objects "$ns" "$n" >"$d/objects.yaml"
   gitc add -A; gitc commit -q -m "$ns: $n objects"
 }
 

@@ -68,19 +68,8 @@ for c in jq git redis-server go; do
   command -v "$c" >/dev/null || { echo "bench-reconcile-load-argocd: $c is needed" >&2; exit 2; }
 done
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-reconcile-argocd.XXXXXX")
-RUN=$WORK/cluster
-POLICY=$WORK/audit-policy.yaml
-AUDIT=$WORK/audit.log
+bench_workdir bench-reconcile-argocd
 REPO=$WORK/repo
-PIDS=()
-stop_all() {
-  local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  bench_private_cluster stop "$RUN" "$PORT" "$ETCD_PORT" >/dev/null 2>&1 || true
-}
-trap 'stop_all; rm -rf "$WORK"' EXIT
 
 log "building kubectl-drift; Argo CD and the kustomize/helm it ships from hack/build-tools.sh"
 (cd "$ROOT" && go build -o "$WORK/kubectl-drift" ./plugins/kubectl-drift)

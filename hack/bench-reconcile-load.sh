@@ -44,18 +44,7 @@ for c in jq curl python3; do
   command -v "$c" >/dev/null || { echo "bench-reconcile-load: $c is needed" >&2; exit 2; }
 done
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-reconcile.XXXXXX")
-RUN=$WORK/cluster
-POLICY=$WORK/audit-policy.yaml
-AUDIT=$WORK/audit.log
-PIDS=()
-stop_all() {
-  local p
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-  bench_private_cluster stop "$RUN" "$PORT" "$ETCD_PORT" >/dev/null 2>&1 || true
-}
-trap 'stop_all; rm -rf "$WORK"' EXIT
+bench_workdir bench-reconcile
 
 log "building kubectl-drift; kustomize-controller and the Flux CRDs from hack/build-tools.sh"
 (cd "$ROOT" && go build -o "$WORK/kubectl-drift" ./plugins/kubectl-drift)

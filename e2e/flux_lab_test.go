@@ -255,6 +255,7 @@ func (l *fluxLab) run(name, bin string, args ...string) error {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "RUNTIME_NAMESPACE=flux-system", "KUBECONFIG="+l.kubeconfig)
 	cmd.Stdout, cmd.Stderr = f, f
+	dieWithTests(cmd)
 	// The child writes its log through its own descriptor; closing ours has
 	// nothing to flush, so its error is dropped.
 	if err := cmd.Start(); err != nil {

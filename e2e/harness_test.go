@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -310,4 +311,12 @@ func AssertCleanError(t testing.TB, res Result, wantSubstr string) {
 	} else if !strings.Contains(errLines[0], wantSubstr) {
 		t.Errorf("error line %q does not mention %q", errLines[0], wantSubstr)
 	}
+}
+
+// dieWithTests makes cmd's process get SIGKILL when the test binary dies:
+// a panicking test skips TestMain's deferred stops and every t.Cleanup, and
+// a controller left running then reconciles the next run's objects (a
+// stale kustomize-controller once fought the next run's own).
+func dieWithTests(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 }

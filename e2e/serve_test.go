@@ -52,6 +52,7 @@ func startServe(t *testing.T, kubeconfig string, args ...string) (addr string, l
 	cmd.Env = append(E.baseEnv(kubeconfig), "KUBECONFIG="+kubeconfig)
 	log = &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
+	dieWithTests(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -114,6 +115,7 @@ scrape_configs:
 		"--web.listen-address="+addr, "--log.level=warn")
 	log := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
+	dieWithTests(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

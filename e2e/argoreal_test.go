@@ -111,6 +111,22 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// freePorts returns n distinct free ports: their listeners are all open
+// until the last is chosen, so the kernel cannot hand one out twice.
+func freePorts(n int) ([]int, error) {
+	ports := make([]int, 0, n)
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		// Only the port is wanted; a Close error leaves nothing to undo.
+		defer func() { _ = l.Close() }()
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
 func startArgoCD() (*ArgoCD, error) {
 	root := E.Root
 	// The binary: built once into the user cache (waits for a build in
@@ -206,11 +222,9 @@ func startArgoCD() (*ArgoCD, error) {
 		"ARGOCD_LOG_FORMAT=text", "PATH=" + strings.Join(append(toolDirs, os.Getenv("PATH")), string(os.PathListSeparator)),
 	}
 
-	ports := make([]int, 7)
-	for i := range ports {
-		if ports[i], err = freePort(); err != nil {
-			return nil, err
-		}
+	ports, err := freePorts(7)
+	if err != nil {
+		return nil, err
 	}
 	a.redisPort, a.repoPort = ports[0], ports[1]
 	redis := fmt.Sprintf("127.0.0.1:%d", a.redisPort)
@@ -236,16 +250,33 @@ func startArgoCD() (*ArgoCD, error) {
 	if err := a.startController(ports[4]); err != nil {
 		return nil, err
 	}
-	if err := a.spawn("server", a.binary, []string{"ARGOCD_BINARY_NAME=argocd-server"},
-		"--kubeconfig", a.Kubeconfig, "--namespace", a.Namespace,
-		"--redis", redis, "--repo-server", repo, "--repo-server-plaintext",
-		"--insecure", "--disable-auth", "--address", "127.0.0.1", "--port", fmt.Sprint(ports[2]),
-		"--metrics-address", "127.0.0.1", "--metrics-port", fmt.Sprint(ports[5]),
-		"--dex-server", "http://127.0.0.1:1"); err != nil {
-		return nil, err
-	}
-	if err := a.waitHTTP("/api/version", 90*time.Second); err != nil {
-		return nil, a.failed("server", err)
+	// A port freePorts handed out can be taken before the server binds it
+	// (any outgoing connection draws from the same range): on "address
+	// already in use" the server is started again on new ports.
+	for attempt := 1; ; attempt++ {
+		if err := a.spawn("server", a.binary, []string{"ARGOCD_BINARY_NAME=argocd-server"},
+			"--kubeconfig", a.Kubeconfig, "--namespace", a.Namespace,
+			"--redis", redis, "--repo-server", repo, "--repo-server-plaintext",
+			"--insecure", "--disable-auth", "--address", "127.0.0.1", "--port", fmt.Sprint(ports[2]),
+			"--metrics-address", "127.0.0.1", "--metrics-port", fmt.Sprint(ports[5]),
+			"--dex-server", "http://127.0.0.1:1"); err != nil {
+			return nil, err
+		}
+		bindFailed := func() bool { return strings.Contains(a.LogTail("server", 20), "address already in use") }
+		err := a.waitHTTP("/api/version", 90*time.Second, bindFailed)
+		if err == nil {
+			break
+		}
+		if attempt == 3 || !bindFailed() {
+			return nil, a.failed("server", err)
+		}
+		a.kill("server")
+		fresh, perr := freePorts(2)
+		if perr != nil {
+			return nil, perr
+		}
+		ports[2], ports[5] = fresh[0], fresh[1]
+		a.Server = fmt.Sprintf("127.0.0.1:%d", ports[2])
 	}
 	ok = true
 	return a, nil
@@ -380,14 +411,16 @@ func waitTCP(addr string, timeout time.Duration) error {
 	}
 }
 
-func (a *ArgoCD) waitHTTP(path string, timeout time.Duration) error {
+// waitHTTP polls Argo CD's API until path answers, or gives up early
+// when failed says the server cannot come up.
+func (a *ArgoCD) waitHTTP(path string, timeout time.Duration, failed func() bool) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		_, err := a.api(context.Background(), http.MethodGet, path, nil)
 		if err == nil {
 			return nil
 		}
-		if time.Now().After(deadline) {
+		if time.Now().After(deadline) || failed() {
 			return fmt.Errorf("GET %s not answering after %s: %v", path, timeout, err)
 		}
 		time.Sleep(300 * time.Millisecond)

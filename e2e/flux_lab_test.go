@@ -143,17 +143,11 @@ func lab(t *testing.T) *fluxLab {
 }
 
 func (l *fluxLab) start() error {
-	tools := filepath.Join(E.Root, "hack", "build-tools.sh")
-	bins := map[string]string{}
-	for _, name := range []string{"kustomize-controller", "flux-crds"} {
-		cmd := exec.Command(tools, name)
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			return fmt.Errorf("hack/build-tools.sh %s: %w", name, err)
-		}
-		bins[name] = strings.TrimSpace(string(out))
+	paths, err := buildTools("kustomize-controller", "flux-crds")
+	if err != nil {
+		return err
 	}
+	bins := map[string]string{"kustomize-controller": paths[0], "flux-crds": paths[1]}
 	l.clusterEnv = labEnv()
 	start := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), "start")
 	start.Env = l.clusterEnv

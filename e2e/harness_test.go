@@ -313,6 +313,22 @@ func AssertCleanError(t testing.TB, res Result, wantSubstr string) {
 	}
 }
 
+// buildTools runs hack/build-tools.sh for names (each built once into the
+// user cache, then reused) and returns their paths in the same order.
+func buildTools(names ...string) ([]string, error) {
+	cmd := exec.Command(filepath.Join(E.Root, "hack", "build-tools.sh"), names...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("hack/build-tools.sh %s: %w", strings.Join(names, " "), err)
+	}
+	paths := strings.Fields(string(out))
+	if len(paths) != len(names) {
+		return nil, fmt.Errorf("hack/build-tools.sh %s printed %d paths", strings.Join(names, " "), len(paths))
+	}
+	return paths, nil
+}
+
 // dieWithTests makes cmd's process get SIGKILL when the test binary dies:
 // a panicking test skips TestMain's deferred stops and every t.Cleanup, and
 // a controller left running then reconciles the next run's objects (a

@@ -4,8 +4,6 @@ package e2e
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -26,14 +24,10 @@ var (
 func helmCLI(t *testing.T) string {
 	t.Helper()
 	helmOnce.Do(func() {
-		cmd := exec.Command(filepath.Join(E.Root, "hack", "build-tools.sh"), "helm")
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			helmErr = fmt.Errorf("hack/build-tools.sh helm: %w", err)
-			return
+		var bins []string
+		if bins, helmErr = buildTools("helm"); helmErr == nil {
+			helmBin = bins[0]
 		}
-		helmBin = strings.TrimSpace(string(out))
 	})
 	if helmErr != nil {
 		t.Fatal(helmErr)

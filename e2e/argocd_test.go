@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -22,27 +21,22 @@ import (
 // rule's origin per field, and say why a deliberately wrong rule (group
 // `app` for `apps`) matches nothing.
 
-var argoCRDOnce sync.Once
+var argoCRD setupOnce
 
 // installApplicationCRD applies manifests/crds/application-crd.yaml from the
 // argo-cd module zip (Go module proxy; no other network).
 func installApplicationCRD(t *testing.T) {
 	t.Helper()
-	var err error
-	argoCRDOnce.Do(func() {
-		dir, e := moduleDir("github.com/argoproj/argo-cd/v3@v3.2.12")
-		if e != nil {
-			err = e
-			return
+	argoCRD.do(t, func() error {
+		dir, err := moduleDir("github.com/argoproj/argo-cd/v3@v3.2.12")
+		if err != nil {
+			return err
 		}
 		crd := filepath.Join(dir, "manifests", "crds", "application-crd.yaml")
 		// Server-side: the CRD is too large for the last-applied annotation.
 		E.Kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=argo-e2e", "-f", crd)
-		err = E.WaitEstablished(t, "crd/applications.argoproj.io")
+		return E.WaitEstablished(t, "crd/applications.argoproj.io")
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // shopApp is Application appNS/shop, which deploys deploy/ of

@@ -232,13 +232,7 @@ func (f *fleetHarness) namespace(t testing.TB, contexts ...string) string {
 // explainIn runs explain -o json in a context and decodes the report.
 func (f *fleetHarness) explainIn(t *testing.T, wantCode int, args ...string) model.Report {
 	t.Helper()
-	res := f.drift(t, append([]string{"explain", "-o", "json"}, args...)...)
-	if res.Code != wantCode {
-		t.Fatalf("explain %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), res.Code, wantCode, res.Stdout, res.Stderr)
-	}
-	var r model.Report
-	DecodeJSON(t, res.Stdout, &r)
-	return r
+	return explainWith(t, f.drift, wantCode, args...)
 }
 
 // explainAny is explainIn for runs whose exit code is not the point (an

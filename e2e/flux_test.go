@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -36,32 +35,15 @@ import (
 // with the real controller: it is removed). The expectation below encodes
 // exactly that, and the test asserts each such field too.
 
-var (
-	fluxOnce sync.Once
-	fluxBin  string
-	fluxErr  error
-)
+// fluxTool is the flux CLI of this test binary.
+var fluxTool toolOnce
 
 // fluxCLI builds (once, cached in the user cache dir) and returns the flux
 // binary, and installs the Kustomization and HelmRelease CRDs from the
 // controllers' module zips.
 func fluxCLI(t *testing.T) string {
 	t.Helper()
-	fluxOnce.Do(func() {
-		cmd := exec.Command(filepath.Join(E.Root, "hack", "build-flux.sh"))
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			fluxErr = fmt.Errorf("hack/build-flux.sh: %w", err)
-			return
-		}
-		fluxBin = strings.TrimSpace(string(out))
-		fluxErr = applyFluxCRDs(t, "drift-e2e-flux")
-	})
-	if fluxErr != nil {
-		t.Fatal(fluxErr)
-	}
-	return fluxBin
+	return fluxTool.get(t, "flux", func() error { return applyFluxCRDs(t, "drift-e2e-flux") })
 }
 
 // applyFluxCRDs applies the Kustomization and HelmRelease CRDs from the

@@ -39,14 +39,8 @@ data:
   release: {{ printf "%s/%s" .Release.Namespace .Release.Name | quote }}
 `,
 	"templates/deploy.yaml": renderLabChart["templates/deploy.yaml"],
-	"templates/svc.yaml": `apiVersion: v1
-kind: Service
-metadata:
-  name: {{ .Release.Name }}
-spec:
-  selector: {app: {{ .Release.Name }}}
-  ports: [{port: {{ .Values.port }}, targetPort: 8080}]
-`,
+	// renderLabChart's Service with the port a value.
+	"templates/svc.yaml": strings.Replace(renderLabChart["templates/svc.yaml"], "port: 80,", "port: {{ .Values.port }},", 1),
 }
 
 // helmControllerMarks are what our render adds that `helm template` does

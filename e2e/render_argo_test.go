@@ -76,22 +76,21 @@ func TestRenderArgoGroundTruth(t *testing.T) {
 	p := "render-" + ns
 	a.Commit(t, "add "+p, argoRenderFiles(p))
 
+	// source is the spec of an Application of the repo's directory
+	// p/path, with more of its source (YAML at source's fields' indentation).
+	source := func(path, more string) string {
+		return fmt.Sprintf(`  project: default
+  destination: {server: https://kubernetes.default.svc, namespace: %s}
+  source:
+    repoURL: %q
+    targetRevision: HEAD
+    path: %s/%s
+`, ns, a.RepoURL, p, path) + more
+	}
 	apps := map[string]string{
-		"dir-" + ns: fmt.Sprintf(`  project: default
-  destination: {server: https://kubernetes.default.svc, namespace: %[2]s}
-  source:
-    repoURL: %[1]q
-    targetRevision: HEAD
-    path: %[3]s/dir
-    directory: {recurse: true, exclude: "sub/skip.yaml"}
-`, a.RepoURL, ns, p),
-		"kust-" + ns: fmt.Sprintf(`  project: default
-  destination: {server: https://kubernetes.default.svc, namespace: %[2]s}
-  source:
-    repoURL: %[1]q
-    targetRevision: HEAD
-    path: %[3]s/kust
-    kustomize:
+		"dir-" + ns: source("dir", `    directory: {recurse: true, exclude: "sub/skip.yaml"}
+`),
+		"kust-" + ns: source("kust", `    kustomize:
       namePrefix: p-
       images: ["nginx:1.27.3"]
       commonLabels: {team: api}
@@ -102,7 +101,7 @@ func TestRenderArgoGroundTruth(t *testing.T) {
         - target: {kind: Deployment, name: api}
           patch: |
             - {op: add, path: /spec/minReadySeconds, value: 5}
-`, a.RepoURL, ns, p),
+`),
 		"helm-" + ns: fmt.Sprintf(`  project: default
   destination: {server: https://kubernetes.default.svc, namespace: %[2]s}
   sources:

@@ -39,6 +39,13 @@ func installApplicationCRD(t *testing.T) {
 	})
 }
 
+// argocdCM is Argo CD's settings ConfigMap argocd-cm in ns (labelled as
+// Argo CD's own) with data (YAML at data's keys' indentation).
+func argocdCM(ns, data string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: " + ns +
+		"\n  labels: {app.kubernetes.io/part-of: argocd}\ndata:\n" + data
+}
+
 // shopApp is Application appNS/shop, which deploys deploy/ of
 // example.com/shop.git to namespace ns, with annotations (the body of a
 // flow map, "" for none) and more of its spec (YAML at spec's indentation).
@@ -83,18 +90,10 @@ func TestArgoCDVerdictsAndWhyNot(t *testing.T) {
 	appNS := E.Namespace(t, "argo") // apps in any namespace: the Application
 	ns := E.Namespace(t, "argo")    // the workload
 
-	E.Apply(t, fmt.Sprintf(`apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: argocd-cm
-  namespace: %s
-  labels:
-    app.kubernetes.io/part-of: argocd
-data:
-  resource.customizations.ignoreDifferences.apps_Deployment: |
+	E.Apply(t, argocdCM(ctrl, `  resource.customizations.ignoreDifferences.apps_Deployment: |
     managedFieldsManagers:
     - kubectl-set
-`, ctrl))
+`))
 	E.Apply(t, shopApp(appNS, "", ns, `syncPolicy:
   automated:
     selfHeal: true

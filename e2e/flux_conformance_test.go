@@ -649,7 +649,7 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 			}
 			var r model.Report
 			DecodeJSON(t, res.Stdout, &r)
-			if m == modeInferred && !sc.helm && !sc.suspendBefore && !hasNote(r, "git-fields-unknown") {
+			if m == modeInferred && !sc.helm && !sc.suspendBefore && noteWith(r, "git-fields-unknown") == nil {
 				t.Errorf("explain %s (inferred): no note says that fields deleted live or removed from Git cannot be seen", o.ref)
 			}
 			reports[m][o.ref] = r
@@ -772,13 +772,4 @@ func jsonish(v any) string {
 		s = s[:80] + "..."
 	}
 	return s
-}
-
-func hasNote(r model.Report, reason string) bool {
-	for _, n := range r.Notes {
-		if n.Reason == reason {
-			return true
-		}
-	}
-	return false
 }

@@ -86,15 +86,7 @@ func newFluxSetup(t *testing.T, ksSpec, manifests string) *fluxSetup {
 	ns := E.Namespace(t, "flux")
 	s := &fluxSetup{ns: ns, dir: t.TempDir()}
 	sub := func(x string) string { return strings.ReplaceAll(x, "NS", ns) }
-	s.ksFile = fluxWrite(t, s.dir, "ks.yaml", sub(`apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: apps, namespace: NS}
-spec:
-  interval: 10m
-  path: ./app
-  prune: true
-  sourceRef: {kind: GitRepository, name: repo}
-`+ksSpec))
+	s.ksFile = fluxWrite(t, s.dir, "ks.yaml", sub(fluxKustomization("NS", ksSpec)))
 	fluxWrite(t, s.dir, "app/manifests.yaml", sub(manifests))
 	E.Kubectl(t, "apply", "--server-side", "--field-manager=drift-e2e-flux", "-f", s.ksFile)
 	res := E.Run(t, RunOpts{}, flux, "build", "kustomization", "apps", "-n", ns, "--path", filepath.Join(s.dir, "app"),

@@ -89,10 +89,29 @@ func startWatching(t *testing.T, t0 time.Time, defaultInterval time.Duration) *w
 	return wt
 }
 
+// listed is the captured Deployment name as the source lists it.
+func (w *watching) listed(t *testing.T, name string) *unstructured.Unstructured {
+	t.Helper()
+	var found *unstructured.Unstructured
+	if _, err := w.src.List(w.ctx, kindDeployments, "", "", func(raw []byte) error {
+		obj, err := Decode(kindDeployments, raw)
+		if err == nil && obj.GetName() == name {
+			found = obj
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if found == nil {
+		t.Fatalf("no Deployment %s listed", name)
+	}
+	return found
+}
+
 func TestWatcherReportsAppearAndRevert(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
 	wt := startWatching(t, t0, time.Minute)
-	src, clk, events, ctx, cancel, done := wt.src, wt.clk, wt.events, wt.ctx, wt.cancel, wt.done
+	src, clk, events, cancel, done := wt.src, wt.clk, wt.events, wt.cancel, wt.done
 
 	// The list's drift comes first, one event per drifted field.
 	got := map[string]WatchEvent{}
@@ -128,16 +147,7 @@ func TestWatcherReportsAppearAndRevert(t *testing.T) {
 	}
 
 	// A drifted object deleted: its drift ends with it.
-	var hpa *unstructured.Unstructured
-	if _, err := src.List(ctx, kindDeployments, "", "", func(raw []byte) error {
-		obj, err := Decode(kindDeployments, raw)
-		if err == nil && obj.GetName() == "web-hpa" {
-			hpa = obj
-		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	hpa := wt.listed(t, "web-hpa")
 	src.watches["deployments"].Delete(hpa)
 	if ev := <-events; ev.Type != EventDeleted || ev.Resource.Name != "web-hpa" {
 		t.Errorf("want web-hpa deleted, got %+v", ev)
@@ -195,22 +205,13 @@ func TestGitOpsTookBack(t *testing.T) {
 func TestWatcherReportsFight(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
 	wt := startWatching(t, t0, 0)
-	src, clk, events, ctx, cancel, done := wt.src, wt.clk, wt.events, wt.ctx, wt.cancel, wt.done
+	src, clk, events, cancel, done := wt.src, wt.clk, wt.events, wt.cancel, wt.done
 	for i := 0; i < 3; i++ {
 		if ev := <-events; ev.Type != EventDrifted {
 			t.Fatalf("initial event %+v", ev)
 		}
 	}
-	var scaled *unstructured.Unstructured
-	if _, err := src.List(ctx, kindDeployments, "", "", func(raw []byte) error {
-		obj, err := Decode(kindDeployments, raw)
-		if err == nil && obj.GetName() == "web-scaled" {
-			scaled = obj
-		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	scaled := wt.listed(t, "web-scaled")
 	clk.Set(t0.Add(time.Minute))
 	src.watches["deployments"].Modify(readObject(t, "web-scaled-reverted.json"))
 	if ev := <-events; ev.Type != EventReverted || ev.Resource.Name != "web-scaled" {

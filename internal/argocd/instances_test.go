@@ -14,6 +14,14 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
+// wantRuleLines fails the test unless the rules render (ruleLines) as want.
+func wantRuleLines(t *testing.T, rules []model.Rule, want ...string) {
+	t.Helper()
+	if d := cmp.Diff(want, ruleLines(t, rules)); d != "" {
+		t.Errorf("rules (-want +got):\n%s", d)
+	}
+}
+
 // ruleLines renders the rules that hide something as "origin | target |
 // paths", sorted, leaving out the /status default of each instance.
 func ruleLines(t *testing.T, rules []model.Rule) []string {
@@ -74,13 +82,10 @@ data:
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	want := []string{
+	wantRuleLines(t, rules,
 		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.apps_Deployment] @prod/argocd-cm.yaml:7 | apps/Deployment | /spec/replicas",
 		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.apps_Deployment] @staging/argocd-cm.yaml:7 | apps/Deployment | /spec/template",
-	}
-	if d := cmp.Diff(want, ruleLines(t, rules)); d != "" {
-		t.Errorf("rules (-want +got):\n%s", d)
-	}
+	)
 	a, err := New(Options{Documents: docs})
 	if err != nil {
 		t.Fatal(err)
@@ -135,16 +140,13 @@ spec:
 	if len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	want := []string{
+	wantRuleLines(t, rules,
 		"ArgoCD gitops/example spec.extraConfig[resource.customizations.ignoreResourceUpdates.ConfigMap] @argocd.yaml:25 | /ConfigMap | /data (refresh)",
 		"ArgoCD gitops/example spec.resourceExclusions[0] @argocd.yaml:21 | cilium.io/CiliumIdentity | ",
 		"ArgoCD gitops/example spec.resourceIgnoreDifferences.all @argocd.yaml:8 | */* | /spec/replicas",
 		"ArgoCD gitops/example spec.resourceIgnoreDifferences.resourceIdentifiers[0] @argocd.yaml:12 | apps/Deployment | .spec.template.spec.containers[].image",
 		"ArgoCD gitops/example spec.resourceIgnoreDifferences.resourceIdentifiers[1] @argocd.yaml:17 | /Service | kube-controller-manager",
-	}
-	if d := cmp.Diff(want, ruleLines(t, rules)); d != "" {
-		t.Errorf("rules (-want +got):\n%s", d)
-	}
+	)
 }
 
 // The argo-cd chart writes configs.cm (less create and annotations) into
@@ -228,15 +230,12 @@ configs:
 	for i := range rules {
 		rules[i].Origin.File = strings.TrimPrefix(rules[i].Origin.File, dir+string(filepath.Separator))
 	}
-	want := []string{
+	wantRuleLines(t, rules,
 		"Application argocd/argo-cd spec.source.helm.values: configs.cm[resource.customizations.ignoreDifferences.ConfigMap] @hr.yaml:33 | /ConfigMap | /data",
 		"Application argocd/argo-cd spec.source.helm.valuesObject.configs.cm[resource.customizations.ignoreDifferences.batch_Job] @hr.yaml:31 | batch/Job | /spec/suspend",
 		"HelmRelease argocd/argo-cd spec.values.configs.cm[resource.customizations.ignoreDifferences.apps_Deployment] @hr.yaml:14 | apps/Deployment | /spec/replicas",
 		"argo-cd chart values configs.cm[resource.exclusions][0] @values.yaml:6 | */ProviderConfigUsage | ",
-	}
-	if d := cmp.Diff(want, ruleLines(t, rules)); d != "" {
-		t.Errorf("rules (-want +got):\n%s", d)
-	}
+	)
 }
 
 // An umbrella chart's values for its argo-cd dependency are read; another

@@ -14,6 +14,16 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
+// rulesOf is RulesFromDocuments of docs, none of which may fail.
+func rulesOf(t *testing.T, docs []source.Document) []model.Rule {
+	t.Helper()
+	rules, errs := RulesFromDocuments(docs)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return rules
+}
+
 // wantRuleLines fails the test unless the rules render (ruleLines) as want.
 func wantRuleLines(t *testing.T, rules []model.Rule, want ...string) {
 	t.Helper()
@@ -78,10 +88,7 @@ data:
     - ` + ptr + "\n"
 	}
 	docs := decodeAll(t, map[string]string{"prod/argocd-cm.yaml": cm("/spec/replicas"), "staging/argocd-cm.yaml": cm("/spec/template")})
-	rules, errs := RulesFromDocuments(docs)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
+	rules := rulesOf(t, docs)
 	wantRuleLines(t, rules,
 		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.apps_Deployment] @prod/argocd-cm.yaml:7 | apps/Deployment | /spec/replicas",
 		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.apps_Deployment] @staging/argocd-cm.yaml:7 | apps/Deployment | /spec/template",
@@ -136,11 +143,7 @@ spec:
       jsonPointers:
       - /data
 `})
-	rules, errs := RulesFromDocuments(docs)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	wantRuleLines(t, rules,
+	wantRuleLines(t, rulesOf(t, docs),
 		"ArgoCD gitops/example spec.extraConfig[resource.customizations.ignoreResourceUpdates.ConfigMap] @argocd.yaml:25 | /ConfigMap | /data (refresh)",
 		"ArgoCD gitops/example spec.resourceExclusions[0] @argocd.yaml:21 | cilium.io/CiliumIdentity | ",
 		"ArgoCD gitops/example spec.resourceIgnoreDifferences.all @argocd.yaml:8 | */* | /spec/replicas",
@@ -223,10 +226,7 @@ configs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, errs := RulesFromDocuments(append(docs, vd...))
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
+	rules := rulesOf(t, append(docs, vd...))
 	for i := range rules {
 		rules[i].Origin.File = strings.TrimPrefix(rules[i].Origin.File, dir+string(filepath.Separator))
 	}

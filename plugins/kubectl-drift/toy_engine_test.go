@@ -156,7 +156,7 @@ func TestToyEngineIsAnEngineValue(t *testing.T) {
 
 func TestToyEngineInRules(t *testing.T) {
 	var list struct{ Items []model.Rule }
-	stdout := runJSON(t, &list, "rules", "--engine", "toy", rules, "-o", "json")
+	runJSON(t, &list, "rules", "--engine", "toy", rules, "-o", "json")
 	if len(list.Items) != 1 {
 		t.Fatalf("rules: %+v, want the one ignoreLabels entry", list.Items)
 	}
@@ -165,7 +165,7 @@ func TestToyEngineInRules(t *testing.T) {
 		t.Errorf("rule %+v", r)
 	}
 	// The table names the engine too.
-	stdout, _, _ = run(t, "rules", rules)
+	stdout, _, _ := run(t, "rules", rules)
 	if !strings.Contains(stdout, "toy") || !strings.Contains(stdout, "toy.ignoreLabel") {
 		t.Errorf("rules table:\n%s", stdout)
 	}

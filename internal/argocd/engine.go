@@ -37,7 +37,7 @@ func Descriptor() engine.Descriptor {
 		// refresh-scoped ignoreDifferences rule, but listing it as
 		// ignoreDifferences misleads.
 		DisplayType: func(r model.Rule) string {
-			if r.Type == model.RuleArgoIgnoreDifferences && r.Scope == model.ScopeRefresh {
+			if r.Type == RuleIgnoreDifferences && r.Scope == model.ScopeRefresh {
 				return "argocd.ignoreResourceUpdates"
 			}
 			return ""

@@ -100,7 +100,7 @@ func checkTooBroad(a *analysis) []Finding {
 // list: images, commands and env included).
 func tooBroad(r *ruleInfo) (string, bool) {
 	switch {
-	case r.Type == model.RuleArgoResourceExclusion:
+	case r.Type == rtResourceExclusion:
 		if r.m.allKinds {
 			return "resource exclusion hides every kind from Argo CD", true
 		}
@@ -189,7 +189,7 @@ func checkDangerous(a *analysis) []Finding {
 
 func dangerous(r *ruleInfo) string {
 	secret := !r.m.allKinds && r.m.matchesGK("", "Secret")
-	if r.Type == model.RuleArgoResourceExclusion || (isFieldRule(r.Rule) && r.whole) {
+	if r.Type == rtResourceExclusion || (isFieldRule(r.Rule) && r.whole) {
 		if secret {
 			return "rule hides whole Secrets: changed credentials would go unnoticed"
 		}
@@ -454,7 +454,7 @@ func oneLine(s string) string {
 func checkMatchesNothing(a *analysis) []Finding {
 	var out []Finding
 	for _, r := range a.rules {
-		if !isFieldRule(r.Rule) || r.Type == model.RuleFluxHelmIgnore || r.problem != "" || r.m.match == nil || r.m.allKinds {
+		if !isFieldRule(r.Rule) || r.Type == rtHelmIgnore || r.problem != "" || r.m.match == nil || r.m.allKinds {
 			continue
 		}
 		targets := a.ix.targets(r.m)
@@ -655,14 +655,14 @@ func checkDriftOff(a *analysis) []Finding {
 	for _, r := range a.rules {
 		var msg string
 		switch r.Type {
-		case model.RuleFluxDriftDisabled:
+		case rtDriftDisabled:
 			msg = "HelmRelease drift detection is off (driftDetection.mode unset or disabled): helm-controller never looks for drift"
 			if r.Target.Kind != "" && r.Target.Kind != "HelmRelease" || r.Target.Name != "" && objectKind(r.Origin.Object) != "HelmRelease" {
 				msg = fmt.Sprintf("drift detection is disabled for %s", r.Target.Describe())
 			}
-		case model.RuleFluxReconcileDisabled:
+		case rtReconcileDisabled:
 			msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/reconcile: disabled: Flux never applies %s", r.Target.Describe())
-		case model.RuleFluxSSAAnnotation:
+		case rtSSAAnnotation:
 			if strings.EqualFold(r.Value, "Ignore") {
 				msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/ssa: Ignore: Flux never applies %s", r.Target.Describe())
 			}
@@ -678,7 +678,7 @@ func checkDriftOff(a *analysis) []Finding {
 	// already reported it as a rule.
 	reported := map[string]bool{}
 	for _, r := range a.rules {
-		if r.Type == model.RuleFluxDriftDisabled {
+		if r.Type == rtDriftDisabled {
 			reported[r.Origin.Object] = true
 		}
 	}

@@ -70,7 +70,7 @@ func (a *analysis) unknownKeys(r *ruleInfo) string {
 	var item map[string]any
 	var allowed map[string]bool
 	switch r.Type {
-	case model.RuleArgoIgnoreDifferences:
+	case rtIgnoreDifferences:
 		if isArgoGlobal(r.Rule) {
 			key, ok := strings.CutPrefix(r.Origin.Field, "data[")
 			if !ok || !strings.HasSuffix(key, "]") || strings.Contains(key, "][") {
@@ -87,7 +87,7 @@ func (a *analysis) unknownKeys(r *ruleInfo) string {
 			item = a.mapAt(d, r.Origin.Field)
 			allowed = argoIgnoreKeys
 		}
-	case model.RuleFluxKustomizeIgnore, model.RuleFluxHelmIgnore:
+	case rtKustomizeIgnore, rtHelmIgnore:
 		item = a.mapAt(d, r.Origin.Field)
 		allowed = fluxIgnoreKeys
 		if t, ok := item["target"].(map[string]any); ok {

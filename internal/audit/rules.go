@@ -29,8 +29,8 @@ func isIgnoreRule(r model.Rule) bool {
 		return false // refresh-only (ignoreResourceUpdates) hides nothing from drift
 	}
 	switch r.Type {
-	case model.RuleArgoIgnoreDifferences, model.RuleArgoResourceExclusion,
-		model.RuleFluxKustomizeIgnore, model.RuleFluxHelmIgnore:
+	case rtIgnoreDifferences, rtResourceExclusion,
+		rtKustomizeIgnore, rtHelmIgnore:
 		return true
 	}
 	return false
@@ -43,7 +43,7 @@ func isFieldRule(r model.Rule) bool {
 		return false
 	}
 	switch r.Type {
-	case model.RuleArgoIgnoreDifferences, model.RuleFluxKustomizeIgnore, model.RuleFluxHelmIgnore:
+	case rtIgnoreDifferences, rtKustomizeIgnore, rtHelmIgnore:
 		return true
 	}
 	return false
@@ -131,7 +131,7 @@ func isArgoGlobal(r model.Rule) bool {
 	}
 	k := objectKind(r.Origin.Object)
 	return k == "ConfigMap" || k == "ArgoCD" || strings.Contains(r.Origin.Field, "configs.cm[") ||
-		r.Type == model.RuleArgoCompareOptions // argocd-cm's /status rule, whatever holds it
+		r.Type == rtCompareOptions // argocd-cm's /status rule, whatever holds it
 }
 
 // argoInstance names the Argo CD instance of an argocd-cm rule: each
@@ -140,3 +140,15 @@ func isArgoGlobal(r model.Rule) bool {
 func argoInstance(r model.Rule) string {
 	return r.Origin.File + "|" + r.Origin.Object
 }
+
+// The engines' rule types the checks still read (moving to the engines).
+const (
+	rtIgnoreDifferences model.RuleType = "argocd.ignoreDifferences"
+	rtResourceExclusion model.RuleType = "argocd.resourceExclusion"
+	rtCompareOptions    model.RuleType = "argocd.compareOptions"
+	rtKustomizeIgnore   model.RuleType = "flux.kustomization.ignore"
+	rtHelmIgnore        model.RuleType = "flux.helmrelease.driftDetection.ignore"
+	rtSSAAnnotation     model.RuleType = "flux.ssa"
+	rtReconcileDisabled model.RuleType = "flux.reconcileDisabled"
+	rtDriftDisabled     model.RuleType = "flux.driftDetectionDisabled"
+)

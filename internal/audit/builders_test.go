@@ -129,7 +129,7 @@ func runChecks(t *testing.T, root string, cfg *Config, docs []Document, rules ..
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	s := &snapshot{root: root, docs: docs, rules: rules}
+	s := &snapshot{root: root, engines: newEngines(testEngines()), docs: docs, rules: rules}
 	f, _ := applyConfig(analyze(s, cfg, 0), cfg, root)
 	return f
 }

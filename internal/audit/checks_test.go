@@ -270,7 +270,7 @@ allow:
 		fluxKs("a").gk("apps", "Deployment").ptr("/spec/template/spec/containers/1/image").at("flux/ks.yaml", 20).rule(),
 		argoApp("a").gk("apps", "Deploymnt").ptr("/spec/replicas").at("argocd/apps.yaml", 30).rule(),
 	}
-	s := &snapshot{root: "/repo", docs: []Document{deployment("shop", "web").doc()}, rules: rules}
+	s := &snapshot{root: "/repo", engines: newEngines(testEngines()), docs: []Document{deployment("shop", "web").doc()}, rules: rules}
 	got, suppressed := applyConfig(analyze(s, cfg, 0), cfg, "/repo")
 	var summary []string
 	for _, f := range got {
@@ -374,7 +374,7 @@ func TestUnparsableFileIsOneFinding(t *testing.T) {
 func TestAdapterErrorsKeepTheirPosition(t *testing.T) {
 	root := t.TempDir()
 	testutil.WriteFile(t, root, "flux/ks.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: a, namespace: flux-system}\nspec:\n  interval: 10m\n  ignore: not-a-list\n")
-	res, err := Run(Options{Root: root, Paths: []string{"."}, Extractors: testExtractors()})
+	res, err := Run(Options{Root: root, Paths: []string{"."}, Extractors: testExtractors(), Engines: testEngines()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +408,7 @@ spec:
 `)
 	cfg := noJustification()
 	cfg.Policy.RequireSelfHeal = true
-	res, err := Run(Options{Root: root, Paths: []string{"."}, Config: cfg})
+	res, err := Run(Options{Root: root, Paths: []string{"."}, Config: cfg, Engines: testEngines()})
 	if err != nil {
 		t.Fatal(err)
 	}

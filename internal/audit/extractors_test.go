@@ -2,6 +2,7 @@ package audit
 
 import (
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 )
 
@@ -9,4 +10,10 @@ import (
 // command wires them.
 func testExtractors() []Extractor {
 	return []Extractor{argocd.RulesFromDocuments, flux.RulesFromDocuments}
+}
+
+// testEngines are what the shipped engines tell the audit, as the command
+// wires them (engine.AuditEngines).
+func testEngines() []auditapi.Engine {
+	return []auditapi.Engine{*argocd.AuditSemantics(), *flux.AuditSemantics()}
 }

@@ -14,25 +14,16 @@ import (
 // AuditSemantics describes Argo CD's rules to the audit (Descriptor.Audit).
 func AuditSemantics() *auditapi.Engine {
 	return &auditapi.Engine{
-		Name:         model.EngineArgoCD,
-		Title:        "Argo CD",
-		Kind:         auditKind,
+		Kinds: map[model.RuleType]auditapi.Kind{
+			RuleIgnoreDifferences: auditapi.Field,
+			RuleResourceExclusion: auditapi.Exclusion,
+		},
 		Global:       isGlobalRule,
 		Reach:        auditReach,
 		UnknownKey:   unknownKey,
 		RenderedFrom: remoteChart,
 		Checks:       []auditapi.Check{{ID: auditapi.CheckDriftDetectionOff, Run: checkSelfHeal}},
 	}
-}
-
-func auditKind(r model.Rule) auditapi.Kind {
-	switch r.Type {
-	case RuleIgnoreDifferences:
-		return auditapi.Field
-	case RuleResourceExclusion:
-		return auditapi.Exclusion
-	}
-	return auditapi.Other
 }
 
 // isGlobalRule reports whether a rule comes from argocd-cm and so applies

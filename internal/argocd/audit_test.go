@@ -8,22 +8,13 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
-
-// auditDocs reads the manifests of one file, with positions, as audit does.
-func auditDocs(t *testing.T, file, yaml string) []source.Document {
-	t.Helper()
-	docs, err := source.Decode([]byte(yaml), file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return docs
-}
 
 // The rules audit reads from real manifests: what each counts as and how
 // they reach each other.
 func TestAuditSemanticsOfExtractedRules(t *testing.T) {
-	docs := auditDocs(t, "argocd/all.yaml", `apiVersion: v1
+	docs := testutil.Documents(t, "argocd/all.yaml", `apiVersion: v1
 kind: ConfigMap
 metadata: {name: argocd-cm, namespace: argocd}
 data:
@@ -46,7 +37,7 @@ spec:
 	}
 	byKind := map[auditapi.Kind][]model.Rule{}
 	for _, r := range rules {
-		byKind[auditKind(r)] = append(byKind[auditKind(r)], r)
+		byKind[AuditSemantics().Kinds[r.Type]] = append(byKind[AuditSemantics().Kinds[r.Type]], r)
 	}
 	if len(byKind[auditapi.Exclusion]) != 1 || len(byKind[auditapi.Field]) != 2 {
 		t.Fatalf("kinds %v, want one exclusion and two field rules", byKind)
@@ -77,7 +68,7 @@ spec:
 }
 
 func TestAuditUnknownKey(t *testing.T) {
-	docs := auditDocs(t, "argocd/apps.yaml", `apiVersion: argoproj.io/v1alpha1
+	docs := testutil.Documents(t, "argocd/apps.yaml", `apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata: {name: a, namespace: argocd}
 spec:
@@ -119,14 +110,17 @@ data:
 	}
 }
 
-func TestAuditRemoteChart(t *testing.T) {
-	docs := auditDocs(t, "argocd/apps.yaml", `apiVersion: argoproj.io/v1alpha1
+// auditApps holds Applications and an ApplicationSet with and without
+// remote charts and self-heal.
+const auditApps = `apiVersion: argoproj.io/v1alpha1
 kind: Application
 metadata: {name: lbc}
 spec:
   sources:
   - {repoURL: https://github.com/example/values}
   - {repoURL: https://aws.github.io/eks-charts, chart: aws-load-balancer-controller}
+  syncPolicy:
+    automated: {prune: true}
 ---
 apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
@@ -141,7 +135,12 @@ kind: Application
 metadata: {name: git, namespace: argocd}
 spec:
   source: {repoURL: https://github.com/example/apps, path: shop}
-`)
+  syncPolicy:
+    automated: {selfHeal: true}
+`
+
+func TestAuditRemoteChart(t *testing.T) {
+	docs := testutil.Documents(t, "argocd/apps.yaml", auditApps)
 	find := func(o model.Origin) (source.Document, bool) {
 		for _, d := range docs {
 			if d.File == o.File && auditapi.ObjectOf(d.Object) == o.Object {
@@ -165,28 +164,7 @@ spec:
 }
 
 func TestAuditSelfHeal(t *testing.T) {
-	docs := auditDocs(t, "apps.yaml", `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: shop, namespace: argocd}
-spec:
-  project: default
-  syncPolicy:
-    automated: {prune: true}
----
-apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: healed, namespace: argocd}
-spec:
-  syncPolicy:
-    automated: {selfHeal: true}
----
-apiVersion: argoproj.io/v1alpha1
-kind: ApplicationSet
-metadata: {name: envs, namespace: argocd}
-spec:
-  template:
-    spec: {project: default}
-`)
+	docs := testutil.Documents(t, "argocd/apps.yaml", auditApps)
 	if got := checkSelfHeal(auditapi.Input{Documents: docs}); len(got) != 0 {
 		t.Errorf("without the policy: %+v", got)
 	}
@@ -195,9 +173,10 @@ spec:
 	for _, f := range got {
 		pos = append(pos, fmt.Sprintf("%s@%s:%d:%d %s", f.Object, f.File, f.Line, f.Column, f.Field))
 	}
+	// At the sync policy when there is one, else at the document.
 	want := []string{
-		"Application argocd/shop@apps.yaml:6:3 .spec.syncPolicy.automated.selfHeal",
-		"ApplicationSet argocd/envs@apps.yaml:16:1 .spec.template.spec.syncPolicy.automated.selfHeal",
+		"Application lbc@argocd/apps.yaml:8:3 .spec.syncPolicy.automated.selfHeal",
+		"ApplicationSet argocd/envs@argocd/apps.yaml:11:1 .spec.template.spec.syncPolicy.automated.selfHeal",
 	}
 	if strings.Join(pos, ",") != strings.Join(want, ",") {
 		t.Errorf("got %q, want %q", pos, want)

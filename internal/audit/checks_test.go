@@ -383,45 +383,6 @@ func TestAdapterErrorsKeepTheirPosition(t *testing.T) {
 	}
 }
 
-func TestSelfHealFindingPointsAtSyncPolicy(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFile(t, root, "apps.yaml", `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: shop, namespace: argocd}
-spec:
-  project: default
-  syncPolicy:
-    automated: {prune: true}
----
-apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: manual, namespace: argocd}
-spec:
-  project: default
----
-apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata: {name: redis, namespace: flux-system}
-spec:
-  driftDetection:
-    mode: disabled
-`)
-	cfg := noJustification()
-	cfg.Policy.RequireSelfHeal = true
-	res, err := Run(Options{Root: root, Paths: []string{"."}, Config: cfg, Engines: testEngines()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range res.Findings {
-		got = append(got, string(f.Check)+" "+f.Position())
-	}
-	want := []string{"DRIFT008 apps.yaml:6:3", "DRIFT008 apps.yaml:9:1", "DRIFT008 apps.yaml:20:5"}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("got %v, want %v", got, want)
-	}
-}
-
 // DRIFT001's severity follows the widest field hidden: /spec, a pod
 // template, a container list, a whole object or every kind are errors; a
 // kind-specific path on every kind and /metadata stay warnings.

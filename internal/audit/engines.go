@@ -18,8 +18,8 @@ func newEngines(list []auditapi.Engine) engines {
 
 // kind classifies r by its engine.
 func (e engines) kind(r model.Rule) auditapi.Kind {
-	if d := e[r.Engine]; d != nil && d.Kind != nil {
-		return d.Kind(r)
+	if d := e[r.Engine]; d != nil {
+		return d.Kinds[r.Type] // Other when not listed
 	}
 	return auditapi.Other
 }

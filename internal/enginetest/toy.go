@@ -64,12 +64,7 @@ func Descriptor() engine.Descriptor {
 // the toy engine's one check.
 func auditSemantics() *auditapi.Engine {
 	return &auditapi.Engine{
-		Kind: func(r model.Rule) auditapi.Kind {
-			if r.Type == RuleIgnoreLabel {
-				return auditapi.Field
-			}
-			return auditapi.Other
-		},
+		Kinds:  map[model.RuleType]auditapi.Kind{RuleIgnoreLabel: auditapi.Field},
 		Checks: []auditapi.Check{{ID: auditapi.CheckDriftDetectionOff, Run: checkSuspended}},
 	}
 }

@@ -14,26 +14,17 @@ import (
 // AuditSemantics describes Flux's rules to the audit (Descriptor.Audit).
 func AuditSemantics() *auditapi.Engine {
 	return &auditapi.Engine{
-		Name:       model.EngineFlux,
-		Title:      "Flux",
-		Kind:       auditKind,
+		Kinds: map[model.RuleType]auditapi.Kind{
+			RuleKustomizeIgnore: auditapi.Field,
+			// Their targets are the chart's objects, rendered outside the
+			// repository.
+			RuleHelmIgnore: auditapi.RenderedField,
+		},
 		Reach:      auditReach,
 		PeerHint:   "Keep the rule where the object is applied: in the HelmRelease for the chart's objects, in the Kustomization for the manifests it applies.",
 		UnknownKey: unknownKey,
 		Checks:     []auditapi.Check{{ID: auditapi.CheckDriftDetectionOff, Run: checkDriftOff}},
 	}
-}
-
-func auditKind(r model.Rule) auditapi.Kind {
-	switch r.Type {
-	case RuleKustomizeIgnore:
-		return auditapi.Field
-	case RuleHelmIgnore:
-		// Their targets are the chart's objects, rendered outside the
-		// repository.
-		return auditapi.RenderedField
-	}
-	return auditapi.Other
 }
 
 // auditReach: Flux rules only reach the objects their own Kustomization or

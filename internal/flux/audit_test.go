@@ -7,26 +7,17 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
-	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
-
-func auditDocs(t *testing.T, file, yaml string) []source.Document {
-	t.Helper()
-	docs, err := source.Decode([]byte(yaml), file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return docs
-}
 
 // A Kustomization and a HelmRelease of one namespace are peers; the same
 // object's rules reach each other; other namespaces are apart.
 func TestAuditKindAndReach(t *testing.T) {
 	ks := model.Rule{Type: RuleKustomizeIgnore, Origin: model.Origin{Object: "Kustomization flux-system/apps"}}
 	hr := model.Rule{Type: RuleHelmIgnore, Origin: model.Origin{Object: "HelmRelease flux-system/redis"}}
-	if auditKind(ks) != auditapi.Field || auditKind(hr) != auditapi.RenderedField ||
-		auditKind(model.Rule{Type: RuleSSAAnnotation}) != auditapi.Other {
-		t.Errorf("kinds: %v %v", auditKind(ks), auditKind(hr))
+	kinds := AuditSemantics().Kinds
+	if kinds[ks.Type] != auditapi.Field || kinds[hr.Type] != auditapi.RenderedField || kinds[RuleSSAAnnotation] != auditapi.Other {
+		t.Errorf("kinds: %v", kinds)
 	}
 	other := hr
 	other.Origin.Object = "HelmRelease shop/redis"
@@ -49,7 +40,7 @@ func TestAuditKindAndReach(t *testing.T) {
 }
 
 func TestAuditUnknownKey(t *testing.T) {
-	docs := auditDocs(t, "flux/ks.yaml", `apiVersion: kustomize.toolkit.fluxcd.io/v1
+	docs := testutil.Documents(t, "flux/ks.yaml", `apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata: {name: a, namespace: flux-system}
 spec:
@@ -73,7 +64,7 @@ spec:
 }
 
 func TestAuditDriftOff(t *testing.T) {
-	docs := auditDocs(t, "flux/releases.yaml", `apiVersion: helm.toolkit.fluxcd.io/v2
+	docs := testutil.Documents(t, "flux/releases.yaml", `apiVersion: helm.toolkit.fluxcd.io/v2
 kind: HelmRelease
 metadata: {name: unset, namespace: flux-system}
 spec: {}

@@ -75,12 +75,13 @@ const (
 
 // Engine describes one engine's rules to the audit. Every func may be nil.
 type Engine struct {
-	// Name is the engine's model.Engine (its rules' Engine).
-	Name model.Engine
-	// Title is how messages name it ("Argo CD").
+	// Name is the engine's model.Engine (its rules' Engine) and Title how
+	// messages name it ("Argo CD"); the registry fills both from the
+	// engine's Descriptor (engine.AuditEngines).
+	Name  model.Engine
 	Title string
-	// Kind classifies a rule; nil: every rule is Other.
-	Kind func(r model.Rule) Kind
+	// Kinds classifies the engine's rule types; a type not listed is Other.
+	Kinds map[model.RuleType]Kind
 	// Global reports a rule that applies to every holder of its instance
 	// (Argo CD's argocd-cm): it shadows holders' rules, and the same rule
 	// in two files is two rules (two instances). nil: none.

@@ -475,7 +475,7 @@ func (c *compareConfig) whyNot(live *unstructured.Unstructured, res *normResult)
 		notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: level, Rule: originPtr(r.Origin), Reason: reason, Message: msg})
 	}
 	for _, r := range c.rules {
-		if r.Type == model.RuleArgoCompareOptions {
+		if r.Type == RuleCompareOptions {
 			continue
 		}
 		for _, e := range r.Errors {

@@ -524,26 +524,38 @@ func runArgoScenario(t *testing.T, a *ArgoCD, g argoGroup, sc argoScenario, tall
 	if err := os.WriteFile(desired, []byte(desiredYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"explain", target, "-f", desired, "--engine", "argocd", "--argocd-namespace", a.Namespace, "-o", "json"}
-	if ns != "" && kind != "clusterrole" {
-		args = append(args, "-n", ns)
-	}
-	args = append(args, sc.flags...)
-	res := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, args...)
-	if res.Code != 0 && res.Code != 1 {
-		t.Fatalf("%s: explain exit %d\nstdout:\n%s\nstderr:\n%s", id, res.Code, res.Stdout, res.Stderr)
-	}
-	for _, v := range sc.secretValues {
-		if strings.Contains(res.Stdout, v) || strings.Contains(res.Stderr, v) {
-			t.Errorf("%s: the tool printed a Secret value", id)
+	// explainArgs: explain with the manifest from Git (-f), or without it
+	// (inferred mode, as scan judges).
+	explainArgs := func(file string) []string {
+		args := []string{"explain", target, "--engine", "argocd", "--argocd-namespace", a.Namespace, "-o", "json"}
+		if file != "" {
+			args = append(args, "-f", file)
 		}
+		if ns != "" && kind != "clusterrole" {
+			args = append(args, "-n", ns)
+		}
+		return append(args, sc.flags...)
 	}
-	var rep model.Report
-	DecodeJSON(t, res.Stdout, &rep)
+	explain := func(what string, args []string) (model.Report, int) {
+		res := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, args...)
+		if res.Code != 0 && res.Code != 1 {
+			t.Fatalf("%s: %s: exit %d\nstdout:\n%s\nstderr:\n%s", id, what, res.Code, res.Stdout, res.Stderr)
+		}
+		for _, v := range sc.secretValues {
+			if strings.Contains(res.Stdout, v) || strings.Contains(res.Stderr, v) {
+				t.Errorf("%s: %s printed a Secret value", id, what)
+			}
+		}
+		var rep model.Report
+		DecodeJSON(t, res.Stdout, &rep)
+		return rep, res.Code
+	}
+	args := explainArgs(desired)
+	rep, code := explain("explain -f", args)
 
 	// Object level.
 	argoOut := item.Modified
-	toolOut := res.Code == 1
+	toolOut := code == 1
 	appOut := st.Sync.Status == "OutOfSync"
 	if appOut != argoOut {
 		t.Logf("%s: Application is %s while the resource's modified=%v", id, st.Sync.Status, argoOut)
@@ -572,23 +584,8 @@ func runArgoScenario(t *testing.T, a *ArgoCD, g argoGroup, sc argoScenario, tall
 
 	// Inferred mode: the same object explained without -f, exactly as scan
 	// sees it (desired state from managedFields and last-applied).
-	infArgs := []string{"explain", target, "--engine", "argocd", "--argocd-namespace", a.Namespace, "-o", "json"}
-	if ns != "" && kind != "clusterrole" {
-		infArgs = append(infArgs, "-n", ns)
-	}
-	infArgs = append(infArgs, sc.flags...)
-	infRes := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, infArgs...)
-	if infRes.Code != 0 && infRes.Code != 1 {
-		t.Fatalf("%s: explain without -f: exit %d\nstdout:\n%s\nstderr:\n%s", id, infRes.Code, infRes.Stdout, infRes.Stderr)
-	}
-	for _, v := range sc.secretValues {
-		if strings.Contains(infRes.Stdout, v) || strings.Contains(infRes.Stderr, v) {
-			t.Errorf("%s: the tool printed a Secret value (without -f)", id)
-		}
-	}
-	var infRep model.Report
-	DecodeJSON(t, infRes.Stdout, &infRep)
-	tally.object(t, id, "inferred-", argoOut, infRes.Code == 1, infRep)
+	infRep, infCode := explain("explain without -f", explainArgs(""))
+	tally.object(t, id, "inferred-", argoOut, infCode == 1, infRep)
 	tally.fields(t, id, "inferred-", argoPaths, infRep)
 	captureArgoLive(t, a, id, kind, name, ns)
 
@@ -1007,17 +1004,30 @@ func readKnownDivergences(t *testing.T, path string) map[string]string {
 	return out
 }
 
+// syncedWebApp commits webDeploy, creates a manual Application for it in
+// a fresh namespace and waits for its first sync (client-side apply).
+func syncedWebApp(t *testing.T, a *ArgoCD, name string) (ns, app string) {
+	t.Helper()
+	ns = E.argoNamespace(t, a, name)
+	dir := "apps/" + ns
+	a.Commit(t, "add "+ns, map[string]string{dir + "/manifests.yaml": webDeploy})
+	app = "c-" + ns
+	a.CreateApp(t, app, "", fmt.Sprintf("  project: default\n  source: {repoURL: %q, path: %s, targetRevision: HEAD}\n  destination: {server: https://kubernetes.default.svc, namespace: %s}\n", a.RepoURL, dir, ns))
+	t.Cleanup(func() {
+		if os.Getenv("DRIFT_E2E_KEEP") == "" {
+			_ = a.kubectlRaw("", "-n", a.Namespace, "delete", "application", app, "--wait=false")
+		}
+	})
+	a.waitOperation(t, app, 90*time.Second)
+	return ns, app
+}
+
 // TestArgoAPIBadInput: an unreachable Argo CD API is one warning note and
 // the local verdict (same exit code); an Application whose repository
 // cannot be fetched is said so, and Argo invents no verdict.
 func TestArgoAPIBadInput(t *testing.T) {
 	a := RealArgoCD(t)
-	ns := E.argoNamespace(t, a, "api-bad-input")
-	dir := "apps/" + ns
-	a.Commit(t, "add "+ns, map[string]string{dir + "/manifests.yaml": webDeploy})
-	app := "c-" + ns
-	a.CreateApp(t, app, "", fmt.Sprintf("  project: default\n  source: {repoURL: %q, path: %s, targetRevision: HEAD}\n  destination: {server: https://kubernetes.default.svc, namespace: %s}\n", a.RepoURL, dir, ns))
-	a.waitOperation(t, app, 90*time.Second)
+	ns, app := syncedWebApp(t, a, "api-bad-input")
 	a.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=5")
 	desired := filepath.Join(t.TempDir(), "web.yaml")
 	if err := os.WriteFile(desired, []byte(webDeploy), 0o644); err != nil {
@@ -1072,17 +1082,7 @@ func TestArgoAPIBadInput(t *testing.T) {
 // the changed image is reverted.
 func TestArgoInferredScan(t *testing.T) {
 	a := RealArgoCD(t)
-	ns := E.argoNamespace(t, a, "inferred-scan")
-	dir := "apps/" + ns
-	a.Commit(t, "add "+ns, map[string]string{dir + "/manifests.yaml": webDeploy})
-	app := "c-" + ns
-	a.CreateApp(t, app, "", fmt.Sprintf("  project: default\n  source: {repoURL: %q, path: %s, targetRevision: HEAD}\n  destination: {server: https://kubernetes.default.svc, namespace: %s}\n", a.RepoURL, dir, ns))
-	t.Cleanup(func() {
-		if os.Getenv("DRIFT_E2E_KEEP") == "" {
-			_ = a.kubectlRaw("", "-n", a.Namespace, "delete", "application", app, "--wait=false")
-		}
-	})
-	a.waitOperation(t, app, 90*time.Second)
+	ns, app := syncedWebApp(t, a, "inferred-scan")
 	a.Kubectl(t, "-n", ns, "label", "deployment/web", "hotfix=true")
 	a.Kubectl(t, "-n", ns, "patch", "deployment/web", "--type=merge", "-p", `{"spec":{"minReadySeconds":10}}`)
 	a.Kubectl(t, "-n", ns, "set", "image", "deployment/web", "app=nginx:1.29")

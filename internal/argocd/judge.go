@@ -117,7 +117,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		if la := argoLastApplied(live); la != nil {
 			given, fromLastApplied = la, true
 			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "argocd-last-applied",
-				Message: "no desired state given: Argo CD's last sync, read from the " + LastAppliedAnnotation + " annotation argocd-controller wrote, stands in for Git (a commit Argo CD has not synced yet is not seen; -f/-k compares with Git)"})
+				Message: "verdicts compare with Argo CD's last sync (" + LastAppliedAnnotation + "), not Git: a commit Argo CD has not synced yet is not seen (-f/-k compares with Git)"})
 		}
 	}
 	// Argo CD's target is the manifest from Git plus the tracking metadata
@@ -354,7 +354,7 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 	}
 	oos := "OutOfSync"
 	if fromLastApplied {
-		oos = "OutOfSync: differs from what Argo CD applied at its last sync (" + LastAppliedAnnotation + ")"
+		oos = "OutOfSync against Argo CD's last sync"
 	}
 	switch {
 	case app != nil && app.SelfHeal():

@@ -58,7 +58,7 @@ type wantVerdict struct {
 // of the same name): self-heal kept the fields called left alone and put
 // back the others.
 func TestJudgeInferredLastApplied(t *testing.T) {
-	const lastSync = "what Argo CD applied at its last sync"
+	const lastSync = "OutOfSync against Argo CD's last sync"
 	const extraneous = "not in last-applied-configuration, Argo CD's 3-way diff does not report it"
 	cases := []struct {
 		name     string

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -12,6 +14,13 @@ import (
 	"sync"
 	"testing"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
+	"k8s.io/cli-runtime/pkg/genericiooptions"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
+	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
@@ -81,6 +90,23 @@ func (f *fakeCluster) count(prefix string) map[string]int {
 	return out
 }
 
+// editedConfigMap is ConfigMap ns/name of Kustomization ns/apps, applied by
+// kustomize-controller (data.greeting) and edited by kubectl (data.extra).
+func editedConfigMap(ns, name string) map[string]any {
+	return map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": name, "namespace": ns, "uid": "uid-" + name, "resourceVersion": "1",
+			"labels": map[string]any{"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": ns},
+			"managedFields": []any{
+				map[string]any{"manager": "kustomize-controller", "operation": "Apply", "apiVersion": "v1", "time": "2026-12-01T10:00:00Z", "fieldsType": "FieldsV1",
+					"fieldsV1": map[string]any{"f:data": map[string]any{"f:greeting": map[string]any{}}, "f:metadata": map[string]any{"f:labels": map[string]any{"f:kustomize.toolkit.fluxcd.io/name": map[string]any{}, "f:kustomize.toolkit.fluxcd.io/namespace": map[string]any{}}}}},
+				map[string]any{"manager": "kubectl-edit", "operation": "Update", "apiVersion": "v1", "time": "2026-12-01T11:00:00Z", "fieldsType": "FieldsV1",
+					"fieldsV1": map[string]any{"f:data": map[string]any{"f:extra": map[string]any{}}}},
+			}},
+		"data": map[string]any{"greeting": "hello", "extra": "by hand"},
+	}
+}
+
 // kubeconfigFor writes a kubeconfig whose one context, named name, is srv.
 func kubeconfigFor(t *testing.T, name string, srv *httptest.Server) string {
 	t.Helper()
@@ -107,23 +133,7 @@ current-context: %[1]s
 // own client and cache: two LISTs of each kind.
 func TestScanSourceWithEngineClusterListsEachKindOnce(t *testing.T) {
 	const ns = "shop"
-	fluxLabels := map[string]any{"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": ns}
-	// Two ConfigMaps of Kustomization shop/apps, each edited by kubectl
-	// after kustomize-controller applied it.
-	var live []any
-	for _, name := range []string{"web", "db"} {
-		live = append(live, map[string]any{
-			"apiVersion": "v1", "kind": "ConfigMap",
-			"metadata": map[string]any{"name": name, "namespace": ns, "uid": "uid-" + name, "resourceVersion": "1", "labels": fluxLabels,
-				"managedFields": []any{
-					map[string]any{"manager": "kustomize-controller", "operation": "Apply", "apiVersion": "v1", "time": "2026-12-01T10:00:00Z", "fieldsType": "FieldsV1",
-						"fieldsV1": map[string]any{"f:data": map[string]any{"f:greeting": map[string]any{}}, "f:metadata": map[string]any{"f:labels": map[string]any{"f:kustomize.toolkit.fluxcd.io/name": map[string]any{}, "f:kustomize.toolkit.fluxcd.io/namespace": map[string]any{}}}}},
-					map[string]any{"manager": "kubectl-edit", "operation": "Update", "apiVersion": "v1", "time": "2026-12-01T11:00:00Z", "fieldsType": "FieldsV1",
-						"fieldsV1": map[string]any{"f:data": map[string]any{"f:extra": map[string]any{}}}},
-				}},
-			"data": map[string]any{"greeting": "hello", "extra": "by hand"},
-		})
-	}
+	live := []any{editedConfigMap(ns, "web"), editedConfigMap(ns, "db")}
 	scanned := &fakeCluster{lists: map[string][]any{"/api/v1/namespaces/" + ns + "/configmaps": live}}
 	engineSide := &fakeCluster{lists: map[string][]any{
 		"/apis/kustomize.toolkit.fluxcd.io/v1/kustomizations": {map[string]any{
@@ -172,5 +182,57 @@ func TestScanSourceWithEngineClusterListsEachKindOnce(t *testing.T) {
 	}
 	if got := scanned.count(""); !maps.Equal(got, map[string]int{"LIST /api/v1/namespaces/" + ns + "/configmaps": 1}) {
 		t.Errorf("requests to the scanned cluster %v, want only the one LIST of the scanned kind", got)
+	}
+}
+
+// TestServeEngineKubeconfig: serve --engine-kubeconfig watches the
+// engines' objects on the engine's cluster (start-up LIST, the adapters'
+// reads), never on the watched cluster, which serves the same kinds; the
+// watched objects are judged against the engine cluster's owner.
+func TestServeEngineKubeconfig(t *testing.T) {
+	const ns = "shop"
+	ks := []any{map[string]any{
+		"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+		"metadata": map[string]any{"name": "apps", "namespace": ns},
+		"spec":     map[string]any{"interval": "10m", "path": "./app", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "repo"}},
+	}}
+	const ksPath = "/apis/kustomize.toolkit.fluxcd.io/v1/kustomizations"
+	watched := &fakeCluster{lists: map[string][]any{"/api/v1/namespaces/" + ns + "/configmaps": nil, ksPath: ks}}
+	engineSide := &fakeCluster{lists: map[string][]any{ksPath: ks}}
+	liveSrv, engineSrv := httptest.NewServer(watched), httptest.NewServer(engineSide)
+	defer liveSrv.Close()
+	defer engineSrv.Close()
+
+	kc, cacheDir, engineKC := kubeconfigFor(t, "spoke", liveSrv), t.TempDir(), kubeconfigFor(t, "management", engineSrv)
+	flags := genericclioptions.NewConfigFlags(true)
+	namespace := ns
+	flags.KubeConfig, flags.CacheDir, flags.Namespace = &kc, &cacheDir, &namespace
+	g := &GlobalOptions{Frontend: KubectlFrontend, Engine: "flux", ConfigFlags: flags, Secrets: redact.NewScrubber(),
+		IOStreams: genericiooptions.IOStreams{Out: io.Discard, ErrOut: io.Discard}}
+	o := NewServeOptions(g)
+	o.Kinds, o.MetricsBindAddress = []string{"configmaps"}, "127.0.0.1:0"
+	o.EngineCluster.Kubeconfig = engineKC
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Complete(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	cm := scan.Kind{GVR: schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, GVK: schema.GroupVersionKind{Version: "v1", Kind: "ConfigMap"}, Namespaced: true}
+	obj := &unstructured.Unstructured{Object: editedConfigMap(ns, "web")}
+	o.server.Observe(context.Background(), cm, obj)
+	rec := httptest.NewRecorder()
+	o.server.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if want := `kubectl_drift_fields{class="manual",engine="flux",kind="ConfigMap",manager="kubectl-edit",namespace="shop",verdict="not-applied"} 1`; !strings.Contains(rec.Body.String(), want) {
+		t.Errorf("/metrics lacks %s:\n%s", want, rec.Body.String())
+	}
+	// The start-up LIST (limit 1) of each kind, on its own cluster; the
+	// adapter's read of the owner before the informers run (the cache
+	// answers it directly) on the engine's cluster.
+	if got, want := watched.count(""), map[string]int{"LIST /api/v1/namespaces/" + ns + "/configmaps": 1}; !maps.Equal(got, want) {
+		t.Errorf("requests to the watched cluster %v, want %v (no engine object read there)", got, want)
+	}
+	if got, want := engineSide.count(""), map[string]int{"LIST " + ksPath: 1, "GET /apis/kustomize.toolkit.fluxcd.io/v1/namespaces/shop/kustomizations/apps": 1}; !maps.Equal(got, want) {
+		t.Errorf("requests to the engine's cluster %v, want %v", got, want)
 	}
 }

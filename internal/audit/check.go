@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -190,20 +191,15 @@ func (f Finding) Position() string {
 	return s
 }
 
+// less orders findings by position, then check and message.
 func (f Finding) less(o Finding) bool {
-	if f.File != o.File {
-		return f.File < o.File
-	}
-	if f.Line != o.Line {
-		return f.Line < o.Line
-	}
-	if f.Column != o.Column {
-		return f.Column < o.Column
-	}
-	if f.Check != o.Check {
-		return f.Check < o.Check
-	}
-	return f.Message < o.Message
+	return cmp.Or(
+		cmp.Compare(f.File, o.File),
+		cmp.Compare(f.Line, o.Line),
+		cmp.Compare(f.Column, o.Column),
+		cmp.Compare(f.Check, o.Check),
+		cmp.Compare(f.Message, o.Message),
+	) < 0
 }
 
 // newFinding fills in the check's name and default hint.

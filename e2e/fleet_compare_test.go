@@ -20,17 +20,10 @@ import (
 func TestFleetCompareContexts(t *testing.T) {
 	f := fleet(t)
 	cm := func(extra string) string {
-		return `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: argocd-cm
-  namespace: argocd
-  labels: {app.kubernetes.io/part-of: argocd}
-data:
-  resource.customizations.ignoreDifferences.apps_Deployment: |
+		return argocdCM("argocd", `  resource.customizations.ignoreDifferences.apps_Deployment: |
     jsonPointers:
     - /spec/replicas
-` + extra
+`+extra)
 	}
 	spokeA := cm(`  resource.customizations.ignoreDifferences.apps_StatefulSet: |
     jsonPointers:

@@ -191,15 +191,14 @@ func (f Finding) Position() string {
 	return s
 }
 
-// less orders findings by position, then check and message.
+// less orders findings by position as rules are ordered
+// (model.Origin.Compare), then by check and message.
 func (f Finding) less(o Finding) bool {
-	return cmp.Or(
-		cmp.Compare(f.File, o.File),
-		cmp.Compare(f.Line, o.Line),
-		cmp.Compare(f.Column, o.Column),
-		cmp.Compare(f.Check, o.Check),
-		cmp.Compare(f.Message, o.Message),
-	) < 0
+	return cmp.Or(f.position().Compare(o.position()), cmp.Compare(f.Check, o.Check), cmp.Compare(f.Message, o.Message)) < 0
+}
+
+func (f Finding) position() model.Origin {
+	return model.Origin{File: f.File, Line: f.Line, Column: f.Column}
 }
 
 // newFinding fills in the check's name and default hint.

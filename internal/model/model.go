@@ -380,6 +380,12 @@ type Note struct {
 	// "jq-timeout", "manager-not-seen", "no-schema".
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message"`
+	// AboutObject marks a note about this object itself rather than
+	// about the engine's setup: it is kept under --engine auto even when
+	// the engine does not reconcile the object (an Argo CD tracking id
+	// that names an Application deploying to another cluster: nothing
+	// reconciles the object, though its marks say something does).
+	AboutObject bool `json:"-"`
 }
 
 // DesiredSource says where the desired state came from.

@@ -6,23 +6,18 @@ import (
 	"testing"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
-	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // A path no object of the target kind can have is flagged from the kind's
 // schema even when no manifest of the kind is in the repository: built-in
 // kinds from the API types, custom kinds from their CRD in the tree.
 func TestPathThatCanNeverMatchTheKindsSchema(t *testing.T) {
-	// A CRD of the tree (testdata/widget-crd.yaml), read as it sits in a
-	// repository's crds/ folder.
-	raw, err := os.ReadFile("testdata/widget-crd.yaml")
+	data, err := os.ReadFile("testdata/schema/widget-crd.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	crd, err := source.Decode(raw, "crds/widget.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	crd := testutil.Documents(t, "crds/widget.yaml", string(data))
 	for _, tc := range []struct {
 		name string
 		rule model.Rule

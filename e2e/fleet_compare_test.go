@@ -53,7 +53,7 @@ func TestFleetCompareContexts(t *testing.T) {
 	DecodeJSON(t, res.Stdout, &doc)
 	got := map[string]string{}
 	for _, r := range doc.Results {
-		if r.Rule.Type != model.RuleArgoIgnoreDifferences {
+		if r.Rule.Type != "argocd.ignoreDifferences" {
 			continue // the controller-wide defaults each instance has (compareoptions)
 		}
 		var cps []string

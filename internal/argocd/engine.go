@@ -33,11 +33,12 @@ func Descriptor() engine.Descriptor {
 		OwnerLabels:        []string{DefaultInstanceLabelKey},
 		RulesFromDocuments: RulesFromDocuments,
 		Compare:            CompareSemantics(),
+		Audit:              AuditSemantics(),
 		// An ignoreResourceUpdates customization is modelled as a
 		// refresh-scoped ignoreDifferences rule, but listing it as
 		// ignoreDifferences misleads.
 		DisplayType: func(r model.Rule) string {
-			if r.Type == model.RuleArgoIgnoreDifferences && r.Scope == model.ScopeRefresh {
+			if r.Type == RuleIgnoreDifferences && r.Scope == model.ScopeRefresh {
 				return "argocd.ignoreResourceUpdates"
 			}
 			return ""

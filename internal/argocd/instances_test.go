@@ -38,7 +38,7 @@ func ruleLines(t *testing.T, rules []model.Rule) []string {
 	t.Helper()
 	var out []string
 	for _, r := range rules {
-		if r.Type == model.RuleArgoCompareOptions {
+		if r.Type == RuleCompareOptions {
 			continue
 		}
 		if r.Error != "" {
@@ -102,7 +102,7 @@ data:
 	}
 	status := 0
 	for _, r := range rules {
-		if r.Type == model.RuleArgoCompareOptions {
+		if r.Type == RuleCompareOptions {
 			status++
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/compare"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -163,6 +164,11 @@ type Descriptor struct {
 	// it); Engine and Title are filled from the Descriptor. nil: its rules
 	// are compared by selector and paths only, and cannot be translated to.
 	Compare *compare.Semantics
+	// Audit describes the engine's rules to `audit` (which count as ignore
+	// rules, which reach which, the keys of its rule shapes) and adds its
+	// own checks; Name is filled from the Descriptor. nil: its rules are
+	// audited as settings (no ignore rules) with the neutral checks only.
+	Audit *auditapi.Engine
 }
 
 // registry is the process-wide table; see the package comment.
@@ -238,6 +244,24 @@ func CompareEngines() compare.Engines {
 		}
 		s.Engine, s.Title = d.Name, d.Title
 		out = append(out, s)
+	}
+	return out
+}
+
+// AuditEngines returns what every registered engine tells the audit, in the
+// registry's order.
+func AuditEngines() []auditapi.Engine {
+	var out []auditapi.Engine
+	for _, d := range reg.read() {
+		var a auditapi.Engine
+		if d.Audit != nil {
+			a = *d.Audit
+		}
+		a.Name = d.Name
+		if a.Title == "" {
+			a.Title = d.Title
+		}
+		out = append(out, a)
 	}
 	return out
 }

@@ -30,6 +30,7 @@ func Descriptor() engine.Descriptor {
 		OwnerLabels:        []string{KustomizeNameLabel, KustomizeNamespaceLabel, HelmNameLabel, HelmNamespaceLabel},
 		RulesFromDocuments: RulesFromDocuments,
 		Compare:            CompareSemantics(),
+		Audit:              AuditSemantics(),
 		New:                newForCommand,
 		Renderer:           fluxrender.New(),
 	}

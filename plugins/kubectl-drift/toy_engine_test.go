@@ -254,11 +254,39 @@ func TestToyEngineInAudit(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var res struct{ Summary struct{ Rules int } }
+	var res struct {
+		Summary  struct{ Rules int }
+		Findings []struct {
+			Check, Message, Hint, File, Object, Field string
+			Engine                                    model.Engine
+			Line, Column                              int
+		}
+	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
 	if res.Summary.Rules != 1 {
 		t.Errorf("audit counted %d rules, want the toy rule\n%s", res.Summary.Rules, stdout)
+	}
+	// The toy engine's own check (Descriptor.Audit), through the same
+	// catalogue, positions and printers as every check.
+	var found bool
+	for _, f := range res.Findings {
+		if f.Engine != "toy" {
+			continue
+		}
+		if f.Check != "DRIFT008" || !strings.HasSuffix(f.File, "toyapp-batch-suspended.yaml") || f.Line != 9 || f.Column != 3 ||
+			f.Object != "ToyApp toy-shop/batch" || f.Field != ".spec.suspend" || !strings.Contains(f.Message, "suspended") ||
+			!strings.Contains(f.Hint, "spec.suspend") {
+			t.Errorf("unexpected toy finding %+v", f)
+		}
+		found = true
+	}
+	if !found {
+		t.Errorf("audit did not report the suspended ToyApp (DRIFT008)\n%s", stdout)
+	}
+	stdout, _, code = run(t, "audit", testdata, "--fail-on", "warning")
+	if code != cli.ExitDrift || !strings.Contains(stdout, "DRIFT008 ToyApp toy-shop/batch is suspended") {
+		t.Errorf("audit --fail-on warning: exit %d, want %d\n%s", code, cli.ExitDrift, stdout)
 	}
 }

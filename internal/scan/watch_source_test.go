@@ -2,6 +2,7 @@ package scan
 
 import (
 	"context"
+	"maps"
 	"testing"
 	"time"
 
@@ -54,12 +55,7 @@ func TestWatcherJudgesAgainstTheDesiredHook(t *testing.T) {
 		"web-hpa /spec/replicas":    "drifted rendered",
 		"web-scaled /spec/replicas": "drifted managed-fields",
 	}
-	if len(got) != len(want) {
+	if !maps.Equal(got, want) {
 		t.Errorf("events %v, want %v", got, want)
-	}
-	for k, v := range want {
-		if got[k] != v {
-			t.Errorf("%s: %q, want %q (all: %v)", k, got[k], v, got)
-		}
 	}
 }

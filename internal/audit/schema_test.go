@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -12,39 +13,13 @@ import (
 // schema even when no manifest of the kind is in the repository: built-in
 // kinds from the API types, custom kinds from their CRD in the tree.
 func TestPathThatCanNeverMatchTheKindsSchema(t *testing.T) {
-	crd, err := source.Decode([]byte(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-              parts:
-                type: array
-                items:
-                  type: object
-                  properties:
-                    name: {type: string}
-              labels:
-                type: object
-                additionalProperties: {type: string}
-              free:
-                type: object
-                x-kubernetes-preserve-unknown-fields: true
-`), "crds/widget.yaml")
+	// A CRD of the tree (testdata/widget-crd.yaml), read as it sits in a
+	// repository's crds/ folder.
+	raw, err := os.ReadFile("testdata/widget-crd.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	crd, err := source.Decode(raw, "crds/widget.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

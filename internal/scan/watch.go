@@ -74,6 +74,9 @@ type WatchEvent struct {
 	Intervals *int   `json:"intervals,omitempty"`
 	// Verdicts of the owning engine(s), where known.
 	Verdicts []model.Verdict `json:"verdicts,omitempty"`
+	// DesiredSource is what the drift was judged against, as scan's
+	// reports say it: managed-fields, or rendered under --source.
+	DesiredSource model.DesiredSource `json:"desiredSource,omitempty"`
 	// Fight is set on fight events.
 	Fight *WatchFight `json:"fight,omitempty"`
 }
@@ -134,6 +137,7 @@ type trackedField struct {
 	manager   model.ManagerRef
 	since     time.Time
 	verdicts  []model.Verdict
+	source    model.DesiredSource
 }
 
 func (w *Watcher) now() time.Time {
@@ -286,7 +290,7 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 			if m.Time != nil && m.Time.Before(now) {
 				since = *m.Time
 			}
-			cur[d.Path] = trackedField{fieldPath: d.FieldPath, manager: m, since: since, verdicts: d.Verdicts}
+			cur[d.Path] = trackedField{fieldPath: d.FieldPath, manager: m, since: since, verdicts: d.Verdicts, source: rep.DesiredSource}
 		}
 	}
 	var fights []fight.Fight
@@ -342,12 +346,14 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 		}
 		t.fields[p] = f
 		events = append(events, WatchEvent{Time: now, Type: EventDrifted, Resource: t.id, Path: p, FieldPath: f.fieldPath,
-			Manager: f.manager.Manager, Class: f.manager.Class, Owner: t.owner, Since: f.since, Interval: intervalString(t.ival), Verdicts: f.verdicts})
+			Manager: f.manager.Manager, Class: f.manager.Class, Owner: t.owner, Since: f.since, Interval: intervalString(t.ival), Verdicts: f.verdicts,
+			DesiredSource: f.source})
 	}
 	for _, fg := range fights {
 		f := t.fields[fg.Field]
 		events = append(events, WatchEvent{Time: now, Type: EventFight, Resource: t.id, Path: fg.Field, FieldPath: f.fieldPath,
 			Manager: fg.Manager, Class: f.manager.Class, Owner: t.owner, Since: fg.First, Interval: intervalString(t.ival), Verdicts: f.verdicts,
+			DesiredSource: f.source,
 			Fight: &WatchFight{EngineManager: fg.EngineManager, EngineValue: fg.EngineValue, Manager: fg.Manager, Value: fg.Value,
 				Flips: fg.Flips, First: fg.First, Last: fg.Last, PeriodSeconds: fg.Period.Seconds()}})
 	}
@@ -391,7 +397,8 @@ func (w *Watcher) ended(typ string, t *tracked, p string, f trackedField, now ti
 	}
 	secs := lived.Seconds()
 	ev := WatchEvent{Time: now, Type: typ, Resource: t.id, Path: p, FieldPath: f.fieldPath, Manager: f.manager.Manager,
-		Class: f.manager.Class, Owner: t.owner, Since: f.since, LivedSeconds: &secs, Interval: intervalString(t.ival), Verdicts: f.verdicts}
+		Class: f.manager.Class, Owner: t.owner, Since: f.since, LivedSeconds: &secs, Interval: intervalString(t.ival), Verdicts: f.verdicts,
+		DesiredSource: f.source}
 	if t.ival > 0 {
 		n := int(lived / t.ival)
 		ev.Intervals = &n

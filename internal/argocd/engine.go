@@ -33,6 +33,7 @@ func Descriptor() engine.Descriptor {
 		OwnerLabels:        []string{DefaultInstanceLabelKey},
 		RulesFromDocuments: RulesFromDocuments,
 		Compare:            CompareSemantics(),
+		Suggest:            SuggestSemantics(),
 		// An ignoreResourceUpdates customization is modelled as a
 		// refresh-scoped ignoreDifferences rule, but listing it as
 		// ignoreDifferences misleads.

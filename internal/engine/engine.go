@@ -30,6 +30,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/suggest/suggestapi"
 	kubemanagedfields "k8s.io/apimachinery/pkg/util/managedfields"
 )
 
@@ -163,6 +164,10 @@ type Descriptor struct {
 	// it); Engine and Title are filled from the Descriptor. nil: its rules
 	// are compared by selector and paths only, and cannot be translated to.
 	Compare *compare.Semantics
+	// Suggest gives the engine's rule for a controller-owned field and
+	// how to check it (`suggest`); Engine and Title are filled from the
+	// Descriptor. nil: suggest proposes nothing for the engine.
+	Suggest *suggestapi.Semantics
 }
 
 // registry is the process-wide table; see the package comment.
@@ -238,6 +243,20 @@ func CompareEngines() compare.Engines {
 		}
 		s.Engine, s.Title = d.Name, d.Title
 		out = append(out, s)
+	}
+	return out
+}
+
+// SuggestEngines returns the suggest semantics of the engines that have
+// them, in the registry's order.
+func SuggestEngines() []suggestapi.Semantics {
+	var out []suggestapi.Semantics
+	for _, d := range reg.read() {
+		if d.Suggest != nil {
+			s := *d.Suggest
+			s.Engine, s.Title = d.Name, d.Title
+			out = append(out, s)
+		}
 	}
 	return out
 }

@@ -30,6 +30,7 @@ func Descriptor() engine.Descriptor {
 		OwnerLabels:        []string{KustomizeNameLabel, KustomizeNamespaceLabel, HelmNameLabel, HelmNamespaceLabel},
 		RulesFromDocuments: RulesFromDocuments,
 		Compare:            CompareSemantics(),
+		Suggest:            SuggestSemantics(),
 		New:                newForCommand,
 		Renderer:           fluxrender.New(),
 	}

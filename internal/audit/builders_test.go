@@ -15,7 +15,7 @@ type ruleBuilder struct{ r model.Rule }
 // argoApp starts an Application ignoreDifferences rule.
 func argoApp(app string) *ruleBuilder {
 	return &ruleBuilder{model.Rule{
-		Engine: model.EngineArgoCD, Type: model.RuleArgoIgnoreDifferences, Scope: model.ScopeDiff,
+		Engine: model.Engine("argocd"), Type: model.RuleArgoIgnoreDifferences, Scope: model.ScopeDiff,
 		Target: model.Selector{Syntax: model.MatchGlob},
 		Origin: model.Origin{File: "argocd/apps.yaml", Line: 10, Column: 7, Object: "Application argocd/" + app, Field: ".spec.ignoreDifferences[0]"},
 	}}
@@ -33,7 +33,7 @@ func argoCM(key string) *ruleBuilder {
 // fluxKs starts a Kustomization .spec.ignore rule.
 func fluxKs(name string) *ruleBuilder {
 	return &ruleBuilder{model.Rule{
-		Engine: model.EngineFlux, Type: model.RuleFluxKustomizeIgnore, Scope: model.ScopeDiffAndApply,
+		Engine: model.Engine("flux"), Type: model.RuleFluxKustomizeIgnore, Scope: model.ScopeDiffAndApply,
 		Target: model.Selector{Syntax: model.MatchRegex},
 		Origin: model.Origin{File: "flux/ks.yaml", Line: 20, Column: 7, Object: "Kustomization flux-system/" + name, Field: ".spec.ignore[0]"},
 	}}

@@ -334,14 +334,14 @@ func relation(s, r *ruleInfo) string {
 		return ""
 	}
 	switch s.Engine {
-	case model.EngineArgoCD:
+	case model.Engine("argocd"):
 		if argoGlobalBoth(s, r) && argoInstance(s.Rule) != argoInstance(r.Rule) {
 			return "" // two Argo CD instances
 		}
 		if (isArgoGlobal(s.Rule) || s.Origin.Object == r.Origin.Object) && covers(s, r) {
 			return "scope"
 		}
-	case model.EngineFlux:
+	case model.Engine("flux"):
 		if s.Origin.Object == r.Origin.Object {
 			if covers(s, r) {
 				return "scope"
@@ -489,7 +489,7 @@ func checkMatchesNothing(a *analysis) []Finding {
 // ApplicationSet template) holding r installs from a chart repository
 // (source.chart, in source or sources), or "".
 func (a *analysis) remoteChart(r *ruleInfo) string {
-	if r.Engine != model.EngineArgoCD {
+	if r.Engine != model.Engine("argocd") {
 		return ""
 	}
 	d, ok := a.docFor(r.Origin)
@@ -702,7 +702,7 @@ func checkDriftOff(a *analysis) []Finding {
 		if line, col := d.Position("/spec/driftDetection/mode"); col > 0 {
 			f.Line, f.Column = line, col
 		}
-		f.Object, f.Field, f.Engine = ref, ".spec.driftDetection.mode", model.EngineFlux
+		f.Object, f.Field, f.Engine = ref, ".spec.driftDetection.mode", model.Engine("flux")
 		out = append(out, f)
 	}
 	if a.cfg.Policy.RequireSelfHeal {
@@ -734,7 +734,7 @@ func checkDriftOff(a *analysis) []Finding {
 			if line, col := d.Position("/" + strings.Join(append(spec, "syncPolicy"), "/")); col > 0 {
 				f.Line, f.Column = line, col
 			}
-			f.Object, f.Field, f.Engine = ref, field, model.EngineArgoCD
+			f.Object, f.Field, f.Engine = ref, field, model.Engine("argocd")
 			out = append(out, f)
 		}
 	}

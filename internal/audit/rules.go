@@ -126,7 +126,7 @@ func objectKind(obj string) string {
 // Settings read from an argocd-operator ArgoCD resource or from argo-cd
 // chart values (field "...configs.cm[key]") are an argocd-cm too.
 func isArgoGlobal(r model.Rule) bool {
-	if r.Engine != model.EngineArgoCD {
+	if r.Engine != model.Engine("argocd") {
 		return false
 	}
 	k := objectKind(r.Origin.Object)

@@ -22,13 +22,9 @@ import (
 // SuggestOptions are the flags and state of `suggest`.
 type SuggestOptions struct {
 	*GlobalOptions
+	ReportInputs
 
-	Filenames             []string
-	Kustomize             string
-	LiveFile              string
-	Rules                 []string
-	ControlPlaneNamespace string
-	Output                string
+	Output string
 
 	args   []string
 	format output.Format
@@ -36,7 +32,7 @@ type SuggestOptions struct {
 
 // NewSuggestOptions returns options with defaults.
 func NewSuggestOptions(g *GlobalOptions) *SuggestOptions {
-	return &SuggestOptions{GlobalOptions: g, ControlPlaneNamespace: "argocd", Output: string(output.Text)}
+	return &SuggestOptions{GlobalOptions: g, ReportInputs: ReportInputs{ControlPlaneNamespace: "argocd"}, Output: string(output.Text)}
 }
 
 func newSuggestCommand(g *GlobalOptions) *cobra.Command {
@@ -73,11 +69,8 @@ The cluster is only read. Exit codes: 0 done (suggestions or none), 2 error.`,
 		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "File holding the desired state (may be repeated)")
-	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory whose build is the desired state")
-	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file instead of the cluster")
-	f.StringArrayVar(&o.Rules, "rules", nil, "File with the Argo CD Application or Flux Kustomization/HelmRelease to check the rules against (repeatable)")
-	f.StringVar(&o.ControlPlaneNamespace, "argocd-namespace", o.ControlPlaneNamespace, "Namespace of Argo CD's control plane")
+	o.ReportInputs.bind(f, "File holding the desired state (may be repeated)", "Kustomization directory whose build is the desired state",
+		"File with the Argo CD Application or Flux Kustomization/HelmRelease to check the rules against (repeatable)")
 	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(output.Formats(), ""))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
@@ -118,7 +111,7 @@ func (o *SuggestOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ex, err := explainReport(ctx, o.GlobalOptions, o.args, reportRequest{Filenames: o.Filenames, Kustomize: o.Kustomize, LiveFile: o.LiveFile, Rules: o.Rules, EngineFlags: map[string]string{"argocd-namespace": o.ControlPlaneNamespace}})
+	ex, err := explainReport(ctx, o.GlobalOptions, o.args, o.request())
 	if err != nil {
 		return err
 	}

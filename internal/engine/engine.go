@@ -164,6 +164,10 @@ type Descriptor struct {
 	// it); Engine and Title are filled from the Descriptor. nil: its rules
 	// are compared by selector and paths only, and cannot be translated to.
 	Compare *compare.Semantics
+	// Host is the engine's CLI that runs kubectl-drift as its plugin,
+	// `<Host> drift` (Argo CD >= 3.1, Flux >= 2.9): a door whose --engine
+	// default is this engine. "" for none.
+	Host string
 	// Suggest gives the engine's rule for a controller-owned field and
 	// how to check it (`suggest`); Engine and Title are filled from the
 	// Descriptor. nil: suggest proposes nothing for the engine.
@@ -252,13 +256,21 @@ func CompareEngines() compare.Engines {
 func SuggestEngines() []suggestapi.Semantics {
 	var out []suggestapi.Semantics
 	for _, d := range reg.read() {
-		if d.Suggest != nil {
-			s := *d.Suggest
-			s.Engine, s.Title = d.Name, d.Title
+		if s, ok := d.SuggestSemantics(); ok {
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// SuggestSemantics returns d.Suggest with the engine's name and title.
+func (d Descriptor) SuggestSemantics() (suggestapi.Semantics, bool) {
+	if d.Suggest == nil {
+		return suggestapi.Semantics{}, false
+	}
+	s := *d.Suggest
+	s.Engine, s.Title = d.Name, d.Title
+	return s, true
 }
 
 // Lookup returns the engine named name.

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/audit"
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
-	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -37,7 +36,7 @@ func suggestFixture(t *testing.T) (live, desired, ks *unstructured.Unstructured)
 // adapters given (none: not judged).
 func explained(t *testing.T, live, desired *unstructured.Unstructured, adapters ...model.Adapter) *model.Report {
 	t.Helper()
-	r, err := drift.Explain(context.Background(), drift.Request{Live: live, Desired: desired, Source: model.SourceFile, Engine: engine.Auto, Adapters: adapters, Offline: true})
+	r, err := drift.Explain(context.Background(), drift.Request{Live: live, Desired: desired, Source: model.SourceFile, Adapters: adapters, Offline: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +45,11 @@ func explained(t *testing.T, live, desired *unstructured.Unstructured, adapters 
 
 func fluxSuggest(t *testing.T) suggestapi.Semantics {
 	t.Helper()
-	for _, e := range engine.SuggestEngines() {
-		if e.Engine == flux.Descriptor().Name {
-			return e
-		}
+	e, ok := flux.Descriptor().SuggestSemantics()
+	if !ok {
+		t.Fatal("Flux describes no suggest semantics")
 	}
-	t.Fatal("Flux registers no suggest semantics")
-	return suggestapi.Semantics{}
+	return e
 }
 
 func TestSuggestFluxRules(t *testing.T) {

@@ -27,8 +27,17 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/suggest/suggestapi"
 )
 
-// Suggestion is what to declare for one drifted field.
+// Suggestion is what to declare for one drifted field: the field's facts,
+// each engine's rule, and what is said beside them.
 type Suggestion struct {
+	Facts
+	// Rules are the engines' rules, printed under each engine's name.
+	Rules map[model.Engine]suggestapi.Rule `json:"-"`
+	Beside
+}
+
+// Facts are what a suggestion knows of its field.
+type Facts struct {
 	Pointer   string           `json:"path"`
 	FieldPath string           `json:"fieldPath"`
 	Manager   string           `json:"manager"`
@@ -37,30 +46,14 @@ type Suggestion struct {
 	Reason string `json:"reason"`
 	// InGit: the desired state holds the field (Field.InGit).
 	InGit bool `json:"inGit"`
+}
 
-	// Rules are the engines' rules, printed under each engine's name.
-	Rules map[model.Engine]suggestapi.Rule `json:"-"`
+// Beside is what is said beside the rules.
+type Beside struct {
 	// Advice is said in words: what a rule cannot do.
 	Advice []string `json:"advice,omitempty"`
 	// Checks are the proofs of the rules (Check), and NotChecked says why
-	// an engine's rule could not be checked; the command fills them.
-	Checks     []Checked `json:"checks,omitempty"`
-	NotChecked []string  `json:"notChecked,omitempty"`
-}
-
-// suggestionHead and suggestionTail are the fields printed before and
-// after the engines' rules.
-type suggestionHead struct {
-	Pointer   string           `json:"path"`
-	FieldPath string           `json:"fieldPath"`
-	Manager   string           `json:"manager"`
-	Cause     model.CauseClass `json:"cause"`
-	Reason    string           `json:"reason"`
-	InGit     bool             `json:"inGit"`
-}
-
-type suggestionTail struct {
-	Advice     []string  `json:"advice,omitempty"`
+	// an engine's rule could not be checked; CheckAll fills them.
 	Checks     []Checked `json:"checks,omitempty"`
 	NotChecked []string  `json:"notChecked,omitempty"`
 }
@@ -68,11 +61,11 @@ type suggestionTail struct {
 // MarshalJSON prints each engine's rule under the engine's name
 // ("argocd": {...}), sorted by name as the registry is.
 func (s Suggestion) MarshalJSON() ([]byte, error) {
-	head, err := json.Marshal(suggestionHead{s.Pointer, s.FieldPath, s.Manager, s.Cause, s.Reason, s.InGit})
+	head, err := json.Marshal(s.Facts)
 	if err != nil {
 		return nil, err
 	}
-	tail, err := json.Marshal(suggestionTail{s.Advice, s.Checks, s.NotChecked})
+	tail, err := json.Marshal(s.Beside)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +135,7 @@ func acted(d model.FieldDrift) bool {
 }
 
 func forDrift(id model.ResourceID, d model.FieldDrift, engines []suggestapi.Semantics) Suggestion {
-	s := Suggestion{Pointer: d.Path, FieldPath: d.FieldPath, Cause: d.Cause, InGit: d.Change != model.Added, Rules: map[model.Engine]suggestapi.Rule{}}
+	s := Suggestion{Facts: Facts{Pointer: d.Path, FieldPath: d.FieldPath, Cause: d.Cause, InGit: d.Change != model.Added}, Rules: map[model.Engine]suggestapi.Rule{}}
 	for _, m := range d.Managers {
 		if !managedfields.IsGitOpsManager(m.Manager) {
 			s.Manager = m.Manager

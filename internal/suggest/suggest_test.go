@@ -106,7 +106,7 @@ func TestSuggestionJSON(t *testing.T) {
 	if string(b) != want {
 		t.Errorf("got  %s\nwant %s", b, want)
 	}
-	none := Suggestion{Pointer: "/x"}
+	none := Suggestion{Facts: Facts{Pointer: "/x"}}
 	b, _ = json.Marshal(none)
 	if string(b) != `{"path":"/x","fieldPath":"","manager":"","cause":"","reason":"","inGit":false}` {
 		t.Errorf("no rule, no advice: %s", b)

@@ -38,6 +38,19 @@ spec:
 	}
 }
 
+// adoptLab is a lab namespace (name) whose Kustomization apps applies
+// adoptCheckout from its GitRepository, and the same files checked out in
+// dir.
+func adoptLab(t *testing.T, name string) (l *fluxLab, ns string, files map[string]string, dir string) {
+	t.Helper()
+	l = lab(t)
+	ns = l.namespace(t, name)
+	files = adoptCheckout(ns)
+	dir = writeCheckout(t, files)
+	l.kustomization(t, ns, l.gitRepo(t, ns, files), "")
+	return l, ns, files, dir
+}
+
 func writeCheckout(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -81,11 +94,7 @@ func liveReplicas(t *testing.T, l *fluxLab, ns string) int64 {
 // kustomize-controller reconciles, the object is in sync and the hotfix
 // value stayed. Every byte of the file but the value is kept.
 func TestAdoptFluxReal(t *testing.T) {
-	l := lab(t)
-	ns := l.namespace(t, "adopt")
-	files := adoptCheckout(ns)
-	dir := writeCheckout(t, files)
-	l.kustomization(t, ns, l.gitRepo(t, ns, files), "")
+	l, ns, files, dir := adoptLab(t, "adopt")
 
 	l.kubectl(t, RunOpts{}, "-n", ns, "set", "image", "deployment/web", "app=nginx:1.29")
 
@@ -137,11 +146,7 @@ func TestAdoptFluxReal(t *testing.T) {
 // judge; with that rule in the Kustomization, two reconciles leave the
 // value alone.
 func TestSuggestFluxReal(t *testing.T) {
-	l := lab(t)
-	ns := l.namespace(t, "suggest")
-	files := adoptCheckout(ns)
-	dir := writeCheckout(t, files)
-	l.kustomization(t, ns, l.gitRepo(t, ns, files), "")
+	l, ns, _, dir := adoptLab(t, "suggest")
 	hpa := func() {
 		l.kubectl(t, RunOpts{}, "-n", ns, "patch", "deployment/web", "--subresource=scale", "--type=merge",
 			"-p", `{"spec":{"replicas":5}}`, "--field-manager=kube-controller-manager")

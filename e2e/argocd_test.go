@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -22,27 +21,29 @@ import (
 // rule's origin per field, and say why a deliberately wrong rule (group
 // `app` for `apps`) matches nothing.
 
-var argoCRDOnce sync.Once
+var argoCRD setupOnce
 
 // installApplicationCRD applies manifests/crds/application-crd.yaml from the
 // argo-cd module zip (Go module proxy; no other network).
 func installApplicationCRD(t *testing.T) {
 	t.Helper()
-	var err error
-	argoCRDOnce.Do(func() {
-		dir, e := moduleDir("github.com/argoproj/argo-cd/v3@v3.2.12")
-		if e != nil {
-			err = e
-			return
+	argoCRD.do(t, func() error {
+		dir, err := moduleDir("github.com/argoproj/argo-cd/v3@v3.2.12")
+		if err != nil {
+			return err
 		}
 		crd := filepath.Join(dir, "manifests", "crds", "application-crd.yaml")
 		// Server-side: the CRD is too large for the last-applied annotation.
 		E.Kubectl(t, "apply", "--server-side", "--force-conflicts", "--field-manager=argo-e2e", "-f", crd)
-		err = E.WaitEstablished(t, "crd/applications.argoproj.io")
+		return E.WaitEstablished(t, "crd/applications.argoproj.io")
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+}
+
+// argocdCM is Argo CD's settings ConfigMap argocd-cm in ns (labelled as
+// Argo CD's own) with data (YAML at data's keys' indentation).
+func argocdCM(ns, data string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: argocd-cm\n  namespace: " + ns +
+		"\n  labels: {app.kubernetes.io/part-of: argocd}\ndata:\n" + data
 }
 
 // shopApp is Application appNS/shop, which deploys deploy/ of
@@ -89,18 +90,10 @@ func TestArgoCDVerdictsAndWhyNot(t *testing.T) {
 	appNS := E.Namespace(t, "argo") // apps in any namespace: the Application
 	ns := E.Namespace(t, "argo")    // the workload
 
-	E.Apply(t, fmt.Sprintf(`apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: argocd-cm
-  namespace: %s
-  labels:
-    app.kubernetes.io/part-of: argocd
-data:
-  resource.customizations.ignoreDifferences.apps_Deployment: |
+	E.Apply(t, argocdCM(ctrl, `  resource.customizations.ignoreDifferences.apps_Deployment: |
     managedFieldsManagers:
     - kubectl-set
-`, ctrl))
+`))
 	E.Apply(t, shopApp(appNS, "", ns, `syncPolicy:
   automated:
     selfHeal: true

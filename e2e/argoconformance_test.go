@@ -35,6 +35,11 @@ import (
 //   - self-heal: selfHeal is switched on and what the controller actually
 //     puts back is compared with the fields the tool said a sync reverts.
 //
+// Each level is checked twice: for explain -f (the manifest from Git) and
+// for explain without -f (levels inferred-object, inferred-field,
+// inferred-selfheal), which is how scan judges every object: desired state
+// from managedFields and Argo CD's last-applied-configuration.
+//
 // Scenarios are grouped by argocd-cm settings (one settings change per
 // group, scenarios of a group run in parallel). Any disagreement not listed
 // in testdata/argocd-known-divergences fails the test; the agreement
@@ -255,6 +260,13 @@ func argoGroups() []argoGroup {
 		{name: "csa-annotation-added", manifests: webDeploy, target: "deployment/web", drift: func(t *testing.T, k func(...string) string, _ func(string, ...string), ns string) {
 			k("annotate", "deployment/web", "oncall=alice")
 		}},
+		{name: "csa-patch-minreadyseconds", manifests: webDeploy, target: "deployment/web", drift: func(t *testing.T, k func(...string) string, _ func(string, ...string), ns string) {
+			k("patch", "deployment/web", "--type=merge", "-p", `{"spec":{"minReadySeconds":10}}`)
+		}},
+		{name: "csa-label-and-scale", manifests: webDeploy, target: "deployment/web", drift: func(t *testing.T, k func(...string) string, _ func(string, ...string), ns string) {
+			k("label", "deployment/web", "hotfix=true")
+			k("scale", "deployment/web", "--replicas=4")
+		}},
 		{name: "csa-label-changed", manifests: webDeploy, target: "deployment/web", drift: func(t *testing.T, k func(...string) string, _ func(string, ...string), ns string) {
 			k("label", "--overwrite", "deployment/web", "team=payments")
 		}},
@@ -326,6 +338,16 @@ func argoGroups() []argoGroup {
 				k("scale", "deployment/web", "--replicas=5")
 				k("set", "image", "deployment/web", "app=nginx:1.29")
 			}},
+		{name: "app-ignore-respect-scale-only", manifests: webDeploy, target: "deployment/web", syncOptions: []string{"RespectIgnoreDifferences=true"},
+			spec: "  ignoreDifferences:\n  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}\n", drift: scale("5")},
+		{name: "app-ignore-pointer-label-added", manifests: webDeploy, target: "deployment/web",
+			spec: "  ignoreDifferences:\n  - {group: apps, kind: Deployment, jsonPointers: [/spec/replicas]}\n",
+			drift: func(t *testing.T, k func(...string) string, _ func(string, ...string), ns string) {
+				// An extraneous label does not make the object OutOfSync: no
+				// sync, so the ignored replicas stay.
+				k("scale", "deployment/web", "--replicas=5")
+				k("label", "deployment/web", "hotfix=true")
+			}},
 		{name: "app-ignore-jq", manifests: webDeploy, target: "deployment/web", drift: editSidecar,
 			spec: "  ignoreDifferences:\n  - group: apps\n    kind: Deployment\n    jqPathExpressions: ['.spec.template.spec.containers[] | select(.name == \"sidecar\") | .image']\n"},
 		{name: "app-ignore-managers", manifests: webDeploy, target: "deployment/web", drift: setImage,
@@ -349,6 +371,10 @@ func argoGroups() []argoGroup {
 		{name: "ssa-set-image", manifests: webDeploy, target: "deployment/web", syncOptions: ssa, drift: setImage},
 		{name: "ssa-label-added", manifests: webDeploy, target: "deployment/web", syncOptions: ssa, drift: func(t *testing.T, k func(...string) string, _ func(string, ...string), ns string) {
 			k("label", "deployment/web", "hotfix=true")
+		}},
+		{name: "ssa-edit-sidecar", manifests: webDeploy, target: "deployment/web", syncOptions: ssa, drift: editSidecar},
+		{name: "ssa-patch-minreadyseconds", manifests: webDeploy, target: "deployment/web", syncOptions: ssa, drift: func(t *testing.T, k func(...string) string, _ func(string, ...string), ns string) {
+			k("patch", "deployment/web", "--type=merge", "-p", `{"spec":{"minReadySeconds":10}}`)
 		}},
 		{name: "ssa-label-removed-from-git", manifests: webDeploy, target: "deployment/web", syncOptions: ssa, drift: nothing,
 			gitAfter: strings.Replace(webDeploy, "labels: {app: web, team: shop}", "labels: {app: web}", 1)},
@@ -498,35 +524,47 @@ func runArgoScenario(t *testing.T, a *ArgoCD, g argoGroup, sc argoScenario, tall
 	if err := os.WriteFile(desired, []byte(desiredYAML), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"explain", target, "-f", desired, "--engine", "argocd", "--argocd-namespace", a.Namespace, "-o", "json"}
-	if ns != "" && kind != "clusterrole" {
-		args = append(args, "-n", ns)
-	}
-	args = append(args, sc.flags...)
-	res := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, args...)
-	if res.Code != 0 && res.Code != 1 {
-		t.Fatalf("%s: explain exit %d\nstdout:\n%s\nstderr:\n%s", id, res.Code, res.Stdout, res.Stderr)
-	}
-	for _, v := range sc.secretValues {
-		if strings.Contains(res.Stdout, v) || strings.Contains(res.Stderr, v) {
-			t.Errorf("%s: the tool printed a Secret value", id)
+	// explainArgs: explain with the manifest from Git (-f), or without it
+	// (inferred mode, as scan judges).
+	explainArgs := func(file string) []string {
+		args := []string{"explain", target, "--engine", "argocd", "--argocd-namespace", a.Namespace, "-o", "json"}
+		if file != "" {
+			args = append(args, "-f", file)
 		}
+		if ns != "" && kind != "clusterrole" {
+			args = append(args, "-n", ns)
+		}
+		return append(args, sc.flags...)
 	}
-	var rep model.Report
-	DecodeJSON(t, res.Stdout, &rep)
+	explain := func(what string, args []string) (model.Report, int) {
+		res := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, args...)
+		if res.Code != 0 && res.Code != 1 {
+			t.Fatalf("%s: %s: exit %d\nstdout:\n%s\nstderr:\n%s", id, what, res.Code, res.Stdout, res.Stderr)
+		}
+		for _, v := range sc.secretValues {
+			if strings.Contains(res.Stdout, v) || strings.Contains(res.Stderr, v) {
+				t.Errorf("%s: %s printed a Secret value", id, what)
+			}
+		}
+		var rep model.Report
+		DecodeJSON(t, res.Stdout, &rep)
+		return rep, res.Code
+	}
+	args := explainArgs(desired)
+	rep, code := explain("explain -f", args)
 
 	// Object level.
 	argoOut := item.Modified
-	toolOut := res.Code == 1
+	toolOut := code == 1
 	appOut := st.Sync.Status == "OutOfSync"
 	if appOut != argoOut {
 		t.Logf("%s: Application is %s while the resource's modified=%v", id, st.Sync.Status, argoOut)
 	}
-	tally.object(t, id, argoOut, toolOut, rep)
+	tally.object(t, id, "", argoOut, toolOut, rep)
 
 	// Field level: Argo's diff paths against the tool's fields.
 	argoPaths := filterArgoPaths(diffPaths(item.PredictedLive, item.NormalizedLive, ""))
-	tally.fields(t, id, argoPaths, rep)
+	tally.fields(t, id, "", argoPaths, rep)
 
 	// With Argo CD's API the tool reads Argo's own answer: it must be the
 	// object verdict, and a note must say where it came from.
@@ -543,6 +581,13 @@ func runArgoScenario(t *testing.T, a *ArgoCD, g argoGroup, sc argoScenario, tall
 		t.Errorf("%s: with --argocd-server no note on Argo CD's own diff: %+v", id, apiRep.Notes)
 	}
 	tally.api(t, id, argoOut, apiRes.Code == 1)
+
+	// Inferred mode: the same object explained without -f, exactly as scan
+	// sees it (desired state from managedFields and last-applied).
+	infRep, infCode := explain("explain without -f", explainArgs(""))
+	tally.object(t, id, "inferred-", argoOut, infCode == 1, infRep)
+	tally.fields(t, id, "inferred-", argoPaths, infRep)
+	captureArgoLive(t, a, id, kind, name, ns)
 
 	if sc.noSelfHeal {
 		return
@@ -563,7 +608,37 @@ func runArgoScenario(t *testing.T, a *ArgoCD, g argoGroup, sc argoScenario, tall
 	}
 	var after map[string]any
 	DecodeJSON(t, a.Kubectl(t, getArgs...), &after)
-	tally.selfHeal(t, id, rep, before, after)
+	tally.selfHeal(t, id, "", rep, before, after)
+	tally.selfHeal(t, id, "inferred-", infRep, before, after)
+}
+
+// captureArgoLive writes the drifted live object (with managedFields) and
+// its Application to $DRIFT_E2E_ARGO_CAPTURE/<group>_<scenario>/ when set:
+// how internal/argocd's inferred-mode goldens are taken from the real
+// controller's objects (see internal/argocd/testdata/inferred/README.md).
+func captureArgoLive(t *testing.T, a *ArgoCD, id, kind, name, ns string) {
+	t.Helper()
+	dir := os.Getenv("DRIFT_E2E_ARGO_CAPTURE")
+	if dir == "" {
+		return
+	}
+	out := filepath.Join(dir, strings.ReplaceAll(id, "/", "_"))
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	get := []string{"get", kind, name, "-o", "json", "--show-managed-fields"}
+	if kind != "clusterrole" {
+		get = append([]string{"-n", ns}, get...)
+	}
+	files := map[string]string{
+		"live.json":        a.Kubectl(t, get...),
+		"application.json": a.Kubectl(t, "-n", a.Namespace, "get", "application", "c-"+ns, "-o", "json"),
+	}
+	for f, body := range files {
+		if err := os.WriteFile(filepath.Join(out, f), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // argoNamespace creates a namespace on Argo CD's cluster, named after the
@@ -716,25 +791,30 @@ func toolSaysOutOfSync(d model.FieldDrift) (bool, *model.Verdict) {
 // ---- tally and known divergences ----
 
 type conformanceTally struct {
-	mu                     sync.Mutex
-	objAgree, objTotal     int
-	fieldAgree, fieldTotal int
-	healAgree, healTotal   int
-	apiAgree, apiTotal     int
-	scenarios              int
-	known                  map[string]string
-	used                   map[string]bool
-	knownHits              int
+	mu sync.Mutex
+	// agree and total count comparisons by level: object, field,
+	// selfheal, api, and inferred-object, inferred-field,
+	// inferred-selfheal for the same scenario explained without -f.
+	agree, total map[string]int
+	scenarios    int
+	known        map[string]string
+	used         map[string]bool
+	knownHits    int
 }
 
 // check records one comparison; a disagreement fails the test unless
 // listed as a known divergence (key "<group>/<scenario> <level> <path>").
-func (c *conformanceTally) check(t *testing.T, key string, agree bool, detail string, counter func(bool)) {
+func (c *conformanceTally) check(t *testing.T, id, level, path string, agree bool, detail string) {
 	t.Helper()
+	key := id + " " + level + " " + path
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	counter(agree)
+	if c.total == nil {
+		c.agree, c.total = map[string]int{}, map[string]int{}
+	}
+	c.total[level]++
 	if agree {
+		c.agree[level]++
 		return
 	}
 	if reason, ok := c.known[key]; ok {
@@ -746,35 +826,27 @@ func (c *conformanceTally) check(t *testing.T, key string, agree bool, detail st
 	t.Errorf("DISAGREE %s: %s", key, detail)
 }
 
-func (c *conformanceTally) object(t *testing.T, id string, argoOut, toolOut bool, rep model.Report) {
+// object: the tool's exit code against Argo CD's modified. mode is "" for
+// explain -f, "inferred-" for explain without -f (as scan sees it).
+func (c *conformanceTally) object(t *testing.T, id, mode string, argoOut, toolOut bool, rep model.Report) {
 	t.Helper()
-	c.mu.Lock()
-	c.scenarios++
-	c.mu.Unlock()
+	if mode == "" {
+		c.mu.Lock()
+		c.scenarios++
+		c.mu.Unlock()
+	}
 	word := map[bool]string{true: "OutOfSync", false: "Synced"}
-	c.check(t, id+" object -", argoOut == toolOut,
-		fmt.Sprintf("Argo CD says %s, the tool exits %s; fields: %s", word[argoOut], map[bool]string{true: "1", false: "0"}[toolOut], verdictSummary(rep)),
-		func(ok bool) {
-			c.objTotal++
-			if ok {
-				c.objAgree++
-			}
-		})
+	c.check(t, id, mode+"object", "-", argoOut == toolOut,
+		fmt.Sprintf("Argo CD says %s, the tool exits %s; fields: %s", word[argoOut], map[bool]string{true: "1", false: "0"}[toolOut], verdictSummary(rep)))
 }
 
 // api: with --argocd-server the exit code is Argo CD's own status.
 func (c *conformanceTally) api(t *testing.T, id string, argoOut, toolOut bool) {
 	t.Helper()
-	c.check(t, id+" api -", argoOut == toolOut, fmt.Sprintf("with --argocd-server: Argo CD modified=%v, the tool's exit says %v", argoOut, toolOut),
-		func(ok bool) {
-			c.apiTotal++
-			if ok {
-				c.apiAgree++
-			}
-		})
+	c.check(t, id, "api", "-", argoOut == toolOut, fmt.Sprintf("with --argocd-server: Argo CD modified=%v, the tool's exit says %v", argoOut, toolOut))
 }
 
-func (c *conformanceTally) fields(t *testing.T, id string, argoPaths []string, rep model.Report) {
+func (c *conformanceTally) fields(t *testing.T, id, mode string, argoPaths []string, rep model.Report) {
 	t.Helper()
 	matched := map[string]bool{}
 	for _, d := range rep.Drifts {
@@ -791,32 +863,24 @@ func (c *conformanceTally) fields(t *testing.T, id string, argoPaths []string, r
 			reason = string(v.Kind) + ": " + v.Reason
 			// Every hidden field names the rule that hid it.
 			if (v.Kind == model.Ignored && v.Rule == nil) || strings.Contains(v.Reason, "after normalization") {
-				t.Errorf("%s: %s hidden without naming the rule: %s", id, d.Path, reason)
+				t.Errorf("%s (%sexplain): %s hidden without naming the rule: %s", id, mode, d.Path, reason)
 			}
 		}
-		c.check(t, id+" field "+d.Path, toolOut == argoOut,
-			fmt.Sprintf("Argo CD's diff %s %s; the tool: %s", map[bool]string{true: "shows", false: "does not show"}[argoOut], d.Path, reason),
-			c.countField)
+		c.check(t, id, mode+"field", d.Path, toolOut == argoOut,
+			fmt.Sprintf("Argo CD's diff %s %s; the tool: %s", map[bool]string{true: "shows", false: "does not show"}[argoOut], d.Path, reason))
 	}
 	for _, p := range argoPaths {
 		if matched[p] {
 			continue
 		}
-		c.check(t, id+" field "+p, false, fmt.Sprintf("Argo CD's diff shows %s; the tool lists no such field (fields: %s)", p, verdictSummary(rep)), c.countField)
-	}
-}
-
-func (c *conformanceTally) countField(ok bool) {
-	c.fieldTotal++
-	if ok {
-		c.fieldAgree++
+		c.check(t, id, mode+"field", p, false, fmt.Sprintf("Argo CD's diff shows %s; the tool lists no such field (fields: %s)", p, verdictSummary(rep)))
 	}
 }
 
 // selfHeal: a field the tool says a sync reverts must have changed (back
 // to Git's value: the report's values may be masked, so the test compares
 // the object before and after); any other drifted field must be kept.
-func (c *conformanceTally) selfHeal(t *testing.T, id string, rep model.Report, before, after map[string]any) {
+func (c *conformanceTally) selfHeal(t *testing.T, id, mode string, rep model.Report, before, after map[string]any) {
 	t.Helper()
 	for _, d := range rep.Drifts {
 		if strings.HasPrefix(d.Path, "/status") {
@@ -835,14 +899,8 @@ func (c *conformanceTally) selfHeal(t *testing.T, id string, rep model.Report, b
 		if v != nil {
 			reason = string(v.Kind)
 		}
-		c.check(t, id+" selfheal "+d.Path, toolOut == putBack,
-			fmt.Sprintf("after self-heal %s is %s; the tool said %s", d.Path, map[bool]string{true: "put back", false: "kept"}[putBack], reason),
-			func(ok bool) {
-				c.healTotal++
-				if ok {
-					c.healAgree++
-				}
-			})
+		c.check(t, id, mode+"selfheal", d.Path, toolOut == putBack,
+			fmt.Sprintf("after self-heal %s is %s; the tool said %s", d.Path, map[bool]string{true: "put back", false: "kept"}[putBack], reason))
 	}
 }
 
@@ -902,17 +960,18 @@ func pct(a, b int) string {
 func (c *conformanceTally) print(t *testing.T, took time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	msg := fmt.Sprintf("Argo CD %s conformance: %d scenarios in %s\n"+
-		"  object level (exit code vs Argo's Synced/OutOfSync): %d/%d agree (%s)\n"+
-		"  field level (tool verdicts vs Argo's diff paths):    %d/%d agree (%s)\n"+
-		"  self-heal (reverted vs what the controller put back): %d/%d agree (%s)\n"+
-		"  object level with --argocd-server (Argo's own diff read): %d/%d agree (%s)\n"+
-		"  disagreements listed as known divergences: %d",
-		ArgoCDVersion, c.scenarios, took.Round(time.Second),
-		c.objAgree, c.objTotal, pct(c.objAgree, c.objTotal),
-		c.fieldAgree, c.fieldTotal, pct(c.fieldAgree, c.fieldTotal),
-		c.healAgree, c.healTotal, pct(c.healAgree, c.healTotal),
-		c.apiAgree, c.apiTotal, pct(c.apiAgree, c.apiTotal), c.knownHits)
+	line := func(level, what string) string {
+		return fmt.Sprintf("\n  %-62s %d/%d agree (%s)", what+":", c.agree[level], c.total[level], pct(c.agree[level], c.total[level]))
+	}
+	msg := fmt.Sprintf("Argo CD %s conformance: %d scenarios in %s", ArgoCDVersion, c.scenarios, took.Round(time.Second)) +
+		line("object", "object level (exit code vs Argo's Synced/OutOfSync)") +
+		line("field", "field level (tool verdicts vs Argo's diff paths)") +
+		line("selfheal", "self-heal (reverted vs what the controller put back)") +
+		line("api", "object level with --argocd-server (Argo's own diff read)") +
+		line("inferred-object", "inferred (no -f, as scan): object level") +
+		line("inferred-field", "inferred (no -f, as scan): field level") +
+		line("inferred-selfheal", "inferred (no -f, as scan): self-heal") +
+		fmt.Sprintf("\n  disagreements listed as known divergences: %d", c.knownHits)
 	t.Log(msg)
 	fmt.Fprintln(os.Stderr, msg)
 }
@@ -937,7 +996,7 @@ func readKnownDivergences(t *testing.T, path string) map[string]string {
 		}
 		fields := strings.Fields(line)
 		if len(fields) < 4 {
-			t.Fatalf("%s:%d: want \"<group>/<scenario> <object|field|selfheal> <path|-> <reason>\"", path, n)
+			t.Fatalf("%s:%d: want \"<group>/<scenario> <[inferred-]object|field|selfheal|api> <path|-> <reason>\"", path, n)
 		}
 		key := strings.Join(fields[:3], " ")
 		out[key] = strings.Join(fields[3:], " ")
@@ -945,17 +1004,30 @@ func readKnownDivergences(t *testing.T, path string) map[string]string {
 	return out
 }
 
+// syncedWebApp commits webDeploy, creates a manual Application for it in
+// a fresh namespace and waits for its first sync (client-side apply).
+func syncedWebApp(t *testing.T, a *ArgoCD, name string) (ns, app string) {
+	t.Helper()
+	ns = E.argoNamespace(t, a, name)
+	dir := "apps/" + ns
+	a.Commit(t, "add "+ns, map[string]string{dir + "/manifests.yaml": webDeploy})
+	app = "c-" + ns
+	a.CreateApp(t, app, "", fmt.Sprintf("  project: default\n  source: {repoURL: %q, path: %s, targetRevision: HEAD}\n  destination: {server: https://kubernetes.default.svc, namespace: %s}\n", a.RepoURL, dir, ns))
+	t.Cleanup(func() {
+		if os.Getenv("DRIFT_E2E_KEEP") == "" {
+			_ = a.kubectlRaw("", "-n", a.Namespace, "delete", "application", app, "--wait=false")
+		}
+	})
+	a.waitOperation(t, app, 90*time.Second)
+	return ns, app
+}
+
 // TestArgoAPIBadInput: an unreachable Argo CD API is one warning note and
 // the local verdict (same exit code); an Application whose repository
 // cannot be fetched is said so, and Argo invents no verdict.
 func TestArgoAPIBadInput(t *testing.T) {
 	a := RealArgoCD(t)
-	ns := E.argoNamespace(t, a, "api-bad-input")
-	dir := "apps/" + ns
-	a.Commit(t, "add "+ns, map[string]string{dir + "/manifests.yaml": webDeploy})
-	app := "c-" + ns
-	a.CreateApp(t, app, "", fmt.Sprintf("  project: default\n  source: {repoURL: %q, path: %s, targetRevision: HEAD}\n  destination: {server: https://kubernetes.default.svc, namespace: %s}\n", a.RepoURL, dir, ns))
-	a.waitOperation(t, app, 90*time.Second)
+	ns, app := syncedWebApp(t, a, "api-bad-input")
 	a.Kubectl(t, "-n", ns, "scale", "deployment/web", "--replicas=5")
 	desired := filepath.Join(t.TempDir(), "web.yaml")
 	if err := os.WriteFile(desired, []byte(webDeploy), 0o644); err != nil {
@@ -999,6 +1071,68 @@ func TestArgoAPIBadInput(t *testing.T) {
 			t.Errorf("a verdict from Argo CD for an Application it cannot compare: %+v", api)
 		} else {
 			t.Errorf("no note that Argo CD cannot compare: %+v", r.Notes)
+		}
+	}
+}
+
+// TestArgoInferredScan: scan (no desired state, every object inferred)
+// of a drifted client-side-apply Application gives Argo CD's verdicts, and
+// the running controller's self-heal bears them out: a hand-added label
+// and minReadySeconds are left alone (not in last-applied-configuration),
+// the changed image is reverted.
+func TestArgoInferredScan(t *testing.T) {
+	a := RealArgoCD(t)
+	ns, app := syncedWebApp(t, a, "inferred-scan")
+	a.Kubectl(t, "-n", ns, "label", "deployment/web", "hotfix=true")
+	a.Kubectl(t, "-n", ns, "patch", "deployment/web", "--type=merge", "-p", `{"spec":{"minReadySeconds":10}}`)
+	a.Kubectl(t, "-n", ns, "set", "image", "deployment/web", "app=nginx:1.29")
+
+	res := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, "scan", "-n", ns, "--engine", "argocd", "-o", "json")
+	if res.Code != 1 {
+		t.Fatalf("scan: exit %d, want 1 (drift)\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
+	}
+	var scanned struct{ Items []model.Report }
+	DecodeJSON(t, res.Stdout, &scanned)
+	var web *model.Report
+	for i := range scanned.Items {
+		if scanned.Items[i].Resource.Kind == "Deployment" && scanned.Items[i].Resource.Name == "web" {
+			web = &scanned.Items[i]
+		}
+	}
+	if web == nil {
+		t.Fatalf("scan does not list deployment/web:\n%s", res.Stdout)
+	}
+	want := map[string]model.VerdictKind{
+		"/metadata/labels/hotfix":                model.LeftAlone,
+		"/spec/minReadySeconds":                  model.LeftAlone,
+		"/spec/template/spec/containers/0/image": model.Reported,
+	}
+	got := map[string]model.VerdictKind{}
+	for _, d := range web.Drifts {
+		if v := argoVerdictOf(d); v != nil {
+			got[d.Path] = v.Kind
+			t.Logf("scan: %s %s: %s", d.Path, v.Kind, v.Reason)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("scan verdicts %v, want %v", got, want)
+	}
+	if v := got["/metadata/labels/hotfix"]; v == model.LeftAlone {
+		for _, d := range web.Drifts {
+			if d.Path == "/metadata/labels/hotfix" && !strings.Contains(argoVerdictOf(d).Reason, "last-applied-configuration") {
+				t.Errorf("hotfix label: the reason does not name last-applied-configuration: %s", argoVerdictOf(d).Reason)
+			}
+		}
+	}
+
+	// The controller's self-heal: the image goes back, the rest stays.
+	a.Kubectl(t, "-n", a.Namespace, "patch", "application", app, "--type=merge", "-p", `{"spec":{"syncPolicy":{"automated":{"selfHeal":true}}}}`)
+	a.WaitSynced(t, app, 90*time.Second)
+	var after map[string]any
+	DecodeJSON(t, a.Kubectl(t, "-n", ns, "get", "deployment/web", "-o", "json"), &after)
+	for p, wantV := range map[string]any{"/metadata/labels/hotfix": "true", "/spec/minReadySeconds": float64(10), "/spec/template/spec/containers/0/image": "nginx:1.27"} {
+		if v, _ := valueAt(after, p); !jsonSame(v, wantV) {
+			t.Errorf("after self-heal %s = %v, want %v", p, v, wantV)
 		}
 	}
 }

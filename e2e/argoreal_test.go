@@ -131,20 +131,20 @@ func startArgoCD() (*ArgoCD, error) {
 	root := E.Root
 	// The binary: built once into the user cache (waits for a build in
 	// progress on the flock rather than starting a second one).
-	out, err := exec.Command(filepath.Join(root, "hack", "build-tools.sh"), "argocd").Output()
+	bins, err := buildTools("argocd")
 	if err != nil {
-		return nil, fmt.Errorf("hack/build-tools.sh argocd: %w", err)
+		return nil, err
 	}
-	bin := strings.TrimSpace(lastLine(string(out)))
+	bin := bins[0]
 	// The repo-server execs kustomize and helm: the versions Argo CD
 	// ships (hack/build-tools.sh), first on its PATH.
-	tools, err := exec.Command(filepath.Join(root, "hack", "build-tools.sh"), "argocd-kustomize", "argocd-helm").Output()
+	tools, err := buildTools("argocd-kustomize", "argocd-helm")
 	if err != nil {
-		return nil, fmt.Errorf("hack/build-tools.sh argocd-kustomize argocd-helm: %w", err)
+		return nil, err
 	}
 	var toolDirs []string
-	for _, l := range strings.Split(strings.TrimSpace(string(tools)), "\n") {
-		toolDirs = append(toolDirs, filepath.Dir(strings.TrimSpace(l)))
+	for _, p := range tools {
+		toolDirs = append(toolDirs, filepath.Dir(p))
 	}
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		return nil, fmt.Errorf("redis-server not found (run hack/install-deps.sh): %w", err)
@@ -307,11 +307,6 @@ func (a *ArgoCD) RestartController(t *testing.T) {
 	if err != nil {
 		t.Fatalf("restart controller: %v", err)
 	}
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
 }
 
 // spawn starts a process in its own process group with its log in the

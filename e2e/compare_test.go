@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -18,17 +17,13 @@ import (
 // is normalized as TYPE/NAME. The rule targets a made-up group so that other
 // tests' rules in the shared cluster cannot become its counterparts.
 
-var compareFluxCRDOnce sync.Once
+var compareFluxCRDs setupOnce
 
 // installFluxCRDsForCompare applies the Kustomization and HelmRelease CRDs
 // from the controllers' module zips (no flux CLI needed).
 func installFluxCRDsForCompare(t *testing.T) {
 	t.Helper()
-	var err error
-	compareFluxCRDOnce.Do(func() { err = applyFluxCRDs(t, "drift-e2e-compare") })
-	if err != nil {
-		t.Fatal(err)
-	}
+	compareFluxCRDs.do(t, func() error { return applyFluxCRDs(t, "drift-e2e-compare") })
 }
 
 type compareResult struct {

@@ -48,7 +48,15 @@ func driftedWeb(t *testing.T, ns string) {
 // explainJSON runs explain -o json and decodes the report.
 func explainJSON(t *testing.T, wantCode int, args ...string) model.Report {
 	t.Helper()
-	res := E.Drift(t, append([]string{"explain", "-o", "json"}, args...)...)
+	return explainWith(t, E.Drift, wantCode, args...)
+}
+
+// explainWith runs explain -o json through drift (a harness's kubeconfig)
+// and decodes the report; the test fails unless it exits wantCode and
+// prints a DriftReport.
+func explainWith(t *testing.T, drift func(t testing.TB, args ...string) Result, wantCode int, args ...string) model.Report {
+	t.Helper()
+	res := drift(t, append([]string{"explain", "-o", "json"}, args...)...)
 	if res.Code != wantCode {
 		t.Fatalf("explain %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), res.Code, wantCode, res.Stdout, res.Stderr)
 	}

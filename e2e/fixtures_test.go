@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strings"
+	"testing"
 )
 
 // deployWeb is the Deployment most e2e tests apply, put in Git or give to
@@ -79,4 +80,85 @@ func moduleDir(module string) (string, error) {
 		return "", fmt.Errorf("go mod download %s: no Dir in %s", module, out)
 	}
 	return info.Dir, nil
+}
+
+// explainAgrees runs `explain OBJ -n NS -o json` twice through drift: with
+// srcArgs (--source ...) and with -f hand, the same objects rendered by
+// hand. Both must exit alike, 0 or 1, and print the same report but for
+// desiredSource; it returns the --source run for the caller's own checks.
+func explainAgrees(t *testing.T, drift func(t testing.TB, args ...string) Result, obj, ns, hand string, srcArgs ...string) Result {
+	t.Helper()
+	src := drift(t, append([]string{"explain", obj, "-n", ns, "-o", "json"}, srcArgs...)...)
+	file := drift(t, "explain", obj, "-n", ns, "-f", hand, "-o", "json")
+	if src.Code != file.Code || src.Code > 1 {
+		t.Fatalf("%s: exit --source %d (%s), -f %d (%s); want the same, 0 or 1", obj, src.Code, src.Stderr, file.Code, file.Stderr)
+	}
+	if a, b := reportWithout(t, src.Stdout), reportWithout(t, file.Stdout); a != b {
+		t.Errorf("%s: explain --source and -f disagree:\n--- --source\n%s\n--- -f\n%s", obj, a, b)
+	}
+	return src
+}
+
+// fluxKustomization is the Kustomization "apps" in ns that the Flux tests
+// without the lab own their objects by (GitRepository repo, path ./app);
+// spec is more of its spec, each line indented by two spaces.
+func fluxKustomization(ns, spec string) string {
+	return `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: ` + ns + `}
+spec:
+  interval: 10m
+  path: ./app
+  prune: true
+  sourceRef: {kind: GitRepository, name: repo}
+` + spec
+}
+
+// fluxOwnerLabels is the body of the labels flux build adds to the objects
+// of fluxKustomization(ns).
+func fluxOwnerLabels(ns string) string {
+	return "kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: " + ns
+}
+
+// fluxSettings is ConfigMap settings as kustomize-controller applies it
+// for fluxKustomization(ns) (with its labels); fluxSettingsEdit is the
+// same field as someone else writes it (a person's one-off edit).
+func fluxSettings(ns, level string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + ", labels: {" + fluxOwnerLabels(ns) + "}}\ndata: {level: \"" + level + "\"}\n"
+}
+
+func fluxSettingsEdit(ns, level string) string {
+	return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {level: \"" + level + "\"}\n"
+}
+
+// fluxFight is a namespace of the shared cluster where the Flux
+// Kustomization apps owns Deployment web (3 replicas) and ConfigMap
+// settings (level info), server-side applied as kustomize-controller: the
+// stage on which serve and scan --watch see a script fight the engine.
+type fluxFight struct{ ns string }
+
+func newFluxFight(t *testing.T, area string) fluxFight {
+	t.Helper()
+	fluxCLI(t) // the Kustomization CRD
+	f := fluxFight{ns: E.Namespace(t, area)}
+	E.Apply(t, fluxKustomization(f.ns, ""), "--server-side", "--field-manager=drift-e2e-flux")
+	f.apply(t, "kustomize-controller", f.web(3))
+	f.apply(t, "kustomize-controller", fluxSettings(f.ns, "info"))
+	return f
+}
+
+// apply is a forced server-side apply of doc as manager.
+func (f fluxFight) apply(t *testing.T, manager, doc string) {
+	t.Helper()
+	E.Apply(t, doc, "--server-side", "--force-conflicts", "--field-manager="+manager)
+}
+
+// web is Deployment web as the engine applies it (Git's values, the
+// ownership labels); scale is only its replicas, as a script writes them.
+func (f fluxFight) web(replicas int) string {
+	return deployWeb{Namespace: f.ns, Labels: fluxOwnerLabels(f.ns), Replicas: replicas, Image: "nginx:1.27"}.YAML()
+}
+
+func (f fluxFight) scale(replicas int) string {
+	return fmt.Sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: %s}\nspec: {replicas: %d}\n", f.ns, replicas)
 }

@@ -343,7 +343,7 @@ data:
 	}
 	var after map[string]any
 	DecodeJSON(t, f.kubectl(t, "spoke-a", RunOpts{}, "-n", ns, "get", "deployment", "web-heal", "-o", "json"), &after)
-	tally.selfHeal(t, "spoke/heal", reports["heal"], before, after)
+	tally.selfHeal(t, "spoke/heal", "", reports["heal"], before, after)
 	// Without the Git manifest (scan, explain without -f) the desired
 	// state is inferred from managedFields; say where that inference and
 	// self-heal part (not a failure: the verdicts above are with -f).
@@ -365,8 +365,8 @@ data:
 	if st.Sync.Status != "OutOfSync" || !item.Modified {
 		t.Errorf("Argo CD: %s is %s, web-keep modified=%v; the tool said drift (exit 1)", keepApp, st.Sync.Status, item.Modified)
 	}
-	tally.object(t, "spoke/keep", item.Modified, true, reports["keep"])
-	tally.fields(t, "spoke/keep", filterArgoPaths(diffPaths(item.PredictedLive, item.NormalizedLive, "")), reports["keep"])
+	tally.object(t, "spoke/keep", "", item.Modified, true, reports["keep"])
+	tally.fields(t, "spoke/keep", "", filterArgoPaths(diffPaths(item.PredictedLive, item.NormalizedLive, "")), reports["keep"])
 	if got := f.kubectl(t, "spoke-a", RunOpts{}, "-n", ns, "get", "deployment", "web-keep", "-o", "jsonpath={.spec.template.spec.containers[0].image}"); got != "nginx:1.29" {
 		t.Errorf("web-keep (no self-heal) image is %q after the controller ran; the tool said reported, not reverted", got)
 	}
@@ -379,5 +379,5 @@ data:
 	}
 	tally.api(t, "spoke/keep", item.Modified, apiRes.Code == 1)
 	t.Logf("truth: %d/%d fields agree with Argo CD's diff, %d/%d with self-heal, %d/%d objects, %d/%d through the API",
-		tally.fieldAgree, tally.fieldTotal, tally.healAgree, tally.healTotal, tally.objAgree, tally.objTotal, tally.apiAgree, tally.apiTotal)
+		tally.agree["field"], tally.total["field"], tally.agree["selfheal"], tally.total["selfheal"], tally.agree["object"], tally.total["object"], tally.agree["api"], tally.total["api"])
 }

@@ -20,17 +20,10 @@ import (
 func TestFleetCompareContexts(t *testing.T) {
 	f := fleet(t)
 	cm := func(extra string) string {
-		return `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: argocd-cm
-  namespace: argocd
-  labels: {app.kubernetes.io/part-of: argocd}
-data:
-  resource.customizations.ignoreDifferences.apps_Deployment: |
+		return argocdCM("argocd", `  resource.customizations.ignoreDifferences.apps_Deployment: |
     jsonPointers:
     - /spec/replicas
-` + extra
+`+extra)
 	}
 	spokeA := cm(`  resource.customizations.ignoreDifferences.apps_StatefulSet: |
     jsonPointers:
@@ -60,7 +53,7 @@ data:
 	DecodeJSON(t, res.Stdout, &doc)
 	got := map[string]string{}
 	for _, r := range doc.Results {
-		if r.Rule.Type != model.RuleArgoIgnoreDifferences {
+		if r.Rule.Type != "argocd.ignoreDifferences" {
 			continue // the controller-wide defaults each instance has (compareoptions)
 		}
 		var cps []string

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -232,13 +233,7 @@ func (f *fleetHarness) namespace(t testing.TB, contexts ...string) string {
 // explainIn runs explain -o json in a context and decodes the report.
 func (f *fleetHarness) explainIn(t *testing.T, wantCode int, args ...string) model.Report {
 	t.Helper()
-	res := f.drift(t, append([]string{"explain", "-o", "json"}, args...)...)
-	if res.Code != wantCode {
-		t.Fatalf("explain %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), res.Code, wantCode, res.Stdout, res.Stderr)
-	}
-	var r model.Report
-	DecodeJSON(t, res.Stdout, &r)
-	return r
+	return explainWith(t, f.drift, wantCode, args...)
 }
 
 // explainAny is explainIn for runs whose exit code is not the point (an
@@ -267,20 +262,20 @@ func verdictKinds(r model.Report, eng model.Engine) map[string]model.VerdictKind
 	return out
 }
 
+// noteWith is the report's first note of reason, nil when none.
 func noteWith(r model.Report, reason string) *model.Note {
-	for i := range r.Notes {
-		if r.Notes[i].Reason == reason {
-			return &r.Notes[i]
-		}
-	}
-	return nil
+	return firstWhere(r.Notes, func(n model.Note) bool { return n.Reason == reason })
 }
 
+// ownerOf is the report's first owner of engine eng, nil when none.
 func ownerOf(r model.Report, eng model.Engine) *model.Owner {
-	for i := range r.Owners {
-		if r.Owners[i].Engine == eng {
-			return &r.Owners[i]
-		}
+	return firstWhere(r.Owners, func(o model.Owner) bool { return o.Engine == eng })
+}
+
+// firstWhere points at s's first element ok accepts, nil when none.
+func firstWhere[T any](s []T, ok func(T) bool) *T {
+	if i := slices.IndexFunc(s, ok); i >= 0 {
+		return &s[i]
 	}
 	return nil
 }
@@ -315,14 +310,7 @@ func TestFleetArgoHubSpoke(t *testing.T) {
 	ns := f.namespace(t, "hub", "spoke-a") // the workload: on spoke-a, and the reference on the hub
 	spoke := f.spokes["spoke-a"]
 
-	f.apply(t, "hub", fmt.Sprintf(`apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: argocd-cm
-  namespace: %[1]s
-  labels: {app.kubernetes.io/part-of: argocd}
-data:
-  resource.customizations.ignoreDifferences.apps_Deployment: |
+	f.apply(t, "hub", argocdCM(ctrl, "")+fmt.Sprintf(`  resource.customizations.ignoreDifferences.apps_Deployment: |
     managedFieldsManagers:
     - kubectl-set
 ---

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -285,29 +286,44 @@ metadata: {name: web, namespace: NS, annotations: {note: by-hand}}
 
 	// --- .spec.ignore ---
 	scale := func(c *fxCtx) { c.k("scale", "deployment/web", "--replicas=6") }
-	add(fxScenario{name: "ignore-no-target", git: fxDeploy, objects: dep, drift: scale,
-		ksSpec: "ignore:\n- paths: [/spec/replicas]\n"})
-	add(fxScenario{name: "ignore-name-regex", git: fxDeploy, objects: dep, drift: scale,
-		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {name: \"w.b\"}\n"})
-	add(fxScenario{name: "ignore-name-regex-miss", git: fxDeploy, objects: dep, drift: scale,
-		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {name: \"we\"}\n"})
-	add(fxScenario{name: "ignore-label-selector", git: fxDeploy, objects: dep, drift: scale,
-		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {labelSelector: \"app=web\"}\n"})
-	add(fxScenario{name: "ignore-annotation-selector-git", git: fxDeployAnnotated("drift.test/scaled: \"yes\""), objects: dep, drift: scale,
-		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {annotationSelector: \"drift.test/scaled=yes\"}\n"})
-	add(fxScenario{name: "ignore-annotation-selector-runtime", git: fxDeploy, objects: dep,
-		drift: func(c *fxCtx) {
-			c.k("annotate", "deployment/web", "drift.test/scaled=yes")
-			scale(c)
-		},
-		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {annotationSelector: \"drift.test/scaled=yes\"}\n"})
-	add(fxScenario{name: "ignore-kind-group-version", git: fxDeploy, objects: dep, drift: scale,
-		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {group: apps, version: v1, kind: Deployment}\n"})
-	add(fxScenario{name: "ignore-kind-miss", git: fxDeploy, objects: dep, drift: scale,
-		ksSpec: "ignore:\n- paths: [/spec/replicas]\n  target: {kind: StatefulSet}\n"})
-	add(fxScenario{name: "ignore-image-path", git: fxDeploy, objects: dep,
-		drift:  func(c *fxCtx) { c.k("set", "image", "deployment/web", "app=nginx:ignored") },
-		ksSpec: "ignore:\n- paths: [/spec/template/spec/containers/0/image]\n  target: {kind: Deployment}\n"})
+	// Each row drifts by scale (or its own drift) and ignores paths
+	// (/spec/replicas unless set) for the target (none when "").
+	for _, ig := range []struct {
+		name, target, paths, git string
+		drift                    func(c *fxCtx)
+	}{
+		{name: "ignore-no-target"},
+		{name: "ignore-name-regex", target: `name: "w.b"`},
+		{name: "ignore-name-regex-miss", target: `name: "we"`},
+		{name: "ignore-label-selector", target: `labelSelector: "app=web"`},
+		{name: "ignore-annotation-selector-git", target: `annotationSelector: "drift.test/scaled=yes"`,
+			git: fxDeployAnnotated(`drift.test/scaled: "yes"`)},
+		{name: "ignore-annotation-selector-runtime", target: `annotationSelector: "drift.test/scaled=yes"`,
+			drift: func(c *fxCtx) {
+				c.k("annotate", "deployment/web", "drift.test/scaled=yes")
+				scale(c)
+			}},
+		{name: "ignore-kind-group-version", target: "group: apps, version: v1, kind: Deployment"},
+		{name: "ignore-kind-miss", target: "kind: StatefulSet"},
+		{name: "ignore-image-path", target: "kind: Deployment", paths: "/spec/template/spec/containers/0/image",
+			drift: func(c *fxCtx) { c.k("set", "image", "deployment/web", "app=nginx:ignored") }},
+	} {
+		sc := fxScenario{name: ig.name, git: ig.git, objects: dep, drift: ig.drift}
+		if sc.git == "" {
+			sc.git = fxDeploy
+		}
+		if sc.drift == nil {
+			sc.drift = scale
+		}
+		if ig.paths == "" {
+			ig.paths = "/spec/replicas"
+		}
+		sc.ksSpec = "ignore:\n- paths: [" + ig.paths + "]\n"
+		if ig.target != "" {
+			sc.ksSpec += "  target: {" + ig.target + "}\n"
+		}
+		add(sc)
+	}
 
 	// --- ssa marks ---
 	editImage := func(c *fxCtx) { c.edit("deployment/web", "s/nginx:1.25/nginx:1.26/") }
@@ -383,30 +399,39 @@ metadata: {name: web, namespace: NS, annotations: {note: by-hand}}
 	// --- helm-controller ---
 	hdep := []fxObj{objDeploy}
 	hEdit := func(c *fxCtx) { c.edit("deployment/web", "s/nginx:1.25/nginx:1.26/") }
-	add(fxScenario{name: "helm-enabled-edit-image", helm: true, objects: hdep, drift: hEdit,
-		hrSpec: "driftDetection: {mode: enabled}\n"})
-	add(fxScenario{name: "helm-warn-edit-image", helm: true, objects: hdep, drift: hEdit,
-		hrSpec: "driftDetection: {mode: warn}\n"})
-	add(fxScenario{name: "helm-disabled-edit-image", helm: true, objects: hdep, drift: hEdit,
-		hrSpec: "driftDetection: {mode: disabled}\n"})
-	add(fxScenario{name: "helm-enabled-scale", helm: true, objects: hdep, drift: scale,
-		hrSpec: "driftDetection: {mode: enabled}\n"})
-	add(fxScenario{name: "helm-enabled-ignore-replicas", helm: true, objects: hdep, drift: scale,
-		hrSpec: "driftDetection:\n  mode: enabled\n  ignore:\n  - paths: [/spec/replicas]\n    target: {kind: Deployment}\n"})
-	add(fxScenario{name: "helm-enabled-ignore-kind-miss", helm: true, objects: hdep, drift: scale,
-		hrSpec: "driftDetection:\n  mode: enabled\n  ignore:\n  - paths: [/spec/replicas]\n    target: {kind: StatefulSet}\n"})
-	add(fxScenario{name: "helm-enabled-label-added", helm: true, objects: hdep,
-		drift:  func(c *fxCtx) { c.k("label", "deployment/web", "team=payments") },
-		hrSpec: "driftDetection: {mode: enabled}\n"})
-	add(fxScenario{name: "helm-enabled-configmap-edit", helm: true, objects: []fxObj{objCM},
-		drift:  func(c *fxCtx) { c.edit("configmap/cfg", "s/blue/red/") },
-		hrSpec: "driftDetection: {mode: enabled}\n"})
-	add(fxScenario{name: "helm-enabled-object-annotation-disabled", helm: true, objects: hdep,
-		drift: func(c *fxCtx) {
-			c.k("annotate", "deployment/web", "helm.toolkit.fluxcd.io/driftDetection=disabled")
-			hEdit(c)
-		},
-		hrSpec: "driftDetection: {mode: enabled}\n"})
+	// Each row is a HelmRelease whose spec is driftDetection: {mode: MODE}
+	// (or the row's full driftDetection), drifted by drift.
+	const ignoreReplicasFor = "driftDetection:\n  mode: enabled\n  ignore:\n  - paths: [/spec/replicas]\n    target: {kind: %s}\n"
+	for _, h := range []struct {
+		name, mode, hrSpec string
+		objects            []fxObj
+		drift              func(c *fxCtx)
+	}{
+		{name: "helm-enabled-edit-image", mode: "enabled", drift: hEdit},
+		{name: "helm-warn-edit-image", mode: "warn", drift: hEdit},
+		{name: "helm-disabled-edit-image", mode: "disabled", drift: hEdit},
+		{name: "helm-enabled-scale", mode: "enabled", drift: scale},
+		{name: "helm-enabled-ignore-replicas", hrSpec: fmt.Sprintf(ignoreReplicasFor, "Deployment"), drift: scale},
+		{name: "helm-enabled-ignore-kind-miss", hrSpec: fmt.Sprintf(ignoreReplicasFor, "StatefulSet"), drift: scale},
+		{name: "helm-enabled-label-added", mode: "enabled",
+			drift: func(c *fxCtx) { c.k("label", "deployment/web", "team=payments") }},
+		{name: "helm-enabled-configmap-edit", mode: "enabled", objects: []fxObj{objCM},
+			drift: func(c *fxCtx) { c.edit("configmap/cfg", "s/blue/red/") }},
+		{name: "helm-enabled-object-annotation-disabled", mode: "enabled",
+			drift: func(c *fxCtx) {
+				c.k("annotate", "deployment/web", "helm.toolkit.fluxcd.io/driftDetection=disabled")
+				hEdit(c)
+			}},
+	} {
+		sc := fxScenario{name: h.name, helm: true, objects: h.objects, drift: h.drift, hrSpec: h.hrSpec}
+		if sc.objects == nil {
+			sc.objects = hdep
+		}
+		if h.mode != "" {
+			sc.hrSpec = "driftDetection: {mode: " + h.mode + "}\n"
+		}
+		add(sc)
+	}
 	return s
 }
 
@@ -624,7 +649,7 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 			}
 			var r model.Report
 			DecodeJSON(t, res.Stdout, &r)
-			if m == modeInferred && !sc.helm && !sc.suspendBefore && !hasNote(r, "git-fields-unknown") {
+			if m == modeInferred && !sc.helm && !sc.suspendBefore && noteWith(r, "git-fields-unknown") == nil {
 				t.Errorf("explain %s (inferred): no note says that fields deleted live or removed from Git cannot be seen", o.ref)
 			}
 			reports[m][o.ref] = r
@@ -729,14 +754,7 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 				}
 			}
 			for _, p := range changed {
-				hit := false
-				for _, n := range named {
-					if related(n, p) {
-						hit = true
-						break
-					}
-				}
-				if !hit {
+				if !slices.ContainsFunc(named, func(n string) bool { return related(n, p) }) {
 					tl.compared++
 					tl.missed++
 					ds = append(ds, fxDisagreement{sc.name, m, o.ref + ":" + p, "missed",
@@ -754,13 +772,4 @@ func jsonish(v any) string {
 		s = s[:80] + "..."
 	}
 	return s
-}
-
-func hasNote(r model.Report, reason string) bool {
-	for _, n := range r.Notes {
-		if n.Reason == reason {
-			return true
-		}
-	}
-	return false
 }

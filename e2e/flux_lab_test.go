@@ -222,16 +222,14 @@ metadata: {name: flux-system}
 func (l *fluxLab) helm(t testing.TB) {
 	t.Helper()
 	l.helmOnce.Do(func() {
-		cmd := exec.Command(filepath.Join(E.Root, "hack", "build-tools.sh"), "helm-controller")
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
+		bins, err := buildTools("helm-controller")
 		if err != nil {
-			l.helmErr = fmt.Errorf("hack/build-tools.sh helm-controller: %w", err)
+			l.helmErr = err
 			return
 		}
 		// helm-controller has no --kubeconfig flag: KUBECONFIG is read
 		// from the environment by controller-runtime.
-		l.helmErr = l.run("helm-controller", strings.TrimSpace(string(out)),
+		l.helmErr = l.run("helm-controller", bins[0],
 			"--metrics-addr=0", "--health-addr=127.0.0.1:0", "--enable-leader-election=false", "--concurrent=8")
 	})
 	if l.helmErr != nil {

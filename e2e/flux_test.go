@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -36,32 +35,15 @@ import (
 // with the real controller: it is removed). The expectation below encodes
 // exactly that, and the test asserts each such field too.
 
-var (
-	fluxOnce sync.Once
-	fluxBin  string
-	fluxErr  error
-)
+// fluxTool is the flux CLI of this test binary.
+var fluxTool toolOnce
 
 // fluxCLI builds (once, cached in the user cache dir) and returns the flux
 // binary, and installs the Kustomization and HelmRelease CRDs from the
 // controllers' module zips.
 func fluxCLI(t *testing.T) string {
 	t.Helper()
-	fluxOnce.Do(func() {
-		cmd := exec.Command(filepath.Join(E.Root, "hack", "build-flux.sh"))
-		cmd.Stderr = os.Stderr
-		out, err := cmd.Output()
-		if err != nil {
-			fluxErr = fmt.Errorf("hack/build-flux.sh: %w", err)
-			return
-		}
-		fluxBin = strings.TrimSpace(string(out))
-		fluxErr = applyFluxCRDs(t, "drift-e2e-flux")
-	})
-	if fluxErr != nil {
-		t.Fatal(fluxErr)
-	}
-	return fluxBin
+	return fluxTool.get(t, "flux", func() error { return applyFluxCRDs(t, "drift-e2e-flux") })
 }
 
 // applyFluxCRDs applies the Kustomization and HelmRelease CRDs from the
@@ -104,15 +86,7 @@ func newFluxSetup(t *testing.T, ksSpec, manifests string) *fluxSetup {
 	ns := E.Namespace(t, "flux")
 	s := &fluxSetup{ns: ns, dir: t.TempDir()}
 	sub := func(x string) string { return strings.ReplaceAll(x, "NS", ns) }
-	s.ksFile = fluxWrite(t, s.dir, "ks.yaml", sub(`apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: apps, namespace: NS}
-spec:
-  interval: 10m
-  path: ./app
-  prune: true
-  sourceRef: {kind: GitRepository, name: repo}
-`+ksSpec))
+	s.ksFile = fluxWrite(t, s.dir, "ks.yaml", sub(fluxKustomization("NS", ksSpec)))
 	fluxWrite(t, s.dir, "app/manifests.yaml", sub(manifests))
 	E.Kubectl(t, "apply", "--server-side", "--field-manager=drift-e2e-flux", "-f", s.ksFile)
 	res := E.Run(t, RunOpts{}, flux, "build", "kustomization", "apps", "-n", ns, "--path", filepath.Join(s.dir, "app"),

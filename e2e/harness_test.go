@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -15,6 +16,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -314,9 +316,11 @@ func AssertCleanError(t testing.TB, res Result, wantSubstr string) {
 }
 
 // buildTools runs hack/build-tools.sh for names (each built once into the
-// user cache, then reused) and returns their paths in the same order.
+// user cache, then reused; "flux" is hack/build-flux.sh's CLI) and returns
+// their paths in the same order.
 func buildTools(names ...string) ([]string, error) {
 	cmd := exec.Command(filepath.Join(E.Root, "hack", "build-tools.sh"), names...)
+	cmd.Dir = E.Root
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -335,4 +339,118 @@ func buildTools(names ...string) ([]string, error) {
 // stale kustomize-controller once fought the next run's own).
 func dieWithTests(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+}
+
+// jsonWatch is a running `kubectl drift scan --watch -o json`, its events
+// (one JSON object a line) read as they come.
+type jsonWatch struct {
+	ctx    context.Context
+	lines  chan watchLine
+	stderr *syncBuffer
+	// seen is every event next has read.
+	seen []map[string]any
+}
+
+// watchLine is one line of the watch's stdout: an event, or the text of a
+// line that is not JSON.
+type watchLine struct {
+	ev  map[string]any
+	bad string
+}
+
+// startJSONWatch runs kubectl-drift args (scan --watch -o json ...) as the
+// user of kubeconfig ("" is the admin) until ctx ends or the test does.
+func startJSONWatch(t *testing.T, ctx context.Context, kubeconfig string, args ...string) *jsonWatch {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	cmd := exec.CommandContext(ctx, filepath.Join(E.BinDir, KubectlDrift), args...)
+	cmd.Env = E.baseEnv(kubeconfig)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	w := &jsonWatch{ctx: ctx, lines: make(chan watchLine, 100), stderr: &syncBuffer{}}
+	cmd.Stderr = w.stderr
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	go func() {
+		defer close(w.lines)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			var l watchLine
+			if json.Unmarshal(sc.Bytes(), &l.ev) != nil {
+				l.bad = sc.Text()
+			}
+			w.lines <- l
+		}
+	}()
+	return w
+}
+
+// next returns the first event want accepts; the test fails when the watch
+// ends, prints a line that is not JSON, or ctx ends first.
+func (w *jsonWatch) next(t *testing.T, want func(map[string]any) bool, what string) map[string]any {
+	t.Helper()
+	for {
+		select {
+		case l, ok := <-w.lines:
+			if !ok {
+				t.Fatalf("watch ended before %s; stderr: %s", what, w.stderr.String())
+			}
+			if l.bad != "" {
+				t.Fatalf("waiting for %s: the watch printed a line that is not JSON: %s", what, l.bad)
+			}
+			w.seen = append(w.seen, l.ev)
+			if want(l.ev) {
+				return l.ev
+			}
+		case <-w.ctx.Done():
+			t.Fatalf("timed out waiting for %s; events: %v", what, w.seen)
+		}
+	}
+}
+
+// setupOnce is a setup step a test binary runs once, the first time a
+// test needs it; every later test fails with the same error, if any.
+type setupOnce struct {
+	once sync.Once
+	err  error
+}
+
+// do runs setup on first use and fails the test when it failed.
+func (o *setupOnce) do(t testing.TB, setup func() error) {
+	t.Helper()
+	o.once.Do(func() { o.err = setup() })
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+}
+
+// toolOnce is a tool a test binary builds (buildTools) and sets up once,
+// the first time a test asks for it.
+type toolOnce struct {
+	setup setupOnce
+	path  string
+}
+
+// get returns the path of the tool name, building it and then running
+// setup (when not nil) on first use.
+func (o *toolOnce) get(t testing.TB, name string, setup func() error) string {
+	t.Helper()
+	o.setup.do(t, func() error {
+		paths, err := buildTools(name)
+		if err != nil {
+			return err
+		}
+		o.path = paths[0]
+		if setup != nil {
+			return setup()
+		}
+		return nil
+	})
+	return o.path
 }

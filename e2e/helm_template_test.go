@@ -6,33 +6,20 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
-var (
-	helmOnce sync.Once
-	helmBin  string
-	helmErr  error
-)
+// helmTool is the helm v4 CLI of this test binary.
+var helmTool toolOnce
 
 // helmCLI builds (once, cached in the user cache dir by
 // hack/build-tools.sh helm, at go.mod's helm.sh/helm/v4 version) and returns
 // the helm binary.
 func helmCLI(t *testing.T) string {
 	t.Helper()
-	helmOnce.Do(func() {
-		var bins []string
-		if bins, helmErr = buildTools("helm"); helmErr == nil {
-			helmBin = bins[0]
-		}
-	})
-	if helmErr != nil {
-		t.Fatal(helmErr)
-	}
-	return helmBin
+	return helmTool.get(t, "helm", nil)
 }
 
 // helmTemplateChart prints what its templates see of values and
@@ -52,14 +39,8 @@ data:
   release: {{ printf "%s/%s" .Release.Namespace .Release.Name | quote }}
 `,
 	"templates/deploy.yaml": renderLabChart["templates/deploy.yaml"],
-	"templates/svc.yaml": `apiVersion: v1
-kind: Service
-metadata:
-  name: {{ .Release.Name }}
-spec:
-  selector: {app: {{ .Release.Name }}}
-  ports: [{port: {{ .Values.port }}, targetPort: 8080}]
-`,
+	// renderLabChart's Service with the port a value.
+	"templates/svc.yaml": strings.Replace(renderLabChart["templates/svc.yaml"], "port: 80,", "port: {{ .Values.port }},", 1),
 }
 
 // helmControllerMarks are what our render adds that `helm template` does

@@ -565,18 +565,15 @@ func serveDist(t *testing.T, r *release, useTLS bool, manifest, outName string) 
 	return manifestPath, certFile
 }
 
-// tool runs a hack/ build script and returns the path it prints for name.
-func tool(t *testing.T, script string, args ...string) []string {
+// tool builds the tools names (buildTools) and returns their paths; the
+// test fails when one does not build.
+func tool(t *testing.T, names ...string) []string {
 	t.Helper()
-	cmd := exec.Command(filepath.Join(E.Root, "hack", script), args...)
-	cmd.Dir = E.Root
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	paths, err := buildTools(names...)
 	if err != nil {
-		t.Fatalf("hack/%s %s: %v\n%s", script, strings.Join(args, " "), err, stderr.String())
+		t.Fatal(err)
 	}
-	return strings.Fields(string(out))
+	return paths
 }
 
 // pathWithout is the process PATH with every directory that holds a
@@ -604,7 +601,7 @@ func pathWithout(t *testing.T) string {
 // krewEnv is the environment of a krew run: our kubectl, kubectl-krew and
 // the krew bin dir on PATH, a private KREW_ROOT and HOME.
 func krewEnv(t *testing.T, krewRoot string) (env []string, krew string) {
-	krew = tool(t, "build-tools.sh", "krew")[0]
+	krew = tool(t, "krew")[0]
 	path := strings.Join([]string{filepath.Join(krewRoot, "bin"), filepath.Dir(krew), E.KubeBinDir, pathWithout(t)}, string(os.PathListSeparator))
 	return []string{"PATH=" + path, "KREW_ROOT=" + krewRoot, "HOME=" + t.TempDir(), "KREW_NO_UPGRADE_CHECK=1"}, krew
 }
@@ -619,7 +616,7 @@ func mustRun(t *testing.T, opts RunOpts, bin string, args ...string) Result {
 }
 
 func testKrewValidate(t *testing.T, r *release) {
-	validate := tool(t, "build-tools.sh", "validate-krew-manifest")[0]
+	validate := tool(t, "validate-krew-manifest")[0]
 	manifest, _ := serveDist(t, r, false, "krew/drift.yaml", "drift.yaml")
 	env, _ := krewEnv(t, t.TempDir())
 	// Without -skip-install: `kubectl krew install --manifest` for every
@@ -772,7 +769,7 @@ func testKrewIndex(t *testing.T, r *release) {
 }
 
 func testFluxPlugin(t *testing.T, r *release) {
-	flux := tool(t, "build-flux.sh")[0]
+	flux := tool(t, "flux")[0]
 	manifest, cert := serveDist(t, r, true, "flux/drift.yaml", "drift.yaml")
 	// The catalog base URL: `flux plugin install drift` fetches
 	// <base>drift.yaml (fluxcd/flux2 internal/plugin/catalog.go). Serve
@@ -867,14 +864,10 @@ func testArgoCDPlugin(t *testing.T, r *release) {
 
 	var argocd string
 	if os.Getenv("DRIFT_E2E_NO_ARGOCD") == "" {
-		cmd := exec.Command(filepath.Join(E.Root, "hack", "build-tools.sh"), "argocd")
-		cmd.Dir = E.Root
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if out, err := cmd.Output(); err == nil {
-			argocd = strings.TrimSpace(string(out))
+		if bins, err := buildTools("argocd"); err == nil {
+			argocd = bins[0]
 		} else {
-			t.Logf("the argocd CLI did not build (%v); falling back to Argo CD's exec rule:\n%s", err, stderr.String())
+			t.Logf("the argocd CLI did not build (%v, its log above); falling back to Argo CD's exec rule", err)
 		}
 	}
 	run := func(args ...string) Result {

@@ -3,11 +3,8 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -287,43 +284,10 @@ func TestScanWatch(t *testing.T) {
 	ns, _ := scanFixture(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(E.BinDir, KubectlDrift), "scan", "-n", ns, "--watch", "-o", "json",
-		"--reconcile-interval", "1s", "--watch-timeout", "80s")
-	cmd.Env = E.baseEnv("")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	events := make(chan map[string]any, 100)
-	go func() {
-		defer close(events)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var ev map[string]any
-			DecodeJSON(t, sc.Text(), &ev)
-			events <- ev
-		}
-	}()
+	w := startJSONWatch(t, ctx, "", "scan", "-n", ns, "--watch", "-o", "json", "--reconcile-interval", "1s", "--watch-timeout", "80s")
 	next := func(want func(map[string]any) bool, what string) map[string]any {
 		t.Helper()
-		for {
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					t.Fatalf("watch ended before %s; stderr: %s", what, stderr.String())
-				}
-				if want(ev) {
-					return ev
-				}
-			case <-ctx.Done():
-				t.Fatalf("timed out waiting for %s", what)
-			}
-		}
+		return w.next(t, want, what)
 	}
 	name := func(ev map[string]any) string {
 		r, _ := ev["resource"].(map[string]any)
@@ -359,8 +323,6 @@ func TestScanWatch(t *testing.T) {
 	if ev["path"] != "/spec/replicas" || lived < 1 || intervals < 1 {
 		t.Errorf("revert event: %v (want /spec/replicas, lived >= 1s, >= 1 interval of 1s)", ev)
 	}
-	cancel()
-	_ = cmd.Wait()
 }
 
 func TestScanBadInput(t *testing.T) {

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -193,6 +192,36 @@ func waitProm(t *testing.T, base, q string, timeout time.Duration, ok func([]pro
 	}
 }
 
+// serveMetrics is serve's /metrics page; the test fails when serve does not
+// answer (it was ready: it died).
+func serveMetrics(t *testing.T, addr string, log *syncBuffer) string {
+	t.Helper()
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatalf("serve died? %v\n%s", err, log.String())
+	}
+	defer func() { _ = resp.Body.Close() }()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// waitServeMetrics polls serve's /metrics until ok accepts the page, for
+// 30 s at most.
+func waitServeMetrics(t *testing.T, addr string, log *syncBuffer, what string, ok func(string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		m := serveMetrics(t, addr, log)
+		if ok(m) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not seen within 30s\nmetrics:\n%s\nserve:\n%s", what, m, log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // TestServeFightOverPrometheus: serve (as the read-only user) watches a
 // namespace where kustomize-controller's field manager and a script fight
 // over a Deployment's replicas, and a person's one-off edit of a ConfigMap
@@ -201,56 +230,8 @@ func waitProm(t *testing.T, base, q string, timeout time.Duration, ok func([]pro
 // resync, the one-off edit is not a fight, reverts are counted, scan's
 // metric names are there, and every dashboard query is accepted.
 func TestServeFightOverPrometheus(t *testing.T) {
-	fluxCLI(t) // the Kustomization CRD
-	ns := E.Namespace(t, "serve")
-	sub := func(s string) string { return strings.ReplaceAll(s, "NS", ns) }
-	E.Apply(t, sub(`apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: apps, namespace: NS}
-spec:
-  interval: 10m
-  path: ./app
-  prune: true
-  sourceRef: {kind: GitRepository, name: repo}
-`), "--server-side", "--field-manager=drift-e2e-flux")
-	// What kustomize-controller applies (Git's values), with the ownership
-	// labels flux build adds.
-	const labels = `  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: NS}`
-	web := func(replicas int) string {
-		return sub(fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: NS
-`+labels+`
-spec:
-  replicas: %d
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: "nginx:1.27"}]}
-`, replicas))
-	}
-	scale := func(replicas int) string {
-		return sub(fmt.Sprintf(`apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web, namespace: NS}
-spec: {replicas: %d}
-`, replicas))
-	}
-	cm := func(level string) string {
-		return sub(`apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: settings
-  namespace: NS
-` + labels + `
-data: {level: "` + level + `"}
-`)
-	}
-	engine := []string{"--server-side", "--force-conflicts", "--field-manager=kustomize-controller"}
-	E.Apply(t, web(3), engine...)
-	E.Apply(t, cm("info"), engine...)
+	f := newFluxFight(t, "serve")
+	ns := f.ns
 
 	const resync = 20 * time.Second
 	addr, serveLog, _ := startServe(t, E.ReaderKubeconfig, "-n", ns, "--resync", resync.String())
@@ -258,21 +239,17 @@ data: {level: "` + level + `"}
 	waitProm(t, prom, `up{job="kubectl-drift"}`, 30*time.Second, func(r []promSample) bool { return len(r) == 1 && r[0].Value[1] == "1" })
 
 	// The one-off edit, reverted once by the engine: two flips.
-	E.Apply(t, sub(`apiVersion: v1
-kind: ConfigMap
-metadata: {name: settings, namespace: NS}
-data: {level: debug}
-`), "--server-side", "--force-conflicts", "--field-manager=kubectl-edit")
+	f.apply(t, "kubectl-edit", fluxSettingsEdit(ns, "debug"))
 	time.Sleep(1500 * time.Millisecond)
-	E.Apply(t, cm("info"), engine...)
+	f.apply(t, "kustomize-controller", fluxSettings(ns, "info"))
 
 	// The fight: a script scales to 5, the engine puts 3 back, three
 	// rounds (six flips), bounded in count and time.
 	start := time.Now()
 	for i := 0; i < 3; i++ {
-		E.Apply(t, scale(5), "--server-side", "--force-conflicts", "--field-manager=hpa-script")
+		f.apply(t, "hpa-script", f.scale(5))
 		time.Sleep(1200 * time.Millisecond)
-		E.Apply(t, web(3), engine...)
+		f.apply(t, "kustomize-controller", f.web(3))
 		time.Sleep(1200 * time.Millisecond)
 	}
 	fights := waitProm(t, prom, fmt.Sprintf(`kubectl_drift_fights{namespace=%q}`, ns), resync, func(r []promSample) bool { return len(r) > 0 })
@@ -316,7 +293,7 @@ data: {level: debug}
 		t.Errorf("reverted objects still counted as drifted: %+v", r)
 	}
 	// Drift that stays is counted with scan's labels.
-	E.Apply(t, scale(7), "--server-side", "--force-conflicts", "--field-manager=hpa-script")
+	f.apply(t, "hpa-script", f.scale(7))
 	waitProm(t, prom, fmt.Sprintf(`kubectl_drift_fields{namespace=%q,kind="Deployment.apps",manager="hpa-script",engine="flux"}`, ns), 10*time.Second,
 		func(r []promSample) bool { return len(r) == 1 })
 
@@ -413,57 +390,30 @@ func TestServeSurvivesAPIServerRestart(t *testing.T) {
 	pc := startPrivateCluster(t, "cluster-serve", restartAPIServerPort, restartEtcdPort)
 	kubectl := pc.kubectl
 	admin, reader := pc.admin, pc.reader
-	crds := exec.Command(filepath.Join(E.Root, "hack", "build-tools.sh"), "flux-crds")
-	crds.Stderr = os.Stderr
-	crdDir, err := crds.Output()
+	crdDir, err := buildTools("flux-crds")
 	if err != nil {
-		t.Fatalf("hack/build-tools.sh flux-crds: %v", err)
+		t.Fatal(err)
 	}
-	kubectl("", "apply", "--server-side", "--field-manager=drift-e2e-serve", "-f", strings.TrimSpace(string(crdDir)))
+	kubectl("", "apply", "--server-side", "--field-manager=drift-e2e-serve", "-f", crdDir[0])
 	kubectl("", "wait", "--for=condition=Established", "--timeout=60s", "crd/kustomizations.kustomize.toolkit.fluxcd.io")
 	const ns = "serve-restart"
 	kubectl("", "create", "namespace", ns)
-	kubectl(`apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: apps, namespace: serve-restart}
-spec: {interval: 10m, path: ./app, prune: true, sourceRef: {kind: GitRepository, name: repo}}
-`, "apply", "--server-side", "--field-manager=drift-e2e-serve", "-f", "-")
+	kubectl(fluxKustomization(ns, ""), "apply", "--server-side", "--field-manager=drift-e2e-serve", "-f", "-")
 	cm := func(manager, level string) {
 		t.Helper()
-		doc := `apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: settings
-  namespace: serve-restart
-  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: serve-restart}
-data: {level: "` + level + `"}
-`
-		if manager != "kustomize-controller" {
-			doc = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: serve-restart}\ndata: {level: \"" + level + "\"}\n"
+		doc := fluxSettingsEdit(ns, level)
+		if manager == "kustomize-controller" {
+			doc = fluxSettings(ns, level)
 		}
 		kubectl(doc, "apply", "--server-side", "--force-conflicts", "--field-manager="+manager, "-f", "-")
 	}
 	cm("kustomize-controller", "info")
 
 	addr, serveLog, serveCmd := startServe(t, reader, "-n", ns, "--resync", "1m")
-	metrics := func() string {
-		resp, err := http.Get("http://" + addr + "/metrics")
-		if err != nil {
-			t.Fatalf("serve died? %v\n%s", err, serveLog.String())
-		}
-		defer func() { _ = resp.Body.Close() }()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
+	metrics := func() string { t.Helper(); return serveMetrics(t, addr, serveLog) }
 	waitMetric := func(what string, ok func(string) bool) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !ok(metrics()) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not seen within 30s\n%s\nlog:\n%s", what, metrics(), serveLog.String())
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
+		waitServeMetrics(t, addr, serveLog, what, ok)
 	}
 	reverts := `kubectl_drift_reverts_total{engine="flux",kind="ConfigMap",manager="kubectl-edit",namespace="serve-restart"} 1`
 	cm("kubectl-edit", "debug")
@@ -545,24 +495,10 @@ func TestServePersistedWithRealFlux(t *testing.T) {
 	rev := l.gitRepo(t, ns, map[string]string{"cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {level: info}\n"})
 	l.kustomization(t, ns, rev, "")
 	addr, serveLog, _ := startServe(t, l.kubeconfig, "-n", ns, "--resync", "1m")
-	metrics := func() string {
-		resp, err := http.Get("http://" + addr + "/metrics")
-		if err != nil {
-			t.Fatalf("serve died? %v\n%s", err, serveLog.String())
-		}
-		defer func() { _ = resp.Body.Close() }()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
+	metrics := func() string { t.Helper(); return serveMetrics(t, addr, serveLog) }
 	waitMetric := func(what, line string) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for !strings.Contains(metrics(), line) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: %q not seen within 30s\n%s\nlog:\n%s", what, line, metrics(), serveLog.String())
-			}
-			time.Sleep(300 * time.Millisecond)
-		}
+		waitServeMetrics(t, addr, serveLog, what+": "+line, func(m string) bool { return strings.Contains(m, line) })
 	}
 	l.kubectl(t, RunOpts{Stdin: []byte("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: " + ns + "}\ndata: {extra: \"x\"}\n")},
 		"apply", "--server-side", "--field-manager=hpa-script", "-f", "-")
@@ -585,84 +521,13 @@ func TestServePersistedWithRealFlux(t *testing.T) {
 // forced server-side apply) puts Git's replicas back, twice; the event names
 // both managers and values. A one-off edit reverted once is no fight.
 func TestScanWatchFight(t *testing.T) {
-	fluxCLI(t) // the Kustomization CRD
-	ns := E.Namespace(t, "watchfight")
-	sub := func(s string) string { return strings.ReplaceAll(s, "NS", ns) }
-	E.Apply(t, sub(`apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: apps, namespace: NS}
-spec: {interval: 10m, path: ./app, prune: true, sourceRef: {kind: GitRepository, name: repo}}
-`), "--server-side", "--field-manager=drift-e2e-flux")
-	const labels = `  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: NS}`
-	web := sub(`apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-  namespace: NS
-` + labels + `
-spec:
-  replicas: 3
-  selector: {matchLabels: {app: web}}
-  template:
-    metadata: {labels: {app: web}}
-    spec: {containers: [{name: app, image: "nginx:1.27"}]}
-`)
-	cm := func(level string) string {
-		return sub(`apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: settings
-  namespace: NS
-` + labels + `
-data: {level: "` + level + `"}
-`)
-	}
-	engine := []string{"--server-side", "--force-conflicts", "--field-manager=kustomize-controller"}
-	E.Apply(t, web, engine...)
-	E.Apply(t, cm("info"), engine...)
-
+	f := newFluxFight(t, "watchfight")
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(E.BinDir, KubectlDrift), "scan", "-n", ns, "--watch", "-o", "json", "--watch-timeout", "80s")
-	cmd.Env = E.baseEnv(E.ReaderKubeconfig)
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cancel(); _ = cmd.Wait() }()
-	events := make(chan map[string]any, 100)
-	go func() {
-		defer close(events)
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			var ev map[string]any
-			if json.Unmarshal(sc.Bytes(), &ev) == nil {
-				events <- ev
-			}
-		}
-	}()
-	var seen []map[string]any
+	w := startJSONWatch(t, ctx, E.ReaderKubeconfig, "scan", "-n", f.ns, "--watch", "-o", "json", "--watch-timeout", "80s")
 	next := func(want func(map[string]any) bool, what string) map[string]any {
 		t.Helper()
-		for {
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					t.Fatalf("watch ended before %s; stderr: %s", what, stderr.String())
-				}
-				seen = append(seen, ev)
-				if want(ev) {
-					return ev
-				}
-			case <-ctx.Done():
-				t.Fatalf("timed out waiting for %s; events: %v", what, seen)
-			}
-		}
+		return w.next(t, want, what)
 	}
 	is := func(typ, kind string) func(map[string]any) bool {
 		return func(ev map[string]any) bool {
@@ -670,39 +535,35 @@ data: {level: "` + level + `"}
 			return ev["type"] == typ && r["kind"] == kind
 		}
 	}
-	scale := sub("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: NS}\nspec: {replicas: 5}\n")
 	// managedFields times have one-second resolution: each write a second
 	// after the previous one, so the watch sees each as its own.
 	time.Sleep(1100 * time.Millisecond)
 	// The one-off edit, reverted once.
-	E.Apply(t, sub("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: settings, namespace: NS}\ndata: {level: debug}\n"), "--server-side", "--force-conflicts", "--field-manager=kubectl-edit")
+	f.apply(t, "kubectl-edit", fluxSettingsEdit(f.ns, "debug"))
 	next(is("drifted", "ConfigMap"), "the one-off edit")
 	time.Sleep(1100 * time.Millisecond)
-	E.Apply(t, cm("info"), engine...)
+	f.apply(t, "kustomize-controller", fluxSettings(f.ns, "info"))
 	next(is("reverted", "ConfigMap"), "the revert of the one-off edit")
 	// The fight: script, engine, script (with the engine's first apply:
 	// engine→script→engine→script, three flips, the default threshold).
 	for i, step := range []struct {
-		doc     string
-		args    []string
-		typ     string
-		waitFor string
+		doc, manager, typ, waitFor string
 	}{
-		{scale, []string{"--server-side", "--force-conflicts", "--field-manager=hpa-script"}, "drifted", "the script's first scale"},
-		{web, engine, "reverted", "the engine's revert"},
-		{scale, []string{"--server-side", "--force-conflicts", "--field-manager=hpa-script"}, "drifted", "the script's second scale"},
+		{f.scale(5), "hpa-script", "drifted", "the script's first scale"},
+		{f.web(3), "kustomize-controller", "reverted", "the engine's revert"},
+		{f.scale(5), "hpa-script", "drifted", "the script's second scale"},
 	} {
 		time.Sleep(1100 * time.Millisecond)
-		E.Apply(t, step.doc, step.args...)
+		f.apply(t, step.manager, step.doc)
 		next(is(step.typ, "Deployment"), fmt.Sprintf("step %d: %s", i, step.waitFor))
 	}
 	ev := next(is("fight", "Deployment"), "the fight")
-	f, _ := ev["fight"].(map[string]any)
-	got := fmt.Sprintf("%v %v=%v %v=%v flips=%v", ev["path"], f["engineManager"], f["engineValue"], f["manager"], f["value"], f["flips"])
+	fight, _ := ev["fight"].(map[string]any)
+	got := fmt.Sprintf("%v %v=%v %v=%v flips=%v", ev["path"], fight["engineManager"], fight["engineValue"], fight["manager"], fight["value"], fight["flips"])
 	if want := "/spec/replicas kustomize-controller=3 hpa-script=5 flips=3"; got != want {
 		t.Errorf("fight event\n got %s\nwant %s\n(%v)", got, want, ev)
 	}
-	for _, e := range seen {
+	for _, e := range w.seen {
 		if is("fight", "ConfigMap")(e) {
 			t.Errorf("the one-off edit was reported as a fight: %v", e)
 		}
@@ -765,29 +626,10 @@ data: {level: info}
 		"apply", "--server-side", "--force-conflicts", "--field-manager=kubectl-edit", "-f", "-")
 
 	addr, serveLog, _ := startServe(t, reader, "-n", "shop")
-	metrics := func() string {
-		resp, err := http.Get("http://" + addr + "/metrics")
-		if err != nil {
-			return ""
-		}
-		defer func() { _ = resp.Body.Close() }()
-		b, _ := io.ReadAll(resp.Body)
-		return string(b)
-	}
 	const drifted = `kubectl_drift_objects{engine="argocd",kind="ConfigMap",namespace="shop"} 1`
 	waitFor := func(what string, ok func(string) bool) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			m := metrics()
-			if ok(m) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within 30s\nmetrics:\n%s\nserve:\n%s", what, m, serveLog.String())
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
+		waitServeMetrics(t, addr, serveLog, what, ok)
 	}
 	waitFor("the edit counted as drift", func(m string) bool { return strings.Contains(m, drifted) })
 	kubectl(argocdCM("  resource.customizations.ignoreDifferences.ConfigMap: |\n    jsonPointers:\n    - /data/level\n"),

@@ -13,6 +13,7 @@
 #   hack/build-tools.sh argocd-kustomize        -> .../argocd-kustomize-v5.7.1/kustomize
 #   hack/build-tools.sh argocd-helm             -> .../argocd-helm-v3.18.4/helm
 #   hack/build-tools.sh helm                    -> .../helm-v4.3.2/helm (go.mod's helm.sh/helm/v4)
+#   hack/build-tools.sh flux                    -> .../flux-v2.9.5/flux (hack/build-flux.sh)
 #   hack/build-tools.sh all
 #
 # Binaries are reused when present (CI's fresh clone on the same machine
@@ -20,7 +21,8 @@
 # per tool makes concurrent callers wait for one build instead of starting a
 # second one on the shared cores.
 #
-# The flux CLI is built by hack/build-flux.sh (owned by the Flux work).
+# The flux CLI is built by hack/build-flux.sh (owned by the Flux work); the
+# name flux runs it, so that one script serves every tool the e2e tests ask for.
 # kustomize-controller and helm-controller are the ground truth of the Flux
 # conformance suite (e2e/flux_conformance_test.go): their module zips carry
 # `replace .../api => ./api`, which a module build cannot follow, so the
@@ -254,6 +256,7 @@ for tool in "$@"; do
   helm) locked "$helm_dir" "$helm_dir/helm" build_helm ;;
   kustomize-controller) locked "$kc_dir" "$kc_dir/kustomize-controller" build_kustomize_controller ;;
   helm-controller) locked "$hc_dir" "$hc_dir/helm-controller" build_helm_controller ;;
+  flux) "$(dirname "$0")/build-flux.sh" ;;
   flux-crds)
     if [ ! -e "$crd_dir/.done" ]; then
       mkdir -p "$crd_dir"

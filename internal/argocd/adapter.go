@@ -562,7 +562,7 @@ func rulesOfSettings(s *Settings) []model.Rule {
 		out = append(out, r.toModel())
 	}
 	for _, k := range s.Known {
-		mr := model.Rule{Engine: Engine, Type: model.RuleArgoKnownTypeFields, Origin: k.Origin,
+		mr := model.Rule{Engine: Engine, Type: RuleKnownTypeFields, Origin: k.Origin,
 			Target: model.Selector{Group: k.Group, Kind: k.Kind, Syntax: model.MatchGlob}, Scope: model.ScopeDiff,
 			JSONPointers: []string{"/" + strings.ReplaceAll(k.Field, ".", "/")}, Value: k.Type}
 		if knownTypeConstructor(k.Type) == nil {
@@ -577,7 +577,7 @@ func rulesOfSettings(s *Settings) []model.Rule {
 		if n.Level != model.NoteError || n.Rule == nil {
 			continue
 		}
-		out = append(out, model.Rule{Engine: Engine, Type: model.RuleArgoIgnoreDifferences, Origin: *n.Rule, Scope: model.ScopeDiff, Error: n.Message})
+		out = append(out, model.Rule{Engine: Engine, Type: RuleIgnoreDifferences, Origin: *n.Rule, Scope: model.ScopeDiff, Error: n.Message})
 	}
 	return out
 }
@@ -594,7 +594,7 @@ func filterRules(f filterRule, scope model.Scope) []model.Rule {
 	var out []model.Rule
 	for _, g := range groups {
 		for _, k := range kinds {
-			r := model.Rule{Engine: Engine, Type: model.RuleArgoResourceExclusion, Origin: f.Origin,
+			r := model.Rule{Engine: Engine, Type: RuleResourceExclusion, Origin: f.Origin,
 				Target: model.Selector{Group: g, Kind: k, Syntax: model.MatchGlob}, WholeResource: true, Scope: scope}
 			if len(f.Clusters) > 0 {
 				r.Value = "clusters=" + strings.Join(f.Clusters, ",")

@@ -51,7 +51,7 @@ func RulesFromDocuments(docs []source.Document) ([]model.Rule, []error) {
 		// argocd-cm would have.
 		kept := rules[:0]
 		for _, r := range rules {
-			if r.Type == model.RuleArgoCompareOptions && r.Origin.File == "" {
+			if r.Type == RuleCompareOptions && r.Origin.File == "" {
 				continue
 			}
 			kept = append(kept, r)

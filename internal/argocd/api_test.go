@@ -89,7 +89,7 @@ func TestRulesFromDocuments(t *testing.T) {
 		t.Errorf("rule = %+v", r)
 	}
 	r = check("ConfigMap argocd/argocd-cm data[resource.exclusions][0]", 26, 3, false)
-	if r.Type != model.RuleArgoResourceExclusion || !r.WholeResource || r.Target.Group != "cilium.io" {
+	if r.Type != RuleResourceExclusion || !r.WholeResource || r.Target.Group != "cilium.io" {
 		t.Errorf("rule = %+v", r)
 	}
 	check("ApplicationSet argocd/envs .spec.template.spec.ignoreDifferences[0]", 40, 9, false)
@@ -120,7 +120,7 @@ func TestDefaultStatusRuleIsMarkedDefault(t *testing.T) {
 	}
 	var found bool
 	for _, r := range rules {
-		if r.Type != model.RuleArgoCompareOptions {
+		if r.Type != RuleCompareOptions {
 			continue
 		}
 		found = true

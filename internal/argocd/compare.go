@@ -57,13 +57,13 @@ func intrinsic(r model.Rule) string {
 		return "only suppresses Argo CD's refresh on resource updates (ignoreResourceUpdates); it is not a drift rule and Flux has no counterpart"
 	}
 	switch r.Type {
-	case model.RuleArgoResourceExclusion:
+	case RuleResourceExclusion:
 		return ReasonExclusion
-	case model.RuleArgoKnownTypeFields:
+	case RuleKnownTypeFields:
 		return "knownTypeFields makes Argo CD compare CRD fields as built-in types (100m equals 0.1); Flux compares the server-side dry-run result and has no per-type normalization setting"
-	case model.RuleArgoIgnoreExtraneous:
+	case RuleIgnoreExtraneous:
 		return "IgnoreExtraneous only concerns live objects that are not in Git; Flux prunes or leaves such objects and never reports them as drift"
-	case model.RuleArgoCompareOptions:
+	case RuleCompareOptions:
 		return "resource.compareoptions is a controller-wide Argo CD diff setting (ignoreResourceStatusField removes /status before every diff); Flux has no such setting, and server-side apply does not write the status of kinds with a status subresource"
 	}
 	return ""
@@ -155,7 +155,7 @@ func translate(src compare.Source) compare.Translation {
 	}
 	for _, sel := range at.Selectors {
 		tr.To = append(tr.To, model.Rule{
-			Engine: Engine, Type: model.RuleArgoIgnoreDifferences,
+			Engine: Engine, Type: RuleIgnoreDifferences,
 			Target: sel, JSONPointers: ptrs, Scope: model.ScopeDiff,
 		})
 	}

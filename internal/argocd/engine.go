@@ -35,11 +35,12 @@ func Descriptor() engine.Descriptor {
 		Compare:            CompareSemantics(),
 		Suggest:            SuggestSemantics(),
 		Host:               "argocd",
+		Audit:              AuditSemantics(),
 		// An ignoreResourceUpdates customization is modelled as a
 		// refresh-scoped ignoreDifferences rule, but listing it as
 		// ignoreDifferences misleads.
 		DisplayType: func(r model.Rule) string {
-			if r.Type == model.RuleArgoIgnoreDifferences && r.Scope == model.ScopeRefresh {
+			if r.Type == RuleIgnoreDifferences && r.Scope == model.ScopeRefresh {
 				return "argocd.ignoreResourceUpdates"
 			}
 			return ""

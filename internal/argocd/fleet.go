@@ -307,9 +307,18 @@ func remoteNotes(ctx context.Context, a *Adapter, obj *unstructured.Unstructured
 	rm := rs.hub.rm
 	switch d.where {
 	case deploysElsewhere:
-		return "", note(model.NoteWarning, "destination-mismatch",
+		// Argo CD compares an Application with the objects of its
+		// destination cluster only (controller/state.go CompareAppState
+		// reads them with liveStateCache.GetManagedLiveObjs for the
+		// destination's cluster cache, controller/cache/cache.go), so
+		// nothing reconciles this object, though its tracking id says
+		// so: a finding about the object, kept under --engine auto
+		// where the Application is no owner.
+		n := note(model.NoteWarning, "destination-mismatch",
 			"Application %s on %s deploys to %s (%s), not to the live object's cluster %s (context %s): the object is not its, though its tracking id names it",
 			key, rm.EngineContext, d.server, d.via, rm.LiveServer, rm.LiveContext)
+		n[0].AboutObject = true
+		return "", n
 	case unresolved:
 		return "", note(model.NoteWarning, "destination-unresolved",
 			"Application %s: %s: cannot tell whether it deploys to this cluster (%s); judged with its rules", key, d.via, rm.LiveServer)

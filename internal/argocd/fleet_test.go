@@ -134,6 +134,11 @@ func TestRemoteNotesMatchDestination(t *testing.T) {
 			if !strings.Contains(notes[0].Message, tt.wantIn) || !strings.Contains(notes[0].Message, "argocd/"+tt.app) {
 				t.Errorf("note %q does not say %q of argocd/%s", notes[0].Message, tt.wantIn, tt.app)
 			}
+			// Only the mismatch is about the object itself (kept under
+			// --engine auto, where the Application is no owner).
+			if got := notes[0].AboutObject; got != (tt.wantReason == "destination-mismatch") {
+				t.Errorf("%s: AboutObject = %v", tt.wantReason, got)
+			}
 			if o := a.Owner(obj); (o != nil) != tt.owned {
 				t.Errorf("Owner = %+v, owned want %v", o, tt.owned)
 			}

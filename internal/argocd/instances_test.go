@@ -14,13 +14,31 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
+// rulesOf is RulesFromDocuments of docs, none of which may fail.
+func rulesOf(t *testing.T, docs []source.Document) []model.Rule {
+	t.Helper()
+	rules, errs := RulesFromDocuments(docs)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return rules
+}
+
+// wantRuleLines fails the test unless the rules render (ruleLines) as want.
+func wantRuleLines(t *testing.T, rules []model.Rule, want ...string) {
+	t.Helper()
+	if d := cmp.Diff(want, ruleLines(t, rules)); d != "" {
+		t.Errorf("rules (-want +got):\n%s", d)
+	}
+}
+
 // ruleLines renders the rules that hide something as "origin | target |
 // paths", sorted, leaving out the /status default of each instance.
 func ruleLines(t *testing.T, rules []model.Rule) []string {
 	t.Helper()
 	var out []string
 	for _, r := range rules {
-		if r.Type == model.RuleArgoCompareOptions {
+		if r.Type == RuleCompareOptions {
 			continue
 		}
 		if r.Error != "" {
@@ -70,17 +88,11 @@ data:
     - ` + ptr + "\n"
 	}
 	docs := decodeAll(t, map[string]string{"prod/argocd-cm.yaml": cm("/spec/replicas"), "staging/argocd-cm.yaml": cm("/spec/template")})
-	rules, errs := RulesFromDocuments(docs)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	want := []string{
+	rules := rulesOf(t, docs)
+	wantRuleLines(t, rules,
 		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.apps_Deployment] @prod/argocd-cm.yaml:7 | apps/Deployment | /spec/replicas",
 		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.apps_Deployment] @staging/argocd-cm.yaml:7 | apps/Deployment | /spec/template",
-	}
-	if d := cmp.Diff(want, ruleLines(t, rules)); d != "" {
-		t.Errorf("rules (-want +got):\n%s", d)
-	}
+	)
 	a, err := New(Options{Documents: docs})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +102,7 @@ data:
 	}
 	status := 0
 	for _, r := range rules {
-		if r.Type == model.RuleArgoCompareOptions {
+		if r.Type == RuleCompareOptions {
 			status++
 		}
 	}
@@ -131,20 +143,13 @@ spec:
       jsonPointers:
       - /data
 `})
-	rules, errs := RulesFromDocuments(docs)
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
-	want := []string{
+	wantRuleLines(t, rulesOf(t, docs),
 		"ArgoCD gitops/example spec.extraConfig[resource.customizations.ignoreResourceUpdates.ConfigMap] @argocd.yaml:25 | /ConfigMap | /data (refresh)",
 		"ArgoCD gitops/example spec.resourceExclusions[0] @argocd.yaml:21 | cilium.io/CiliumIdentity | ",
 		"ArgoCD gitops/example spec.resourceIgnoreDifferences.all @argocd.yaml:8 | */* | /spec/replicas",
 		"ArgoCD gitops/example spec.resourceIgnoreDifferences.resourceIdentifiers[0] @argocd.yaml:12 | apps/Deployment | .spec.template.spec.containers[].image",
 		"ArgoCD gitops/example spec.resourceIgnoreDifferences.resourceIdentifiers[1] @argocd.yaml:17 | /Service | kube-controller-manager",
-	}
-	if d := cmp.Diff(want, ruleLines(t, rules)); d != "" {
-		t.Errorf("rules (-want +got):\n%s", d)
-	}
+	)
 }
 
 // The argo-cd chart writes configs.cm (less create and annotations) into
@@ -221,22 +226,16 @@ configs:
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules, errs := RulesFromDocuments(append(docs, vd...))
-	if len(errs) > 0 {
-		t.Fatal(errs)
-	}
+	rules := rulesOf(t, append(docs, vd...))
 	for i := range rules {
 		rules[i].Origin.File = strings.TrimPrefix(rules[i].Origin.File, dir+string(filepath.Separator))
 	}
-	want := []string{
+	wantRuleLines(t, rules,
 		"Application argocd/argo-cd spec.source.helm.values: configs.cm[resource.customizations.ignoreDifferences.ConfigMap] @hr.yaml:33 | /ConfigMap | /data",
 		"Application argocd/argo-cd spec.source.helm.valuesObject.configs.cm[resource.customizations.ignoreDifferences.batch_Job] @hr.yaml:31 | batch/Job | /spec/suspend",
 		"HelmRelease argocd/argo-cd spec.values.configs.cm[resource.customizations.ignoreDifferences.apps_Deployment] @hr.yaml:14 | apps/Deployment | /spec/replicas",
 		"argo-cd chart values configs.cm[resource.exclusions][0] @values.yaml:6 | */ProviderConfigUsage | ",
-	}
-	if d := cmp.Diff(want, ruleLines(t, rules)); d != "" {
-		t.Errorf("rules (-want +got):\n%s", d)
-	}
+	)
 }
 
 // An umbrella chart's values for its argo-cd dependency are read; another

@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
@@ -102,11 +103,28 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			Message: "the live object carries no managedFields (saved with kubectl get without --show-managed-fields?): every managedFieldsManagers rule does nothing, for Argo CD too"})
 	}
 
+	// Without -f/-k (inferred mode, what scan uses) a client-side sync
+	// leaves Argo CD's last sync on the object: argocd-controller wrote the
+	// manifest it applied into last-applied-configuration. It stands in for
+	// Git, so that the verdicts come from the diff Argo CD runs: its 3-way
+	// diff, or the structured-merge diff of a ServerSideApply=true
+	// Application whose objects a client-side sync created (seen with Argo
+	// CD v3.2.11: the first sync of such an Application wrote
+	// last-applied-configuration with an Update).
+	given := in.Desired
+	fromLastApplied := false
+	if given == nil {
+		if la := argoLastApplied(live); la != nil {
+			given, fromLastApplied = la, true
+			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteInfo, Reason: "argocd-last-applied",
+				Message: "verdicts compare with Argo CD's last sync (" + LastAppliedAnnotation + "), not Git: a commit Argo CD has not synced yet is not seen (-f/-k compares with Git)"})
+		}
+	}
 	// Argo CD's target is the manifest from Git plus the tracking metadata
 	// its controller sets (controller/state.go SetAppInstance); the
 	// manifest a user passes with -f has none.
-	desired := withTracking(in.Desired, live, s)
-	trackingPaths := trackingPointers(in.Desired, live, s)
+	desired := withTracking(given, live, s)
+	trackingPaths := trackingPointers(given, live, s)
 	res := cfg.normalizePair(live, desired)
 	var seen []string
 	modified := true
@@ -121,6 +139,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			diffMode = dr.Mode
 			diffOK = true
 			seen = changedPaths(dr.PredictedLive, dr.NormalizedLive, "")
+			if fromLastApplied && dr.Modified {
+				rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(seen), live, dr.PredictedLive)...)
+			}
 			if dr.Fallback != "" && dr.Mode == "two-way" && strings.Contains(dr.Fallback, "failed") {
 				rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "three-way-fallback", Message: "Argo CD falls back to a 2-way diff: " + dr.Fallback})
 			}
@@ -135,7 +156,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 				Reason: "tracking metadata Argo CD's controller adds to every resource it syncs; not in Git, never a difference"})
 			continue
 		}
-		d.SetVerdict(a.verdict(live, d, cfg, res, app, diffOK, modified, seen, diffMode))
+		d.SetVerdict(a.verdict(live, d, cfg, res, app, diffOK, modified, seen, diffMode, fromLastApplied))
 	}
 	rep.Notes = append(rep.Notes, cfg.whyNot(live, res)...)
 	apiNotes, api := a.argoAPINotes(ctx, live, owner, modified, in.Desired != nil)
@@ -230,7 +251,9 @@ func hasOwner(rep *model.Report, o model.Owner) bool {
 func originPtr(o model.Origin) *model.Origin { return &o }
 
 // verdict decides one drifted field.
-func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, res *normResult, app *Application, haveDesired, modified bool, seen []string, mode string) model.Verdict {
+// fromLastApplied: the desired state is the live object's
+// last-applied-configuration (inferred mode), not Git.
+func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, res *normResult, app *Application, haveDesired, modified bool, seen []string, mode string, fromLastApplied bool) model.Verdict {
 	v := model.Verdict{Engine: Engine}
 	// Ignored: a rule removed the field (or an ancestor) before the diff.
 	for _, r := range cfg.rules {
@@ -301,8 +324,12 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		if !modified || !anyCovers(seen, d.Path) {
 			v.Kind = model.LeftAlone
 			switch {
+			case d.Change == model.Added && mode == "structured-merge" && fromLastApplied:
+				v.Reason = "not in last-applied-configuration (Argo CD's last sync) and not applied by argocd-controller: a server-side apply leaves other managers' fields alone"
 			case d.Change == model.Added && mode == "structured-merge":
 				v.Reason = "not in the desired state and not applied by argocd-controller: a server-side apply leaves other managers' fields alone"
+			case d.Change == model.Added && mode == "three-way" && fromLastApplied:
+				v.Reason = "extraneous: not in last-applied-configuration, Argo CD's 3-way diff does not report it"
 			case d.Change == model.Added && mode == "three-way":
 				v.Reason = "extraneous: in neither the desired state nor last-applied-configuration, so Argo CD's 3-way diff does not report it"
 			case d.Change == model.Added:
@@ -315,18 +342,32 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 			return v
 		}
 	}
+	if !haveDesired && cfg.structuredMerge && d.Change == model.Added {
+		// Inferred mode, server-side apply: the field is not argocd-
+		// controller's (diff.Infer lists only fields other managers own) and
+		// was added beside Git's. Argo CD's structured-merge diff applies its
+		// manifest as argocd-controller, which leaves fields of other
+		// managers alone (gitops-engine pkg/diff/diff.go StructuredMergeDiff).
+		v.Kind = model.LeftAlone
+		v.Reason = "not applied by argocd-controller: a server-side apply leaves other managers' fields alone"
+		return v
+	}
+	oos := "OutOfSync"
+	if fromLastApplied {
+		oos = "OutOfSync against Argo CD's last sync"
+	}
 	switch {
 	case app != nil && app.SelfHeal():
 		v.Kind = model.Reverted
-		v.Reason = "OutOfSync; automated sync with selfHeal reverts it on the next reconcile"
+		v.Reason = oos + "; automated sync with selfHeal reverts it on the next reconcile"
 	case app != nil && app.AutoSync():
 		v.Kind = model.Reported
-		v.Reason = "OutOfSync; automated sync without selfHeal does not revert live changes (only new Git revisions are synced)"
+		v.Reason = oos + "; automated sync without selfHeal does not revert live changes (only new Git revisions are synced)"
 	default:
 		v.Kind = model.Reported
-		v.Reason = "OutOfSync until someone syncs (manual sync policy)"
+		v.Reason = oos + " until someone syncs (manual sync policy)"
 		if app == nil {
-			v.Reason = "OutOfSync (the Application's sync policy is unknown)"
+			v.Reason = oos + " (the Application's sync policy is unknown)"
 		}
 	}
 	if app != nil && app.HasSyncOption("RespectIgnoreDifferences=true") {
@@ -475,7 +516,7 @@ func (c *compareConfig) whyNot(live *unstructured.Unstructured, res *normResult)
 		notes = append(notes, model.Note{Engine: Engine, Level: level, Rule: originPtr(r.Origin), Reason: reason, Message: msg})
 	}
 	for _, r := range c.rules {
-		if r.Type == model.RuleArgoCompareOptions {
+		if r.Type == RuleCompareOptions {
 			continue
 		}
 		for _, e := range r.Errors {
@@ -733,11 +774,15 @@ const SyncReappliesPhrase = "a sync re-applies Git's value here too"
 // the object is OutOfSync for another field, a sync applies the whole
 // manifest, the ignored field with it, unless RespectIgnoreDifferences=true
 // (controller/sync.go; docs/user-guide/sync-options.md). Seen with a real
-// Argo CD: replicas ignored, image changed, self-heal put both back.
+// Argo CD: replicas ignored, image changed, self-heal put both back. With
+// RespectIgnoreDifferences=true the sync copies ignored fields from live
+// into its target (argo-cd controller/sync.go normalizeTargetResources);
+// the reason says so, since it is the question a user asks.
 func syncReapplies(rep *model.Report, desired *unstructured.Unstructured, app *Application) {
-	if desired == nil || (app != nil && app.HasSyncOption("RespectIgnoreDifferences=true")) {
+	if desired == nil {
 		return
 	}
+	respect := app != nil && app.HasSyncOption("RespectIgnoreDifferences=true")
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		v := verdictOf(*d, Engine)
@@ -749,7 +794,83 @@ func syncReapplies(rep *model.Report, desired *unstructured.Unstructured, app *A
 			continue
 		}
 		nv := *v
-		nv.Reason += "; the object is OutOfSync and, without RespectIgnoreDifferences=true, " + SyncReappliesPhrase
+		if respect {
+			nv.Reason += "; the object is OutOfSync, but RespectIgnoreDifferences=true keeps this field out of the sync"
+		} else {
+			nv.Reason += "; the object is OutOfSync and, without RespectIgnoreDifferences=true, " + SyncReappliesPhrase
+		}
 		d.SetVerdict(nv)
 	}
+}
+
+// argoLastApplied is the manifest Argo CD applied at its last client-side
+// sync: the live object's last-applied-configuration when an Argo CD
+// manager owns that annotation (kubectl apply by hand writes it too, and
+// that is no Argo CD sync). Argo CD's diff reads the same annotation as
+// the "orig" of its 3-way diff (gitops-engine pkg/diff/diff.go Diff,
+// GetLastAppliedConfigAnnotation, ThreeWayDiff): fields in neither it nor
+// the target are never reported. nil when absent, unreadable or not Argo
+// CD's.
+func argoLastApplied(live *unstructured.Unstructured) *unstructured.Unstructured {
+	if _, ok := live.GetAnnotations()[LastAppliedAnnotation]; !ok {
+		return nil
+	}
+	ix, err := managedfields.Parse(live)
+	if err != nil || ix.Empty() {
+		return nil
+	}
+	byArgo := false
+	for _, o := range ix.Owners(live, "/metadata/annotations/"+jsonpointer.Escape(LastAppliedAnnotation)) {
+		if IsManager(strings.ToLower(o.Manager)) {
+			byArgo = true
+		}
+	}
+	if !byArgo {
+		return nil
+	}
+	la, err := lastApplied(live)
+	if err != nil || la == nil || la.Object == nil {
+		return nil
+	}
+	return la
+}
+
+// unownedDiffs are the fields Argo CD's diff against its last sync shows
+// that inference from managedFields cannot list: a field deleted live (no
+// manager owns what is gone), a status the engine compares (diff.Infer
+// never counts status). Without them the object is OutOfSync with no field
+// to say why (seen with a real Argo CD: kubectl set env LEVEL- and a
+// ConfigMap key removed by a JSON patch).
+func unownedDiffs(drifts []model.FieldDrift, paths []string, live *unstructured.Unstructured, predicted any) []model.FieldDrift {
+	var listed []string
+	for _, d := range drifts {
+		listed = append(listed, d.Path)
+	}
+	ix, _ := managedfields.Parse(live)
+	var out []model.FieldDrift
+	for _, p := range paths {
+		if p == "/" || anyCovers(listed, p) {
+			continue
+		}
+		lv, inLive := jsonpointer.Get(live.Object, p)
+		want, inTarget := jsonpointer.Get(predicted, p)
+		fd := model.FieldDrift{Path: p, FieldPath: managedfields.FieldPath(live, p), Change: model.Changed, Live: lv, Desired: want, Cause: model.CauseUnknown}
+		switch {
+		case !inLive:
+			fd.Change, fd.Live = model.Removed, nil
+		case !inTarget:
+			fd.Change, fd.Desired = model.Added, nil
+		}
+		if inLive && ix != nil && !ix.Empty() {
+			fd.Managers = ix.Owners(live, p)
+			for _, m := range fd.Managers {
+				if !managedfields.IsGitOpsManager(m.Manager) {
+					fd.Cause = managedfields.Classify(m.Manager, m.Operation, m.Subresource)
+					break
+				}
+			}
+		}
+		out = append(out, fd)
+	}
+	return out
 }

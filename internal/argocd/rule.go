@@ -122,7 +122,7 @@ func (r *ignoreRule) managersApply(group, kind, name, namespace string) bool {
 func (r *ignoreRule) toModel() model.Rule {
 	t := r.Type
 	if t == "" {
-		t = model.RuleArgoIgnoreDifferences
+		t = RuleIgnoreDifferences
 	}
 	mr := model.Rule{
 		Engine: Engine, Type: t, Origin: r.Origin,

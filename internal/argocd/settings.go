@@ -373,7 +373,7 @@ func (s *Settings) addStatusRule() {
 	}
 	s.Rules = append(s.Rules, &ignoreRule{
 		Origin: o, FromCM: true, OverrideKey: key, Group: group, Kind: kind,
-		JSONPointers: []string{statusPointer}, Scope: model.ScopeDiff, Type: model.RuleArgoCompareOptions,
+		JSONPointers: []string{statusPointer}, Scope: model.ScopeDiff, Type: RuleCompareOptions,
 	})
 }
 

@@ -68,7 +68,7 @@ func TestStatusRuleByCompareOption(t *testing.T) {
 		s := ParseSettings(data, cmSource{})
 		got := ""
 		for _, r := range s.Rules {
-			if r.Type == model.RuleArgoCompareOptions {
+			if r.Type == RuleCompareOptions {
 				got = r.OverrideKey
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
@@ -43,6 +44,9 @@ type Options struct {
 	// Load reads a file; Extractors turn its documents into rules.
 	Load       Loader
 	Extractors []Extractor
+	// Engines say what each engine's rules are and add the engines' own
+	// checks (the registered engines' Descriptor.Audit).
+	Engines []auditapi.Engine
 	// Values reads a Helm values file (values*.yaml, also inside charts)
 	// into the documents it stands for (argo-cd chart configs.cm is an
 	// argocd-cm); nil reads none.
@@ -90,6 +94,7 @@ type snapshot struct {
 	findings []Finding
 	files    int
 	skipped  int
+	engines  engines
 }
 
 // prepare returns the configuration (the defaults when none was given) and
@@ -145,7 +150,7 @@ func relPaths(root string, paths []string) ([]string, error) {
 // and rule origins are rewritten relative to root. With missingOK a path
 // that does not exist is skipped (a base revision may predate it).
 func collect(opts Options, root string, paths []string, missingOK bool) (*snapshot, error) {
-	s := &snapshot{root: root}
+	s := &snapshot{root: root, engines: newEngines(opts.Engines)}
 	ign, err := loadIgnore(root, opts.Exclude)
 	if err != nil {
 		return nil, err
@@ -441,7 +446,7 @@ func walk(root string, paths []string, missingOK bool, ign *ignoreList) (out []s
 // analyze runs every check on a snapshot. Findings keep default severities;
 // applyConfig adjusts them.
 func analyze(s *snapshot, cfg *Config, maxRules int) []Finding {
-	a := &analysis{ix: newManifestIndex(s.docs), cfg: cfg, maxRules: maxRules}
+	a := &analysis{ix: newManifestIndex(s.docs), cfg: cfg, maxRules: maxRules, engines: s.engines}
 	cache := map[string][]string{}
 	a.lines = func(file string) []string {
 		if l, ok := cache[file]; ok {
@@ -456,7 +461,7 @@ func analyze(s *snapshot, cfg *Config, maxRules int) []Finding {
 		return l
 	}
 	for _, r := range s.rules {
-		a.rules = append(a.rules, prepareRule(r))
+		a.rules = append(a.rules, prepareRule(r, s.engines))
 	}
 	out := append([]Finding(nil), s.findings...)
 	for _, c := range checkFuncs() {
@@ -465,7 +470,47 @@ func analyze(s *snapshot, cfg *Config, maxRules int) []Finding {
 		}
 		out = append(out, c.fn(a)...)
 	}
+	return append(out, a.engineChecks(s)...)
+}
+
+// engineChecks runs the engines' own checks (auditapi.Engine.Checks), in
+// the order of the engines' names.
+func (a *analysis) engineChecks(s *snapshot) []Finding {
+	names := make([]string, 0, len(a.engines))
+	for n := range a.engines {
+		names = append(names, string(n))
+	}
+	sort.Strings(names)
+	in := auditapi.Input{Documents: s.docs, Rules: s.rules, Policy: auditapi.Policy{RequireSelfHeal: a.cfg.Policy.RequireSelfHeal}}
+	var out []Finding
+	for _, n := range names {
+		e := a.engines[model.Engine(n)]
+		for _, c := range e.Checks {
+			if !a.cfg.enabled(c.ID) {
+				continue
+			}
+			for _, ef := range c.Run(in) {
+				out = append(out, a.engineFinding(e.Name, c.ID, ef))
+			}
+		}
+	}
 	return out
+}
+
+// engineFinding turns an engine check's finding into the audit's.
+func (a *analysis) engineFinding(e model.Engine, id CheckID, ef auditapi.Finding) Finding {
+	f := newFinding(id, ef.Message)
+	if ef.Rule != nil {
+		f = f.atOrigin(ef.Rule.Origin)
+		f.ruleKey = ruleKey(*ef.Rule, a.engines.global(*ef.Rule))
+	} else {
+		f.File, f.Line, f.Column, f.Object, f.Field = ef.File, ef.Line, ef.Column, ef.Object, ef.Field
+	}
+	f.Engine = e
+	if ef.Hint != "" {
+		f.Hint = ef.Hint
+	}
+	return f
 }
 
 // applyConfig drops disabled checks, applies severities and the allow list,

@@ -164,7 +164,7 @@ func RunBase(ctx context.Context, opts Options, ref string) (*Result, error) {
 func prepareAll(s *snapshot) []*ruleInfo {
 	out := make([]*ruleInfo, 0, len(s.rules))
 	for _, r := range s.rules {
-		out = append(out, prepareRule(r))
+		out = append(out, prepareRule(r, s.engines))
 	}
 	return out
 }
@@ -211,7 +211,7 @@ func changeOf(r *ruleInfo, base []*ruleInfo) Change {
 func removedRules(base, head []*ruleInfo) []Finding {
 	var out []Finding
 	for _, b := range base {
-		if !isIgnoreRule(b.Rule) {
+		if !b.isIgnoreRule() {
 			continue
 		}
 		kept, narrowed := false, false

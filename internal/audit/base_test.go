@@ -87,7 +87,7 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 		"manifests/web.yaml":   baseDeployment,
 		"flux/podinfo-hr.yaml": "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: podinfo, namespace: flux-system}\nspec: {interval: 5m}\n",
 	})
-	full, err := Run(Options{Root: repo.dir, Paths: []string{repo.dir}, Extractors: testExtractors()})
+	full, err := Run(Options{Root: repo.dir, Paths: []string{repo.dir}, Extractors: testExtractors(), Engines: testEngines()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 	repo.commit("add a rule", map[string]string{
 		"flux/apps-ks.yaml": baseKs + addedRule,
 	})
-	res, err := RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{repo.dir}, Extractors: testExtractors()}, "HEAD~1")
+	res, err := RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{repo.dir}, Extractors: testExtractors(), Engines: testEngines()}, "HEAD~1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
       target: {kind: Deployment, name: web}
 `, addedRule, 1),
 	})
-	res, err = RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{"flux"}, Extractors: testExtractors()}, "HEAD~1")
+	res, err = RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{"flux"}, Extractors: testExtractors(), Engines: testEngines()}, "HEAD~1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestBaseWidenedRule(t *testing.T) {
 	repo.commit("narrow", map[string]string{"flux/apps-ks.yaml": narrow, "manifests/web.yaml": baseDeployment})
 	wide := strings.Replace(narrow, `"/spec/replicas"`, `"/spec"`, 1)
 	repo.commit("wide", map[string]string{"flux/apps-ks.yaml": wide})
-	res, err := RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{"."}, Extractors: testExtractors()}, "HEAD~1")
+	res, err := RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{"."}, Extractors: testExtractors(), Engines: testEngines()}, "HEAD~1")
 	if err != nil {
 		t.Fatal(err)
 	}

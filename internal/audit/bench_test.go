@@ -108,7 +108,7 @@ func BenchmarkAuditRepo(b *testing.B) {
 	for a := 0; a < benchApps; a++ {
 		testutil.WriteFile(b, root, fmt.Sprintf("argocd/app-%03d.yaml", a), benchAppYAML(a))
 	}
-	opts := Options{Root: root, Paths: []string{root}, Config: &Config{}, Extractors: testExtractors()}
+	opts := Options{Root: root, Paths: []string{root}, Config: &Config{}, Extractors: testExtractors(), Engines: testEngines()}
 	res, err := Run(opts)
 	if err != nil {
 		b.Fatal(err)
@@ -136,7 +136,7 @@ func BenchmarkAuditRepoScale(b *testing.B) {
 			for a := 0; a < apps; a++ {
 				testutil.WriteFile(b, root, fmt.Sprintf("argocd/app-%04d.yaml", a), benchAppYAMLOf(a, n, apps))
 			}
-			opts := Options{Root: root, Paths: []string{root}, Config: &Config{}, Extractors: testExtractors()}
+			opts := Options{Root: root, Paths: []string{root}, Config: &Config{}, Extractors: testExtractors(), Engines: testEngines()}
 			b.ResetTimer()
 			cpu := cpuTime()
 			for b.Loop() {
@@ -230,7 +230,7 @@ func benchSnapshot(b *testing.B, n, apps, rulesPer int, named bool) *snapshot {
 	// Wildcard rules (argocd-cm .all, Flux without target) walk every manifest.
 	rules = append(rules, argoCM("all").gk("*", "*").ptr("/metadata/annotations/x").rule(),
 		fluxKs("k").gk("apps", "Deployment|StatefulSet").ptr("/spec/replicas").rule())
-	return &snapshot{root: b.TempDir(), docs: docs, rules: rules}
+	return &snapshot{root: b.TempDir(), engines: newEngines(testEngines()), docs: docs, rules: rules}
 }
 
 // cpuTime is the CPU time (user+system) the process has used. On a shared

@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
+	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,7 +17,7 @@ type ruleBuilder struct{ r model.Rule }
 // argoApp starts an Application ignoreDifferences rule.
 func argoApp(app string) *ruleBuilder {
 	return &ruleBuilder{model.Rule{
-		Engine: model.Engine("argocd"), Type: model.RuleArgoIgnoreDifferences, Scope: model.ScopeDiff,
+		Engine: model.Engine("argocd"), Type: argocd.RuleIgnoreDifferences, Scope: model.ScopeDiff,
 		Target: model.Selector{Syntax: model.MatchGlob},
 		Origin: model.Origin{File: "argocd/apps.yaml", Line: 10, Column: 7, Object: "Application argocd/" + app, Field: ".spec.ignoreDifferences[0]"},
 	}}
@@ -33,7 +35,7 @@ func argoCM(key string) *ruleBuilder {
 // fluxKs starts a Kustomization .spec.ignore rule.
 func fluxKs(name string) *ruleBuilder {
 	return &ruleBuilder{model.Rule{
-		Engine: model.Engine("flux"), Type: model.RuleFluxKustomizeIgnore, Scope: model.ScopeDiffAndApply,
+		Engine: model.Engine("flux"), Type: flux.RuleKustomizeIgnore, Scope: model.ScopeDiffAndApply,
 		Target: model.Selector{Syntax: model.MatchRegex},
 		Origin: model.Origin{File: "flux/ks.yaml", Line: 20, Column: 7, Object: "Kustomization flux-system/" + name, Field: ".spec.ignore[0]"},
 	}}
@@ -42,7 +44,7 @@ func fluxKs(name string) *ruleBuilder {
 // fluxHR starts a HelmRelease .spec.driftDetection.ignore rule.
 func fluxHR(name string) *ruleBuilder {
 	b := fluxKs(name)
-	b.r.Type = model.RuleFluxHelmIgnore
+	b.r.Type = flux.RuleHelmIgnore
 	b.r.Origin.File = "flux/hr.yaml"
 	b.r.Origin.Object = "HelmRelease flux-system/" + name
 	b.r.Origin.Field = ".spec.driftDetection.ignore[0]"
@@ -127,7 +129,7 @@ func runChecks(t *testing.T, root string, cfg *Config, docs []Document, rules ..
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	s := &snapshot{root: root, docs: docs, rules: rules}
+	s := &snapshot{root: root, engines: newEngines(testEngines()), docs: docs, rules: rules}
 	f, _ := applyConfig(analyze(s, cfg, 0), cfg, root)
 	return f
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -48,25 +49,26 @@ func ParseSeverity(s string) (Severity, error) {
 	return "", fmt.Errorf("unknown severity %q: must be error, warning or note", s)
 }
 
-// CheckID identifies a check, e.g. DRIFT001.
-type CheckID string
+// CheckID identifies a check, e.g. DRIFT001 (declared in auditapi, where
+// the engines' own checks name them too).
+type CheckID = auditapi.CheckID
 
 // The checks. IDs are stable: they are what users write in allow lists and
 // what code-scanning tools key alerts on. Never renumber.
 const (
-	CheckTooBroad           CheckID = "DRIFT001"
-	CheckDangerousTarget    CheckID = "DRIFT002"
-	CheckShadowed           CheckID = "DRIFT003"
-	CheckDuplicate          CheckID = "DRIFT004"
-	CheckInvalid            CheckID = "DRIFT005"
-	CheckMatchesNothing     CheckID = "DRIFT006"
-	CheckSlowJQ             CheckID = "DRIFT007"
-	CheckDriftDetectionOff  CheckID = "DRIFT008"
-	CheckOverBudget         CheckID = "DRIFT009"
-	CheckNoJustification    CheckID = "DRIFT010"
-	CheckAllowWithoutReason CheckID = "DRIFT011"
-	CheckUnparsableFile     CheckID = "DRIFT012"
-	CheckRemovedRule        CheckID = "DRIFT013"
+	CheckTooBroad           = auditapi.CheckTooBroad
+	CheckDangerousTarget    = auditapi.CheckDangerousTarget
+	CheckShadowed           = auditapi.CheckShadowed
+	CheckDuplicate          = auditapi.CheckDuplicate
+	CheckInvalid            = auditapi.CheckInvalid
+	CheckMatchesNothing     = auditapi.CheckMatchesNothing
+	CheckSlowJQ             = auditapi.CheckSlowJQ
+	CheckDriftDetectionOff  = auditapi.CheckDriftDetectionOff
+	CheckOverBudget         = auditapi.CheckOverBudget
+	CheckNoJustification    = auditapi.CheckNoJustification
+	CheckAllowWithoutReason = auditapi.CheckAllowWithoutReason
+	CheckUnparsableFile     = auditapi.CheckUnparsableFile
+	CheckRemovedRule        = auditapi.CheckRemovedRule
 )
 
 // Check describes one check: what it looks for and how to fix what it finds.

@@ -6,8 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/jq"
@@ -28,6 +27,8 @@ type analysis struct {
 	lines func(file string) []string
 	// byOrigin finds the manifest of a rule (see docFor).
 	byOrigin map[string]int
+	// engines say what each engine's rules are (Options.Engines).
+	engines engines
 	// deadPaths memoizes deadPath per selector and pointer: rules that
 	// repeat both reach the same answer over the same targets.
 	deadPaths map[deadPathKey]string
@@ -55,7 +56,6 @@ func checkFuncs() []struct {
 		{CheckInvalid, checkInvalid},
 		{CheckMatchesNothing, checkMatchesNothing},
 		{CheckSlowJQ, checkSlowJQ},
-		{CheckDriftDetectionOff, checkDriftOff},
 		{CheckOverBudget, checkBudget},
 		{CheckNoJustification, checkJustification},
 	}
@@ -81,7 +81,7 @@ func checkTooBroad(a *analysis) []Finding {
 		if a.cfg.enabled(CheckDangerousTarget) && r.m.match != nil && dangerous(r) != "" && broadOnlyBecauseDangerous(r) {
 			continue
 		}
-		if msg, wide := tooBroad(r); msg != "" {
+		if msg, wide := tooBroad(r, a.engines.title(r.Rule)); msg != "" {
 			f := ruleFinding(CheckTooBroad, r, msg)
 			if wide {
 				// Severity follows the widest field hidden: a rule that
@@ -97,15 +97,15 @@ func checkTooBroad(a *analysis) []Finding {
 
 // tooBroad says why a rule is too broad, and whether what it hides is wide
 // (every kind, a whole object, /spec, a pod template or spec, a container
-// list: images, commands and env included).
-func tooBroad(r *ruleInfo) (string, bool) {
+// list: images, commands and env included). title names the rule's engine.
+func tooBroad(r *ruleInfo, title string) (string, bool) {
 	switch {
-	case r.Type == model.RuleArgoResourceExclusion:
+	case r.kind == auditapi.Exclusion:
 		if r.m.allKinds {
-			return "resource exclusion hides every kind from Argo CD", true
+			return "resource exclusion hides every kind from " + title, true
 		}
 		return "", false
-	case !isFieldRule(r.Rule):
+	case !r.isFieldRule():
 		return "", false
 	}
 	if r.whole {
@@ -189,13 +189,13 @@ func checkDangerous(a *analysis) []Finding {
 
 func dangerous(r *ruleInfo) string {
 	secret := !r.m.allKinds && r.m.matchesGK("", "Secret")
-	if r.Type == model.RuleArgoResourceExclusion || (isFieldRule(r.Rule) && r.whole) {
+	if r.kind == auditapi.Exclusion || (r.isFieldRule() && r.whole) {
 		if secret {
 			return "rule hides whole Secrets: changed credentials would go unnoticed"
 		}
 		return ""
 	}
-	if !isFieldRule(r.Rule) {
+	if !r.isFieldRule() {
 		return ""
 	}
 	rbac := false
@@ -235,12 +235,11 @@ func dangerous(r *ruleInfo) string {
 // --- DRIFT003 shadowed / DRIFT004 duplicate ---------------------------------
 
 // checkShadowedAndDuplicates compares field rules that apply to the same
-// objects. Argo CD merges argocd-cm rules into every Application's rules
-// (util/argo/diff/ignore.go HasIgnoreDifference), so an Application rule
-// covered by an argocd-cm rule changes nothing. Flux rules only reach the
-// objects their own Kustomization or HelmRelease applies; the same rule in a
-// Kustomization and a HelmRelease of one namespace is reported as a
-// duplicate because one copy cannot reach the objects the author meant.
+// objects, as their engine relates them (auditapi.Engine.Reach and Global):
+// a holder's rule covered by a global rule of its instance (Argo CD's
+// argocd-cm) changes nothing; equal rules of peers (a Flux Kustomization
+// and HelmRelease of one namespace) are duplicates because one copy cannot
+// reach the objects the author meant.
 func checkShadowedAndDuplicates(a *analysis) []Finding {
 	var out []Finding
 	// Bucket by literal kind: a rule can only be covered by one with the
@@ -249,7 +248,7 @@ func checkShadowedAndDuplicates(a *analysis) []Finding {
 	var wild []*ruleInfo
 	var all []*ruleInfo
 	for _, r := range a.rules {
-		if !isFieldRule(r.Rule) || r.problem != "" || r.m.match == nil {
+		if !r.isFieldRule() || r.problem != "" || r.m.match == nil {
 			continue
 		}
 		all = append(all, r)
@@ -275,34 +274,36 @@ func checkShadowedAndDuplicates(a *analysis) []Finding {
 			if s == r || reported[r] {
 				continue
 			}
-			rel := relation(s, r)
-			if rel == "" {
+			rel := a.relation(s, r)
+			if rel == auditapi.Apart {
 				continue
 			}
 			sameAsS := covers(r, s)
-			if rel == "scope" && sameAsS {
+			if rel == auditapi.Same && sameAsS {
 				// Equal rules in the same scope: report the later one only.
-				if argoGlobalBoth(s, r) || isArgoGlobal(s.Rule) == isArgoGlobal(r.Rule) {
+				if s.global == r.global {
 					if r.Origin.Compare(s.Origin) < 0 {
 						continue
 					}
-				} else if isArgoGlobal(r.Rule) {
-					continue // the Application copy is the redundant one
+				} else if r.global {
+					continue // the holder's copy is the redundant one
 				}
 				reported[r] = true
 				out = append(out, ruleFinding(CheckDuplicate, r,
 					fmt.Sprintf("rule repeats %s", citeRule(s))))
 				continue
 			}
-			if rel == "flux-peer" {
+			if rel == auditapi.Peer {
 				if !sameAsS || r.Origin.Compare(s.Origin) < 0 {
 					continue
 				}
 				reported[r] = true
 				f := ruleFinding(CheckDuplicate, r, fmt.Sprintf(
 					"rule repeats %s; a %s's rules reach only the objects it applies itself, so one copy cannot reach what it targets",
-					citeRule(s), objectKind(r.Origin.Object)))
-				f.Hint = "Keep the rule where the object is applied: in the HelmRelease for the chart's objects, in the Kustomization for the manifests it applies."
+					citeRule(s), auditapi.ObjectKind(r.Origin.Object)))
+				if e := a.engines[r.Engine]; e != nil && e.PeerHint != "" {
+					f.Hint = e.PeerHint
+				}
 				out = append(out, f)
 				continue
 			}
@@ -312,8 +313,6 @@ func checkShadowedAndDuplicates(a *analysis) []Finding {
 	}
 	return out
 }
-
-func argoGlobalBoth(s, r *ruleInfo) bool { return isArgoGlobal(s.Rule) && isArgoGlobal(r.Rule) }
 
 func citeRule(r *ruleInfo) string {
 	pos := r.Origin.File
@@ -326,38 +325,21 @@ func citeRule(r *ruleInfo) string {
 	return "rule at " + pos
 }
 
-// relation says whether s's rules apply to the objects r applies to:
-// "scope" (s applies wherever r does and covers r), "flux-peer" (Flux rules
-// of different objects in one namespace, equal), or "".
-func relation(s, r *ruleInfo) string {
-	if s.Engine != r.Engine {
-		return ""
-	}
-	switch s.Engine {
-	case model.Engine("argocd"):
-		if argoGlobalBoth(s, r) && argoInstance(s.Rule) != argoInstance(r.Rule) {
-			return "" // two Argo CD instances
+// relation says whether s applies to the objects r applies to: Same (s
+// applies wherever r does and covers r), Peer (equal rules of peer
+// holders), or Apart.
+func (a *analysis) relation(s, r *ruleInfo) auditapi.Reach {
+	switch a.engines.reach(s.Rule, r.Rule) {
+	case auditapi.Same:
+		if covers(s, r) {
+			return auditapi.Same
 		}
-		if (isArgoGlobal(s.Rule) || s.Origin.Object == r.Origin.Object) && covers(s, r) {
-			return "scope"
-		}
-	case model.Engine("flux"):
-		if s.Origin.Object == r.Origin.Object {
-			if covers(s, r) {
-				return "scope"
-			}
-			return ""
-		}
-		if objectNamespace(s.Origin.Object) == objectNamespace(r.Origin.Object) &&
-			objectKind(s.Origin.Object) != objectKind(r.Origin.Object) && covers(s, r) && covers(r, s) {
-			return "flux-peer"
-		}
-	default:
-		if s.Origin.Object == r.Origin.Object && covers(s, r) {
-			return "scope"
+	case auditapi.Peer:
+		if covers(s, r) && covers(r, s) {
+			return auditapi.Peer
 		}
 	}
-	return ""
+	return auditapi.Apart
 }
 
 // covers reports whether every field r removes on every object r targets
@@ -454,7 +436,7 @@ func oneLine(s string) string {
 func checkMatchesNothing(a *analysis) []Finding {
 	var out []Finding
 	for _, r := range a.rules {
-		if !isFieldRule(r.Rule) || r.Type == model.RuleFluxHelmIgnore || r.problem != "" || r.m.match == nil || r.m.allKinds {
+		if !r.isFieldRule() || r.kind == auditapi.RenderedField || r.problem != "" || r.m.match == nil || r.m.allKinds {
 			continue
 		}
 		targets := a.ix.targets(r.m)
@@ -465,11 +447,11 @@ func checkMatchesNothing(a *analysis) []Finding {
 				out = append(out, ruleFinding(CheckMatchesNothing, r, msg))
 				continue
 			}
-			if chart := a.remoteChart(r); chart != "" {
+			if from := a.renderedFrom(r); from != "" {
 				// The objects come from a Helm chart rendered elsewhere:
 				// no manifest here can match, which says nothing.
 				f := ruleFinding(CheckMatchesNothing, r, fmt.Sprintf(
-					"not checkable offline: %s renders the remote Helm chart %s, whose objects are not in the repository", r.Origin.Object, chart))
+					"not checkable offline: %s renders %s, whose objects are not in the repository", r.Origin.Object, from))
 				f.Severity = SeverityNote
 				f.Hint = "Check the rule against the chart's objects (helm template), or against the live cluster with compare --from-cluster."
 				out = append(out, f)
@@ -485,39 +467,14 @@ func checkMatchesNothing(a *analysis) []Finding {
 	return out
 }
 
-// remoteChart returns the Helm chart an Argo CD Application (or
-// ApplicationSet template) holding r installs from a chart repository
-// (source.chart, in source or sources), or "".
-func (a *analysis) remoteChart(r *ruleInfo) string {
-	if r.Engine != model.Engine("argocd") {
+// renderedFrom names what renders r's targets outside the repository, as
+// its engine says (auditapi.Engine.RenderedFrom), or "".
+func (a *analysis) renderedFrom(r *ruleInfo) string {
+	e := a.engines[r.Engine]
+	if e == nil || e.RenderedFrom == nil {
 		return ""
 	}
-	d, ok := a.docFor(r.Origin)
-	if !ok {
-		// Applications without a namespace are cited in Argo CD's.
-		kind, rest, _ := strings.Cut(r.Origin.Object, " ")
-		_, name, _ := strings.Cut(rest, "/")
-		d, ok = a.docFor(model.Origin{File: r.Origin.File, Object: kind + " " + name})
-		if !ok {
-			return ""
-		}
-	}
-	spec, _ := d.Object.Object["spec"].(map[string]any)
-	if d.Object.GetKind() == "ApplicationSet" {
-		tmpl, _ := spec["template"].(map[string]any)
-		spec, _ = tmpl["spec"].(map[string]any)
-	}
-	sources := []any{spec["source"]}
-	if l, ok := spec["sources"].([]any); ok {
-		sources = append(sources, l...)
-	}
-	for _, src := range sources {
-		m, _ := src.(map[string]any)
-		if c, _ := m["chart"].(string); c != "" {
-			return c
-		}
-	}
-	return ""
+	return e.RenderedFrom(r.Rule, a.docFor)
 }
 
 func (a *analysis) noTargetMessage(r *ruleInfo) string {
@@ -559,14 +516,14 @@ func (a *analysis) noTargetMessage(r *ruleInfo) string {
 			}
 			return fmt.Sprintf("%s; kind %s is in group %s, not %q", base, s.Kind, strings.Join(in, ", "), s.Group)
 		}
-		if g := nearest(s.Group, groups); g != "" {
+		if g := auditapi.Nearest(s.Group, groups); g != "" {
 			return fmt.Sprintf("%s; nearest: group %q instead of %q", base, g, s.Group)
 		}
 		var allKinds []string
 		for _, gk := range a.ix.groupKinds {
 			allKinds = append(allKinds, gk.Kind)
 		}
-		if k := nearest(s.Kind, append(kinds, allKinds...)); k != "" {
+		if k := auditapi.Nearest(s.Kind, append(kinds, allKinds...)); k != "" {
 			return fmt.Sprintf("%s; nearest: kind %q instead of %q", base, k, s.Kind)
 		}
 		return base
@@ -583,13 +540,13 @@ func (a *analysis) noTargetMessage(r *ruleInfo) string {
 		}
 	}
 	if s.Name != "" && !containsString(names, s.Name) {
-		if n := nearest(s.Name, names); n != "" {
+		if n := auditapi.Nearest(s.Name, names); n != "" {
 			return fmt.Sprintf("%s; nearest: name %q instead of %q", base, n, s.Name)
 		}
 		return base
 	}
 	if s.Namespace != "" && !containsString(nss, s.Namespace) {
-		if n := nearest(s.Namespace, nss); n != "" {
+		if n := auditapi.Nearest(s.Namespace, nss); n != "" {
 			return fmt.Sprintf("%s; nearest: namespace %q instead of %q", base, n, s.Namespace)
 		}
 	}
@@ -642,103 +599,10 @@ func (a *analysis) deadPointer(p string, targets []int) string {
 	}
 	missing := renderTokens(tok[:best+1])
 	msg := fmt.Sprintf("path %s: none of the %d targeted manifests has %s", p, len(targets), missing)
-	if near := nearest(tok[best], childKeys(a.ix.docs[bestDoc].Object.Object, tok[:best])); near != "" {
+	if near := auditapi.Nearest(tok[best], childKeys(a.ix.docs[bestDoc].Object.Object, tok[:best])); near != "" {
 		msg += fmt.Sprintf("; nearest: %q instead of %q", near, tok[best])
 	}
 	return msg
-}
-
-// --- DRIFT008 drift detection off -------------------------------------------
-
-func checkDriftOff(a *analysis) []Finding {
-	var out []Finding
-	for _, r := range a.rules {
-		var msg string
-		switch r.Type {
-		case model.RuleFluxDriftDisabled:
-			msg = "HelmRelease drift detection is off (driftDetection.mode unset or disabled): helm-controller never looks for drift"
-			if r.Target.Kind != "" && r.Target.Kind != "HelmRelease" || r.Target.Name != "" && objectKind(r.Origin.Object) != "HelmRelease" {
-				msg = fmt.Sprintf("drift detection is disabled for %s", r.Target.Describe())
-			}
-		case model.RuleFluxReconcileDisabled:
-			msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/reconcile: disabled: Flux never applies %s", r.Target.Describe())
-		case model.RuleFluxSSAAnnotation:
-			if strings.EqualFold(r.Value, "Ignore") {
-				msg = fmt.Sprintf("kustomize.toolkit.fluxcd.io/ssa: Ignore: Flux never applies %s", r.Target.Describe())
-			}
-		}
-		if msg != "" {
-			out = append(out, ruleFinding(CheckDriftDetectionOff, r, msg))
-		}
-	}
-	// helm-controller's default is no drift detection at all
-	// (api/v2 helmrelease_types.go DriftDetection: mode "disabled" when
-	// unset). The adapters model per-object opt-outs as rules; a release
-	// without the setting is read from its manifest unless an adapter
-	// already reported it as a rule.
-	reported := map[string]bool{}
-	for _, r := range a.rules {
-		if r.Type == model.RuleFluxDriftDisabled {
-			reported[r.Origin.Object] = true
-		}
-	}
-	for _, d := range a.ix.docs {
-		u := d.Object
-		if u.GetKind() != "HelmRelease" || u.GroupVersionKind().Group != "helm.toolkit.fluxcd.io" {
-			continue
-		}
-		ref := "HelmRelease " + qualifiedName(u.GetNamespace(), u.GetName())
-		mode, _, _ := unstructured.NestedString(u.Object, "spec", "driftDetection", "mode")
-		if reported[ref] || (mode != "" && !strings.EqualFold(mode, "disabled")) {
-			continue
-		}
-		setting := "driftDetection.mode is unset"
-		if mode != "" {
-			setting = "driftDetection.mode is disabled"
-		}
-		f := newFinding(CheckDriftDetectionOff, fmt.Sprintf(
-			"%s: %s, so helm-controller never looks for drift", ref, setting))
-		f.File, f.Line, f.Column = d.File, d.Line, 1
-		if line, col := d.Position("/spec/driftDetection/mode"); col > 0 {
-			f.Line, f.Column = line, col
-		}
-		f.Object, f.Field, f.Engine = ref, ".spec.driftDetection.mode", model.Engine("flux")
-		out = append(out, f)
-	}
-	if a.cfg.Policy.RequireSelfHeal {
-		for _, d := range a.ix.docs {
-			u := d.Object
-			if u.GroupVersionKind().Group != "argoproj.io" {
-				continue
-			}
-			// An ApplicationSet's template is what its Applications get.
-			var spec []string
-			switch u.GetKind() {
-			case "Application":
-				spec = []string{"spec"}
-			case "ApplicationSet":
-				spec = []string{"spec", "template", "spec"}
-			default:
-				continue
-			}
-			selfHeal, _, _ := unstructured.NestedBool(u.Object, append(spec, "syncPolicy", "automated", "selfHeal")...)
-			if selfHeal {
-				continue
-			}
-			ref := u.GetKind() + " " + qualifiedName(u.GetNamespace(), u.GetName())
-			field := "." + strings.Join(spec, ".") + ".syncPolicy.automated.selfHeal"
-			f := newFinding(CheckDriftDetectionOff, fmt.Sprintf(
-				"%s has no %s: drift is reported but never reverted (policy requireSelfHeal)", ref, field))
-			f.File, f.Line, f.Column = d.File, d.Line, 1
-			// Point at the sync policy when there is one.
-			if line, col := d.Position("/" + strings.Join(append(spec, "syncPolicy"), "/")); col > 0 {
-				f.Line, f.Column = line, col
-			}
-			f.Object, f.Field, f.Engine = ref, field, model.Engine("argocd")
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // --- DRIFT009 budget --------------------------------------------------------
@@ -746,7 +610,7 @@ func checkDriftOff(a *analysis) []Finding {
 func checkBudget(a *analysis) []Finding {
 	var counted []*ruleInfo
 	for _, r := range a.rules {
-		if isIgnoreRule(r.Rule) {
+		if r.isIgnoreRule() {
 			counted = append(counted, r)
 		}
 	}
@@ -796,7 +660,7 @@ func checkJustification(a *analysis) []Finding {
 	}
 	var out []Finding
 	for _, r := range a.rules {
-		if !isIgnoreRule(r.Rule) || r.Origin.File == "" || r.Origin.Line < 1 {
+		if !r.isIgnoreRule() || r.Origin.File == "" || r.Origin.Line < 1 {
 			continue
 		}
 		lines := a.lines(r.Origin.File)

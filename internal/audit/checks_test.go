@@ -1,6 +1,8 @@
 package audit
 
 import (
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
+	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"strings"
 	"testing"
 	"time"
@@ -61,7 +63,7 @@ func TestTooBroad(t *testing.T) {
 		{name: "flux rule without target and spec path", rules: []model.Rule{fluxKs("a").ptr("/spec/replicas").rule()}, want: []string{"applies to every kind"}},
 		{name: "kind star on a metadata path is fine", rules: []model.Rule{argoCM("all").gk("*", "*").ptr("/metadata/annotations/x").rule()}},
 		{name: "status is fine", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/status").rule()}},
-		{name: "exclusion of every kind", rules: []model.Rule{argoCM("x").typ(model.RuleArgoResourceExclusion).gk("*", "*").whole().scope(model.ScopeDiscovery).rule()}, want: []string{"every kind"}},
+		{name: "exclusion of every kind", rules: []model.Rule{argoCM("x").typ(argocd.RuleResourceExclusion).gk("*", "*").whole().scope(model.ScopeDiscovery).rule()}, want: []string{"every kind"}},
 		{name: "secret data is dangerous, not broad", rules: []model.Rule{argoApp("a").gk("", "Secret").ptr("/data").rule()}},
 		{name: "configmap data is broad", rules: []model.Rule{argoApp("a").gk("", "ConfigMap").ptr("/data").rule()}, want: []string{"whole top-level data field"}},
 		{name: "refresh-only rules are not drift rules", rules: []model.Rule{argoCM("all").gk("*", "*").ptr("/spec").scope(model.ScopeRefresh).rule()}},
@@ -79,7 +81,7 @@ func TestDangerous(t *testing.T) {
 		{name: "rules of a non-RBAC kind are fine", rules: []model.Rule{argoApp("a").gk("monitoring.coreos.com", "PrometheusRule").ptr("/spec/groups").rule()}},
 		{name: "whole secret", rules: []model.Rule{fluxHR("a").gk("", "Secret").whole().rule()}, want: []string{"whole Secrets"}},
 		{name: "secret data", rules: []model.Rule{argoApp("a").gk("", "Secret").ptr("/data").rule()}, want: []string{"Secret data"}},
-		{name: "secret exclusion", rules: []model.Rule{argoCM("x").typ(model.RuleArgoResourceExclusion).gk("", "Secret").whole().scope(model.ScopeDiscovery).rule()}, want: []string{"whole Secrets"}},
+		{name: "secret exclusion", rules: []model.Rule{argoCM("x").typ(argocd.RuleResourceExclusion).gk("", "Secret").whole().scope(model.ScopeDiscovery).rule()}, want: []string{"whole Secrets"}},
 		{name: "secret by regex", rules: []model.Rule{fluxKs("a").gk("", "Secret|ConfigMap").whole().rule()}, want: []string{"whole Secrets"}},
 	})
 }
@@ -182,10 +184,10 @@ func TestDriftOff(t *testing.T) {
 	policy := noJustification()
 	policy.Policy.RequireSelfHeal = true
 	runCheckCases(t, CheckDriftDetectionOff, []checkCase{
-		{name: "helm drift detection disabled", rules: []model.Rule{fluxHR("p").typ(model.RuleFluxDriftDisabled).gk("helm.toolkit.fluxcd.io", "HelmRelease").rule()}, want: []string{"drift detection is off"}},
-		{name: "reconcile disabled", rules: []model.Rule{fluxKs("p").typ(model.RuleFluxReconcileDisabled).gk("apps", "Deployment").name("web").rule()}, want: []string{"reconcile: disabled"}},
-		{name: "ssa ignore", rules: []model.Rule{fluxKs("p").typ(model.RuleFluxSSAAnnotation).value("Ignore").gk("apps", "Deployment").name("web").rule()}, want: []string{"ssa: Ignore"}},
-		{name: "ssa merge is not off", rules: []model.Rule{fluxKs("p").typ(model.RuleFluxSSAAnnotation).value("Merge").gk("apps", "Deployment").rule()}},
+		{name: "helm drift detection disabled", rules: []model.Rule{fluxHR("p").typ(flux.RuleDriftDisabled).gk("helm.toolkit.fluxcd.io", "HelmRelease").rule()}, want: []string{"drift detection is off"}},
+		{name: "reconcile disabled", rules: []model.Rule{fluxKs("p").typ(flux.RuleReconcileDisabled).gk("apps", "Deployment").name("web").rule()}, want: []string{"reconcile: disabled"}},
+		{name: "ssa ignore", rules: []model.Rule{fluxKs("p").typ(flux.RuleSSAAnnotation).value("Ignore").gk("apps", "Deployment").name("web").rule()}, want: []string{"ssa: Ignore"}},
+		{name: "ssa merge is not off", rules: []model.Rule{fluxKs("p").typ(flux.RuleSSAAnnotation).value("Merge").gk("apps", "Deployment").rule()}},
 		{name: "no self-heal without the policy", docs: []Document{app(false)}},
 		{name: "no self-heal with the policy", cfg: policy, docs: []Document{app(false)}, want: []string{"Application argocd/shop has no .spec.syncPolicy.automated.selfHeal"}},
 		{name: "applicationset template without self-heal", cfg: policy, docs: []Document{
@@ -268,7 +270,7 @@ allow:
 		fluxKs("a").gk("apps", "Deployment").ptr("/spec/template/spec/containers/1/image").at("flux/ks.yaml", 20).rule(),
 		argoApp("a").gk("apps", "Deploymnt").ptr("/spec/replicas").at("argocd/apps.yaml", 30).rule(),
 	}
-	s := &snapshot{root: "/repo", docs: []Document{deployment("shop", "web").doc()}, rules: rules}
+	s := &snapshot{root: "/repo", engines: newEngines(testEngines()), docs: []Document{deployment("shop", "web").doc()}, rules: rules}
 	got, suppressed := applyConfig(analyze(s, cfg, 0), cfg, "/repo")
 	var summary []string
 	for _, f := range got {
@@ -372,51 +374,12 @@ func TestUnparsableFileIsOneFinding(t *testing.T) {
 func TestAdapterErrorsKeepTheirPosition(t *testing.T) {
 	root := t.TempDir()
 	testutil.WriteFile(t, root, "flux/ks.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: a, namespace: flux-system}\nspec:\n  interval: 10m\n  ignore: not-a-list\n")
-	res, err := Run(Options{Root: root, Paths: []string{"."}, Extractors: testExtractors()})
+	res, err := Run(Options{Root: root, Paths: []string{"."}, Extractors: testExtractors(), Engines: testEngines()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(res.Findings) != 1 || res.Findings[0].Check != CheckInvalid || res.Findings[0].Position() != "flux/ks.yaml:1" {
 		t.Errorf("want one invalid finding at flux/ks.yaml:1, got %+v", res.Findings)
-	}
-}
-
-func TestSelfHealFindingPointsAtSyncPolicy(t *testing.T) {
-	root := t.TempDir()
-	testutil.WriteFile(t, root, "apps.yaml", `apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: shop, namespace: argocd}
-spec:
-  project: default
-  syncPolicy:
-    automated: {prune: true}
----
-apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: manual, namespace: argocd}
-spec:
-  project: default
----
-apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata: {name: redis, namespace: flux-system}
-spec:
-  driftDetection:
-    mode: disabled
-`)
-	cfg := noJustification()
-	cfg.Policy.RequireSelfHeal = true
-	res, err := Run(Options{Root: root, Paths: []string{"."}, Config: cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, f := range res.Findings {
-		got = append(got, string(f.Check)+" "+f.Position())
-	}
-	want := []string{"DRIFT008 apps.yaml:6:3", "DRIFT008 apps.yaml:9:1", "DRIFT008 apps.yaml:20:5"}
-	if strings.Join(got, ",") != strings.Join(want, ",") {
-		t.Errorf("got %v, want %v", got, want)
 	}
 }
 

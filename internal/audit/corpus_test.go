@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"io"
 	"io/fs"
 	"os"
@@ -55,7 +56,7 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts := Options{Root: root, Paths: []string{root}, Extractors: testExtractors(), Values: argocd.ValuesFileDocuments}
+			opts := Options{Root: root, Paths: []string{root}, Extractors: testExtractors(), Engines: testEngines(), Values: argocd.ValuesFileDocuments}
 
 			var res *Result
 			elapsed, peak := measure(func() {
@@ -208,7 +209,7 @@ func BenchmarkCorpusLargest(b *testing.B) {
 	root, _ := filepath.Abs(filepath.Join(corpusRoot, largest))
 	b.Logf("%s: %d files", largest, most)
 	for b.Loop() {
-		if _, err := Run(Options{Root: root, Paths: []string{root}, Extractors: testExtractors(), Values: argocd.ValuesFileDocuments}); err != nil {
+		if _, err := Run(Options{Root: root, Paths: []string{root}, Extractors: testExtractors(), Engines: testEngines(), Values: argocd.ValuesFileDocuments}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -230,7 +231,7 @@ func TestCorpusFull(t *testing.T) {
 		root := filepath.Join(dir, e.Name())
 		var res *Result
 		elapsed, peak := measure(func() {
-			res, err = Run(Options{Root: root, Paths: []string{root}, Extractors: testExtractors(), Values: argocd.ValuesFileDocuments})
+			res, err = Run(Options{Root: root, Paths: []string{root}, Extractors: testExtractors(), Engines: testEngines(), Values: argocd.ValuesFileDocuments})
 		})
 		if err != nil {
 			t.Errorf("%s: %v", e.Name(), err)
@@ -304,8 +305,8 @@ func countRules(rules []model.Rule) map[string]int {
 }
 
 func ruleCategory(r model.Rule) string {
-	holder := objectKind(r.Origin.Object)
-	if isArgoGlobal(r) {
+	holder := auditapi.ObjectKind(r.Origin.Object)
+	if newEngines(testEngines()).global(r) {
 		kind := "chart-values" // held by a HelmRelease, an Application or a values file
 		switch holder {
 		case "ConfigMap":

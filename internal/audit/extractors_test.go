@@ -1,12 +1,22 @@
 package audit
 
 import (
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
-	"github.com/kubectl-drift/kubectl-drift/internal/flux"
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
+	// The shipped engines, registered as in the binaries.
+	_ "github.com/kubectl-drift/kubectl-drift/internal/engine/all"
 )
 
-// testExtractors are the engine adapters' RulesFromDocuments, as the
+// testExtractors are the registered engines' RulesFromDocuments, as the
 // command wires them.
 func testExtractors() []Extractor {
-	return []Extractor{argocd.RulesFromDocuments, flux.RulesFromDocuments}
+	var out []Extractor
+	for _, d := range engine.All() {
+		out = append(out, d.RulesFromDocuments)
+	}
+	return out
 }
+
+// testEngines are what the registered engines tell the audit, as the
+// command wires them.
+func testEngines() []auditapi.Engine { return engine.AuditEngines() }

@@ -29,7 +29,7 @@ func auditFixture(t *testing.T) *Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(Options{Root: root, Paths: []string{root}, Config: cfg, Extractors: testExtractors()})
+	res, err := Run(Options{Root: root, Paths: []string{root}, Config: cfg, Extractors: testExtractors(), Engines: testEngines()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ func checkSlowJQ(a *analysis) []Finding {
 	var out []Finding
 	limit, slow := a.cfg.jqTimeout(), a.cfg.jqSlowAfter()
 	for _, r := range a.rules {
-		if !isFieldRule(r.Rule) || r.problem != "" || len(r.JQPathExpressions) == 0 {
+		if !r.isFieldRule() || r.problem != "" || len(r.JQPathExpressions) == 0 {
 			continue
 		}
 		targets := a.ix.largestTargets(r.m, jqSample)

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -20,37 +21,25 @@ type ruleInfo struct {
 	// problem is the first reason the rule cannot be evaluated.
 	problem string
 	key     string
+	// kind and global are what the rule's engine says of it (auditapi).
+	kind   auditapi.Kind
+	global bool
 }
 
 // isIgnoreRule reports whether a rule hides fields or objects from drift
 // detection: the rules that budgets and justifications count.
-func isIgnoreRule(r model.Rule) bool {
-	if r.Scope == model.ScopeRefresh {
-		return false // refresh-only (ignoreResourceUpdates) hides nothing from drift
-	}
-	switch r.Type {
-	case model.RuleArgoIgnoreDifferences, model.RuleArgoResourceExclusion,
-		model.RuleFluxKustomizeIgnore, model.RuleFluxHelmIgnore:
-		return true
-	}
-	return false
-}
+func (r *ruleInfo) isIgnoreRule() bool { return r.isFieldRule() || r.kind == auditapi.Exclusion }
 
 // isFieldRule reports whether a rule removes fields from the diff (the rules
-// that can shadow each other or match nothing).
-func isFieldRule(r model.Rule) bool {
-	if r.Scope == model.ScopeRefresh {
-		return false
-	}
-	switch r.Type {
-	case model.RuleArgoIgnoreDifferences, model.RuleFluxKustomizeIgnore, model.RuleFluxHelmIgnore:
-		return true
-	}
-	return false
+// that can shadow each other or match nothing). Refresh-only rules
+// (ignoreResourceUpdates) hide nothing from drift.
+func (r *ruleInfo) isFieldRule() bool {
+	return r.Scope != model.ScopeRefresh && (r.kind == auditapi.Field || r.kind == auditapi.RenderedField)
 }
 
-func prepareRule(r model.Rule) *ruleInfo {
-	ri := &ruleInfo{Rule: r, m: compileSelector(r.Target), whole: r.WholeResource}
+func prepareRule(r model.Rule, eng engines) *ruleInfo {
+	ri := &ruleInfo{Rule: r, m: compileSelector(r.Target), whole: r.WholeResource,
+		kind: eng.kind(r), global: eng.global(r)}
 	if r.Error != "" {
 		ri.problem = r.Error
 	}
@@ -78,13 +67,13 @@ func prepareRule(r model.Rule) *ruleInfo {
 	if ri.m.err != nil && ri.problem == "" {
 		ri.problem = ri.m.err.Error()
 	}
-	ri.key = ruleKey(r)
+	ri.key = ruleKey(r, ri.global)
 	return ri
 }
 
 // ruleKey identifies a rule by what it does and where it lives, not by its
 // line: moving a rule is not a change, widening it is.
-func ruleKey(r model.Rule) string {
+func ruleKey(r model.Rule, global bool) string {
 	s := func(v []string) string {
 		c := append([]string(nil), v...)
 		sort.Strings(c)
@@ -92,51 +81,12 @@ func ruleKey(r model.Rule) string {
 	}
 	t := r.Target
 	holder := r.Origin.Object
-	if isArgoGlobal(r) {
-		// Each argocd-cm file is its own Argo CD instance: the same key
-		// in two of them is two rules.
+	if global {
+		// Each file of global rules (an argocd-cm) is its own instance:
+		// the same key in two of them is two rules.
 		holder += "@" + r.Origin.File
 	}
 	return fmt.Sprintf("%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|p=%s|jq=%s|m=%s|w=%v|v=%s",
 		r.Engine, r.Type, holder, t.Syntax, t.Group, t.Version, t.Kind, t.Name, t.Namespace,
 		t.LabelSelector, t.AnnotationSelector, s(r.JSONPointers), s(r.JQPathExpressions), s(r.Managers), r.WholeResource, r.Value)
-}
-
-// objectNamespace returns the namespace part of an origin object
-// "Kind ns/name".
-func objectNamespace(obj string) string {
-	_, rest, ok := strings.Cut(obj, " ")
-	if !ok {
-		return ""
-	}
-	ns, _, ok := strings.Cut(rest, "/")
-	if !ok {
-		return ""
-	}
-	return ns
-}
-
-func objectKind(obj string) string {
-	k, _, _ := strings.Cut(obj, " ")
-	return k
-}
-
-// isArgoGlobal reports whether an Argo CD rule comes from argocd-cm and so
-// applies to every Application.
-// Settings read from an argocd-operator ArgoCD resource or from argo-cd
-// chart values (field "...configs.cm[key]") are an argocd-cm too.
-func isArgoGlobal(r model.Rule) bool {
-	if r.Engine != model.Engine("argocd") {
-		return false
-	}
-	k := objectKind(r.Origin.Object)
-	return k == "ConfigMap" || k == "ArgoCD" || strings.Contains(r.Origin.Field, "configs.cm[") ||
-		r.Type == model.RuleArgoCompareOptions // argocd-cm's /status rule, whatever holds it
-}
-
-// argoInstance names the Argo CD instance of an argocd-cm rule: each
-// argocd-cm (or ArgoCD resource, or chart values) in a tree is its own
-// instance, so its rules never cover another's.
-func argoInstance(r model.Rule) string {
-	return r.Origin.File + "|" + r.Origin.Object
 }

@@ -30,7 +30,7 @@ func TestAuditSkipsNonKubernetesYAMLAndHonoursExcludes(t *testing.T) {
 		"app/broken.yaml":           "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels: [\n",
 		IgnoreFile:                  "# vendored\nvendor/\n",
 	})
-	res, err := Run(Options{Root: root, Paths: []string{root}, Extractors: testExtractors(), Exclude: []string{"generated"}})
+	res, err := Run(Options{Root: root, Paths: []string{root}, Extractors: testExtractors(), Engines: testEngines(), Exclude: []string{"generated"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -218,7 +218,8 @@ func (o *AuditOptions) Run(cmd *cobra.Command) error {
 	opts := audit.Options{
 		Root: o.root, Paths: o.Paths, Config: o.config, MaxRules: o.MaxRules,
 		Extractors: o.extractors, Exclude: o.Exclude,
-		Values: engine.SettingsDocuments,
+		Engines: engine.AuditEngines(),
+		Values:  engine.SettingsDocuments,
 	}
 	var res *audit.Result
 	var err error

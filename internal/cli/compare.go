@@ -18,9 +18,7 @@ import (
 
 // CompareOptions are the flags of `compare`.
 type CompareOptions struct {
-	*GlobalOptions
-	Sources RuleSourceFlags
-	Output  string
+	ruleSourceOptions
 	// To prints the rules translated to this engine instead of the comparison.
 	To string
 	// Form is the YAML shape of --to: Kustomization or HelmRelease for
@@ -31,13 +29,12 @@ type CompareOptions struct {
 	// hub, the Kustomizations of each Flux cluster).
 	Contexts []string
 
-	load    inputLoader
 	engines compare.Engines
 }
 
 // NewCompareOptions returns the defaults.
 func NewCompareOptions(g *GlobalOptions) *CompareOptions {
-	return &CompareOptions{GlobalOptions: g, Output: "table", load: defaultInputLoader}
+	return &CompareOptions{ruleSourceOptions: newRuleSourceOptions(g)}
 }
 
 func newCompareCommand(g *GlobalOptions) *cobra.Command {
@@ -95,19 +92,10 @@ Exit codes: 0 ok, 2 when nothing could be read.`,
   ` + g.Frontend.Name + ` compare --contexts hub-eu,hub-us`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return &ExitError{Code: ExitFailure, Err: err}
-			}
-			return o.Run(cmd)
-		},
+		RunE:          runOptions(o),
 	}
-	o.Sources.AddFlags(cmd)
+	o.addFlags(cmd, "with --to: yaml, or json for the translation records")
 	cmd.Flags().BoolVar(&o.Sources.Effect, "effect", false, "with --from-cluster, also list the live objects of the kinds the rules name (one LIST per kind) and compare the rules by effect on them")
-	addOutputFlag(cmd, &o.Output, tableFormats, "with --to: yaml, or json for the translation records")
 	cmd.Flags().StringVar(&o.To, "to", "", "translate the other engine's rules to this engine: flux or argocd")
 	cmd.Flags().StringSliceVar(&o.Contexts, "contexts", nil, "read the rules of each of these kubeconfig contexts (comma-separated) and put them side by side, one side per cluster; an unreachable context is a warning")
 	cmd.Flags().StringVar(&o.Form, "form", "", "shape of --to output: Kustomization|HelmRelease (flux), Application|argocd-cm (argocd)")
@@ -125,8 +113,10 @@ Exit codes: 0 ok, 2 when nothing could be read.`,
 
 // Complete takes the positional paths, the engines' compare semantics and
 // defaults the form to the --to engine's first.
-func (o *CompareOptions) Complete(args []string) error {
-	o.Sources.Paths = args
+func (o *CompareOptions) Complete(cmd *cobra.Command, args []string) error {
+	if err := o.ruleSourceOptions.Complete(cmd, args); err != nil {
+		return err
+	}
 	o.engines = engine.CompareEngines()
 	if t := o.translator(); o.Form == "" && t != nil && len(t.Forms) > 0 {
 		o.Form = t.Forms[0]
@@ -189,8 +179,8 @@ func (o *CompareOptions) Validate() error {
 }
 
 // Run compares or translates.
-func (o *CompareOptions) Run(cmd *cobra.Command) error {
-	in, err := o.loadInputs(cmd.Context())
+func (o *CompareOptions) Run(ctx context.Context) error {
+	in, err := o.loadInputs(ctx)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}

@@ -59,14 +59,11 @@ func goldenPath(t *testing.T, name string) string {
 	return filepath.Join(goldenDir, name+".golden")
 }
 
-func compareCmd(g *GlobalOptions) *cobra.Command { return newCompareCmd(NewCompareOptions(g)) }
-func rulesCmd(g *GlobalOptions) *cobra.Command   { return newRulesCmd(NewRulesOptions(g)) }
-
 // TestCompareCorpusClassification asserts the status of every rule of the
 // corpus, and the reason of every untranslatable case the issue names.
 func TestCompareCorpusClassification(t *testing.T) {
 	gp := goldenPath(t, "corpus-compare-json")
-	out, errOut, err := inCorpus(t, compareCmd, "argocd-app-of-apps", "flux-repo", "manifests", "-o", "json")
+	out, errOut, err := inCorpus(t, newCompareCommand, "argocd-app-of-apps", "flux-repo", "manifests", "-o", "json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -156,7 +153,7 @@ func TestCompareCorpusClassification(t *testing.T) {
 
 func TestCompareCorpusTable(t *testing.T) {
 	gp := goldenPath(t, "corpus-compare-table")
-	out, _, err := inCorpus(t, compareCmd, "argocd-app-of-apps", "flux-repo", "manifests")
+	out, _, err := inCorpus(t, newCompareCommand, "argocd-app-of-apps", "flux-repo", "manifests")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +162,7 @@ func TestCompareCorpusTable(t *testing.T) {
 
 func TestRulesCorpus(t *testing.T) {
 	gp := goldenPath(t, "corpus-rules-yaml")
-	out, errOut, err := inCorpus(t, rulesCmd, "argocd-app-of-apps", "flux-repo", "-o", "yaml")
+	out, errOut, err := inCorpus(t, newRulesCommand, "argocd-app-of-apps", "flux-repo", "-o", "yaml")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -187,7 +184,7 @@ func TestCompareToGoldens(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			gp := goldenPath(t, c.name)
-			out, errOut, err := inCorpus(t, compareCmd, c.args...)
+			out, errOut, err := inCorpus(t, newCompareCommand, c.args...)
 			if err != nil {
 				t.Fatalf("%v\n%s", err, errOut)
 			}
@@ -201,7 +198,7 @@ func TestCompareToGoldens(t *testing.T) {
 // translatable rule as equivalent.
 func TestCompareRoundTrip(t *testing.T) {
 	translated := filepath.Join(t.TempDir(), "translated-ignore.yaml")
-	out, errOut, err := inCorpus(t, compareCmd, "argocd-app-of-apps", "--to", "flux")
+	out, errOut, err := inCorpus(t, newCompareCommand, "argocd-app-of-apps", "--to", "flux")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -209,7 +206,7 @@ func TestCompareRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Which rules translate without loss (from the translation records).
-	recs, _, err := inCorpus(t, compareCmd, "argocd-app-of-apps", "--to", "flux", "-o", "json")
+	recs, _, err := inCorpus(t, newCompareCommand, "argocd-app-of-apps", "--to", "flux", "-o", "json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +225,7 @@ func TestCompareRoundTrip(t *testing.T) {
 	if len(translatable) < 8 {
 		t.Fatalf("only %d translatable rules in the corpus: %v", len(translatable), translatable)
 	}
-	res, errOut, err := inCorpus(t, compareCmd, "argocd-app-of-apps", translated, "-o", "json")
+	res, errOut, err := inCorpus(t, newCompareCommand, "argocd-app-of-apps", translated, "-o", "json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}
@@ -255,7 +252,7 @@ func TestCompareRoundTrip(t *testing.T) {
 }
 
 func TestCompareOnlyBrokenInputExits2(t *testing.T) {
-	_, errOut, err := inCorpus(t, compareCmd, "flux-repo/apps/shop/broken.yaml")
+	_, errOut, err := inCorpus(t, newCompareCommand, "flux-repo/apps/shop/broken.yaml")
 	var ee *ExitError
 	if !errors.As(err, &ee) || ee.Code != ExitFailure {
 		t.Fatalf("want exit 2, got %v", err)
@@ -266,7 +263,7 @@ func TestCompareOnlyBrokenInputExits2(t *testing.T) {
 }
 
 func TestCompareMissingPathIsSkipped(t *testing.T) {
-	out, errOut, err := inCorpus(t, compareCmd, "does-not-exist", "flux-repo/clusters/prod/apps.yaml", "-o", "json")
+	out, errOut, err := inCorpus(t, newCompareCommand, "does-not-exist", "flux-repo/clusters/prod/apps.yaml", "-o", "json")
 	if err != nil {
 		t.Fatalf("one readable path is enough: %v", err)
 	}
@@ -332,7 +329,7 @@ func TestNormalizeCorpus(t *testing.T) {
 // TestRulesKustomizeOverlay reads rules from a kustomize build (-k): the
 // overlay's patch adds a second ignore entry to the base Kustomization.
 func TestRulesKustomizeOverlay(t *testing.T) {
-	out, errOut, err := inCorpus(t, rulesCmd, "-k", "kustomize-overlay/overlays/prod", "-o", "json")
+	out, errOut, err := inCorpus(t, newRulesCommand, "-k", "kustomize-overlay/overlays/prod", "-o", "json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, errOut)
 	}

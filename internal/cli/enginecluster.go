@@ -39,17 +39,23 @@ func (o *EngineClusterOptions) validate(offline bool) error {
 	return nil
 }
 
-// client is a client of the engine's cluster; nil without the flags.
-func (o *EngineClusterOptions) client(flags *genericclioptions.ConfigFlags, opts cluster.Options) (*cluster.Client, error) {
-	if !o.enabled() {
-		return nil, nil
-	}
+// flags are the kubeconfig flags of the engine's cluster: the live
+// object's, with its kubeconfig and context.
+func (o *EngineClusterOptions) flags(flags *genericclioptions.ConfigFlags) *genericclioptions.ConfigFlags {
 	ef := cluster.ForContext(flags, o.Context)
 	if o.Kubeconfig != "" {
 		kc := o.Kubeconfig
 		ef.KubeConfig = &kc
 	}
-	ec, err := cluster.New(ef, opts)
+	return ef
+}
+
+// client is a client of the engine's cluster; nil without the flags.
+func (o *EngineClusterOptions) client(flags *genericclioptions.ConfigFlags, opts cluster.Options) (*cluster.Client, error) {
+	if !o.enabled() {
+		return nil, nil
+	}
+	ec, err := cluster.New(o.flags(flags), opts)
 	if err != nil {
 		return nil, fmt.Errorf("--engine-context: %w", err)
 	}

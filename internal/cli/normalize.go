@@ -104,15 +104,7 @@ Exit codes: 0 ok (with --diff: no differences), 1 differences, 2 error.`,
   KUBECTL_EXTERNAL_DIFF="meld" ` + g.Frontend.Name + ` normalize deploy/web -n shop --engine argocd --from-cluster --diff -f web.yaml`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return &ExitError{Code: ExitFailure, Err: err}
-			}
-			return o.Run(cmd.Context())
-		},
+		RunE:          runOptions(o),
 	}
 	cmd.Flags().StringArrayVarP(&o.Files, "filename", "f", nil, "object file; with --diff the desired-state file comes next")
 	cmd.Flags().StringArrayVar(&o.Rules.Paths, "rules", nil, "file or directory holding rules (Applications, argocd-cm, Kustomizations, HelmReleases); repeatable")
@@ -127,7 +119,7 @@ Exit codes: 0 ok (with --diff: no differences), 1 differences, 2 error.`,
 }
 
 // Complete records the positional object reference.
-func (o *NormalizeOptions) Complete(args []string) error {
+func (o *NormalizeOptions) Complete(_ *cobra.Command, args []string) error {
 	o.args = args
 	return nil
 }

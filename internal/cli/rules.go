@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -12,11 +13,7 @@ import (
 
 // RulesOptions are the flags of `rules`.
 type RulesOptions struct {
-	*GlobalOptions
-	Sources RuleSourceFlags
-	Output  string
-
-	load inputLoader
+	ruleSourceOptions
 }
 
 // RuleList is the document `rules -o json|yaml` prints.
@@ -30,7 +27,7 @@ type RuleList struct {
 
 // NewRulesOptions returns the defaults.
 func NewRulesOptions(g *GlobalOptions) *RulesOptions {
-	return &RulesOptions{GlobalOptions: g, Output: "table", load: defaultInputLoader}
+	return &RulesOptions{ruleSourceOptions: newRuleSourceOptions(g)}
 }
 
 func newRulesCommand(g *GlobalOptions) *cobra.Command {
@@ -63,25 +60,10 @@ Unreadable files are reported with file:line and skipped. Exit codes: 0 ok,
   ` + g.Frontend.Name + ` rules --from-cluster -o json`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := o.Complete(args); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return &ExitError{Code: ExitFailure, Err: err}
-			}
-			return o.Run(cmd)
-		},
+		RunE:          runOptions(o),
 	}
-	o.Sources.AddFlags(cmd)
-	addOutputFlag(cmd, &o.Output, tableFormats, "")
+	o.addFlags(cmd, "")
 	return cmd
-}
-
-// Complete takes the positional paths.
-func (o *RulesOptions) Complete(args []string) error {
-	o.Sources.Paths = args
-	return nil
 }
 
 // Validate checks flags.
@@ -96,8 +78,8 @@ func (o *RulesOptions) Validate() error {
 }
 
 // Run reads and prints the rules.
-func (o *RulesOptions) Run(cmd *cobra.Command) error {
-	in, err := o.load(cmd.Context(), o.GlobalOptions, &o.Sources)
+func (o *RulesOptions) Run(ctx context.Context) error {
+	in, err := o.load(ctx, o.GlobalOptions, &o.Sources)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}

@@ -56,6 +56,34 @@ type ruleInputs struct {
 // inputLoader reads rules and objects; tests replace it.
 type inputLoader func(ctx context.Context, g *GlobalOptions, f *RuleSourceFlags) (*ruleInputs, error)
 
+// ruleSourceOptions are the options `rules` and `compare` share: the
+// sources they read, -o, and the loader tests replace.
+type ruleSourceOptions struct {
+	*GlobalOptions
+	Sources RuleSourceFlags
+	Output  string
+
+	load inputLoader
+}
+
+// newRuleSourceOptions returns the shared defaults (a table, the engines'
+// own reading).
+func newRuleSourceOptions(g *GlobalOptions) ruleSourceOptions {
+	return ruleSourceOptions{GlobalOptions: g, Output: "table", load: defaultInputLoader}
+}
+
+// addFlags binds the sources' flags and -o (outputUsage adds to -o's help).
+func (o *ruleSourceOptions) addFlags(cmd *cobra.Command, outputUsage string) {
+	o.Sources.AddFlags(cmd)
+	addOutputFlag(cmd, &o.Output, tableFormats, outputUsage)
+}
+
+// Complete takes the positional paths.
+func (o *ruleSourceOptions) Complete(_ *cobra.Command, args []string) error {
+	o.Sources.Paths = args
+	return nil
+}
+
 // validateSources rejects calls with nothing to read.
 func (f *RuleSourceFlags) validate() error {
 	if len(f.Paths) == 0 && len(f.Kustomize) == 0 && !f.FromCluster {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 	"time"
 
@@ -55,6 +56,12 @@ type ScanOptions struct {
 	warnings  []string
 	// source is --source's desired state, nil without it.
 	source *sourceDesired
+	// The engine's cluster (--engine-context/--engine-kubeconfig): one
+	// client and one cache for the whole command (engineSide).
+	engineOnce   sync.Once
+	engineClient *cluster.Client
+	engineCache  *scan.CachingReader
+	engineErr    error
 }
 
 // NewScanOptions returns the defaults.
@@ -228,20 +235,20 @@ func (o *ScanOptions) Complete() error {
 		return errors.New("no kinds to scan: the server serves none of the requested kinds")
 	}
 	o.kinds, o.warnings = kinds, warns
-	adapters, warns, err := o.scanAdapters(context.Background(), c, "")
+	reader, rm, err := o.engineSide(c, "")
+	if err != nil {
+		return err
+	}
+	adapters, warns, err := engineAdapters(context.Background(), o.Engine, reader, c, rm)
 	if err != nil {
 		return err
 	}
 	o.adapters, o.warnings = adapters, append(o.warnings, warns...)
 	if o.Source != "" {
-		// Engine objects, sources and valuesFrom/substituteFrom objects
-		// are read once each, where the engines' objects are (the
-		// controllers read them there); charts see the scanned cluster's
+		// The adapters' reader: engine objects, sources and
+		// valuesFrom/substituteFrom objects are read once each, where the
+		// engines' objects are; charts see the scanned cluster's
 		// capabilities, which a remote helm-controller's install reads.
-		reader, err := o.engineReader(c)
-		if err != nil {
-			return err
-		}
 		env, err := o.renderEnv(o.Secrets, reader, c)
 		if err != nil {
 			return err
@@ -251,48 +258,42 @@ func (o *ScanOptions) Complete() error {
 	return nil
 }
 
-// scanAdapters returns the adapters of the selected engine(s), ready to
-// judge. They read the cluster through one CachingReader, so each engine
-// object behind the drifted objects is read once. Each engine reads its
-// settings before the scan asks it about ownership (Owner never reads the
-// cluster itself). liveContext is the scanned context ("" for the one the
-// flags select).
-func (o *ScanOptions) scanAdapters(ctx context.Context, c *cluster.Client, liveContext string) ([]model.Adapter, []string, error) {
-	var reader model.Reader = scan.NewCachingReader(c)
-	// --engine-context: the engines' objects and settings are the hub's
-	// (or management cluster's); the schema stays the scanned cluster's,
-	// and the engines check that each owner deploys to the scanned cluster.
-	ec, err := o.EngineCluster.client(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
+// engineSide returns the reader of the engines' objects and, with
+// --engine-context/--engine-kubeconfig, where the engine and the scanned
+// cluster c are (liveContext: the scanned context, "" for the one the
+// flags select). The reader is a CachingReader, so each engine object
+// behind the drifted objects is read once (an engine kind: one LIST). On
+// the scanned cluster it is one per scanned cluster; on the engine's
+// cluster it is built once per command and shared by the adapters, by
+// --source's render (engine objects, sources, valuesFrom/substituteFrom
+// objects: the controllers read them there) and by every context of a
+// fleet scan. The schema stays the scanned cluster's.
+func (o *ScanOptions) engineSide(c *cluster.Client, liveContext string) (*scan.CachingReader, *engine.Remote, error) {
+	if !o.EngineCluster.enabled() {
+		return scan.NewCachingReader(c), nil, nil
+	}
+	o.engineOnce.Do(func() {
+		ec, err := o.EngineCluster.client(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
+		if err != nil {
+			o.engineErr = err
+			return
+		}
+		o.engineClient, o.engineCache = ec, scan.NewCachingReader(ec)
+	})
+	if o.engineErr != nil {
+		return nil, nil, o.engineErr
+	}
+	rm, err := o.EngineCluster.remote(o.ConfigFlags, liveContext, c, o.engineClient)
 	if err != nil {
 		return nil, nil, err
 	}
-	var rm *engine.Remote
-	if ec != nil {
-		reader = scan.NewCachingReader(ec)
-		if rm, err = o.EngineCluster.remote(o.ConfigFlags, liveContext, c, ec); err != nil {
-			return nil, nil, err
-		}
-	}
-	return engineAdapters(ctx, o.Engine, reader, c, rm)
+	return o.engineCache, rm, nil
 }
 
-// engineReader reads the engines' objects: through a CachingReader of the
-// scanned cluster c or, with --engine-context, of the hub's (or
-// management cluster's), where the engines' objects and settings are; the
-// schema stays the scanned cluster's.
-func (o *ScanOptions) engineReader(c *cluster.Client) (*scan.CachingReader, error) {
-	ec, err := o.EngineCluster.client(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
-	if err != nil {
-		return nil, err
-	}
-	if ec != nil {
-		return scan.NewCachingReader(ec), nil
-	}
-	return scan.NewCachingReader(c), nil
-}
-
-// engineAdapters builds the adapters over reader (serve passes its informer
-// cache); rm is set when reader reads the engine's own cluster.
+// engineAdapters builds the adapters of the selected engine(s) over reader
+// (scan passes engineSide's, serve its informer cache); rm is set when
+// reader reads the engine's own cluster. Each engine reads its settings
+// before it is asked about ownership (Owner never reads the cluster).
 func engineAdapters(ctx context.Context, selected string, reader model.Reader, c *cluster.Client, rm *engine.Remote) ([]model.Adapter, []string, error) {
 	cfg := engine.Config{Purpose: engine.ForScan, Reader: reader, Schema: c.GVKParser, Remote: rm}
 	var out []model.Adapter

@@ -119,7 +119,11 @@ func (o *ScanOptions) scanContext(ctx context.Context, t fleet.Target) (*scan.Re
 	if len(kinds) == 0 {
 		return nil, errors.New("no kinds to scan: the server serves none of the requested kinds")
 	}
-	adapters, awarns, err := o.scanAdapters(ctx, c, t.Context)
+	reader, rm, err := o.engineSide(c, t.Context)
+	if err != nil {
+		return nil, err
+	}
+	adapters, awarns, err := engineAdapters(ctx, o.Engine, reader, c, rm)
 	if err != nil {
 		return nil, err
 	}

@@ -16,9 +16,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/cli-runtime/pkg/genericclioptions"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/fight"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 	"github.com/kubectl-drift/kubectl-drift/internal/serve"
@@ -38,6 +40,9 @@ type ServeOptions struct {
 	IncludeControllers bool
 	QPS                float32
 	Burst              int
+	// EngineCluster is where the engines' objects live, when not on the
+	// watched cluster (an Argo CD hub, a Flux management cluster).
+	EngineCluster EngineClusterOptions
 
 	namespace string
 	server    *serve.Server
@@ -93,12 +98,21 @@ flips, not a fight. kubectl_drift_fights{namespace,kind,field,engine,manager}
 names the other writer; --fight-names adds the object name (one series per
 object).
 
+--engine-context/--engine-kubeconfig: the engines' objects and settings
+(Applications, argocd-cm, Kustomizations, HelmReleases) are watched on the
+cluster where the engine runs, as explain and scan read them there; the
+watched objects stay the current context's, and each owner must deploy to
+it (an Argo CD Application's destination, a Flux spec.kubeConfig).
+
 RBAC: get, list and watch only. A kind that may not be listed is a warning and
 counts in kubectl_drift_scan_kinds{result="skipped"}.
 
 Exit codes: 0 stopped by a signal, 2 error.`,
 		Example: `  # Every namespace, metrics on :8080
   ` + g.Frontend.Name + ` serve -A
+
+  # A spoke of an Argo CD hub: Applications and argocd-cm are the hub's
+  ` + g.Frontend.Name + ` serve -A --engine-kubeconfig /etc/drift/hub.kubeconfig
 
   # One namespace, fights named per object, profiling on
   ` + g.Frontend.Name + ` serve -n shop --fight-names --pprof --metrics-bind-address 127.0.0.1:9402`,
@@ -125,6 +139,7 @@ Exit codes: 0 stopped by a signal, 2 error.`,
 	f.BoolVar(&o.IncludeControllers, "include-controllers", false, "Also report fields owned only by built-in controllers (kube-controller-manager...)")
 	f.Float32Var(&o.QPS, "qps", o.QPS, "Client-side limit of API requests per second")
 	f.IntVar(&o.Burst, "burst", o.Burst, "Client-side burst of API requests")
+	addEngineClusterFlags(f, &o.EngineCluster)
 	return cmd
 }
 
@@ -151,7 +166,7 @@ func (o *ServeOptions) Validate() error {
 	if _, _, err := net.SplitHostPort(o.MetricsBindAddress); err != nil {
 		return fmt.Errorf("invalid --metrics-bind-address %q: %s", o.MetricsBindAddress, oneLine(err.Error()))
 	}
-	return nil
+	return o.EngineCluster.validate(false)
 }
 
 // Complete builds the clients, resolves and checks the kinds, builds the
@@ -167,19 +182,27 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 	if o.namespace, err = o.resolveNamespace(c); err != nil {
 		return err
 	}
-	// The informers' client is built from the kubeconfig without the
-	// command-wide "server did not answer" latch of cluster.Bound: a
-	// long-running process must outlive an API server restart, which
-	// client-go's reflectors ride out by retrying.
-	cfg, err := o.ConfigFlags.ToRawKubeConfigLoader().ClientConfig()
+	dyn, err := o.informerClient(o.ConfigFlags)
 	if err != nil {
-		return cluster.ConfigError(err)
+		return err
 	}
-	cfg.UserAgent = cluster.UserAgent()
-	cfg.QPS, cfg.Burst = o.QPS, o.Burst
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		return cluster.ConfigError(err)
+	// The engines' objects: on the watched cluster, or with
+	// --engine-context/--engine-kubeconfig on the engine's, through its
+	// own informers (rm tells the adapters where each is).
+	ownerDyn, ownerMapper := dyn, c.Mapper()
+	var rm *engine.Remote
+	if o.EngineCluster.enabled() {
+		ec, err := o.EngineCluster.client(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
+		if err != nil {
+			return err
+		}
+		if rm, err = o.EngineCluster.remote(o.ConfigFlags, "", c, ec); err != nil {
+			return err
+		}
+		if ownerDyn, err = o.informerClient(o.EngineCluster.flags(o.ConfigFlags)); err != nil {
+			return fmt.Errorf("--engine-context: %w", err)
+		}
+		ownerMapper = ec.Mapper()
 	}
 
 	kinds, warns, err := scan.ResolveKinds(c.Mapper(), c.Discovery(), c.Host(), o.Kinds, "list", "watch")
@@ -201,23 +224,23 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 	}
 	var owners []scan.Kind
 	for _, gk := range ownerKinds {
-		m, err := c.Mapper().RESTMapping(gk)
+		m, err := ownerMapper.RESTMapping(gk)
 		if err != nil {
 			continue // engine not installed
 		}
 		k := scan.Kind{GVR: m.Resource, GVK: m.GroupVersionKind, Namespaced: true}
-		if err := canList(ctx, dyn, k, ""); err != nil {
+		if err := canList(ctx, ownerDyn, k, ""); err != nil {
 			warns = append(warns, fmt.Sprintf("%s not cached (owners read one by one): %s", k, oneLine(err.Error())))
 			continue
 		}
 		owners = append(owners, k)
 	}
-	cache := serve.NewOwnerCache(dyn, owners)
+	cache := serve.NewOwnerCache(ownerDyn, owners)
 	// The adapters' settings (argocd-cm...) are read now, directly; the
 	// owner cache then watches them, and a change rebuilds the adapters
 	// from its informers (no restart, no request).
 	pipeline := func(ctx context.Context) (serve.Pipeline, []string, error) {
-		adapters, warns, err := engineAdapters(ctx, o.Engine, cache, c, nil)
+		adapters, warns, err := engineAdapters(ctx, o.Engine, cache, c, rm)
 		if err != nil {
 			return serve.Pipeline{}, nil, err
 		}
@@ -273,6 +296,24 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 	}
 	o.kinds = len(usable)
 	return nil
+}
+
+// informerClient is a dynamic client for informers, built from flags'
+// kubeconfig without the command-wide "server did not answer" latch of
+// cluster.Bound: a long-running process must outlive an API server
+// restart, which client-go's reflectors ride out by retrying.
+func (o *ServeOptions) informerClient(flags *genericclioptions.ConfigFlags) (dynamic.Interface, error) {
+	cfg, err := flags.ToRawKubeConfigLoader().ClientConfig()
+	if err != nil {
+		return nil, cluster.ConfigError(err)
+	}
+	cfg.UserAgent = cluster.UserAgent()
+	cfg.QPS, cfg.Burst = o.QPS, o.Burst
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return nil, cluster.ConfigError(err)
+	}
+	return dyn, nil
 }
 
 // canList is the one start-up LIST (limit 1) per kind that tells a kind we

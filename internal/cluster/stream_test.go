@@ -109,8 +109,12 @@ func (s *apiServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = fmt.Fprintf(w, `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{"resourceVersion":"7","continue":%q},"items":[%s]}`, cont, strings.Join(items, ","))
 }
 
-func testStreamer(t *testing.T, srv *httptest.Server) (*Client, *Streamer) {
+// testStreamer is a Streamer of a client of a test server that api serves
+// (closed when the test ends).
+func testStreamer(t *testing.T, api http.Handler) (*Client, *Streamer) {
 	t.Helper()
+	srv := httptest.NewServer(api)
+	t.Cleanup(srv.Close)
 	flags := genericclioptions.NewConfigFlags(false)
 	host := srv.URL
 	flags.APIServer = &host
@@ -133,9 +137,7 @@ var cmMapping = &meta.RESTMapping{
 
 func TestStreamerPaginates(t *testing.T) {
 	api := &apiServer{items: 1203}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	c, s := testStreamer(t, srv)
+	c, s := testStreamer(t, api)
 	n := 0
 	rv, err := s.List(context.Background(), cmMapping, "shop", StreamOptions{Limit: 500, LabelSelector: "app=web"}, func(raw []byte) error {
 		n++
@@ -159,9 +161,7 @@ func TestStreamerPaginates(t *testing.T) {
 
 func TestStreamerWatchCacheIsOneRequest(t *testing.T) {
 	api := &apiServer{items: 1203}
-	srv := httptest.NewServer(api)
-	defer srv.Close()
-	_, s := testStreamer(t, srv)
+	_, s := testStreamer(t, api)
 	n := 0
 	if _, err := s.List(context.Background(), cmMapping, "", StreamOptions{ResourceVersionZero: true}, func([]byte) error { n++; return nil }); err != nil {
 		t.Fatal(err)
@@ -172,9 +172,7 @@ func TestStreamerWatchCacheIsOneRequest(t *testing.T) {
 }
 
 func TestStreamerForbidden(t *testing.T) {
-	srv := httptest.NewServer(&apiServer{})
-	defer srv.Close()
-	_, s := testStreamer(t, srv)
+	_, s := testStreamer(t, &apiServer{})
 	m := *cmMapping
 	m.Resource.Resource = "secrets"
 	_, err := s.List(context.Background(), &m, "shop", StreamOptions{}, func([]byte) error { return nil })

@@ -20,13 +20,13 @@ var ruleSeq int
 
 func argo(group, kind string) *ruleB {
 	ruleSeq++
-	return &ruleB{model.Rule{Engine: model.Engine("argocd"), Type: model.RuleArgoIgnoreDifferences, Scope: model.ScopeDiff,
+	return &ruleB{model.Rule{Engine: model.Engine("argocd"), Type: "argocd.ignoreDifferences", Scope: model.ScopeDiff,
 		Origin: model.Origin{File: "argo.yaml", Line: ruleSeq}, Target: model.Selector{Group: group, Kind: kind, Syntax: model.MatchGlob}}}
 }
 
 func flux(group, kind string) *ruleB {
 	ruleSeq++
-	return &ruleB{model.Rule{Engine: model.Engine("flux"), Type: model.RuleFluxKustomizeIgnore, Scope: model.ScopeDiffAndApply,
+	return &ruleB{model.Rule{Engine: model.Engine("flux"), Type: "flux.kustomization.ignore", Scope: model.ScopeDiffAndApply,
 		Origin: model.Origin{File: "flux.yaml", Line: ruleSeq}, Target: model.Selector{Group: group, Kind: kind, Syntax: model.MatchRegex}}}
 }
 
@@ -103,7 +103,7 @@ func TestClassify(t *testing.T) {
 			[]model.Rule{argo("apps", "Deployment").jq(`.spec.template.spec.containers[] | select(.name == "istio-proxy") | .image`).V()},
 			Untranslatable, "selects array items by value"},
 		{"resource exclusion untranslatable",
-			[]model.Rule{argo("cilium.io", "CiliumIdentity").typ(model.RuleArgoResourceExclusion).scope(model.ScopeDiscovery).V()},
+			[]model.Rule{argo("cilium.io", "CiliumIdentity").typ("argocd.resourceExclusion").scope(model.ScopeDiscovery).V()},
 			Untranslatable, "resource.exclusions hides resources"},
 		{"flux label selector untranslatable without counterpart",
 			[]model.Rule{flux("apps", "Deployment").labels("autoscaling=hpa").ptr("/spec/replicas").V()},

@@ -202,7 +202,10 @@ func ResourceID(obj *unstructured.Unstructured) model.ResourceID {
 // quietUninvolvedEngines drops the notes of an engine that does not
 // reconcile the object when no engine was selected: on a cluster without
 // one engine, "cannot read its settings" tells a newcomer nothing about
-// this object. Selecting the engine (--engine NAME) keeps them.
+// this object. Selecting the engine (--engine NAME) keeps them, and so
+// does a note about the object itself (Note.AboutObject): an engine whose
+// marks on the object name an owner that does not reconcile it is the
+// finding, not noise.
 func quietUninvolvedEngines(r *model.Report) []model.Note {
 	involved := map[model.Engine]bool{}
 	for _, ow := range r.Owners {
@@ -218,7 +221,7 @@ func quietUninvolvedEngines(r *model.Report) []model.Note {
 	kept := r.Notes[:0]
 	for _, n := range r.Notes {
 		// Errors stay: a broken --rules file must not vanish.
-		if n.Engine != "" && !involved[n.Engine] && n.Level != model.NoteError {
+		if n.Engine != "" && !involved[n.Engine] && n.Level != model.NoteError && !n.AboutObject {
 			continue
 		}
 		kept = append(kept, n)

@@ -3,6 +3,8 @@ package drift
 import (
 	"context"
 	"errors"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -126,5 +128,41 @@ func TestExplainUndeterminedWithoutManagedFields(t *testing.T) {
 	}
 	if !strings.Contains(r.Undetermined, "--show-managed-fields") {
 		t.Errorf("Undetermined = %q; want the offline hint", r.Undetermined)
+	}
+}
+
+// Under --engine auto the notes of an engine that does not reconcile the
+// object are dropped, except one about the object itself: an Argo CD
+// tracking id naming an Application that deploys to another cluster is
+// what the user must see (nothing reconciles the object).
+func TestAutoKeepsNotesAboutTheObject(t *testing.T) {
+	live := liveObject(t, "deployment-kubectl-edits-live.yaml")
+	notes := []model.Note{
+		{Engine: "other", Level: model.NoteWarning, Reason: "no-settings", Message: "cannot read its settings"},
+		{Engine: "other", Level: model.NoteWarning, Reason: "destination-mismatch", Message: "its owner deploys elsewhere", AboutObject: true},
+		{Engine: "other", Level: model.NoteError, Reason: "bad-rules", Message: "a broken rules file"},
+	}
+	for _, tt := range []struct {
+		engine string
+		want   []string
+	}{
+		{"auto", []string{"bad-rules", "destination-mismatch"}},
+		{"toy", []string{"bad-rules", "destination-mismatch", "no-settings"}},
+	} {
+		r, err := Explain(context.Background(), Request{Live: live, Engine: tt.engine, Adapters: []model.Adapter{&fakeAdapter{engine: "toy"}},
+			Notes: append([]model.Note(nil), notes...)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, n := range r.Notes {
+			if n.Engine == "other" {
+				got = append(got, n.Reason)
+			}
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("--engine %s: notes of the uninvolved engine %v, want %v", tt.engine, got, tt.want)
+		}
 	}
 }

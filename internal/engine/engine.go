@@ -25,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/compare"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -172,6 +173,11 @@ type Descriptor struct {
 	// how to check it (`suggest`); Engine and Title are filled from the
 	// Descriptor. nil: suggest proposes nothing for the engine.
 	Suggest *suggestapi.Semantics
+	// Audit describes the engine's rules to `audit` (which count as ignore
+	// rules, which reach which, the keys of its rule shapes) and adds its
+	// own checks; Name is filled from the Descriptor. nil: its rules are
+	// audited as settings (no ignore rules) with the neutral checks only.
+	Audit *auditapi.Engine
 }
 
 // registry is the process-wide table; see the package comment.
@@ -259,6 +265,24 @@ func SuggestEngines() []suggestapi.Semantics {
 		if s, ok := d.SuggestSemantics(); ok {
 			out = append(out, s)
 		}
+	}
+	return out
+}
+
+// AuditEngines returns what every registered engine tells the audit, in the
+// registry's order.
+func AuditEngines() []auditapi.Engine {
+	var out []auditapi.Engine
+	for _, d := range reg.read() {
+		var a auditapi.Engine
+		if d.Audit != nil {
+			a = *d.Audit
+		}
+		a.Name = d.Name
+		if a.Title == "" {
+			a.Title = d.Title
+		}
+		out = append(out, a)
 	}
 	return out
 }

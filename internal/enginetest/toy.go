@@ -10,7 +10,9 @@
 //   - applies as the field manager "toy-controller";
 //   - reverts drift of labels, and leaves every other field alone;
 //   - has one rule kind: a ToyApp's spec.ignoreLabels lists label keys it
-//     does not revert (nor compare: normalize removes them).
+//     does not revert (nor compare: normalize removes them);
+//   - has one audit check of its own: a ToyApp with spec.suspend: true
+//     reverts nothing (DRIFT008, drift detection off).
 package enginetest
 
 import (
@@ -23,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	kubemanagedfields "k8s.io/apimachinery/pkg/util/managedfields"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
@@ -55,9 +58,44 @@ func Descriptor() engine.Descriptor {
 		IsEngineObject:     func(o *unstructured.Unstructured) bool { return o.GroupVersionKind().Group == Group },
 		OwnerLabels:        []string{OwnLabel},
 		RulesFromDocuments: RulesFromDocuments,
+		Audit:              auditSemantics(),
 		New:                New,
 		Suggest:            suggestSemantics(),
 	}
+}
+
+// auditSemantics tells the audit that the toy rules remove fields, and adds
+// the toy engine's one check.
+func auditSemantics() *auditapi.Engine {
+	return &auditapi.Engine{
+		Kinds:  map[model.RuleType]auditapi.Kind{RuleIgnoreLabel: auditapi.Field},
+		Checks: []auditapi.Check{{ID: auditapi.CheckDriftDetectionOff, Run: checkSuspended}},
+	}
+}
+
+// checkSuspended reports the ToyApps with spec.suspend: true, whose labels
+// the toy engine never reverts.
+func checkSuspended(in auditapi.Input) []auditapi.Finding {
+	var out []auditapi.Finding
+	for _, d := range in.Documents {
+		o := d.Object
+		if o == nil || o.GroupVersionKind().GroupKind() != gvk.GroupKind() {
+			continue
+		}
+		if suspend, _, _ := unstructured.NestedBool(o.Object, "spec", "suspend"); !suspend {
+			continue
+		}
+		f := auditapi.Finding{
+			Message: auditapi.ObjectOf(o) + " is suspended: the toy engine never reverts its objects' labels",
+			Hint:    "Remove spec.suspend and list the labels that may drift in spec.ignoreLabels.",
+			File:    d.File, Line: d.Line, Column: 1, Object: auditapi.ObjectOf(o), Field: ".spec.suspend",
+		}
+		if line, col := d.Position("/spec/suspend"); col > 0 {
+			f.Line, f.Column = line, col
+		}
+		out = append(out, f)
+	}
+	return out
 }
 
 // Adapter is the toy engine's model.Adapter.

@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -152,27 +151,20 @@ func Run(ctx context.Context, targets []Target, maxConcurrent int, fn ScanFunc) 
 	start := time.Now()
 	results := make([]*scan.Result, len(targets))
 	errs := make([]error, len(targets))
-	sem := make(chan struct{}, maxConcurrent)
-	var wg sync.WaitGroup
 	for i, t := range targets {
 		if t.Missing {
 			errs[i] = fmt.Errorf("context %q not found in the kubeconfig", t.Context)
-			continue
 		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
-			}
-			defer func() { <-sem }()
-			results[i], errs[i] = scanOne(ctx, fn, t)
-		}()
 	}
-	wg.Wait()
+	scan.Bounded(ctx, len(targets), maxConcurrent, func(i int) {
+		if !targets[i].Missing {
+			results[i], errs[i] = scanOne(ctx, fn, targets[i])
+		}
+	}, func(i int) {
+		if !targets[i].Missing {
+			errs[i] = ctx.Err()
+		}
+	})
 
 	res := &Result{APIVersion: model.APIVersion, Kind: ResultKind, Summary: []SummaryRow{}, Items: []Item{}, scans: map[string]*scan.Result{}}
 	for i, t := range targets {

@@ -52,11 +52,11 @@ func CompareSemantics() *compare.Semantics {
 // content.
 func intrinsic(r model.Rule) string {
 	switch r.Type {
-	case model.RuleFluxSSAAnnotation:
+	case RuleSSAAnnotation:
 		return fmt.Sprintf("kustomize.toolkit.fluxcd.io/ssa: %s changes how Flux applies this object; Argo CD has no per-object apply mode that hides drift", r.Value)
-	case model.RuleFluxReconcileDisabled:
+	case RuleReconcileDisabled:
 		return "kustomize.toolkit.fluxcd.io/reconcile: disabled stops Flux from applying the object; Argo CD has no per-object switch (remove it from the Application instead)"
-	case model.RuleFluxDriftDisabled:
+	case RuleDriftDisabled:
 		return "helm.toolkit.fluxcd.io/driftDetection: disabled turns drift detection off for one object; Argo CD has no per-object switch"
 	}
 	return ""
@@ -151,7 +151,7 @@ func translate(src compare.Source) compare.Translation {
 		tr.Lossy = append(tr.Lossy, src.Approximate)
 	}
 	tr.To = []model.Rule{{
-		Engine: Engine, Type: model.RuleFluxKustomizeIgnore,
+		Engine: Engine, Type: RuleKustomizeIgnore,
 		Target: sel, JSONPointers: paths, Scope: model.ScopeDiffAndApply,
 	}}
 	if r.Scope == model.ScopeDiff {

@@ -32,6 +32,7 @@ func Descriptor() engine.Descriptor {
 		Compare:            CompareSemantics(),
 		Suggest:            SuggestSemantics(),
 		Host:               "flux",
+		Audit:              AuditSemantics(),
 		New:                newForCommand,
 		Renderer:           fluxrender.New(),
 	}

@@ -142,7 +142,7 @@ func compileIgnoreRule(typ model.RuleType, scope model.Scope, paths []string, ta
 	for i, p := range r.paths {
 		var err error
 		switch {
-		case p == jsondiff.IgnorePathRoot && typ == model.RuleFluxHelmIgnore:
+		case p == jsondiff.IgnorePathRoot && typ == RuleHelmIgnore:
 			// jsondiff.Unstructured short-circuits IgnorePathRoot: the
 			// whole object is excluded from helm-controller's diff.
 			r.rule.WholeResource = true
@@ -198,7 +198,7 @@ func kustomizationRules(d doc, k *kustomizev1.Kustomization) []ignoreRule {
 	var out []ignoreRule
 	for i, ir := range k.Spec.Ignore {
 		field := fmt.Sprintf(".spec.ignore[%d]", i)
-		out = append(out, compileIgnoreRule(model.RuleFluxKustomizeIgnore, model.ScopeDiffAndApply,
+		out = append(out, compileIgnoreRule(RuleKustomizeIgnore, model.ScopeDiffAndApply,
 			ir.Paths, ir.Target, d.origin(field, fmt.Sprintf("/spec/ignore/%d", i))))
 	}
 	return out
@@ -214,7 +214,7 @@ func helmReleaseRules(d doc, hr *helmv2.HelmRelease) []ignoreRule {
 	var out []ignoreRule
 	for i, ir := range hr.Spec.DriftDetection.Ignore {
 		field := fmt.Sprintf(".spec.driftDetection.ignore[%d]", i)
-		out = append(out, compileIgnoreRule(model.RuleFluxHelmIgnore, model.ScopeDiff,
+		out = append(out, compileIgnoreRule(RuleHelmIgnore, model.ScopeDiff,
 			ir.Paths, ir.Target, d.origin(field, fmt.Sprintf("/spec/driftDetection/ignore/%d", i))))
 	}
 	return out
@@ -309,7 +309,7 @@ func markRules(d doc) []model.Rule {
 			Target: objectSelector(d.obj), Scope: scope, Value: m.value}
 	}
 	if m := findMark(d, SSAKey); m != nil {
-		r := base(model.RuleFluxSSAAnnotation, m, model.ScopeApply)
+		r := base(RuleSSAAnnotation, m, model.ScopeApply)
 		mode, known := ssaMode(m.value)
 		switch {
 		case !known:
@@ -329,9 +329,9 @@ func markRules(d doc) []model.Rule {
 		effect   string
 		whole    bool
 	}{
-		{ReconcileKey, model.RuleFluxReconcileDisabled, model.ScopeApply, kustomizev1.DisabledValue, "disables reconciliation", true},
-		{PruneKey, model.RuleFluxPruneDisabled, model.ScopeApply, kustomizev1.DisabledValue, "disables pruning", false},
-		{DriftDetectionKey, model.RuleFluxDriftDisabled, model.ScopeDiff, helmv2.DriftDetectionDisabledValue, "excludes the object", true},
+		{ReconcileKey, RuleReconcileDisabled, model.ScopeApply, kustomizev1.DisabledValue, "disables reconciliation", true},
+		{PruneKey, RulePruneDisabled, model.ScopeApply, kustomizev1.DisabledValue, "disables pruning", false},
+		{DriftDetectionKey, RuleDriftDisabled, model.ScopeDiff, helmv2.DriftDetectionDisabledValue, "excludes the object", true},
 	} {
 		m := findMark(d, mk.key)
 		if m == nil {

@@ -50,14 +50,14 @@ metadata:
 		whole   bool
 		errPart string
 	}{
-		"Kustomization flux-system/apps .spec.ignore[0]":                                   {typ: model.RuleFluxKustomizeIgnore, line: 10 + len("/spec/ignore/0")},
-		"Kustomization flux-system/apps .spec.ignore[3]":                                   {typ: model.RuleFluxKustomizeIgnore, line: 10 + len("/spec/ignore/3")},
-		"HelmRelease flux-system/web .spec.driftDetection.ignore[0]":                       {typ: model.RuleFluxHelmIgnore, line: 10 + len("/spec/driftDetection/ignore/0")},
-		"HelmRelease flux-system/web .spec.driftDetection.ignore[1]":                       {typ: model.RuleFluxHelmIgnore, whole: true, line: 10 + len("/spec/driftDetection/ignore/1")},
-		"Deployment prod/web .metadata.annotations[kustomize.toolkit.fluxcd.io/ssa]":       {typ: model.RuleFluxSSAAnnotation, errPart: "treats it as Override", line: 10 + len("/metadata/annotations/kustomize.toolkit.fluxcd.io~1ssa")},
-		"Deployment prod/web .metadata.annotations[kustomize.toolkit.fluxcd.io/reconcile]": {typ: model.RuleFluxReconcileDisabled, whole: true, line: 10 + len("/metadata/annotations/kustomize.toolkit.fluxcd.io~1reconcile")},
-		"Deployment prod/web .metadata.labels[kustomize.toolkit.fluxcd.io/prune]":          {typ: model.RuleFluxPruneDisabled, line: 10 + len("/metadata/labels/kustomize.toolkit.fluxcd.io~1prune")},
-		"Deployment prod/web .metadata.annotations[helm.toolkit.fluxcd.io/driftDetection]": {typ: model.RuleFluxDriftDisabled, whole: true, line: 10 + len("/metadata/annotations/helm.toolkit.fluxcd.io~1driftDetection")},
+		"Kustomization flux-system/apps .spec.ignore[0]":                                   {typ: RuleKustomizeIgnore, line: 10 + len("/spec/ignore/0")},
+		"Kustomization flux-system/apps .spec.ignore[3]":                                   {typ: RuleKustomizeIgnore, line: 10 + len("/spec/ignore/3")},
+		"HelmRelease flux-system/web .spec.driftDetection.ignore[0]":                       {typ: RuleHelmIgnore, line: 10 + len("/spec/driftDetection/ignore/0")},
+		"HelmRelease flux-system/web .spec.driftDetection.ignore[1]":                       {typ: RuleHelmIgnore, whole: true, line: 10 + len("/spec/driftDetection/ignore/1")},
+		"Deployment prod/web .metadata.annotations[kustomize.toolkit.fluxcd.io/ssa]":       {typ: RuleSSAAnnotation, errPart: "treats it as Override", line: 10 + len("/metadata/annotations/kustomize.toolkit.fluxcd.io~1ssa")},
+		"Deployment prod/web .metadata.annotations[kustomize.toolkit.fluxcd.io/reconcile]": {typ: RuleReconcileDisabled, whole: true, line: 10 + len("/metadata/annotations/kustomize.toolkit.fluxcd.io~1reconcile")},
+		"Deployment prod/web .metadata.labels[kustomize.toolkit.fluxcd.io/prune]":          {typ: RulePruneDisabled, line: 10 + len("/metadata/labels/kustomize.toolkit.fluxcd.io~1prune")},
+		"Deployment prod/web .metadata.annotations[helm.toolkit.fluxcd.io/driftDetection]": {typ: RuleDriftDisabled, whole: true, line: 10 + len("/metadata/annotations/helm.toolkit.fluxcd.io~1driftDetection")},
 	}
 	for key, w := range want {
 		r, ok := got[key]
@@ -98,16 +98,16 @@ func TestCompileIgnoreRuleErrors(t *testing.T) {
 		want  string
 		whole bool
 	}{
-		{name: "bad regex", typ: model.RuleFluxKustomizeIgnore, paths: []string{"/a"}, sel: `kind: "(("`, want: "invalid kind regex"},
-		{name: "bad label selector", typ: model.RuleFluxKustomizeIgnore, paths: []string{"/a"}, sel: `labelSelector: "a in (b"`, want: "invalid label selector"},
-		{name: "bad annotation selector", typ: model.RuleFluxKustomizeIgnore, paths: []string{"/a"}, sel: `annotationSelector: "!!"`, want: "invalid annotation selector"},
-		{name: "no slash", typ: model.RuleFluxKustomizeIgnore, paths: []string{"spec/replicas"}, want: "must start with '/'"},
-		{name: "bad escape", typ: model.RuleFluxHelmIgnore, paths: []string{"/a~2b"}, want: "unescaped '~'"},
-		{name: "dash", typ: model.RuleFluxHelmIgnore, paths: []string{"/spec/list/-"}, want: "names no list item"},
-		{name: "root in kustomization", typ: model.RuleFluxKustomizeIgnore, paths: []string{""}, want: "removes nothing in kustomize-controller"},
-		{name: "root in helmrelease", typ: model.RuleFluxHelmIgnore, paths: []string{""}, whole: true},
-		{name: "no paths", typ: model.RuleFluxHelmIgnore, want: "no paths"},
-		{name: "fine", typ: model.RuleFluxHelmIgnore, paths: []string{"/metadata/annotations/a~1b"}, sel: `kind: Deploy.*`},
+		{name: "bad regex", typ: RuleKustomizeIgnore, paths: []string{"/a"}, sel: `kind: "(("`, want: "invalid kind regex"},
+		{name: "bad label selector", typ: RuleKustomizeIgnore, paths: []string{"/a"}, sel: `labelSelector: "a in (b"`, want: "invalid label selector"},
+		{name: "bad annotation selector", typ: RuleKustomizeIgnore, paths: []string{"/a"}, sel: `annotationSelector: "!!"`, want: "invalid annotation selector"},
+		{name: "no slash", typ: RuleKustomizeIgnore, paths: []string{"spec/replicas"}, want: "must start with '/'"},
+		{name: "bad escape", typ: RuleHelmIgnore, paths: []string{"/a~2b"}, want: "unescaped '~'"},
+		{name: "dash", typ: RuleHelmIgnore, paths: []string{"/spec/list/-"}, want: "names no list item"},
+		{name: "root in kustomization", typ: RuleKustomizeIgnore, paths: []string{""}, want: "removes nothing in kustomize-controller"},
+		{name: "root in helmrelease", typ: RuleHelmIgnore, paths: []string{""}, whole: true},
+		{name: "no paths", typ: RuleHelmIgnore, want: "no paths"},
+		{name: "fine", typ: RuleHelmIgnore, paths: []string{"/metadata/annotations/a~1b"}, sel: `kind: Deploy.*`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := compileTestRule(t, tc.typ, tc.paths, tc.sel)

@@ -209,22 +209,9 @@ const (
 // RuleType names the engine mechanism a rule comes from.
 type RuleType string
 
-// Rule types of both engines.
-const (
-	RuleArgoIgnoreDifferences RuleType = "argocd.ignoreDifferences"
-	RuleArgoResourceExclusion RuleType = "argocd.resourceExclusion"
-	RuleArgoKnownTypeFields   RuleType = "argocd.knownTypeFields"
-	RuleArgoIgnoreExtraneous  RuleType = "argocd.ignoreExtraneous"
-	RuleArgoCompareOptions    RuleType = "argocd.compareOptions"
-	RuleFluxKustomizeIgnore   RuleType = "flux.kustomization.ignore"
-	RuleFluxHelmIgnore        RuleType = "flux.helmrelease.driftDetection.ignore"
-	RuleFluxSSAAnnotation     RuleType = "flux.ssa"
-	RuleFluxReconcileDisabled RuleType = "flux.reconcileDisabled"
-	RuleFluxDriftDisabled     RuleType = "flux.driftDetectionDisabled"
-	// RuleFluxPruneDisabled: kustomize.toolkit.fluxcd.io/prune: disabled keeps
-	// the object when it leaves the manifest (garbage collection only).
-	RuleFluxPruneDisabled RuleType = "flux.pruneDisabled"
-)
+// The rule types are declared by the engines that own them
+// (argocd.RuleIgnoreDifferences, flux.RuleKustomizeIgnore...); their string
+// values ("argocd.ignoreDifferences") are what JSON and SARIF output show.
 
 // Rule is one engine instruction that some difference is not drift.
 type Rule struct {
@@ -392,6 +379,12 @@ type Note struct {
 	// "jq-timeout", "manager-not-seen", "no-schema".
 	Reason  string `json:"reason,omitempty"`
 	Message string `json:"message"`
+	// AboutObject marks a note about this object itself rather than
+	// about the engine's setup: it is kept under --engine auto even when
+	// the engine does not reconcile the object (an Argo CD tracking id
+	// that names an Application deploying to another cluster: nothing
+	// reconciles the object, though its marks say something does).
+	AboutObject bool `json:"-"`
 }
 
 // DesiredSource says where the desired state came from.

@@ -18,6 +18,7 @@
 package scan
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -177,54 +178,42 @@ func Run(ctx context.Context, src Source, opts Options) (*Result, error) {
 		judgeMu        sync.Mutex // adapters need not be safe for concurrent use
 		errs           []error
 		kr             = make([]KindResult, len(opts.Kinds))
-		sem            = make(chan struct{}, conc)
-		wg             sync.WaitGroup
 	)
-	for i, k := range opts.Kinds {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				return
-			}
-			defer func() { <-sem }()
-			n := 0
-			_, err := src.List(ctx, k, opts.Namespace, opts.LabelSelector, func(raw []byte) error {
-				n++
-				rep, isOwned, warn, err := in.inspect(ctx, &judgeMu, k, raw)
-				if err != nil {
-					return err
-				}
-				if isOwned {
-					owned.Add(1)
-				}
-				if rep != nil || warn != nil {
-					mu.Lock()
-					if rep != nil {
-						res.Items = append(res.Items, rep)
-					}
-					res.Warnings = append(res.Warnings, warn...)
-					mu.Unlock()
-				}
-				return nil
-			})
-			objects.Add(int64(n))
-			kr[i] = KindResult{Kind: k, Objects: n}
+	Bounded(ctx, len(opts.Kinds), conc, func(i int) {
+		k := opts.Kinds[i]
+		n := 0
+		_, err := src.List(ctx, k, opts.Namespace, opts.LabelSelector, func(raw []byte) error {
+			n++
+			rep, isOwned, warn, err := in.inspect(ctx, &judgeMu, k, raw)
 			if err != nil {
-				if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
-					kr[i].Skipped = true
-					kr[i].Warning = fmt.Sprintf("%s not scanned: %v", k, err)
-					return
-				}
+				return err
+			}
+			if isOwned {
+				owned.Add(1)
+			}
+			if rep != nil || warn != nil {
 				mu.Lock()
-				errs = append(errs, fmt.Errorf("%s: %w", k, err))
+				if rep != nil {
+					res.Items = append(res.Items, rep)
+				}
+				res.Warnings = append(res.Warnings, warn...)
 				mu.Unlock()
 			}
-		}()
-	}
-	wg.Wait()
+			return nil
+		})
+		objects.Add(int64(n))
+		kr[i] = KindResult{Kind: k, Objects: n}
+		if err != nil {
+			if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
+				kr[i].Skipped = true
+				kr[i].Warning = fmt.Sprintf("%s not scanned: %v", k, err)
+				return
+			}
+			mu.Lock()
+			errs = append(errs, fmt.Errorf("%s: %w", k, err))
+			mu.Unlock()
+		}
+	}, nil)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -322,18 +311,9 @@ func finish(res *Result, in *Inspector) {
 	for _, row := range rows {
 		res.Summary = append(res.Summary, *row)
 	}
-	sort.Slice(res.Summary, func(i, j int) bool {
-		a, b := res.Summary[i], res.Summary[j]
-		if a.Namespace != b.Namespace {
-			return a.Namespace < b.Namespace
-		}
-		if a.Kind != b.Kind {
-			return a.Kind < b.Kind
-		}
-		if a.Manager != b.Manager {
-			return a.Manager < b.Manager
-		}
-		return a.Engine < b.Engine
+	// Rows are keyed by all four: the order is total.
+	slices.SortFunc(res.Summary, func(a, b SummaryRow) int {
+		return cmp.Or(cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Manager, b.Manager), cmp.Compare(a.Engine, b.Engine))
 	})
 }
 

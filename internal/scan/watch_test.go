@@ -89,10 +89,44 @@ func startWatching(t *testing.T, t0 time.Time, defaultInterval time.Duration) *w
 	return wt
 }
 
+// stopQuiet ends the watch, which must end without error and without an
+// event left unread.
+func (w *watching) stopQuiet(t *testing.T) {
+	t.Helper()
+	w.cancel()
+	if err := <-w.done; err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	select {
+	case ev := <-w.events:
+		t.Errorf("unexpected event %+v", ev)
+	default:
+	}
+}
+
+// listed is the captured Deployment name as the source lists it.
+func (w *watching) listed(t *testing.T, name string) *unstructured.Unstructured {
+	t.Helper()
+	var found *unstructured.Unstructured
+	if _, err := w.src.List(w.ctx, kindDeployments, "", "", func(raw []byte) error {
+		obj, err := Decode(kindDeployments, raw)
+		if err == nil && obj.GetName() == name {
+			found = obj
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if found == nil {
+		t.Fatalf("no Deployment %s listed", name)
+	}
+	return found
+}
+
 func TestWatcherReportsAppearAndRevert(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
 	wt := startWatching(t, t0, time.Minute)
-	src, clk, events, ctx, cancel, done := wt.src, wt.clk, wt.events, wt.ctx, wt.cancel, wt.done
+	src, clk, events := wt.src, wt.clk, wt.events
 
 	// The list's drift comes first, one event per drifted field.
 	got := map[string]WatchEvent{}
@@ -128,31 +162,14 @@ func TestWatcherReportsAppearAndRevert(t *testing.T) {
 	}
 
 	// A drifted object deleted: its drift ends with it.
-	var hpa *unstructured.Unstructured
-	if _, err := src.List(ctx, kindDeployments, "", "", func(raw []byte) error {
-		obj, err := Decode(kindDeployments, raw)
-		if err == nil && obj.GetName() == "web-hpa" {
-			hpa = obj
-		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	hpa := wt.listed(t, "web-hpa")
 	src.watches["deployments"].Delete(hpa)
 	if ev := <-events; ev.Type != EventDeleted || ev.Resource.Name != "web-hpa" {
 		t.Errorf("want web-hpa deleted, got %+v", ev)
 	}
 	// Unchanged drift re-sent (a resync, another field edited) is not news.
 	src.watches["deployments"].Modify(readObject(t, "web-scaled-reverted.json"))
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	select {
-	case ev := <-events:
-		t.Errorf("unexpected event %+v", ev)
-	default:
-	}
+	wt.stopQuiet(t)
 }
 
 // A drift that ends without a GitOps write (a person ran kubectl label
@@ -195,22 +212,13 @@ func TestGitOpsTookBack(t *testing.T) {
 func TestWatcherReportsFight(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
 	wt := startWatching(t, t0, 0)
-	src, clk, events, ctx, cancel, done := wt.src, wt.clk, wt.events, wt.ctx, wt.cancel, wt.done
+	src, clk, events := wt.src, wt.clk, wt.events
 	for i := 0; i < 3; i++ {
 		if ev := <-events; ev.Type != EventDrifted {
 			t.Fatalf("initial event %+v", ev)
 		}
 	}
-	var scaled *unstructured.Unstructured
-	if _, err := src.List(ctx, kindDeployments, "", "", func(raw []byte) error {
-		obj, err := Decode(kindDeployments, raw)
-		if err == nil && obj.GetName() == "web-scaled" {
-			scaled = obj
-		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	scaled := wt.listed(t, "web-scaled")
 	clk.Set(t0.Add(time.Minute))
 	src.watches["deployments"].Modify(readObject(t, "web-scaled-reverted.json"))
 	if ev := <-events; ev.Type != EventReverted || ev.Resource.Name != "web-scaled" {
@@ -246,13 +254,5 @@ func TestWatcherReportsFight(t *testing.T) {
 	// The same state again: the fight goes on, not news.
 	clk.Set(t0.Add(3 * time.Minute))
 	src.watches["deployments"].Modify(scaled.DeepCopy())
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	select {
-	case ev := <-events:
-		t.Errorf("unexpected event %+v", ev)
-	default:
-	}
+	wt.stopQuiet(t)
 }

@@ -23,24 +23,10 @@ import (
 // with data.level written by manager (another manager than the engine
 // makes it drift).
 func argoConfigMap(name, level, manager string) *unstructured.Unstructured {
-	engineFields := `{"f:metadata":{"f:annotations":{"f:argocd.argoproj.io/tracking-id":{}}},"f:data":{"f:other":{}}}`
-	var entries []metav1.ManagedFieldsEntry
-	if manager == "argocd-controller" {
-		engineFields = `{"f:metadata":{"f:annotations":{"f:argocd.argoproj.io/tracking-id":{}}},"f:data":{"f:other":{},"f:level":{}}}`
-	} else {
-		entries = append(entries, metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
-			Time: &metav1.Time{Time: t0}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:level":{}}}`)})
-	}
-	entries = append(entries, metav1.ManagedFieldsEntry{Manager: "argocd-controller", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
-		Time: &metav1.Time{Time: t0}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(engineFields)})
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": name, "namespace": "shop", "uid": "uid-" + name,
-			"annotations": map[string]any{"argocd.argoproj.io/tracking-id": "shop-app:/ConfigMap:shop/" + name}},
-		"data": map[string]any{"level": level, "other": "x"},
-	}}
-	u.SetManagedFields(entries)
-	return u
+	return ownedConfigMap(map[string]any{"name": name, "namespace": "shop", "uid": "uid-" + name,
+		"annotations": map[string]any{"argocd.argoproj.io/tracking-id": "shop-app:/ConfigMap:shop/" + name}},
+		`{"f:annotations":{"f:argocd.argoproj.io/tracking-id":{}}}`,
+		"argocd-controller", manager, level, t0)
 }
 
 func argoApplication() *unstructured.Unstructured {

@@ -33,21 +33,31 @@ var (
 // (kustomize-controller, or another manager that wrote it after the
 // engine's apply of the labels and data.other).
 func configMap(name, uid, level, manager string, at time.Time) *unstructured.Unstructured {
-	engineFields := `{"f:metadata":{"f:labels":{"f:kustomize.toolkit.fluxcd.io/name":{},"f:kustomize.toolkit.fluxcd.io/namespace":{}}},"f:data":{"f:other":{}}}`
+	return ownedConfigMap(map[string]any{"name": name, "namespace": "shop", "uid": uid, "resourceVersion": "1",
+		"labels": map[string]any{"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": "shop"}},
+		`{"f:labels":{"f:kustomize.toolkit.fluxcd.io/name":{},"f:kustomize.toolkit.fluxcd.io/namespace":{}}}`,
+		"kustomize-controller", manager, level, at)
+}
+
+// ownedConfigMap is a ConfigMap with metadata meta that engineManager
+// applied at time at (the owner marks, whose fields are markFields, and
+// data.other) and whose data.level manager owns: engineManager itself, or
+// another manager that wrote it after the engine's apply (it drifts).
+func ownedConfigMap(meta map[string]any, markFields, engineManager, manager, level string, at time.Time) *unstructured.Unstructured {
+	engineFields := `{"f:metadata":` + markFields + `,"f:data":{"f:other":{}}}`
 	entries := []metav1.ManagedFieldsEntry{}
-	if manager == "kustomize-controller" {
-		engineFields = `{"f:metadata":{"f:labels":{"f:kustomize.toolkit.fluxcd.io/name":{},"f:kustomize.toolkit.fluxcd.io/namespace":{}}},"f:data":{"f:other":{},"f:level":{}}}`
+	if manager == engineManager {
+		engineFields = `{"f:metadata":` + markFields + `,"f:data":{"f:other":{},"f:level":{}}}`
 	} else {
 		entries = append(entries, metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
 			Time: &metav1.Time{Time: at}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(`{"f:data":{"f:level":{}}}`)})
 	}
-	entries = append(entries, metav1.ManagedFieldsEntry{Manager: "kustomize-controller", Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
+	entries = append(entries, metav1.ManagedFieldsEntry{Manager: engineManager, Operation: metav1.ManagedFieldsOperationApply, APIVersion: "v1",
 		Time: &metav1.Time{Time: at}, FieldsType: "FieldsV1", FieldsV1: metav1.NewFieldsV1(engineFields)})
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": name, "namespace": "shop", "uid": uid, "resourceVersion": "1",
-			"labels": map[string]any{"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": "shop"}},
-		"data": map[string]any{"level": level, "other": "x"},
+		"metadata": meta,
+		"data":     map[string]any{"level": level, "other": "x"},
 	}}
 	u.SetManagedFields(entries)
 	return u

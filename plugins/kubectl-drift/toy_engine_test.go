@@ -59,6 +59,20 @@ func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	return out.String(), errOut.String(), code
 }
 
+// runJSON runs a command line that must exit 0 and decodes its JSON output
+// into v; it returns the output for messages.
+func runJSON(t *testing.T, v any, args ...string) string {
+	t.Helper()
+	stdout, stderr, code := run(t, args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if err := json.Unmarshal([]byte(stdout), v); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	return stdout
+}
+
 // verdicts maps each drifted field to the toy engine's verdict.
 func verdicts(t *testing.T, r model.Report) map[string]model.VerdictKind {
 	t.Helper()
@@ -141,14 +155,8 @@ func TestToyEngineIsAnEngineValue(t *testing.T) {
 }
 
 func TestToyEngineInRules(t *testing.T) {
-	stdout, stderr, code := run(t, "rules", "--engine", "toy", rules, "-o", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	var list struct{ Items []model.Rule }
-	if err := json.Unmarshal([]byte(stdout), &list); err != nil {
-		t.Fatalf("%v\n%s", err, stdout)
-	}
+	runJSON(t, &list, "rules", "--engine", "toy", rules, "-o", "json")
 	if len(list.Items) != 1 {
 		t.Fatalf("rules: %+v, want the one ignoreLabels entry", list.Items)
 	}
@@ -157,26 +165,20 @@ func TestToyEngineInRules(t *testing.T) {
 		t.Errorf("rule %+v", r)
 	}
 	// The table names the engine too.
-	stdout, _, _ = run(t, "rules", rules)
+	stdout, _, _ := run(t, "rules", rules)
 	if !strings.Contains(stdout, "toy") || !strings.Contains(stdout, "toy.ignoreLabel") {
 		t.Errorf("rules table:\n%s", stdout)
 	}
 }
 
 func TestToyEngineInCompare(t *testing.T) {
-	stdout, stderr, code := run(t, "compare", rules, "-o", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	var c struct {
 		Results []struct {
 			Rule   model.Rule
 			Status string
 		}
 	}
-	if err := json.Unmarshal([]byte(stdout), &c); err != nil {
-		t.Fatalf("%v\n%s", err, stdout)
-	}
+	runJSON(t, &c, "compare", rules, "-o", "json")
 	if len(c.Results) != 1 || c.Results[0].Rule.Engine != "toy" || c.Results[0].Status == "" {
 		t.Errorf("compare results %+v; want the toy rule with a status", c.Results)
 	}
@@ -198,10 +200,6 @@ spec:
 `), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := run(t, "compare", rules, ks, "-o", "json")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
 	var c struct {
 		Results []struct {
 			Rule         model.Rule
@@ -209,9 +207,7 @@ spec:
 			Counterparts []struct{ Engine model.Engine }
 		}
 	}
-	if err := json.Unmarshal([]byte(stdout), &c); err != nil {
-		t.Fatalf("%v\n%s", err, stdout)
-	}
+	stdout := runJSON(t, &c, "compare", rules, ks, "-o", "json")
 	got := map[model.Engine]model.Engine{}
 	for _, r := range c.Results {
 		if len(r.Counterparts) == 1 {
@@ -221,7 +217,7 @@ spec:
 	if got["toy"] != "flux" || got["flux"] != "toy" || len(c.Results) != 2 {
 		t.Errorf("counterparts %v in %s; want toy <-> flux", got, stdout)
 	}
-	stdout, stderr, code = run(t, "compare", rules, ks, live)
+	stdout, stderr, code := run(t, "compare", rules, ks, live)
 	if code != 0 || !strings.Contains(stdout, "IGNORED BY TOY ONLY") || !strings.Contains(stdout, "IGNORED BY FLUX ONLY") {
 		t.Errorf("effect table: exit %d\n%s%s", code, stdout, stderr)
 	}
@@ -258,12 +254,40 @@ func TestToyEngineInAudit(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var res struct{ Summary struct{ Rules int } }
+	var res struct {
+		Summary  struct{ Rules int }
+		Findings []struct {
+			Check, Message, Hint, File, Object, Field string
+			Engine                                    model.Engine
+			Line, Column                              int
+		}
+	}
 	if err := json.Unmarshal([]byte(stdout), &res); err != nil {
 		t.Fatalf("%v\n%s", err, stdout)
 	}
 	if res.Summary.Rules != 1 {
 		t.Errorf("audit counted %d rules, want the toy rule\n%s", res.Summary.Rules, stdout)
+	}
+	// The toy engine's own check (Descriptor.Audit), through the same
+	// catalogue, positions and printers as every check.
+	var found bool
+	for _, f := range res.Findings {
+		if f.Engine != "toy" {
+			continue
+		}
+		if f.Check != "DRIFT008" || !strings.HasSuffix(f.File, "toyapp-batch-suspended.yaml") || f.Line != 9 || f.Column != 3 ||
+			f.Object != "ToyApp toy-shop/batch" || f.Field != ".spec.suspend" || !strings.Contains(f.Message, "suspended") ||
+			!strings.Contains(f.Hint, "spec.suspend") {
+			t.Errorf("unexpected toy finding %+v", f)
+		}
+		found = true
+	}
+	if !found {
+		t.Errorf("audit did not report the suspended ToyApp (DRIFT008)\n%s", stdout)
+	}
+	stdout, _, code = run(t, "audit", testdata, "--fail-on", "warning")
+	if code != cli.ExitDrift || !strings.Contains(stdout, "DRIFT008 ToyApp toy-shop/batch is suspended") {
+		t.Errorf("audit --fail-on warning: exit %d, want %d\n%s", code, cli.ExitDrift, stdout)
 	}
 }
 

@@ -95,7 +95,7 @@ Exit codes: 0 written or nothing to do, 2 error.`,
 		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	o.ReportInputs.bind(f, "Manifest file holding the object (may be repeated)", "Kustomization directory the object is built from",
+	o.bind(f, "Manifest file holding the object (may be repeated)", "Kustomization directory the object is built from",
 		"File with Argo CD or Flux objects to judge with (repeatable)")
 	f.StringVar(&o.Chart, "chart", "", "Helm chart directory whose template renders the object")
 	f.StringVar(&o.Values, "values", "", "Values file to write with --chart (default: the chart's values.yaml)")

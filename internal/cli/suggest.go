@@ -69,7 +69,7 @@ The cluster is only read. Exit codes: 0 done (suggestions or none), 2 error.`,
 		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	o.ReportInputs.bind(f, "File holding the desired state (may be repeated)", "Kustomization directory whose build is the desired state",
+	o.bind(f, "File holding the desired state (may be repeated)", "Kustomization directory whose build is the desired state",
 		"File with the Argo CD Application or Flux Kustomization/HelmRelease to check the rules against (repeatable)")
 	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(output.Formats(), ""))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats(), cobra.ShellCompDirectiveNoFileComp))

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bufio"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -57,7 +56,8 @@ func TestArgoConformance(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 	}
 
-	known := readKnownDivergences(t, filepath.Join("testdata", "argocd-known-divergences"))
+	known := readKnownDivergences(t, filepath.Join("testdata", "argocd-known-divergences"), 3,
+		"<group>/<scenario> <[inferred-]object|field|selfheal|api> <path|-> <reason>", nil)
 	tally := &conformanceTally{known: known, used: map[string]bool{}}
 	for _, g := range argoGroups() {
 		t.Run(g.name, func(t *testing.T) {
@@ -974,34 +974,6 @@ func (c *conformanceTally) print(t *testing.T, took time.Duration) {
 		fmt.Sprintf("\n  disagreements listed as known divergences: %d", c.knownHits)
 	t.Log(msg)
 	fmt.Fprintln(os.Stderr, msg)
-}
-
-// readKnownDivergences reads "<group>/<scenario> <level> <path>  <reason>"
-// lines (# comments); the reason is mandatory.
-func readKnownDivergences(t *testing.T, path string) map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatalf("known divergences: %v", err)
-	}
-	defer func() { _ = f.Close() }() // read only: a Close error loses nothing
-	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		fields := strings.Fields(line)
-		if len(fields) < 4 {
-			t.Fatalf("%s:%d: want \"<group>/<scenario> <[inferred-]object|field|selfheal|api> <path|-> <reason>\"", path, n)
-		}
-		key := strings.Join(fields[:3], " ")
-		out[key] = strings.Join(fields[3:], " ")
-	}
-	return out
 }
 
 // syncedWebApp commits webDeploy, creates a manual Application for it in

@@ -3,8 +3,10 @@
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -161,4 +163,37 @@ func (f fluxFight) web(replicas int) string {
 
 func (f fluxFight) scale(replicas int) string {
 	return fmt.Sprintf("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: %s}\nspec: {replicas: %d}\n", f.ns, replicas)
+}
+
+// readKnownDivergences reads a conformance suite's list of excused
+// disagreements with the running controller: a line is keyFields fields
+// naming the case and a reason that is mandatory (# comments). check, if
+// set, vets each line's fields (n is its line number).
+func readKnownDivergences(t *testing.T, path string, keyFields int, usage string, check func(n int, fields []string)) map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("known divergences: %v", err)
+	}
+	defer func() { _ = f.Close() }() // read only: a Close error loses nothing
+	known := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		fields := strings.Fields(line)
+		if len(fields) <= keyFields {
+			t.Fatalf("%s:%d: want %q: %q", path, n, usage, line)
+		}
+		if check != nil {
+			check(n, fields)
+		}
+		known[strings.Join(fields[:keyFields], " ")] = strings.Join(fields[keyFields:], " ")
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("known divergences: %v", err)
+	}
+	return known
 }

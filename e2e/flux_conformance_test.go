@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -506,30 +505,16 @@ func related(a, b string) bool {
 	return a == b || strings.HasPrefix(b, a+"/") || strings.HasPrefix(a, b+"/")
 }
 
+// loadKnownDivergences reads testdata/flux-known-divergences: a false
+// `reverted` may be excused only in inferred mode, where no Git is read.
 func loadKnownDivergences(t *testing.T) map[string]string {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "flux-known-divergences"))
-	if err != nil {
-		t.Fatalf("known divergences: %v", err)
-	}
-	defer func() { _ = f.Close() }() // read only: a Close error loses nothing
-	known := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		fs := strings.Fields(line)
-		if len(fs) < 5 {
-			t.Fatalf("testdata/flux-known-divergences:%d: want `scenario mode object:path class reason...`: %q", n, line)
-		}
-		if fs[3] == "false-reverted" && fs[1] != modeInferred {
-			t.Errorf("testdata/flux-known-divergences:%d: a false `reverted` in %s mode may not be excused", n, fs[1])
-		}
-		known[strings.Join(fs[:4], " ")] = strings.Join(fs[4:], " ")
-	}
-	return known
+	return readKnownDivergences(t, filepath.Join("testdata", "flux-known-divergences"), 4,
+		"scenario mode object:path class reason...", func(n int, fs []string) {
+			if fs[3] == "false-reverted" && fs[1] != modeInferred {
+				t.Errorf("testdata/flux-known-divergences:%d: a false `reverted` in %s mode may not be excused", n, fs[1])
+			}
+		})
 }
 
 func TestFluxConformance(t *testing.T) {

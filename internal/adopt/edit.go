@@ -14,6 +14,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
@@ -706,7 +707,7 @@ func replaceValue(li *lineIndex, l *located, c Change, root *yaml.Node) ([]byte,
 	if n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
 		str, ok := c.Value.(string)
 		if !ok {
-			return nil, editErr(c.Pointer, ReasonTypeMismatch, "the file holds a text block at line %d, live holds %s", n.Line, typeName(c.Value))
+			return nil, editErr(c.Pointer, ReasonTypeMismatch, "the file holds a text block at line %d, live holds %s", n.Line, model.ValueKind(c.Value, "mapping", "list"))
 		}
 		text = blockScalar(li, s, str, n.Style)
 	} else {
@@ -746,7 +747,7 @@ func checkType(n *yaml.Node, c Change) error {
 	default:
 		return nil
 	}
-	liveKind := typeName(c.Value)
+	liveKind := model.ValueKind(c.Value, "mapping", "list")
 	if liveKind == "null" || liveKind == fileKind {
 		return nil
 	}
@@ -765,24 +766,6 @@ func intOrString(pointer string) bool {
 		return true
 	}
 	return false
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case int, int32, int64, float32, float64, json.Number:
-		return "number"
-	case map[string]any:
-		return "mapping"
-	case []any:
-		return "list"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 func jsonText(v any) string {

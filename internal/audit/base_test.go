@@ -2,6 +2,7 @@ package audit
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -44,19 +45,15 @@ func (r *gitRepo) commit(msg string, files map[string]string) {
 	r.git("commit", "-q", "-m", msg)
 }
 
-const baseKs = `apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata:
-  name: apps
-  namespace: flux-system
-spec:
-  interval: 10m
-  path: ./manifests
-  sourceRef: {kind: GitRepository, name: flux-system}
-  ignore:
-    - paths: ["/spec/template/spec/containers/0/image"]
-      target: {kind: Deployment, name: web}
-`
+// baseKs is the Kustomization of the base revision: one ignore rule.
+func baseKs(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("testdata/base/apps-ks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
 
 const addedRule = `    - paths: ["/spec/replicas"]
       target: {kind: deployment}
@@ -83,7 +80,7 @@ spec:
 func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 	repo := newGitRepo(t)
 	repo.commit("shop with one rule", map[string]string{
-		"flux/apps-ks.yaml":    baseKs,
+		"flux/apps-ks.yaml":    baseKs(t),
 		"manifests/web.yaml":   baseDeployment,
 		"flux/podinfo-hr.yaml": "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: podinfo, namespace: flux-system}\nspec: {interval: 5m}\n",
 	})
@@ -95,7 +92,7 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 		t.Fatalf("the base commit should already have findings (dangerous, unjustified, drift off): %+v", full.Findings)
 	}
 	repo.commit("add a rule", map[string]string{
-		"flux/apps-ks.yaml": baseKs + addedRule,
+		"flux/apps-ks.yaml": baseKs(t) + addedRule,
 	})
 	res, err := RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{repo.dir}, Extractors: testExtractors(), Engines: testEngines()}, "HEAD~1")
 	if err != nil {
@@ -118,7 +115,7 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 
 	// Removing the old rule and widening nothing: only good news.
 	repo.commit("drop the image rule", map[string]string{
-		"flux/apps-ks.yaml": strings.Replace(baseKs, `    - paths: ["/spec/template/spec/containers/0/image"]
+		"flux/apps-ks.yaml": strings.Replace(baseKs(t), `    - paths: ["/spec/template/spec/containers/0/image"]
       target: {kind: Deployment, name: web}
 `, addedRule, 1),
 	})
@@ -138,7 +135,7 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 
 func TestBaseWidenedRule(t *testing.T) {
 	repo := newGitRepo(t)
-	narrow := strings.Replace(baseKs, "/spec/template/spec/containers/0/image", "/spec/replicas", 1)
+	narrow := strings.Replace(baseKs(t), "/spec/template/spec/containers/0/image", "/spec/replicas", 1)
 	narrow = strings.Replace(narrow, "  ignore:\n", "  ignore:\n    # the HPA owns replicas\n", 1)
 	repo.commit("narrow", map[string]string{"flux/apps-ks.yaml": narrow, "manifests/web.yaml": baseDeployment})
 	wide := strings.Replace(narrow, `"/spec/replicas"`, `"/spec"`, 1)

@@ -16,11 +16,14 @@ type ruleBuilder struct{ r model.Rule }
 
 // argoApp starts an Application ignoreDifferences rule.
 func argoApp(app string) *ruleBuilder {
-	return &ruleBuilder{model.Rule{
-		Engine: model.Engine("argocd"), Type: argocd.RuleIgnoreDifferences, Scope: model.ScopeDiff,
-		Target: model.Selector{Syntax: model.MatchGlob},
-		Origin: model.Origin{File: "argocd/apps.yaml", Line: 10, Column: 7, Object: "Application argocd/" + app, Field: ".spec.ignoreDifferences[0]"},
-	}}
+	return startRule(argocd.Engine, argocd.RuleIgnoreDifferences, model.ScopeDiff, model.MatchGlob,
+		model.Origin{File: "argocd/apps.yaml", Line: 10, Column: 7, Object: "Application argocd/" + app, Field: ".spec.ignoreDifferences[0]"})
+}
+
+// startRule starts a rule of an engine's type, scope and selector syntax,
+// held at o.
+func startRule(e model.Engine, t model.RuleType, scope model.Scope, syntax model.MatchSyntax, o model.Origin) *ruleBuilder {
+	return &ruleBuilder{model.Rule{Engine: e, Type: t, Scope: scope, Target: model.Selector{Syntax: syntax}, Origin: o}}
 }
 
 // argoCM starts an argocd-cm resource.customizations.ignoreDifferences rule.
@@ -34,11 +37,8 @@ func argoCM(key string) *ruleBuilder {
 
 // fluxKs starts a Kustomization .spec.ignore rule.
 func fluxKs(name string) *ruleBuilder {
-	return &ruleBuilder{model.Rule{
-		Engine: model.Engine("flux"), Type: flux.RuleKustomizeIgnore, Scope: model.ScopeDiffAndApply,
-		Target: model.Selector{Syntax: model.MatchRegex},
-		Origin: model.Origin{File: "flux/ks.yaml", Line: 20, Column: 7, Object: "Kustomization flux-system/" + name, Field: ".spec.ignore[0]"},
-	}}
+	return startRule(flux.Engine, flux.RuleKustomizeIgnore, model.ScopeDiffAndApply, model.MatchRegex,
+		model.Origin{File: "flux/ks.yaml", Line: 20, Column: 7, Object: "Kustomization flux-system/" + name, Field: ".spec.ignore[0]"})
 }
 
 // fluxHR starts a HelmRelease .spec.driftDetection.ignore rule.

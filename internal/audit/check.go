@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -190,20 +191,14 @@ func (f Finding) Position() string {
 	return s
 }
 
+// less orders findings by position as rules are ordered
+// (model.Origin.Compare), then by check and message.
 func (f Finding) less(o Finding) bool {
-	if f.File != o.File {
-		return f.File < o.File
-	}
-	if f.Line != o.Line {
-		return f.Line < o.Line
-	}
-	if f.Column != o.Column {
-		return f.Column < o.Column
-	}
-	if f.Check != o.Check {
-		return f.Check < o.Check
-	}
-	return f.Message < o.Message
+	return cmp.Or(f.position().Compare(o.position()), cmp.Compare(f.Check, o.Check), cmp.Compare(f.Message, o.Message)) < 0
+}
+
+func (f Finding) position() model.Origin {
+	return model.Origin{File: f.File, Line: f.Line, Column: f.Column}
 }
 
 // newFinding fills in the check's name and default hint.

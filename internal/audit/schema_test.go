@@ -1,53 +1,23 @@
 package audit
 
 import (
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
-	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // A path no object of the target kind can have is flagged from the kind's
 // schema even when no manifest of the kind is in the repository: built-in
 // kinds from the API types, custom kinds from their CRD in the tree.
 func TestPathThatCanNeverMatchTheKindsSchema(t *testing.T) {
-	crd, err := source.Decode([]byte(`apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: widgets.example.com
-spec:
-  group: example.com
-  names: {kind: Widget, plural: widgets}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-              parts:
-                type: array
-                items:
-                  type: object
-                  properties:
-                    name: {type: string}
-              labels:
-                type: object
-                additionalProperties: {type: string}
-              free:
-                type: object
-                x-kubernetes-preserve-unknown-fields: true
-`), "crds/widget.yaml")
+	data, err := os.ReadFile("testdata/schema/widget-crd.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	crd := testutil.Documents(t, "crds/widget.yaml", string(data))
 	for _, tc := range []struct {
 		name string
 		rule model.Rule

@@ -84,7 +84,7 @@ func Parse(obj *unstructured.Unstructured) (*Index, error) {
 	}
 	md, ok := mdRaw.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("metadata is a %s, not an object", typeName(mdRaw))
+		return nil, fmt.Errorf("metadata is a %s, not an object", model.ValueKind(mdRaw, "object", "list"))
 	}
 	raw, ok := md["managedFields"]
 	if !ok || raw == nil {
@@ -92,13 +92,13 @@ func Parse(obj *unstructured.Unstructured) (*Index, error) {
 	}
 	list, ok := raw.([]any)
 	if !ok {
-		return nil, fmt.Errorf("metadata.managedFields is a %s, not a list", typeName(raw))
+		return nil, fmt.Errorf("metadata.managedFields is a %s, not a list", model.ValueKind(raw, "object", "list"))
 	}
 	ix.entries = make([]Entry, 0, len(list))
 	for i, item := range list {
 		m, ok := item.(map[string]any)
 		if !ok {
-			return nil, fmt.Errorf("metadata.managedFields[%d] is a %s, not an object", i, typeName(item))
+			return nil, fmt.Errorf("metadata.managedFields[%d] is a %s, not an object", i, model.ValueKind(item, "object", "list"))
 		}
 		e, err := parseEntry(m)
 		if err != nil {
@@ -139,7 +139,7 @@ func parseEntry(m map[string]any) (Entry, error) {
 		}
 		s, ok := v.(string)
 		if !ok {
-			err = fmt.Errorf("%s is a %s, not a string", key, typeName(v))
+			err = fmt.Errorf("%s is a %s, not a string", key, model.ValueKind(v, "object", "list"))
 		}
 		return s
 	}
@@ -169,7 +169,7 @@ func parseEntry(m map[string]any) (Entry, error) {
 		return e, nil
 	}
 	if _, ok := fv.(map[string]any); !ok {
-		return e, fmt.Errorf("fieldsV1 is a %s, not an object", typeName(fv))
+		return e, fmt.Errorf("fieldsV1 is a %s, not an object", model.ValueKind(fv, "object", "list"))
 	}
 	raw, merr := appendFieldsJSON(make([]byte, 0, 1024), fv)
 	if merr != nil {
@@ -273,24 +273,6 @@ func appendJSONString(b []byte, s string) ([]byte, error) {
 		}
 	}
 	return append(b, '"'), nil
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case map[string]any:
-		return "object"
-	case []any:
-		return "list"
-	case int, int32, int64, float32, float64, json.Number:
-		return "number"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // Empty reports whether the object carried no managedFields at all, e.g. it

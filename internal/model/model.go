@@ -50,16 +50,12 @@ func (r ResourceID) String() string {
 
 // Less orders resources by namespace, group, kind, name for stable output.
 func (r ResourceID) Less(o ResourceID) bool {
-	if r.Namespace != o.Namespace {
-		return r.Namespace < o.Namespace
-	}
-	if r.Group != o.Group {
-		return r.Group < o.Group
-	}
-	if r.Kind != o.Kind {
-		return r.Kind < o.Kind
-	}
-	return r.Name < o.Name
+	return cmp.Or(
+		cmp.Compare(r.Namespace, o.Namespace),
+		cmp.Compare(r.Group, o.Group),
+		cmp.Compare(r.Kind, o.Kind),
+		cmp.Compare(r.Name, o.Name),
+	) < 0
 }
 
 // Owner is the engine object that reconciles a resource.

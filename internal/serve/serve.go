@@ -156,26 +156,20 @@ func New(opts Options) (*Server, error) {
 		// Until the first event: the start.
 		lastChange: opts.Now(),
 	}
-	s.reverts = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: MetricReverts,
-		Help: "Writes by a GitOps engine that put Git's value back over another manager's different value, seen by serve.",
-	}, []string{"namespace", "kind", "engine", "manager"})
-	s.events = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: MetricEvents,
-		Help: "Objects re-explained after an informer event, by kind.",
-	}, []string{"kind"})
-	s.errs = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: MetricExplainErrors,
-		Help: "Objects whose drift could not be explained (unparsable managedFields).",
-	})
-	s.watchErr = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: MetricWatchErrors,
-		Help: "Failed LISTs and WATCHes of the informers, by kind; client-go re-lists and retries.",
-	}, []string{"kind"})
-	s.reloads = prometheus.NewCounter(prometheus.CounterOpts{
-		Name: MetricReloads,
-		Help: "Rebuilds of the engines' adapters after a settings object they read (argocd-cm...) changed.",
-	})
+	// The metrics serve exports: a name, its help and, for a vector, its
+	// labels.
+	counter := func(name, help string) prometheus.Counter {
+		return prometheus.NewCounter(prometheus.CounterOpts{Name: name, Help: help})
+	}
+	counterVec := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	}
+	s.reverts = counterVec(MetricReverts, "Writes by a GitOps engine that put Git's value back over another manager's different value, seen by serve.",
+		"namespace", "kind", "engine", "manager")
+	s.events = counterVec(MetricEvents, "Objects re-explained after an informer event, by kind.", "kind")
+	s.errs = counter(MetricExplainErrors, "Objects whose drift could not be explained (unparsable managedFields).")
+	s.watchErr = counterVec(MetricWatchErrors, "Failed LISTs and WATCHes of the informers, by kind; client-go re-lists and retries.", "kind")
+	s.reloads = counter(MetricReloads, "Rebuilds of the engines' adapters after a settings object they read (argocd-cm...) changed.")
 	s.pipe.Store(&Pipeline{Explain: opts.Explain, Owned: opts.Owned, Culprit: opts.Culprit})
 	s.registry.MustRegister(s.reverts, s.events, s.errs, s.watchErr, s.reloads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

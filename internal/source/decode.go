@@ -21,6 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
@@ -319,7 +320,7 @@ func documentsOf(v any, file string, line, index int, n *yaml.Node) ([]Document,
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, docErr(line, fmt.Errorf("document is a %s, not a Kubernetes object", kindName(v)))
+		return nil, docErr(line, fmt.Errorf("document is a %s, not a Kubernetes object", model.ValueKind(v, "mapping", "sequence")))
 	}
 	if err := checkObject(m); err != nil {
 		return nil, docErr(line, err)
@@ -345,7 +346,7 @@ func documentsOf(v any, file string, line, index int, n *yaml.Node) ([]Document,
 		}
 		im, ok := it.(map[string]any)
 		if !ok {
-			errs = append(errs, docErr(line, fmt.Errorf("items[%d] is a %s, not a Kubernetes object", i, kindName(it))))
+			errs = append(errs, docErr(line, fmt.Errorf("items[%d] is a %s, not a Kubernetes object", i, model.ValueKind(it, "mapping", "sequence"))))
 			continue
 		}
 		if err := checkObject(im); err != nil {
@@ -393,28 +394,10 @@ func checkObject(m map[string]any) error {
 	}
 	if md, ok := m["metadata"]; ok && md != nil {
 		if _, ok := md.(map[string]any); !ok {
-			return fmt.Errorf("metadata is a %s, not an object", kindName(md))
+			return fmt.Errorf("metadata is a %s, not an object", model.ValueKind(md, "mapping", "sequence"))
 		}
 	}
 	return nil
-}
-
-func kindName(v any) string {
-	switch v.(type) {
-	case map[string]any:
-		return "mapping"
-	case []any:
-		return "sequence"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case int64, float64:
-		return "number"
-	case nil:
-		return "null"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // posError carries the line of the node a conversion error is about.
@@ -531,7 +514,7 @@ func (c *converter) mapping(n *yaml.Node, depth int) (any, error) {
 			}
 			m, ok := v.(map[string]any)
 			if !ok {
-				return nil, c.fail(s, "merge key (<<) needs a mapping, got a %s", kindName(v))
+				return nil, c.fail(s, "merge key (<<) needs a mapping, got a %s", model.ValueKind(v, "mapping", "sequence"))
 			}
 			for k, x := range m {
 				if _, has := out[k]; !has {

@@ -107,31 +107,38 @@ func applyBuildOptions(k *krusty.Options, opts string) error {
 			}
 			return ""
 		}
+		var err error
 		switch name {
 		case "--load-restrictor", "--load_restrictor":
-			switch v := next(); v {
-			case "LoadRestrictionsNone":
-				k.LoadRestrictions = kustypes.LoadRestrictionsNone
-			case "LoadRestrictionsRootOnly":
-				k.LoadRestrictions = kustypes.LoadRestrictionsRootOnly
-			default:
-				return fmt.Errorf("argocd-cm kustomize.buildOptions: --load-restrictor %q is not a load restrictor", v)
-			}
+			err = choice(&k.LoadRestrictions, "--load-restrictor", next(), "a load restrictor", map[string]kustypes.LoadRestrictions{
+				"LoadRestrictionsNone":     kustypes.LoadRestrictionsNone,
+				"LoadRestrictionsRootOnly": kustypes.LoadRestrictionsRootOnly,
+			})
 		case "--reorder":
-			switch v := next(); v {
-			case "legacy":
-				k.Reorder = krusty.ReorderOptionLegacy
-			case "none":
-				k.Reorder = krusty.ReorderOptionNone
-			default:
-				return fmt.Errorf("argocd-cm kustomize.buildOptions: --reorder %q is not legacy or none", v)
-			}
+			err = choice(&k.Reorder, "--reorder", next(), "legacy or none", map[string]krusty.ReorderOption{
+				"legacy": krusty.ReorderOptionLegacy,
+				"none":   krusty.ReorderOptionNone,
+			})
 		case "--enable-helm", "--enable-alpha-plugins", "--enable-exec", "--enable-star", "--network", "--mount":
-			return fmt.Errorf("argocd-cm kustomize.buildOptions %s: %w (it runs programs or reaches the network)", name, ErrUnsupported)
+			err = fmt.Errorf("argocd-cm kustomize.buildOptions %s: %w (it runs programs or reaches the network)", name, ErrUnsupported)
 		default:
-			return fmt.Errorf("argocd-cm kustomize.buildOptions %s: %w", name, ErrUnsupported)
+			err = fmt.Errorf("argocd-cm kustomize.buildOptions %s: %w", name, ErrUnsupported)
+		}
+		if err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// choice sets *dst to the option an enum flag's value names; what names
+// the accepted values in the error.
+func choice[T any](dst *T, flag, v, what string, options map[string]T) error {
+	o, ok := options[v]
+	if !ok {
+		return fmt.Errorf("argocd-cm kustomize.buildOptions: %s %q is not %s", flag, v, what)
+	}
+	*dst = o
 	return nil
 }
 

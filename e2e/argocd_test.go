@@ -73,7 +73,7 @@ func argoWeb(ns, tracking string) string {
 
 func argoVerdictOf(d model.FieldDrift) *model.Verdict {
 	for i := range d.Verdicts {
-		if d.Verdicts[i].Engine == model.EngineArgoCD {
+		if d.Verdicts[i].Engine == model.Engine("argocd") {
 			return &d.Verdicts[i]
 		}
 	}
@@ -121,7 +121,7 @@ ignoreDifferences:
 
 	var owner *model.Owner
 	for i := range r.Owners {
-		if r.Owners[i].Engine == model.EngineArgoCD {
+		if r.Owners[i].Engine == model.Engine("argocd") {
 			owner = &r.Owners[i]
 		}
 	}
@@ -165,7 +165,7 @@ ignoreDifferences:
 	var why *model.Note
 	for i := range r.Notes {
 		n := &r.Notes[i]
-		if n.Engine == model.EngineArgoCD && n.Reason == "group-mismatch" {
+		if n.Engine == model.Engine("argocd") && n.Reason == "group-mismatch" {
 			why = n
 		}
 	}
@@ -228,7 +228,7 @@ data:
 	r := explainJSON(t, 1, "deploy/web", "-n", ns, "-f", writeFile(t, "web.yaml", manifest), "--engine", "argocd", "--argocd-namespace", ctrl)
 	reasons := map[string]bool{}
 	for _, n := range r.Notes {
-		if n.Engine == model.EngineArgoCD {
+		if n.Engine == model.Engine("argocd") {
 			reasons[n.Reason] = true
 		}
 	}
@@ -264,7 +264,7 @@ func TestArgoCDServerSideDiff(t *testing.T) {
 
 	hasNote := func(r model.Report, reason string) bool {
 		for _, n := range r.Notes {
-			if n.Engine == model.EngineArgoCD && n.Reason == reason {
+			if n.Engine == model.Engine("argocd") && n.Reason == reason {
 				return true
 			}
 		}

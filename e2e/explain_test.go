@@ -479,7 +479,7 @@ func assertOwnerNotFound(t *testing.T, r model.Report) {
 	}
 	for _, d := range r.Drifts {
 		for _, v := range d.Verdicts {
-			if v.Engine == model.EngineFlux && (v.Kind != model.NotApplied || !strings.Contains(v.Reason, "owner not found")) {
+			if v.Engine == model.Engine("flux") && (v.Kind != model.NotApplied || !strings.Contains(v.Reason, "owner not found")) {
 				t.Errorf("%s: %s %q, want not-applied: owner not found", d.Path, v.Kind, v.Reason)
 			}
 		}

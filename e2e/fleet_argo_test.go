@@ -228,7 +228,7 @@ data:
 		same, _ := explain(a.Kubeconfig, deploy)
 		got, _ := explain(kc, deploy, "--context", "spoke-a", "--engine-context", "argo-hub")
 		reports[role] = got
-		o := ownerOf(got, model.EngineArgoCD)
+		o := ownerOf(got, model.Engine("argocd"))
 		if o == nil || o.Namespace != a.Namespace || o.Name != apps[role+"/spoke"] || !o.Found || o.SelfHeal != (role == "heal") {
 			t.Fatalf("%s: owner on the spoke = %+v, want the hub's Application %s/%s, found, self-heal %v", deploy, o, a.Namespace, apps[role+"/spoke"], role == "heal")
 		}
@@ -240,16 +240,16 @@ data:
 				t.Fatalf("a note shows the cluster Secret's token: %s", n.Message)
 			}
 		}
-		want, have := verdictKinds(same, model.EngineArgoCD), verdictKinds(got, model.EngineArgoCD)
+		want, have := verdictKinds(same, model.Engine("argocd")), verdictKinds(got, model.Engine("argocd"))
 		if len(want) < 4 || !reflect.DeepEqual(want, have) {
 			t.Errorf("%s: verdicts on the spoke %v, same-cluster %v (want the same, for the drifted fields)", deploy, have, want)
 		}
 		t.Logf("%s on the spoke: %v", deploy, have)
 	}
-	if v := verdictKinds(reports["heal"], model.EngineArgoCD); v[".spec.template.spec.containers[name=app].image"] != model.Reverted || v[".spec.replicas"] != model.Ignored {
+	if v := verdictKinds(reports["heal"], model.Engine("argocd")); v[".spec.template.spec.containers[name=app].image"] != model.Reverted || v[".spec.replicas"] != model.Ignored {
 		t.Errorf("web-heal: %v, want the app image reverted (the extensions rule does not match) and replicas ignored", v)
 	}
-	if v := verdictKinds(reports["keep"], model.EngineArgoCD); v[".spec.template.spec.containers[name=app].image"] != model.Reported {
+	if v := verdictKinds(reports["keep"], model.Engine("argocd")); v[".spec.template.spec.containers[name=app].image"] != model.Reported {
 		t.Errorf("web-keep: %v, want the app image reported (no self-heal)", v)
 	}
 
@@ -275,14 +275,14 @@ data:
 			t.Errorf("scan does not list web-%s: %s", role, res.Stdout)
 			continue
 		}
-		if o := ownerOf(it, model.EngineArgoCD); o == nil || o.Name != apps[role+"/spoke"] || !o.Found {
+		if o := ownerOf(it, model.Engine("argocd")); o == nil || o.Name != apps[role+"/spoke"] || !o.Found {
 			t.Errorf("scan: web-%s owner %+v, want %s", role, o, apps[role+"/spoke"])
 		}
 		// scan has no desired file: it says what explain without -f says
 		// on the spoke (the same pipeline, the hub's Application).
 		noFile, _ := explain(kc, "web-"+role, "--no-file", "--context", "spoke-a", "--engine-context", "argo-hub")
 		noFileReports[role] = noFile
-		if want, have := verdictKinds(noFile, model.EngineArgoCD), verdictKinds(it, model.EngineArgoCD); len(want) == 0 || !reflect.DeepEqual(want, have) {
+		if want, have := verdictKinds(noFile, model.Engine("argocd")), verdictKinds(it, model.Engine("argocd")); len(want) == 0 || !reflect.DeepEqual(want, have) {
 			t.Errorf("scan: web-%s verdicts %v, explain without -f %v", role, have, want)
 		}
 	}
@@ -301,7 +301,7 @@ data:
 	strayRes := run("--context", "spoke-a", "explain", "configmap/stray", "-n", ns, "--engine", "argocd", "--argocd-namespace", a.Namespace, "--engine-context", "argo-hub", "-o", "json")
 	var strayRep model.Report
 	DecodeJSON(t, strayRes.Stdout, &strayRep)
-	if o := ownerOf(strayRep, model.EngineArgoCD); o != nil {
+	if o := ownerOf(strayRep, model.Engine("argocd")); o != nil {
 		t.Errorf("explain stray: owner %+v, want none (its Application deploys to the hub)", o)
 	}
 	if n := noteWith(strayRep, "destination-mismatch"); n == nil || !strings.Contains(n.Message, apps["keep/here"]) {

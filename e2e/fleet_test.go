@@ -362,11 +362,11 @@ spec:
 	ref := f.explainIn(t, 1, "--context", "hub", "deploy/web", "-n", ns, "-f", desiredHub, "--engine", "argocd", "--argocd-namespace", ctrl)
 	got := f.explainIn(t, 1, "--context", "spoke-a", "deploy/web", "-n", ns, "-f", desiredSpoke, "--engine", "argocd", "--argocd-namespace", ctrl, "--engine-context", "hub")
 
-	if o := ownerOf(got, model.EngineArgoCD); o == nil || o.Namespace != ctrl || o.Name != "shop" || !o.Found || !o.SelfHeal {
+	if o := ownerOf(got, model.Engine("argocd")); o == nil || o.Namespace != ctrl || o.Name != "shop" || !o.Found || !o.SelfHeal {
 		t.Fatalf("owner on the spoke = %+v, want the hub's Application %s/shop, found, self-heal", o, ctrl)
 	}
-	want := verdictKinds(ref, model.EngineArgoCD)
-	have := verdictKinds(got, model.EngineArgoCD)
+	want := verdictKinds(ref, model.Engine("argocd"))
+	have := verdictKinds(got, model.Engine("argocd"))
 	if len(want) < 4 {
 		t.Fatalf("same-cluster reference has %d Argo CD verdicts, want the 4 drifted fields: %v", len(want), want)
 	}
@@ -397,7 +397,7 @@ spec:
 	// Without --engine-context the spoke has no Application: the problem
 	// the flag solves.
 	alone := f.explainAny(t, "--context", "spoke-a", "deploy/web", "-n", ns, "-f", desiredSpoke, "--engine", "argocd", "--argocd-namespace", ctrl)
-	if o := ownerOf(alone, model.EngineArgoCD); o != nil && o.Found {
+	if o := ownerOf(alone, model.Engine("argocd")); o != nil && o.Found {
 		t.Errorf("on the spoke alone the Application was found: %+v", o)
 	}
 
@@ -465,7 +465,7 @@ data:
 
 	ref := f.explainIn(t, 1, "--context", "hub", "deploy/web", "-n", ns, "-f", desiredHub, "--engine", "flux")
 	got := f.explainIn(t, 1, "--context", "spoke-b", "deploy/web", "-n", ns, "-f", desiredSpoke, "--engine", "flux", "--engine-context", "hub")
-	if o := ownerOf(got, model.EngineFlux); o == nil || o.Namespace != mgmt || o.Name != "apps-remote" || !o.Found {
+	if o := ownerOf(got, model.Engine("flux")); o == nil || o.Namespace != mgmt || o.Name != "apps-remote" || !o.Found {
 		t.Fatalf("owner on spoke-b = %+v, want the hub's Kustomization %s/apps-remote, found", o, mgmt)
 	}
 	n := noteWith(got, "remote-owner")
@@ -477,14 +477,14 @@ data:
 			t.Fatalf("a note shows the kubeconfig Secret's token: %s", n.Message)
 		}
 	}
-	want, have := verdictKinds(ref, model.EngineFlux), verdictKinds(got, model.EngineFlux)
+	want, have := verdictKinds(ref, model.Engine("flux")), verdictKinds(got, model.Engine("flux"))
 	if len(want) == 0 || fmt.Sprint(want) != fmt.Sprint(have) {
 		t.Errorf("Flux verdicts on spoke-b %v, same-cluster %v", have, want)
 	}
 
 	// Without --engine-context the owner is not on spoke-b.
 	alone := f.explainAny(t, "--context", "spoke-b", "deploy/web", "-n", ns, "-f", desiredSpoke, "--engine", "flux")
-	if o := ownerOf(alone, model.EngineFlux); o != nil && o.Found {
+	if o := ownerOf(alone, model.Engine("flux")); o != nil && o.Found {
 		t.Errorf("on spoke-b alone the Kustomization was found: %+v", o)
 	}
 	// A Kustomization without kubeConfig does not apply to spoke-b.
@@ -620,13 +620,13 @@ data:
 	f.kubectl(t, "spoke-b", RunOpts{}, "-n", ns, "scale", "deployment/web", "--replicas=5")
 	desired := writeFile(t, "web-remote.yaml", manifest)
 	r := f.explainIn(t, 1, "--context", "spoke-b", "deploy/web", "-n", ns, "-f", desired, "--engine", "flux", "--engine-kubeconfig", l.kubeconfig)
-	if o := ownerOf(r, model.EngineFlux); o == nil || o.Namespace != mgmt || o.Name != "apps" || !o.Found {
+	if o := ownerOf(r, model.Engine("flux")); o == nil || o.Namespace != mgmt || o.Name != "apps" || !o.Found {
 		t.Fatalf("owner = %+v, want the management cluster's Kustomization %s/apps, found", o, mgmt)
 	}
 	if n := noteWith(r, "remote-owner"); n == nil || !strings.Contains(n.Message, spoke.server) {
 		t.Errorf("no note tying the Kustomization's kubeConfig to spoke-b: %+v", r.Notes)
 	}
-	v := verdictKinds(r, model.EngineFlux)[".spec.replicas"]
+	v := verdictKinds(r, model.Engine("flux"))[".spec.replicas"]
 	if v != model.Reverted {
 		t.Fatalf(".spec.replicas verdict %q, want reverted", v)
 	}

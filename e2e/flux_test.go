@@ -225,7 +225,7 @@ func (s *fluxSetup) fluxReport(t *testing.T, kind, name string) model.Report {
 
 func fluxVerdict(d model.FieldDrift) *model.Verdict {
 	for i := range d.Verdicts {
-		if d.Verdicts[i].Engine == model.EngineFlux {
+		if d.Verdicts[i].Engine == model.Engine("flux") {
 			return &d.Verdicts[i]
 		}
 	}

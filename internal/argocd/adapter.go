@@ -179,7 +179,7 @@ func New(opts Options) (*Adapter, error) {
 		for _, s := range a.instances {
 			files = append(files, s.Source.Object+" ("+s.Source.File+")")
 		}
-		a.loadNotes = append(a.loadNotes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "several-instances",
+		a.loadNotes = append(a.loadNotes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "several-instances",
 			Message: fmt.Sprintf("%d Argo CD settings (argocd-cm) read: %s; objects are judged with the last one, %s: give the files of one Argo CD instance to judge with another",
 				len(a.instances), strings.Join(files, ", "), files[len(files)-1])})
 	}
@@ -195,7 +195,7 @@ func New(opts Options) (*Adapter, error) {
 			}
 			for _, sk := range skipped {
 				o := as.src.origin("spec.generators", "/spec/generators")
-				a.loadNotes = append(a.loadNotes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Rule: &o, Reason: "appset-not-expanded",
+				a.loadNotes = append(a.loadNotes, model.Note{Engine: Engine, Level: model.NoteWarning, Rule: &o, Reason: "appset-not-expanded",
 					Message: fmt.Sprintf("%s: %s, so it is not expanded offline: the Applications it generates are unknown here and the template's ignoreDifferences are not applied to their objects", as.src.Object, sk)})
 			}
 		}
@@ -213,7 +213,7 @@ func (a *Adapter) FileNotes() []model.Note {
 
 func fileNote(src cmSource, reason string, err error) model.Note {
 	o := src.origin("", "")
-	return model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Rule: &o, Reason: reason, Message: err.Error()}
+	return model.Note{Engine: Engine, Level: model.NoteError, Rule: &o, Reason: reason, Message: err.Error()}
 }
 
 func nsName(ns, name string) string {
@@ -276,7 +276,7 @@ func decodeAppSetTemplate(u *unstructured.Unstructured) (*Application, error) {
 }
 
 // Engine implements model.Adapter.
-func (a *Adapter) Engine() model.Engine { return model.EngineArgoCD }
+func (a *Adapter) Engine() model.Engine { return Engine }
 
 // Load reads the cluster's Argo CD settings and Applications now (Judge,
 // Rules and Normalize do it on first use). Call it before Owner when the
@@ -297,7 +297,7 @@ func (a *Adapter) load(ctx context.Context) {
 	if a.opts.ArgoDiff.configured() {
 		mr, err := a.opts.ArgoDiff.load(ctx, a.apps)
 		if err != nil {
-			a.loadNotes = append(a.loadNotes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "argocd-diff", Message: err.Error()})
+			a.loadNotes = append(a.loadNotes, model.Note{Engine: Engine, Level: model.NoteError, Reason: "argocd-diff", Message: err.Error()})
 		}
 		a.managed = mr
 	}
@@ -311,7 +311,7 @@ func (a *Adapter) load(ctx context.Context) {
 		if apierrors.IsForbidden(err) {
 			msg = fmt.Sprintf("not allowed to read %s (Forbidden): Argo CD settings from it are unknown here", what)
 		}
-		a.loadNotes = append(a.loadNotes, model.Note{Engine: model.EngineArgoCD, Level: level, Reason: "read-failed", Message: msg})
+		a.loadNotes = append(a.loadNotes, model.Note{Engine: Engine, Level: level, Reason: "read-failed", Message: msg})
 	}
 	if !a.cmFromFile {
 		cm, err := r.Get(ctx, configMapGVK, a.opts.Namespace, cmName)
@@ -360,7 +360,7 @@ func (a *Adapter) load(ctx context.Context) {
 		}
 		app, err := decodeApplication(u)
 		if err != nil {
-			a.loadNotes = append(a.loadNotes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "invalid-application", Message: err.Error()})
+			a.loadNotes = append(a.loadNotes, model.Note{Engine: Engine, Level: model.NoteError, Reason: "invalid-application", Message: err.Error()})
 			continue
 		}
 		a.apps[key] = &appEntry{app: app, src: cmSource{Object: "Application " + key}}
@@ -415,7 +415,7 @@ func (a *Adapter) trackedOwner(obj *unstructured.Unstructured) *model.Owner {
 		return nil
 	}
 	ns, name := a.splitInstanceName(ref.App)
-	o := &model.Owner{Engine: model.EngineArgoCD, Kind: "Application", Namespace: ns, Name: name, Via: ref.Via}
+	o := &model.Owner{Engine: Engine, Kind: "Application", Namespace: ns, Name: name, Via: ref.Via}
 	if e := a.appByKey(ns + "/" + name); e != nil {
 		o.Found = true
 		o.AutoSync = e.app.AutoSync()
@@ -562,7 +562,7 @@ func rulesOfSettings(s *Settings) []model.Rule {
 		out = append(out, r.toModel())
 	}
 	for _, k := range s.Known {
-		mr := model.Rule{Engine: model.EngineArgoCD, Type: RuleKnownTypeFields, Origin: k.Origin,
+		mr := model.Rule{Engine: Engine, Type: RuleKnownTypeFields, Origin: k.Origin,
 			Target: model.Selector{Group: k.Group, Kind: k.Kind, Syntax: model.MatchGlob}, Scope: model.ScopeDiff,
 			JSONPointers: []string{"/" + strings.ReplaceAll(k.Field, ".", "/")}, Value: k.Type}
 		if knownTypeConstructor(k.Type) == nil {
@@ -577,7 +577,7 @@ func rulesOfSettings(s *Settings) []model.Rule {
 		if n.Level != model.NoteError || n.Rule == nil {
 			continue
 		}
-		out = append(out, model.Rule{Engine: model.EngineArgoCD, Type: RuleIgnoreDifferences, Origin: *n.Rule, Scope: model.ScopeDiff, Error: n.Message})
+		out = append(out, model.Rule{Engine: Engine, Type: RuleIgnoreDifferences, Origin: *n.Rule, Scope: model.ScopeDiff, Error: n.Message})
 	}
 	return out
 }
@@ -594,7 +594,7 @@ func filterRules(f filterRule, scope model.Scope) []model.Rule {
 	var out []model.Rule
 	for _, g := range groups {
 		for _, k := range kinds {
-			r := model.Rule{Engine: model.EngineArgoCD, Type: RuleResourceExclusion, Origin: f.Origin,
+			r := model.Rule{Engine: Engine, Type: RuleResourceExclusion, Origin: f.Origin,
 				Target: model.Selector{Group: g, Kind: k, Syntax: model.MatchGlob}, WholeResource: true, Scope: scope}
 			if len(f.Clusters) > 0 {
 				r.Value = "clusters=" + strings.Join(f.Clusters, ",")

@@ -10,11 +10,11 @@ import (
 // (reverted under selfHeal), what it does not show is left alone, and a
 // rule our computation named stays named.
 func TestApplyArgoDiff(t *testing.T) {
-	ignored := model.Verdict{Engine: model.EngineArgoCD, Kind: model.Ignored, Reason: "ignored by rule", Rule: &model.Origin{Object: "Application argocd/shop"}}
+	ignored := model.Verdict{Engine: Engine, Kind: model.Ignored, Reason: "ignored by rule", Rule: &model.Origin{Object: "Application argocd/shop"}}
 	rep := &model.Report{Drifts: []model.FieldDrift{
 		{Path: "/spec/replicas", Verdicts: []model.Verdict{ignored}},
-		{Path: "/spec/template/spec/containers/0/image", Verdicts: []model.Verdict{{Engine: model.EngineArgoCD, Kind: model.LeftAlone, Reason: "local"}}},
-		{Path: "/metadata/labels/hotfix", Verdicts: []model.Verdict{{Engine: model.EngineArgoCD, Kind: model.Reported, Reason: "local"}}},
+		{Path: "/spec/template/spec/containers/0/image", Verdicts: []model.Verdict{{Engine: Engine, Kind: model.LeftAlone, Reason: "local"}}},
+		{Path: "/metadata/labels/hotfix", Verdicts: []model.Verdict{{Engine: Engine, Kind: model.Reported, Reason: "local"}}},
 		// A list item edited in place: two drifts at one path.
 		{Path: "/spec/ports/0", Change: model.Removed},
 		{Path: "/spec/ports/0", Change: model.Added},
@@ -27,12 +27,12 @@ func TestApplyArgoDiff(t *testing.T) {
 	applyArgoDiff(rep, api, app)
 	want := []model.VerdictKind{model.Ignored, model.Reverted, model.LeftAlone, model.Reverted, model.Reverted, model.Ignored}
 	for i, d := range rep.Drifts {
-		v := verdictOf(d, model.EngineArgoCD)
+		v := verdictOf(d, Engine)
 		if v == nil || v.Kind != want[i] {
 			t.Errorf("%s (%d): verdict %+v, want %s", d.Path, i, v, want[i])
 		}
 	}
-	if v := verdictOf(rep.Drifts[0], model.EngineArgoCD); v.Rule == nil {
+	if v := verdictOf(rep.Drifts[0], Engine); v.Rule == nil {
 		t.Error("the rule that hid /spec/replicas was dropped")
 	}
 }

@@ -155,7 +155,7 @@ func translate(src compare.Source) compare.Translation {
 	}
 	for _, sel := range at.Selectors {
 		tr.To = append(tr.To, model.Rule{
-			Engine: model.EngineArgoCD, Type: RuleIgnoreDifferences,
+			Engine: Engine, Type: RuleIgnoreDifferences,
 			Target: sel, JSONPointers: ptrs, Scope: model.ScopeDiff,
 		})
 	}

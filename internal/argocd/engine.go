@@ -22,7 +22,7 @@ func init() { engine.Register(Descriptor()) }
 // Descriptor describes Argo CD to the engine registry.
 func Descriptor() engine.Descriptor {
 	return engine.Descriptor{
-		Name:               model.EngineArgoCD,
+		Name:               Engine,
 		Title:              "Argo CD",
 		RuleObjects:        "Argo CD Application/argocd-cm",
 		OwnershipRules:     "Argo CD managedFieldsManagers",
@@ -33,6 +33,8 @@ func Descriptor() engine.Descriptor {
 		OwnerLabels:        []string{DefaultInstanceLabelKey},
 		RulesFromDocuments: RulesFromDocuments,
 		Compare:            CompareSemantics(),
+		Suggest:            SuggestSemantics(),
+		Host:               "argocd",
 		Audit:              AuditSemantics(),
 		// An ignoreResourceUpdates customization is modelled as a
 		// refresh-scoped ignoreDifferences rule, but listing it as
@@ -82,6 +84,14 @@ func renderTracking(data map[string]string) argorender.Tracking {
 	s := ParseSettings(data, cmSource{})
 	return argorender.Tracking{Method: s.TrackingMethod, LabelKey: s.InstanceLabelKey, InstallationID: data["installationID"]}
 }
+
+// Engine is Argo CD's name: the --engine value and the engine of its
+// verdicts, rules and notes.
+const Engine model.Engine = "argocd"
+
+// SourceAPI is a desired state read from Argo CD's API (the
+// managed-resources target state), as a report's desiredSource names it.
+const SourceAPI model.DesiredSource = "argocd-api"
 
 // Group is the API group of Argo CD's own kinds.
 const Group = "argoproj.io"
@@ -217,7 +227,7 @@ func newForCommand(ctx context.Context, cfg engine.Config) (model.Adapter, []mod
 	if cfg.Schema != nil && cfg.Live != nil && a.Owner(cfg.Live) != nil {
 		parser, perr := cfg.Schema()
 		if perr != nil {
-			notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-schema",
+			notes = append(notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "no-schema",
 				Message: "cannot read the cluster's OpenAPI schema, managedFieldsManagers rules run on a deduced schema: " + perr.Error()})
 		} else {
 			a.SetGVKParser(parser)
@@ -241,7 +251,7 @@ func forScan(ctx context.Context, opts Options, cfg engine.Config) (model.Adapte
 	}
 	parser, perr := cfg.Schema()
 	if perr != nil {
-		return a, append(scanRemote(ctx, a, cfg), model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-schema",
+		return a, append(scanRemote(ctx, a, cfg), model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "no-schema",
 			Message: "cannot read the cluster's OpenAPI schema: Argo CD managedFieldsManagers rules run on a deduced schema: " + perr.Error()}), nil
 	}
 	opts.GVKParser = parser

@@ -167,7 +167,7 @@ type remoteState struct {
 func (a *Adapter) setRemote(ctx context.Context, rm *engine.Remote) []model.Note {
 	var notes []model.Note
 	note := func(level model.NoteLevel, reason, format string, args ...any) {
-		notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: level, Reason: reason, Message: fmt.Sprintf(format, args...)})
+		notes = append(notes, model.Note{Engine: Engine, Level: level, Reason: reason, Message: fmt.Sprintf(format, args...)})
 	}
 	if ctxs := rm.Contexts[rm.LiveServer]; len(ctxs) > 1 {
 		note(model.NoteWarning, "same-server-contexts",
@@ -302,7 +302,7 @@ func remoteNotes(ctx context.Context, a *Adapter, obj *unstructured.Unstructured
 	rs.dest[key] = d
 	rs.mu.Unlock()
 	note := func(level model.NoteLevel, reason, format string, args ...any) []model.Note {
-		return []model.Note{{Engine: model.EngineArgoCD, Level: level, Reason: reason, Message: fmt.Sprintf(format, args...)}}
+		return []model.Note{{Engine: Engine, Level: level, Reason: reason, Message: fmt.Sprintf(format, args...)}}
 	}
 	rm := rs.hub.rm
 	switch d.where {

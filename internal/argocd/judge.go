@@ -37,7 +37,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			if parseTrackingID(v) == nil {
 				msg = fmt.Sprintf("annotation %s=%q is not <app>:<group>/<kind>:<namespace>/<name>: Argo CD ignores it", AnnotationTrackingID, v)
 			}
-			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "tracking-mismatch", Message: msg})
+			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "tracking-mismatch", Message: msg})
 		}
 		return nil
 	}
@@ -55,12 +55,12 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			// (or copied): no controller syncs this object.
 			owner.Missing = true
 			msg := fmt.Sprintf("Application %s/%s named by the %s does not exist: nothing reconciles this object, so no drift is reverted", owner.Namespace, owner.Name, owner.Via)
-			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "owner-not-found", Message: msg})
+			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "owner-not-found", Message: msg})
 			if !hasOwner(rep, *owner) {
 				rep.Owners = append(rep.Owners, *owner)
 			}
 			for i := range rep.Drifts {
-				rep.AddVerdict(rep.Drifts[i].Path, model.Verdict{Engine: model.EngineArgoCD, Kind: model.NotApplied,
+				rep.AddVerdict(rep.Drifts[i].Path, model.Verdict{Engine: Engine, Kind: model.NotApplied,
 					Reason: fmt.Sprintf("Application %s/%s does not exist: nothing reconciles this object", owner.Namespace, owner.Name)})
 			}
 			return nil
@@ -69,7 +69,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if e != nil {
 		app, appSrc = e.app, e.src
 	} else {
-		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "application-unknown",
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "application-unknown",
 			Message: fmt.Sprintf("Application %s/%s (from %s) could not be read: its ignoreDifferences and sync policy are unknown, argocd-cm rules only", owner.Namespace, owner.Name, owner.Via)})
 	}
 	if !hasOwner(rep, *owner) {
@@ -80,7 +80,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if f, ok := s.excluded(gvk.Group, gvk.Kind, a.opts.Cluster); ok {
 		o := f.Origin
 		for i := range rep.Drifts {
-			rep.Drifts[i].SetVerdict(model.Verdict{Engine: model.EngineArgoCD, Kind: model.Excluded, Rule: originPtr(o),
+			rep.Drifts[i].SetVerdict(model.Verdict{Engine: Engine, Kind: model.Excluded, Rule: originPtr(o),
 				Reason: "resource kind excluded by " + o.String() + ": Argo CD does not watch it at all"})
 		}
 		return nil
@@ -91,15 +91,15 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	cfg.dryRun, cfg.ctx = a.opts.DryRun, ctx
 	if cfg.serverSide && cfg.dryRun == nil {
 		cfg.serverSide = false
-		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "server-side-diff",
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "server-side-diff",
 			Message: "Argo CD compares this Application with a server-side apply dry-run (server-side diff); without --server-dry-run the verdicts come from the client-side diff, which may differ for defaulted or webhook-mutated fields"})
 	}
 	if err := cfg.fatal(); err != nil {
-		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "comparison-error",
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Reason: "comparison-error",
 			Message: "Argo CD itself cannot compare this Application (ComparisonError, sync status Unknown): " + err.Error() + "; the verdicts below evaluate the remaining rules"})
 	}
 	if len(live.GetManagedFields()) == 0 && cfg.hasManagerRules() {
-		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "no-managed-fields",
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "no-managed-fields",
 			Message: "the live object carries no managedFields (saved with kubectl get without --show-managed-fields?): every managedFieldsManagers rule does nothing, for Argo CD too"})
 	}
 
@@ -116,7 +116,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if given == nil {
 		if la := argoLastApplied(live); la != nil {
 			given, fromLastApplied = la, true
-			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "argocd-last-applied",
+			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteInfo, Reason: "argocd-last-applied",
 				Message: "verdicts compare with Argo CD's last sync (" + LastAppliedAnnotation + "), not Git: a commit Argo CD has not synced yet is not seen (-f/-k compares with Git)"})
 		}
 	}
@@ -133,7 +133,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if desired != nil {
 		dr, err := cfg.stateDiff(live, desired, res)
 		if err != nil {
-			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Reason: "diff-failed", Message: "Argo CD diff: " + err.Error()})
+			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Reason: "diff-failed", Message: "Argo CD diff: " + err.Error()})
 		} else {
 			modified = dr.Modified
 			diffMode = dr.Mode
@@ -143,7 +143,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 				rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(seen), live, dr.PredictedLive)...)
 			}
 			if dr.Fallback != "" && dr.Mode == "two-way" && strings.Contains(dr.Fallback, "failed") {
-				rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "three-way-fallback", Message: "Argo CD falls back to a 2-way diff: " + dr.Fallback})
+				rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "three-way-fallback", Message: "Argo CD falls back to a 2-way diff: " + dr.Fallback})
 			}
 		}
 	}
@@ -152,7 +152,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		d := &rep.Drifts[i]
 		if contains(trackingPaths, d.Path) {
 			o := model.Origin{Object: "Argo CD resource tracking", Field: "application.resourceTrackingMethod=" + trackingMethodName(s.TrackingMethod)}
-			d.SetVerdict(model.Verdict{Engine: model.EngineArgoCD, Kind: model.Ignored, Rule: &o,
+			d.SetVerdict(model.Verdict{Engine: Engine, Kind: model.Ignored, Rule: &o,
 				Reason: "tracking metadata Argo CD's controller adds to every resource it syncs; not in Git, never a difference"})
 			continue
 		}
@@ -164,7 +164,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 
 	// The object verdict is Argo CD's sync status: its own, read from the
 	// API, when there is one; else the status our diff computes.
-	st := model.ObjectStatus{Engine: model.EngineArgoCD, From: "computed"}
+	st := model.ObjectStatus{Engine: Engine, From: "computed"}
 	switch {
 	case api != nil:
 		st.Drift, st.From = api.item.Modified, api.from
@@ -173,7 +173,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		st.Drift = modified
 	default:
 		for _, d := range rep.Drifts {
-			if v := verdictOf(d, model.EngineArgoCD); v != nil && (v.Kind == model.Reported || v.Kind == model.Reverted) {
+			if v := verdictOf(d, Engine); v != nil && (v.Kind == model.Reported || v.Kind == model.Reverted) {
 				st.Drift = true
 			}
 		}
@@ -210,7 +210,7 @@ type argoAnswer struct {
 // not show is not (keeping the rule that hid it when ours found one).
 func applyArgoDiff(rep *model.Report, api *argoAnswer, app *Application) {
 	outOfSync := func() model.Verdict {
-		v := model.Verdict{Engine: model.EngineArgoCD, Kind: model.Reported, Reason: "OutOfSync in Argo CD's own diff (" + api.from + ")"}
+		v := model.Verdict{Engine: Engine, Kind: model.Reported, Reason: "OutOfSync in Argo CD's own diff (" + api.from + ")"}
 		if app != nil && app.SelfHeal() {
 			v.Kind = model.Reverted
 			v.Reason += "; automated sync with selfHeal reverts it on the next reconcile"
@@ -220,7 +220,7 @@ func applyArgoDiff(rep *model.Report, api *argoAnswer, app *Application) {
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		shown := anyCovers(api.paths, d.Path)
-		cur := verdictOf(*d, model.EngineArgoCD)
+		cur := verdictOf(*d, Engine)
 		counted := cur != nil && (cur.Kind == model.Reported || cur.Kind == model.Reverted)
 		switch {
 		case shown && !counted:
@@ -230,10 +230,10 @@ func applyArgoDiff(rep *model.Report, api *argoAnswer, app *Application) {
 			}
 			d.SetVerdict(v)
 		case !shown && counted:
-			d.SetVerdict(model.Verdict{Engine: model.EngineArgoCD, Kind: model.LeftAlone,
+			d.SetVerdict(model.Verdict{Engine: Engine, Kind: model.LeftAlone,
 				Reason: "not in Argo CD's own diff (" + api.from + "); the local computation said " + cur.Reason})
 		case !shown && cur == nil:
-			d.SetVerdict(model.Verdict{Engine: model.EngineArgoCD, Kind: model.LeftAlone,
+			d.SetVerdict(model.Verdict{Engine: Engine, Kind: model.LeftAlone,
 				Reason: "not in Argo CD's own diff (" + api.from + ")"})
 		}
 	}
@@ -254,7 +254,7 @@ func originPtr(o model.Origin) *model.Origin { return &o }
 // fromLastApplied: the desired state is the live object's
 // last-applied-configuration (inferred mode), not Git.
 func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, res *normResult, app *Application, haveDesired, modified bool, seen []string, mode string, fromLastApplied bool) model.Verdict {
-	v := model.Verdict{Engine: model.EngineArgoCD}
+	v := model.Verdict{Engine: Engine}
 	// Ignored: a rule removed the field (or an ancestor) before the diff.
 	for _, r := range cfg.rules {
 		e := res.effects[r]
@@ -513,7 +513,7 @@ func (c *compareConfig) whyNot(live *unstructured.Unstructured, res *normResult)
 	sort.Strings(managerNames)
 	var notes []model.Note
 	add := func(r *ignoreRule, level model.NoteLevel, reason, msg string) {
-		notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: level, Rule: originPtr(r.Origin), Reason: reason, Message: msg})
+		notes = append(notes, model.Note{Engine: Engine, Level: level, Rule: originPtr(r.Origin), Reason: reason, Message: msg})
 	}
 	for _, r := range c.rules {
 		if r.Type == RuleCompareOptions {
@@ -626,7 +626,7 @@ func (a *Adapter) argoAPINotes(ctx context.Context, live *unstructured.Unstructu
 		appNS := owner.Namespace
 		fetched, err := a.opts.ArgoDiff.fetch(ctx, appNS, owner.Name, &ResourceDiff{Group: gvk.Group, Kind: gvk.Kind, Namespace: live.GetNamespace(), Name: live.GetName()})
 		if err != nil {
-			return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api",
+			return []model.Note{{Engine: Engine, Level: model.NoteWarning, Reason: "argocd-api",
 				Message: oneLine(err.Error()) + "; verdicts computed locally"}}, nil
 		}
 		mr = fetched
@@ -640,17 +640,17 @@ func (a *Adapter) argoAPINotes(ctx context.Context, live *unstructured.Unstructu
 	// is no verdict (seen: sync Unknown, ComparisonError, items "Synced").
 	if a.opts.ArgoDiff.Server != "" {
 		if errs := a.opts.ArgoDiff.comparisonErrors(ctx, owner.Namespace, owner.Name); len(errs) > 0 {
-			return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-cannot-compare",
+			return []model.Note{{Engine: Engine, Level: model.NoteWarning, Reason: "argocd-cannot-compare",
 				Message: fmt.Sprintf("Argo CD cannot compare Application %s/%s (%s): it has no verdict on this object; verdicts computed locally", owner.Namespace, owner.Name, oneLine(strings.Join(errs, "; ")))}}, nil
 		}
 	}
 	if item == nil {
-		return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "argocd-api",
+		return []model.Note{{Engine: Engine, Level: model.NoteInfo, Reason: "argocd-api",
 			Message: fmt.Sprintf("Argo CD's managed resources (%s) do not list this object", mr.From)}}, nil
 	}
 	_, norm, pred, err := item.States()
 	if err != nil {
-		return []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api", Message: "Argo CD's diff could not be read: " + err.Error()}}, nil
+		return []model.Note{{Engine: Engine, Level: model.NoteWarning, Reason: "argocd-api", Message: "Argo CD's diff could not be read: " + err.Error()}}, nil
 	}
 	ans := &argoAnswer{item: item, from: mr.From}
 	status := "Synced"
@@ -667,9 +667,9 @@ func (a *Adapter) argoAPINotes(ctx context.Context, live *unstructured.Unstructu
 		// Created or deleted: the whole object.
 		ans.paths = []string{"/"}
 	}
-	notes := []model.Note{{Engine: model.EngineArgoCD, Level: model.NoteInfo, Reason: "argocd-api", Message: msg}}
+	notes := []model.Note{{Engine: Engine, Level: model.NoteInfo, Reason: "argocd-api", Message: msg}}
 	if haveDesired && item.Modified != ourModified {
-		notes = append(notes, model.Note{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "argocd-api-disagrees",
+		notes = append(notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "argocd-api-disagrees",
 			Message: fmt.Sprintf("Argo CD's own diff says modified=%v, ours says %v: Argo may compare another revision, or use server-side diff; Argo CD's answer is used", item.Modified, ourModified)})
 	}
 	return notes, ans
@@ -785,7 +785,7 @@ func syncReapplies(rep *model.Report, desired *unstructured.Unstructured, app *A
 	respect := app != nil && app.HasSyncOption("RespectIgnoreDifferences=true")
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
-		v := verdictOf(*d, model.EngineArgoCD)
+		v := verdictOf(*d, Engine)
 		if v == nil || v.Kind != model.Ignored || d.Change == model.Added || v.Rule == nil ||
 			strings.HasPrefix(v.Rule.Object, "Argo CD resource tracking") || strings.HasPrefix(d.Path, "/status") {
 			continue

@@ -33,7 +33,7 @@ func inferredReport(t *testing.T, dir string, mutateApp func(*unstructured.Unstr
 		t.Fatal(err)
 	}
 	rep, err := drift.Explain(context.Background(), drift.Request{
-		Live: readTestObject(t, filepath.Join(dir, "live.json")), Engine: string(model.EngineArgoCD), Adapters: []model.Adapter{a}})
+		Live: readTestObject(t, filepath.Join(dir, "live.json")), Engine: string(Engine), Adapters: []model.Adapter{a}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestJudgeInferredLastApplied(t *testing.T) {
 				got[d.Path] = true
 				w, ok := c.verdicts[d.Path]
 				if !ok {
-					t.Errorf("unexpected drift %s: %+v", d.Path, verdictOf(d, model.EngineArgoCD))
+					t.Errorf("unexpected drift %s: %+v", d.Path, verdictOf(d, Engine))
 					continue
 				}
 				v := argoVerdict(t, rep, d.Path)
@@ -189,7 +189,7 @@ func TestArgoLastAppliedOwner(t *testing.T) {
 
 func statusOf(t *testing.T, rep *model.Report) model.ObjectStatus {
 	t.Helper()
-	st, ok := rep.StatusOf(model.EngineArgoCD)
+	st, ok := rep.StatusOf(Engine)
 	if !ok {
 		t.Fatalf("no Argo CD status: %+v", rep)
 	}

@@ -66,7 +66,7 @@ func hasApp(in []Input) bool {
 
 func argoVerdict(t *testing.T, rep *model.Report, path string) model.Verdict {
 	t.Helper()
-	return testutil.Verdict(t, rep, path, model.EngineArgoCD)
+	return testutil.Verdict(t, rep, path, Engine)
 }
 
 var replicas = model.FieldDrift{Path: "/spec/replicas", Change: model.Changed, Desired: int64(2), Live: int64(5)}
@@ -294,7 +294,7 @@ func TestRulesHaveOrigins(t *testing.T) {
 	var fields []string
 	for _, r := range rules {
 		fields = append(fields, r.Origin.Object+" "+r.Origin.Field)
-		if r.Engine != model.EngineArgoCD || r.Origin.Object == "" {
+		if r.Engine != Engine || r.Origin.Object == "" {
 			t.Errorf("rule without engine/origin: %+v", r)
 		}
 	}

@@ -158,7 +158,7 @@ func (e *ruleEffect) covering(p string) (removal, bool) {
 
 func (e *ruleEffect) problem(reason, msg string, level model.NoteLevel) {
 	o := e.rule.Origin
-	e.problems = append(e.problems, model.Note{Engine: model.EngineArgoCD, Level: level, Rule: &o, Reason: reason, Message: msg})
+	e.problems = append(e.problems, model.Note{Engine: Engine, Level: level, Rule: &o, Reason: reason, Message: msg})
 }
 
 // normResult is the outcome of Argo's normalization of one live/desired pair.

@@ -125,7 +125,7 @@ func (r *ignoreRule) toModel() model.Rule {
 		t = RuleIgnoreDifferences
 	}
 	mr := model.Rule{
-		Engine: model.EngineArgoCD, Type: t, Origin: r.Origin,
+		Engine: Engine, Type: t, Origin: r.Origin,
 		Target:            model.Selector{Group: r.Group, Kind: r.Kind, Name: r.Name, Namespace: r.Namespace, Syntax: model.MatchGlob},
 		JSONPointers:      r.JSONPointers,
 		JQPathExpressions: r.JQPathExpressions,

@@ -147,7 +147,7 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 	ptr := func(k string) string { return "/data/" + jsonpointer.Escape(k) }
 	problem := func(level model.NoteLevel, k, reason, msg string) {
 		o := s.Source.origin(field(k), ptr(k))
-		s.Problems = append(s.Problems, model.Note{Engine: model.EngineArgoCD, Level: level, Rule: &o, Reason: reason, Message: msg})
+		s.Problems = append(s.Problems, model.Note{Engine: Engine, Level: level, Rule: &o, Reason: reason, Message: msg})
 	}
 	fatal := func(k, reason string, err error) {
 		problem(model.NoteError, k, reason, err.Error())
@@ -384,7 +384,7 @@ func (s *Settings) ParseCmdParams(data map[string]string, src cmSource) {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			o := src.origin("data[controller.diff.server.side]", "/data/controller.diff.server.side")
-			s.Problems = append(s.Problems, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Rule: &o, Reason: "invalid-value",
+			s.Problems = append(s.Problems, model.Note{Engine: Engine, Level: model.NoteError, Rule: &o, Reason: "invalid-value",
 				Message: fmt.Sprintf("invalid controller.diff.server.side %q: the controller fails to start", v)})
 		}
 		s.ServerSideDiff = b
@@ -397,7 +397,7 @@ func (s *Settings) ParseCmdParams(data map[string]string, src cmSource) {
 	if err != nil || d <= 0 {
 		o := src.origin("data["+keyJQTimeout+"]", "/data/"+jsonpointer.Escape(keyJQTimeout))
 		msg := fmt.Sprintf("invalid %s %q: using the default %s", keyJQTimeout, v, jq.DefaultTimeout)
-		s.Problems = append(s.Problems, model.Note{Engine: model.EngineArgoCD, Level: model.NoteError, Rule: &o, Reason: "invalid-value", Message: msg})
+		s.Problems = append(s.Problems, model.Note{Engine: Engine, Level: model.NoteError, Rule: &o, Reason: "invalid-value", Message: msg})
 		return
 	}
 	s.JQTimeout = d

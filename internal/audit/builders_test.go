@@ -16,7 +16,7 @@ type ruleBuilder struct{ r model.Rule }
 
 // argoApp starts an Application ignoreDifferences rule.
 func argoApp(app string) *ruleBuilder {
-	return startRule(model.EngineArgoCD, argocd.RuleIgnoreDifferences, model.ScopeDiff, model.MatchGlob,
+	return startRule(argocd.Engine, argocd.RuleIgnoreDifferences, model.ScopeDiff, model.MatchGlob,
 		model.Origin{File: "argocd/apps.yaml", Line: 10, Column: 7, Object: "Application argocd/" + app, Field: ".spec.ignoreDifferences[0]"})
 }
 
@@ -37,7 +37,7 @@ func argoCM(key string) *ruleBuilder {
 
 // fluxKs starts a Kustomization .spec.ignore rule.
 func fluxKs(name string) *ruleBuilder {
-	return startRule(model.EngineFlux, flux.RuleKustomizeIgnore, model.ScopeDiffAndApply, model.MatchRegex,
+	return startRule(flux.Engine, flux.RuleKustomizeIgnore, model.ScopeDiffAndApply, model.MatchRegex,
 		model.Origin{File: "flux/ks.yaml", Line: 20, Column: 7, Object: "Kustomization flux-system/" + name, Field: ".spec.ignore[0]"})
 }
 

@@ -25,22 +25,18 @@ type AdoptOptions struct {
 	// engine object that applies it (as render and explain --source do).
 	RenderFlags
 
-	// Filenames, Kustomize and Chart say where the object's manifest is:
-	// plain files, a kustomize directory, or a Helm chart (values file).
-	Filenames []string
-	Kustomize string
-	Chart     string
-	Values    string
+	// ReportInputs: -f and -k (or Chart) say where the object's manifest
+	// is: plain files, a kustomize directory, or a Helm chart (values
+	// file); --rules are engine objects to judge with (as explain
+	// --rules).
+	ReportInputs
+	Chart  string
+	Values string
 	// Fields are the fields to adopt (JSON pointers or field paths);
 	// empty means every field an engine would revert or reports as drift.
 	Fields []string
 	// DryRun prints the unified diff of the Git change instead of writing.
 	DryRun bool
-	// LiveFile reads the live object from a file instead of the cluster.
-	LiveFile string
-	// Rules are engine objects to judge with (as explain --rules).
-	Rules                 []string
-	ControlPlaneNamespace string
 
 	args    []string
 	locator adopt.Locator
@@ -48,7 +44,7 @@ type AdoptOptions struct {
 
 // NewAdoptOptions returns options with defaults.
 func NewAdoptOptions(g *GlobalOptions) *AdoptOptions {
-	return &AdoptOptions{GlobalOptions: g, ControlPlaneNamespace: "argocd"}
+	return &AdoptOptions{GlobalOptions: g, ReportInputs: ReportInputs{ControlPlaneNamespace: "argocd"}}
 }
 
 func newAdoptCommand(g *GlobalOptions) *cobra.Command {
@@ -99,15 +95,12 @@ Exit codes: 0 written or nothing to do, 2 error.`,
 		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "Manifest file holding the object (may be repeated)")
-	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory the object is built from")
+	o.bind(f, "Manifest file holding the object (may be repeated)", "Kustomization directory the object is built from",
+		"File with Argo CD or Flux objects to judge with (repeatable)")
 	f.StringVar(&o.Chart, "chart", "", "Helm chart directory whose template renders the object")
 	f.StringVar(&o.Values, "values", "", "Values file to write with --chart (default: the chart's values.yaml)")
 	f.StringArrayVar(&o.Fields, "field", nil, "Field to adopt, as a JSON pointer (/spec/replicas) or field path (.spec.template.spec.containers[name=app].image); repeatable")
 	f.BoolVar(&o.DryRun, "dry-run", false, "Print the unified diff of the change instead of writing it")
-	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file instead of the cluster")
-	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD or Flux objects to judge with (repeatable)")
-	f.StringVar(&o.ControlPlaneNamespace, "argocd-namespace", o.ControlPlaneNamespace, "Namespace of Argo CD's control plane")
 	o.addFlags(cmd)
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.MarkFlagDirname("kustomize")
@@ -177,7 +170,8 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 	// Output is gathered and written once, after the files are written.
 	var b strings.Builder
 	defer func() { _, _ = io.WriteString(o.Out, b.String()) }()
-	req := reportRequest{Filenames: o.Filenames, Kustomize: o.Kustomize, LiveFile: o.LiveFile, Rules: o.Rules, EngineFlags: map[string]string{"argocd-namespace": o.ControlPlaneNamespace}, Render: o.RenderFlags}
+	req := o.request()
+	req.Render = o.RenderFlags
 	if o.Chart != "" {
 		// The chart is not rendered here: drift is inferred from field
 		// ownership, and values come from the live object.

@@ -15,7 +15,7 @@ import (
 // cmRule is an argocd-cm ignoreDifferences rule as the Argo CD adapter
 // reads it from a cluster.
 func cmRule(kind, ptr string) model.Rule {
-	return model.Rule{Engine: model.EngineArgoCD, Type: "argocd.ignoreDifferences", Scope: model.ScopeDiff,
+	return model.Rule{Engine: model.Engine("argocd"), Type: "argocd.ignoreDifferences", Scope: model.ScopeDiff,
 		Origin: model.Origin{Object: "ConfigMap argocd/argocd-cm", Field: "data[resource.customizations.ignoreDifferences.apps_" + kind + "]"},
 		Target: model.Selector{Group: "apps", Kind: kind, Syntax: model.MatchGlob}, JSONPointers: []string{ptr}}
 }

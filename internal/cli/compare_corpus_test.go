@@ -90,11 +90,11 @@ func TestCompareCorpusClassification(t *testing.T) {
 		"Application argocd/shop .spec.ignoreDifferences[3]":                                                                       {compare.Partial, ""},
 		"Application argocd/shop .spec.ignoreDifferences[4]":                                                                       {compare.Equivalent, ""},
 		"Application argocd/shop .spec.ignoreDifferences[5]":                                                                       {compare.Partial, ""},
-		"ApplicationSet argocd/monitoring .spec.template.spec.ignoreDifferences[0]":                                                {compare.Only(model.EngineArgoCD), ""},
+		"ApplicationSet argocd/monitoring .spec.template.spec.ignoreDifferences[0]":                                                {compare.Only(model.Engine("argocd")), ""},
 		"ConfigMap argocd/argocd-cm data[resource.compareoptions].ignoreResourceStatusField (default all)":                         {compare.Untranslatable, "resource.compareoptions"},
 		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.apps_Deployment]":                               {compare.Equivalent, ""},
 		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.all]":                                           {compare.Equivalent, ""},
-		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.apiextensions.k8s.io_CustomResourceDefinition]": {compare.Only(model.EngineArgoCD), ""},
+		"ConfigMap argocd/argocd-cm data[resource.customizations.ignoreDifferences.apiextensions.k8s.io_CustomResourceDefinition]": {compare.Only(model.Engine("argocd")), ""},
 		"ConfigMap argocd/argocd-cm data[resource.exclusions][0]":                                                                  {compare.Untranslatable, "Flux has no discovery exclusion"},
 		// Flux repo
 		"HelmRelease podinfo/podinfo .spec.driftDetection.ignore[0]":                 {compare.Partial, ""},
@@ -237,12 +237,12 @@ func TestCompareRoundTrip(t *testing.T) {
 	for _, r := range c.Results {
 		key := r.Rule.Origin.Object + " " + r.Rule.Origin.Field
 		switch {
-		case r.Rule.Engine == model.EngineArgoCD && translatable[key]:
+		case r.Rule.Engine == model.Engine("argocd") && translatable[key]:
 			checked++
 			if r.Status != compare.Equivalent {
 				t.Errorf("%s: %s after the round trip: %v %+v", key, r.Status, r.Reasons, r.Counterparts)
 			}
-		case r.Rule.Engine == model.EngineFlux && r.Status != compare.Equivalent:
+		case r.Rule.Engine == model.Engine("flux") && r.Status != compare.Equivalent:
 			t.Errorf("translated rule %s is %s, not equivalent to its source", key, r.Status)
 		}
 	}

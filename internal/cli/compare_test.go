@@ -32,10 +32,10 @@ func fixedInputs(in *ruleInputs) inputLoader {
 
 func sampleRules() []model.Rule {
 	return []model.Rule{
-		{Engine: model.EngineArgoCD, Type: "argocd.ignoreDifferences", Scope: model.ScopeDiff,
+		{Engine: model.Engine("argocd"), Type: "argocd.ignoreDifferences", Scope: model.ScopeDiff,
 			Origin: model.Origin{File: "apps/shop.yaml", Line: 20, Object: "Application argocd/shop", Field: ".spec.ignoreDifferences[0]"},
 			Target: model.Selector{Group: "apps", Kind: "Deployment", Syntax: model.MatchGlob}, JSONPointers: []string{"/spec/replicas"}},
-		{Engine: model.EngineFlux, Type: "flux.kustomization.ignore", Scope: model.ScopeDiffAndApply,
+		{Engine: model.Engine("flux"), Type: "flux.kustomization.ignore", Scope: model.ScopeDiffAndApply,
 			Origin: model.Origin{File: "clusters/prod/apps.yaml", Line: 14, Object: "Kustomization flux-system/shop", Field: ".spec.ignore[0]"},
 			Target: model.Selector{Group: "apps", Kind: "Deployment", Syntax: model.MatchRegex}, JSONPointers: []string{"/spec/replicas"}},
 	}

@@ -3,12 +3,32 @@ package cli
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 )
 
-// Frontends lists the three doors, in the order their executable names are
-// matched.
+// Frontends lists the doors, in the order their executable names are
+// matched: kubectl's, then one per registered engine with a host CLI
+// (engine.Descriptor.Host), whose --engine default is that engine.
 func Frontends() []Frontend {
-	return []Frontend{KubectlFrontend, ArgoCDFrontend, FluxFrontend}
+	out := []Frontend{KubectlFrontend}
+	for _, d := range engine.All() {
+		if d.Host != "" {
+			out = append(out, Frontend{Name: d.Host + " drift", DefaultEngine: string(d.Name)})
+		}
+	}
+	return out
+}
+
+// HostFrontend is the door of the engine whose CLI is host ("argocd":
+// `argocd drift`, --engine argocd by default); kubectl's for any other.
+func HostFrontend(host string) Frontend {
+	for _, fe := range Frontends() {
+		if fe.Name == host+" drift" {
+			return fe
+		}
+	}
+	return KubectlFrontend
 }
 
 // ExecutableName is the file name a host CLI looks for: "kubectl-drift" for

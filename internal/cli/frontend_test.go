@@ -18,25 +18,44 @@ func TestFrontendFor(t *testing.T) {
 		fallback Frontend
 		want     Frontend
 	}{
-		{"kubectl-drift", FluxFrontend, KubectlFrontend},
+		{"kubectl-drift", HostFrontend("flux"), KubectlFrontend},
 		// kubectl execs a plugin with argv[0] = the path it found; krew
 		// puts a symlink named after the bin into $KREW_ROOT/bin.
-		{"/home/u/.krew/bin/kubectl-drift", ArgoCDFrontend, KubectlFrontend},
-		{"/usr/local/bin/argocd-drift", KubectlFrontend, ArgoCDFrontend},
-		{"/home/u/.fluxcd/plugins/flux-drift", KubectlFrontend, FluxFrontend},
-		{`C:\Users\u\.krew\bin\kubectl-drift.exe`, FluxFrontend, KubectlFrontend},
-		{`C:\plugins\FLUX-DRIFT.EXE`, KubectlFrontend, FluxFrontend},
-		{"argocd-drift-v0.1.0", KubectlFrontend, ArgoCDFrontend},
+		{"/home/u/.krew/bin/kubectl-drift", HostFrontend("argocd"), KubectlFrontend},
+		{"/usr/local/bin/argocd-drift", KubectlFrontend, HostFrontend("argocd")},
+		{"/home/u/.fluxcd/plugins/flux-drift", KubectlFrontend, HostFrontend("flux")},
+		{`C:\Users\u\.krew\bin\kubectl-drift.exe`, HostFrontend("flux"), KubectlFrontend},
+		{`C:\plugins\FLUX-DRIFT.EXE`, KubectlFrontend, HostFrontend("flux")},
+		{"argocd-drift-v0.1.0", KubectlFrontend, HostFrontend("argocd")},
 		// Unknown names keep the main's own door.
-		{"drift", ArgoCDFrontend, ArgoCDFrontend},
-		{"/tmp/go-build123/b001/exe/main", FluxFrontend, FluxFrontend},
-		{"kubectl-driftwood", FluxFrontend, FluxFrontend},
+		{"drift", HostFrontend("argocd"), HostFrontend("argocd")},
+		{"/tmp/go-build123/b001/exe/main", HostFrontend("flux"), HostFrontend("flux")},
+		{"kubectl-driftwood", HostFrontend("flux"), HostFrontend("flux")},
 		{"", KubectlFrontend, KubectlFrontend},
 	}
 	for _, tt := range tests {
 		if got := FrontendFor(tt.argv0, tt.fallback); got != tt.want {
 			t.Errorf("FrontendFor(%q, %s) = %q, want %q", tt.argv0, tt.fallback.Name, got.Name, tt.want.Name)
 		}
+	}
+}
+
+// The doors come from the registry: kubectl's, then one per engine with a
+// host CLI, each defaulting to its engine (DESIGN.md: `argocd drift`
+// defaults to --engine argocd).
+func TestFrontendsFromTheRegistry(t *testing.T) {
+	want := []Frontend{{Name: "kubectl drift", DefaultEngine: "auto"}, {Name: "argocd drift", DefaultEngine: "argocd"}, {Name: "flux drift", DefaultEngine: "flux"}}
+	got := Frontends()
+	if len(got) != len(want) {
+		t.Fatalf("Frontends() = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("Frontends()[%d] = %v, want %v", i, got[i], want[i])
+		}
+	}
+	if HostFrontend("argocd") != want[1] || HostFrontend("flux") != want[2] || HostFrontend("jenkins") != KubectlFrontend {
+		t.Errorf("HostFrontend: argocd %v, flux %v, jenkins %v", HostFrontend("argocd"), HostFrontend("flux"), HostFrontend("jenkins"))
 	}
 }
 
@@ -242,11 +261,11 @@ func TestVersionOutputFormats(t *testing.T) {
 	if info != version.Get() {
 		t.Errorf("version -o json = %+v, want %+v", info, version.Get())
 	}
-	out, _, code, _ = run(t, FluxFrontend, "version", "-o", "yaml")
+	out, _, code, _ = run(t, HostFrontend("flux"), "version", "-o", "yaml")
 	if code != 0 || !strings.Contains(out, "gitVersion: "+version.Version()+"\n") {
 		t.Errorf("version -o yaml: exit %d\n%s", code, out)
 	}
-	_, errOut, code, _ := run(t, ArgoCDFrontend, "version", "-o", "table")
+	_, errOut, code, _ := run(t, HostFrontend("argocd"), "version", "-o", "table")
 	if code != ExitFailure || !strings.Contains(errOut, `invalid -o "table"`) {
 		t.Errorf("version -o table: exit %d, stderr %q", code, errOut)
 	}

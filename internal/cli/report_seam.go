@@ -11,6 +11,34 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
+// ReportInputs are the flags adopt and suggest share to get explain's
+// report: the desired state, the live object from a file, the engine
+// objects to judge with, and Argo CD's namespace.
+type ReportInputs struct {
+	Filenames             []string
+	Kustomize             string
+	LiveFile              string
+	Rules                 []string
+	ControlPlaneNamespace string
+}
+
+// bind binds them (the --argocd-namespace default is the value in
+// ControlPlaneNamespace); the usages of -f, -k and --rules say what the
+// command does with the files.
+func (in *ReportInputs) bind(f *pflag.FlagSet, filename, kustomize, rules string) {
+	f.StringSliceVarP(&in.Filenames, "filename", "f", nil, filename)
+	f.StringVarP(&in.Kustomize, "kustomize", "k", "", kustomize)
+	f.StringVar(&in.LiveFile, "live-file", "", "Read the live object from this file instead of the cluster")
+	f.StringArrayVar(&in.Rules, "rules", nil, rules)
+	f.StringVar(&in.ControlPlaneNamespace, "argocd-namespace", in.ControlPlaneNamespace, "Namespace of Argo CD's control plane")
+}
+
+// request is the explain request of the inputs.
+func (in *ReportInputs) request() reportRequest {
+	return reportRequest{Filenames: in.Filenames, Kustomize: in.Kustomize, LiveFile: in.LiveFile, Rules: in.Rules,
+		EngineFlags: map[string]string{"argocd-namespace": in.ControlPlaneNamespace}}
+}
+
 // reportRequest is what adopt and suggest need from explain.
 type reportRequest struct {
 	Filenames []string

@@ -37,12 +37,9 @@ type Frontend struct {
 	DefaultEngine string
 }
 
-// Frontends of the three plugin binaries.
-var (
-	KubectlFrontend = Frontend{Name: "kubectl drift", DefaultEngine: "auto"}
-	ArgoCDFrontend  = Frontend{Name: "argocd drift", DefaultEngine: "argocd"}
-	FluxFrontend    = Frontend{Name: "flux drift", DefaultEngine: "flux"}
-)
+// KubectlFrontend is the kubectl door, for every engine; the engines'
+// own doors come from the registry (HostFrontend).
+var KubectlFrontend = Frontend{Name: "kubectl drift", DefaultEngine: engine.Auto}
 
 // Exit codes, as kubectl diff and flux diff use them (0 none, 1 drift,
 // >1 error), plus 3: the command ran but drift cannot be told (no

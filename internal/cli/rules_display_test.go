@@ -7,7 +7,7 @@ import (
 )
 
 func TestIgnoreResourceUpdatesIsNotListedAsIgnoreDifferences(t *testing.T) {
-	r := model.Rule{Engine: model.EngineArgoCD, Type: "argocd.ignoreDifferences", Scope: model.ScopeRefresh}
+	r := model.Rule{Engine: model.Engine("argocd"), Type: "argocd.ignoreDifferences", Scope: model.ScopeRefresh}
 	if got := displayType(r); got != "argocd.ignoreResourceUpdates" {
 		t.Errorf("refresh rule listed as %q", got)
 	}

@@ -67,7 +67,7 @@ func TestScanBadFlagsExitTwoWithoutCluster(t *testing.T) {
 }
 
 func TestScanHelpDocumentsExitCodesAndCost(t *testing.T) {
-	stdout, _, code, _ := run(t, FluxFrontend, "scan", "--help")
+	stdout, _, code, _ := run(t, HostFrontend("flux"), "scan", "--help")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}

@@ -9,25 +9,22 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 	"github.com/kubectl-drift/kubectl-drift/internal/suggest"
+	"github.com/kubectl-drift/kubectl-drift/internal/suggest/suggestapi"
 )
 
 // SuggestOptions are the flags and state of `suggest`.
 type SuggestOptions struct {
 	*GlobalOptions
+	ReportInputs
 
-	Filenames             []string
-	Kustomize             string
-	LiveFile              string
-	Rules                 []string
-	ControlPlaneNamespace string
-	Output                string
+	Output string
 
 	args   []string
 	format output.Format
@@ -35,7 +32,7 @@ type SuggestOptions struct {
 
 // NewSuggestOptions returns options with defaults.
 func NewSuggestOptions(g *GlobalOptions) *SuggestOptions {
-	return &SuggestOptions{GlobalOptions: g, ControlPlaneNamespace: "argocd", Output: string(output.Text)}
+	return &SuggestOptions{GlobalOptions: g, ReportInputs: ReportInputs{ControlPlaneNamespace: "argocd"}, Output: string(output.Text)}
 }
 
 func newSuggestCommand(g *GlobalOptions) *cobra.Command {
@@ -72,11 +69,8 @@ The cluster is only read. Exit codes: 0 done (suggestions or none), 2 error.`,
 		RunE: runOptions(o),
 	}
 	f := cmd.Flags()
-	f.StringSliceVarP(&o.Filenames, "filename", "f", nil, "File holding the desired state (may be repeated)")
-	f.StringVarP(&o.Kustomize, "kustomize", "k", "", "Kustomization directory whose build is the desired state")
-	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file instead of the cluster")
-	f.StringArrayVar(&o.Rules, "rules", nil, "File with the Argo CD Application or Flux Kustomization/HelmRelease to check the rules against (repeatable)")
-	f.StringVar(&o.ControlPlaneNamespace, "argocd-namespace", o.ControlPlaneNamespace, "Namespace of Argo CD's control plane")
+	o.bind(f, "File holding the desired state (may be repeated)", "Kustomization directory whose build is the desired state",
+		"File with the Argo CD Application or Flux Kustomization/HelmRelease to check the rules against (repeatable)")
 	f.StringVarP(&o.Output, "output", "o", o.Output, outputHelp(output.Formats(), ""))
 	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(output.Formats(), cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
@@ -104,20 +98,12 @@ func (o *SuggestOptions) Validate() error {
 	return nil
 }
 
-// suggestionItem is one suggestion with its checks, as printed.
-type suggestionItem struct {
-	suggest.Suggestion
-	Checks []suggest.Checked `json:"checks,omitempty"`
-	// NotChecked says why an engine's rule could not be checked.
-	NotChecked []string `json:"notChecked,omitempty"`
-}
-
 // suggestionList is the -o json|yaml document.
 type suggestionList struct {
-	APIVersion string           `json:"apiVersion"`
-	Kind       string           `json:"kind"`
-	Resource   model.ResourceID `json:"resource"`
-	Items      []suggestionItem `json:"items"`
+	APIVersion string               `json:"apiVersion"`
+	Kind       string               `json:"kind"`
+	Resource   model.ResourceID     `json:"resource"`
+	Items      []suggest.Suggestion `json:"items"`
 }
 
 // Run builds, checks and prints the suggestions.
@@ -125,36 +111,31 @@ func (o *SuggestOptions) Run(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	ex, err := explainReport(ctx, o.GlobalOptions, o.args, reportRequest{Filenames: o.Filenames, Kustomize: o.Kustomize, LiveFile: o.LiveFile, Rules: o.Rules, EngineFlags: map[string]string{"argocd-namespace": o.ControlPlaneNamespace}})
+	ex, err := explainReport(ctx, o.GlobalOptions, o.args, o.request())
 	if err != nil {
 		return err
 	}
-	owners, missing := o.owners(ctx, ex)
-	var copts suggest.CheckOptions
-	for _, ow := range owners {
-		if ow.GetKind() == suggest.KindApplication && ex.client != nil {
-			// As explain does for Argo CD: managedFieldsManagers rules are
-			// evaluated with the cluster's schema.
-			if p, err := ex.client.GVKParser(); err == nil {
-				copts.GVKParser = p
-			} else {
-				missing = append(missing, "cluster OpenAPI schema: "+oneLine(err.Error()))
-			}
-		}
-	}
-	list := suggestionList{APIVersion: model.APIVersion, Kind: "SuggestionList", Resource: ex.report.Resource, Items: []suggestionItem{}}
-	for _, s := range suggest.Build(ex.report) {
-		item := suggestionItem{Suggestion: s, NotChecked: missing}
-		for _, ow := range owners {
-			c, err := suggest.Check(ctx, s, ow, ex.report, ex.live, ex.desired, copts)
+	engines := engine.SuggestEngines()
+	holders, missing := o.holders(ctx, ex, engines)
+	copts := suggest.CheckOptions{Extractors: auditExtractors()}
+	for _, h := range holders {
+		if h.Engine.NeedsSchema && ex.client != nil && copts.GVKParser == nil {
+			// As explain does: such rules are evaluated with the
+			// cluster's schema.
+			p, err := ex.client.GVKParser()
 			if err != nil {
-				item.NotChecked = append(item.NotChecked, fmt.Sprintf("%s %s/%s: %v", ow.GetKind(), ow.GetNamespace(), ow.GetName(), err))
-				continue
+				missing = append(missing, "cluster OpenAPI schema: "+oneLine(err.Error()))
+				break
 			}
-			item.Checks = append(item.Checks, *c)
+			copts.GVKParser = p
 		}
-		list.Items = append(list.Items, item)
 	}
+	list := suggestionList{APIVersion: model.APIVersion, Kind: "SuggestionList", Resource: ex.report.Resource, Items: []suggest.Suggestion{}}
+	for _, s := range suggest.Build(ex.report, engines) {
+		s.NotChecked = append([]string(nil), missing...)
+		list.Items = append(list.Items, s)
+	}
+	suggest.CheckAll(ctx, list.Items, holders, ex.report, ex.live, ex.desired, copts)
 	switch o.format {
 	case output.JSON:
 		b, err := json.MarshalIndent(list, "", "  ")
@@ -171,28 +152,33 @@ func (o *SuggestOptions) Run(ctx context.Context) error {
 		_, err = o.Out.Write(b)
 		return err
 	}
-	_, err = io.WriteString(o.Out, textSuggestions(list, owners))
+	_, err = io.WriteString(o.Out, textSuggestions(list, engines, holders))
 	return err
 }
 
-var ownerGVKs = map[string]schema.GroupVersionKind{
-	suggest.KindApplication:   {Group: "argoproj.io", Version: "v1alpha1", Kind: suggest.KindApplication},
-	suggest.KindKustomization: {Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: suggest.KindKustomization},
-	suggest.KindHelmRelease:   {Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: suggest.KindHelmRelease},
-}
-
-// owners reads the engine objects that reconcile the object: from --rules
-// first, then from the cluster (one GET each, read-only).
-func (o *SuggestOptions) owners(ctx context.Context, ex *explained) ([]*unstructured.Unstructured, []string) {
+// holders reads the engine objects that reconcile the object, as the
+// report's owners name them: from --rules first, then from the cluster
+// (one GET each, read-only).
+func (o *SuggestOptions) holders(ctx context.Context, ex *explained, engines []suggestapi.Semantics) ([]suggest.EngineObject, []string) {
 	var ruleDocs []source.Document
 	if len(o.Rules) > 0 {
 		ruleDocs, _ = source.LoadFiles(o.Rules, o.In, source.Options{NoPositions: true})
 	}
-	var out []*unstructured.Unstructured
+	var out []suggest.EngineObject
 	var missing []string
 	for _, ow := range ex.report.Owners {
-		gvk, ok := ownerGVKs[ow.Kind]
-		if !ok || ow.NotJudged {
+		if ow.NotJudged {
+			continue
+		}
+		var e suggestapi.Semantics
+		var h suggestapi.Holder
+		for _, c := range engines {
+			if c.Engine == ow.Engine {
+				e = c
+				h, _ = c.Holder(ow.Kind)
+			}
+		}
+		if h.GVK.Kind == "" {
 			continue
 		}
 		var found *unstructured.Unstructured
@@ -202,7 +188,7 @@ func (o *SuggestOptions) owners(ctx context.Context, ex *explained) ([]*unstruct
 			}
 		}
 		if found == nil && ex.client != nil {
-			if u, err := ex.client.Get(ctx, gvk, ow.Namespace, ow.Name); err == nil {
+			if u, err := ex.client.Get(ctx, h.GVK, ow.Namespace, ow.Name); err == nil {
 				found = u
 			} else {
 				missing = append(missing, fmt.Sprintf("%s: %s", ow.Ref(), oneLine(err.Error())))
@@ -214,13 +200,15 @@ func (o *SuggestOptions) owners(ctx context.Context, ex *explained) ([]*unstruct
 			}
 			continue
 		}
-		out = append(out, found)
+		out = append(out, suggest.EngineObject{Object: found, Engine: e})
 	}
 	return out, missing
 }
 
-// textSuggestions renders the -o text form.
-func textSuggestions(list suggestionList, owners []*unstructured.Unstructured) string {
+// textSuggestions renders the -o text form: each engine's rule as added to
+// the engine object that reconciles the object (or the engine's first
+// kind of rule holder when none was found).
+func textSuggestions(list suggestionList, engines []suggestapi.Semantics, holders []suggest.EngineObject) string {
 	var sb strings.Builder
 	w := &sb
 	fmt.Fprintf(w, "RESOURCE  %s\n", list.Resource)
@@ -228,25 +216,27 @@ func textSuggestions(list suggestionList, owners []*unstructured.Unstructured) s
 		fmt.Fprintln(w, "\nNo drifted field is owned by a controller that an engine would fight: nothing to declare.")
 		return sb.String()
 	}
-	kinds := []string{suggest.KindApplication, suggest.KindKustomization}
-	for _, ow := range owners {
-		if ow.GetKind() == suggest.KindHelmRelease {
-			kinds = []string{suggest.KindApplication, suggest.KindHelmRelease}
-		}
-	}
 	for _, it := range list.Items {
 		who := it.Manager
 		if who == "" {
 			who = "a controller"
 		}
 		fmt.Fprintf(w, "\n%s  owned by %s (%s)\n", it.FieldPath, who, it.Cause)
-		for _, k := range kinds {
-			engine := "Argo CD"
-			if k != suggest.KindApplication {
-				engine = "Flux"
+		for _, e := range engines {
+			if it.Rules[e.Engine] == nil || len(e.Holders) == 0 {
+				continue
 			}
-			fmt.Fprintf(w, "\n  %s, add to the %s:\n", engine, ownerName(k, owners))
-			for _, line := range strings.Split(strings.TrimSuffix(it.Snippet(k), "\n"), "\n") {
+			kind, where := e.Holders[0].GVK.Kind, ""
+			for _, h := range holders {
+				if h.Engine.Engine == e.Engine && where == "" {
+					kind, where = h.Object.GetKind(), fmt.Sprintf("%s %s/%s", h.Object.GetKind(), h.Object.GetNamespace(), h.Object.GetName())
+				}
+			}
+			if where == "" {
+				where = kind + " that reconciles it"
+			}
+			fmt.Fprintf(w, "\n  %s, add to the %s:\n", e.Title, where)
+			for _, line := range strings.Split(strings.TrimSuffix(it.Snippet(e, kind), "\n"), "\n") {
 				fmt.Fprintf(w, "    %s\n", line)
 			}
 		}
@@ -265,15 +255,6 @@ func textSuggestions(list suggestionList, owners []*unstructured.Unstructured) s
 		}
 	}
 	return sb.String()
-}
-
-func ownerName(kind string, owners []*unstructured.Unstructured) string {
-	for _, ow := range owners {
-		if ow.GetKind() == kind {
-			return fmt.Sprintf("%s %s/%s", kind, ow.GetNamespace(), ow.GetName())
-		}
-	}
-	return kind + " that reconciles it"
 }
 
 func auditSummary(c suggest.Checked) string {

@@ -20,13 +20,13 @@ var ruleSeq int
 
 func argo(group, kind string) *ruleB {
 	ruleSeq++
-	return &ruleB{model.Rule{Engine: model.EngineArgoCD, Type: "argocd.ignoreDifferences", Scope: model.ScopeDiff,
+	return &ruleB{model.Rule{Engine: model.Engine("argocd"), Type: "argocd.ignoreDifferences", Scope: model.ScopeDiff,
 		Origin: model.Origin{File: "argo.yaml", Line: ruleSeq}, Target: model.Selector{Group: group, Kind: kind, Syntax: model.MatchGlob}}}
 }
 
 func flux(group, kind string) *ruleB {
 	ruleSeq++
-	return &ruleB{model.Rule{Engine: model.EngineFlux, Type: "flux.kustomization.ignore", Scope: model.ScopeDiffAndApply,
+	return &ruleB{model.Rule{Engine: model.Engine("flux"), Type: "flux.kustomization.ignore", Scope: model.ScopeDiffAndApply,
 		Origin: model.Origin{File: "flux.yaml", Line: ruleSeq}, Target: model.Selector{Group: group, Kind: kind, Syntax: model.MatchRegex}}}
 }
 
@@ -92,10 +92,10 @@ func TestClassify(t *testing.T) {
 			Partial, "only the Argo CD rule removes /spec/paused"},
 		{"only argocd",
 			[]model.Rule{argo("apps", "Deployment").ptr("/spec/replicas").V(), flux("batch", "Job").ptr("/spec/replicas").V()},
-			Only(model.EngineArgoCD), ""},
+			Only(model.Engine("argocd")), ""},
 		{"only flux",
 			[]model.Rule{flux("apps", "Deployment").ptr("/spec/replicas").V()},
-			Only(model.EngineFlux), ""},
+			Only(model.Engine("flux")), ""},
 		{"managers untranslatable",
 			[]model.Rule{argo("apps", "Deployment").managers("kube-controller-manager").V(), flux("apps", "Deployment").ptr("/spec/replicas").V()},
 			Untranslatable, "managedFieldsManagers kube-controller-manager: managedFieldsManagers has no Flux equivalent"},
@@ -205,7 +205,7 @@ func TestEffect(t *testing.T) {
 	for _, oe := range c.Objects {
 		if oe.Object.Group == "serving.knative.dev" {
 			found = true
-			if len(oe.Only[model.EngineFlux]) != 1 || len(oe.Ignored[model.EngineArgoCD]) != 0 {
+			if len(oe.Only[model.Engine("flux")]) != 1 || len(oe.Ignored[model.Engine("argocd")]) != 0 {
 				t.Fatalf("knative object effect: %+v", oe)
 			}
 		}
@@ -214,7 +214,7 @@ func TestEffect(t *testing.T) {
 		t.Fatal("no object effect for the Knative Service")
 	}
 	// Translating with the objects expands the select to its pointer.
-	tr := translateT(t, rules[:1], model.EngineFlux, []*unstructured.Unstructured{dep})
+	tr := translateT(t, rules[:1], model.Engine("flux"), []*unstructured.Unstructured{dep})
 	if len(tr) != 1 || len(tr[0].To) != 1 || tr[0].To[0].JSONPointers[0] != "/spec/template/spec/containers/1/image" || len(tr[0].Lossy) != 1 {
 		t.Fatalf("expansion: %+v", tr)
 	}
@@ -227,7 +227,7 @@ func TestTranslateArgoToFlux(t *testing.T) {
 		argo("*.example.com", "Widget").name("a.b").ns("team-a").ptr("/spec/size").V(),
 		argo("apps", "Deployment").managers("hpa").V(),
 	}
-	tr := translateT(t, rules, model.EngineFlux, nil)
+	tr := translateT(t, rules, model.Engine("flux"), nil)
 	if len(tr) != 4 {
 		t.Fatalf("got %d translations", len(tr))
 	}
@@ -271,7 +271,7 @@ func TestTranslateFluxToArgo(t *testing.T) {
 		flux("apps", "Deployment").name("web-.*").ptr("/spec/replicas").V(),
 		flux("apps", "Deployment").labels("a=b").ptr("/spec/replicas").V(),
 	}
-	tr := translateT(t, rules, model.EngineArgoCD, nil)
+	tr := translateT(t, rules, model.Engine("argocd"), nil)
 	if got := tr[0].To[0].Target; got.Group != "*" || got.Kind != "*" {
 		t.Errorf("empty flux target: %+v", got)
 	}
@@ -300,9 +300,9 @@ func TestEffectRespectsOwnerScope(t *testing.T) {
 	owners := func(o *unstructured.Unstructured) []model.Owner {
 		switch o.GetNamespace() {
 		case "shop":
-			return []model.Owner{{Engine: model.EngineArgoCD, Kind: "Application", Namespace: "argocd", Name: "shop"}}
+			return []model.Owner{{Engine: model.Engine("argocd"), Kind: "Application", Namespace: "argocd", Name: "shop"}}
 		case "other":
-			return []model.Owner{{Engine: model.EngineArgoCD, Kind: "Application", Namespace: "argocd", Name: "other"}}
+			return []model.Owner{{Engine: model.Engine("argocd"), Kind: "Application", Namespace: "argocd", Name: "other"}}
 		}
 		return nil
 	}
@@ -378,8 +378,8 @@ func TestTwoArgoCDInstancesDoNotAddUp(t *testing.T) {
 func TestObjectEffectJSONRoundTrip(t *testing.T) {
 	in := ObjectEffect{
 		Object:  model.ResourceID{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "shop", Name: "web"},
-		Ignored: map[model.Engine][]string{model.EngineArgoCD: {"/spec/replicas"}, model.EngineFlux: {"/spec/paused", "/spec/replicas"}, "toy": {"/metadata/labels/team"}},
-		Only:    map[model.Engine][]string{model.EngineFlux: {"/spec/paused"}, "toy": {"/metadata/labels/team"}},
+		Ignored: map[model.Engine][]string{model.Engine("argocd"): {"/spec/replicas"}, model.Engine("flux"): {"/spec/paused", "/spec/replicas"}, "toy": {"/metadata/labels/team"}},
+		Only:    map[model.Engine][]string{model.Engine("flux"): {"/spec/paused"}, "toy": {"/metadata/labels/team"}},
 	}
 	b, err := json.Marshal(in)
 	if err != nil {
@@ -398,10 +398,10 @@ func TestObjectEffectJSONRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(out, in) {
 		t.Errorf("round trip %+v, want %+v", out, in)
 	}
-	if n := in.Common([]model.Engine{model.EngineArgoCD, model.EngineFlux}); n != 1 {
+	if n := in.Common([]model.Engine{model.Engine("argocd"), model.Engine("flux")}); n != 1 {
 		t.Errorf("common to Argo CD and Flux: %d, want 1", n)
 	}
-	if n := in.Common([]model.Engine{model.EngineArgoCD, model.EngineFlux, "toy"}); n != 0 {
+	if n := in.Common([]model.Engine{model.Engine("argocd"), model.Engine("flux"), "toy"}); n != 0 {
 		t.Errorf("common to all three: %d, want 0", n)
 	}
 }

@@ -78,16 +78,16 @@ func FuzzCompareSelectors(f *testing.F) {
 	f.Add("", "*", "^$", "", "(a+)+b")
 	f.Fuzz(func(t *testing.T, ag, ak, fg, fk, fname string) {
 		rules := []model.Rule{
-			{Engine: model.EngineArgoCD, Type: "argocd.ignoreDifferences", Scope: model.ScopeDiff, Origin: model.Origin{Line: 1},
+			{Engine: model.Engine("argocd"), Type: "argocd.ignoreDifferences", Scope: model.ScopeDiff, Origin: model.Origin{Line: 1},
 				Target: model.Selector{Group: ag, Kind: ak, Syntax: model.MatchGlob}, JSONPointers: []string{"/spec"}},
-			{Engine: model.EngineFlux, Type: "flux.kustomization.ignore", Scope: model.ScopeDiffAndApply, Origin: model.Origin{Line: 2},
+			{Engine: model.Engine("flux"), Type: "flux.kustomization.ignore", Scope: model.ScopeDiffAndApply, Origin: model.Origin{Line: 2},
 				Target: model.Selector{Group: fg, Kind: fk, Name: fname, Syntax: model.MatchRegex}, JSONPointers: []string{"/spec"}},
 		}
 		c := Compare(rules, nil, Options{Engines: testEngines})
 		if len(c.Results) != 2 {
 			t.Fatal(fmt.Sprint(c.Results))
 		}
-		_ = translateT(t, rules, model.EngineFlux, nil)
-		_ = translateT(t, rules, model.EngineArgoCD, nil)
+		_ = translateT(t, rules, model.Engine("flux"), nil)
+		_ = translateT(t, rules, model.Engine("argocd"), nil)
 	})
 }

@@ -57,10 +57,10 @@ func TestRenderGoldens(t *testing.T) {
 		to    model.Engine
 		form  string
 	}{
-		{"translate-argocd-to-kustomization", argoSample(), model.EngineFlux, "Kustomization"},
-		{"translate-argocd-to-helmrelease", argoSample(), model.EngineFlux, "HelmRelease"},
-		{"translate-flux-to-application", fluxSample(), model.EngineArgoCD, "Application"},
-		{"translate-flux-to-argocd-cm", fluxSample(), model.EngineArgoCD, "argocd-cm"},
+		{"translate-argocd-to-kustomization", argoSample(), model.Engine("flux"), "Kustomization"},
+		{"translate-argocd-to-helmrelease", argoSample(), model.Engine("flux"), "HelmRelease"},
+		{"translate-flux-to-application", fluxSample(), model.Engine("argocd"), "Application"},
+		{"translate-flux-to-argocd-cm", fluxSample(), model.Engine("argocd"), "argocd-cm"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -31,6 +31,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/suggest/suggestapi"
 	kubemanagedfields "k8s.io/apimachinery/pkg/util/managedfields"
 )
 
@@ -164,6 +165,14 @@ type Descriptor struct {
 	// it); Engine and Title are filled from the Descriptor. nil: its rules
 	// are compared by selector and paths only, and cannot be translated to.
 	Compare *compare.Semantics
+	// Host is the engine's CLI that runs kubectl-drift as its plugin,
+	// `<Host> drift` (Argo CD >= 3.1, Flux >= 2.9): a door whose --engine
+	// default is this engine. "" for none.
+	Host string
+	// Suggest gives the engine's rule for a controller-owned field and
+	// how to check it (`suggest`); Engine and Title are filled from the
+	// Descriptor. nil: suggest proposes nothing for the engine.
+	Suggest *suggestapi.Semantics
 	// Audit describes the engine's rules to `audit` (which count as ignore
 	// rules, which reach which, the keys of its rule shapes) and adds its
 	// own checks; Name is filled from the Descriptor. nil: its rules are
@@ -248,6 +257,18 @@ func CompareEngines() compare.Engines {
 	return out
 }
 
+// SuggestEngines returns the suggest semantics of the engines that have
+// them, in the registry's order.
+func SuggestEngines() []suggestapi.Semantics {
+	var out []suggestapi.Semantics
+	for _, d := range reg.read() {
+		if s, ok := d.SuggestSemantics(); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // AuditEngines returns what every registered engine tells the audit, in the
 // registry's order.
 func AuditEngines() []auditapi.Engine {
@@ -264,6 +285,16 @@ func AuditEngines() []auditapi.Engine {
 		out = append(out, a)
 	}
 	return out
+}
+
+// SuggestSemantics returns d.Suggest with the engine's name and title.
+func (d Descriptor) SuggestSemantics() (suggestapi.Semantics, bool) {
+	if d.Suggest == nil {
+		return suggestapi.Semantics{}, false
+	}
+	s := *d.Suggest
+	s.Engine, s.Title = d.Name, d.Title
+	return s, true
 }
 
 // Lookup returns the engine named name.

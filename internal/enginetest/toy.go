@@ -23,11 +23,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	kubemanagedfields "k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/suggest/suggestapi"
 )
 
 // The one registration line.
@@ -57,6 +60,7 @@ func Descriptor() engine.Descriptor {
 		RulesFromDocuments: RulesFromDocuments,
 		Audit:              auditSemantics(),
 		New:                New,
+		Suggest:            suggestSemantics(),
 	}
 }
 
@@ -229,3 +233,33 @@ func owns(r model.Rule, ow *model.Owner) bool {
 }
 
 var gvk = schema.GroupVersionKind{Group: Group, Version: "v1", Kind: Kind}
+
+// suggestSemantics is the toy engine's part of `suggest`: a label a
+// controller owns gets a spec.ignoreLabels entry in the ToyApp; other
+// fields need none (the toy engine leaves them alone).
+func suggestSemantics() *suggestapi.Semantics {
+	return &suggestapi.Semantics{
+		Holders: []suggestapi.Holder{{GVK: gvk, Rules: []string{"spec", "ignoreLabels"}}},
+		Suggest: func(f suggestapi.Field) (suggestapi.Rule, []string) {
+			p, err := jsonpointer.Parse(f.Drift.Path)
+			if err != nil || len(p) != 3 || p[0] != "metadata" || p[1] != "labels" {
+				return nil, nil
+			}
+			return SuggestedRule{IgnoreLabel: p[2]}, nil
+		},
+		Judge: func(docs []source.Document, _ *unstructured.Unstructured, _ *kubemanagedfields.GvkParser) (model.Adapter, error) {
+			return &Adapter{docs: docs}, nil
+		},
+	}
+}
+
+// SuggestedRule is a suggested spec.ignoreLabels entry: a label key.
+type SuggestedRule struct {
+	IgnoreLabel string `json:"ignoreLabel"`
+}
+
+// Entry implements suggestapi.Rule.
+func (r SuggestedRule) Entry() any { return r.IgnoreLabel }
+
+// Settings implements suggestapi.Rule.
+func (r SuggestedRule) Settings() []suggestapi.Setting { return nil }

@@ -50,7 +50,7 @@ func newAdapter(reader model.Reader, docs []doc, cfg *rest.Config, serverDryRun 
 }
 
 // Engine names Flux.
-func (a *Adapter) Engine() model.Engine { return model.EngineFlux }
+func (a *Adapter) Engine() model.Engine { return Engine }
 
 // Owner reads the ownership labels that kustomize-controller and
 // helm-controller put on every object they apply. helm-controller's labels
@@ -63,11 +63,11 @@ func (a *Adapter) Owner(obj *unstructured.Unstructured) *model.Owner {
 	var o *model.Owner
 	switch {
 	case l[HelmNameLabel] != "" && l[HelmNamespaceLabel] != "":
-		o = &model.Owner{Engine: model.EngineFlux, Kind: helmv2.HelmReleaseKind,
+		o = &model.Owner{Engine: Engine, Kind: helmv2.HelmReleaseKind,
 			Namespace: l[HelmNamespaceLabel], Name: l[HelmNameLabel],
 			Via: "labels " + HelmNameLabel + "," + "namespace"}
 	case l[KustomizeNameLabel] != "" && l[KustomizeNamespaceLabel] != "":
-		o = &model.Owner{Engine: model.EngineFlux, Kind: kustomizev1.KustomizationKind,
+		o = &model.Owner{Engine: Engine, Kind: kustomizev1.KustomizationKind,
 			Namespace: l[KustomizeNamespaceLabel], Name: l[KustomizeNameLabel],
 			Via: "labels " + KustomizeNameLabel + "," + "namespace"}
 	default:
@@ -201,7 +201,7 @@ func (a *Adapter) resolveOwner(ctx context.Context, o *model.Owner, rep *model.R
 
 func (a *Adapter) readOwner(ctx context.Context, o *model.Owner) ownerResult {
 	noteRes := func(level model.NoteLevel, reason, msg string) ownerResult {
-		return ownerResult{note: &model.Note{Engine: model.EngineFlux, Level: level, Reason: reason, Message: msg}}
+		return ownerResult{note: &model.Note{Engine: Engine, Level: level, Reason: reason, Message: msg}}
 	}
 	if d, ok := a.findDoc(o.Kind, o.Namespace, o.Name); ok {
 		st, err := ownerFrom(d)

@@ -95,7 +95,7 @@ func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunEr
 			return nil
 		}
 		if !apierrors.IsInvalid(err) {
-			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "dry-run-failed",
+			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "dry-run-failed",
 				Message: fmt.Sprintf("the server-side dry-run of removing %s as kustomize-controller failed: %v; whether the next apply fails is not known", removalList(removals), err)})
 			return nil
 		}

@@ -151,7 +151,7 @@ func translate(src compare.Source) compare.Translation {
 		tr.Lossy = append(tr.Lossy, src.Approximate)
 	}
 	tr.To = []model.Rule{{
-		Engine: model.EngineFlux, Type: RuleKustomizeIgnore,
+		Engine: Engine, Type: RuleKustomizeIgnore,
 		Target: sel, JSONPointers: paths, Scope: model.ScopeDiffAndApply,
 	}}
 	if r.Scope == model.ScopeDiff {

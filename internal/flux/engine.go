@@ -20,7 +20,7 @@ func init() { engine.Register(Descriptor()) }
 // Descriptor describes Flux to the engine registry.
 func Descriptor() engine.Descriptor {
 	return engine.Descriptor{
-		Name:               model.EngineFlux,
+		Name:               Engine,
 		Title:              "Flux",
 		RuleObjects:        "Flux Kustomization/HelmRelease",
 		OwnershipRules:     "Flux field ownership",
@@ -30,11 +30,17 @@ func Descriptor() engine.Descriptor {
 		OwnerLabels:        []string{KustomizeNameLabel, KustomizeNamespaceLabel, HelmNameLabel, HelmNamespaceLabel},
 		RulesFromDocuments: RulesFromDocuments,
 		Compare:            CompareSemantics(),
+		Suggest:            SuggestSemantics(),
+		Host:               "flux",
 		Audit:              AuditSemantics(),
 		New:                newForCommand,
 		Renderer:           fluxrender.New(),
 	}
 }
+
+// Engine is Flux's name: the --engine value and the engine of its
+// verdicts, rules and notes.
+const Engine model.Engine = "flux"
 
 // The API groups whose kinds hold Flux's rules.
 const (

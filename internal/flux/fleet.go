@@ -37,7 +37,7 @@ func remoteNotes(ctx context.Context, r model.Reader, owner *model.Owner, rm *en
 		return nil
 	}
 	note := func(level model.NoteLevel, reason, format string, args ...any) []model.Note {
-		return []model.Note{{Engine: model.EngineFlux, Level: level, Reason: reason, Message: fmt.Sprintf(format, args...)}}
+		return []model.Note{{Engine: Engine, Level: level, Reason: reason, Message: fmt.Sprintf(format, args...)}}
 	}
 	gvk := KustomizationGVK
 	if owner.Kind == HelmReleaseGVK.Kind {

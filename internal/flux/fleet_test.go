@@ -47,7 +47,7 @@ spec: {interval: 1m, path: ./, prune: true, sourceRef: {kind: GitRepository, nam
 				obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: kc-c, namespace: flux-system}, data: {value.yaml: `+kubeconfig("https://spoke-c:6443")+`}}`),
 				obj(t, `{apiVersion: v1, kind: ConfigMap, metadata: {name: addr-b, namespace: flux-system}, data: {provider: aws, address: "https://spoke-b:6443"}}`),
 			)
-			owner := &model.Owner{Engine: model.EngineFlux, Kind: "Kustomization", Namespace: "flux-system", Name: tt.name}
+			owner := &model.Owner{Engine: Engine, Kind: "Kustomization", Namespace: "flux-system", Name: tt.name}
 			notes := remoteNotes(context.Background(), r, owner, rm)
 			if len(notes) != 1 || notes[0].Reason != tt.want {
 				t.Fatalf("notes = %+v, want one %s", notes, tt.want)

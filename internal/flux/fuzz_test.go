@@ -40,7 +40,7 @@ func FuzzRules(f *testing.F) {
 		u := &unstructured.Unstructured{Object: m}
 		rules, _ := rulesFromDocs([]doc{{obj: u, file: "f.yaml", pos: func(string) (int, int) { return 1, 1 }}})
 		for _, r := range rules {
-			if r.Engine != model.EngineFlux || r.Origin.Field == "" || r.Origin.File != "f.yaml" || r.Type == "" {
+			if r.Engine != Engine || r.Origin.Field == "" || r.Origin.File != "f.yaml" || r.Type == "" {
 				t.Fatalf("rule without origin or type: %+v", r)
 			}
 		}

@@ -70,7 +70,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		o = a.Owner(in.Desired)
 	}
 	if o == nil {
-		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteInfo, Reason: "not-owned",
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteInfo, Reason: "not-owned",
 			Message: fmt.Sprintf("no Flux ownership labels (%s,namespace or %s,namespace): Flux does not reconcile this object", KustomizeNameLabel, HelmNameLabel)})
 		return nil
 	}
@@ -90,7 +90,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		o.Missing = true
 		addOwner(rep, *o)
 		for i := range rep.Drifts {
-			rep.AddVerdict(rep.Drifts[i].Path, model.Verdict{Engine: model.EngineFlux, Kind: model.NotApplied,
+			rep.AddVerdict(rep.Drifts[i].Path, model.Verdict{Engine: Engine, Kind: model.NotApplied,
 				Reason: "owner not found: " + o.Ref() + " named by the ownership labels does not exist: nothing reconciles this object"})
 		}
 		return nil
@@ -109,7 +109,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 
 	if a.serverDryRun && in.Desired == nil {
-		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "dry-run-skipped",
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "dry-run-skipped",
 			Message: "the server-side dry-run needs a manifest (-f or -k): verdicts come from field ownership alone"})
 	}
 	var dryRunErr error
@@ -123,7 +123,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		merged, err := a.dryRunner(ctx, send, j.manager)
 		if err != nil {
 			dryRunErr = err
-			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Reason: "dry-run-failed",
+			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Reason: "dry-run-failed",
 				Message: fmt.Sprintf("server-side dry-run as %s failed: %v; verdicts fall back to the manifest", j.manager, err)})
 		} else {
 			j.merged = merged
@@ -143,7 +143,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	j.sel = a.selectionObject(j)
 	j.entries = parseManagedFields(in.Live)
 	if in.Live != nil && len(in.Live.GetManagedFields()) == 0 {
-		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Reason: "no-managed-fields",
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "no-managed-fields",
 			Message: "the live object has no managedFields (saved without --show-managed-fields?): field ownership, kubectl cleanup and Strip/Adopt cannot be judged"})
 	}
 	a.readMarks(j)
@@ -152,7 +152,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		// Measured (e2e edit-removes-git-label, operator-git-field): a
 		// field deleted live, or one Git no longer sets, leaves no trace
 		// in managedFields that tells what the next apply does with it.
-		rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteInfo, Reason: "git-fields-unknown",
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteInfo, Reason: "git-fields-unknown",
 			Message: "inferred from managedFields: fields Git sets but that were deleted live, and fields removed from Git that kustomize-controller still owns, cannot be seen here; give -f FILE (add --server-dry-run to ask the API server) to compare with Git"})
 	}
 	var fails *applyFailure
@@ -175,7 +175,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			// runs unless the dry-run itself fails).
 			v = model.Verdict{Kind: model.ApplyFails, Reason: j.caveat(fails.cause + ": " + j.owner.Ref() + " turns Ready=False and this field stays as it is")}
 		}
-		v.Engine = model.EngineFlux
+		v.Engine = Engine
 		rep.AddVerdict(d.Path, v)
 	}
 	return nil
@@ -369,7 +369,7 @@ func (a *Adapter) ruleNotes(j *judgment, rep *model.Report) {
 	if j.ssa != nil {
 		if _, known := ssaMode(j.ssa.value); !known {
 			o := j.ssa.origin
-			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Rule: &o, Reason: "unknown-ssa-value",
+			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Rule: &o, Reason: "unknown-ssa-value",
 				Message: fmt.Sprintf("unknown %s value %q (want Override, Merge, IfNotPresent or Ignore): Flux treats it as Override", SSAKey, j.ssa.value)})
 		}
 	}
@@ -389,20 +389,20 @@ func (a *Adapter) ruleNotes(j *judgment, rep *model.Report) {
 			if j.helm {
 				what = "fails drift detection for the whole release"
 			}
-			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Rule: r.origin(), Reason: selectorErrReason(r.err),
+			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Rule: r.origin(), Reason: selectorErrReason(r.err),
 				Message: fmt.Sprintf("%s: %v; %s %s until it is fixed (jsondiff.CompileIgnoreRules)", name, r.err, ctrl, what)})
 			continue
 		}
 		if !r.sr.MatchUnstructured(j.sel) {
 			reason, why := mismatch(r.target, j.sel)
-			rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteInfo, Rule: r.origin(), Reason: reason,
+			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteInfo, Rule: r.origin(), Reason: reason,
 				Message: fmt.Sprintf("%s does not target this object: %s", name, why)})
 			continue
 		}
 		j.matched = append(j.matched, r)
 		for pi, p := range r.paths {
 			if err, bad := r.pathErrs[pi]; bad {
-				rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteError, Rule: r.origin(), Reason: "invalid-pointer",
+				rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Rule: r.origin(), Reason: "invalid-pointer",
 					Message: fmt.Sprintf("%s: %v", name, err)})
 				continue
 			}
@@ -410,7 +410,7 @@ func (a *Adapter) ruleNotes(j *judgment, rep *model.Report) {
 				continue // whole object (HelmRelease): judged per drift
 			}
 			if !j.present(p) {
-				rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteWarning, Rule: r.origin(), Reason: "pointer-absent",
+				rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Rule: r.origin(), Reason: "pointer-absent",
 					Message: fmt.Sprintf("%s targets this object but path %s exists neither live nor in the manifest: it removes nothing", name, p)})
 				continue
 			}
@@ -422,7 +422,7 @@ func (a *Adapter) ruleNotes(j *judgment, rep *model.Report) {
 				}
 			}
 			if !drifted {
-				rep.Notes = append(rep.Notes, model.Note{Engine: model.EngineFlux, Level: model.NoteInfo, Rule: r.origin(), Reason: "no-drift",
+				rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteInfo, Rule: r.origin(), Reason: "no-drift",
 					Message: fmt.Sprintf("%s targets this object, but path %s has not drifted", name, p)})
 			}
 		}

@@ -142,7 +142,7 @@ func judge(t *testing.T, a *Adapter, live, desired *unstructured.Unstructured, d
 
 func verdictAt(t *testing.T, rep *model.Report, path string) model.Verdict {
 	t.Helper()
-	return testutil.Verdict(t, rep, path, model.EngineFlux)
+	return testutil.Verdict(t, rep, path, Engine)
 }
 
 func newTestAdapter(t *testing.T, r model.Reader, docs ...doc) *Adapter {

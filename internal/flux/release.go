@@ -40,7 +40,7 @@ func (a *Adapter) releaseManifest(ctx context.Context, st *ownerState, live *uns
 	ns := hr.GetStorageNamespace()
 	name := hr.GetReleaseName()
 	note := func(level model.NoteLevel, reason, msg string) *model.Note {
-		return &model.Note{Engine: model.EngineFlux, Level: level, Reason: reason, Message: msg}
+		return &model.Note{Engine: Engine, Level: level, Reason: reason, Message: msg}
 	}
 	secrets, err := a.reader.List(ctx, secretGVK, ns, "owner=helm,name="+name+",status=deployed")
 	if err != nil {

@@ -109,7 +109,7 @@ func (r *ignoreRule) origin() *model.Origin { o := r.rule.Origin; return &o }
 func compileIgnoreRule(typ model.RuleType, scope model.Scope, paths []string, target *kustomize.Selector, origin model.Origin) ignoreRule {
 	r := ignoreRule{paths: append([]string(nil), paths...)}
 	r.rule = model.Rule{
-		Engine:       model.EngineFlux,
+		Engine:       Engine,
 		Type:         typ,
 		Origin:       origin,
 		Target:       model.Selector{Syntax: model.MatchRegex},
@@ -305,7 +305,7 @@ func objectSelector(obj *unstructured.Unstructured) model.Selector {
 func markRules(d doc) []model.Rule {
 	var out []model.Rule
 	base := func(typ model.RuleType, m *mark, scope model.Scope) model.Rule {
-		return model.Rule{Engine: model.EngineFlux, Type: typ, Origin: m.origin,
+		return model.Rule{Engine: Engine, Type: typ, Origin: m.origin,
 			Target: objectSelector(d.obj), Scope: scope, Value: m.value}
 	}
 	if m := findMark(d, SSAKey); m != nil {

@@ -65,7 +65,7 @@ metadata:
 			t.Errorf("missing rule %s; have %v", key, keys(got))
 			continue
 		}
-		if r.Type != w.typ || r.WholeResource != w.whole || r.Engine != model.EngineFlux || r.Origin.File == "" || r.Origin.Line != w.line || r.Origin.Column != 3 {
+		if r.Type != w.typ || r.WholeResource != w.whole || r.Engine != Engine || r.Origin.File == "" || r.Origin.Line != w.line || r.Origin.Column != 3 {
 			t.Errorf("%s: %+v, want type %s whole %v line %d", key, r, w.typ, w.whole, w.line)
 		}
 		if (w.errPart == "") != (r.Error == "") || !strings.Contains(r.Error, w.errPart) {

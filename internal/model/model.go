@@ -18,14 +18,9 @@ import (
 // APIVersion versions the JSON/YAML documents the commands print.
 const APIVersion = "drift.kubectl.dev/v1alpha1"
 
-// Engine names a GitOps engine.
+// Engine names a GitOps engine: each engine package has its own constant
+// (argocd.Engine, flux.Engine) and registers it (internal/engine).
 type Engine string
-
-// The engines kubectl-drift speaks.
-const (
-	EngineArgoCD Engine = "argocd"
-	EngineFlux   Engine = "flux"
-)
 
 // ResourceID identifies one Kubernetes object.
 type ResourceID struct {
@@ -395,7 +390,6 @@ type DesiredSource string
 const (
 	SourceFile          DesiredSource = "file"
 	SourceKustomize     DesiredSource = "kustomize"
-	SourceArgoAPI       DesiredSource = "argocd-api"
 	SourceServerDryRun  DesiredSource = "server-dry-run"
 	SourceRendered      DesiredSource = "rendered"       // from a checkout, as the engine renders it (--source)
 	SourceManagedFields DesiredSource = "managed-fields" // inferred from field ownership

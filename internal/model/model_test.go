@@ -34,9 +34,9 @@ func TestOriginCompare(t *testing.T) {
 
 func TestSortRules(t *testing.T) {
 	rs := []Rule{
-		{Engine: EngineFlux, Origin: Origin{File: "a.yaml", Line: 1}},
-		{Engine: EngineArgoCD, Origin: Origin{File: "b.yaml", Line: 5}},
-		{Engine: EngineArgoCD, Origin: Origin{File: "b.yaml", Line: 2}},
+		{Engine: "flux", Origin: Origin{File: "a.yaml", Line: 1}},
+		{Engine: "argocd", Origin: Origin{File: "b.yaml", Line: 5}},
+		{Engine: "argocd", Origin: Origin{File: "b.yaml", Line: 2}},
 	}
 	SortRules(rs)
 	var got []string

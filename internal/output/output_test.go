@@ -29,7 +29,7 @@ func at(s string) *time.Time {
 }
 
 func fluxOwner() model.Owner {
-	return model.Owner{Engine: model.EngineFlux, Kind: "Kustomization", Namespace: "flux-system", Name: "apps",
+	return model.Owner{Engine: model.Engine("flux"), Kind: "Kustomization", Namespace: "flux-system", Name: "apps",
 		Via: "labels kustomize.toolkit.fluxcd.io/name,namespace", Found: true, Interval: "10m"}
 }
 
@@ -39,7 +39,7 @@ func fluxOwner() model.Owner {
 func inferredDeployment() *model.Report {
 	r := model.NewReport(model.ResourceID{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "shop", Name: "web"}, model.SourceManagedFields)
 	r.Owners = []model.Owner{fluxOwner()}
-	left := model.Verdict{Engine: model.EngineFlux, Kind: model.LeftAlone, Reason: "kustomize-controller does not apply this field"}
+	left := model.Verdict{Engine: model.Engine("flux"), Kind: model.LeftAlone, Reason: "kustomize-controller does not apply this field"}
 	r.Drifts = []model.FieldDrift{
 		{Path: "/metadata/annotations/oncall", FieldPath: ".metadata.annotations.oncall", Change: model.Added, Live: "paged",
 			Managers: []model.ManagerRef{{Manager: "kubectl-patch", Operation: "Update", Time: at("2026-12-02T14:55:00Z"), Class: model.CauseManual}},
@@ -53,7 +53,7 @@ func inferredDeployment() *model.Report {
 		{Path: "/spec/template/spec/containers/0/image", FieldPath: ".spec.template.spec.containers[name=app].image", Change: model.Changed, Live: "nginx:1.28",
 			Managers: []model.ManagerRef{{Manager: "kubectl-set", Operation: "Update", Time: at("2026-12-02T14:59:30Z"), Class: model.CauseManual}},
 			Cause:    model.CauseManual,
-			Verdicts: []model.Verdict{{Engine: model.EngineFlux, Kind: model.Reverted, Reason: "kustomize-controller takes the field back on the next apply"}}},
+			Verdicts: []model.Verdict{{Engine: model.Engine("flux"), Kind: model.Reverted, Reason: "kustomize-controller takes the field back on the next apply"}}},
 	}
 	r.Notes = []model.Note{{Level: model.NoteInfo, Message: "desired values are unknown when inferred from managedFields; pass -f or -k to compare values"}}
 	return r
@@ -63,7 +63,7 @@ func fileBothEngines() *model.Report {
 	r := model.NewReport(model.ResourceID{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "shop", Name: "api"}, model.SourceFile)
 	r.Owners = []model.Owner{
 		fluxOwner(),
-		{Engine: model.EngineArgoCD, Kind: "Application", Namespace: "argocd", Name: "shop", Via: "annotation argocd.argoproj.io/tracking-id",
+		{Engine: model.Engine("argocd"), Kind: "Application", Namespace: "argocd", Name: "shop", Via: "annotation argocd.argoproj.io/tracking-id",
 			Found: true, AutoSync: true, SelfHeal: true},
 	}
 	rule := &model.Origin{Object: "Application argocd/shop", Field: ".spec.ignoreDifferences[0]"}
@@ -72,19 +72,19 @@ func fileBothEngines() *model.Report {
 			Managers: []model.ManagerRef{{Manager: "kube-controller-manager", Operation: "Update", Subresource: "scale", Time: at("2026-11-30T12:00:00Z"), Class: model.CauseAutoscaler}},
 			Cause:    model.CauseAutoscaler,
 			Verdicts: []model.Verdict{
-				{Engine: model.EngineFlux, Kind: model.Reverted, Reason: "kustomize-controller owns .spec.replicas"},
-				{Engine: model.EngineArgoCD, Kind: model.Ignored, Reason: "jsonPointers /spec/replicas", Rule: rule},
+				{Engine: model.Engine("flux"), Kind: model.Reverted, Reason: "kustomize-controller owns .spec.replicas"},
+				{Engine: model.Engine("argocd"), Kind: model.Ignored, Reason: "jsonPointers /spec/replicas", Rule: rule},
 			}},
 		{Path: "/spec/template/spec/containers/0/env", FieldPath: ".spec.template.spec.containers[name=api].env", Change: model.Removed,
 			Desired: []any{map[string]any{"name": "LOG_LEVEL", "value": "debug"}, map[string]any{"name": "A_VERY_LONG_VARIABLE_NAME", "value": "with a long value that gets cut"}},
 			Cause:   model.CauseUnknown,
 			Verdicts: []model.Verdict{
-				{Engine: model.EngineArgoCD, Kind: model.Reported, Reason: "OutOfSync; self-heal syncs it back"},
-				{Engine: model.EngineFlux, Kind: model.Reverted},
+				{Engine: model.Engine("argocd"), Kind: model.Reported, Reason: "OutOfSync; self-heal syncs it back"},
+				{Engine: model.Engine("flux"), Kind: model.Reverted},
 			}},
 	}
 	r.Notes = []model.Note{
-		{Engine: model.EngineArgoCD, Level: model.NoteWarning, Reason: "pointer-absent", Rule: &model.Origin{File: "apps/shop.yaml", Line: 31, Column: 7},
+		{Engine: model.Engine("argocd"), Level: model.NoteWarning, Reason: "pointer-absent", Rule: &model.Origin{File: "apps/shop.yaml", Line: 31, Column: 7},
 			Message: "ignoreDifferences jsonPointer /spec/template/metadata/annotations/x matches no field of this object"},
 	}
 	return r

@@ -136,8 +136,6 @@ func sourceLine(s model.DesiredSource) string {
 		return "from file (-f)"
 	case model.SourceKustomize:
 		return "from kustomize build (-k)"
-	case model.SourceArgoAPI:
-		return "from the Argo CD API"
 	case model.SourceServerDryRun:
 		return "from a server-side dry-run"
 	case model.SourceRendered:

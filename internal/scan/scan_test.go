@@ -102,9 +102,9 @@ func adapter(t testing.TB, e model.Engine) model.Adapter {
 	var a model.Adapter
 	var err error
 	switch e {
-	case model.EngineArgoCD:
+	case model.Engine("argocd"):
 		a, err = argocd.New(argocd.Options{})
-	case model.EngineFlux:
+	case model.Engine("flux"):
 		a, err = flux.New(flux.Options{})
 	}
 	if err != nil {
@@ -114,7 +114,7 @@ func adapter(t testing.TB, e model.Engine) model.Adapter {
 }
 
 func bothEngines(t testing.TB) *Inspector {
-	return &Inspector{Adapters: []model.Adapter{adapter(t, model.EngineArgoCD), adapter(t, model.EngineFlux)}}
+	return &Inspector{Adapters: []model.Adapter{adapter(t, model.Engine("argocd")), adapter(t, model.Engine("flux"))}}
 }
 
 var fixedNow = func() time.Time { return time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC) }
@@ -240,8 +240,8 @@ func TestRunEngineSelection(t *testing.T) {
 		engine model.Engine
 		kinds  []string
 	}{
-		{model.EngineArgoCD, []string{"ConfigMap"}},
-		{model.EngineFlux, []string{"Deployment", "Secret"}},
+		{model.Engine("argocd"), []string{"ConfigMap"}},
+		{model.Engine("flux"), []string{"Deployment", "Secret"}},
 	} {
 		t.Run(string(tc.engine), func(t *testing.T) {
 			res := runShop(t, shopSource(), &Inspector{Adapters: []model.Adapter{adapter(t, tc.engine)}})
@@ -437,7 +437,7 @@ func (r *refusing) OwnerWarnings() []string {
 }
 
 func TestRunOwnerWarnings(t *testing.T) {
-	in := &Inspector{Adapters: []model.Adapter{&refusing{Adapter: adapter(t, model.EngineFlux), name: "web-image"}, adapter(t, model.EngineArgoCD)}}
+	in := &Inspector{Adapters: []model.Adapter{&refusing{Adapter: adapter(t, model.Engine("flux")), name: "web-image"}, adapter(t, model.Engine("argocd"))}}
 	res := runShop(t, shopSource(), in)
 	for _, r := range res.Items {
 		if r.Resource.Name == "web-image" {

@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -39,6 +40,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/fight"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
@@ -475,13 +477,16 @@ func (s *Server) Observe(ctx context.Context, kind scan.Kind, obj *unstructured.
 }
 
 // engineOf names the engine of a GitOps manager, as the engine label of
-// scan's metrics does.
+// scan's metrics does: the registered engine whose manager it is, "" for
+// none.
 func engineOf(manager string) string {
-	switch manager {
-	case "argocd-controller", "argocd-application-controller":
-		return string(model.EngineArgoCD)
+	m := strings.ToLower(manager)
+	for _, d := range engine.All() {
+		if d.IsManager(m) {
+			return string(d.Name)
+		}
 	}
-	return string(model.EngineFlux)
+	return ""
 }
 
 // snapshot returns the drifted reports sorted as scan sorts its items.

@@ -7,14 +7,12 @@ import (
 	"path/filepath"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/yaml"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/audit"
-	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/suggest/suggestapi"
 )
 
 // Checked is the proof of one suggestion for one engine object.
@@ -31,24 +29,16 @@ type Checked struct {
 	OK bool `json:"ok"`
 }
 
-// CheckOptions carry what the judges need from the cluster.
-type CheckOptions struct {
-	// GVKParser is the cluster's OpenAPI schema. Argo CD evaluates
-	// managedFieldsManagers with it; without a desired state (inferred
-	// drift) our judge cannot evaluate such a rule without it.
-	GVKParser *managedfields.GvkParser
-}
-
-// Check adds the suggestion's rule to an engine object (an Application,
-// Kustomization or HelmRelease, as read from the cluster or Git), judges
-// the object's drift again with our own engine adapter, and audits the
-// engine object as it would be committed. The report is not changed.
-func Check(ctx context.Context, s Suggestion, owner *unstructured.Unstructured, report *model.Report, live, desired *unstructured.Unstructured, opts CheckOptions) (*Checked, error) {
-	withRule, err := s.WithRule(owner)
+// Check adds the suggestion's rule for engine e to one of e's objects
+// (holder: as read from the cluster or Git), judges the object's drift
+// again with the engine's own adapter, and audits the engine object as it
+// would be committed. The report is not changed.
+func Check(ctx context.Context, e suggestapi.Semantics, s Suggestion, holder *unstructured.Unstructured, report *model.Report, live, desired *unstructured.Unstructured, opts CheckOptions) (*Checked, error) {
+	withRule, err := s.WithRule(e, holder)
 	if err != nil {
 		return nil, err
 	}
-	text, err := s.YAML(withRule)
+	text, err := s.YAML(e, withRule)
 	if err != nil {
 		return nil, err
 	}
@@ -65,18 +55,7 @@ func Check(ctx context.Context, s Suggestion, owner *unstructured.Unstructured, 
 	if err != nil {
 		return nil, err
 	}
-	var a model.Adapter
-	engine := model.EngineFlux
-	if owner.GetKind() == KindApplication {
-		engine = model.EngineArgoCD
-		ns := owner.GetNamespace()
-		if ns == "" {
-			ns = "argocd"
-		}
-		a, err = argocd.New(argocd.Options{Documents: docs, Namespace: ns, GVKParser: opts.GVKParser})
-	} else {
-		a, err = flux.New(flux.Options{Documents: docs})
-	}
+	a, err := e.Judge(docs, holder, opts.GVKParser)
 	if err != nil {
 		return nil, err
 	}
@@ -84,13 +63,13 @@ func Check(ctx context.Context, s Suggestion, owner *unstructured.Unstructured, 
 	if err := a.Judge(ctx, model.JudgeInput{Live: live, Desired: desired, Report: again}); err != nil {
 		return nil, err
 	}
-	c := &Checked{Owner: fmt.Sprintf("%s %s/%s", owner.GetKind(), owner.GetNamespace(), owner.GetName()), Engine: engine}
+	c := &Checked{Owner: fmt.Sprintf("%s %s/%s", holder.GetKind(), holder.GetNamespace(), holder.GetName()), Engine: e.Engine}
 	for _, d := range again.Drifts {
 		if d.Path != s.Pointer {
 			continue
 		}
 		for _, v := range d.Verdicts {
-			if v.Engine == engine {
+			if v.Engine == e.Engine {
 				c.Verdict, c.Reason = v.Kind, v.Reason
 			}
 		}
@@ -102,14 +81,36 @@ func Check(ctx context.Context, s Suggestion, owner *unstructured.Unstructured, 
 			_ = os.WriteFile(filepath.Join(dir, "object.yaml"), b, 0o600)
 		}
 	}
-	res, err := audit.Run(audit.Options{Root: dir, Paths: []string{"."},
-		Extractors: []audit.Extractor{argocd.RulesFromDocuments, flux.RulesFromDocuments}})
+	res, err := audit.Run(audit.Options{Root: dir, Paths: []string{"."}, Extractors: opts.Extractors})
 	if err != nil {
 		return nil, err
 	}
 	c.Audit = res.Findings
 	c.OK = (c.Verdict == model.Ignored || c.Verdict == model.LeftAlone) && !res.Worst().AtLeast(audit.SeverityError)
 	return c, nil
+}
+
+// EngineObject is an engine object that reconciles the drifted object (a
+// holder of the engine's rules), as read from the cluster or Git.
+type EngineObject struct {
+	Object *unstructured.Unstructured
+	Engine suggestapi.Semantics
+}
+
+// CheckAll checks every suggestion against every engine object (Check),
+// recording in each its proofs and, in NotChecked, the objects it could
+// not be checked against.
+func CheckAll(ctx context.Context, ss []Suggestion, objs []EngineObject, report *model.Report, live, desired *unstructured.Unstructured, opts CheckOptions) {
+	for i := range ss {
+		for _, o := range objs {
+			c, err := Check(ctx, o.Engine, ss[i], o.Object, report, live, desired, opts)
+			if err != nil {
+				ss[i].NotChecked = append(ss[i].NotChecked, fmt.Sprintf("%s %s/%s: %v", o.Object.GetKind(), o.Object.GetNamespace(), o.Object.GetName(), err))
+				continue
+			}
+			ss[i].Checks = append(ss[i].Checks, *c)
+		}
+	}
 }
 
 // rejudged copies a report without any verdict, owner, note or status,

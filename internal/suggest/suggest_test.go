@@ -1,254 +1,176 @@
 package suggest
 
 import (
-	"context"
-	"os"
-	"path/filepath"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
-	"github.com/kubectl-drift/kubectl-drift/internal/audit"
-	"github.com/kubectl-drift/kubectl-drift/internal/diff"
-	"github.com/kubectl-drift/kubectl-drift/internal/flux"
-	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
-	"github.com/kubectl-drift/kubectl-drift/internal/source"
-	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
+	"github.com/kubectl-drift/kubectl-drift/internal/suggest/suggestapi"
 )
 
-func load(t *testing.T, name string) *unstructured.Unstructured {
-	t.Helper()
-	return testutil.ReadObject(t, "testdata", name)
+// The neutral machinery, with two made-up engines ("a" writes its rules
+// under spec.rules and needs an option; "b" only suggests for labels).
+// The shipped engines' rules are tested with them (internal/argocd,
+// internal/flux suggest_test.go), the toy engine's through the command
+// (plugins/kubectl-drift/toy_engine_test.go).
+
+type ruleA struct {
+	Path string `json:"path"`
 }
 
-// report computes the drift of live against desired and attributes each
-// field to its managers, as explain does.
-func report(t *testing.T, live, desired *unstructured.Unstructured) *model.Report {
-	t.Helper()
-	ix, err := managedfields.Parse(live)
-	if err != nil {
-		t.Fatal(err)
+func (r ruleA) Entry() any { return suggestapi.Entry(&r) }
+func (r ruleA) Settings() []suggestapi.Setting {
+	return []suggestapi.Setting{{Path: []string{"spec", "options"}, Value: "Keep=true", Has: func(o string) bool { return strings.EqualFold(o, "keep=true") }}}
+}
+
+type ruleB struct {
+	Label string `json:"label"`
+}
+
+func (r ruleB) Entry() any                     { return suggestapi.Entry(&r) }
+func (r ruleB) Settings() []suggestapi.Setting { return nil }
+
+func engines() []suggestapi.Semantics {
+	return []suggestapi.Semantics{
+		{Engine: "a", Title: "A", Holders: []suggestapi.Holder{{GVK: schema.GroupVersionKind{Group: "a.example.com", Version: "v1", Kind: "AApp"}, Rules: []string{"spec", "rules"}}},
+			Suggest: func(f suggestapi.Field) (suggestapi.Rule, []string) {
+				return ruleA{Path: f.Drift.Path}, []string{"a says " + f.Drift.Path}
+			}},
+		{Engine: "b", Title: "B", Holders: []suggestapi.Holder{{GVK: schema.GroupVersionKind{Group: "b.example.com", Version: "v1", Kind: "BApp"}, Rules: []string{"spec", "labels"}}},
+			Suggest: func(f suggestapi.Field) (suggestapi.Rule, []string) {
+				if k, ok := strings.CutPrefix(f.Drift.Path, "/metadata/labels/"); ok {
+					return ruleB{Label: k}, nil
+				}
+				return nil, nil
+			}},
 	}
-	drifts, err := diff.Compute(desired, live, diff.Options{Index: ix, Owned: func(p string) bool { return len(ix.Owners(live, p)) > 0 }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := model.NewReport(model.ResourceID{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: live.GetNamespace(), Name: live.GetName()}, model.SourceFile)
-	for _, d := range drifts {
-		if d.FieldPath == "" {
-			d.FieldPath = ix.FieldPath(live, d.Path)
-		}
-		if len(d.Managers) == 0 {
-			d.Managers = ix.Owners(live, d.Path)
-		}
-		d.Cause = model.CauseUnknown
-		for _, m := range d.Managers {
-			if !managedfields.IsGitOpsManager(m.Manager) {
-				d.Cause = managedfields.Classify(m.Manager, m.Operation, m.Subresource)
-				break
-			}
-		}
-		r.Drifts = append(r.Drifts, d)
+}
+
+func report() *model.Report {
+	r := model.NewReport(model.ResourceID{Group: "apps", Version: "v1", Kind: "Deployment", Namespace: "shop", Name: "web"}, model.SourceFile)
+	r.Drifts = []model.FieldDrift{
+		// Scaled by an HPA, reverted by an engine: suggested.
+		{Path: "/spec/replicas", FieldPath: ".spec.replicas", Change: model.Changed, Cause: model.CauseAutoscaler,
+			Managers: []model.ManagerRef{{Manager: "kube-controller-manager", Operation: "Update", Subresource: "scale"}},
+			Verdicts: []model.Verdict{{Engine: "a", Kind: model.Reverted}}},
+		// A label an operator added, not judged yet: suggested.
+		{Path: "/metadata/labels/team", FieldPath: ".metadata.labels.team", Change: model.Added, Cause: model.CauseOperator,
+			Managers: []model.ManagerRef{{Manager: "team-operator", Operation: "Update"}}},
+		// A manual edit: adopt it instead.
+		{Path: "/spec/paused", FieldPath: ".spec.paused", Change: model.Changed, Cause: model.CauseManual},
+		// Left alone by every engine: nothing to declare.
+		{Path: "/metadata/annotations/x", FieldPath: ".metadata.annotations.x", Change: model.Added, Cause: model.CauseController,
+			Verdicts: []model.Verdict{{Engine: "a", Kind: model.LeftAlone}}},
 	}
 	return r
 }
 
-func judgeWith(t *testing.T, a model.Adapter, r *model.Report, live, desired *unstructured.Unstructured) *model.Report {
-	t.Helper()
-	again := rejudged(r)
-	if err := a.Judge(context.Background(), model.JudgeInput{Live: live, Desired: desired, Report: again}); err != nil {
+func TestBuild(t *testing.T) {
+	ss := Build(report(), engines())
+	if len(ss) != 2 || ss[0].Pointer != "/metadata/labels/team" || ss[1].Pointer != "/spec/replicas" {
+		t.Fatalf("want the operator's label and the HPA's replicas, sorted: %+v", ss)
+	}
+	label, replicas := ss[0], ss[1]
+	if label.Manager != "team-operator" || label.InGit || label.Reason != "team-operator (operator) owns .metadata.labels.team of Deployment web" {
+		t.Errorf("label: %+v", label)
+	}
+	if got := label.Engines(); len(got) != 2 || label.Rules["b"] != (ruleB{Label: "team"}) {
+		t.Errorf("label: both engines have a rule, got %v", label.Rules)
+	}
+	if got := replicas.Engines(); len(got) != 1 || got[0] != "a" {
+		t.Errorf("replicas: engine b has no rule for it, got %v", replicas.Rules)
+	}
+	// Engines' advice in the registry's order, then the neutral advice.
+	if len(replicas.Advice) != 2 || replicas.Advice[0] != "a says /spec/replicas" || !strings.Contains(replicas.Advice[1], "remove spec.replicas from Git") {
+		t.Errorf("replicas advice: %q", replicas.Advice)
+	}
+}
+
+// Each engine's rule is printed under its name, between the field's facts
+// and the advice, as -o json and -o yaml have always shown them.
+func TestSuggestionJSON(t *testing.T) {
+	s := Build(report(), engines())[0]
+	s.Checks = []Checked{{Owner: "AApp shop/web", Engine: "a", Verdict: model.Ignored, OK: true}}
+	b, err := json.Marshal(s)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return again
-}
-
-func verdict(r *model.Report, pointer string, e model.Engine) model.VerdictKind {
-	for _, d := range r.Drifts {
-		if d.Path == pointer {
-			for _, v := range d.Verdicts {
-				if v.Engine == e {
-					return v.Kind
-				}
-			}
-		}
+	want := `{"path":"/metadata/labels/team","fieldPath":".metadata.labels.team","manager":"team-operator","cause":"operator",` +
+		`"reason":"team-operator (operator) owns .metadata.labels.team of Deployment web","inGit":false,` +
+		`"a":{"path":"/metadata/labels/team"},"b":{"label":"team"},"advice":["a says /metadata/labels/team"],` +
+		`"checks":[{"owner":"AApp shop/web","engine":"a","verdict":"ignored","reason":"","ok":true}]}`
+	if string(b) != want {
+		t.Errorf("got  %s\nwant %s", b, want)
 	}
-	return ""
-}
-
-func docs(t *testing.T, names ...string) []source.Document {
-	t.Helper()
-	var out []source.Document
-	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join("testdata", n))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, err := source.Decode(b, n)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, d...)
+	none := Suggestion{Facts: Facts{Pointer: "/x"}}
+	b, _ = json.Marshal(none)
+	if string(b) != `{"path":"/x","fieldPath":"","manager":"","cause":"","reason":"","inGit":false}` {
+		t.Errorf("no rule, no advice: %s", b)
 	}
-	return out
-}
-
-const (
-	replicas = "/spec/replicas"
-	cpu      = "/spec/template/spec/containers/0/resources/limits/cpu"
-)
-
-func TestBuildShapes(t *testing.T) {
-	live, desired := load(t, "flux-live.yaml"), load(t, "desired.yaml")
-	ss := Build(report(t, live, desired))
-	if len(ss) != 2 {
-		t.Fatalf("want 2 suggestions (replicas by the HPA, cpu by the operator), got %+v", ss)
-	}
-	byPath := map[string]Suggestion{}
-	for _, s := range ss {
-		byPath[s.Pointer] = s
-	}
-	r := byPath[replicas]
-	if len(r.Argo.ManagedFieldsManagers) != 0 || len(r.Argo.JSONPointers) != 1 || r.Argo.JSONPointers[0] != replicas || !r.Argo.RespectIgnoreDifferences {
-		t.Errorf("replicas in Git: a sync writes it, so a JSON pointer with RespectIgnoreDifferences, got %+v", r.Argo)
-	}
-	// A field Git lacks, written by a stable manager: only the diff
-	// matters, and the manager rule covers what it writes next.
-	added := forDrift(model.ResourceID{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "web"}, model.FieldDrift{
-		Path: "/metadata/annotations/autoscaling", FieldPath: ".metadata.annotations.autoscaling", Change: model.Added,
-		Cause: model.CauseAutoscaler, Managers: []model.ManagerRef{{Manager: "vpa-updater", Operation: "Update"}}})
-	if got := strings.Join(added.Argo.ManagedFieldsManagers, ","); got != "vpa-updater" || added.Argo.RespectIgnoreDifferences {
-		t.Errorf("a field Git lacks, stable manager: want managedFieldsManagers only, got %+v", added.Argo)
-	}
-	if !strings.Contains(strings.Join(r.Advice, "\n"), "remove spec.replicas from Git") {
-		t.Errorf("replicas with an HPA: want the remove-from-Git advice, got %q", r.Advice)
-	}
-	c := byPath[cpu]
-	want := `.spec.template.spec.containers[] | select(.name == "app") | .resources.limits.cpu`
-	if len(c.Argo.JQPathExpressions) != 1 || c.Argo.JQPathExpressions[0] != want || len(c.Argo.ManagedFieldsManagers) != 0 {
-		t.Errorf("cpu: the generic manager \"manager\" is not stable, a keyed item gives jq %q, got %+v", want, c.Argo)
-	}
-	if c.Flux.Paths[0] != cpu || c.Flux.Target.Kind != "Deployment" || c.Flux.Target.Name != "web" {
-		t.Errorf("cpu flux rule: %+v", c.Flux)
+	var back Suggestion
+	if err := json.Unmarshal(b, &back); err != nil || back.Pointer != "/x" {
+		t.Errorf("decode: %v %+v", err, back)
 	}
 }
 
-func TestJQPath(t *testing.T) {
-	for in, want := range map[string]string{
-		".spec.replicas": ".spec.replicas",
-		".spec.template.spec.containers[name=app].ports[containerPort=80,protocol=TCP].hostPort": `.spec.template.spec.containers[] | select(.name == "app") | .ports[] | select(.containerPort == 80 and .protocol == "TCP") | .hostPort`,
-		`.metadata.annotations["example.com/x"]`:                                                 `.metadata.annotations["example.com/x"]`,
+// A rule is appended to the holder's list, its setting added once (also
+// when spelled otherwise), and the snippet shows both, the reason above
+// the rule.
+func TestWithRuleAndSnippet(t *testing.T) {
+	e := engines()[0]
+	s := Build(report(), engines())[1]
+	holder := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "a.example.com/v1", "kind": "AApp",
+		"metadata": map[string]any{"name": "web"}, "spec": map[string]any{"rules": []any{map[string]any{"path": "/x"}}, "options": []any{"KEEP=true"}}}}
+	withRule, err := s.WithRule(e, holder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, _, _ := unstructured.NestedSlice(withRule.Object, "spec", "rules")
+	opts, _, _ := unstructured.NestedStringSlice(withRule.Object, "spec", "options")
+	if len(rules) != 2 || rules[1].(map[string]any)["path"] != "/spec/replicas" || len(opts) != 1 {
+		t.Errorf("rules %v, options %v", rules, opts)
+	}
+	if _, ok := holder.Object["spec"].(map[string]any)["rules"].([]any); !ok || len(holder.Object["spec"].(map[string]any)["rules"].([]any)) != 1 {
+		t.Errorf("the holder itself changed: %v", holder.Object)
+	}
+	want := `spec:
+  options:
+    - Keep=true
+  rules:
+    # kube-controller-manager (autoscaler) owns .spec.replicas of Deployment web
+    - path: /spec/replicas
+`
+	if got := s.Snippet(e, "AApp"); got != want {
+		t.Errorf("snippet:\n%s\nwant:\n%s", got, want)
+	}
+	if got := s.Snippet(engines()[1], "BApp"); got != "" {
+		t.Errorf("no rule of b: want no snippet, got %q", got)
+	}
+	if _, err := s.WithRule(engines()[1], holder); err == nil {
+		t.Error("an AApp holds no B rule: want an error")
+	}
+}
+
+func TestFieldFacts(t *testing.T) {
+	for path, want := range map[string]bool{
+		".spec.template.spec.containers[name=app].image": true,
+		".spec.replicas":                  false,
+		".spec.ports[containerPort=80].x": true,
 	} {
-		if got := JQPath(in); got != want {
-			t.Errorf("JQPath(%s) = %s, want %s", in, got, want)
+		if got := (suggestapi.Field{Drift: model.FieldDrift{FieldPath: path}}).KeyedItem(); got != want {
+			t.Errorf("KeyedItem(%s) = %v, want %v", path, got, want)
 		}
 	}
-}
-
-// Flux: before the rule kustomize-controller reverts both fields; with the
-// suggested spec.ignore entry our judge says ignored, and audit finds no
-// error in the Kustomization as it would be committed.
-func TestFluxSuggestionsAreChecked(t *testing.T) {
-	live, desired := load(t, "flux-live.yaml"), load(t, "desired.yaml")
-	r := report(t, live, desired)
-	before, err := flux.New(flux.Options{Documents: docs(t, "kustomization.yaml")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	judged := judgeWith(t, before, r, live, desired)
-	for _, p := range []string{replicas, cpu} {
-		if v := verdict(judged, p, model.EngineFlux); v != model.Reverted {
-			t.Fatalf("%s before the rule: %s, want reverted", p, v)
+	for m, want := range map[string]bool{
+		"vpa-updater": true, "kube-controller-manager": true, "manager": false, "Go-http-client": false,
+		"kubectl-edit": false, "cert-manager-7d9f8b6c5d-x2k4j": false, "": false,
+	} {
+		if got := stableManager(m); got != want {
+			t.Errorf("stableManager(%q) = %v, want %v", m, got, want)
 		}
 	}
-	ks := load(t, "kustomization.yaml")
-	for _, s := range Build(judged) {
-		c, err := Check(context.Background(), s, ks, judged, live, desired, CheckOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !c.OK || c.Verdict != model.Ignored {
-			t.Errorf("%s: %+v", s.Pointer, c)
-		}
-		for _, f := range c.Audit {
-			if f.Severity == audit.SeverityError || f.Check == audit.CheckNoJustification || f.Check == audit.CheckTooBroad {
-				t.Errorf("%s: audit %s: %s", s.Pointer, f.Name, f.Message)
-			}
-		}
-	}
-}
-
-// Argo CD: auto-sync with selfHeal reverts both; with the suggested
-// ignoreDifferences entry (managedFieldsManagers for the HPA, jq for the
-// operator's container item) our judge says ignored.
-func TestArgoSuggestionsAreChecked(t *testing.T) {
-	live, desired := load(t, "argo-live.yaml"), load(t, "argo-desired.yaml")
-	r := report(t, live, desired)
-	before, err := argocd.New(argocd.Options{Documents: docs(t, "application.yaml")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	judged := judgeWith(t, before, r, live, desired)
-	for _, p := range []string{replicas, cpu} {
-		if v := verdict(judged, p, model.EngineArgoCD); v != model.Reverted {
-			t.Fatalf("%s before the rule: %s, want reverted", p, v)
-		}
-	}
-	app := load(t, "application.yaml")
-	ss := Build(judged)
-	if len(ss) != 2 {
-		t.Fatalf("suggestions: %+v", ss)
-	}
-	for _, s := range ss {
-		c, err := Check(context.Background(), s, app, judged, live, desired, CheckOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !c.OK || c.Verdict != model.Ignored {
-			t.Errorf("%s: %+v", s.Pointer, c)
-		}
-		for _, f := range c.Audit {
-			if f.Severity == audit.SeverityError || f.Check == audit.CheckNoJustification {
-				t.Errorf("%s: audit %s: %s", s.Pointer, f.Name, f.Message)
-			}
-		}
-	}
-}
-
-// A rule that does not cover the field fails the check: the check can fail.
-func TestCheckFailsForAWrongRule(t *testing.T) {
-	live, desired := load(t, "flux-live.yaml"), load(t, "desired.yaml")
-	r := report(t, live, desired)
-	s := Build(r)[0]
-	s.Flux.Paths = []string{"/spec/paused"}
-	c, err := Check(context.Background(), s, load(t, "kustomization.yaml"), r, live, desired, CheckOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.OK {
-		t.Fatalf("a rule on another path passed: %+v", c)
-	}
-}
-
-// The snippets as printed by `suggest`, reviewed in testdata.
-func TestSnippetsGolden(t *testing.T) {
-	live, desired := load(t, "flux-live.yaml"), load(t, "desired.yaml")
-	var b strings.Builder
-	for _, s := range Build(report(t, live, desired)) {
-		for _, k := range []string{KindApplication, KindKustomization, KindHelmRelease} {
-			b.WriteString("## " + s.FieldPath + " " + k + "\n" + s.Snippet(k))
-		}
-		withRule, err := s.WithRule(load(t, "kustomization.yaml"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		y, err := s.YAML(withRule)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.WriteString("## " + s.FieldPath + " Kustomization with the rule\n" + string(y))
-	}
-	testutil.Golden(t, filepath.Join("testdata", "snippets.golden"), []byte(b.String()))
 }

@@ -9,12 +9,12 @@ import (
 func TestVerdictAndNote(t *testing.T) {
 	rep := &model.Report{
 		Drifts: []model.FieldDrift{{Path: "/spec/replicas", Verdicts: []model.Verdict{
-			{Engine: model.EngineFlux, Kind: model.Reverted},
-			{Engine: model.EngineArgoCD, Kind: model.Ignored},
+			{Engine: model.Engine("flux"), Kind: model.Reverted},
+			{Engine: model.Engine("argocd"), Kind: model.Ignored},
 		}}},
 		Notes: []model.Note{{Reason: "a"}, {Reason: "b", Message: "first b"}, {Reason: "b"}},
 	}
-	if v := Verdict(t, rep, "/spec/replicas", model.EngineArgoCD); v.Kind != model.Ignored {
+	if v := Verdict(t, rep, "/spec/replicas", model.Engine("argocd")); v.Kind != model.Ignored {
 		t.Errorf("argocd verdict %v", v.Kind)
 	}
 	for _, c := range []struct {
@@ -23,7 +23,7 @@ func TestVerdictAndNote(t *testing.T) {
 		want   string
 	}{
 		{"/spec/replicas", model.Engine("toy"), "no %s verdict at %s in %+v"},
-		{"/spec/paused", model.EngineFlux, "no drift at %s in %+v"},
+		{"/spec/paused", model.Engine("flux"), "no drift at %s in %+v"},
 	} {
 		r := &recorder{TB: t}
 		Verdict(r, rep, c.path, c.engine)

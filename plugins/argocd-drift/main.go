@@ -13,5 +13,5 @@ import (
 )
 
 func main() {
-	os.Exit(cli.MainArgv(cli.ArgoCDFrontend, os.Args))
+	os.Exit(cli.MainArgv(cli.HostFrontend("argocd"), os.Args))
 }

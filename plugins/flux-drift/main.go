@@ -13,5 +13,5 @@ import (
 )
 
 func main() {
-	os.Exit(cli.MainArgv(cli.FluxFrontend, os.Args))
+	os.Exit(cli.MainArgv(cli.HostFrontend("flux"), os.Args))
 }

@@ -290,3 +290,52 @@ func TestToyEngineInAudit(t *testing.T) {
 		t.Errorf("audit --fail-on warning: exit %d, want %d\n%s", code, cli.ExitDrift, stdout)
 	}
 }
+
+// TestToyEngineInSuggest: a label a controller wrote (testdata/
+// configmap-web-operator-live.yaml, saved from the real API server after
+// the server-side apply above and `kubectl label cm web hotfix=1
+// --field-manager=label-operator`) gets the toy engine's rule, a
+// spec.ignoreLabels entry in the ToyApp, checked by the toy engine's own
+// judge; the other engines' rules are suggested beside it.
+func TestToyEngineInSuggest(t *testing.T) {
+	opLive := testdata + "/configmap-web-operator-live.yaml"
+	stdout, stderr, code := run(t, "suggest", "cm/web", "--live-file", opLive, "-f", desired, "--rules", rules, "-o", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var list struct {
+		Items []struct {
+			Path   string
+			Toy    struct{ IgnoreLabel string }
+			Checks []struct {
+				Engine  string
+				Verdict model.VerdictKind
+				OK      bool
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &list); err != nil {
+		t.Fatalf("%v\n%s", err, stdout)
+	}
+	if len(list.Items) != 1 || list.Items[0].Path != "/metadata/labels/hotfix" || list.Items[0].Toy.IgnoreLabel != "hotfix" {
+		t.Fatalf("want the toy rule ignoring the operator's label hotfix:\n%s", stdout)
+	}
+	if c := list.Items[0].Checks; len(c) != 1 || c[0].Engine != "toy" || c[0].Verdict != model.Ignored || !c[0].OK {
+		t.Errorf("checks %+v, want the ToyApp with the rule to ignore the label", c)
+	}
+	for _, key := range []string{`"argocd":`, `"flux":`} {
+		if !strings.Contains(stdout, key) {
+			t.Errorf("no %s rule beside the toy one:\n%s", key, stdout)
+		}
+	}
+	stdout, _, _ = run(t, "suggest", "cm/web", "--live-file", opLive, "-f", desired, "--rules", rules)
+	want := `  Toy, add to the ToyApp toy-shop/web:
+    spec:
+      ignoreLabels:
+        # label-operator (operator) owns .metadata.labels.hotfix of ConfigMap web
+        - hotfix
+`
+	if !strings.Contains(stdout, want) || !strings.Contains(stdout, "checked: ToyApp toy-shop/web with the rule: toy verdict ignored; audit: no finding -> ok") {
+		t.Errorf("text output lacks the toy rule and its check:\n%s", stdout)
+	}
+}

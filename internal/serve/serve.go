@@ -18,6 +18,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/pprof"
@@ -212,10 +213,15 @@ func (s *Server) Ready() bool { return s.ready.Load() }
 // never applies it).
 func (s *Server) transform(k scan.Kind) cache.TransformFunc {
 	return func(obj any) (any, error) {
-		u, ok := obj.(*unstructured.Unstructured)
+		in, ok := obj.(*unstructured.Unstructured)
 		if !ok {
 			return obj, nil
 		}
+		// The input is read, never written: a new object is returned. A
+		// decoded API answer is the informer's own, but a list or watch may
+		// hand out objects others still hold (client-go's fake tracker
+		// does, and -race caught the writes).
+		u := &unstructured.Unstructured{Object: maps.Clone(in.Object)}
 		u.SetGroupVersionKind(k.GVK)
 		if !s.pipe.Load().Owned(k, u) {
 			md := map[string]any{}
@@ -252,10 +258,11 @@ func intern(v any) any {
 		}
 		return out
 	case []any:
+		out := make([]any, len(t))
 		for i, e := range t {
-			t[i] = intern(e)
+			out[i] = intern(e)
 		}
-		return t
+		return out
 	case string:
 		if len(t) <= maxInterned {
 			return unique.Make(t).Value()

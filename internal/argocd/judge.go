@@ -178,6 +178,16 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			}
 		}
 	}
+	if !st.Drift && api == nil && in.Desired == nil && app != nil &&
+		app.syncStatusOf(gvk.Group, gvk.Kind, live.GetNamespace(), live.GetName()) == "OutOfSync" {
+		// Without Git, a commit the controller has not synced yet leaves
+		// the live object equal to Argo CD's last sync; the controller's
+		// own comparison, recorded in the Application's status.resources,
+		// still says OutOfSync. Which fields differ stays unknown.
+		st.Drift, st.From = true, "Application status"
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "outofsync-in-status",
+			Message: fmt.Sprintf("Application %s/%s records this object OutOfSync, but it equals Argo CD's last sync: Git changed since (a commit not synced yet); give the desired state (-f, -k, --source) or --argocd-server to see which fields", owner.Namespace, owner.Name)})
+	}
 	st.Status = "Synced"
 	if st.Drift {
 		st.Status = "OutOfSync"

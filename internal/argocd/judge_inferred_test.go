@@ -1,6 +1,7 @@
 package argocd
 
 import (
+	"cmp"
 	"context"
 	"path/filepath"
 	"strings"
@@ -203,4 +204,41 @@ func hasNote(rep *model.Report, reason string) bool {
 		}
 	}
 	return false
+}
+
+// TestJudgeInferredReadsApplicationStatus: without Git, a commit Argo CD
+// has not synced leaves the live object equal to its last sync (the
+// csa-*-from-git scenarios of e2e/argoconformance_test.go); the
+// controller's own comparison in the Application's status.resources still
+// says OutOfSync, and the object verdict follows it. A Synced entry, or
+// none, changes nothing.
+func TestJudgeInferredReadsApplicationStatus(t *testing.T) {
+	dir := filepath.Join("testdata/inferred", "csa-label-added")
+	live := readTestObject(t, filepath.Join(dir, "live.json"))
+	for _, status := range []string{"OutOfSync", "Synced", ""} {
+		t.Run(cmp.Or(status, "none"), func(t *testing.T) {
+			rep := inferredReport(t, dir, func(app *unstructured.Unstructured) {
+				if status == "" {
+					return
+				}
+				gvk := live.GroupVersionKind()
+				_ = unstructured.SetNestedSlice(app.Object, []any{map[string]any{
+					"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind,
+					"namespace": live.GetNamespace(), "name": live.GetName(), "status": status}}, "status", "resources")
+			})
+			st := statusOf(t, rep)
+			want := status == "OutOfSync"
+			if st.Drift != want {
+				t.Errorf("object OutOfSync = %v (from %s), want %v", st.Drift, st.From, want)
+			}
+			if hasNote(rep, "outofsync-in-status") != want {
+				t.Errorf("outofsync-in-status note present = %v, want %v: %+v", !want, want, rep.Notes)
+			}
+			// The fields stay judged against the last sync: the label
+			// kubectl added is still left alone.
+			if v := argoVerdict(t, rep, "/metadata/labels/hotfix"); v.Kind != model.LeftAlone {
+				t.Errorf("/metadata/labels/hotfix: %s (%s), want %s", v.Kind, v.Reason, model.LeftAlone)
+			}
+		})
+	}
 }

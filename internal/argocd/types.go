@@ -42,10 +42,39 @@ const (
 // Application is the part of argoproj.io/v1alpha1 Application that decides
 // drift verdicts (pkg/apis/application/v1alpha1/types.go).
 type Application struct {
-	APIVersion string          `json:"apiVersion,omitempty"`
-	Kind       string          `json:"kind,omitempty"`
-	Metadata   ObjectMeta      `json:"metadata"`
-	Spec       ApplicationSpec `json:"spec"`
+	APIVersion string            `json:"apiVersion,omitempty"`
+	Kind       string            `json:"kind,omitempty"`
+	Metadata   ObjectMeta        `json:"metadata"`
+	Spec       ApplicationSpec   `json:"spec"`
+	Status     ApplicationStatus `json:"status,omitempty"`
+}
+
+// ApplicationStatus is what the application-controller recorded at its
+// last comparison: the sync status of each resource it manages.
+type ApplicationStatus struct {
+	Resources []ResourceStatus `json:"resources,omitempty"`
+}
+
+// ResourceStatus is one status.resources entry (argo-cd
+// pkg/apis/application/v1alpha1 ResourceStatus): Status is Synced,
+// OutOfSync or Unknown.
+type ResourceStatus struct {
+	Group     string `json:"group,omitempty"`
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	Status    string `json:"status,omitempty"`
+}
+
+// syncStatusOf is the sync status the controller recorded for the object,
+// "" when the Application lists no such resource.
+func (app *Application) syncStatusOf(group, kind, namespace, name string) string {
+	for _, r := range app.Status.Resources {
+		if r.Group == group && r.Kind == kind && r.Namespace == namespace && r.Name == name {
+			return r.Status
+		}
+	}
+	return ""
 }
 
 // ObjectMeta is the metadata we need from Argo CD objects.

@@ -68,7 +68,8 @@ type Options struct {
 	// Explain is the per-object pipeline (scan's Inspector.Explain).
 	Explain scan.ExplainFunc
 	// Owned says whether a GitOps engine owns obj (no cluster access):
-	// objects it does not own keep only metadata in the cache.
+	// objects it does not own keep only metadata in the cache. It must
+	// not write obj: the informers' transform hands it their input.
 	Owned func(kind scan.Kind, obj *unstructured.Unstructured) bool
 	// Culprit attributes a drifted field to a manager.
 	Culprit func(model.FieldDrift) model.ManagerRef
@@ -211,31 +212,48 @@ func (s *Server) Ready() bool { return s.ready.Load() }
 // engine owns (most of a cluster), and everything but status for the
 // others (status is never desired state: Argo CD 3 ignores /status, Flux
 // never applies it).
+//
+// The input is read, never written: a new object is returned. A decoded
+// API answer is the informer's own, but a list or watch may hand out
+// objects others still hold (client-go's fake tracker does, and -race
+// caught the writes). Each path allocates only what it keeps: the
+// metadata-only one two small maps, the owned one the interned copy.
 func (s *Server) transform(k scan.Kind) cache.TransformFunc {
+	// Boxed once: every object kept shares them.
+	apiVersion, kind := k.GVK.GroupVersion().String(), k.GVK.Kind
+	apiVersionV, kindV := any(apiVersion), any(kind)
 	return func(obj any) (any, error) {
 		in, ok := obj.(*unstructured.Unstructured)
 		if !ok {
 			return obj, nil
 		}
-		// The input is read, never written: a new object is returned. A
-		// decoded API answer is the informer's own, but a list or watch may
-		// hand out objects others still hold (client-go's fake tracker
-		// does, and -race caught the writes).
-		u := &unstructured.Unstructured{Object: maps.Clone(in.Object)}
-		u.SetGroupVersionKind(k.GVK)
-		if !s.pipe.Load().Owned(k, u) {
-			md := map[string]any{}
-			for _, f := range []string{"name", "namespace", "uid", "resourceVersion"} {
-				if v, ok := u.Object["metadata"].(map[string]any)[f]; ok {
+		// Owned reads the object's kind (Argo CD's tracking id names
+		// it). A decoded list item or watch event carries it; an object
+		// without it is judged through a shallow copy that has it.
+		judged := in
+		av, _ := in.Object["apiVersion"].(string)
+		if kd, _ := in.Object["kind"].(string); av != apiVersion || kd != kind {
+			judged = &unstructured.Unstructured{Object: maps.Clone(in.Object)}
+			judged.SetGroupVersionKind(k.GVK)
+		}
+		if !s.pipe.Load().Owned(k, judged) {
+			meta, _ := in.Object["metadata"].(map[string]any)
+			md := make(map[string]any, 4)
+			for _, f := range [...]string{"name", "namespace", "uid", "resourceVersion"} {
+				if v, ok := meta[f]; ok {
 					md[f] = v
 				}
 			}
-			u.Object = map[string]any{"apiVersion": u.Object["apiVersion"], "kind": u.Object["kind"], "metadata": md}
-			return u, nil
+			return &unstructured.Unstructured{Object: map[string]any{"apiVersion": apiVersionV, "kind": kindV, "metadata": md}}, nil
 		}
-		delete(u.Object, "status")
-		u.Object = intern(u.Object).(map[string]any)
-		return u, nil
+		out := make(map[string]any, len(in.Object))
+		for f, v := range in.Object {
+			if f != "status" {
+				out[unique.Make(f).Value()] = intern(v)
+			}
+		}
+		out["apiVersion"], out["kind"] = apiVersionV, kindV
+		return &unstructured.Unstructured{Object: out}, nil
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
@@ -402,5 +403,66 @@ func TestPersistedReconciles(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("%s not exposed with one field", MetricPersisted)
+	}
+}
+
+// BenchmarkTransform measures the informers' transform on one object as
+// a LIST or WATCH hands it over: unowned (kept as metadata only, most of
+// a cluster) and owned (kept without status, interned). Run with
+// -benchmem: allocs/op is what the informer pays per object and event.
+func BenchmarkTransform(b *testing.B) {
+	f := newFixture(b)
+	tf := f.srv.transform(cmKind)
+	for _, c := range []struct {
+		name string
+		obj  *unstructured.Unstructured
+	}{
+		{"unowned", unowned("plain")},
+		{"owned", configMap("drifted", "u1", "debug", "kubectl-edit", t0)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := tf(c.obj); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// TestTransformReadsOnly: the transform leaves the object it is given as
+// it was (others may hold it: client-go's fake tracker does), with or
+// without apiVersion and kind, and returns the kind's GVK, metadata only
+// for an unowned object and everything but status for an owned one.
+func TestTransformReadsOnly(t *testing.T) {
+	tf := newFixture(t).srv.transform(cmKind)
+	noKind := configMap("nokind", "u2", "debug", "kubectl-edit", t0)
+	delete(noKind.Object, "apiVersion")
+	delete(noKind.Object, "kind")
+	owned := configMap("drifted", "u1", "debug", "kubectl-edit", t0)
+	owned.Object["status"] = map[string]any{"x": "y"}
+	for _, c := range []struct {
+		in    *unstructured.Unstructured
+		owned bool
+	}{{unowned("plain"), false}, {owned, true}, {noKind, true}} {
+		before := c.in.DeepCopy()
+		got, err := tf(c.in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !equality.Semantic.DeepEqual(before.Object, c.in.Object) {
+			t.Errorf("%s: input written:\n%v\nwas\n%v", before.GetName(), c.in.Object, before.Object)
+		}
+		u := got.(*unstructured.Unstructured)
+		if u.GroupVersionKind() != cmKind.GVK || u.GetName() != before.GetName() || u.GetUID() != before.GetUID() {
+			t.Errorf("%s: kept %v", before.GetName(), u.Object)
+		}
+		if owned := u.Object["data"] != nil && len(u.GetManagedFields()) > 0; owned != c.owned || u.Object["status"] != nil {
+			t.Errorf("%s: owned %v, kept %v", before.GetName(), c.owned, u.Object)
+		}
+		if !c.owned && len(u.Object["metadata"].(map[string]any)) != 4-1 { // no resourceVersion in unowned()
+			t.Errorf("%s: metadata kept %v", before.GetName(), u.Object["metadata"])
+		}
 	}
 }

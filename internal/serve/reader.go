@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"maps"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -67,16 +68,31 @@ func NewOwnerCache(client dynamic.Interface, kinds []scan.Kind) *OwnerCache {
 		inf := c.factory.ForResource(k.GVR)
 		// Owners' status is what tells a reconcile (persisted drift), so
 		// only managedFields are dropped.
-		_ = inf.Informer().SetTransform(func(obj any) (any, error) {
-			if u, ok := obj.(*unstructured.Unstructured); ok {
-				u.SetManagedFields(nil)
-			}
-			return obj, nil
-		})
+		_ = inf.Informer().SetTransform(dropManagedFields)
 		c.byGVK[k.GVK] = inf
 		c.mapping[k.GVK] = k
 	}
 	return c
+}
+
+// dropManagedFields is the owner informers' transform: obj without its
+// managedFields, in a copy of its top two levels. As serve's own
+// transform, it never writes its input (client-go's fake tracker still
+// holds it).
+func dropManagedFields(obj any) (any, error) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return obj, nil
+	}
+	md, ok := u.Object["metadata"].(map[string]any)
+	if _, managed := md["managedFields"]; !ok || !managed {
+		return obj, nil
+	}
+	md = maps.Clone(md)
+	delete(md, "managedFields")
+	out := maps.Clone(u.Object)
+	out["metadata"] = md
+	return &unstructured.Unstructured{Object: out}, nil
 }
 
 // OnChange calls fn (from the informers' goroutines) when an owner object

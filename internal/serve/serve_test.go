@@ -466,3 +466,22 @@ func TestTransformReadsOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestDropManagedFieldsReadsOnly: the owner informers' transform drops
+// managedFields and keeps status, from a copy: the input stays whole.
+func TestDropManagedFieldsReadsOnly(t *testing.T) {
+	in := kustomization(t0)
+	in.SetManagedFields([]metav1.ManagedFieldsEntry{{Manager: "kustomize-controller", Operation: metav1.ManagedFieldsOperationApply}})
+	before := in.DeepCopy()
+	got, err := dropManagedFields(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(before.Object, in.Object) {
+		t.Errorf("input written:\n%v\nwas\n%v", in.Object, before.Object)
+	}
+	u := got.(*unstructured.Unstructured)
+	if len(u.GetManagedFields()) != 0 || u.Object["status"] == nil || u.GetName() != "apps" {
+		t.Errorf("kept %v", u.Object)
+	}
+}

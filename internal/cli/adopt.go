@@ -64,11 +64,13 @@ kustomize took it from: the images or replicas field of the
 kustomization, a strategic-merge or JSON 6902 patch, or the base resource.
 With --chart, a values key that a template writes straight into the field.
 With --source, the checkout of a GitOps repository: the Flux Kustomization
-or HelmRelease that applies the object (by its ownership labels, or
---kustomization/--helmrelease) says where: the kustomize directory of its
-spec.path, the plain files there when it has no kustomization file, or its
-chart, with a HelmRelease's inline spec.values edited in its manifest when
-they set the key.
+or HelmRelease (by its ownership labels, or --kustomization/--helmrelease)
+or the Argo CD Application (by its tracking id, or --app) that applies the
+object says where: the kustomize directory of its path, the plain manifest
+files there when it has no kustomization file, or its chart, with a
+HelmRelease's inline spec.values or an Application's helm.valuesObject
+edited in its manifest when they set the key (an Application's helm
+valueFiles are tried last file first).
 
 A field the source computes (a template expression, an inline patch, an
 anchor shared through aliases) is not edited: its value is printed for you
@@ -89,7 +91,7 @@ Exit codes: 0 written or nothing to do, 2 error.`,
   # A Helm chart: write into values.yaml
   kubectl drift adopt deploy/web -n shop --chart charts/web --values charts/web/values-prod.yaml
 
-  # A Flux repository: the owning Kustomization or HelmRelease says where
+  # A GitOps checkout: the owning Kustomization, HelmRelease or Application says where
   kubectl drift adopt deploy/web -n shop --source . --dry-run`,
 		Args: cobra.RangeArgs(0, 2),
 		RunE: runOptions(o),

@@ -119,6 +119,45 @@ func TestAdoptSourceHelmRelease(t *testing.T) {
 	}
 }
 
+// Argo CD Applications (found by the live object's tracking id) in the
+// same checkout: a directory source is its manifest files, edited as -f
+// edits them; a Helm source's chart key is edited in values.yaml as
+// --chart does, and a key the Application's helm.valuesObject sets (it
+// wins over the value files) in the Application's manifest, comments kept.
+func TestAdoptSourceArgoCD(t *testing.T) {
+	repo := sourceCheckout(t)
+	fields := []string{"--field", "/spec/replicas", "--field", "/spec/template/spec/containers/0/image", "--dry-run"}
+	got := adoptRun(t, "deploy/api", "live-argo-api.yaml", append([]string{"--source", repo}, fields...)...)
+	want := adoptRun(t, "deploy/api", "live-argo-api.yaml", append([]string{"-f", filepath.Join(repo, "apps", "plain", "api.yaml")}, fields...)...)
+	if got != want || !strings.Contains(got, "-  replicas: 2 # two is enough\n+  replicas: 4 # two is enough\n") {
+		t.Fatalf("directory: --source diff:\n%s\n-f diff:\n%s", got, want)
+	}
+
+	cpu := []string{"--field", "/spec/template/spec/containers/0/resources/limits/cpu", "--dry-run"}
+	got = adoptRun(t, "deploy/web", "live-argo-web.yaml", append([]string{"--source", repo}, cpu...)...)
+	want = adoptRun(t, "deploy/web", "live-argo-web.yaml", append([]string{"--chart", filepath.Join(repo, "charts", "web")}, cpu...)...)
+	if got != want || !strings.Contains(got, "+    cpu: 400m # raise with care\n") {
+		t.Fatalf("helm: --source diff:\n%s\n--chart diff:\n%s", got, want)
+	}
+	apps := filepath.Join(repo, "argocd", "apps.yaml")
+	orig, err := os.ReadFile(apps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := adoptRun(t, "deploy/web", "live-argo-web.yaml", "--source", repo, "--field", "/spec/replicas")
+	b, err := os.ReadFile(apps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFile := strings.Replace(string(orig), "replicaCount: 3 # prod runs three", "replicaCount: 6 # prod runs three", 1)
+	if string(b) != wantFile || !strings.Contains(out, "wrote "+apps+": /spec/source/helm/valuesObject/replicaCount") {
+		t.Fatalf("out %s\napps.yaml:\n%s", out, b)
+	}
+	if v, _ := os.ReadFile(filepath.Join(repo, "charts", "web", "values.yaml")); !strings.Contains(string(v), "replicaCount: 2\n") {
+		t.Errorf("values.yaml changed:\n%s", v)
+	}
+}
+
 func TestAdoptSourceBadInput(t *testing.T) {
 	repo := sourceCheckout(t)
 	// spec.path leaving the checkout.

@@ -78,6 +78,24 @@ func LocateForLive(ctx context.Context, env *Env, renderers []Renderer, live *un
 	return ref, loc, nil
 }
 
+// CheckoutCopy is the checkout's copy of the engine object obj and the
+// file that holds it: obj itself when it was read from the checkout, else
+// (obj read from the cluster) the checkout's object of the same kind,
+// namespace and name; nil and "" when the checkout has none. Commands
+// that edit an engine object's manifest (adopt) edit that file.
+func (e *Env) CheckoutCopy(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, string) {
+	if file := e.FileOf(obj); file != "" {
+		return obj, file
+	}
+	offline := *e
+	offline.Reader = nil
+	m, err := offline.Lookup(ctx, obj.GroupVersionKind(), obj.GetNamespace(), obj.GetName())
+	if err != nil {
+		return nil, ""
+	}
+	return m, e.FileOf(m)
+}
+
 // FileOf is the checkout file obj was read from (an object of Env.Files),
 // or "".
 func (e *Env) FileOf(obj *unstructured.Unstructured) string {

@@ -29,13 +29,36 @@ var manifestFile = regexp.MustCompile(`^.*\.(yaml|yml|json|jsonnet)$`)
 const skipFileRenderingMarker = "+argocd:skip-file-rendering"
 
 // findManifests mirrors repository.go findManifests and
-// getPotentiallyValidManifests: the .yaml/.yml/.json files of the app path
-// (and of its subdirectories with recurse), include/exclude globs matched
-// against the path relative to the app path with Argo's util/glob (gobwas,
-// no separators), symlinks followed only inside the repository. Jsonnet is
+// getPotentiallyValidManifests: the objects of manifestFiles. Jsonnet is
 // not supported.
 func findManifests(appPath, repoRoot string, d *directorySource) ([]*unstructured.Unstructured, error) {
+	files, err := manifestFiles(appPath, repoRoot, d)
+	if err != nil {
+		return nil, err
+	}
 	var objs []*unstructured.Unstructured
+	for _, path := range files {
+		name := filepath.Base(path)
+		if strings.HasSuffix(name, ".jsonnet") {
+			rel, _ := filepath.Rel(repoRoot, path)
+			return nil, fmt.Errorf("jsonnet file %s: %w (exclude it with directory.exclude to render the rest)", rel, ErrUnsupported)
+		}
+		got, err := objectsOfFile(path, name)
+		if err != nil {
+			return nil, err
+		}
+		objs = append(objs, got...)
+	}
+	return objs, nil
+}
+
+// manifestFiles are the files findManifests reads, in its walk's order:
+// the .yaml/.yml/.json/.jsonnet files of the app path (and of its
+// subdirectories with recurse), include/exclude globs matched against the
+// path relative to the app path with Argo's util/glob (gobwas, no
+// separators), symlinks followed only inside the repository.
+func manifestFiles(appPath, repoRoot string, d *directorySource) ([]string, error) {
+	var files []string
 	err := filepath.Walk(appPath, func(path string, f os.FileInfo, err error) error {
 		if err != nil {
 			return err
@@ -50,24 +73,12 @@ func findManifests(appPath, repoRoot string, d *directorySource) ([]*unstructure
 		if err != nil {
 			return fmt.Errorf("invalid manifest file %q: %w", path, err)
 		}
-		if !ok {
-			return nil
+		if ok {
+			files = append(files, path)
 		}
-		if strings.HasSuffix(f.Name(), ".jsonnet") {
-			rel, _ := filepath.Rel(repoRoot, path)
-			return fmt.Errorf("jsonnet file %s: %w (exclude it with directory.exclude to render the rest)", rel, ErrUnsupported)
-		}
-		got, err := objectsOfFile(path, f.Name())
-		if err != nil {
-			return err
-		}
-		objs = append(objs, got...)
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return objs, nil
+	return files, err
 }
 
 // potentiallyValid mirrors getPotentiallyValidManifestFile.

@@ -43,8 +43,7 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 	if h == nil {
 		h = &helmSource{}
 	}
-	vars := buildEnv(app, s)
-	vars["ARGOCD_APP_NAME"] = app.instanceName(r.opts.Namespace)
+	vars := r.appEnv(app, s)
 	name := app.Metadata.Name // argo.ParseInstanceName: the name part
 	if h.ReleaseName != "" {
 		name = h.ReleaseName

@@ -504,6 +504,14 @@ func (e envVars) subst(s string) string {
 
 // buildEnv is repository.go newEnv. The revision is not known: the
 // checkout is read as it is, not at targetRevision.
+// appEnv is buildEnv as the repo-server sets it for the tools: with
+// ARGOCD_APP_NAME the Application's instance name.
+func (r *Renderer) appEnv(app *application, s *appSource) envVars {
+	vars := buildEnv(app, s)
+	vars["ARGOCD_APP_NAME"] = app.instanceName(r.opts.Namespace)
+	return vars
+}
+
 func buildEnv(app *application, s *appSource) envVars {
 	return envVars{
 		"ARGOCD_APP_NAME":                   app.Metadata.Name,

@@ -96,29 +96,13 @@ var ErrUnsupported = errors.New("not supported")
 // the manifests of each of its sources in order, as GetRepoObjs
 // concatenates them, with the tracking marks and namespaces set.
 func (r *Renderer) Render(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	var app application
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &app); err != nil {
-		return nil, fmt.Errorf("not a valid Application: %w", err)
+	app, err := parseApplication(obj)
+	if err != nil {
+		return nil, err
 	}
-	app.Metadata.Name, app.Metadata.Namespace = obj.GetName(), obj.GetNamespace()
-	sources := app.Spec.Sources
-	multi := len(sources) > 0
-	if !multi {
-		if app.Spec.Source == nil {
-			return nil, errors.New("spec.source or spec.sources is required")
-		}
-		sources = []appSource{*app.Spec.Source}
-	}
-	// $name/... value files resolve in the repository of the source that
-	// has ref: name (repository.go getReferencedSource; GetRepoObjs builds
-	// refSources only for multi-source Applications).
-	refs := map[string]string{}
-	if multi {
-		for _, s := range sources {
-			if s.Ref != "" {
-				refs["$"+s.Ref] = env.SourceRoot(s.RepoURL)
-			}
-		}
+	sources, refs, err := app.manifestSources(env)
+	if err != nil {
+		return nil, err
 	}
 	cm, err := r.argocdCM(ctx, env)
 	if err != nil {
@@ -127,19 +111,11 @@ func (r *Renderer) Render(ctx context.Context, env *render.Env, obj *unstructure
 	tracking := r.parseTracking(cm)
 	instance := app.instanceName(r.opts.Namespace)
 	var out []*unstructured.Unstructured
-	for i, s := range sources {
-		field := "spec.source"
-		if multi {
-			field = fmt.Sprintf("spec.sources[%d]", i)
-			// A ref-only source gives no manifests (repository.go
-			// GenerateManifest: multiple sources, no path, not a chart).
-			if s.Path == "" && s.Chart == "" && s.Ref != "" && !strings.HasPrefix(s.RepoURL, "oci://") {
-				continue
-			}
-		}
-		objs, err := r.renderSource(ctx, &app, &s, env, refs, cm)
+	for _, ms := range sources {
+		s := ms.source
+		objs, err := r.renderSource(ctx, app, &s, env, refs, cm)
 		if err != nil {
-			return nil, fmt.Errorf("%s (%s %s): %w", field, s.RepoURL, s.Path, err)
+			return nil, fmt.Errorf("%s (%s %s): %w", ms.field, s.RepoURL, s.Path, err)
 		}
 		for _, o := range flatten(objs) {
 			if err := setTracking(o, tracking, instance, app.Spec.Destination.Namespace); err != nil {
@@ -150,6 +126,51 @@ func (r *Renderer) Render(ctx context.Context, env *render.Env, obj *unstructure
 	}
 	setNamespaces(out, app.Spec.Destination.Namespace)
 	return out, nil
+}
+
+// parseApplication reads the fields of an Application rendering needs.
+func parseApplication(obj *unstructured.Unstructured) (*application, error) {
+	var app application
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &app); err != nil {
+		return nil, fmt.Errorf("not a valid Application: %w", err)
+	}
+	app.Metadata.Name, app.Metadata.Namespace = obj.GetName(), obj.GetNamespace()
+	return &app, nil
+}
+
+// manifestSource is a source that gives manifests, the field that holds
+// it (spec.source, spec.sources[i]) and that field's JSON pointer.
+type manifestSource struct {
+	source         appSource
+	field, pointer string
+}
+
+// manifestSources are the Application's sources that give manifests, in
+// order, and the roots of its ref sources by "$name": `$name/...` value
+// files resolve in the repository of the source that has ref: name
+// (repository.go getReferencedSource; GetRepoObjs builds refSources only
+// for multi-source Applications).
+func (a *application) manifestSources(env *render.Env) ([]manifestSource, map[string]string, error) {
+	if len(a.Spec.Sources) == 0 {
+		if a.Spec.Source == nil {
+			return nil, nil, errors.New("spec.source or spec.sources is required")
+		}
+		return []manifestSource{{source: *a.Spec.Source, field: "spec.source", pointer: "/spec/source"}}, map[string]string{}, nil
+	}
+	refs := map[string]string{}
+	var out []manifestSource
+	for i, s := range a.Spec.Sources {
+		if s.Ref != "" {
+			refs["$"+s.Ref] = env.SourceRoot(s.RepoURL)
+		}
+		// A ref-only source gives no manifests (repository.go
+		// GenerateManifest: multiple sources, no path, not a chart).
+		if s.Path == "" && s.Chart == "" && s.Ref != "" && !strings.HasPrefix(s.RepoURL, "oci://") {
+			continue
+		}
+		out = append(out, manifestSource{source: s, field: fmt.Sprintf("spec.sources[%d]", i), pointer: fmt.Sprintf("/spec/sources/%d", i)})
+	}
+	return out, refs, nil
 }
 
 // argocdCM reads argocd-cm's data: from the cluster when there is one,

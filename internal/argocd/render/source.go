@@ -209,31 +209,15 @@ func (r *Renderer) renderSource(ctx context.Context, app *application, s *appSou
 			return nil, fmt.Errorf("OCI source %s: not available offline (map it with --source-map %s=DIR)", s.RepoURL, s.RepoURL)
 		}
 	}
-	appPath, err := render.Join(root, s.Path)
-	if err != nil {
-		return nil, fmt.Errorf("path: %w", err)
-	}
-	if fi, err := os.Stat(appPath); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("path %q: app path does not exist or is not a directory", s.Path)
-	}
-	if err := mergeSourceParameters(s, appPath, app.Metadata.Name); err != nil {
-		return nil, err
-	}
-	t, err := s.explicitType()
+	appPath, t, err := sourcePath(app, s, root)
 	if err != nil {
 		return nil, err
-	}
-	if t == "" {
-		if t, err = discoverType(appPath); err != nil {
-			return nil, err
-		}
 	}
 	switch t {
 	case typeHelm:
 		return r.renderHelm(ctx, app, s, env, appPath, root, refs)
 	case typeKustomize:
-		vars := buildEnv(app, s)
-		vars["ARGOCD_APP_NAME"] = app.instanceName(r.opts.Namespace)
+		vars := r.appEnv(app, s)
 		return renderKustomize(s, appPath, root, vars, env.NoRemoteBases, buildOptions(cm, s))
 	case typePlugin:
 		name, _ := s.Plugin["name"].(string)
@@ -247,6 +231,32 @@ func (r *Renderer) renderSource(ctx context.Context, app *application, s *appSou
 		d = &directorySource{}
 	}
 	return findManifests(appPath, root, d)
+}
+
+// sourcePath is the directory of a Git source in its repository's
+// checkout root and the source's type, as GenerateManifests finds them:
+// the path must be a directory inside the repository; the
+// .argocd-source files there are merged into s; the type is the explicit
+// one, else discovered.
+func sourcePath(app *application, s *appSource, root string) (appPath, typ string, err error) {
+	if appPath, err = render.Join(root, s.Path); err != nil {
+		return "", "", fmt.Errorf("path: %w", err)
+	}
+	if fi, err := os.Stat(appPath); err != nil || !fi.IsDir() {
+		return "", "", fmt.Errorf("path %q: app path does not exist or is not a directory", s.Path)
+	}
+	if err := mergeSourceParameters(s, appPath, app.Metadata.Name); err != nil {
+		return "", "", err
+	}
+	if typ, err = s.explicitType(); err != nil {
+		return "", "", err
+	}
+	if typ == "" {
+		if typ, err = discoverType(appPath); err != nil {
+			return "", "", err
+		}
+	}
+	return appPath, typ, nil
 }
 
 // Repository files that override an Application's source parameters

@@ -105,15 +105,7 @@ func locateHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	}
 	// The HelmRelease may have been read from the cluster: its inline
 	// values are edited in the checkout's copy.
-	manifest := obj
-	file := env.FileOf(obj)
-	if file == "" {
-		offline := *env
-		offline.Reader = nil
-		if m, err := offline.Lookup(ctx, obj.GroupVersionKind(), obj.GetNamespace(), obj.GetName()); err == nil {
-			manifest, file = m, env.FileOf(m)
-		}
-	}
+	manifest, file := env.CheckoutCopy(ctx, obj)
 	if file == "" {
 		return nil, fmt.Errorf("its spec.values are not in a file of the checkout: they cannot be edited")
 	}

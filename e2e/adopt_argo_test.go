@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -125,6 +126,78 @@ func TestAdoptArgoReal(t *testing.T) {
 	}
 	if img := strings.TrimSpace(a.Kubectl(t, "-n", ns, "get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image}")); img != "nginx:1.29" {
 		t.Fatalf("image %s, want the adopted nginx:1.29", img)
+	}
+}
+
+// TestAdoptArgoSourceReal: adopt --source on the real Argo CD's Git
+// checkout finds the file through the Application that the live object's
+// tracking id names: a directory source's manifest, and a kustomize
+// source's kustomization (its images field, where kustomize takes the
+// tag from). After the commit, a sync by the real controller of the new
+// revision leaves each Application Synced at that revision, the hotfix
+// value live.
+func TestAdoptArgoSourceReal(t *testing.T) {
+	a := RealArgoCD(t)
+	base := adoptCheckout("NS")["deployment.yaml"]
+	for _, c := range []struct {
+		name string
+		// files of the source path, by name, and the one adopt edits
+		// with what it changes.
+		files    map[string]string
+		edited   string
+		from, to string
+	}{
+		{name: "directory", files: map[string]string{"deployment.yaml": base}, edited: "deployment.yaml", from: `"nginx:1.27"`, to: `"nginx:1.29"`},
+		{name: "kustomize", files: map[string]string{
+			"deployment.yaml":    strings.Replace(base, `"nginx:1.27"`, "nginx", 1),
+			"kustomization.yaml": "resources:\n  - deployment.yaml\nimages:\n  - name: nginx\n    newTag: \"1.27\" # pinned\n",
+		}, edited: "kustomization.yaml", from: `newTag: "1.27"`, to: `newTag: "1.29"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ns := E.argoNamespace(t, a, "adopt-src-"+c.name)
+			app := "adopt-src-" + ns
+			files := map[string]string{}
+			for n, body := range c.files {
+				files["apps/"+ns+"/"+n] = strings.ReplaceAll(body, "NS", ns)
+			}
+			a.Commit(t, "add "+app, files)
+			argoApp(t, a, app, ns)
+			a.Kubectl(t, "-n", ns, "set", "image", "deployment/web", "app=nginx:1.29")
+			st := a.RefreshHard(t, app)
+			for i := 0; i < 4 && st.Sync.Status != "OutOfSync"; i++ {
+				time.Sleep(time.Second)
+				st = a.RefreshHard(t, app)
+			}
+			if st.Sync.Status != "OutOfSync" {
+				t.Fatalf("after the hotfix Argo CD says %s, want OutOfSync", st.Sync.Status)
+			}
+
+			rel := "apps/" + ns + "/" + c.edited
+			file := filepath.Join(a.RepoDir, rel)
+			res := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, "adopt", "deploy/web", "-n", ns, "--source", a.RepoDir, "--argocd-namespace", a.Namespace)
+			if res.Code != 0 || !strings.Contains(res.Stdout, "wrote "+file+": ") {
+				t.Fatalf("adopt --source: exit %d, want 0 and %s written\n%s\n%s", res.Code, file, res.Stdout, res.Stderr)
+			}
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := strings.Replace(files[rel], c.from, c.to, 1); string(b) != want || want == files[rel] {
+				t.Fatalf("adopted %s:\n%s\nwant:\n%s\n(adopt said %s)", c.edited, b, want, res.Stdout)
+			}
+			a.Commit(t, "adopt hotfix "+app, map[string]string{rel: string(b)})
+			head, err := exec.Command("git", "-C", a.RepoDir, "rev-parse", "HEAD").Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			argoSync(t, a, app)
+			if st := a.RefreshHard(t, app); st.Sync.Status != "Synced" || st.Sync.Revision != strings.TrimSpace(string(head)) {
+				t.Fatalf("after the sync of the adopted commit %s: %s at %s, want Synced at it", strings.TrimSpace(string(head)), st.Sync.Status, st.Sync.Revision)
+			}
+			if img := strings.TrimSpace(a.Kubectl(t, "-n", ns, "get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image}")); img != "nginx:1.29" {
+				t.Fatalf("image %s, want the adopted nginx:1.29", img)
+			}
+		})
 	}
 }
 

@@ -53,6 +53,40 @@ func mergedKubeconfig(t *testing.T, files map[string]string) string {
 	return p
 }
 
+// registerArgoSpoke registers spoke with the real Argo CD as a cluster:
+// the Secret util/db/cluster.go (SecretToCluster) reads: name, server, and
+// config's bearerToken and tlsClientConfig.caData (the spoke's self-signed
+// serving certificate). It returns the cluster's name (unique per call);
+// the Secret is deleted when the test ends.
+func registerArgoSpoke(t *testing.T, a *ArgoCD, spoke *fleetSpoke) string {
+	t.Helper()
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	clusterName := spoke.name + "-" + hex.EncodeToString(b[:])
+	ca, err := os.ReadFile(filepath.Join(clusterDirOf(spoke.env), "certs", "apiserver.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	config, _ := json.Marshal(map[string]any{"bearerToken": spoke.token, "tlsClientConfig": map[string]any{"caData": ca}})
+	a.Apply(t, fmt.Sprintf(`apiVersion: v1
+kind: Secret
+metadata:
+  name: cluster-%[2]s
+  namespace: %[1]s
+  labels: {argocd.argoproj.io/secret-type: cluster}
+data:
+  name: %[3]s
+  server: %[4]s
+  config: %[5]s
+`, a.Namespace, clusterName, b64(clusterName), b64(spoke.server), b64(string(config))))
+	t.Cleanup(func() {
+		if os.Getenv("DRIFT_E2E_KEEP") == "" {
+			_ = a.kubectlRaw("", "-n", a.Namespace, "delete", "secret", "cluster-"+clusterName, "--wait=false")
+		}
+	})
+	return clusterName
+}
+
 // TestFleetArgoRealHubSpoke: the real Argo CD of the conformance harness
 // is the hub; spoke-a of the fleet harness is registered with it as a
 // cluster Secret (bearer token and the spoke's CA, as util/db/cluster.go
@@ -89,33 +123,7 @@ func TestFleetArgoRealHubSpoke(t *testing.T) {
 		return E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, args...)
 	}
 
-	// The spoke as an Argo CD cluster: the Secret util/db/cluster.go
-	// (SecretToCluster) reads: name, server, and config's bearerToken and
-	// tlsClientConfig.caData (the spoke's self-signed serving certificate).
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	clusterName := "spoke-a-" + hex.EncodeToString(b[:])
-	ca, err := os.ReadFile(filepath.Join(clusterDirOf(spoke.env), "certs", "apiserver.crt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	config, _ := json.Marshal(map[string]any{"bearerToken": spoke.token, "tlsClientConfig": map[string]any{"caData": ca}})
-	a.Apply(t, fmt.Sprintf(`apiVersion: v1
-kind: Secret
-metadata:
-  name: cluster-%[2]s
-  namespace: %[1]s
-  labels: {argocd.argoproj.io/secret-type: cluster}
-data:
-  name: %[3]s
-  server: %[4]s
-  config: %[5]s
-`, a.Namespace, clusterName, b64(clusterName), b64(spoke.server), b64(string(config))))
-	t.Cleanup(func() {
-		if os.Getenv("DRIFT_E2E_KEEP") == "" {
-			_ = a.kubectlRaw("", "-n", a.Namespace, "delete", "secret", "cluster-"+clusterName, "--wait=false")
-		}
-	})
+	clusterName := registerArgoSpoke(t, a, spoke)
 
 	dir := "apps/" + ns
 	a.Commit(t, "fleet "+ns, map[string]string{
@@ -380,4 +388,130 @@ data:
 	tally.api(t, "spoke/keep", item.Modified, apiRes.Code == 1)
 	t.Logf("truth: %d/%d fields agree with Argo CD's diff, %d/%d with self-heal, %d/%d objects, %d/%d through the API",
 		tally.agree["field"], tally.total["field"], tally.agree["selfheal"], tally.total["selfheal"], tally.agree["object"], tally.total["object"], tally.agree["api"], tally.total["api"])
+}
+
+// TestFleetArgoDestinationMismatchAuto: an Application of the real Argo CD
+// (the hub) deploys a ConfigMap to spoke-a with automated self-heal; the
+// hub holds an object of the same name carrying the Application's
+// tracking id, edited with kubectl. Argo CD compares an Application with
+// the objects of its destination cluster only, so nothing reconciles the
+// hub's object: explain on the hub with --engine auto (the default
+// selection, where an engine that owns nothing is quiet) keeps the
+// destination-mismatch note about the object, and the exit code is the
+// report's. Then the controller is the truth: after the same edit on the
+// spoke's copy, a reconcile of the Application (status.reconciledAt
+// moves) heals the spoke's copy and leaves the hub's object edited.
+func TestFleetArgoDestinationMismatchAuto(t *testing.T) {
+	a := RealArgoCD(t)
+	f := fleet(t)
+	spoke := f.spokes["spoke-a"]
+	ns := f.namespace(t, "spoke-a")
+	a.Kubectl(t, "create", "namespace", ns)
+	t.Cleanup(func() {
+		if os.Getenv("DRIFT_E2E_KEEP") == "" {
+			_ = a.kubectlRaw("", "delete", "namespace", ns, "--wait=false")
+		}
+	})
+	clusterName := registerArgoSpoke(t, a, spoke)
+	kc := mergedKubeconfig(t, map[string]string{"argo-hub": a.Kubeconfig, "spoke-a": spoke.kubeconfig})
+
+	app := "dm-" + ns[len(ns)-6:]
+	settings := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: %s\ndata:\n  level: info\n", ns)
+	a.Commit(t, "destination mismatch "+ns, map[string]string{"apps/" + ns + "/dm/settings.yaml": settings})
+	a.CreateApp(t, app, "", fmt.Sprintf(`  project: default
+  source: {repoURL: %q, path: apps/%s/dm, targetRevision: HEAD}
+  destination: {name: %s, namespace: %s}
+  syncPolicy:
+    automated: {selfHeal: true}
+`, a.RepoURL, ns, clusterName, ns))
+	t.Cleanup(func() {
+		if os.Getenv("DRIFT_E2E_KEEP") == "" {
+			_ = a.kubectlRaw("", "-n", a.Namespace, "delete", "application", app, "--wait=false")
+		}
+	})
+	a.waitOperation(t, app, 120*time.Second)
+	a.WaitSynced(t, app, 90*time.Second)
+	level := func(kubectl func(RunOpts, ...string) string) string {
+		return kubectl(RunOpts{}, "-n", ns, "get", "configmap", "settings", "-o", "jsonpath={.data.level}")
+	}
+	onSpoke := func(opts RunOpts, args ...string) string { return f.kubectl(t, "spoke-a", opts, args...) }
+	onHub := func(opts RunOpts, args ...string) string { return a.KubectlWith(t, opts, args...) }
+	if got := onSpoke(RunOpts{}, "-n", ns, "get", "configmap", "settings", "-o", "jsonpath={.metadata.annotations.argocd\\.argoproj\\.io/tracking-id}"); !strings.HasPrefix(got, app+":") {
+		t.Fatalf("settings on the spoke was not applied by the hub's Argo CD: tracking id %q", got)
+	}
+
+	// The hub's object: Git's manifest with the Application's tracking id,
+	// applied as Argo CD applies (client-side, argocd-controller), then
+	// edited with kubectl.
+	edited := time.Now()
+	tracking := fmt.Sprintf("%s:/ConfigMap:%s/settings", app, ns)
+	a.Apply(t, strings.Replace(settings, "  namespace: "+ns+"\n",
+		fmt.Sprintf("  namespace: %s\n  annotations: {argocd.argoproj.io/tracking-id: %q}\n", ns, tracking), 1), "--field-manager=argocd-controller")
+	editor := RunOpts{Env: []string{"KUBE_EDITOR=sed -i s/level:.info/level:\\ debug/"}}
+	onHub(editor, "-n", ns, "edit", "configmap/settings")
+	if got := level(onHub); got != "debug" {
+		t.Fatalf("hub's settings after kubectl edit: level %q", got)
+	}
+
+	args := []string{"--context", "argo-hub", "explain", "configmap/settings", "-n", ns, "--engine", "auto",
+		"--engine-context", "argo-hub", "--argocd-namespace", a.Namespace}
+	res := E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, append(args, "-o", "json")...)
+	var rep model.Report
+	DecodeJSON(t, res.Stdout, &rep)
+	n := noteWith(rep, "destination-mismatch")
+	if n == nil || !strings.Contains(n.Message, a.Namespace+"/"+app) || !strings.Contains(n.Message, spoke.server) {
+		t.Fatalf("explain --engine auto: no destination-mismatch note naming %s/%s and %s: %+v\nstderr:\n%s", a.Namespace, app, spoke.server, rep.Notes, res.Stderr)
+	}
+	if o := ownerOf(rep, model.Engine("argocd")); o != nil {
+		t.Errorf("explain: owner %+v, want none (its Application deploys to spoke-a)", o)
+	}
+	// No engine owns the object: the exit code is the report's own
+	// (model.Report.ExitCode): 1, kubectl's edit of data.level is a drift
+	// that no engine judges, hence one that acts.
+	if res.Code != rep.ExitCode() || res.Code != 1 {
+		t.Errorf("explain: exit %d, report's exit code %d, want 1\nstdout:\n%s\nstderr:\n%s", res.Code, rep.ExitCode(), res.Stdout, res.Stderr)
+	}
+	text := E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, args...)
+	if !strings.Contains(text.Stdout+text.Stderr, n.Message) || text.Code != res.Code {
+		t.Errorf("explain (text): exit %d, the note %q not printed:\nstdout:\n%s\nstderr:\n%s", text.Code, n.Message, text.Stdout, text.Stderr)
+	}
+
+	// The truth. The same edit on the spoke's copy; self-heal puts it back
+	// in a reconcile that starts after both edits, and that reconcile
+	// leaves the hub's object as it is.
+	var before struct {
+		Status struct {
+			ReconciledAt time.Time `json:"reconciledAt"`
+		} `json:"status"`
+	}
+	DecodeJSON(t, a.Kubectl(t, "-n", a.Namespace, "get", "application", app, "-o", "json"), &before)
+	time.Sleep(1100 * time.Millisecond) // reconciledAt has 1 s resolution
+	onSpoke(editor, "-n", ns, "edit", "configmap/settings")
+	spokeEdited := time.Now()
+	a.App(t, app, "normal")
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		var now struct {
+			Status struct {
+				ReconciledAt time.Time `json:"reconciledAt"`
+			} `json:"status"`
+		}
+		DecodeJSON(t, a.Kubectl(t, "-n", a.Namespace, "get", "application", app, "-o", "json"), &now)
+		at := now.Status.ReconciledAt
+		if at.After(before.Status.ReconciledAt) && !at.Before(spokeEdited.Truncate(time.Second)) && level(onSpoke) == "info" {
+			t.Logf("reconciled at %s (was %s; hub edited %s, spoke %s): the spoke's copy healed", at.Format(time.RFC3339),
+				before.Status.ReconciledAt.Format(time.RFC3339), edited.Format(time.RFC3339), spokeEdited.Format(time.RFC3339))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no reconcile of %s that healed the spoke's copy (reconciledAt %s, spoke level %q)\n%s", app, at, level(onSpoke), a.LogTail("controller", 20))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if got := level(onHub); got != "debug" {
+		t.Errorf("the controller changed the hub's object (level %q): it is its Application's after all, and the note is wrong", got)
+	}
+	if st := a.App(t, app, ""); st.Sync.Status != "Synced" {
+		t.Errorf("Application %s is %s after the heal: the hub's object counts for it", app, st.Sync.Status)
+	}
 }

@@ -82,17 +82,10 @@ func argoSync(t *testing.T, a *ArgoCD, app string) {
 	t.Fatalf("sync of %s did not finish\n%s", app, a.LogTail("controller", 15))
 }
 
-// TestAdoptArgoReal: a hotfix adopted into the Git checkout of a real Argo
-// CD; after the commit and a hard refresh the Application is Synced and
-// the hotfix value stayed.
-func TestAdoptArgoReal(t *testing.T) {
-	a := RealArgoCD(t)
-	ns := E.argoNamespace(t, a, "adopt")
-	app := "adopt-" + ns
-	files := adoptCheckout(ns)
-	a.Commit(t, "add "+app, map[string]string{"apps/" + ns + "/deployment.yaml": files["deployment.yaml"]})
-	argoApp(t, a, app, ns)
-
+// hotfix sets web's app image to nginx:1.29 with kubectl and waits until
+// Argo CD says the Application is OutOfSync.
+func hotfix(t *testing.T, a *ArgoCD, app, ns string) {
+	t.Helper()
 	a.Kubectl(t, "-n", ns, "set", "image", "deployment/web", "app=nginx:1.29")
 	// A hard refresh that finds a refresh already running can return
 	// before the controller's cache has the edit (as in the conformance
@@ -105,6 +98,20 @@ func TestAdoptArgoReal(t *testing.T) {
 	if st.Sync.Status != "OutOfSync" {
 		t.Fatalf("after the hotfix Argo CD says %s, want OutOfSync", st.Sync.Status)
 	}
+}
+
+// TestAdoptArgoReal: a hotfix adopted into the Git checkout of a real Argo
+// CD; after the commit and a hard refresh the Application is Synced and
+// the hotfix value stayed.
+func TestAdoptArgoReal(t *testing.T) {
+	a := RealArgoCD(t)
+	ns := E.argoNamespace(t, a, "adopt")
+	app := "adopt-" + ns
+	files := adoptCheckout(ns)
+	a.Commit(t, "add "+app, map[string]string{"apps/" + ns + "/deployment.yaml": files["deployment.yaml"]})
+	argoApp(t, a, app, ns)
+
+	hotfix(t, a, app, ns)
 	file := filepath.Join(a.RepoDir, "apps", ns, "deployment.yaml")
 	res := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, "adopt", "deploy/web", "-n", ns, "-f", file, "--argocd-namespace", a.Namespace)
 	if res.Code != 0 {
@@ -162,15 +169,7 @@ func TestAdoptArgoSourceReal(t *testing.T) {
 			}
 			a.Commit(t, "add "+app, files)
 			argoApp(t, a, app, ns)
-			a.Kubectl(t, "-n", ns, "set", "image", "deployment/web", "app=nginx:1.29")
-			st := a.RefreshHard(t, app)
-			for i := 0; i < 4 && st.Sync.Status != "OutOfSync"; i++ {
-				time.Sleep(time.Second)
-				st = a.RefreshHard(t, app)
-			}
-			if st.Sync.Status != "OutOfSync" {
-				t.Fatalf("after the hotfix Argo CD says %s, want OutOfSync", st.Sync.Status)
-			}
+			hotfix(t, a, app, ns)
 
 			rel := "apps/" + ns + "/" + c.edited
 			file := filepath.Join(a.RepoDir, rel)

@@ -53,6 +53,33 @@ func mergedKubeconfig(t *testing.T, files map[string]string) string {
 	return p
 }
 
+// argoHubSpoke is the real Argo CD as a hub with spoke-a of the fleet
+// harness registered as one of its clusters, a fresh namespace on both,
+// and a kubeconfig with the contexts argo-hub and spoke-a.
+type argoHubSpoke struct {
+	a     *ArgoCD
+	f     *fleetHarness
+	spoke *fleetSpoke
+	// ns is the namespace; cluster the spoke's name in Argo CD.
+	ns, cluster, kubeconfig string
+}
+
+func newArgoHubSpoke(t *testing.T) *argoHubSpoke {
+	t.Helper()
+	hs := &argoHubSpoke{a: RealArgoCD(t), f: fleet(t)}
+	hs.spoke = hs.f.spokes["spoke-a"]
+	hs.ns = hs.f.namespace(t, "spoke-a")
+	hs.a.Kubectl(t, "create", "namespace", hs.ns)
+	t.Cleanup(func() {
+		if os.Getenv("DRIFT_E2E_KEEP") == "" {
+			_ = hs.a.kubectlRaw("", "delete", "namespace", hs.ns, "--wait=false")
+		}
+	})
+	hs.kubeconfig = mergedKubeconfig(t, map[string]string{"argo-hub": hs.a.Kubeconfig, "spoke-a": hs.spoke.kubeconfig})
+	hs.cluster = registerArgoSpoke(t, hs.a, hs.spoke)
+	return hs
+}
+
 // registerArgoSpoke registers spoke with the real Argo CD as a cluster:
 // the Secret util/db/cluster.go (SecretToCluster) reads: name, server, and
 // config's bearerToken and tlsClientConfig.caData (the spoke's self-signed
@@ -107,23 +134,12 @@ data:
 // objects under the hub's Applications and reports an object whose
 // tracking id names an Application deploying elsewhere as not owned.
 func TestFleetArgoRealHubSpoke(t *testing.T) {
-	a := RealArgoCD(t)
-	f := fleet(t)
-	spoke := f.spokes["spoke-a"]
-	ns := f.namespace(t, "spoke-a")
-	a.Kubectl(t, "create", "namespace", ns)
-	t.Cleanup(func() {
-		if os.Getenv("DRIFT_E2E_KEEP") == "" {
-			_ = a.kubectlRaw("", "delete", "namespace", ns, "--wait=false")
-		}
-	})
-	kc := mergedKubeconfig(t, map[string]string{"argo-hub": a.Kubeconfig, "spoke-a": spoke.kubeconfig})
+	hs := newArgoHubSpoke(t)
+	a, f, spoke, ns, kc, clusterName := hs.a, hs.f, hs.spoke, hs.ns, hs.kubeconfig, hs.cluster
 	run := func(args ...string) Result {
 		t.Helper()
 		return E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, args...)
 	}
-
-	clusterName := registerArgoSpoke(t, a, spoke)
 
 	dir := "apps/" + ns
 	a.Commit(t, "fleet "+ns, map[string]string{
@@ -402,18 +418,8 @@ func TestFleetArgoRealHubSpoke(t *testing.T) {
 // spoke's copy, a reconcile of the Application (status.reconciledAt
 // moves) heals the spoke's copy and leaves the hub's object edited.
 func TestFleetArgoDestinationMismatchAuto(t *testing.T) {
-	a := RealArgoCD(t)
-	f := fleet(t)
-	spoke := f.spokes["spoke-a"]
-	ns := f.namespace(t, "spoke-a")
-	a.Kubectl(t, "create", "namespace", ns)
-	t.Cleanup(func() {
-		if os.Getenv("DRIFT_E2E_KEEP") == "" {
-			_ = a.kubectlRaw("", "delete", "namespace", ns, "--wait=false")
-		}
-	})
-	clusterName := registerArgoSpoke(t, a, spoke)
-	kc := mergedKubeconfig(t, map[string]string{"argo-hub": a.Kubeconfig, "spoke-a": spoke.kubeconfig})
+	hs := newArgoHubSpoke(t)
+	a, f, spoke, ns, kc, clusterName := hs.a, hs.f, hs.spoke, hs.ns, hs.kubeconfig, hs.cluster
 
 	app := "dm-" + ns[len(ns)-6:]
 	settings := fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\n  namespace: %s\ndata:\n  level: info\n", ns)

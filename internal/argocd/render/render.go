@@ -96,11 +96,7 @@ var ErrUnsupported = errors.New("not supported")
 // the manifests of each of its sources in order, as GetRepoObjs
 // concatenates them, with the tracking marks and namespaces set.
 func (r *Renderer) Render(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	app, err := parseApplication(obj)
-	if err != nil {
-		return nil, err
-	}
-	sources, refs, err := app.manifestSources(env)
+	app, sources, refs, err := parseSources(obj, env)
 	if err != nil {
 		return nil, err
 	}
@@ -128,14 +124,16 @@ func (r *Renderer) Render(ctx context.Context, env *render.Env, obj *unstructure
 	return out, nil
 }
 
-// parseApplication reads the fields of an Application rendering needs.
-func parseApplication(obj *unstructured.Unstructured) (*application, error) {
+// parseSources reads the fields of an Application rendering needs, and
+// its manifestSources.
+func parseSources(obj *unstructured.Unstructured, env *render.Env) (*application, []manifestSource, map[string]string, error) {
 	var app application
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &app); err != nil {
-		return nil, fmt.Errorf("not a valid Application: %w", err)
+		return nil, nil, nil, fmt.Errorf("not a valid Application: %w", err)
 	}
 	app.Metadata.Name, app.Metadata.Namespace = obj.GetName(), obj.GetNamespace()
-	return &app, nil
+	sources, refs, err := app.manifestSources(env)
+	return &app, sources, refs, err
 }
 
 // manifestSource is a source that gives manifests, the field that holds

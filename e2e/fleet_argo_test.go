@@ -477,6 +477,12 @@ func TestFleetArgoDestinationMismatchAuto(t *testing.T) {
 	if res.Code != rep.ExitCode() || res.Code != 1 {
 		t.Errorf("explain: exit %d, report's exit code %d, want 1\nstdout:\n%s\nstderr:\n%s", res.Code, rep.ExitCode(), res.Stdout, res.Stderr)
 	}
+	// Without --engine-context the hub's cluster Secrets are not read:
+	// logged, for what explain then says of the object.
+	alone := E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, "--context", "argo-hub", "explain", "configmap/settings", "-n", ns, "--argocd-namespace", a.Namespace, "-o", "json")
+	var aloneRep model.Report
+	DecodeJSON(t, alone.Stdout, &aloneRep)
+	t.Logf("without --engine-context: exit %d, owner %+v, verdicts %v, notes %d", alone.Code, ownerOf(aloneRep, model.Engine("argocd")), verdictKinds(aloneRep, model.Engine("argocd")), len(aloneRep.Notes))
 	text := E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, args...)
 	if !strings.Contains(text.Stdout+text.Stderr, n.Message) || text.Code != res.Code {
 		t.Errorf("explain (text): exit %d, the note %q not printed:\nstdout:\n%s\nstderr:\n%s", text.Code, n.Message, text.Stdout, text.Stderr)

@@ -18,26 +18,23 @@ import (
 // An injected sidecar ahead of the manifest's container: live index 1 is
 // the manifest's index 0, paired by the containers' merge key (name).
 func TestLookupKeyedPairsByMergeKey(t *testing.T) {
-	live := obj(t, `apiVersion: apps/v1
+	// web is the Deployment with the given container list, live or desired.
+	web := func(containers string) *unstructured.Unstructured {
+		return obj(t, `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
 spec:
   template:
     spec:
       containers:
-      - {name: sidecar, image: proxy:1}
+`+containers)
+	}
+	live := web(`      - {name: sidecar, image: proxy:1}
       - name: app
         image: nginx:1.26
         ports: [{containerPort: 80, protocol: TCP}]
 `)
-	desired := obj(t, `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  template:
-    spec:
-      containers:
-      - name: app
+	desired := web(`      - name: app
         image: nginx:1.25
         ports: [{containerPort: 80}]
 `)

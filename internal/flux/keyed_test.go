@@ -13,6 +13,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // An injected sidecar ahead of the manifest's container: live index 1 is
@@ -84,7 +85,7 @@ func TestReleaseManifestAsDesired(t *testing.T) {
 		"data": map[string]any{"release": base64.StdEncoding.EncodeToString([]byte(helmB64))},
 	}}
 	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
-	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{secret, hr}})
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{secret, hr}})
 	st, err := ownerFrom(doc{obj: hr})
 	if err != nil {
 		t.Fatal(err)
@@ -142,7 +143,7 @@ spec:
         image: nginx:1
         ports: [{containerPort: 80}]
 `)
-	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{obj(t, kustomization)}})
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
 	rep := judge(t, a, live, desired,
 		drift("/spec/strategy/type", model.Added, "RollingUpdate", "kustomize-controller/Apply"),
 		drift("/spec/strategy/rollingUpdate/maxSurge", model.Added, "25%", "kustomize-controller/Apply"),

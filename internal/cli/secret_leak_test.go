@@ -101,9 +101,7 @@ func runCommand(t *testing.T, stdin string, args ...string) (int, string, string
 	t.Helper()
 	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
 	in.WriteString(stdin)
-	root := NewRootCommand(KubectlFrontend, streams)
-	root.SetArgs(args)
-	code := exitCode(root.ExecuteContext(context.Background()), streams)
+	code := Run(context.Background(), KubectlFrontend, streams, args)
 	return code, out.String(), errOut.String()
 }
 
@@ -112,9 +110,7 @@ func runCommandTo(tb testing.TB, out io.Writer, args ...string) (int, string, st
 	tb.Helper()
 	var errOut bytes.Buffer
 	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: out, ErrOut: &errOut}
-	root := NewRootCommand(KubectlFrontend, streams)
-	root.SetArgs(args)
-	code := exitCode(root.ExecuteContext(context.Background()), streams)
+	code := Run(context.Background(), KubectlFrontend, streams, args)
 	return code, "", errOut.String()
 }
 

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -645,13 +644,7 @@ func captureArgoLive(t *testing.T, a *ArgoCD, id, kind, name, ns string) {
 // scenario (also used as a cluster-unique name for cluster-scoped objects).
 func (e *Env) argoNamespace(t *testing.T, a *ArgoCD, scenario string) string {
 	t.Helper()
-	var b [2]byte
-	_, _ = rand.Read(b[:])
-	base := nonDNS.ReplaceAllString(strings.ToLower(scenario), "-")
-	if len(base) > 40 {
-		base = base[:40]
-	}
-	ns := strings.Trim(base, "-") + "-" + fmt.Sprintf("%x", b)
+	ns := uniqueName("", scenario, 47)
 	a.Kubectl(t, "create", "namespace", ns)
 	return ns
 }

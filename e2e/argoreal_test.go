@@ -5,8 +5,6 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -162,13 +160,8 @@ func startArgoCD() (*ArgoCD, error) {
 	}()
 
 	// The dedicated API server.
-	cache := os.Getenv("XDG_CACHE_HOME")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache")
-	}
 	a.clusterVars = []string{
-		"DRIFT_CLUSTER_DIR=" + filepath.Join(cache, "kubectl-drift", "cluster-argocd"),
+		"DRIFT_CLUSTER_DIR=" + filepath.Join(toolCacheDir(), "cluster-argocd"),
 		"DRIFT_APISERVER_PORT=" + argoClusterPort,
 		"DRIFT_ETCD_PORT=" + argoClusterEtcdPort,
 	}
@@ -514,8 +507,6 @@ func (a *ArgoCD) bootstrap() error {
 	if werr != nil {
 		return werr
 	}
-	var key [16]byte
-	_, _ = rand.Read(key[:])
 	return a.kubectlRaw(fmt.Sprintf(`apiVersion: v1
 kind: Namespace
 metadata: {name: %[1]s}
@@ -545,7 +536,7 @@ spec:
   sourceRepos: ["*"]
   destinations: [{server: "*", namespace: "*"}]
   clusterResourceWhitelist: [{group: "*", kind: "*"}]
-`, a.Namespace, hex.EncodeToString(key[:])), "apply", "-f", "-")
+`, a.Namespace, randomHex(16)), "apply", "-f", "-")
 }
 
 // git runs git in the repository with a fixed identity.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -82,6 +83,22 @@ func moduleDir(module string) (string, error) {
 		return "", fmt.Errorf("go mod download %s: no Dir in %s", module, out)
 	}
 	return info.Dir, nil
+}
+
+// toolCacheDir is the directory hack/*.sh keep built tools and private
+// clusters' run directories in: ${DRIFT_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/kubectl-drift},
+// as hack/cluster.sh computes it, so that a test's cluster directory is
+// where the script looks for it.
+func toolCacheDir() string {
+	if d := os.Getenv("DRIFT_CACHE_DIR"); d != "" {
+		return d
+	}
+	base := os.Getenv("XDG_CACHE_HOME")
+	if base == "" {
+		home, _ := os.UserHomeDir()
+		base = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(base, "kubectl-drift")
 }
 
 // explainAgrees runs `explain OBJ -n NS -o json` twice through drift: with

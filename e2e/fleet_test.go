@@ -3,9 +3,7 @@
 package e2e
 
 import (
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -212,13 +210,7 @@ func (f *fleetHarness) drift(t testing.TB, args ...string) Result {
 // when the test ends.
 func (f *fleetHarness) namespace(t testing.TB, contexts ...string) string {
 	t.Helper()
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	base := strings.Trim(nonDNS.ReplaceAllString(strings.ToLower(t.Name()), "-"), "-")
-	if len(base) > 45 {
-		base = strings.Trim(base[:45], "-")
-	}
-	ns := "fleet-" + base + "-" + hex.EncodeToString(b[:])
+	ns := uniqueName("fleet-", t.Name(), 58)
 	for _, c := range contexts {
 		f.kubectl(t, c, RunOpts{}, "create", "namespace", ns)
 		t.Cleanup(func() {

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/hex"
@@ -109,17 +108,8 @@ var (
 // labEnv is the variable set that points hack/cluster.sh at the lab's own
 // API server (own run dir, ports).
 func labEnv() []string {
-	cache := os.Getenv("DRIFT_CACHE_DIR")
-	if cache == "" {
-		base := os.Getenv("XDG_CACHE_HOME")
-		if base == "" {
-			home, _ := os.UserHomeDir()
-			base = filepath.Join(home, ".cache")
-		}
-		cache = filepath.Join(base, "kubectl-drift")
-	}
 	return append(os.Environ(),
-		"DRIFT_CLUSTER_DIR="+filepath.Join(cache, "cluster-flux"),
+		"DRIFT_CLUSTER_DIR="+filepath.Join(toolCacheDir(), "cluster-flux"),
 		"DRIFT_APISERVER_PORT="+labAPIServerPort,
 		"DRIFT_ETCD_PORT="+labEtcdPort,
 	)
@@ -350,13 +340,7 @@ func (l *fluxLab) drift(t testing.TB, args ...string) Result {
 // namespace creates a fresh namespace on the lab API server.
 func (l *fluxLab) namespace(t testing.TB, name string) string {
 	t.Helper()
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	ns := "fx-" + strings.Trim(nonDNS.ReplaceAllString(strings.ToLower(name), "-"), "-")
-	if len(ns) > 55 {
-		ns = strings.Trim(ns[:55], "-")
-	}
-	ns += "-" + hex.EncodeToString(b[:])
+	ns := uniqueName("fx-", name, 62)
 	l.kubectl(t, RunOpts{}, "create", "namespace", ns)
 	return ns
 }

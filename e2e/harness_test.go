@@ -253,21 +253,32 @@ func (e *Env) Apply(t testing.TB, manifest string, flags ...string) {
 
 var nonDNS = regexp.MustCompile(`[^a-z0-9-]+`)
 
+// randomHex returns n random bytes in hex.
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// uniqueName returns "<prefix><name>-<6 random hex digits>", a name that
+// does not collide between runs on a shared cluster: name is lowercased,
+// its runs of characters a DNS label does not allow become "-", and it is
+// cut so that the whole name fits in max characters (a namespace: 63).
+func uniqueName(prefix, name string, max int) string {
+	suffix := randomHex(3)
+	base := strings.Trim(nonDNS.ReplaceAllString(strings.ToLower(name), "-"), "-")
+	if room := max - len(prefix) - len(suffix) - 1; len(base) > room {
+		base = strings.Trim(base[:room], "-")
+	}
+	return prefix + base + "-" + suffix
+}
+
 // Namespace creates a namespace "<area>-<test name>-<random>" for this test
 // and deletes it (without waiting) when the test ends. The cluster is shared:
 // prefix with your area (e2e, argo, flux...).
 func (e *Env) Namespace(t testing.TB, area string) string {
 	t.Helper()
-	var b [3]byte
-	_, _ = rand.Read(b[:])
-	base := nonDNS.ReplaceAllString(strings.ToLower(t.Name()), "-")
-	base = strings.Trim(base, "-")
-	suffix := hex.EncodeToString(b[:])
-	max := 63 - len(area) - len(suffix) - 2
-	if len(base) > max {
-		base = strings.Trim(base[:max], "-")
-	}
-	ns := area + "-" + base + "-" + suffix
+	ns := uniqueName(area+"-", t.Name(), 63)
 	e.Kubectl(t, "create", "namespace", ns)
 	t.Cleanup(func() {
 		if os.Getenv("DRIFT_E2E_KEEP") != "" {

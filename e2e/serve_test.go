@@ -345,11 +345,7 @@ type privateCluster struct {
 
 func startPrivateCluster(t *testing.T, dir, port, etcdPort string) *privateCluster {
 	t.Helper()
-	cache := filepath.Join(os.Getenv("HOME"), ".cache", "kubectl-drift")
-	if d := os.Getenv("DRIFT_CACHE_DIR"); d != "" {
-		cache = d
-	}
-	pc := &privateCluster{t: t, port: port, dir: filepath.Join(cache, dir)}
+	pc := &privateCluster{t: t, port: port, dir: filepath.Join(toolCacheDir(), dir)}
 	pc.env = append(os.Environ(), "DRIFT_CLUSTER_DIR="+pc.dir, "DRIFT_APISERVER_PORT="+port, "DRIFT_ETCD_PORT="+etcdPort)
 	pc.run("start")
 	t.Cleanup(func() { pc.run("stop") })

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 func TestHelmValues(t *testing.T) {
-	dir := copyTree(t, "testdata/chart")
+	dir := testutil.CopyTree(t, "testdata/chart", t.TempDir())
 	obj := Object{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "web"}
 	h := HelmLocator{Chart: dir}
 	edits, skips, err := Plan(h, obj, nil, []Field{

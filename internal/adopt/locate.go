@@ -81,7 +81,13 @@ func findInFile(f string, obj Object, pointer string) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	i, err := FindDocument(rf.Data, obj)
+	return findInData(f, rf.Data, obj, pointer)
+}
+
+// findInData returns the target of pointer in the document of data (the
+// content of file f) that is obj, or nil when no document is.
+func findInData(f string, data []byte, obj Object, pointer string) (*Target, error) {
+	i, err := FindDocument(data, obj)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", f, err)
 	}
@@ -302,14 +308,7 @@ func patchTarget(dir, kf string, p types.Patch, obj Object, pointer string) (*Ta
 	if p.Target != nil && !selects(p.Target, obj) {
 		return nil, nil
 	}
-	i, err := FindDocument(rf.Data, obj)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
-	}
-	if i < 0 {
-		return nil, nil
-	}
-	return &Target{File: file, Doc: i, Pointer: pointer, Kind: InManifest, ObjectRoot: true}, nil
+	return findInData(file, rf.Data, obj, pointer)
 }
 
 // selects is kustomize's patch target match on kind, name and namespace

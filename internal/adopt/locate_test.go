@@ -7,30 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-)
 
-func copyTree(t *testing.T, from string) string {
-	t.Helper()
-	to := t.TempDir()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(to, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return to
-}
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
+)
 
 // The prod overlay renames web to prod-web in namespace shop; each live
 // value goes where kustomize took it from: the image tag to the overlay's
@@ -38,7 +17,7 @@ func copyTree(t *testing.T, from string) string {
 // probe period into the JSON 6902 patch's value, the env value to the base
 // resource, and a new field next to the overlay's other values.
 func TestKustomizeSources(t *testing.T) {
-	dir := copyTree(t, "testdata/kustomize")
+	dir := testutil.CopyTree(t, "testdata/kustomize", t.TempDir())
 	obj := Object{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "prod-web"}
 	live := map[string]any{"spec": map[string]any{"replicas": 5.0, "template": map[string]any{"spec": map[string]any{"containers": []any{
 		map[string]any{"name": "app", "image": "shop/web:1.4.1",

@@ -12,10 +12,7 @@ import (
 // inputs (positions come from the documents' YAML nodes).
 func FromDocuments(docs []source.Document) []Input {
 	out := make([]Input, 0, len(docs))
-	for _, d := range docs {
-		if d.Object == nil {
-			continue
-		}
+	for _, d := range source.WithObject(docs) {
 		out = append(out, Input{Object: d.Object, File: d.File, Pos: d.Position})
 		// ArgoCD resources and argo-cd chart values stand for an argocd-cm.
 		for _, sd := range settingsDocuments(d) {

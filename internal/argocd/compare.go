@@ -192,40 +192,26 @@ func renderTranslations(trs []compare.Translation, form string) ([]byte, error) 
 
 func argoAppDoc(g *compare.Group) *yaml.Node {
 	ns := "argocd"
-	list := compare.Seq()
-	var left []string
-	for _, t := range g.Items {
-		if len(t.To) == 0 {
-			left = append(left, compare.Comments(t))
-			continue
+	list, left := compare.RuleEntries(g, func(r model.Rule) *yaml.Node {
+		e := compare.Mapping()
+		if r.Target.Group != "" {
+			e.Content = append(e.Content, compare.Scalar("group"), compare.Scalar(r.Target.Group))
 		}
-		for i, r := range t.To {
-			e := compare.Mapping()
-			if r.Target.Group != "" {
-				e.Content = append(e.Content, compare.Scalar("group"), compare.Scalar(r.Target.Group))
-			}
-			e.Content = append(e.Content, compare.Scalar("kind"), compare.Scalar(r.Target.Kind))
-			if r.Target.Name != "" {
-				e.Content = append(e.Content, compare.Scalar("name"), compare.Scalar(r.Target.Name))
-			}
-			if r.Target.Namespace != "" {
-				e.Content = append(e.Content, compare.Scalar("namespace"), compare.Scalar(r.Target.Namespace))
-			}
-			e.Content = append(e.Content, compare.Scalar("jsonPointers"), compare.StrSeq(r.JSONPointers))
-			if i == 0 {
-				e.HeadComment = compare.Comments(t)
-			}
-			list.Content = append(list.Content, e)
+		e.Content = append(e.Content, compare.Scalar("kind"), compare.Scalar(r.Target.Kind))
+		if r.Target.Name != "" {
+			e.Content = append(e.Content, compare.Scalar("name"), compare.Scalar(r.Target.Name))
 		}
-	}
+		if r.Target.Namespace != "" {
+			e.Content = append(e.Content, compare.Scalar("namespace"), compare.Scalar(r.Target.Namespace))
+		}
+		e.Content = append(e.Content, compare.Scalar("jsonPointers"), compare.StrSeq(r.JSONPointers))
+		return e
+	})
 	doc := compare.Mapping("apiVersion", "argoproj.io/v1alpha1", "kind", "Application",
 		"metadata", compare.Mapping("name", g.Name, "namespace", ns),
 		"spec", compare.Mapping("ignoreDifferences", list))
 	doc.HeadComment = compare.DocHeader(g, "Merge spec.ignoreDifferences into the Application that deploys the same objects.")
-	if len(left) > 0 {
-		doc.FootComment = strings.Join(left, "\n\n")
-	}
-	return &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{doc}}
+	return compare.Document(doc, left)
 }
 
 // argoCMDoc writes argocd-cm keys resource.customizations.ignoreDifferences.<group_kind>
@@ -296,10 +282,7 @@ func argoCMDoc(g *compare.Group) (*yaml.Node, error) {
 		"metadata", compare.Mapping("name", "argocd-cm", "namespace", ns),
 		"data", data)
 	doc.HeadComment = compare.DocHeader(g, "Merge data into argocd-cm; these keys apply to every Application.")
-	if len(left) > 0 {
-		doc.FootComment = strings.Join(left, "\n\n")
-	}
-	return &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{doc}}, nil
+	return compare.Document(doc, left), nil
 }
 
 func cmKey(s model.Selector) (string, string) {

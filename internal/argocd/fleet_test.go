@@ -10,6 +10,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 func clusterSecretObj(name, clusterName, server string) *unstructured.Unstructured {
@@ -64,7 +65,7 @@ func hubFixture(t *testing.T) (*Adapter, *engine.Remote) {
 		hubApp("twin-name", map[string]any{"name": "twin", "namespace": "shop"}),
 		hubApp("both", map[string]any{"name": "spoke-a", "server": "https://spoke-a:6443", "namespace": "shop"}),
 	}
-	r := &namespacedReader{allowed: map[string]bool{"argocd": true}, objects: objs}
+	r := &testutil.Reader{Allowed: map[string]bool{"argocd": true}, Objects: objs}
 	a, err := New(Options{Reader: r})
 	if err != nil {
 		t.Fatal(err)

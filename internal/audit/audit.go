@@ -311,7 +311,7 @@ func loadFindings(root, file string, err error) []Finding {
 	if len(des) > 1 {
 		msg += fmt.Sprintf(" (and %d more bad documents)", len(des)-1)
 	}
-	f := newFinding(CheckUnparsableFile, msg)
+	f := newFinding(auditapi.CheckUnparsableFile, msg)
 	f.File, f.Line, f.Column = file, max(des[0].Line, 1), 1
 	return []Finding{f}
 }
@@ -332,7 +332,7 @@ func extractFindings(root string, rules []model.Rule, errs []error) []Finding {
 		if dup {
 			continue
 		}
-		f := newFinding(CheckInvalid, oneLine(msg))
+		f := newFinding(auditapi.CheckInvalid, oneLine(msg))
 		var de *source.DocumentError
 		if errors.As(e, &de) {
 			f.File, f.Line = relFile(root, de.File), de.Line
@@ -465,7 +465,7 @@ func analyze(s *snapshot, cfg *Config, maxRules int) []Finding {
 	}
 	out := append([]Finding(nil), s.findings...)
 	for _, c := range checkFuncs() {
-		if !cfg.enabled(c.id) && c.id != CheckShadowed {
+		if !cfg.enabled(c.id) && c.id != auditapi.CheckShadowed {
 			continue
 		}
 		out = append(out, c.fn(a)...)
@@ -522,7 +522,7 @@ func applyConfig(in []Finding, cfg *Config, root string) ([]Finding, int) {
 		if strings.TrimSpace(al.Reason) != "" {
 			continue
 		}
-		f := newFinding(CheckAllowWithoutReason, fmt.Sprintf("allow entry %d (check %q) has no reason and suppresses nothing", i+1, al.Check))
+		f := newFinding(auditapi.CheckAllowWithoutReason, fmt.Sprintf("allow entry %d (check %q) has no reason and suppresses nothing", i+1, al.Check))
 		f.File, f.Line, f.Column = relFile(root, cfg.file), al.line, al.column
 		in = append(in, f)
 	}

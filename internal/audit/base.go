@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 )
 
 // GitTopLevel returns the top-level directory of the Git checkout holding
@@ -173,7 +175,7 @@ func prepareAll(s *snapshot) []*ruleInfo {
 // revisions: by what it says and where, not by line. Budget findings are
 // keyed by their scope only; their count decides.
 func nonRuleKey(f Finding) string {
-	if f.Check == CheckOverBudget {
+	if f.Check == auditapi.CheckOverBudget {
 		if strings.Contains(f.Message, "in total") {
 			return string(f.Check) + "|total"
 		}
@@ -242,7 +244,7 @@ func removedRules(base, head []*ruleInfo) []Finding {
 		if b.WholeResource || what == "" {
 			what = "the whole object"
 		}
-		f := newFinding(CheckRemovedRule, fmt.Sprintf("the change %s the rule ignoring %s on %s (was at line %d)", verb, what, b.Target.Describe(), b.Origin.Line))
+		f := newFinding(auditapi.CheckRemovedRule, fmt.Sprintf("the change %s the rule ignoring %s on %s (was at line %d)", verb, what, b.Target.Describe(), b.Origin.Line))
 		f = f.atOrigin(b.Origin)
 		// The line is the base revision's; in the changed file it may hold
 		// anything, so only the file is kept as the location.

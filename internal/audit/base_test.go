@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
@@ -144,7 +145,7 @@ func TestBaseWidenedRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Findings) != 1 || res.Findings[0].Check != CheckTooBroad || res.Findings[0].Change != ChangeWidened {
+	if len(res.Findings) != 1 || res.Findings[0].Check != auditapi.CheckTooBroad || res.Findings[0].Change != ChangeWidened {
 		t.Errorf("want one too-broad finding on the widened rule, got %+v", res.Findings)
 	}
 }

@@ -54,24 +54,6 @@ func ParseSeverity(s string) (Severity, error) {
 // the engines' own checks name them too).
 type CheckID = auditapi.CheckID
 
-// The checks. IDs are stable: they are what users write in allow lists and
-// what code-scanning tools key alerts on. Never renumber.
-const (
-	CheckTooBroad           = auditapi.CheckTooBroad
-	CheckDangerousTarget    = auditapi.CheckDangerousTarget
-	CheckShadowed           = auditapi.CheckShadowed
-	CheckDuplicate          = auditapi.CheckDuplicate
-	CheckInvalid            = auditapi.CheckInvalid
-	CheckMatchesNothing     = auditapi.CheckMatchesNothing
-	CheckSlowJQ             = auditapi.CheckSlowJQ
-	CheckDriftDetectionOff  = auditapi.CheckDriftDetectionOff
-	CheckOverBudget         = auditapi.CheckOverBudget
-	CheckNoJustification    = auditapi.CheckNoJustification
-	CheckAllowWithoutReason = auditapi.CheckAllowWithoutReason
-	CheckUnparsableFile     = auditapi.CheckUnparsableFile
-	CheckRemovedRule        = auditapi.CheckRemovedRule
-)
-
 // Check describes one check: what it looks for and how to fix what it finds.
 type Check struct {
 	ID   CheckID `json:"id"`
@@ -88,43 +70,43 @@ type Check struct {
 // call so that no caller can change another's view.
 func Checks() []Check {
 	return []Check{
-		{CheckTooBroad, "too-broad", SeverityWarning,
+		{auditapi.CheckTooBroad, "too-broad", SeverityWarning,
 			"Rule ignores a whole object, /spec, /metadata, a pod template or container list, or a kind-specific path on every kind",
 			"Ignore the single field that drifts (e.g. /spec/replicas) and name the group and kind it belongs to."},
-		{CheckDangerousTarget, "dangerous-target", SeverityError,
+		{auditapi.CheckDangerousTarget, "dangerous-target", SeverityError,
 			"Rule hides drift of a security-relevant field: image, command, args, securityContext, RBAC rules or a whole Secret",
 			"Do not ignore security-relevant fields; fix the writer that changes them, or allow-list the rule with a reason."},
-		{CheckShadowed, "shadowed-rule", SeverityWarning,
+		{auditapi.CheckShadowed, "shadowed-rule", SeverityWarning,
 			"Rule is fully covered by a broader rule that applies to the same objects",
 			"Delete the narrower rule, or narrow the broader one if it was not meant to cover this."},
-		{CheckDuplicate, "duplicate-rule", SeverityWarning,
+		{auditapi.CheckDuplicate, "duplicate-rule", SeverityWarning,
 			"Rule repeats another rule with the same target and paths",
 			"Keep one copy: the engine merges the rules, the second changes nothing."},
-		{CheckInvalid, "invalid-rule", SeverityError,
+		{auditapi.CheckInvalid, "invalid-rule", SeverityError,
 			"Rule cannot be evaluated: bad JSON pointer, jq, glob or regex, or an unknown key",
 			"Fix the syntax: escape '~' as ~0 and '/' inside a key as ~1; check jq with `jq -n 'path(EXPR)'`."},
-		{CheckMatchesNothing, "matches-nothing", SeverityWarning,
+		{auditapi.CheckMatchesNothing, "matches-nothing", SeverityWarning,
 			"Rule's target or path matches no manifest in the repository",
 			"Check the spelling and case of group, kind, name, namespace and path against the manifests."},
-		{CheckSlowJQ, "slow-jq", SeverityError,
+		{auditapi.CheckSlowJQ, "slow-jq", SeverityError,
 			"jq path expression is slow: measured against the repository's manifests with Argo CD's time limit",
 			"Use a JSON pointer or a simpler jq path; Argo CD silently skips a jq rule that exceeds ignore.normalizer.jq.timeout."},
-		{CheckDriftDetectionOff, "drift-detection-off", SeverityWarning,
+		{auditapi.CheckDriftDetectionOff, "drift-detection-off", SeverityWarning,
 			"Drift detection or correction is switched off for an object",
 			"Enable drift detection (HelmRelease driftDetection.mode: enabled, Argo CD selfHeal: true) and ignore only the fields that must drift."},
-		{CheckOverBudget, "over-budget", SeverityWarning,
+		{auditapi.CheckOverBudget, "over-budget", SeverityWarning,
 			"More ignore rules than the budget allows, in total or for one application",
 			"A long exclusion list means the GitOps boundary is unclear: move the drifting fields out of Git, or raise the budget deliberately."},
-		{CheckNoJustification, "missing-justification", SeverityWarning,
+		{auditapi.CheckNoJustification, "missing-justification", SeverityWarning,
 			"Rule has no justification comment directly above it",
 			"Add a comment line directly above the rule saying why the field may drift and who changes it."},
-		{CheckAllowWithoutReason, "allow-without-reason", SeverityError,
+		{auditapi.CheckAllowWithoutReason, "allow-without-reason", SeverityError,
 			"Allow-list entry in the audit configuration carries no reason",
 			"Add `reason:` to the allow entry; entries without a reason suppress nothing."},
-		{CheckUnparsableFile, "unparsable-file", SeverityError,
+		{auditapi.CheckUnparsableFile, "unparsable-file", SeverityError,
 			"File in the audited paths is not valid YAML/JSON, or a document in it is not a Kubernetes object",
 			"Fix the syntax, or leave the file out of the audited paths."},
-		{CheckRemovedRule, "removed-rule", SeverityNote,
+		{auditapi.CheckRemovedRule, "removed-rule", SeverityNote,
 			"The change removes or narrows an ignore rule (good news)",
 			"Nothing to do: fewer ignored fields means more drift is seen."},
 	}

@@ -50,14 +50,14 @@ func checkFuncs() []struct {
 		id CheckID
 		fn checkFunc
 	}{
-		{CheckTooBroad, checkTooBroad},
-		{CheckDangerousTarget, checkDangerous},
-		{CheckShadowed, checkShadowedAndDuplicates},
-		{CheckInvalid, checkInvalid},
-		{CheckMatchesNothing, checkMatchesNothing},
-		{CheckSlowJQ, checkSlowJQ},
-		{CheckOverBudget, checkBudget},
-		{CheckNoJustification, checkJustification},
+		{auditapi.CheckTooBroad, checkTooBroad},
+		{auditapi.CheckDangerousTarget, checkDangerous},
+		{auditapi.CheckShadowed, checkShadowedAndDuplicates},
+		{auditapi.CheckInvalid, checkInvalid},
+		{auditapi.CheckMatchesNothing, checkMatchesNothing},
+		{auditapi.CheckSlowJQ, checkSlowJQ},
+		{auditapi.CheckOverBudget, checkBudget},
+		{auditapi.CheckNoJustification, checkJustification},
 	}
 }
 
@@ -78,11 +78,11 @@ func checkTooBroad(a *analysis) []Finding {
 		}
 		// One finding per mistake: ignoring all Secret data is reported as
 		// dangerous, not also as broad.
-		if a.cfg.enabled(CheckDangerousTarget) && r.m.match != nil && dangerous(r) != "" && broadOnlyBecauseDangerous(r) {
+		if a.cfg.enabled(auditapi.CheckDangerousTarget) && r.m.match != nil && dangerous(r) != "" && broadOnlyBecauseDangerous(r) {
 			continue
 		}
 		if msg, wide := tooBroad(r, a.engines.title(r.Rule)); msg != "" {
-			f := ruleFinding(CheckTooBroad, r, msg)
+			f := ruleFinding(auditapi.CheckTooBroad, r, msg)
 			if wide {
 				// Severity follows the widest field hidden: a rule that
 				// hides images, commands and env of a workload is worse
@@ -181,7 +181,7 @@ func checkDangerous(a *analysis) []Finding {
 			continue
 		}
 		if msg := dangerous(r); msg != "" {
-			out = append(out, ruleFinding(CheckDangerousTarget, r, msg))
+			out = append(out, ruleFinding(auditapi.CheckDangerousTarget, r, msg))
 		}
 	}
 	return out
@@ -289,7 +289,7 @@ func checkShadowedAndDuplicates(a *analysis) []Finding {
 					continue // the holder's copy is the redundant one
 				}
 				reported[r] = true
-				out = append(out, ruleFinding(CheckDuplicate, r,
+				out = append(out, ruleFinding(auditapi.CheckDuplicate, r,
 					fmt.Sprintf("rule repeats %s", citeRule(s))))
 				continue
 			}
@@ -298,7 +298,7 @@ func checkShadowedAndDuplicates(a *analysis) []Finding {
 					continue
 				}
 				reported[r] = true
-				f := ruleFinding(CheckDuplicate, r, fmt.Sprintf(
+				f := ruleFinding(auditapi.CheckDuplicate, r, fmt.Sprintf(
 					"rule repeats %s; a %s's rules reach only the objects it applies itself, so one copy cannot reach what it targets",
 					citeRule(s), auditapi.ObjectKind(r.Origin.Object)))
 				if e := a.engines[r.Engine]; e != nil && e.PeerHint != "" {
@@ -308,7 +308,7 @@ func checkShadowedAndDuplicates(a *analysis) []Finding {
 				continue
 			}
 			reported[r] = true
-			out = append(out, ruleFinding(CheckShadowed, r, fmt.Sprintf("rule is covered by the broader %s", citeRule(s))))
+			out = append(out, ruleFinding(auditapi.CheckShadowed, r, fmt.Sprintf("rule is covered by the broader %s", citeRule(s))))
 		}
 	}
 	return out
@@ -416,7 +416,7 @@ func checkInvalid(a *analysis) []Finding {
 			}
 		}
 		if problem != "" {
-			out = append(out, ruleFinding(CheckInvalid, r, oneLine(problem)))
+			out = append(out, ruleFinding(auditapi.CheckInvalid, r, oneLine(problem)))
 		}
 	}
 	return out
@@ -444,24 +444,24 @@ func checkMatchesNothing(a *analysis) []Finding {
 			// No manifest to compare with: the kind's schema still tells
 			// a path that no object of the kind can have.
 			if msg := a.neverMatches(r); msg != "" {
-				out = append(out, ruleFinding(CheckMatchesNothing, r, msg))
+				out = append(out, ruleFinding(auditapi.CheckMatchesNothing, r, msg))
 				continue
 			}
 			if from := a.renderedFrom(r); from != "" {
 				// The objects come from a Helm chart rendered elsewhere:
 				// no manifest here can match, which says nothing.
-				f := ruleFinding(CheckMatchesNothing, r, fmt.Sprintf(
+				f := ruleFinding(auditapi.CheckMatchesNothing, r, fmt.Sprintf(
 					"not checkable offline: %s renders %s, whose objects are not in the repository", r.Origin.Object, from))
 				f.Severity = SeverityNote
 				f.Hint = "Check the rule against the chart's objects (helm template), or against the live cluster with compare --from-cluster."
 				out = append(out, f)
 				continue
 			}
-			out = append(out, ruleFinding(CheckMatchesNothing, r, a.noTargetMessage(r)))
+			out = append(out, ruleFinding(auditapi.CheckMatchesNothing, r, a.noTargetMessage(r)))
 			continue
 		}
 		if msg := a.deadPath(r, targets); msg != "" {
-			out = append(out, ruleFinding(CheckMatchesNothing, r, msg))
+			out = append(out, ruleFinding(auditapi.CheckMatchesNothing, r, msg))
 		}
 	}
 	return out
@@ -621,7 +621,7 @@ func checkBudget(a *analysis) []Finding {
 		total = a.maxRules
 	}
 	if total > 0 && len(counted) > total {
-		f := ruleFinding(CheckOverBudget, counted[total], fmt.Sprintf(
+		f := ruleFinding(auditapi.CheckOverBudget, counted[total], fmt.Sprintf(
 			"%d ignore rules in total, budget %d: this is rule %d", len(counted), total, total+1))
 		f.ruleKey = ""
 		f.count = len(counted)
@@ -640,7 +640,7 @@ func checkBudget(a *analysis) []Finding {
 		for _, o := range objs {
 			rs := byObj[o]
 			if len(rs) > per {
-				f := ruleFinding(CheckOverBudget, rs[per], fmt.Sprintf(
+				f := ruleFinding(auditapi.CheckOverBudget, rs[per], fmt.Sprintf(
 					"%s has %d ignore rules, budget %d per app: this is rule %d", o, len(rs), per, per+1))
 				f.ruleKey = ""
 				f.count = len(rs)
@@ -670,9 +670,9 @@ func checkJustification(a *analysis) []Finding {
 		comment, ok := commentFor(lines, r.Origin.Line)
 		switch {
 		case !ok:
-			out = append(out, ruleFinding(CheckNoJustification, r, "rule has no justification comment directly above it"))
+			out = append(out, ruleFinding(auditapi.CheckNoJustification, r, "rule has no justification comment directly above it"))
 		case pat != nil && !pat.MatchString(comment):
-			out = append(out, ruleFinding(CheckNoJustification, r, fmt.Sprintf(
+			out = append(out, ruleFinding(auditapi.CheckNoJustification, r, fmt.Sprintf(
 				"justification comment %q does not match the required pattern %q", comment, a.cfg.Justification.Pattern)))
 		}
 	}

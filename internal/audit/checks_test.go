@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
@@ -52,7 +53,7 @@ func runCheckCases(t *testing.T, id CheckID, cases []checkCase) {
 }
 
 func TestTooBroad(t *testing.T) {
-	runCheckCases(t, CheckTooBroad, []checkCase{
+	runCheckCases(t, auditapi.CheckTooBroad, []checkCase{
 		{name: "single field is fine", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").rule()}},
 		{name: "all of spec", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec").rule()}, want: []string{"the whole spec"}},
 		{name: "all of metadata via jq", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").jq(".metadata").rule()}, want: []string{"whole top-level metadata field"}},
@@ -71,7 +72,7 @@ func TestTooBroad(t *testing.T) {
 }
 
 func TestDangerous(t *testing.T) {
-	runCheckCases(t, CheckDangerousTarget, []checkCase{
+	runCheckCases(t, auditapi.CheckDangerousTarget, []checkCase{
 		{name: "replicas is fine", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").rule()}},
 		{name: "image", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/template/spec/containers/0/image").rule()}, want: []string{"container images"}},
 		{name: "image via jq", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").jq(".spec.template.spec.containers[].image").rule()}, want: []string{"container images"}},
@@ -110,8 +111,8 @@ func TestShadowedAndDuplicate(t *testing.T) {
 			fluxKs("a").gk("apps", "StatefulSet").ptr("/spec/replicas").at("flux/ks.yaml", 20).rule()},
 			want: []string{"covered by"}},
 	}
-	runCheckCases(t, CheckShadowed, cases)
-	runCheckCases(t, CheckDuplicate, []checkCase{
+	runCheckCases(t, auditapi.CheckShadowed, cases)
+	runCheckCases(t, auditapi.CheckDuplicate, []checkCase{
 		{name: "same rule twice in one app", rules: []model.Rule{
 			argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").at("argocd/apps.yaml", 10).rule(),
 			argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").at("argocd/apps.yaml", 20).rule()},
@@ -131,7 +132,7 @@ func TestShadowedAndDuplicate(t *testing.T) {
 }
 
 func TestInvalid(t *testing.T) {
-	runCheckCases(t, CheckInvalid, []checkCase{
+	runCheckCases(t, auditapi.CheckInvalid, []checkCase{
 		{name: "valid", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/metadata/annotations/a~1b").jq(".spec.replicas").rule()}},
 		{name: "adapter error", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").err("unknown key \"jsonPointer\"").rule()}, want: []string{"unknown key"}},
 		{name: "pointer without slash", rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("spec/replicas").rule()}, want: []string{"must start with '/'"}},
@@ -149,7 +150,7 @@ func TestMatchesNothing(t *testing.T) {
 		deployment("shop", "web").doc(),
 		manifest("v1", "ConfigMap", "shop", "settings").set("x", "data", "a").doc(),
 	}
-	runCheckCases(t, CheckMatchesNothing, []checkCase{
+	runCheckCases(t, auditapi.CheckMatchesNothing, []checkCase{
 		{name: "matches", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").rule()}},
 		{name: "group typo", docs: docs, rules: []model.Rule{argoApp("a").gk("app", "Deployment").ptr("/spec/replicas").rule()}, want: []string{`kind Deployment is in group "apps", not "app"`}},
 		{name: "kind case", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "deployment").ptr("/spec/replicas").rule()}, want: []string{`nearest: kind "Deployment" instead of "deployment"`}},
@@ -167,7 +168,7 @@ func TestMatchesNothing(t *testing.T) {
 func TestSlowJQ(t *testing.T) {
 	cfg := noJustification()
 	cfg.JQ.Timeout.Duration = 100 * time.Millisecond
-	runCheckCases(t, CheckSlowJQ, []checkCase{
+	runCheckCases(t, auditapi.CheckSlowJQ, []checkCase{
 		{name: "fast", cfg: cfg, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").jq(".spec.replicas").rule()}},
 		{name: "never ends", cfg: cfg, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").jq(".spec | until(false; .)").rule()}, want: []string{"did not finish within Argo CD's 100ms limit on Deployment shop/web"}},
 	})
@@ -183,7 +184,7 @@ func TestDriftOff(t *testing.T) {
 	}
 	policy := noJustification()
 	policy.Policy.RequireSelfHeal = true
-	runCheckCases(t, CheckDriftDetectionOff, []checkCase{
+	runCheckCases(t, auditapi.CheckDriftDetectionOff, []checkCase{
 		{name: "helm drift detection disabled", rules: []model.Rule{fluxHR("p").typ(flux.RuleDriftDisabled).gk("helm.toolkit.fluxcd.io", "HelmRelease").rule()}, want: []string{"drift detection is off"}},
 		{name: "reconcile disabled", rules: []model.Rule{fluxKs("p").typ(flux.RuleReconcileDisabled).gk("apps", "Deployment").name("web").rule()}, want: []string{"reconcile: disabled"}},
 		{name: "ssa ignore", rules: []model.Rule{fluxKs("p").typ(flux.RuleSSAAnnotation).value("Ignore").gk("apps", "Deployment").name("web").rule()}, want: []string{"ssa: Ignore"}},
@@ -206,12 +207,12 @@ func TestBudget(t *testing.T) {
 	total, perApp := noJustification(), noJustification()
 	total.Budget.Total = 2
 	perApp.Budget.PerApp = 1
-	runCheckCases(t, CheckOverBudget, []checkCase{
+	runCheckCases(t, auditapi.CheckOverBudget, []checkCase{
 		{name: "within", cfg: noJustification(), rules: rules},
 		{name: "total", cfg: total, rules: rules, want: []string{"3 ignore rules in total, budget 2: this is rule 3"}},
 		{name: "per app", cfg: perApp, rules: rules, want: []string{"Application argocd/a has 2 ignore rules, budget 1 per app"}},
 	})
-	got := only(runChecks(t, t.TempDir(), total, nil, rules...), CheckOverBudget)
+	got := only(runChecks(t, t.TempDir(), total, nil, rules...), auditapi.CheckOverBudget)
 	if len(got) != 1 || got[0].Line != 30 {
 		t.Errorf("total budget finding should sit on the first rule over budget (line 30): %+v", got)
 	}
@@ -237,12 +238,12 @@ func TestJustification(t *testing.T) {
 		argoApp("a").gk("apps", "StatefulSet").ptr("/spec/replicas").at("argocd/apps.yaml", 8).rule(),
 		argoApp("a").gk("", "Service").ptr("/spec/clusterIP").at("argocd/apps.yaml", 11).rule(),
 	}
-	got := only(runChecks(t, root, &Config{}, nil, rules...), CheckNoJustification)
+	got := only(runChecks(t, root, &Config{}, nil, rules...), auditapi.CheckNoJustification)
 	if len(got) != 1 || got[0].Line != 8 {
 		t.Fatalf("want one finding at line 8, got %+v", got)
 	}
 	pat := &Config{Justification: Justification{Pattern: `\(OPS-\d+\)`}}
-	got = only(runChecks(t, root, pat, nil, rules...), CheckNoJustification)
+	got = only(runChecks(t, root, pat, nil, rules...), auditapi.CheckNoJustification)
 	if len(got) != 2 || got[0].Line != 8 || got[1].Line != 11 || !strings.Contains(got[1].Message, "does not match") {
 		t.Fatalf("with a pattern, want findings at lines 8 and 11, got %+v", got)
 	}
@@ -320,7 +321,7 @@ func TestInvalidUnknownKeys(t *testing.T) {
 	cm := manifest("v1", "ConfigMap", "argocd", "argocd-cm").at("argocd/argocd-cm.yaml", 1).
 		set(map[string]any{"resource.customizations.ignoreDifferences.apps_Deployment": "jqPathExpression:\n- .spec.replicas\n"}, "data").doc()
 	docs := []Document{deployment("shop", "web").doc(), app, ks, cm}
-	runCheckCases(t, CheckInvalid, []checkCase{
+	runCheckCases(t, auditapi.CheckInvalid, []checkCase{
 		{name: "known keys", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").ptr("/spec/replicas").rule()}},
 		{name: "application item", docs: docs, rules: []model.Rule{argoApp("a").gk("apps", "Deployment").field(".spec.ignoreDifferences[1]").rule()},
 			want: []string{`unknown key "jsonPointer": the engine drops it silently (did you mean "jsonPointers"?)`}},
@@ -349,7 +350,7 @@ func TestUnparsableFileIsOneFinding(t *testing.T) {
 	}
 	var got []string
 	for _, f := range res.Findings {
-		if f.Check != CheckUnparsableFile || f.Line < 1 {
+		if f.Check != auditapi.CheckUnparsableFile || f.Line < 1 {
 			t.Errorf("unexpected finding %+v", f)
 		}
 		got = append(got, f.Position())
@@ -378,7 +379,7 @@ func TestAdapterErrorsKeepTheirPosition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Findings) != 1 || res.Findings[0].Check != CheckInvalid || res.Findings[0].Position() != "flux/ks.yaml:1" {
+	if len(res.Findings) != 1 || res.Findings[0].Check != auditapi.CheckInvalid || res.Findings[0].Position() != "flux/ks.yaml:1" {
 		t.Errorf("want one invalid finding at flux/ks.yaml:1, got %+v", res.Findings)
 	}
 }
@@ -401,7 +402,7 @@ func TestTooBroadSeverityFollowsTheWidestFieldHidden(t *testing.T) {
 		{"replicas on every kind", argoCM("all").gk("*", "*").ptr("/spec/replicas").rule(), SeverityWarning},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := only(runChecks(t, t.TempDir(), nil, nil, tc.rule), CheckTooBroad)
+			got := only(runChecks(t, t.TempDir(), nil, nil, tc.rule), auditapi.CheckTooBroad)
 			if len(got) != 1 || got[0].Severity != tc.want {
 				t.Errorf("findings %+v, want one %s", got, tc.want)
 			}
@@ -428,7 +429,7 @@ spec:
 	}
 	got := only(runChecks(t, t.TempDir(), nil, docs,
 		argoApp("lbc").gk("admissionregistration.k8s.io", "MutatingWebhookConfiguration").ptr("/webhooks/0/clientConfig/caBundle").rule(),
-		argoApp("other").gk("apps", "Deployment").ptr("/spec/replicas").rule()), CheckMatchesNothing)
+		argoApp("other").gk("apps", "Deployment").ptr("/spec/replicas").rule()), auditapi.CheckMatchesNothing)
 	if len(got) != 2 {
 		t.Fatalf("findings %+v, want 2", got)
 	}
@@ -456,7 +457,7 @@ func TestArgoCDInstancesDoNotShadowEachOther(t *testing.T) {
 		at("prod/argocd-cm.yaml", "/spec"), at("staging/argocd-cm.yaml", "/spec/template/metadata"))
 	var rel []string
 	for _, f := range got {
-		if f.Check == CheckDuplicate || f.Check == CheckShadowed {
+		if f.Check == auditapi.CheckDuplicate || f.Check == auditapi.CheckShadowed {
 			rel = append(rel, f.File+": "+f.Message)
 		}
 	}

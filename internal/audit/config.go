@@ -10,6 +10,7 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/jq"
@@ -187,7 +188,7 @@ func (c *Config) validate() error {
 
 // enabled reports whether a check runs.
 func (c *Config) enabled(id CheckID) bool {
-	if id == CheckNoJustification && c.Justification.Required != nil && !*c.Justification.Required {
+	if id == auditapi.CheckNoJustification && c.Justification.Required != nil && !*c.Justification.Required {
 		return false
 	}
 	if cc, ok := c.checkConfig(id); ok && cc.Enabled != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
@@ -65,7 +66,7 @@ func TestFixtureRepoFindsEveryPlantedCheckAndNothingElse(t *testing.T) {
 		seen[f.Check]++
 	}
 	for _, c := range Checks() {
-		if c.ID == CheckRemovedRule {
+		if c.ID == auditapi.CheckRemovedRule {
 			continue // only under --base: TestBaseReportsOnlyTheAddedRule
 		}
 		if seen[c.ID] != 1 {
@@ -75,7 +76,7 @@ func TestFixtureRepoFindsEveryPlantedCheckAndNothingElse(t *testing.T) {
 	// Each planted finding sits right under its "Planted" comment (or on
 	// the allow entry / the broken line), proving positions are the rule's.
 	for _, f := range res.Findings {
-		if f.Check == CheckUnparsableFile || f.Check == CheckNoJustification {
+		if f.Check == auditapi.CheckUnparsableFile || f.Check == auditapi.CheckNoJustification {
 			continue
 		}
 		lines := readLines(t, filepath.Join(fixtureRoot, f.File))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/itchyny/gojq"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/jq"
 )
 
@@ -68,7 +69,7 @@ func checkSlowJQ(a *analysis) []Finding {
 			} else {
 				msg = fmt.Sprintf("jq %q took %s on %s, close to Argo CD's %s limit", e, worst.Round(time.Millisecond), where, limit)
 			}
-			out = append(out, ruleFinding(CheckSlowJQ, r, msg))
+			out = append(out, ruleFinding(auditapi.CheckSlowJQ, r, msg))
 			break
 		}
 	}

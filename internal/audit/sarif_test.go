@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 )
 
 // sarifSchemaFile is the OASIS SARIF 2.1.0 JSON schema (errata01),
@@ -50,10 +52,10 @@ func sampleResult() *Result {
 		return f
 	}
 	return &Result{Files: 3, Manifests: 7, Rules: 5, Findings: []Finding{
-		mk(CheckDangerousTarget, "argocd/apps.yaml", 12, 9, "", "Application argocd/shop"),
-		mk(CheckTooBroad, "flux/ks.yaml", 4, 0, ChangeAdded, "Kustomization flux-system/apps"),
-		mk(CheckRemovedRule, "flux/hr.yaml", 0, 0, ChangeRemoved, ""),
-		mk(CheckInvalid, "", 0, 0, "", ""),
+		mk(auditapi.CheckDangerousTarget, "argocd/apps.yaml", 12, 9, "", "Application argocd/shop"),
+		mk(auditapi.CheckTooBroad, "flux/ks.yaml", 4, 0, ChangeAdded, "Kustomization flux-system/apps"),
+		mk(auditapi.CheckRemovedRule, "flux/hr.yaml", 0, 0, ChangeRemoved, ""),
+		mk(auditapi.CheckInvalid, "", 0, 0, "", ""),
 	}}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
@@ -36,7 +37,7 @@ func TestPathThatCanNeverMatchTheKindsSchema(t *testing.T) {
 		{"unknown kind", fluxKs("a").gk("example.com", "Gadget").ptr("/spec/x/y").rule(), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := only(runChecks(t, t.TempDir(), nil, crd, tc.rule), CheckMatchesNothing)
+			got := only(runChecks(t, t.TempDir(), nil, crd, tc.rule), auditapi.CheckMatchesNothing)
 			var msgs []string
 			for _, f := range got {
 				if strings.Contains(f.Message, "can never match") {

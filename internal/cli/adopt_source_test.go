@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 const adoptSourceData = "testdata/adopt-source"
@@ -18,25 +20,7 @@ func sourceCheckout(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := filepath.Join(adoptSourceData, "repo")
-	err = filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dst
+	return testutil.CopyTree(t, filepath.Join(adoptSourceData, "repo"), dst)
 }
 
 // adoptRun runs adopt offline on a live file of testdata/adopt-source.

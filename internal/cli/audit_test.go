@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -19,9 +20,7 @@ import (
 func runAudit(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	streams, _, out, errOut := genericiooptions.NewTestIOStreams()
-	root := NewRootCommand(KubectlFrontend, streams)
-	root.SetArgs(append([]string{"audit"}, args...))
-	code := exitCode(root.Execute(), streams)
+	code := Run(context.Background(), KubectlFrontend, streams, append([]string{"audit"}, args...))
 	return code, out.String(), errOut.String()
 }
 

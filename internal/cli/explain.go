@@ -546,10 +546,7 @@ func comparesStatus(selected string) bool {
 // --engine leaves out (or of no engine): they would be ignored silently.
 func rulesEngineMismatch(selected string, docs []source.Document, files []string) string {
 	count := map[model.Engine]int{}
-	for _, d := range docs {
-		if d.Object == nil {
-			continue
-		}
+	for _, d := range source.WithObject(docs) {
 		if e, ok := engine.EngineOf(d.Object); ok {
 			count[e.Name]++
 		}

@@ -33,9 +33,7 @@ func runBounded(t *testing.T, bound time.Duration, stdin io.Reader, args ...stri
 	streams := genericiooptions.IOStreams{In: stdin, Out: &o, ErrOut: &e}
 	done := make(chan int, 1)
 	go func() {
-		root := NewRootCommand(KubectlFrontend, streams)
-		root.SetArgs(args)
-		done <- exitCode(root.ExecuteContext(context.Background()), streams)
+		done <- Run(context.Background(), KubectlFrontend, streams, args)
 	}()
 	select {
 	case code = <-done:

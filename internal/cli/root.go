@@ -219,10 +219,17 @@ func Main(fe Frontend, args []string) (code int) {
 		}
 	}()
 	cluster.QuietClientLogs()
+	return Run(context.Background(), fe, streams, args)
+}
+
+// Run runs one command line of door fe over streams and returns the exit
+// code, printing an error as one line. Main runs the process's command
+// line through it (and turns a panic into exit 2); tests run theirs in
+// process, where a panic still fails the test.
+func Run(ctx context.Context, fe Frontend, streams genericiooptions.IOStreams, args []string) int {
 	root := NewRootCommand(fe, streams)
 	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
-	return exitCode(err, streams)
+	return exitCode(root.ExecuteContext(ctx), streams)
 }
 
 func exitCode(err error, streams genericiooptions.IOStreams) int {

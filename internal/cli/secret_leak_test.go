@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
@@ -16,40 +15,6 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
-// leakMarker is in every value of the test Secret: data (base64),
-// stringData (plain) and last-applied-configuration (both). No output may
-// contain it, raw or base64-encoded. Values stay under gojq's 30-byte
-// preview so that a jq error would quote them whole.
-const leakMarker = "QZXJWMARK"
-
-// markerForms are the strings whose presence in output is a leak: the
-// marker itself, the exact base64 values of the Secret, and the part of
-// the marker's base64 encoding that does not depend on what precedes it,
-// at each of base64's three alignments (so a longer value holding the
-// marker is caught too).
-func markerForms(values ...string) []string {
-	forms := []string{leakMarker}
-	for _, v := range values {
-		forms = append(forms, base64.StdEncoding.EncodeToString([]byte(v)))
-	}
-	for pad := 0; pad < 3; pad++ {
-		enc := base64.StdEncoding.EncodeToString([]byte(strings.Repeat("x", pad) + leakMarker))
-		skip := (pad*4 + 2) / 3 // characters that mix in the padding
-		forms = append(forms, enc[skip+1:len(enc)-4])
-	}
-	return forms
-}
-
-func leaks(s string, forms []string) []string {
-	var found []string
-	for _, f := range forms {
-		if strings.Contains(s, f) {
-			found = append(found, f)
-		}
-	}
-	return found
-}
-
 // secretFixture writes the Secret (live with managedFields, desired) and
 // one directory of rules per rule kind, each also holding both Secrets
 // (rules, compare and audit read objects from the same directories).
@@ -61,61 +26,7 @@ type secretFixture struct {
 
 func newSecretFixture(t *testing.T) *secretFixture {
 	t.Helper()
-	m := leakMarker
-	liveToken, livePW, desiredPW, laPW := "live-"+m+"-t", "pw-"+m, "desired-"+m, "la-"+m
-	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
-	lastApplied := fmt.Sprintf(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"db","namespace":"shop"},"stringData":{"password":%q},"data":{"token":%q}}`, laPW, b64(liveToken))
-	live := fmt.Sprintf(`apiVersion: v1
-kind: Secret
-metadata:
-  name: db
-  namespace: shop
-  annotations:
-    argocd.argoproj.io/tracking-id: shop:/Secret:shop/db
-    kubectl.kubernetes.io/last-applied-configuration: '%s'
-  labels:
-    kustomize.toolkit.fluxcd.io/name: shop
-    kustomize.toolkit.fluxcd.io/namespace: flux-system
-  managedFields:
-  - apiVersion: v1
-    fieldsType: FieldsV1
-    fieldsV1:
-      f:data:
-        .: {}
-        f:password: {}
-        f:token: {}
-      f:metadata:
-        f:annotations:
-          .: {}
-          f:kubectl.kubernetes.io/last-applied-configuration: {}
-      f:type: {}
-    manager: argocd-controller
-    operation: Update
-    time: "2026-01-01T00:00:00Z"
-  - apiVersion: v1
-    fieldsType: FieldsV1
-    fieldsV1:
-      f:data:
-        f:token: {}
-    manager: kubectl-edit
-    operation: Update
-    time: "2026-01-02T00:00:00Z"
-type: Opaque
-data:
-  token: %s
-  password: %s
-`, lastApplied, b64(liveToken), b64(livePW))
-	desired := fmt.Sprintf(`apiVersion: v1
-kind: Secret
-metadata:
-  name: db
-  namespace: shop
-type: Opaque
-stringData:
-  password: %s
-data:
-  token: %s
-`, desiredPW, b64("desired-"+m+"-t"))
+	secret := testutil.NewMarkedSecret(t)
 	jq := []string{
 		`.data[]`,
 		`.data | keys[0] | .[]`,
@@ -169,24 +80,17 @@ spec:
 	}
 	root := t.TempDir()
 	f := &secretFixture{
-		live:    testutil.WriteFile(t, root, "live.yaml", live),
-		desired: testutil.WriteFile(t, root, "desired.yaml", desired),
+		live:    testutil.WriteFile(t, root, "live.yaml", secret.Live),
+		desired: testutil.WriteFile(t, root, "desired.yaml", secret.Desired),
 		rules:   map[string]string{},
-		forms:   markerForms(liveToken, livePW, desiredPW, laPW, "desired-"+m+"-t"),
+		forms:   secret.Forms,
 	}
 	for kind, content := range rules {
 		dir := filepath.Join(root, kind)
 		testutil.WriteFile(t, dir, "rules.yaml", content)
-		testutil.WriteFile(t, dir, "secret-live.yaml", live)
-		testutil.WriteFile(t, dir, "secret-desired.yaml", desired)
+		testutil.WriteFile(t, dir, "secret-live.yaml", secret.Live)
+		testutil.WriteFile(t, dir, "secret-desired.yaml", secret.Desired)
 		f.rules[kind] = dir
-	}
-	// The detector must see the values in the inputs, or the test proves
-	// nothing.
-	for _, in := range []string{live, desired} {
-		if len(leaks(in, f.forms)) == 0 {
-			t.Fatalf("marker forms %v not found in the fixture itself", f.forms)
-		}
 	}
 	return f
 }
@@ -197,9 +101,7 @@ func runCommand(t *testing.T, stdin string, args ...string) (int, string, string
 	t.Helper()
 	streams, in, out, errOut := genericiooptions.NewTestIOStreams()
 	in.WriteString(stdin)
-	root := NewRootCommand(KubectlFrontend, streams)
-	root.SetArgs(args)
-	code := exitCode(root.ExecuteContext(context.Background()), streams)
+	code := Run(context.Background(), KubectlFrontend, streams, args)
 	return code, out.String(), errOut.String()
 }
 
@@ -208,9 +110,7 @@ func runCommandTo(tb testing.TB, out io.Writer, args ...string) (int, string, st
 	tb.Helper()
 	var errOut bytes.Buffer
 	streams := genericiooptions.IOStreams{In: &bytes.Buffer{}, Out: out, ErrOut: &errOut}
-	root := NewRootCommand(KubectlFrontend, streams)
-	root.SetArgs(args)
-	code := exitCode(root.ExecuteContext(context.Background()), streams)
+	code := Run(context.Background(), KubectlFrontend, streams, args)
 	return code, "", errOut.String()
 }
 
@@ -285,10 +185,10 @@ func TestSecretValuesNeverLeak(t *testing.T) {
 			if strings.TrimSpace(out) == "" && !mayBeEmpty {
 				t.Fatalf("no output\nstderr: %s", errOut)
 			}
-			if l := leaks(out, f.forms); len(l) > 0 {
+			if l := testutil.Leaks(out, f.forms); len(l) > 0 {
 				t.Errorf("stdout leaks %q:\n%s", l, out)
 			}
-			if l := leaks(errOut, f.forms); len(l) > 0 {
+			if l := testutil.Leaks(errOut, f.forms); len(l) > 0 {
 				t.Errorf("stderr leaks %q:\n%s", l, errOut)
 			}
 			if strings.Contains(out, "cannot iterate over") {
@@ -300,25 +200,5 @@ func TestSecretValuesNeverLeak(t *testing.T) {
 	// runs, or the jq error path went untested.
 	if jqErrorsSeen == 0 {
 		t.Error("no run reported a jq error: the failing-jq rules were not exercised")
-	}
-}
-
-// TestSecretMarkerDetectorCatchesLeaks guards the detector itself: each
-// form a leak can take is found.
-func TestSecretMarkerDetectorCatchesLeaks(t *testing.T) {
-	forms := markerForms("pw-" + leakMarker)
-	for _, s := range []string{
-		"x " + leakMarker,
-		base64.StdEncoding.EncodeToString([]byte("pw-" + leakMarker)),
-		base64.StdEncoding.EncodeToString([]byte("a longer prefix " + leakMarker + " and suffix")),
-		base64.StdEncoding.EncodeToString([]byte("ab" + leakMarker)),
-		base64.StdEncoding.EncodeToString([]byte("abc" + leakMarker)),
-	} {
-		if len(leaks(s, forms)) == 0 {
-			t.Errorf("leak not detected in %q", s)
-		}
-	}
-	if l := leaks(string(bytes.Repeat([]byte("*** "), 10)), forms); len(l) > 0 {
-		t.Errorf("masked text reported as a leak: %v", l)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
 // Group collects the translations of one source object (an Application,
@@ -126,6 +128,37 @@ func Comments(t Translation) string {
 		lines = append(lines, "untranslatable: "+u)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// RuleEntries lists a group's translated rules for an engine's object:
+// one entry a rule, built by entry, the first entry of each translation
+// headed by its comments. left holds the comments of the translations that
+// gave no rule, for Document to put below the object.
+func RuleEntries(g *Group, entry func(model.Rule) *yaml.Node) (list *yaml.Node, left []string) {
+	list = Seq()
+	for _, t := range g.Items {
+		if len(t.To) == 0 {
+			left = append(left, Comments(t))
+			continue
+		}
+		for i, r := range t.To {
+			e := entry(r)
+			if i == 0 {
+				e.HeadComment = Comments(t)
+			}
+			list.Content = append(list.Content, e)
+		}
+	}
+	return list, left
+}
+
+// Document makes obj one YAML document for Encode, the comments of the
+// rules that could not be written into it (left) below it.
+func Document(obj *yaml.Node, left []string) *yaml.Node {
+	if len(left) > 0 {
+		obj.FootComment = strings.Join(left, "\n\n")
+	}
+	return &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{obj}}
 }
 
 // DocHeader names the source and says once the behaviour notes that

@@ -4,14 +4,15 @@ import (
 	"testing"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // BenchmarkCompute compares the drifted real Deployment with its manifest,
 // ownership answered from its 7 managedFields entries, as explain and scan
 // do per object.
 func BenchmarkCompute(b *testing.B) {
-	desired := load(b, "testdata/deployment-kubectl-drifted-desired.yaml")
-	live := load(b, "testdata/deployment-kubectl-drifted-live.yaml")
+	desired := testutil.ReadObject(b, "testdata/deployment-kubectl-drifted-desired.yaml")
+	live := testutil.ReadObject(b, "testdata/deployment-kubectl-drifted-live.yaml")
 	owned := ownedBy(b, live)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -24,8 +25,8 @@ func BenchmarkCompute(b *testing.B) {
 
 // BenchmarkComputeWithIndex: the same, the caller passing the Index it has.
 func BenchmarkComputeWithIndex(b *testing.B) {
-	desired := load(b, "testdata/deployment-kubectl-drifted-desired.yaml")
-	live := load(b, "testdata/deployment-kubectl-drifted-live.yaml")
+	desired := testutil.ReadObject(b, "testdata/deployment-kubectl-drifted-desired.yaml")
+	live := testutil.ReadObject(b, "testdata/deployment-kubectl-drifted-live.yaml")
 	ix, err := managedfields.Parse(live)
 	if err != nil {
 		b.Fatal(err)

@@ -17,11 +17,6 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
-func load(t testing.TB, path string) *unstructured.Unstructured {
-	t.Helper()
-	return testutil.ReadObject(t, path)
-}
-
 // ownedBy answers Options.Owned from the live object's managedFields, the way
 // callers wire it.
 func ownedBy(t testing.TB, live *unstructured.Unstructured) func(string) bool {
@@ -49,8 +44,8 @@ func TestGolden(t *testing.T) {
 	for _, df := range desiredFiles {
 		name := strings.TrimSuffix(filepath.Base(df), "-desired.yaml")
 		t.Run(name, func(t *testing.T) {
-			desired := load(t, df)
-			live := load(t, filepath.Join("testdata", name+"-live.yaml"))
+			desired := testutil.ReadObject(t, df)
+			live := testutil.ReadObject(t, filepath.Join("testdata", name+"-live.yaml"))
 			drifts, err := Compute(desired, live, Options{Owned: ownedBy(t, live)})
 			if err != nil {
 				t.Fatal(err)
@@ -326,9 +321,9 @@ spec:
 // added, for the engines to judge (Flux leaves it alone, it does not own it).
 // An unowned default next to it (revisionHistoryLimit) is not reported.
 func TestReplicasLeftToAutoscaler(t *testing.T) {
-	desired := load(t, "testdata/deployment-hpa-scaled-desired.yaml")
+	desired := testutil.ReadObject(t, "testdata/deployment-hpa-scaled-desired.yaml")
 	unstructured.RemoveNestedField(desired.Object, "spec", "replicas")
-	live := load(t, "testdata/deployment-hpa-scaled-live.yaml")
+	live := testutil.ReadObject(t, "testdata/deployment-hpa-scaled-live.yaml")
 	got, err := Compute(desired, live, Options{Owned: ownedBy(t, live)})
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +338,7 @@ func TestReplicasLeftToAutoscaler(t *testing.T) {
 // a field the engine's last-applied configuration names, which the new
 // desired state drops, is.
 func TestClientSideApplyDefaultsAreNotDrift(t *testing.T) {
-	live := load(t, "testdata/deployment-csa-image-set-live.yaml")
+	live := testutil.ReadObject(t, "testdata/deployment-csa-image-set-live.yaml")
 	ix, err := managedfields.Parse(live)
 	if err != nil {
 		t.Fatal(err)
@@ -351,7 +346,7 @@ func TestClientSideApplyDefaultsAreNotDrift(t *testing.T) {
 	if o := ix.Owners(live, "/spec/revisionHistoryLimit"); len(o) != 1 || o[0].Manager != "argocd-controller" || o[0].Operation != "Update" {
 		t.Fatalf("fixture: revisionHistoryLimit owned by %+v, want argocd-controller's Update", o)
 	}
-	desired := load(t, "testdata/deployment-csa-image-set-desired.yaml")
+	desired := testutil.ReadObject(t, "testdata/deployment-csa-image-set-desired.yaml")
 	unstructured.RemoveNestedField(desired.Object, "metadata", "labels")
 	containers, _, _ := unstructured.NestedSlice(desired.Object, "spec", "template", "spec", "containers")
 	delete(containers[0].(map[string]any), "env")

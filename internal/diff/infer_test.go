@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // TestInferAgreesWithCompute: on every real-server case, a field inferred
@@ -23,8 +24,8 @@ func TestInferAgreesWithCompute(t *testing.T) {
 	for _, df := range desiredFiles {
 		name := strings.TrimSuffix(filepath.Base(df), "-desired.yaml")
 		t.Run(name, func(t *testing.T) {
-			desired := load(t, df)
-			live := load(t, filepath.Join("testdata", name+"-live.yaml"))
+			desired := testutil.ReadObject(t, df)
+			live := testutil.ReadObject(t, filepath.Join("testdata", name+"-live.yaml"))
 			ix, err := managedfields.Parse(live)
 			if err != nil {
 				t.Fatal(err)
@@ -62,7 +63,7 @@ func coveredBy(path string, ds []model.FieldDrift) bool {
 }
 
 func TestInferKubectlDrifted(t *testing.T) {
-	live := load(t, "testdata/deployment-kubectl-drifted-live.yaml")
+	live := testutil.ReadObject(t, "testdata/deployment-kubectl-drifted-live.yaml")
 	ix, err := managedfields.Parse(live)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +89,7 @@ func TestInferKubectlDrifted(t *testing.T) {
 }
 
 func TestInferAutoscalerAndSecret(t *testing.T) {
-	live := load(t, "testdata/deployment-hpa-scaled-live.yaml")
+	live := testutil.ReadObject(t, "testdata/deployment-hpa-scaled-live.yaml")
 	ix, err := managedfields.Parse(live)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ func TestInferAutoscalerAndSecret(t *testing.T) {
 		t.Fatalf("HPA scale: got %+v, want /spec/replicas by an autoscaler", inf.Drifts)
 	}
 
-	secret := load(t, "testdata/secret-patched-live.yaml")
+	secret := testutil.ReadObject(t, "testdata/secret-patched-live.yaml")
 	six, err := managedfields.Parse(secret)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +117,7 @@ func TestInferAutoscalerAndSecret(t *testing.T) {
 }
 
 func TestInferWithoutEngine(t *testing.T) {
-	live := load(t, "testdata/deployment-handmade-scaled-live.yaml")
+	live := testutil.ReadObject(t, "testdata/deployment-handmade-scaled-live.yaml")
 	ix, err := managedfields.Parse(live)
 	if err != nil {
 		t.Fatal(err)

@@ -44,10 +44,7 @@ func RulesFromDocuments(docs []source.Document) ([]model.Rule, []error) {
 
 func fromDocuments(docs []source.Document) []doc {
 	out := make([]doc, 0, len(docs))
-	for _, d := range docs {
-		if d.Object == nil {
-			continue
-		}
+	for _, d := range source.WithObject(docs) {
 		out = append(out, doc{obj: d.Object, file: d.File, pos: d.Position})
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // sidecarLive is the measured state of e2e webhook-sidecar-edited: a
@@ -84,7 +85,7 @@ func TestApplyFailsWhenTheCleanupStripsARequiredField(t *testing.T) {
 			if tc.desired {
 				desired = obj(t, sidecarGit)
 			}
-			a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{ks}})
+			a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks}})
 			rep := judge(t, a, live, desired, drift(tc.path, model.Added, "x", tc.owner+"/Update"))
 			v := verdictAt(t, rep, tc.path)
 			if v.Kind != tc.want || !strings.Contains(v.Reason, tc.has) {
@@ -100,7 +101,7 @@ func TestApplyFailsWhenTheCleanupStripsARequiredField(t *testing.T) {
 // A dry-run apply that the API server rejects is the controller's own
 // failure: every field the apply would change stays.
 func TestApplyFailsWhenTheDryRunIsInvalid(t *testing.T) {
-	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{obj(t, kustomization)}})
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
 	a.serverDryRun = true
 	invalid := apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "web",
 		field.ErrorList{field.Required(field.NewPath("spec", "template", "spec", "containers").Index(1).Child("image"), "")})
@@ -124,7 +125,7 @@ func TestApplyFailsWhenTheDryRunIsInvalid(t *testing.T) {
 // rewrites it on every apply: measured, it stays); a value another manager
 // wrote is reverted.
 func TestOnlyFluxWroteADifferentValueIsUnknownWithFile(t *testing.T) {
-	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{obj(t, kustomization)}})
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
 	live := sidecarLive(t, "kubectl-edit")
 	desired := obj(t, strings.Replace(sidecarGit, `"nginx:1.25"`, `"nginx:1.26"`, 1))
 	rep := judge(t, a, live, desired,

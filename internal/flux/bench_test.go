@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // BenchmarkJudge measures one Judge call on a Deployment with 50 drifted
@@ -15,7 +16,7 @@ import (
 // in a scan after the first object).
 func BenchmarkJudge(b *testing.B) {
 	ks := obj(b, kustomization)
-	a, _ := newAdapter(&fakeReader{objs: []*unstructured.Unstructured{ks}}, nil, nil, false)
+	a, _ := newAdapter(&testutil.Reader{Objects: []*unstructured.Unstructured{ks}}, nil, nil, false)
 	live := liveDeployment(b, "web-1", "", "", fluxApplyAll)
 	drifts := make([]model.FieldDrift, 50)
 	for i := range drifts {

@@ -162,24 +162,13 @@ func translate(src compare.Source) compare.Translation {
 
 func fluxDoc(g *compare.Group, form string) *yaml.Node {
 	ns := "flux-system"
-	var ignore = compare.Seq()
-	var left []string
-	for _, t := range g.Items {
-		if len(t.To) == 0 {
-			left = append(left, compare.Comments(t))
-			continue
+	ignore, left := compare.RuleEntries(g, func(r model.Rule) *yaml.Node {
+		entry := compare.Mapping("paths", compare.StrSeq(r.JSONPointers))
+		if tg := fluxTarget(r.Target); tg != nil {
+			entry.Content = append(entry.Content, compare.Scalar("target"), tg)
 		}
-		for i, r := range t.To {
-			entry := compare.Mapping("paths", compare.StrSeq(r.JSONPointers))
-			if tg := fluxTarget(r.Target); tg != nil {
-				entry.Content = append(entry.Content, compare.Scalar("target"), tg)
-			}
-			if i == 0 {
-				entry.HeadComment = compare.Comments(t)
-			}
-			ignore.Content = append(ignore.Content, entry)
-		}
-	}
+		return entry
+	})
 	// One document per holder: a HelmRelease's spec.driftDetection or a
 	// Kustomization's spec.ignore, merged into the object that deploys the
 	// same objects (every one of them for argocd-cm rules).
@@ -202,10 +191,7 @@ func fluxDoc(g *compare.Group, form string) *yaml.Node {
 		// An empty list would still be valid YAML; say why it is empty.
 		doc.Content[len(doc.Content)-1].HeadComment = "nothing here could be translated"
 	}
-	if len(left) > 0 {
-		doc.FootComment = strings.Join(left, "\n\n")
-	}
-	return &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{doc}}
+	return compare.Document(doc, left)
 }
 
 func fluxTarget(s model.Selector) *yaml.Node {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 func TestRemoteNotesOwnerAppliesHere(t *testing.T) {
@@ -40,8 +41,8 @@ spec: {interval: 1m, path: ./, prune: true, sourceRef: {kind: GitRepository, nam
 		{"unreadable", ", kubeConfig: {secretRef: {name: missing}}", "remote-unresolved"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &fakeReader{}
-			r.objs = append(r.objs,
+			r := &testutil.Reader{}
+			r.Objects = append(r.Objects,
 				obj(t, ks(tt.name, tt.spec)),
 				obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: kc-b, namespace: flux-system}, data: {value: `+kubeconfig("https://spoke-b:6443")+`}}`),
 				obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: kc-c, namespace: flux-system}, data: {value.yaml: `+kubeconfig("https://spoke-c:6443")+`}}`),

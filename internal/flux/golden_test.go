@@ -19,7 +19,7 @@ import (
 func TestReportGolden(t *testing.T) {
 	ks := obj(t, kustomization)
 	hr := obj(t, fmt.Sprintf(helmRelease, "warn"))
-	reader := &fakeReader{objs: []*unstructured.Unstructured{ks, hr}}
+	reader := &testutil.Reader{Objects: []*unstructured.Unstructured{ks, hr}}
 	managed := fluxApplyAll + manualEdits
 	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web-1, namespace: prod, labels: {app: web}, annotations: {keep: "1"}}, spec: {replicas: 2, template: {spec: {containers: [{name: app, image: "nginx:2"}]}}}}`)
 	cases := map[string]*model.Report{

@@ -6,43 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
-
-// fakeReader serves objects from memory; a pure unit-test stand-in for
-// the cluster reader.
-type fakeReader struct {
-	objs      []*unstructured.Unstructured
-	forbidden bool
-}
-
-func (f *fakeReader) Get(_ context.Context, gvk schema.GroupVersionKind, ns, name string) (*unstructured.Unstructured, error) {
-	gr := schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}
-	if f.forbidden {
-		return nil, apierrors.NewForbidden(gr, name, fmt.Errorf("denied"))
-	}
-	for _, o := range f.objs {
-		if o.GroupVersionKind() == gvk && o.GetNamespace() == ns && o.GetName() == name {
-			return o.DeepCopy(), nil
-		}
-	}
-	return nil, apierrors.NewNotFound(gr, name)
-}
-
-func (f *fakeReader) List(_ context.Context, gvk schema.GroupVersionKind, ns, _ string) ([]unstructured.Unstructured, error) {
-	var out []unstructured.Unstructured
-	for _, o := range f.objs {
-		if o.GroupVersionKind() == gvk && (ns == "" || o.GetNamespace() == ns) {
-			out = append(out, *o.DeepCopy())
-		}
-	}
-	return out, nil
-}
 
 func obj(t testing.TB, y string) *unstructured.Unstructured {
 	t.Helper()
@@ -176,7 +144,7 @@ const manualEdits = `
 
 func TestKustomizationVerdicts(t *testing.T) {
 	ks := obj(t, kustomization)
-	reader := &fakeReader{objs: []*unstructured.Unstructured{ks}}
+	reader := &testutil.Reader{Objects: []*unstructured.Unstructured{ks}}
 	managed := fluxApplyAll + manualEdits + `
   - manager: kubectl-set
     operation: Update
@@ -237,7 +205,7 @@ spec:
 
 func TestKustomizationIgnoreStripAndAdopt(t *testing.T) {
 	ks := obj(t, kustomization)
-	reader := &fakeReader{objs: []*unstructured.Unstructured{ks}}
+	reader := &testutil.Reader{Objects: []*unstructured.Unstructured{ks}}
 	hpaApply := `
   - manager: hpa-ssa
     operation: Apply
@@ -306,7 +274,7 @@ func TestKustomizationObjectMarks(t *testing.T) {
 			if tc.suspend {
 				_ = unstructured.SetNestedField(k.Object, true, "spec", "suspend")
 			}
-			reader := &fakeReader{objs: []*unstructured.Unstructured{k}}
+			reader := &testutil.Reader{Objects: []*unstructured.Unstructured{k}}
 			live := liveDeployment(t, "api", "    oncall: me", "", managed)
 			desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod, annotations: {}}, spec: {replicas: 2}}`)
 			ann := map[string]string{}
@@ -353,7 +321,7 @@ spec:
 `)
 	live := liveDeployment(t, "api", "", "", fluxApplyAll)
 	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod}, spec: {replicas: 2, template: {spec: {containers: [{name: app, image: "nginx:1"}]}}}}`)
-	rep := judge(t, newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{ks}}), live, desired,
+	rep := judge(t, newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks}}), live, desired,
 		drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"),
 		drift("/spec/template/spec/containers/0/image", model.Changed, "nginx:2", "kubectl-edit/Update"))
 	for reason, field := range map[string]string{
@@ -427,7 +395,7 @@ func TestHelmReleaseVerdicts(t *testing.T) {
 	} {
 		t.Run(tc.mode+"/"+tc.kind+tc.path, func(t *testing.T) {
 			hr := obj(t, fmt.Sprintf(helmRelease, tc.mode))
-			a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{hr}})
+			a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr}})
 			rep := judge(t, a, helmLive(t, tc.kind, tc.extra), nil, drift(tc.path, model.Changed, "x", "kubectl-edit/Update", "helm-controller/Apply"))
 			v := verdictAt(t, rep, tc.path)
 			if v.Kind != tc.want || !strings.Contains(v.Reason, tc.has) {
@@ -447,8 +415,8 @@ func TestOwnerProblemsBecomeNotes(t *testing.T) {
 		reader model.Reader
 		reason string
 	}{
-		{"missing", &fakeReader{}, "owner-not-found"},
-		{"forbidden", &fakeReader{forbidden: true}, "owner-forbidden"},
+		{"missing", &testutil.Reader{}, "owner-not-found"},
+		{"forbidden", &testutil.Reader{Forbidden: true}, "owner-forbidden"},
 		{"offline", nil, "owner-not-read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -490,7 +458,7 @@ func TestNotOwned(t *testing.T) {
 
 func TestServerDryRunDecidesWhatFluxChanges(t *testing.T) {
 	ks := obj(t, kustomization)
-	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{ks}})
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks}})
 	a.serverDryRun = true
 	var gotManager string
 	a.dryRunner = func(_ context.Context, o *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
@@ -520,19 +488,8 @@ func TestServerDryRunDecidesWhatFluxChanges(t *testing.T) {
 	}
 }
 
-// countingReader counts Gets, to prove owners are read once per adapter.
-type countingReader struct {
-	fakeReader
-	gets int
-}
-
-func (c *countingReader) Get(ctx context.Context, gvk schema.GroupVersionKind, ns, name string) (*unstructured.Unstructured, error) {
-	c.gets++
-	return c.fakeReader.Get(ctx, gvk, ns, name)
-}
-
 func TestOwnerReadOncePerAdapter(t *testing.T) {
-	r := &countingReader{fakeReader: fakeReader{objs: []*unstructured.Unstructured{obj(t, kustomization)}}}
+	r := &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}}
 	a := newTestAdapter(t, r)
 	for _, name := range []string{"a", "b", "c"} {
 		rep := judge(t, a, liveDeployment(t, name, "", "", fluxApplyAll), nil, drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"))
@@ -540,7 +497,7 @@ func TestOwnerReadOncePerAdapter(t *testing.T) {
 			t.Fatalf("%s: owner not found", name)
 		}
 	}
-	missing := &countingReader{}
+	missing := &testutil.Reader{}
 	b := newTestAdapter(t, missing)
 	for i := 0; i < 2; i++ {
 		rep := judge(t, b, liveDeployment(t, "x", "", "", fluxApplyAll), nil, drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"))
@@ -548,14 +505,14 @@ func TestOwnerReadOncePerAdapter(t *testing.T) {
 			t.Fatalf("judge %d: the cached miss lost its note", i)
 		}
 	}
-	if r.gets != 1 || missing.gets != 1 {
-		t.Errorf("gets = %d and %d, want 1 each", r.gets, missing.gets)
+	if r.Gets != 1 || missing.Gets != 1 {
+		t.Errorf("gets = %d and %d, want 1 each", r.Gets, missing.Gets)
 	}
 }
 
 func TestHelmInferenceFromManagedFields(t *testing.T) {
 	hr := obj(t, fmt.Sprintf(helmRelease, "enabled"))
-	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{hr}})
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr}})
 	rep := judge(t, a, helmLive(t, "Deployment", ""), nil,
 		drift("/spec/paused", model.Changed, true, "kubectl-edit/Update", "helm/Update"),
 		drift("/metadata/labels/x", model.Added, "y", "kubectl-label/Update"))
@@ -568,7 +525,7 @@ func TestHelmInferenceFromManagedFields(t *testing.T) {
 }
 
 func TestJudgeWithoutLiveDoesNotDryRun(t *testing.T) {
-	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{obj(t, kustomization)}})
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
 	a.serverDryRun = true
 	a.dryRunner = func(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
 		t.Fatal("dry-run without a live object")
@@ -590,7 +547,7 @@ func TestControllerSetMetadataIsNotDrift(t *testing.T) {
 	_ = unstructured.SetNestedStringMap(ks.Object, map[string]string{"team": "web"}, "spec", "commonMetadata", "labels")
 	hr := obj(t, fmt.Sprintf(helmRelease, "enabled"))
 	_ = unstructured.SetNestedField(hr.Object, "prod", "spec", "targetNamespace")
-	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{ks, hr}})
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks, hr}})
 	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod}}`)
 	rep := judge(t, a, liveDeployment(t, "api", "    team: web", "", fluxApplyAll), desired,
 		drift("/metadata/labels/team", model.Added, "web", "kustomize-controller/Apply"),
@@ -647,7 +604,7 @@ func TestLastAppliedAnnotationIsRemovedByKustomizeController(t *testing.T) {
 				ann += "\n    " + SSAKey + ": " + tc.ssa
 			}
 			live := liveDeployment(t, "api", "", ann, managed)
-			rep := judge(t, newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{k}}), live, tc.desired)
+			rep := judge(t, newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{k}}), live, tc.desired)
 			v := verdictAt(t, rep, "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration")
 			if v.Kind != tc.want || !strings.Contains(v.Reason, tc.wantReason) {
 				t.Fatalf("got %s %q, want %s containing %q", v.Kind, v.Reason, tc.want, tc.wantReason)
@@ -666,7 +623,7 @@ func TestLastAppliedAnnotationIsRemovedByKustomizeController(t *testing.T) {
 	// A Helm object: helm-controller has no such cleanup.
 	t.Run("helm release leaves it", func(t *testing.T) {
 		live := helmLive(t, "Deployment", "annotations: {kubectl.kubernetes.io/last-applied-configuration: '{}'}")
-		rep := judge(t, newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{obj(t, fmt.Sprintf(helmRelease, "enabled"))}}), live, nil)
+		rep := judge(t, newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, fmt.Sprintf(helmRelease, "enabled"))}}), live, nil)
 		if len(rep.Owners) != 1 || !rep.Owners[0].Found || len(rep.Drifts) != 0 {
 			t.Errorf("owners %+v, drifts %+v: want the HelmRelease found and no drift", rep.Owners, rep.Drifts)
 		}

@@ -13,31 +13,29 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // An injected sidecar ahead of the manifest's container: live index 1 is
 // the manifest's index 0, paired by the containers' merge key (name).
 func TestLookupKeyedPairsByMergeKey(t *testing.T) {
-	live := obj(t, `apiVersion: apps/v1
+	// web is the Deployment with the given container list, live or desired.
+	web := func(containers string) *unstructured.Unstructured {
+		return obj(t, `apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web}
 spec:
   template:
     spec:
       containers:
-      - {name: sidecar, image: proxy:1}
+`+containers)
+	}
+	live := web(`      - {name: sidecar, image: proxy:1}
       - name: app
         image: nginx:1.26
         ports: [{containerPort: 80, protocol: TCP}]
 `)
-	desired := obj(t, `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: web}
-spec:
-  template:
-    spec:
-      containers:
-      - name: app
+	desired := web(`      - name: app
         image: nginx:1.25
         ports: [{containerPort: 80}]
 `)
@@ -87,7 +85,7 @@ func TestReleaseManifestAsDesired(t *testing.T) {
 		"data": map[string]any{"release": base64.StdEncoding.EncodeToString([]byte(helmB64))},
 	}}
 	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
-	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{secret, hr}})
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{secret, hr}})
 	st, err := ownerFrom(doc{obj: hr})
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +143,7 @@ spec:
         image: nginx:1
         ports: [{containerPort: 80}]
 `)
-	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{obj(t, kustomization)}})
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
 	rep := judge(t, a, live, desired,
 		drift("/spec/strategy/type", model.Added, "RollingUpdate", "kustomize-controller/Apply"),
 		drift("/spec/strategy/rollingUpdate/maxSurge", model.Added, "25%", "kustomize-controller/Apply"),

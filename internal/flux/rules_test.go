@@ -14,6 +14,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // fixedPos pretends every pointer sits at a line derived from its length,
@@ -155,7 +156,7 @@ func toAny(s []string) []any {
 func TestRulesFromClusterAndFiles(t *testing.T) {
 	ks := obj(t, kustomization)
 	hr := obj(t, strings.Replace(helmRelease, "%s", "enabled", 1))
-	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{ks, hr}},
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks, hr}},
 		doc{obj: obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: s, namespace: ns, annotations: {kustomize.toolkit.fluxcd.io/ssa: Merge}}}`), file: "s.yaml"})
 	rules, err := a.Rules(context.Background())
 	if err != nil {
@@ -199,7 +200,7 @@ func TestOwner(t *testing.T) {
 
 func TestNormalize(t *testing.T) {
 	ks := obj(t, kustomization)
-	a := newTestAdapter(t, &fakeReader{objs: []*unstructured.Unstructured{ks}})
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks}})
 	live := liveDeployment(t, "web-1", "", "    hpa/note: x", fluxApplyAll)
 	_ = unstructured.SetNestedField(live.Object, map[string]any{"replicas": int64(5)}, "status")
 	_ = unstructured.SetNestedSlice(live.Object, []any{map[string]any{"containerPort": int64(80)}}, "spec", "template", "spec", "containers", "0"+"", "ports")

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/audit"
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -96,7 +97,7 @@ func TestSuggestFluxRulesAreChecked(t *testing.T) {
 			t.Fatalf("%s: checks %+v, not checked %v", s.Pointer, s.Checks, s.NotChecked)
 		}
 		for _, f := range s.Checks[0].Audit {
-			if f.Severity == audit.SeverityError || f.Check == audit.CheckNoJustification || f.Check == audit.CheckTooBroad {
+			if f.Severity == audit.SeverityError || f.Check == auditapi.CheckNoJustification || f.Check == auditapi.CheckTooBroad {
 				t.Errorf("%s: audit %s: %s", s.Pointer, f.Name, f.Message)
 			}
 		}

@@ -174,10 +174,7 @@ func NewEnv(root string) (*Env, error) {
 	}
 	docs, _ := source.LoadFiles([]string{abs}, nil, source.Options{Recursive: true, NoPositions: true})
 	env := &Env{Root: abs, Secrets: redact.NewScrubber(), origins: map[*unstructured.Unstructured]string{}}
-	for _, d := range docs {
-		if d.Object == nil {
-			continue
-		}
+	for _, d := range source.WithObject(docs) {
 		if !d.Object.IsList() {
 			env.Files = append(env.Files, d.Object)
 			env.origins[d.Object] = d.File

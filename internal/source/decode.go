@@ -41,6 +41,20 @@ type Document struct {
 	Node *yaml.Node
 }
 
+// WithObject returns the documents that hold an object, in order. The
+// loaders never return one without; documents built by hand (tests, a
+// caller's own inputs) may lack it, and every reader of documents skips
+// those.
+func WithObject(docs []Document) []Document {
+	out := make([]Document, 0, len(docs))
+	for _, d := range docs {
+		if d.Object != nil {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 // Position returns the line and column of the field at pointer (RFC 6901)
 // in the file: the key of a mapping entry, the item of a sequence. When the
 // field is absent (or the pointer invalid) it returns the document's start

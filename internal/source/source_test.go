@@ -450,3 +450,15 @@ func TestUnquotedStarIsReportedWithHintAndTheRestIsKept(t *testing.T) {
 		t.Errorf("errors = %v, want one at line 7 with the hint", err)
 	}
 }
+
+func TestWithObjectSkipsDocumentsWithoutObject(t *testing.T) {
+	a := &unstructured.Unstructured{Object: map[string]any{"kind": "ConfigMap", "metadata": map[string]any{"name": "a"}}}
+	b := &unstructured.Unstructured{Object: map[string]any{"kind": "Secret", "metadata": map[string]any{"name": "b"}}}
+	got := WithObject([]Document{{File: "empty.yaml"}, {Object: a}, {}, {Object: b}})
+	if strings.Join(names(got), ",") != "ConfigMap/a,Secret/b" {
+		t.Errorf("WithObject = %v, want ConfigMap/a,Secret/b in order", names(got))
+	}
+	if got := WithObject(nil); len(got) != 0 {
+		t.Errorf("WithObject(nil) = %v", got)
+	}
+}

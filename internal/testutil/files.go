@@ -31,3 +31,28 @@ func WriteTree(t testing.TB, files map[string]string) string {
 	}
 	return root
 }
+
+// CopyTree copies the directory tree from (directories and files) into to
+// and returns to: a test that writes into a checkout works on a copy of
+// its testdata.
+func CopyTree(t testing.TB, from, to string) string {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return to
+}

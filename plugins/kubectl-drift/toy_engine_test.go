@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -41,21 +40,7 @@ const (
 func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	root := cli.NewRootCommand(cli.KubectlFrontend, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
-	root.SetArgs(args)
-	err := root.ExecuteContext(context.Background())
-	var ee *cli.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		code = ee.Code
-	default:
-		code = cli.ExitFailure
-	}
-	if err != nil && (ee == nil || ee.Err != nil) {
-		// What Main prints for an error.
-		errOut.WriteString("error: " + err.Error() + "\n")
-	}
+	code = cli.Run(context.Background(), cli.KubectlFrontend, genericiooptions.IOStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}, args)
 	return out.String(), errOut.String(), code
 }
 

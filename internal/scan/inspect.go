@@ -74,8 +74,10 @@ type ownerOf struct {
 
 // Precheck decodes raw lightly. It returns the candidate, or nil when the
 // object is not GitOps-owned or only GitOps engines (and, unless
-// IncludeControllers, built-in controllers and status writers) manage it;
-// and whether the object is GitOps-owned at all.
+// IncludeControllers, built-in controllers and status writers) manage it
+// and no owner's engine asks to judge it anyway (engine.InventoryJudge,
+// answered from labels and annotations); and whether the object is
+// GitOps-owned at all.
 func (in *Inspector) Precheck(kind Kind, raw []byte) (cand *Candidate, owned bool, err error) {
 	var lo lightObject
 	if err := json.Unmarshal(raw, &lo); err != nil {
@@ -92,7 +94,22 @@ func (in *Inspector) Precheck(kind Kind, raw []byte) (cand *Candidate, owned boo
 			return &Candidate{Kind: kind, Owners: owners, Light: light}, true, nil
 		}
 	}
+	if judgesClean(owners, light) {
+		return &Candidate{Kind: kind, Owners: owners, Light: light}, true, nil
+	}
 	return nil, true, nil
+}
+
+// judgesClean says whether an owner's engine asks to judge an object no
+// relevant manager wrote (drift.JudgesClean): a field deleted live, a
+// status its controller recorded.
+func judgesClean(owners []ownerOf, obj *unstructured.Unstructured) bool {
+	for _, o := range owners {
+		if drift.JudgesClean(obj, o.adapter) {
+			return true
+		}
+	}
+	return false
 }
 
 // PrecheckObject is Precheck for an object already decoded (watch events).
@@ -105,6 +122,9 @@ func (in *Inspector) PrecheckObject(kind Kind, obj *unstructured.Unstructured) (
 		if in.relevant(e.Manager, string(e.Operation), e.Subresource) {
 			return &Candidate{Kind: kind, Owners: owners, Light: obj}, true
 		}
+	}
+	if judgesClean(owners, obj) {
+		return &Candidate{Kind: kind, Owners: owners, Light: obj}, true
 	}
 	return nil, true
 }

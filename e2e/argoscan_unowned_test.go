@@ -41,6 +41,22 @@ func explainWeb(t *testing.T, a *ArgoCD, ns string) (int, model.Report) {
 	return res.Code, r
 }
 
+// bothDrifted runs scan and explain without -f on deployment/web, both of
+// which must say drift (exit 1), and returns their reports and the scan's
+// notes.
+func bothDrifted(t *testing.T, a *ArgoCD, ns string) (scanned *model.Report, notes []model.Note, explained model.Report) {
+	t.Helper()
+	code, web, notes := scanItem(t, a, ns)
+	if code != 1 || web == nil {
+		t.Fatalf("scan: exit %d, deployment/web listed %v; want exit 1 and the object", code, web != nil)
+	}
+	exCode, ex := explainWeb(t, a, ns)
+	if exCode != 1 {
+		t.Errorf("explain: exit %d, want 1", exCode)
+	}
+	return web, notes, ex
+}
+
 // onlyEngineWrote fails unless only Argo CD's controller wrote the object:
 // then a scan's precheck alone would skip it, which is the case tested.
 func onlyEngineWrote(t *testing.T, a *ArgoCD, ns string) {
@@ -92,14 +108,7 @@ func TestArgoInferredScanUnowned(t *testing.T) {
 		onlyEngineWrote(t, a, ns)
 
 		const team = "/metadata/labels/team"
-		code, web, notes := scanItem(t, a, ns)
-		if code != 1 || web == nil {
-			t.Fatalf("scan: exit %d, deployment/web listed %v; want exit 1 and the object", code, web != nil)
-		}
-		exCode, ex := explainWeb(t, a, ns)
-		if exCode != 1 {
-			t.Errorf("explain: exit %d, want 1", exCode)
-		}
+		web, notes, ex := bothDrifted(t, a, ns)
 		got := map[string]model.VerdictKind{}
 		for _, d := range web.Drifts {
 			if v := argoVerdictOf(d); v != nil {
@@ -174,14 +183,7 @@ func TestArgoInferredScanUnowned(t *testing.T) {
 		}
 		onlyEngineWrote(t, a, ns)
 
-		code, web, _ := scanItem(t, a, ns)
-		if code != 1 || web == nil {
-			t.Fatalf("scan: exit %d, deployment/web listed %v; want exit 1 and the object", code, web != nil)
-		}
-		exCode, ex := explainWeb(t, a, ns)
-		if exCode != 1 {
-			t.Errorf("explain: exit %d, want 1", exCode)
-		}
+		web, _, ex := bothDrifted(t, a, ns)
 		sst, _ := web.StatusOf(model.Engine("argocd"))
 		est, _ := ex.StatusOf(model.Engine("argocd"))
 		if !sst.Drift || sst.Status != "OutOfSync" || sst != est {

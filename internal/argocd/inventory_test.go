@@ -11,6 +11,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // judgeBoth runs the pipeline on live the way explain without -f does and
@@ -129,14 +130,7 @@ func synced(t *testing.T) (app, live *unstructured.Unstructured) {
 	dir := "testdata/inferred/csa-label-added"
 	live = readTestObject(t, filepath.Join(dir, "live.json"))
 	unstructured.RemoveNestedField(live.Object, "metadata", "labels", "hotfix")
-	mf := live.GetManagedFields()
-	kept := mf[:0]
-	for _, e := range mf {
-		if IsManager(e.Manager) {
-			kept = append(kept, e)
-		}
-	}
-	live.SetManagedFields(kept)
+	testutil.KeepManagers(live, IsManager)
 	return readTestObject(t, filepath.Join(dir, "application.json")), live
 }
 

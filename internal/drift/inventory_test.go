@@ -8,6 +8,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // cleanLive is a live object only a GitOps engine wrote (kustomize-
@@ -15,14 +16,7 @@ import (
 func cleanLive(t *testing.T) *unstructured.Unstructured {
 	t.Helper()
 	live := liveObject(t, "deployment-kubectl-edits-live.yaml")
-	mf := live.GetManagedFields()
-	kept := mf[:0]
-	for _, e := range mf {
-		if e.Manager == "kustomize-controller" {
-			kept = append(kept, e)
-		}
-	}
-	live.SetManagedFields(kept)
+	testutil.KeepManagers(live, func(m string) bool { return m == "kustomize-controller" })
 	return live
 }
 

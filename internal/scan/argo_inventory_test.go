@@ -42,14 +42,7 @@ func syncedArgo(tb testing.TB) *unstructured.Unstructured {
 	tb.Helper()
 	live := capturedArgo(tb, "csa-label-added")
 	unstructured.RemoveNestedField(live.Object, "metadata", "labels", "hotfix")
-	mf := live.GetManagedFields()
-	kept := mf[:0]
-	for _, e := range mf {
-		if e.Manager == "argocd-controller" {
-			kept = append(kept, e)
-		}
-	}
-	live.SetManagedFields(kept)
+	testutil.KeepManagers(live, func(m string) bool { return m == "argocd-controller" })
 	return live
 }
 

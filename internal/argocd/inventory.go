@@ -28,8 +28,7 @@ var _ engine.InventoryJudge = (*Adapter)(nil)
 // holding every field of its last sync with the same value (keyed lists
 // item by item, other lists whole) gives an empty 3-way diff, and most
 // objects of a scan are such. On metadata only (a scan's precheck) it
-// fails as soon as the last sync has a spec: the object is then decoded
-// and asked again.
+// cannot be told: the object is then decoded and asked again.
 func (a *Adapter) JudgeClean(obj *unstructured.Unstructured) bool {
 	owner := a.Owner(obj)
 	if owner == nil {
@@ -42,6 +41,12 @@ func (a *Adapter) JudgeClean(obj *unstructured.Unstructured) bool {
 	la, ok, _ := unstructured.NestedString(obj.Object, "metadata", "annotations", LastAppliedAnnotation)
 	if !ok {
 		return false
+	}
+	if mf, _, _ := unstructured.NestedFieldNoCopy(obj.Object, "metadata", "managedFields"); mf == nil {
+		// Metadata only (a scan's precheck reads no managedFields, and
+		// no spec to compare): unsure, so judge; the decoded object is
+		// asked again. Parsing la here would be thrown away.
+		return true
 	}
 	return !holdsLastApplied(obj, la)
 }

@@ -1,6 +1,7 @@
 package scan
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
@@ -126,5 +128,41 @@ func BenchmarkScanCleanArgo(b *testing.B) {
 		if err != nil || res.Stats.Owned != len(items) || len(res.Items) != 0 {
 			b.Fatalf("owned %d, items %d, err %v", res.Stats.Owned, len(res.Items), err)
 		}
+	}
+}
+
+// TestScanStatusOnlyDrift: an Argo CD object equal to its last sync whose
+// Application records it OutOfSync (a Git commit not synced yet) is a
+// drifted object of the scan with no field, and the table says why on
+// its row.
+func TestScanStatusOnlyDrift(t *testing.T) {
+	live := syncedArgo(t)
+	app := testutil.ReadObject(t, "..", "argocd", "testdata", "inferred", "csa-label-added", "application.json")
+	gvk := live.GroupVersionKind()
+	if err := unstructured.SetNestedSlice(app.Object, []any{map[string]any{
+		"group": gvk.Group, "version": gvk.Version, "kind": gvk.Kind,
+		"namespace": live.GetNamespace(), "name": live.GetName(), "status": "OutOfSync"}}, "status", "resources"); err != nil {
+		t.Fatal(err)
+	}
+	a, err := argocd.New(argocd.Options{Inventory: true, Inputs: []argocd.Input{{Object: app}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := runShop(t, itemsSource{items: [][]byte{rawOf(t, live)}}, &Inspector{Adapters: []model.Adapter{a}}, kindDeployments)
+	if len(res.Items) != 1 || res.Stats.Drifted != 1 || len(res.Items[0].Drifts) != 0 {
+		t.Fatalf("items %+v, drifted %d: want the object drifted with no field", res.Items, res.Stats.Drifted)
+	}
+	var out bytes.Buffer
+	if err := Print(&out, OutputTable, res); err != nil {
+		t.Fatal(err)
+	}
+	row := ""
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, live.GetName()) {
+			row = l
+		}
+	}
+	if !strings.Contains(row, "argocd: OutOfSync (Application status)") || !strings.Contains(out.String(), "1 drifted objects") {
+		t.Errorf("table:\n%s", out.String())
 	}
 }

@@ -14,7 +14,7 @@ import (
 // deployment/web's report (nil when not listed) and the scan's notes.
 func scanItem(t *testing.T, a *ArgoCD, ns string) (int, *model.Report, []model.Note) {
 	t.Helper()
-	res := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, "scan", "-n", ns, "--engine", "argocd", "--argocd-namespace", a.Namespace, "-o", "json")
+	res := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, "scan", "-n", ns, "--engine", "argocd", "-o", "json")
 	if res.Code != 0 && res.Code != 1 {
 		t.Fatalf("scan: exit %d\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
 	}

@@ -63,6 +63,10 @@ type Options struct {
 	// Cluster is the destination server URL used for resource.exclusions
 	// cluster globs (default https://kubernetes.default.svc).
 	Cluster string
+	// Inventory is set for scan, scan --watch and serve: notes about every
+	// object alike (verdicts compare with the last sync) are said once,
+	// by ScanNotes, not on each report.
+	Inventory bool
 }
 
 // appEntry is an Application with where it was read from.
@@ -106,6 +110,12 @@ type Adapter struct {
 	// remote is set with --engine-context (setRemote, fleet.go): the
 	// Applications' destinations against the live object's cluster.
 	remote *remoteState
+	// outOfSync indexes, per Application, the resources its status
+	// records OutOfSync (JudgeClean asks for every object of a scan).
+	outOfSync map[*Application]map[resKey]bool
+	// comparedLastApplied: in inventory mode, some verdict compared with
+	// the last sync (ScanNotes says so once).
+	comparedLastApplied bool
 }
 
 var _ model.Adapter = (*Adapter)(nil)

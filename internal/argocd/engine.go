@@ -169,6 +169,7 @@ func newForCommand(ctx context.Context, cfg engine.Config) (model.Adapter, []mod
 		a, err := New(Options{Namespace: flags.Namespace})
 		return a, nil, err
 	case engine.ForScan:
+		opts.Inventory = true
 		return forScan(ctx, opts, cfg)
 	case engine.ForRules:
 		a, err := New(opts)

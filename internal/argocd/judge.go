@@ -116,8 +116,14 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if given == nil {
 		if la := argoLastApplied(live); la != nil {
 			given, fromLastApplied = la, true
-			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteInfo, Reason: "argocd-last-applied",
-				Message: "verdicts compare with Argo CD's last sync (" + LastAppliedAnnotation + "), not Git: a commit Argo CD has not synced yet is not seen (-f/-k compares with Git)"})
+			if a.opts.Inventory {
+				// Every such object of a scan would repeat it.
+				a.mu.Lock()
+				a.comparedLastApplied = true
+				a.mu.Unlock()
+			} else {
+				rep.Notes = append(rep.Notes, lastAppliedNote())
+			}
 		}
 	}
 	// Argo CD's target is the manifest from Git plus the tracking metadata

@@ -432,6 +432,10 @@ func (c *differ) equalScalar(d, l any, lTok []string) bool {
 	return false
 }
 
+// EqualJSON compares decoded JSON values, numbers by value (an object the
+// API machinery decodes holds int64, encoding/json a float64).
+func EqualJSON(a, b any) bool { return equalJSON(a, b) }
+
 func equalJSON(a, b any) bool {
 	switch av := a.(type) {
 	case int64:

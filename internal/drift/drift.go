@@ -61,7 +61,9 @@ type Request struct {
 	// Inventory is scan's mode: the report is nil when no GitOps engine
 	// wrote the object or nothing drifted, inference notes are left out
 	// (they explain one object, and a scan lists thousands), and adapters
-	// judge only when there is drift.
+	// judge only when there is drift, or when one asks for an object
+	// inference found clean (engine.InventoryJudge): its report is then
+	// kept only when the judging found drift.
 	Inventory bool
 	// Offline is set when the live object came from a file: messages then
 	// say how to save it with its managedFields.
@@ -112,6 +114,10 @@ func Explain(ctx context.Context, req Request) (*model.Report, error) {
 		src = model.SourceManagedFields
 	}
 	report := model.NewReport(id, src)
+	// cleanJudged: inventory mode judges an object inference found clean
+	// because an adapter asked (engine.InventoryJudge); the report is kept
+	// only if its judging found drift.
+	cleanJudged := false
 	switch {
 	case req.Desired != nil:
 		drifts, err := diff.Compute(req.Desired, live, diff.Options{Owned: OwnedFunc(ix, live), CompareStatus: req.CompareStatus})
@@ -127,8 +133,14 @@ func Explain(ctx context.Context, req Request) (*model.Report, error) {
 	default:
 		inf := diff.Infer(live, ix, diff.InferOptions{IncludeControllers: req.IncludeControllers})
 		if req.Inventory {
-			if !inf.EngineWrote || len(inf.Drifts) == 0 {
+			if !inf.EngineWrote {
 				return nil, nil
+			}
+			if len(inf.Drifts) == 0 {
+				if !JudgesClean(live, req.Adapters...) {
+					return nil, nil
+				}
+				cleanJudged = true
 			}
 		} else {
 			notes = append(notes, inf.Notes...)
@@ -140,6 +152,9 @@ func Explain(ctx context.Context, req Request) (*model.Report, error) {
 	report.Notes = append(report.Notes, req.Notes...)
 
 	judge(ctx, req, report)
+	if cleanJudged && len(report.Drifts) == 0 && !report.StatusDrift() {
+		return nil, nil
+	}
 	for _, a := range req.Bystanders {
 		bystander(req.Engine, a, report, live)
 	}
@@ -182,6 +197,20 @@ func judge(ctx context.Context, req Request, report *model.Report) {
 			report.Owners = append(report.Owners, ow)
 		}
 	}
+}
+
+// JudgesClean says whether one of adapters asks to judge obj although no
+// relevant manager wrote it or inference found no drift: an
+// engine.InventoryJudge that can see drift managedFields cannot (a field
+// deleted live, a status its controller recorded). obj may hold metadata
+// only (scan's precheck). Adapters without the capability never ask.
+func JudgesClean(obj *unstructured.Unstructured, adapters ...model.Adapter) bool {
+	for _, a := range adapters {
+		if j, ok := a.(engine.InventoryJudge); ok && j.JudgeClean(obj) {
+			return true
+		}
+	}
+	return false
 }
 
 func hasOwner(r *model.Report, e model.Engine) bool {

@@ -456,3 +456,25 @@ type RuleReader interface {
 type FileNoter interface {
 	FileNotes() []model.Note
 }
+
+// InventoryJudge is an adapter whose Judge can find drift that inference
+// from managedFields cannot see: a field deleted live (nobody owns what is
+// gone), or a verdict the engine's controller recorded elsewhere (a commit
+// not synced yet). Inventory mode (scan, scan --watch, serve) otherwise
+// judges only objects another manager wrote and inference found drifted;
+// an adapter without it (the toy engine) is judged on those alone.
+//
+// Why an interface and not "judge every object an engine wrote, drop
+// clean reports afterwards": the clean majority of a scan is never even
+// decoded in full (its precheck reads metadata only), and judging each
+// would cost a full decode plus the engine's diff per object. The adapter
+// knows which of its objects can hide such drift and can tell cheaply.
+type InventoryJudge interface {
+	// JudgeClean says whether Judge may find drift on obj although no
+	// relevant manager wrote it or inference found none. obj may hold
+	// only metadata (a scan's precheck: name, namespace, labels,
+	// annotations), or be the whole live object: then the answer may be
+	// finer. It is asked for every object the adapter owns, so it must be
+	// cheap, read nothing from the cluster, and answer true when unsure.
+	JudgeClean(obj *unstructured.Unstructured) bool
+}

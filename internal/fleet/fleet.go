@@ -13,6 +13,7 @@ package fleet
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -134,6 +135,9 @@ type Result struct {
 	Summary  []SummaryRow `json:"summary"`
 	Items    []Item       `json:"items"`
 	Warnings []string     `json:"warnings,omitempty"`
+	// Notes are the clusters' notes about their scans (scan.Result.Notes),
+	// each said once however many clusters said it.
+	Notes []model.Note `json:"notes,omitempty"`
 
 	// scans are the scanned clusters' results, by cluster name (metrics).
 	scans map[string]*scan.Result
@@ -198,6 +202,11 @@ func Run(ctx context.Context, targets []Target, maxConcurrent int, fn ScanFunc) 
 		}
 		for _, w := range r.Warnings {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("cluster %s: %s", t.Context, w))
+		}
+		for _, n := range r.Notes {
+			if !slices.Contains(res.Notes, n) {
+				res.Notes = append(res.Notes, n)
+			}
 		}
 	}
 	// Each cluster's rows are already sorted; a stable sort by cluster

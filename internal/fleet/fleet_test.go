@@ -58,7 +58,8 @@ func fakeScan(drifted map[string][]*model.Report, failing map[string]error) Scan
 			panic("boom")
 		}
 		items := drifted[t.Context]
-		res := &scan.Result{Items: items, Stats: scan.Stats{Kinds: 1, Objects: 10, Owned: 5, Drifted: len(items), Fields: len(items)}, Started: time.Unix(1700000000, 0)}
+		res := &scan.Result{Items: items, Stats: scan.Stats{Kinds: 1, Objects: 10, Owned: 5, Drifted: len(items), Fields: len(items)}, Started: time.Unix(1700000000, 0),
+			Notes: []model.Note{{Engine: "argocd", Level: model.NoteInfo, Reason: "scan-wide", Message: "the same in every cluster"}}}
 		for _, it := range items {
 			res.Summary = append(res.Summary, scan.SummaryRow{Namespace: it.Resource.Namespace, Kind: "ConfigMap", Manager: "kubectl", Objects: 1, Fields: 1})
 		}
@@ -94,6 +95,9 @@ func TestRunMergesAndSurvivesBrokenClusters(t *testing.T) {
 		if strings.Contains(w, "\n") || !strings.HasPrefix(w, "cluster ") {
 			t.Errorf("warning %q: want one line naming the cluster", w)
 		}
+	}
+	if len(res.Notes) != 1 || res.Notes[0].Reason != "scan-wide" {
+		t.Errorf("notes = %+v, want the clusters' scan note once", res.Notes)
 	}
 	if !strings.Contains(strings.Join(res.Warnings, "|"), `context "gone" not found`) {
 		t.Errorf("warnings = %q, want the missing context named", res.Warnings)

@@ -440,6 +440,18 @@ func (r *Report) SetStatus(s ObjectStatus) {
 	r.Status = append(r.Status, s)
 }
 
+// StatusDrift says whether an engine's verdict on the whole object is
+// drift (Argo CD's OutOfSync), with or without a drifted field: a Git
+// commit not synced yet leaves the live object equal to the last sync.
+func (r *Report) StatusDrift() bool {
+	for _, s := range r.Status {
+		if s.Drift {
+			return true
+		}
+	}
+	return false
+}
+
 // StatusOf returns an engine's object verdict, if it gave one.
 func (r *Report) StatusOf(e Engine) (ObjectStatus, bool) {
 	for _, s := range r.Status {
@@ -460,14 +472,16 @@ func NewReport(id ResourceID, src DesiredSource) *Report {
 	return &Report{APIVersion: APIVersion, Kind: "DriftReport", Resource: id, DesiredSource: src, Drifts: []FieldDrift{}}
 }
 
-// HasDrift reports whether any field drift counts (see FieldDrift.Counts).
+// HasDrift reports whether any field drift counts (see FieldDrift.Counts)
+// or an engine's verdict on the whole object is drift (StatusDrift: no
+// field may say why).
 func (r *Report) HasDrift() bool {
 	for _, d := range r.Drifts {
 		if d.Counts() {
 			return true
 		}
 	}
-	return false
+	return r.StatusDrift()
 }
 
 // Sort puts drifts in path order and notes in a stable order, so output is

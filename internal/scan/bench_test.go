@@ -104,7 +104,7 @@ func BenchmarkInspectDrifted(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			raw := itemRaw(b, tc.file, tc.name)
-			argo, err := argocd.New(argocd.Options{})
+			argo, err := argocd.New(argocd.Options{Inventory: true})
 			if err != nil {
 				b.Fatal(err)
 			}

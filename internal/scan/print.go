@@ -70,6 +70,13 @@ func printTable(w io.Writer, res *Result) error {
 		in := &Inspector{}
 		for _, rep := range res.Items {
 			owner := OwnerCell(rep.Owners)
+			if len(rep.Drifts) == 0 {
+				// Drifted as a whole with no field to show: an engine's
+				// status (Argo CD records OutOfSync for a commit not
+				// synced yet; which fields differ needs Git).
+				tw.Printf("%s\t%s\t%s\t-\t-\t-\t%s\t%s\n", dash(rep.Resource.Namespace), rep.Resource.GroupKind(), rep.Resource.Name,
+					owner, statuses(rep))
+			}
 			for _, d := range rep.Drifts {
 				m := in.culprit(d)
 				tw.Printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(rep.Resource.Namespace), rep.Resource.GroupKind(), rep.Resource.Name,
@@ -100,6 +107,16 @@ func verdicts(d model.FieldDrift) string {
 	parts := make([]string, 0, len(d.Verdicts))
 	for _, v := range d.Verdicts {
 		parts = append(parts, string(v.Engine)+": "+string(v.Kind))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// statuses is the VERDICT cell of an object drifted as a whole:
+// "engine: Status (from)" per engine.
+func statuses(r *model.Report) string {
+	parts := make([]string, 0, len(r.Status))
+	for _, st := range r.Status {
+		parts = append(parts, fmt.Sprintf("%s: %s (%s)", st.Engine, st.Status, st.From))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -68,6 +68,13 @@ type OwnerWarner interface {
 	OwnerWarnings() []string
 }
 
+// ScanNoter is an adapter with notes about the whole scan, said once
+// instead of on every object alike (Argo CD: without Git, verdicts compare
+// with its last sync), read once the scan is done.
+type ScanNoter interface {
+	ScanNotes() []model.Note
+}
+
 // Result is what a scan found.
 type Result struct {
 	APIVersion string `json:"apiVersion"`
@@ -82,6 +89,9 @@ type Result struct {
 	// Warnings are kinds that could not be listed (Forbidden...) and
 	// objects that could not be judged; the rest was scanned.
 	Warnings []string `json:"warnings,omitempty"`
+	// Notes are the engines' notes about the whole scan (ScanNoter), each
+	// said once rather than on every report.
+	Notes []model.Note `json:"notes,omitempty"`
 
 	// Time the scan ran and how long it took: for metrics, not printed in
 	// JSON (which stays the same from run to run on the same cluster).
@@ -231,6 +241,9 @@ func Run(ctx context.Context, src Source, opts Options) (*Result, error) {
 	for _, a := range in.Adapters {
 		if w, ok := a.(OwnerWarner); ok {
 			res.Warnings = append(res.Warnings, w.OwnerWarnings()...)
+		}
+		if n, ok := a.(ScanNoter); ok {
+			res.Notes = append(res.Notes, n.ScanNotes()...)
 		}
 	}
 	finish(res, in)

@@ -103,7 +103,8 @@ func adapter(t testing.TB, e model.Engine) model.Adapter {
 	var err error
 	switch e {
 	case model.Engine("argocd"):
-		a, err = argocd.New(argocd.Options{})
+		// As scan builds it (engine.ForScan): inventory mode.
+		a, err = argocd.New(argocd.Options{Inventory: true})
 	case model.Engine("flux"):
 		a, err = flux.New(flux.Options{})
 	}

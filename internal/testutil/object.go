@@ -39,6 +39,19 @@ func ReadObject(t testing.TB, elem ...string) *unstructured.Unstructured {
 	return Object(t, string(b))
 }
 
+// KeepManagers drops obj's managedFields entries whose manager keep
+// refuses: a captured object as if only those managers had written it.
+func KeepManagers(obj *unstructured.Unstructured, keep func(manager string) bool) {
+	mf := obj.GetManagedFields()
+	kept := mf[:0]
+	for _, e := range mf {
+		if keep(e.Manager) {
+			kept = append(kept, e)
+		}
+	}
+	obj.SetManagedFields(kept)
+}
+
 // ListItems reads a LIST response saved from the API server (a JSON
 // object with items, such as internal/scan/testdata/list-*.json) from the
 // file whose path is the elements joined, and returns its items as sent.

@@ -140,8 +140,13 @@ func TestArgoInferredScanUnowned(t *testing.T) {
 			t.Errorf("scan notes %+v: want argocd-last-applied once", notes)
 		}
 
-		// The controller's self-heal puts the label back.
+		// The controller's self-heal puts the label back. A restarted
+		// controller compares an Application on its next resync (2 min
+		// plus jitter here, appResyncPeriod); a hard refresh asks for that
+		// comparison now, as the UI's Refresh does. Self-heal then acts on
+		// the comparison's OutOfSync as on any other.
 		a.RestartController(t)
+		a.RefreshHard(t, app)
 		deadline := time.Now().Add(60 * time.Second)
 		for {
 			v := strings.TrimSpace(a.Kubectl(t, "-n", ns, "get", "deployment/web", "-o", "jsonpath={.metadata.labels.team}"))

@@ -162,7 +162,7 @@ func holdsMap(live, want map[string]any, meta strategicpatch.LookupPatchMeta) bo
 // every report otherwise.
 func lastAppliedNote() model.Note {
 	return model.Note{Engine: Engine, Level: model.NoteInfo, Reason: "argocd-last-applied",
-		Message: "verdicts compare with Argo CD's last sync (" + LastAppliedAnnotation + "), not Git: a commit Argo CD has not synced yet is not seen (-f/-k compares with Git)"}
+		Message: "field verdicts compare with Argo CD's last sync (" + LastAppliedAnnotation + "), not Git: which fields a commit Argo CD has not synced yet changes is not seen, only the OutOfSync its Application records (-f/-k compares with Git)"}
 }
 
 // ScanNotes are the notes about a whole scan, said once instead of on each

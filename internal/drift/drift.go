@@ -65,6 +65,11 @@ type Request struct {
 	// inference found clean (engine.InventoryJudge): its report is then
 	// kept only when the judging found drift.
 	Inventory bool
+	// CleanAsked: the caller already asked the adapters about this very
+	// object (JudgesClean said yes, scan's check on the decoded object),
+	// so inventory mode judges it without asking again; the answer
+	// re-parses what the adapter compares (Argo CD's last-applied).
+	CleanAsked bool
 	// Offline is set when the live object came from a file: messages then
 	// say how to save it with its managedFields.
 	Offline bool
@@ -137,7 +142,7 @@ func Explain(ctx context.Context, req Request) (*model.Report, error) {
 				return nil, nil
 			}
 			if len(inf.Drifts) == 0 {
-				if !JudgesClean(live, req.Adapters...) {
+				if !req.CleanAsked && !JudgesClean(live, req.Adapters...) {
 					return nil, nil
 				}
 				cleanJudged = true

@@ -203,7 +203,8 @@ func Decode(kind Kind, raw []byte) (*unstructured.Unstructured, error) {
 // leave the scan: drift values at secret paths are masked, and notes and
 // warnings that quote one (a jq error) are scrubbed.
 func (in *Inspector) Explain(ctx context.Context, judgeMu sync.Locker, cand *Candidate, obj *unstructured.Unstructured) (*model.Report, []string, error) {
-	if cand.Clean && in.Desired == nil && !judgesClean(cand.Owners, obj) {
+	cleanAsked := cand.Clean && in.Desired == nil
+	if cleanAsked && !judgesClean(cand.Owners, obj) {
 		// Asked again on the decoded object before managedFields are
 		// parsed: inference cannot find drift no relevant manager wrote,
 		// and most such objects hold what their engine applied (measured:
@@ -231,6 +232,7 @@ func (in *Inspector) Explain(ctx context.Context, judgeMu sync.Locker, cand *Can
 		Engine:             "auto",
 		IncludeControllers: in.IncludeControllers,
 		Inventory:          true,
+		CleanAsked:         cleanAsked,
 		Secrets:            secrets,
 		JudgeLock:          judgeMu,
 		JudgeFailed: func(e model.Engine, err error) {

@@ -7,9 +7,10 @@
 #
 # The Go benchmarks (BenchmarkRenderKustomization200: 100 Deployments and
 # 100 ConfigMaps in 20 files, no kustomization.yaml, postBuild variables;
-# BenchmarkRenderHelmRelease50: a 50-template chart) write their checkout
+# BenchmarkRenderHelmRelease50: a 50-template chart) write their checkout,
+# with the Kustomization and the HelmRelease they render (ks.yaml, hr.yaml),
 # into RENDER_BENCH_DIR; then `kubectl drift render` of the Kustomization
-# and `flux build`, and `kubectl drift render` of a HelmRelease of the
+# and `flux build`, and `kubectl drift render` of the HelmRelease of the
 # chart and `helm template` (the helm v4 CLI at go.mod's version, built by
 # hack/build-tools.sh helm), each run BENCH_RUNS times (default 5) on it as
 # processes, and the script prints the median wall times and the ratios
@@ -31,18 +32,11 @@ log "building kubectl-drift"
 log "Go benchmarks"
 (cd "$ROOT" && RENDER_BENCH_DIR="$WORK/checkout" go test -run '^$' -bench 'BenchmarkRender' -benchtime "${RUNS}x" ./internal/flux/render/) | tee "$WORK/bench.txt" >&2
 
-cat > "$WORK/ks.yaml" <<KS
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: bench, namespace: flux-system}
-spec:
-  interval: 10m
-  path: ./app
-  prune: true
-  sourceRef: {kind: GitRepository, name: repo}
-  postBuild:
-    substitute: {env: prod, cluster: east}
-KS
+# The benchmarks wrote the objects they render next to the checkout's
+# files: ks.yaml (BenchmarkRenderKustomization200's Kustomization) and
+# hr.yaml (BenchmarkRenderHelmRelease50's HelmRelease, the chart's values
+# with replicas 3; helm template gets the same as --set).
+KS="$WORK/checkout/ks.yaml"
 # An empty kubeconfig: neither command may reach a cluster.
 : > "$WORK/kubeconfig"
 export KUBECONFIG="$WORK/kubeconfig"
@@ -59,24 +53,11 @@ median_ms() {
   printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
-cp "$WORK/ks.yaml" "$WORK/checkout/ks.yaml"
 ours=$(median_ms "$WORK/kubectl-drift" render --source "$WORK/checkout" --kustomization flux-system/bench)
 objs=$(grep -c '^kind:' "$WORK/out.yaml")
-theirs=$(median_ms "$FLUX" build kustomization bench -n flux-system --path "$WORK/checkout/app" --kustomization-file "$WORK/ks.yaml" --dry-run)
+theirs=$(median_ms "$FLUX" build kustomization bench -n flux-system --path "$WORK/checkout/app" --kustomization-file "$KS" --dry-run)
 fobjs=$(grep -c '^kind:' "$WORK/out.yaml")
 
-# The HelmRelease of BenchmarkRenderHelmRelease50: the chart's values with
-# replicas 3; helm template gets the same as --set.
-cat > "$WORK/checkout/hr.yaml" <<HR
-apiVersion: helm.toolkit.fluxcd.io/v2
-kind: HelmRelease
-metadata: {name: bench, namespace: flux-system}
-spec:
-  interval: 10m
-  chart:
-    spec: {chart: ./charts/bench, sourceRef: {kind: GitRepository, name: repo}}
-  values: {replicas: 3}
-HR
 hr_ours=$(median_ms "$WORK/kubectl-drift" render --source "$WORK/checkout" --helmrelease flux-system/bench)
 hobjs=$(grep -c '^kind:' "$WORK/out.yaml")
 hr_theirs=$(median_ms "$HELM" template bench "$WORK/checkout/charts/bench" -n flux-system --set replicas=3)

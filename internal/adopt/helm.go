@@ -85,10 +85,7 @@ func (h HelmLocator) Locate(obj Object, pointer string, _ any) (*Target, error) 
 		case m.values == "":
 			return nil, &EditError{Pointer: pointer, Reason: ReasonTemplate, Msg: fmt.Sprintf("the template %s computes this field at line %d: it cannot be edited safely", found[0], m.line)}
 		case i == len(tokens) || m.subtree:
-			p := "/" + strings.ReplaceAll(m.values, ".", "/")
-			for _, t := range tokens[i:] {
-				p += "/" + strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")
-			}
+			p := "/" + strings.ReplaceAll(m.values, ".", "/") + jsonpointer.Join(tokens[i:]...)
 			return &Target{File: values, Pointer: p, Kind: InValues}, nil
 		}
 	}

@@ -220,7 +220,7 @@ func rulesOf(app *unstructured.Unstructured, at model.Origin) []model.Rule {
 		out = append(out, model.Rule{
 			Engine: Name, Type: RuleIgnoreLabel, Origin: o, Scope: model.ScopeDiffAndApply,
 			Target:       model.Selector{Namespace: app.GetNamespace(), LabelSelector: OwnLabel + "=" + app.GetName()},
-			JSONPointers: []string{"/metadata/labels/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")},
+			JSONPointers: []string{jsonpointer.Join("metadata", "labels", k)},
 		})
 	}
 	return out

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // TestArgoConformance runs kubectl-drift's Argo CD verdicts against a real,
@@ -731,7 +732,7 @@ func diffPaths(a, b any, prefix string) []string {
 		sort.Strings(sorted)
 		var out []string
 		for _, k := range sorted {
-			out = append(out, diffPaths(x[k], y[k], prefix+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"))...)
+			out = append(out, diffPaths(x[k], y[k], prefix+"/"+jsonpointer.Escape(k))...)
 		}
 		return out
 	case []any:
@@ -885,8 +886,8 @@ func (c *conformanceTally) selfHeal(t *testing.T, id, mode string, rep model.Rep
 			// writes it back, and the tool says so.
 			toolOut = true
 		}
-		was, wasPresent := valueAt(before, d.Path)
-		now, present := valueAt(after, d.Path)
+		was, wasPresent := jsonpointer.Get(before, d.Path)
+		now, present := jsonpointer.Get(after, d.Path)
 		putBack := wasPresent != present || !jsonSame(was, now)
 		reason := "no verdict"
 		if v != nil {
@@ -895,30 +896,6 @@ func (c *conformanceTally) selfHeal(t *testing.T, id, mode string, rep model.Rep
 		c.check(t, id, mode+"selfheal", d.Path, toolOut == putBack,
 			fmt.Sprintf("after self-heal %s is %s; the tool said %s", d.Path, map[bool]string{true: "put back", false: "kept"}[putBack], reason))
 	}
-}
-
-func valueAt(obj map[string]any, pointer string) (any, bool) {
-	var cur any = obj
-	for _, tok := range strings.Split(pointer, "/")[1:] {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := cur.(type) {
-		case map[string]any:
-			v, ok := x[tok]
-			if !ok {
-				return nil, false
-			}
-			cur = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil, false
-			}
-			cur = x[i]
-		default:
-			return nil, false
-		}
-	}
-	return cur, true
 }
 
 func jsonSame(a, b any) bool {
@@ -1096,7 +1073,7 @@ func TestArgoInferredScan(t *testing.T) {
 	var after map[string]any
 	DecodeJSON(t, a.Kubectl(t, "-n", ns, "get", "deployment/web", "-o", "json"), &after)
 	for p, wantV := range map[string]any{"/metadata/labels/hotfix": "true", "/spec/minReadySeconds": float64(10), "/spec/template/spec/containers/0/image": "nginx:1.27"} {
-		if v, _ := valueAt(after, p); !jsonSame(v, wantV) {
+		if v, _ := jsonpointer.Get(after, p); !jsonSame(v, wantV) {
 			t.Errorf("after self-heal %s = %v, want %v", p, v, wantV)
 		}
 	}

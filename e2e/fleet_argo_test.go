@@ -19,6 +19,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // fleetArgoWeb is argoWeb named name, as it is in Git (no tracking id:
@@ -376,8 +377,8 @@ func TestFleetArgoRealHubSpoke(t *testing.T) {
 		if v != nil && v.Kind == model.Ignored && strings.Contains(v.Reason, argocd.SyncReappliesPhrase) {
 			toolOut = true
 		}
-		was, wasOK := valueAt(before, d.Path)
-		now, nowOK := valueAt(after, d.Path)
+		was, wasOK := jsonpointer.Get(before, d.Path)
+		now, nowOK := jsonpointer.Get(after, d.Path)
 		if putBack := wasOK != nowOK || !jsonSame(was, now); v != nil && putBack != toolOut {
 			t.Logf("without -f: %s is %s, and self-heal %s", d.Path, v.Kind, map[bool]string{true: "put it back", false: "kept it"}[putBack])
 		}

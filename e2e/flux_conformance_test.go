@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // TestFluxConformance proves the Flux verdicts against the running
@@ -474,7 +475,7 @@ func changedLeaves(before, after map[string]any) []string {
 				keys[k] = true
 			}
 			for k := range keys {
-				walk(p+"/"+escapePointer(k), am[k], bm[k])
+				walk(p+"/"+jsonpointer.Escape(k), am[k], bm[k])
 			}
 			return
 		}
@@ -493,10 +494,6 @@ func changedLeaves(before, after map[string]any) []string {
 	walk("", before, after)
 	sort.Strings(out)
 	return out
-}
-
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
 // related says whether two pointers name the same field or one is inside

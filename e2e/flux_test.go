@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
@@ -174,8 +175,11 @@ func parseFluxDiff(out string) map[string]map[string]bool {
 func dyffPath(obj map[string]any, pointer string) string {
 	var parts []string
 	var cur any = obj
-	for _, tok := range strings.Split(strings.TrimPrefix(pointer, "/"), "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+	tokens, err := jsonpointer.Parse(pointer)
+	if err != nil {
+		return pointer
+	}
+	for _, tok := range tokens {
 		switch c := cur.(type) {
 		case map[string]any:
 			parts = append(parts, tok)

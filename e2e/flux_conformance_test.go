@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -19,7 +18,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
-	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // TestFluxConformance proves the Flux verdicts against the running
@@ -455,45 +453,27 @@ func (d fxDisagreement) key() string {
 }
 
 // changedLeaves lists the JSON pointers of the leaves that differ between
-// before and after, skipping what the API server itself bumps.
+// before and after (diffPaths), skipping what the API server itself bumps.
 func changedLeaves(before, after map[string]any) []string {
 	var out []string
-	var walk func(p string, a, b any)
-	walk = func(p string, a, b any) {
-		switch p {
-		case "/metadata/resourceVersion", "/metadata/managedFields", "/metadata/generation", "/status":
-			return
-		}
-		am, aok := a.(map[string]any)
-		bm, bok := b.(map[string]any)
-		if aok && bok {
-			keys := map[string]bool{}
-			for k := range am {
-				keys[k] = true
-			}
-			for k := range bm {
-				keys[k] = true
-			}
-			for k := range keys {
-				walk(p+"/"+jsonpointer.Escape(k), am[k], bm[k])
-			}
-			return
-		}
-		al, aok := a.([]any)
-		bl, bok := b.([]any)
-		if aok && bok && len(al) == len(bl) {
-			for i := range al {
-				walk(fmt.Sprintf("%s/%d", p, i), al[i], bl[i])
-			}
-			return
-		}
-		if !reflect.DeepEqual(a, b) {
+	for _, p := range diffPaths(before, after, "") {
+		if !bumpedByAPIServer(p) {
 			out = append(out, p)
 		}
 	}
-	walk("", before, after)
 	sort.Strings(out)
 	return out
+}
+
+// bumpedByAPIServer says whether p is, or is inside, a field the API server
+// changes on every write.
+func bumpedByAPIServer(p string) bool {
+	for _, f := range []string{"/metadata/resourceVersion", "/metadata/managedFields", "/metadata/generation", "/status"} {
+		if p == f || strings.HasPrefix(p, f+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // related says whether two pointers name the same field or one is inside

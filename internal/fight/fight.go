@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
 // Defaults of Config.
@@ -36,8 +37,9 @@ const (
 	DefaultMaxFields  = 64
 	DefaultMaxObjects = 20000
 	// Masked is the value reported for fields of Secrets: their values
-	// never leave the detector (the hash still tells values apart).
-	Masked = "***"
+	// never leave the detector (the hash still tells values apart); the
+	// mask is redact's, the one every output shows.
+	Masked = redact.Mask
 )
 
 // Config tunes a Detector. Zero fields take the defaults.

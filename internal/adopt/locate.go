@@ -9,6 +9,7 @@ import (
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/resid"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
@@ -311,15 +312,14 @@ func patchTarget(dir, kf string, p types.Patch, obj Object, pointer string) (*Ta
 	return findInData(file, rf.Data, obj, pointer)
 }
 
-// selects is kustomize's patch target match on kind, name and namespace
-// (regular expressions, anchored; sigs.k8s.io/kustomize/api/types/selector.go).
+// selects is kustomize's own patch target match on group, kind, name and
+// namespace (anchored regular expressions, types.SelectorRegex of
+// sigs.k8s.io/kustomize/api/types/selector.go). The version is left out:
+// Object does not carry one. A selector that does not compile selects
+// nothing.
 func selects(s *types.Selector, obj Object) bool {
-	match := func(re, v string) bool {
-		if re == "" {
-			return true
-		}
-		r, err := regexp.Compile("^(?:" + re + ")$")
-		return err == nil && r.MatchString(v)
-	}
-	return match(s.Group, obj.Group) && match(s.Kind, obj.Kind) && match(s.Name, obj.Name) && match(s.Namespace, obj.Namespace)
+	sel := *s
+	sel.Version = ""
+	sr, err := types.NewSelectorRegex(&sel)
+	return err == nil && sr.MatchGvk(resid.Gvk{Group: obj.Group, Kind: obj.Kind}) && sr.MatchName(obj.Name) && sr.MatchNamespace(obj.Namespace)
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/kyaml/resid"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
@@ -71,5 +73,29 @@ func TestFilesLocatorMissing(t *testing.T) {
 	_, _, err := Plan(FilesLocator{Files: []string{filepath.Join(t.TempDir(), "gone.yaml")}}, web, nil, []Field{{Pointer: "/spec/replicas", Value: 1.0}})
 	if err == nil {
 		t.Fatal("no error for a missing file")
+	}
+}
+
+// A patch's target selects as kustomize selects it: every field an
+// anchored regular expression, empty meaning any; the version is not
+// checked (Object has none).
+func TestPatchTargetSelects(t *testing.T) {
+	web := Object{Group: "apps", Kind: "Deployment", Namespace: "shop", Name: "web"}
+	for _, c := range []struct {
+		target types.Selector
+		want   bool
+	}{
+		{types.Selector{}, true},
+		{types.Selector{ResId: resid.ResId{Gvk: resid.Gvk{Kind: "Deployment"}, Name: "web"}}, true},
+		{types.Selector{ResId: resid.ResId{Gvk: resid.Gvk{Group: "apps", Version: "v2", Kind: "Deploy.*"}, Name: "w.b", Namespace: "shop|prod"}}, true},
+		{types.Selector{ResId: resid.ResId{Gvk: resid.Gvk{Kind: "Deploy"}}}, false},
+		{types.Selector{ResId: resid.ResId{Name: "we"}}, false},
+		{types.Selector{ResId: resid.ResId{Namespace: "prod"}}, false},
+		{types.Selector{ResId: resid.ResId{Gvk: resid.Gvk{Group: "batch"}}}, false},
+		{types.Selector{ResId: resid.ResId{Name: "(web"}}, false},
+	} {
+		if got := selects(&c.target, web); got != c.want {
+			t.Errorf("target %s selects %s: %v, want %v", c.target.String(), web, got, c.want)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package argocd
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -331,7 +330,7 @@ func settingsFields(annotations map[string]string) map[string]string {
 // a Kubernetes object, so the manifest reader skips it) and returns the
 // argocd-cm its configs.cm stands for, or nothing when it has none.
 func ValuesFileDocuments(file string) ([]source.Document, error) {
-	data, err := os.ReadFile(file)
+	data, err := source.ReadFile(file, nil, 0)
 	if err != nil {
 		return nil, err
 	}

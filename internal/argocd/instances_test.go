@@ -1,6 +1,7 @@
 package argocd
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"sort"
@@ -263,5 +264,26 @@ func TestValuesFilesOfUmbrellaAndOtherCharts(t *testing.T) {
 	}
 	if docs, _ := ValuesFileDocuments(other); len(docs) != 0 {
 		t.Errorf("another chart's configs.cm read as argocd-cm: %v", docs)
+	}
+}
+
+// A values file is read through source's bounded reader: one over the
+// limit is refused with source's error, not read.
+func TestValuesFileOverLimit(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "values.yaml")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sparse: the size is what counts, nothing is written.
+	if err := f.Truncate(source.DefaultMaxFileBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var le *source.LimitError
+	if _, err := ValuesFileDocuments(p); !errors.As(err, &le) {
+		t.Errorf("ValuesFileDocuments of a file over the limit: %v, want source's LimitError", err)
 	}
 }

@@ -235,7 +235,7 @@ func isValuesName(f string) bool {
 // templated reports a file with template actions ({{ }}): Helm, helmfile
 // and gomplate templates are not YAML until rendered.
 func templated(file string) bool {
-	data, err := os.ReadFile(file)
+	data, err := source.ReadFile(file, nil, 0)
 	return err == nil && bytes.Contains(data, []byte("{{")) && bytes.Contains(data, []byte("}}"))
 }
 
@@ -248,7 +248,7 @@ func halfObjects(err error, file string) bool {
 	if len(des) == 0 {
 		return false
 	}
-	data, rerr := os.ReadFile(file)
+	data, rerr := source.ReadFile(file, nil, 0)
 	if rerr != nil || topLevelMetadata.Match(data) {
 		return false
 	}

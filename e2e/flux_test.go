@@ -171,7 +171,8 @@ func parseFluxDiff(out string) map[string]map[string]bool {
 
 // dyffPath renders a JSON pointer as dyff's dot-style path: map keys as
 // they are, list items by their identifier field (name, key or id when
-// every item has one, as dyff's named-entry lists), else by index.
+// every item has one, as dyff's named-entry lists), else by index. An
+// invalid pointer (none of the reports' is) is returned as it is.
 func dyffPath(obj map[string]any, pointer string) string {
 	var parts []string
 	var cur any = obj

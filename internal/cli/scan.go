@@ -253,7 +253,7 @@ func (o *ScanOptions) Complete() error {
 		if err != nil {
 			return err
 		}
-		o.source = newSourceDesired(env, nil, o.refs())
+		o.source = newSourceDesired(env, nil, nil, o.refs())
 	}
 	return nil
 }

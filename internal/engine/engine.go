@@ -157,6 +157,11 @@ type Descriptor struct {
 	// Renderer renders the engine's owner objects from a checkout as the
 	// engine would (render, explain --source); nil when it cannot.
 	Renderer render.Renderer
+	// RendererFor builds Renderer for the values of the engine's own flags
+	// (Flags) when they change where its owner objects are (Argo CD's
+	// --argocd-namespace: the Applications and argocd-cm); nil: Renderer
+	// serves every command.
+	RendererFor func(flags Flags) render.Renderer
 	// DisplayType names a rule's mechanism as the user wrote it, for
 	// listings (`rules`), when that is not its Type; nil or "": its Type.
 	DisplayType func(r model.Rule) string
@@ -220,11 +225,18 @@ func (r *registry) read() []Descriptor {
 func All() []Descriptor { return slices.Clone(reg.read()) }
 
 // Renderers returns the renderers of the registered engines that render
-// from a checkout, in the registry's order.
-func Renderers() []render.Renderer {
+// from a checkout, in the registry's order; flags are the values of the
+// engines' own flags of the command, by engine (nil: defaults), for the
+// engines whose renderer depends on them (Descriptor.RendererFor).
+func Renderers(flags map[model.Engine]Flags) []render.Renderer {
 	var out []render.Renderer
 	for _, d := range reg.read() {
-		if d.Renderer != nil {
+		switch f := flags[d.Name]; {
+		case f != nil && d.RendererFor != nil:
+			if r := d.RendererFor(f); r != nil {
+				out = append(out, r)
+			}
+		case d.Renderer != nil:
 			out = append(out, d.Renderer)
 		}
 	}

@@ -233,9 +233,15 @@ func newForCommand(ctx context.Context, cfg engine.Config) (model.Adapter, []mod
 	// tracking to labels, and Owner never reads the cluster itself.
 	a.Load(ctx)
 	var notes []model.Note
-	if cfg.Remote != nil {
+	switch {
+	case cfg.Remote != nil:
 		// Hub and spoke: the Application must deploy to the live cluster.
 		notes = a.setRemote(ctx, cfg.Remote)
+	case cfg.Server != "" && !cfg.Offline && a.trackedOwner(cfg.Live) != nil:
+		// Argo CD runs here: its Application must deploy here too.
+		a.setLocal(ctx, cfg.Server)
+	}
+	if cfg.Remote != nil || a.hasPlacement() {
 		server, more := remoteNotes(ctx, a, cfg.Live)
 		notes = append(notes, more...)
 		if server != "" {
@@ -282,9 +288,19 @@ func forScan(ctx context.Context, opts Options, cfg engine.Config) (model.Adapte
 
 // scanRemote runs the hub-and-spoke checks of a scan with --engine-context
 // once, before the scan: the fleet's problems are its warnings, and Owner
-// then gives no object to an Application that deploys elsewhere.
+// then gives no object to an Application that deploys elsewhere. Without
+// it, the same holds of the scanned cluster, where Argo CD runs
+// (setLocal): the scan's OwnerWarnings name the Applications whose
+// objects it then did not count, as explain's notes do.
 func scanRemote(ctx context.Context, a *Adapter, cfg engine.Config) []model.Note {
-	if cfg.Remote == nil || cfg.Reader == nil {
+	if cfg.Reader == nil {
+		return nil
+	}
+	if cfg.Remote == nil {
+		if cfg.Server != "" {
+			a.Load(ctx)
+			a.setLocal(ctx, cfg.Server)
+		}
 		return nil
 	}
 	a.Load(ctx)

@@ -81,6 +81,13 @@ type Config struct {
 	// Flags are the values of the engine's own flags (Descriptor.Flags)
 	// for this command, or nil.
 	Flags Flags
+	// Server is the API server URL, as the kubeconfig names it, of the
+	// cluster Reader reads when Remote is nil: the live object's (explain)
+	// or the scanned one's (scan, serve); "" offline. An engine that runs
+	// on that cluster matches its own cluster registrations against it
+	// (Argo CD: an Application deploying to another cluster owns nothing
+	// here).
+	Server string
 	// Remote is set when the engine's objects and settings live on another
 	// cluster than the live object (--engine-context, --engine-kubeconfig):
 	// Reader then reads the engine's cluster, Schema and RESTConfig stay

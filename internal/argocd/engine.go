@@ -297,8 +297,10 @@ func scanRemote(ctx context.Context, a *Adapter, cfg engine.Config) []model.Note
 		return nil
 	}
 	if cfg.Remote == nil {
-		if cfg.Server != "" {
-			a.Load(ctx)
+		// No Application (Argo CD not installed): no cluster Secrets to
+		// list, and no tracking id to refuse.
+		a.Load(ctx)
+		if cfg.Server != "" && a.knowsApplications() {
 			a.setLocal(ctx, cfg.Server)
 		}
 		return nil

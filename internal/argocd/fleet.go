@@ -262,6 +262,13 @@ func (a *Adapter) setLocal(ctx context.Context, server string) {
 	a.mu.Unlock()
 }
 
+// knowsApplications: Load found some Application (or ApplicationSet).
+func (a *Adapter) knowsApplications() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.apps) > 0 || len(a.generated) > 0
+}
+
 // hasPlacement: Applications' destinations are matched with the live
 // object's cluster (setRemote or setLocal ran).
 func (a *Adapter) hasPlacement() bool {

@@ -53,6 +53,41 @@ func mergedKubeconfig(t *testing.T, files map[string]string) string {
 	return p
 }
 
+// scanReports decodes scan -o json: its reports by object name, and its
+// warnings.
+func scanReports(t *testing.T, res Result) (map[string]model.Report, []string) {
+	t.Helper()
+	var scanned struct {
+		Items    []model.Report
+		Warnings []string
+	}
+	DecodeJSON(t, res.Stdout, &scanned)
+	byName := map[string]model.Report{}
+	for _, it := range scanned.Items {
+		byName[it.Resource.Name] = it
+	}
+	return byName, scanned.Warnings
+}
+
+// pauseController stops a's application controller, so that self-heal
+// does not undo drift before it is explained, and returns what starts it
+// again; the test's end starts it if nothing did.
+func pauseController(t *testing.T, a *ArgoCD) (resume func()) {
+	t.Helper()
+	a.kill("controller")
+	up := false
+	t.Cleanup(func() {
+		if !up {
+			a.RestartController(t)
+		}
+	})
+	return func() {
+		t.Helper()
+		a.RestartController(t)
+		up = true
+	}
+}
+
 // argoHubSpoke is the real Argo CD as a hub with spoke-a of the fleet
 // harness registered as one of its clusters, a fresh namespace on both,
 // and a kubeconfig with the contexts argo-hub and spoke-a.
@@ -192,13 +227,7 @@ func TestFleetArgoRealHubSpoke(t *testing.T) {
 	}
 
 	// The controller stops: the drift stays until it is explained.
-	a.kill("controller")
-	controllerUp := false
-	t.Cleanup(func() {
-		if !controllerUp {
-			a.RestartController(t)
-		}
-	})
+	resume := pauseController(t, a)
 	stopped := time.Now()
 	time.Sleep(1100 * time.Millisecond) // a sync started from now on has a later startedAt (1 s resolution)
 
@@ -283,15 +312,7 @@ func TestFleetArgoRealHubSpoke(t *testing.T) {
 	if res.Code != 1 {
 		t.Fatalf("scan --engine-context: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
 	}
-	var scanned struct {
-		Items    []model.Report
-		Warnings []string
-	}
-	DecodeJSON(t, res.Stdout, &scanned)
-	byName := map[string]model.Report{}
-	for _, it := range scanned.Items {
-		byName[it.Resource.Name] = it
-	}
+	byName, warnings := scanReports(t, res)
 	noFileReports := map[string]model.Report{}
 	for _, role := range []string{"heal", "keep"} {
 		it, ok := byName["web-"+role]
@@ -314,13 +335,13 @@ func TestFleetArgoRealHubSpoke(t *testing.T) {
 		t.Errorf("scan lists stray as owned by %+v: its Application deploys to the hub", it.Owners)
 	}
 	strayLine := 0
-	for _, w := range scanned.Warnings {
+	for _, w := range warnings {
 		if strings.Contains(w, apps["keep/here"]) && strings.Contains(w, "not owned") {
 			strayLine++
 		}
 	}
 	if strayLine != 1 {
-		t.Errorf("scan: want one warning that objects naming %s are not owned by it, got %d: %q", apps["keep/here"], strayLine, scanned.Warnings)
+		t.Errorf("scan: want one warning that objects naming %s are not owned by it, got %d: %q", apps["keep/here"], strayLine, warnings)
 	}
 	strayRes := run("--context", "spoke-a", "explain", "configmap/stray", "-n", ns, "--engine", "argocd", "--argocd-namespace", a.Namespace, "--engine-context", "argo-hub", "-o", "json")
 	var strayRep model.Report
@@ -335,8 +356,7 @@ func TestFleetArgoRealHubSpoke(t *testing.T) {
 	// The truth: the controller runs again.
 	var before map[string]any
 	DecodeJSON(t, f.kubectl(t, "spoke-a", RunOpts{}, "-n", ns, "get", "deployment", "web-heal", "-o", "json"), &before)
-	a.RestartController(t)
-	controllerUp = true
+	resume()
 	tally := &conformanceTally{known: map[string]string{}, used: map[string]bool{}}
 
 	// Self-heal: a sync of the heal Application started after the drift.
@@ -590,13 +610,7 @@ func TestFleetArgoDestinationLocal(t *testing.T) {
 	}
 
 	// The controller stops: the edits stay until they are explained.
-	a.kill("controller")
-	controllerUp := false
-	t.Cleanup(func() {
-		if !controllerUp {
-			a.RestartController(t)
-		}
-	})
+	resume := pauseController(t, a)
 	// The hub's leftover copy: Git's manifest with the Application's
 	// tracking id, applied as Argo CD applied it (client-side, as
 	// argocd-controller) before the destination moved.
@@ -656,15 +670,7 @@ func TestFleetArgoDestinationLocal(t *testing.T) {
 
 	// scan on the hub says the same (one pipeline).
 	res := E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, "--context", "argo-hub", "scan", "-n", ns, "-o", "json")
-	var scanned struct {
-		Items    []model.Report
-		Warnings []string
-	}
-	DecodeJSON(t, res.Stdout, &scanned)
-	byName := map[string]model.Report{}
-	for _, it := range scanned.Items {
-		byName[it.Resource.Name] = it
-	}
+	byName, warnings := scanReports(t, res)
 	if it, ok := byName["settings"]; ok && (selfHealed(it) || ownerOf(it, model.Engine("argocd")) != nil) {
 		t.Errorf("scan: the leftover copy is %s's, verdicts %v", spokeApp, verdictKinds(it, model.Engine("argocd")))
 	}
@@ -672,20 +678,19 @@ func TestFleetArgoDestinationLocal(t *testing.T) {
 		t.Errorf("scan: local-settings %+v, want .data.level reverted by self-heal\n%s", it.Drifts, res.Stdout)
 	}
 	lines := 0
-	for _, w := range scanned.Warnings {
+	for _, w := range warnings {
 		if strings.Contains(w, a.Namespace+"/"+spokeApp) && strings.Contains(w, "not counted as its") {
 			lines++
 		}
 	}
 	if lines != 1 {
-		t.Errorf("scan: want one warning that the object naming %s is not its, got %d: %q", spokeApp, lines, scanned.Warnings)
+		t.Errorf("scan: want one warning that the object naming %s is not its, got %d: %q", spokeApp, lines, warnings)
 	}
 
 	// The truth: the controller runs again, compares both Applications at
 	// start, and is asked for a hard refresh of the spoke's; its
 	// self-heal puts back the spoke's copy and the in-cluster object.
-	a.RestartController(t)
-	controllerUp = true
+	resume()
 	a.RefreshHard(t, spokeApp)
 	deadline := time.Now().Add(120 * time.Second)
 	for level(onSpoke, "settings") != "info" || level(onHub, "local-settings") != "info" {

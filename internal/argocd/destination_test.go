@@ -2,12 +2,10 @@ package argocd
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -62,7 +60,7 @@ type noSecrets struct{ *testutil.Reader }
 
 func (r noSecrets) List(ctx context.Context, gvk schema.GroupVersionKind, ns, sel string) ([]unstructured.Unstructured, error) {
 	if gvk.Kind == "Secret" {
-		return nil, apierrors.NewForbidden(schema.GroupResource{Resource: "secrets"}, "", errors.New("denied"))
+		return (&testutil.Reader{Forbidden: true}).List(ctx, gvk, ns, sel)
 	}
 	return r.Reader.List(ctx, gvk, ns, sel)
 }
@@ -137,31 +135,7 @@ func TestLocalDestination(t *testing.T) {
 			name += "/forbidden"
 		}
 		t.Run(name, func(t *testing.T) {
-			a := localHub(t, tt.secrets)
-			obj := spokeObject("cm", tt.app)
-			server, notes := remoteNotes(context.Background(), a, obj)
-			if server != tt.server {
-				t.Errorf("server = %q, want %q", server, tt.server)
-			}
-			reasons := noteReasons(t, notes)
-			if tt.wantReason == "" {
-				if len(notes) != 0 {
-					t.Errorf("notes %+v, want none (deploys here)", notes)
-				}
-			} else {
-				if reasons[tt.wantReason] != 1 || len(notes) != 1 {
-					t.Fatalf("notes = %+v, want one %s", notes, tt.wantReason)
-				}
-				if !strings.Contains(notes[0].Message, tt.wantIn) || !strings.Contains(notes[0].Message, "Application argocd/"+tt.app) {
-					t.Errorf("note %q does not say %q of argocd/%s", notes[0].Message, tt.wantIn, tt.app)
-				}
-				if got := notes[0].AboutObject; got != (tt.wantReason == "destination-mismatch") {
-					t.Errorf("%s: AboutObject = %v", tt.wantReason, got)
-				}
-			}
-			if o := a.Owner(obj); (o != nil) != tt.owned {
-				t.Errorf("Owner = %+v, owned want %v", o, tt.owned)
-			}
+			checkPlacement(t, localHub(t, tt.secrets), spokeObject("cm", tt.app), tt.app, tt.server, tt.wantReason, tt.wantIn, tt.owned)
 		})
 	}
 }

@@ -228,16 +228,22 @@ func (a *Adapter) setRemote(ctx context.Context, rm *engine.Remote) []model.Note
 				"cluster Secrets %s all register server %s: Argo CD uses one of them (which is not defined) for its name and credentials", strings.Join(byServer[s], ", "), s)
 		}
 	}
-	rs := &remoteState{hub: hub{rm: rm, secrets: secrets}, dest: map[string]destination{}, refused: map[string]map[string]bool{}, unsure: map[string]map[string]bool{}}
+	a.place(hub{rm: rm, secrets: secrets})
+	return notes
+}
+
+// place resolves every known Application's destination on h; from then on
+// Owner gives no object to an Application that deploys elsewhere.
+func (a *Adapter) place(h hub) {
+	rs := &remoteState{hub: h, dest: map[string]destination{}, refused: map[string]map[string]bool{}, unsure: map[string]map[string]bool{}}
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	for _, m := range []map[string]*appEntry{a.apps, a.generated} {
 		for key, e := range m {
 			rs.dest[key] = rs.hub.resolve(e.app.Spec.Destination)
 		}
 	}
 	a.remote = rs
-	a.mu.Unlock()
-	return notes
 }
 
 // setLocal is setRemote without --engine-context: Argo CD runs on the
@@ -251,15 +257,7 @@ func (a *Adapter) setRemote(ctx context.Context, rm *engine.Remote) []model.Note
 func (a *Adapter) setLocal(ctx context.Context, server string) {
 	h := hub{rm: &engine.Remote{EngineServer: server, LiveServer: server}, local: true}
 	h.secrets, h.secretsErr = hubClusterSecrets(ctx, a.opts.Reader, a.opts.Namespace)
-	rs := &remoteState{hub: h, dest: map[string]destination{}, refused: map[string]map[string]bool{}, unsure: map[string]map[string]bool{}}
-	a.mu.Lock()
-	for _, m := range []map[string]*appEntry{a.apps, a.generated} {
-		for key, e := range m {
-			rs.dest[key] = rs.hub.resolve(e.app.Spec.Destination)
-		}
-	}
-	a.remote = rs
-	a.mu.Unlock()
+	a.place(h)
 }
 
 // knowsApplications: Load found some Application (or ApplicationSet).

@@ -655,7 +655,8 @@ func TestFleetArgoDestinationLocal(t *testing.T) {
 		}
 		t.Logf("explain --engine %s of the leftover copy: exit %d, verdicts %v", engineFlag, res.Code, verdictKinds(rep, model.Engine("argocd")))
 	}
-	text := E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, "--context", "argo-hub", "explain", "configmap/settings", "-n", ns, "--argocd-namespace", a.Namespace)
+	// -o wide: text with each note on one line.
+	text := E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, "--context", "argo-hub", "explain", "configmap/settings", "-n", ns, "--argocd-namespace", a.Namespace, "-o", "wide")
 	if strings.Contains(text.Stdout, "selfHeal") || !strings.Contains(text.Stdout+text.Stderr, "not to this cluster") {
 		t.Errorf("explain (text) of the leftover copy:\nstdout:\n%s\nstderr:\n%s", text.Stdout, text.Stderr)
 	}

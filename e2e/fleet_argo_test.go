@@ -688,11 +688,13 @@ func TestFleetArgoDestinationLocal(t *testing.T) {
 		t.Errorf("scan: want one warning that the object naming %s is not its, got %d: %q", spokeApp, lines, warnings)
 	}
 
-	// The truth: the controller runs again, compares both Applications at
-	// start, and is asked for a hard refresh of the spoke's; its
-	// self-heal puts back the spoke's copy and the in-cluster object.
+	// The truth: the controller runs again and is asked for a hard refresh
+	// of both Applications (it compares one on its own only at its next
+	// resync, 2 min + jitter); its self-heal puts back the spoke's copy
+	// and the in-cluster object.
 	resume()
 	a.RefreshHard(t, spokeApp)
+	a.RefreshHard(t, hereApp)
 	deadline := time.Now().Add(120 * time.Second)
 	for level(onSpoke, "settings") != "info" || level(onHub, "local-settings") != "info" {
 		if time.Now().After(deadline) {

@@ -54,6 +54,41 @@ func mergedKubeconfig(t *testing.T, files map[string]string) string {
 	return p
 }
 
+// scanReports decodes scan -o json: its reports by object name, and its
+// warnings.
+func scanReports(t *testing.T, res Result) (map[string]model.Report, []string) {
+	t.Helper()
+	var scanned struct {
+		Items    []model.Report
+		Warnings []string
+	}
+	DecodeJSON(t, res.Stdout, &scanned)
+	byName := map[string]model.Report{}
+	for _, it := range scanned.Items {
+		byName[it.Resource.Name] = it
+	}
+	return byName, scanned.Warnings
+}
+
+// pauseController stops a's application controller, so that self-heal
+// does not undo drift before it is explained, and returns what starts it
+// again; the test's end starts it if nothing did.
+func pauseController(t *testing.T, a *ArgoCD) (resume func()) {
+	t.Helper()
+	a.kill("controller")
+	up := false
+	t.Cleanup(func() {
+		if !up {
+			a.RestartController(t)
+		}
+	})
+	return func() {
+		t.Helper()
+		a.RestartController(t)
+		up = true
+	}
+}
+
 // argoHubSpoke is the real Argo CD as a hub with spoke-a of the fleet
 // harness registered as one of its clusters, a fresh namespace on both,
 // and a kubeconfig with the contexts argo-hub and spoke-a.
@@ -193,13 +228,7 @@ func TestFleetArgoRealHubSpoke(t *testing.T) {
 	}
 
 	// The controller stops: the drift stays until it is explained.
-	a.kill("controller")
-	controllerUp := false
-	t.Cleanup(func() {
-		if !controllerUp {
-			a.RestartController(t)
-		}
-	})
+	resume := pauseController(t, a)
 	stopped := time.Now()
 	time.Sleep(1100 * time.Millisecond) // a sync started from now on has a later startedAt (1 s resolution)
 
@@ -284,15 +313,7 @@ func TestFleetArgoRealHubSpoke(t *testing.T) {
 	if res.Code != 1 {
 		t.Fatalf("scan --engine-context: exit %d, want 1\nstdout:\n%s\nstderr:\n%s", res.Code, res.Stdout, res.Stderr)
 	}
-	var scanned struct {
-		Items    []model.Report
-		Warnings []string
-	}
-	DecodeJSON(t, res.Stdout, &scanned)
-	byName := map[string]model.Report{}
-	for _, it := range scanned.Items {
-		byName[it.Resource.Name] = it
-	}
+	byName, warnings := scanReports(t, res)
 	noFileReports := map[string]model.Report{}
 	for _, role := range []string{"heal", "keep"} {
 		it, ok := byName["web-"+role]
@@ -315,13 +336,13 @@ func TestFleetArgoRealHubSpoke(t *testing.T) {
 		t.Errorf("scan lists stray as owned by %+v: its Application deploys to the hub", it.Owners)
 	}
 	strayLine := 0
-	for _, w := range scanned.Warnings {
+	for _, w := range warnings {
 		if strings.Contains(w, apps["keep/here"]) && strings.Contains(w, "not owned") {
 			strayLine++
 		}
 	}
 	if strayLine != 1 {
-		t.Errorf("scan: want one warning that objects naming %s are not owned by it, got %d: %q", apps["keep/here"], strayLine, scanned.Warnings)
+		t.Errorf("scan: want one warning that objects naming %s are not owned by it, got %d: %q", apps["keep/here"], strayLine, warnings)
 	}
 	strayRes := run("--context", "spoke-a", "explain", "configmap/stray", "-n", ns, "--engine", "argocd", "--argocd-namespace", a.Namespace, "--engine-context", "argo-hub", "-o", "json")
 	var strayRep model.Report
@@ -336,8 +357,7 @@ func TestFleetArgoRealHubSpoke(t *testing.T) {
 	// The truth: the controller runs again.
 	var before map[string]any
 	DecodeJSON(t, f.kubectl(t, "spoke-a", RunOpts{}, "-n", ns, "get", "deployment", "web-heal", "-o", "json"), &before)
-	a.RestartController(t)
-	controllerUp = true
+	resume()
 	tally := &conformanceTally{known: map[string]string{}, used: map[string]bool{}}
 
 	// Self-heal: a sync of the heal Application started after the drift.
@@ -478,12 +498,16 @@ func TestFleetArgoDestinationMismatchAuto(t *testing.T) {
 	if res.Code != rep.ExitCode() || res.Code != 1 {
 		t.Errorf("explain: exit %d, report's exit code %d, want 1\nstdout:\n%s\nstderr:\n%s", res.Code, rep.ExitCode(), res.Stdout, res.Stderr)
 	}
-	// Without --engine-context the hub's cluster Secrets are not read:
-	// logged, for what explain then says of the object.
+	// Without --engine-context Argo CD runs on the cluster read: the
+	// destination is matched with the kubeconfig's server, and says the
+	// same (TestFleetArgoDestinationLocal shows more).
 	alone := E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, "--context", "argo-hub", "explain", "configmap/settings", "-n", ns, "--argocd-namespace", a.Namespace, "-o", "json")
 	var aloneRep model.Report
 	DecodeJSON(t, alone.Stdout, &aloneRep)
-	t.Logf("without --engine-context: exit %d, owner %+v, verdicts %v, notes %d", alone.Code, ownerOf(aloneRep, model.Engine("argocd")), verdictKinds(aloneRep, model.Engine("argocd")), len(aloneRep.Notes))
+	if o := ownerOf(aloneRep, model.Engine("argocd")); o != nil || noteWith(aloneRep, "destination-mismatch") == nil {
+		t.Errorf("without --engine-context: exit %d, owner %+v, verdicts %v, notes %+v: want no owner and a destination-mismatch note",
+			alone.Code, o, verdictKinds(aloneRep, model.Engine("argocd")), aloneRep.Notes)
+	}
 	text := E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, args...)
 	if !strings.Contains(text.Stdout+text.Stderr, n.Message) || text.Code != res.Code {
 		t.Errorf("explain (text): exit %d, the note %q not printed:\nstdout:\n%s\nstderr:\n%s", text.Code, n.Message, text.Stdout, text.Stderr)
@@ -526,5 +550,164 @@ func TestFleetArgoDestinationMismatchAuto(t *testing.T) {
 	}
 	if st := a.App(t, app, ""); st.Sync.Status != "Synced" {
 		t.Errorf("Application %s is %s after the heal: the hub's object counts for it", app, st.Sync.Status)
+	}
+}
+
+// TestFleetArgoDestinationLocal: explain and scan WITHOUT --engine-context
+// on the cluster where the real Argo CD runs (the hub). Application "spoke"
+// deploys a ConfigMap to spoke-a (registered as a cluster Secret); the hub
+// keeps a leftover copy of it carrying the Application's tracking id, as
+// when a destination moves from in-cluster to a spoke. Application "here"
+// deploys to the hub itself (https://kubernetes.default.svc). Both self-heal.
+// With the controller stopped, kubectl patch edits the leftover copy, the
+// spoke's copy and the in-cluster object. explain and scan on the hub
+// must not say self-heal reverts the leftover copy (the destination is
+// matched with the kubeconfig's server, not the hub's Argo CD's in-cluster
+// one: a destination-mismatch note instead), and must still say it of the
+// in-cluster object. Then the controller is the truth: restarted and hard
+// refreshed, it heals the spoke's copy and the in-cluster object and
+// leaves the hub's leftover copy as kubectl left it.
+func TestFleetArgoDestinationLocal(t *testing.T) {
+	hs := newArgoHubSpoke(t)
+	a, f, spoke, ns, kc, clusterName := hs.a, hs.f, hs.spoke, hs.ns, hs.kubeconfig, hs.cluster
+
+	suffix := ns[len(ns)-6:]
+	spokeApp, hereApp := "ld-spoke-"+suffix, "ld-here-"+suffix
+	cm := func(name string) string {
+		return fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s\n  namespace: %s\ndata:\n  level: info\n", name, ns)
+	}
+	a.Commit(t, "destination local "+ns, map[string]string{
+		"apps/" + ns + "/spoke/settings.yaml": cm("settings"),
+		"apps/" + ns + "/here/local.yaml":     cm("local-settings"),
+	})
+	for app, dest := range map[string]string{spokeApp: "name: " + clusterName, hereApp: "server: https://kubernetes.default.svc"} {
+		dir := "spoke"
+		if app == hereApp {
+			dir = "here"
+		}
+		a.CreateApp(t, app, "", fmt.Sprintf(`  project: default
+  source: {repoURL: %q, path: apps/%s/%s, targetRevision: HEAD}
+  destination: {%s, namespace: %s}
+  syncPolicy:
+    automated: {selfHeal: true}
+`, a.RepoURL, ns, dir, dest, ns))
+		t.Cleanup(func() {
+			if os.Getenv("DRIFT_E2E_KEEP") == "" {
+				_ = a.kubectlRaw("", "-n", a.Namespace, "delete", "application", app, "--wait=false")
+			}
+		})
+	}
+	for _, app := range []string{spokeApp, hereApp} {
+		a.waitOperation(t, app, 120*time.Second)
+		a.WaitSynced(t, app, 90*time.Second)
+	}
+	onSpoke := func(args ...string) string { return f.kubectl(t, "spoke-a", RunOpts{}, args...) }
+	onHub := func(args ...string) string { return a.Kubectl(t, args...) }
+	level := func(kubectl func(...string) string, name string) string {
+		return kubectl("-n", ns, "get", "configmap", name, "-o", "jsonpath={.data.level}")
+	}
+	if got := onSpoke("-n", ns, "get", "configmap", "settings", "-o", "jsonpath={.metadata.annotations.argocd\\.argoproj\\.io/tracking-id}"); !strings.HasPrefix(got, spokeApp+":") {
+		t.Fatalf("settings on the spoke was not applied by the hub's Argo CD: tracking id %q", got)
+	}
+
+	// The controller stops: the edits stay until they are explained.
+	resume := pauseController(t, a)
+	// The hub's leftover copy: Git's manifest with the Application's
+	// tracking id, applied as Argo CD applied it (client-side, as
+	// argocd-controller) before the destination moved.
+	tracking := fmt.Sprintf("%s:/ConfigMap:%s/settings", spokeApp, ns)
+	a.Apply(t, strings.Replace(cm("settings"), "  namespace: "+ns+"\n",
+		fmt.Sprintf("  namespace: %s\n  annotations: {argocd.argoproj.io/tracking-id: %q}\n", ns, tracking), 1), "--field-manager=argocd-controller")
+	patch := []string{"--type=merge", "-p", `{"data":{"level":"debug"}}`}
+	onHub(append([]string{"-n", ns, "patch", "configmap", "settings"}, patch...)...)
+	onHub(append([]string{"-n", ns, "patch", "configmap", "local-settings"}, patch...)...)
+	onSpoke(append([]string{"-n", ns, "patch", "configmap", "settings"}, patch...)...)
+
+	explain := func(name string, extra ...string) (model.Report, Result) {
+		t.Helper()
+		args := append([]string{"--context", "argo-hub", "explain", "configmap/" + name, "-n", ns, "--argocd-namespace", a.Namespace}, extra...)
+		res := E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, append(args, "-o", "json")...)
+		var rep model.Report
+		DecodeJSON(t, res.Stdout, &rep)
+		return rep, res
+	}
+	selfHealed := func(r model.Report) bool {
+		for _, d := range r.Drifts {
+			for _, v := range d.Verdicts {
+				if v.Engine == model.Engine("argocd") && v.Kind == model.Reverted {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, engineFlag := range []string{"auto", "argocd"} {
+		rep, res := explain("settings", "--engine", engineFlag)
+		if selfHealed(rep) || ownerOf(rep, model.Engine("argocd")) != nil {
+			t.Errorf("explain --engine %s of the hub's leftover copy: owner %+v, verdicts %v: says Argo CD reverts it\nstderr:\n%s",
+				engineFlag, ownerOf(rep, model.Engine("argocd")), verdictKinds(rep, model.Engine("argocd")), res.Stderr)
+		}
+		n := noteWith(rep, "destination-mismatch")
+		if n == nil || !strings.Contains(n.Message, a.Namespace+"/"+spokeApp) || !strings.Contains(n.Message, spoke.server) || !strings.Contains(n.Message, "cluster-"+clusterName) {
+			t.Errorf("explain --engine %s: no destination-mismatch note naming %s, %s and its cluster Secret: %+v", engineFlag, spokeApp, spoke.server, rep.Notes)
+		}
+		if noteWith(rep, "tracking-mismatch") != nil {
+			t.Errorf("explain --engine %s: a tracking-mismatch note on a tracking id that names its object: %+v", engineFlag, rep.Notes)
+		}
+		t.Logf("explain --engine %s of the leftover copy: exit %d, verdicts %v", engineFlag, res.Code, verdictKinds(rep, model.Engine("argocd")))
+	}
+	// -o wide: text with each note on one line.
+	text := E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, "--context", "argo-hub", "explain", "configmap/settings", "-n", ns, "--argocd-namespace", a.Namespace, "-o", "wide")
+	if strings.Contains(text.Stdout, "selfHeal") || !strings.Contains(text.Stdout+text.Stderr, "not to this cluster") {
+		t.Errorf("explain (text) of the leftover copy:\nstdout:\n%s\nstderr:\n%s", text.Stdout, text.Stderr)
+	}
+	// The negative case: an in-cluster Application's object is its.
+	here, hereRes := explain("local-settings")
+	if o := ownerOf(here, model.Engine("argocd")); o == nil || o.Name != hereApp || !o.SelfHeal {
+		t.Errorf("explain local-settings: owner %+v, want %s with self-heal\nstderr:\n%s", o, hereApp, hereRes.Stderr)
+	}
+	if v := verdictKinds(here, model.Engine("argocd")); v[".data.level"] != model.Reverted || noteWith(here, "destination-mismatch") != nil || noteWith(here, "destination-unresolved") != nil {
+		t.Errorf("explain local-settings: verdicts %v, notes %+v: want .data.level reverted by self-heal, no destination note", v, here.Notes)
+	}
+
+	// scan on the hub says the same (one pipeline).
+	res := E.Run(t, RunOpts{Kubeconfig: kc}, KubectlDrift, "--context", "argo-hub", "scan", "-n", ns, "-o", "json")
+	byName, warnings := scanReports(t, res)
+	if it, ok := byName["settings"]; ok && (selfHealed(it) || ownerOf(it, model.Engine("argocd")) != nil) {
+		t.Errorf("scan: the leftover copy is %s's, verdicts %v", spokeApp, verdictKinds(it, model.Engine("argocd")))
+	}
+	if it, ok := byName["local-settings"]; !ok || verdictKinds(it, model.Engine("argocd"))[".data.level"] != model.Reverted {
+		t.Errorf("scan: local-settings %+v, want .data.level reverted by self-heal\n%s", it.Drifts, res.Stdout)
+	}
+	lines := 0
+	for _, w := range warnings {
+		if strings.Contains(w, a.Namespace+"/"+spokeApp) && strings.Contains(w, "not counted as its") {
+			lines++
+		}
+	}
+	if lines != 1 {
+		t.Errorf("scan: want one warning that the object naming %s is not its, got %d: %q", spokeApp, lines, warnings)
+	}
+
+	// The truth: the controller runs again and is asked for a hard refresh
+	// of both Applications (it compares one on its own only at its next
+	// resync, 2 min + jitter); its self-heal puts back the spoke's copy
+	// and the in-cluster object.
+	resume()
+	a.RefreshHard(t, spokeApp)
+	a.RefreshHard(t, hereApp)
+	deadline := time.Now().Add(120 * time.Second)
+	for level(onSpoke, "settings") != "info" || level(onHub, "local-settings") != "info" {
+		if time.Now().After(deadline) {
+			t.Fatalf("self-heal did not put back the spoke's copy (level %q) and the in-cluster object (level %q)\n%s",
+				level(onSpoke, "settings"), level(onHub, "local-settings"), a.LogTail("controller", 20))
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	if st := a.RefreshHard(t, spokeApp); st.Sync.Status != "Synced" {
+		t.Errorf("Application %s is %s after the heal: the hub's copy counts for it", spokeApp, st.Sync.Status)
+	}
+	if got := level(onHub, "settings"); got != "debug" {
+		t.Errorf("the controller changed the hub's leftover copy (level %q): it is %s's after all, and the verdict is wrong", got, spokeApp)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	argorender "github.com/kubectl-drift/kubectl-drift/internal/argocd/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
@@ -58,24 +59,40 @@ func Descriptor() engine.Descriptor {
 		StatusDecidesExit: true,
 		Flags:             addFlags,
 		New:               newForCommand,
-		Renderer: argorender.New(argorender.Options{Owner: renderOwner, Tracking: renderTracking,
-			Namespace: DefaultNamespace}),
+		Renderer:          renderer(DefaultNamespace),
+		// --argocd-namespace (explain, adopt, suggest) says where the
+		// Applications and argocd-cm are: a tracking id without a
+		// namespace names an Application there.
+		RendererFor: func(f engine.Flags) render.Renderer {
+			if fl, ok := f.(*Flags); ok && fl.Namespace != "" {
+				return renderer(fl.Namespace)
+			}
+			return nil
+		},
 	}
 }
 
+// renderer renders Applications of Argo CD's control plane in namespace.
+func renderer(namespace string) *argorender.Renderer {
+	return argorender.New(argorender.Options{Owner: renderOwner(namespace), Tracking: renderTracking, Namespace: namespace})
+}
+
 // renderOwner names the Application a live object's tracking annotation
-// (Argo CD v3's default tracking) names, for render and explain --source.
+// (Argo CD v3's default tracking) names, for render and explain --source;
+// an id without a namespace names one in the control-plane namespace.
 // The instance label is not read: charts set app.kubernetes.io/instance
 // themselves (a Flux HelmRelease's objects carry it too), so with label
 // tracking the Application is named with --app.
-func renderOwner(live *unstructured.Unstructured) (namespace, name string, ok bool) {
-	ref := trackingRef(live, TrackingAnnotation, DefaultInstanceLabelKey)
-	if ref == nil || !ref.refersTo(live) {
-		return "", "", false
+func renderOwner(namespace string) func(live *unstructured.Unstructured) (string, string, bool) {
+	return func(live *unstructured.Unstructured) (string, string, bool) {
+		ref := trackingRef(live, TrackingAnnotation, DefaultInstanceLabelKey)
+		if ref == nil || !ref.refersTo(live) {
+			return "", "", false
+		}
+		a := &Adapter{opts: Options{Namespace: namespace}}
+		ns, n := a.splitInstanceName(ref.App)
+		return ns, n, true
 	}
-	a := &Adapter{opts: Options{Namespace: DefaultNamespace}}
-	ns, n := a.splitInstanceName(ref.App)
-	return ns, n, true
 }
 
 // renderTracking reads the tracking settings from argocd-cm's data as
@@ -216,9 +233,15 @@ func newForCommand(ctx context.Context, cfg engine.Config) (model.Adapter, []mod
 	// tracking to labels, and Owner never reads the cluster itself.
 	a.Load(ctx)
 	var notes []model.Note
-	if cfg.Remote != nil {
+	switch {
+	case cfg.Remote != nil:
 		// Hub and spoke: the Application must deploy to the live cluster.
 		notes = a.setRemote(ctx, cfg.Remote)
+	case cfg.Server != "" && !cfg.Offline && a.trackedOwner(cfg.Live) != nil:
+		// Argo CD runs here: its Application must deploy here too.
+		a.setLocal(ctx, cfg.Server)
+	}
+	if cfg.Remote != nil || a.hasPlacement() {
 		server, more := remoteNotes(ctx, a, cfg.Live)
 		notes = append(notes, more...)
 		if server != "" {
@@ -265,9 +288,21 @@ func forScan(ctx context.Context, opts Options, cfg engine.Config) (model.Adapte
 
 // scanRemote runs the hub-and-spoke checks of a scan with --engine-context
 // once, before the scan: the fleet's problems are its warnings, and Owner
-// then gives no object to an Application that deploys elsewhere.
+// then gives no object to an Application that deploys elsewhere. Without
+// it, the same holds of the scanned cluster, where Argo CD runs
+// (setLocal): the scan's OwnerWarnings name the Applications whose
+// objects it then did not count, as explain's notes do.
 func scanRemote(ctx context.Context, a *Adapter, cfg engine.Config) []model.Note {
-	if cfg.Remote == nil || cfg.Reader == nil {
+	if cfg.Reader == nil {
+		return nil
+	}
+	if cfg.Remote == nil {
+		// No Application (Argo CD not installed): no cluster Secrets to
+		// list, and no tracking id to refuse.
+		a.Load(ctx)
+		if cfg.Server != "" && a.knowsApplications() {
+			a.setLocal(ctx, cfg.Server)
+		}
 		return nil
 	}
 	a.Load(ctx)

@@ -87,12 +87,29 @@ type destination struct {
 	server string
 	// via says how it was resolved, or why it was not.
 	via string
+	// why says, without --engine-context, how server was matched with the
+	// live object's cluster, or why it could not be.
+	why string
 }
 
 // hub is the hub's cluster registrations and where the live object is.
 type hub struct {
 	rm      *engine.Remote
 	secrets []registeredCluster
+	// secretsErr is why the cluster Secrets could not be listed.
+	secretsErr error
+	// local: no --engine-context; Argo CD runs on the live object's
+	// cluster, which the kubeconfig reaches at rm.LiveServer (and
+	// rm.EngineServer).
+	local bool
+}
+
+// where names the hub in messages.
+func (h *hub) where() string {
+	if h.local {
+		return "this cluster"
+	}
+	return h.rm.EngineContext
 }
 
 // resolve mirrors util/argo/argo.go GetDestinationCluster: server and name
@@ -105,6 +122,8 @@ func (h *hub) resolve(d Destination) destination {
 	switch {
 	case d.Server != "" && d.Name != "":
 		return destination{where: unresolved, via: fmt.Sprintf("destination has both name %q and server %s, which Argo CD refuses", d.Name, d.Server)}
+	case d.Name != "" && h.secretsErr != nil && d.Name != InClusterName:
+		return destination{where: unresolved, via: fmt.Sprintf("destination.name %q cannot be looked up: Argo CD's cluster Secrets could not be listed (%s)", d.Name, oneLine(h.secretsErr.Error()))}
 	case d.Name != "":
 		var named []registeredCluster
 		inClusterSecret := false
@@ -126,10 +145,14 @@ func (h *hub) resolve(d Destination) destination {
 		case d.Name == InClusterName && !inClusterSecret:
 			server, via = InClusterServer, fmt.Sprintf("destination.name %q", d.Name)
 		default:
-			return destination{where: unresolved, via: fmt.Sprintf("destination.name %q matches no cluster Secret on %s", d.Name, h.rm.EngineContext)}
+			return destination{where: unresolved, via: fmt.Sprintf("destination.name %q matches no cluster Secret on %s", d.Name, h.where())}
 		}
 	case server == "":
 		return destination{where: unresolved, via: "the Application has no destination"}
+	}
+	if h.local {
+		where, why := placeLocal(server, h.rm.LiveServer)
+		return destination{where: where, server: server, via: via, why: why}
 	}
 	target := server
 	if server == InClusterServer {
@@ -137,7 +160,7 @@ func (h *hub) resolve(d Destination) destination {
 		target = strings.TrimRight(h.rm.EngineServer, "/")
 		via += ", the hub " + target
 	}
-	if target == strings.TrimRight(h.rm.LiveServer, "/") {
+	if sameServer(target, h.rm.LiveServer) {
 		return destination{where: deploysHere, server: server, via: via}
 	}
 	return destination{where: deploysElsewhere, server: server, via: via}
@@ -205,16 +228,51 @@ func (a *Adapter) setRemote(ctx context.Context, rm *engine.Remote) []model.Note
 				"cluster Secrets %s all register server %s: Argo CD uses one of them (which is not defined) for its name and credentials", strings.Join(byServer[s], ", "), s)
 		}
 	}
-	rs := &remoteState{hub: hub{rm: rm, secrets: secrets}, dest: map[string]destination{}, refused: map[string]map[string]bool{}, unsure: map[string]map[string]bool{}}
+	a.place(hub{rm: rm, secrets: secrets})
+	return notes
+}
+
+// place resolves every known Application's destination on h; from then on
+// Owner gives no object to an Application that deploys elsewhere.
+func (a *Adapter) place(h hub) {
+	rs := &remoteState{hub: h, dest: map[string]destination{}, refused: map[string]map[string]bool{}, unsure: map[string]map[string]bool{}}
 	a.mu.Lock()
+	defer a.mu.Unlock()
 	for _, m := range []map[string]*appEntry{a.apps, a.generated} {
 		for key, e := range m {
 			rs.dest[key] = rs.hub.resolve(e.app.Spec.Destination)
 		}
 	}
 	a.remote = rs
-	a.mu.Unlock()
-	return notes
+}
+
+// setLocal is setRemote without --engine-context: Argo CD runs on the
+// cluster the adapter reads, the live object's, which the kubeconfig
+// reaches at server. Every known Application's destination is resolved
+// against it (destination.go): from then on Owner gives no object to an
+// Application that deploys to another cluster, since Argo CD's controller
+// compares and heals only its destination's objects. The cluster Secrets
+// are listed once (a destination by name needs them; unreadable, such a
+// destination stays unresolved).
+func (a *Adapter) setLocal(ctx context.Context, server string) {
+	h := hub{rm: &engine.Remote{EngineServer: server, LiveServer: server}, local: true}
+	h.secrets, h.secretsErr = hubClusterSecrets(ctx, a.opts.Reader, a.opts.Namespace)
+	a.place(h)
+}
+
+// knowsApplications: Load found some Application (or ApplicationSet).
+func (a *Adapter) knowsApplications() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.apps) > 0 || len(a.generated) > 0
+}
+
+// hasPlacement: Applications' destinations are matched with the live
+// object's cluster (setRemote or setLocal ran).
+func (a *Adapter) hasPlacement() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.remote != nil
 }
 
 // placed says whether Owner gives obj to Application key: not when the
@@ -227,9 +285,16 @@ func (a *Adapter) placed(key string, obj *unstructured.Unstructured) bool {
 	if rs == nil {
 		return true
 	}
+	// An Application read after setRemote/setLocal (Judge reads one the
+	// list did not have) is resolved the same way.
+	e := a.appByKey(key)
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	d, ok := rs.dest[key]
+	if !ok && e != nil {
+		d, ok = rs.hub.resolve(e.app.Spec.Destination), true
+		rs.dest[key] = d
+	}
 	if !ok || d.where == deploysHere {
 		return true
 	}
@@ -259,6 +324,18 @@ func (a *Adapter) OwnerWarnings() []string {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	var out []string
+	if rs.hub.local {
+		for key, objs := range rs.refused {
+			d := rs.dest[key]
+			out = append(out, fmt.Sprintf("Application %s deploys to %s (%s), not to this cluster (%s): %d object(s) here carry its tracking id; Argo CD reconciles only its destination's objects, so they are not counted as its",
+				key, d.server, d.via, rs.hub.rm.LiveServer, len(objs)))
+		}
+		for key, objs := range rs.unsure {
+			out = append(out, fmt.Sprintf("Application %s: %s; its %d object(s) here are judged as its", key, unmatched(rs.dest[key], rs.hub.rm.LiveServer), len(objs)))
+		}
+		sort.Strings(out)
+		return out
+	}
 	for key, objs := range rs.refused {
 		d, n := rs.dest[key], len(objs)
 		out = append(out, fmt.Sprintf("Application %s on %s deploys to %s (%s), not to %s: %d object(s) there carry its tracking id and are not owned by it",
@@ -305,6 +382,20 @@ func remoteNotes(ctx context.Context, a *Adapter, obj *unstructured.Unstructured
 		return []model.Note{{Engine: Engine, Level: level, Reason: reason, Message: fmt.Sprintf(format, args...)}}
 	}
 	rm := rs.hub.rm
+	if rs.hub.local {
+		switch d.where {
+		case deploysElsewhere:
+			// As below: nothing on this cluster reconciles the object.
+			n := note(model.NoteWarning, "destination-mismatch",
+				"Application %s deploys to %s (%s), not to this cluster (%s): Argo CD compares and heals only its destination's objects, so nothing reverts this object's fields, though its tracking id names the Application",
+				key, d.server, d.via, rm.LiveServer)
+			n[0].AboutObject = true
+			return "", n
+		case unresolved:
+			return "", note(model.NoteWarning, "destination-unresolved", "Application %s: %s; judged as its Application's, as if it deployed here", key, unmatched(d, rm.LiveServer))
+		}
+		return d.server, nil
+	}
 	switch d.where {
 	case deploysElsewhere:
 		// Argo CD compares an Application with the objects of its
@@ -325,4 +416,13 @@ func remoteNotes(ctx context.Context, a *Adapter, obj *unstructured.Unstructured
 	}
 	return d.server, note(model.NoteInfo, "hub-application",
 		"Application %s on %s deploys to this cluster (%s, %s)", key, rm.EngineContext, d.server, d.via)
+}
+
+// unmatched says why destination d (unresolved, without
+// --engine-context) could not be matched with this cluster at self.
+func unmatched(d destination, self string) string {
+	if d.server == "" {
+		return fmt.Sprintf("%s: its destination could not be matched with this cluster (%s)", d.via, self)
+	}
+	return fmt.Sprintf("its destination %s (%s) could not be matched with this cluster: %s", d.server, d.via, d.why)
 }

@@ -124,26 +124,37 @@ func TestRemoteNotesMatchDestination(t *testing.T) {
 			a, rm := hubFixture(t)
 			a.setRemote(context.Background(), rm)
 			obj := spokeObject("cm", tt.app)
-			server, notes := remoteNotes(context.Background(), a, obj)
-			if server != tt.wantServer {
-				t.Errorf("server = %q, want %q", server, tt.wantServer)
-			}
-			reasons := noteReasons(t, notes)
-			if reasons[tt.wantReason] != 1 || len(notes) != 1 {
-				t.Fatalf("notes = %+v, want one %s", notes, tt.wantReason)
-			}
-			if !strings.Contains(notes[0].Message, tt.wantIn) || !strings.Contains(notes[0].Message, "argocd/"+tt.app) {
-				t.Errorf("note %q does not say %q of argocd/%s", notes[0].Message, tt.wantIn, tt.app)
-			}
-			// Only the mismatch is about the object itself (kept under
-			// --engine auto, where the Application is no owner).
-			if got := notes[0].AboutObject; got != (tt.wantReason == "destination-mismatch") {
-				t.Errorf("%s: AboutObject = %v", tt.wantReason, got)
-			}
-			if o := a.Owner(obj); (o != nil) != tt.owned {
-				t.Errorf("Owner = %+v, owned want %v", o, tt.owned)
-			}
+			checkPlacement(t, a, obj, tt.app, tt.wantServer, tt.wantReason, tt.wantIn, tt.owned)
 		})
+	}
+}
+
+// checkPlacement checks what explain says of obj, whose tracking id names
+// Application argocd/app: the destination server as Argo CD knows it, one
+// note of reason saying wantIn ("" for no note), and whether the
+// Application owns obj.
+func checkPlacement(t *testing.T, a *Adapter, obj *unstructured.Unstructured, app, wantServer, reason, wantIn string, owned bool) {
+	t.Helper()
+	server, notes := remoteNotes(context.Background(), a, obj)
+	if server != wantServer {
+		t.Errorf("server = %q, want %q", server, wantServer)
+	}
+	reasons := noteReasons(t, notes)
+	switch {
+	case reason == "" && len(notes) != 0:
+		t.Errorf("notes %+v, want none (deploys here)", notes)
+	case reason == "":
+	case reasons[reason] != 1 || len(notes) != 1:
+		t.Fatalf("notes = %+v, want one %s", notes, reason)
+	case !strings.Contains(notes[0].Message, wantIn) || !strings.Contains(notes[0].Message, "argocd/"+app):
+		t.Errorf("note %q does not say %q of argocd/%s", notes[0].Message, wantIn, app)
+	case notes[0].AboutObject != (reason == "destination-mismatch"):
+		// Only the mismatch is about the object itself (kept under
+		// --engine auto, where the Application is no owner).
+		t.Errorf("%s: AboutObject = %v", reason, notes[0].AboutObject)
+	}
+	if o := a.Owner(obj); (o != nil) != owned {
+		t.Errorf("Owner = %+v, owned want %v", o, owned)
 	}
 }
 

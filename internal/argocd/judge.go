@@ -32,7 +32,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 
 	owner := a.Owner(live)
 	if owner == nil {
-		if v := live.GetAnnotations()[AnnotationTrackingID]; v != "" {
+		// A tracking id whose Application deploys to another cluster is
+		// said by the destination-mismatch note (fleet.go), not here.
+		if v := live.GetAnnotations()[AnnotationTrackingID]; v != "" && a.trackedOwner(live) == nil {
 			msg := fmt.Sprintf("annotation %s=%q does not name this object (copied from another object?): Argo CD neither syncs nor prunes it", AnnotationTrackingID, v)
 			if parseTrackingID(v) == nil {
 				msg = fmt.Sprintf("annotation %s=%q is not <app>:<group>/<kind>:<namespace>/<name>: Argo CD ignores it", AnnotationTrackingID, v)

@@ -23,7 +23,7 @@ func TestRenderOwner(t *testing.T) {
 		// A chart's own instance label is no Argo CD mark.
 		{obj("Deployment", "shop", "web", nil, map[string]any{DefaultInstanceLabelKey: "web"}), "", "", false},
 	} {
-		ns, name, ok := renderOwner(tc.live)
+		ns, name, ok := renderOwner(DefaultNamespace)(tc.live)
 		if ns != tc.ns || name != tc.name || ok != tc.ok {
 			t.Errorf("%v: got %s/%s %v, want %s/%s %v", tc.live.GetAnnotations(), ns, name, ok, tc.ns, tc.name, tc.ok)
 		}

@@ -115,6 +115,9 @@ Exit codes: 0 written or nothing to do, 2 error.`,
 // Complete picks the locator for the source given.
 func (o *AdoptOptions) Complete(_ *cobra.Command, args []string) error {
 	o.args = args
+	// --app NAME is an Application of the control plane --argocd-namespace
+	// names, as a tracking id without a namespace is.
+	o.appNamespace = o.ControlPlaneNamespace
 	switch {
 	case len(o.Filenames) > 0:
 		o.locator = adopt.FilesLocator{Files: o.Filenames}

@@ -142,6 +142,37 @@ func TestAdoptSourceArgoCD(t *testing.T) {
 	}
 }
 
+// TestAdoptSourceArgoNamespace: Argo CD's control plane in another
+// namespace than argocd. The live object's tracking id names its
+// Application without a namespace (the control plane's), so with
+// --argocd-namespace gitops adopt --source finds gitops/api, and --app api
+// names it too; without the flag it looks in argocd, where the checkout
+// has none.
+func TestAdoptSourceArgoNamespace(t *testing.T) {
+	repo := sourceCheckout(t)
+	apps := filepath.Join(repo, "argocd", "apps.yaml")
+	b, err := os.ReadFile(apps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(apps, []byte(strings.ReplaceAll(string(b), "namespace: argocd\n", "namespace: gitops\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fields := []string{"--field", "/spec/replicas", "--dry-run"}
+	want := adoptRun(t, "deploy/api", "live-argo-api.yaml", append([]string{"-f", filepath.Join(repo, "apps", "plain", "api.yaml")}, fields...)...)
+	for _, extra := range [][]string{{"--argocd-namespace", "gitops"}, {"--argocd-namespace", "gitops", "--app", "api"}} {
+		got := adoptRun(t, "deploy/api", "live-argo-api.yaml", append(append([]string{"--source", repo}, extra...), fields...)...)
+		if got != want || !strings.Contains(got, "+  replicas: 4 # two is enough\n") {
+			t.Errorf("%v: --source diff:\n%s\n-f diff:\n%s", extra, got, want)
+		}
+	}
+	live := filepath.Join(adoptSourceData, "live-argo-api.yaml")
+	_, stderr, code, _ := run(t, KubectlFrontend, append([]string{"adopt", "deploy/api", "-n", "shop", "--live-file", live, "--source", repo}, fields...)...)
+	if code != ExitFailure || !strings.Contains(stderr, "Application/argocd/api: not found") {
+		t.Errorf("without --argocd-namespace: exit %d, stderr %q; want Application/argocd/api not found", code, stderr)
+	}
+}
+
 func TestAdoptSourceBadInput(t *testing.T) {
 	repo := sourceCheckout(t)
 	// spec.path leaving the checkout.

@@ -681,6 +681,9 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 	}
 	if o.client != nil {
 		cfg.Reader, cfg.Schema = o.client, o.client.GVKParser
+		if !cfg.Offline {
+			cfg.Server = o.client.Host()
+		}
 	}
 	if err := o.EngineCluster.configure(&cfg, o.ConfigFlags, o.client, cluster.Options{QPS: o.QPS, Burst: o.Burst}); err != nil {
 		return nil, nil, err

@@ -246,7 +246,7 @@ func (o *NormalizeOptions) desiredFromSource(ctx context.Context, live *unstruct
 	if err != nil {
 		return nil, err
 	}
-	obj, _, objs, err := newSourceDesired(env, o.owner(), nil).desired(ctx, live, namespace)
+	obj, _, objs, err := newSourceDesired(env, nil, o.owner(), nil).desired(ctx, live, namespace)
 	o.remember(objs...)
 	return obj, err
 }

@@ -37,6 +37,9 @@ type RenderFlags struct {
 	NoRemoteBases bool
 	// StrictSubstitute fails on a postBuild variable without a value.
 	StrictSubstitute bool
+	// appNamespace is where --app NAME is (NAME alone); "" for argocd.
+	// adopt sets it from its --argocd-namespace.
+	appNamespace string
 }
 
 // addFlags registers the flags; withTargets adds the ones naming engine
@@ -70,7 +73,7 @@ func (f *RenderFlags) validate() error {
 		}
 	}
 	for _, a := range f.Apps {
-		if _, _, err := parseAppName(a); err != nil {
+		if _, _, err := parseAppName(a, f.appNamespace); err != nil {
 			return fmt.Errorf("invalid --app %q: %w", a, err)
 		}
 	}
@@ -92,10 +95,13 @@ func parseNamespacedName(s string) (string, string, error) {
 }
 
 // parseAppName reads --app: NAME is an Application of Argo CD's
-// control-plane namespace, argocd.
-func parseAppName(s string) (string, string, error) {
+// control-plane namespace, controlPlane ("": argocd).
+func parseAppName(s, controlPlane string) (string, string, error) {
+	if controlPlane == "" {
+		controlPlane = "argocd"
+	}
 	if !strings.Contains(s, "/") {
-		s = "argocd/" + s
+		s = controlPlane + "/" + s
 	}
 	return parseNamespacedName(s)
 }
@@ -140,7 +146,7 @@ func (f *RenderFlags) refs() []render.Ref {
 		out = append(out, render.Ref{GVK: helmReleaseGVK, Namespace: ns, Name: name})
 	}
 	for _, a := range f.Apps {
-		ns, name, _ := parseAppName(a)
+		ns, name, _ := parseAppName(a, f.appNamespace)
 		out = append(out, render.Ref{GVK: applicationGVK, Namespace: ns, Name: name})
 	}
 	return out
@@ -271,7 +277,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return failure(err)
 	}
-	rs := engine.Renderers()
+	rs := engine.Renderers(nil)
 	var targets []*unstructured.Unstructured
 	if refs := o.refs(); len(refs) > 0 {
 		for _, ref := range refs {

@@ -59,6 +59,10 @@ type explained struct {
 	live    *unstructured.Unstructured
 	desired *unstructured.Unstructured // nil when inferred
 	client  *cluster.Client            // nil offline (--live-file)
+	// engineFlags are the engines' explain flags as the request set them
+	// (--argocd-namespace): the engine objects the caller renders or
+	// locates are where they say.
+	engineFlags map[model.Engine]engine.Flags
 }
 
 // explainReport is the one seam through which adopt and suggest get a
@@ -101,7 +105,7 @@ func explainReport(ctx context.Context, g *GlobalOptions, args []string, req rep
 	if err != nil {
 		return nil, err
 	}
-	out := &explained{report: report, live: live, client: eo.client}
+	out := &explained{report: report, live: live, client: eo.client, engineFlags: eo.engineFlags}
 	if len(req.Filenames) > 0 || req.Kustomize != "" {
 		// Read again: explain does not hand its desired object out.
 		if out.desired, _, err = eo.desired(ctx, live); err != nil {

@@ -99,8 +99,8 @@ type renderedOwner struct {
 	err  error
 }
 
-func newSourceDesired(env *render.Env, override *render.Ref, only []render.Ref) *sourceDesired {
-	return &sourceDesired{env: env, renderers: engine.Renderers(), override: override, only: only, cache: map[render.Ref]*renderedOwner{}}
+func newSourceDesired(env *render.Env, flags map[model.Engine]engine.Flags, override *render.Ref, only []render.Ref) *sourceDesired {
+	return &sourceDesired{env: env, renderers: engine.Renderers(flags), override: override, only: only, cache: map[render.Ref]*renderedOwner{}}
 }
 
 // notRendered is the error of an object whose owner --source does not
@@ -229,7 +229,7 @@ func (o *ExplainOptions) desiredFromSource(ctx context.Context, live *unstructur
 	if err != nil {
 		return nil, src, err
 	}
-	obj, ref, objs, err := newSourceDesired(env, o.owner(), nil).desired(ctx, live, o.namespace)
+	obj, ref, objs, err := newSourceDesired(env, o.engineFlags, o.owner(), nil).desired(ctx, live, o.namespace)
 	o.remember(objs...)
 	if err != nil {
 		return nil, src, err

@@ -77,7 +77,7 @@ metadata: {name: broken, namespace: ns}
 		t.Fatal(err)
 	}
 	r := &countingRenderer{renders: map[string]int{}}
-	s := newSourceDesired(env, nil, nil)
+	s := newSourceDesired(env, nil, nil, nil)
 	s.renderers = []render.Renderer{r}
 	ctx := context.Background()
 	for _, n := range []string{"a", "b", "c"} {
@@ -109,7 +109,7 @@ metadata: {name: broken, namespace: ns}
 		t.Errorf("counts compared=%d failed=%d unowned=%d, want 3 3 1", c, f, u)
 	}
 
-	only := newSourceDesired(env, nil, []render.Ref{{GVK: ownerGVK, Namespace: "ns", Name: "other"}})
+	only := newSourceDesired(env, nil, nil, []render.Ref{{GVK: ownerGVK, Namespace: "ns", Name: "other"}})
 	only.renderers = []render.Renderer{r}
 	if _, _, _, err := only.desired(ctx, configMap("a", map[string]string{"owner": "app"}), ""); !errors.As(err, &nr) {
 		t.Errorf("owner left out by the flags: %v, want notRendered", err)

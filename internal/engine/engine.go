@@ -81,6 +81,13 @@ type Config struct {
 	// Flags are the values of the engine's own flags (Descriptor.Flags)
 	// for this command, or nil.
 	Flags Flags
+	// Server is the API server URL, as the kubeconfig names it, of the
+	// cluster Reader reads when Remote is nil: the live object's (explain)
+	// or the scanned one's (scan, serve); "" offline. An engine that runs
+	// on that cluster matches its own cluster registrations against it
+	// (Argo CD: an Application deploying to another cluster owns nothing
+	// here).
+	Server string
 	// Remote is set when the engine's objects and settings live on another
 	// cluster than the live object (--engine-context, --engine-kubeconfig):
 	// Reader then reads the engine's cluster, Schema and RESTConfig stay
@@ -157,6 +164,11 @@ type Descriptor struct {
 	// Renderer renders the engine's owner objects from a checkout as the
 	// engine would (render, explain --source); nil when it cannot.
 	Renderer render.Renderer
+	// RendererFor builds Renderer for the values of the engine's own flags
+	// (Flags) when they change where its owner objects are (Argo CD's
+	// --argocd-namespace: the Applications and argocd-cm); nil: Renderer
+	// serves every command.
+	RendererFor func(flags Flags) render.Renderer
 	// DisplayType names a rule's mechanism as the user wrote it, for
 	// listings (`rules`), when that is not its Type; nil or "": its Type.
 	DisplayType func(r model.Rule) string
@@ -220,11 +232,18 @@ func (r *registry) read() []Descriptor {
 func All() []Descriptor { return slices.Clone(reg.read()) }
 
 // Renderers returns the renderers of the registered engines that render
-// from a checkout, in the registry's order.
-func Renderers() []render.Renderer {
+// from a checkout, in the registry's order; flags are the values of the
+// engines' own flags of the command, by engine (nil: defaults), for the
+// engines whose renderer depends on them (Descriptor.RendererFor).
+func Renderers(flags map[model.Engine]Flags) []render.Renderer {
 	var out []render.Renderer
 	for _, d := range reg.read() {
-		if d.Renderer != nil {
+		switch f := flags[d.Name]; {
+		case f != nil && d.RendererFor != nil:
+			if r := d.RendererFor(f); r != nil {
+				out = append(out, r)
+			}
+		case d.Renderer != nil:
 			out = append(out, d.Renderer)
 		}
 	}

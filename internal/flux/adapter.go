@@ -221,19 +221,28 @@ func (a *Adapter) readOwner(ctx context.Context, o *model.Owner) ownerResult {
 	if err != nil {
 		switch {
 		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
-			res := noteRes(model.NoteWarning, "owner-not-found", fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object, so no drift is reverted", o.Ref()))
-			res.missing = true
-			return res
+			return missingOwner(o.Ref())
 		case apierrors.IsForbidden(err):
 			return noteRes(model.NoteWarning, "owner-forbidden", fmt.Sprintf("reading %s is forbidden (needs get on %s): its ignore rules are unknown", o.Ref(), schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}))
 		}
 		return noteRes(model.NoteWarning, "owner-unreadable", fmt.Sprintf("cannot read %s: %v; its ignore rules are unknown", o.Ref(), err))
 	}
+	return ownerResultOf(obj)
+}
+
+// ownerResultOf is the owner read from the cluster as obj.
+func ownerResultOf(obj *unstructured.Unstructured) ownerResult {
 	st, err := ownerFrom(doc{obj: obj})
 	if err != nil {
-		return noteRes(model.NoteError, "invalid-owner", err.Error())
+		return ownerResult{note: &model.Note{Engine: Engine, Level: model.NoteError, Reason: "invalid-owner", Message: err.Error()}}
 	}
 	return ownerResult{st: st}
+}
+
+// missingOwner is an owner (ref) that does not exist.
+func missingOwner(ref string) ownerResult {
+	return ownerResult{missing: true, note: &model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "owner-not-found",
+		Message: fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object, so no drift is reverted", ref)}}
 }
 
 // Listed says how many of Kustomizations and HelmReleases Rules could list

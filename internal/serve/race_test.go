@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
 
 // argoConfigMap is a ConfigMap Argo CD's Application shop-app tracks
@@ -54,7 +55,14 @@ func argoCM(name string, data map[string]any) *unstructured.Unstructured {
 // watches), running until the test ends.
 func newArgoFixture(t *testing.T, ctx context.Context, objs ...k8sruntime.Object) (*fixture, chan error) {
 	t.Helper()
-	f := newFixtureWith(t, func(r model.Reader) (model.Adapter, error) {
+	return newArgoFixtureOwners(t, ctx, nil, objs...)
+}
+
+// newArgoFixtureOwners is newArgoFixture with the owner kinds serve's
+// owner cache watches.
+func newArgoFixtureOwners(t *testing.T, ctx context.Context, ownerKinds []scan.Kind, objs ...k8sruntime.Object) (*fixture, chan error) {
+	t.Helper()
+	f := newFixtureOwners(t, ownerKinds, func(r model.Reader) (model.Adapter, error) {
 		a, err := argocd.New(argocd.Options{Reader: r})
 		if err == nil {
 			a.Load(ctx)
@@ -75,6 +83,23 @@ func get(addr, path string) string {
 	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	return string(b)
+}
+
+// waitMetrics waits up to 10s until serve's /metrics at addr satisfies
+// ok, and fails saying what was awaited.
+func waitMetrics(t *testing.T, addr, what string, ok func(string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		m := get(addr, "/metrics")
+		if ok(m) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10s:\n%s", what, m)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // TestScrapeWhileJudgingArgo scrapes /metrics (which asks every adapter's
@@ -193,17 +218,7 @@ func TestSettingsChangeRejudges(t *testing.T) {
 	const drifted = `kubectl_drift_objects{engine="argocd",kind="ConfigMap",namespace="shop"} 1`
 	waitFor := func(what string, ok func(string) bool) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			m := get(f.addr, "/metrics")
-			if ok(m) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within 10s:\n%s", what, m)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		waitMetrics(t, f.addr, what, ok)
 	}
 	waitFor("drift before the rule", func(m string) bool { return strings.Contains(m, drifted) })
 	setCM := func(data map[string]any) {

@@ -104,7 +104,8 @@ func waitMetrics(t *testing.T, addr, what string, ok func(string) bool) {
 
 // TestScrapeWhileJudgingArgo scrapes /metrics (which asks every adapter's
 // Owner of every cached object) over and over while the worker judges Argo
-// CD-tracked objects that keep changing and while argocd-cm changes (the
+// CD-tracked objects that keep changing, while their Application's recorded
+// status changes (the adapter follows it) and while argocd-cm changes (the
 // pipeline is rebuilt and swapped): under -race, as the unit tier runs, any
 // unsynchronised state between them fails the test. It also checks that
 // the drift was judged, so a worker that never ran cannot pass.
@@ -118,7 +119,9 @@ func TestScrapeWhileJudgingArgo(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f, done := newArgoFixture(t, ctx, objs...)
+	// The Application is followed too: its status changes each round
+	// while scrapes ask the adapter about its objects.
+	f, done := newArgoFixtureOwners(t, ctx, []scan.Kind{appKind}, objs...)
 	for deadline := time.Now().Add(20 * time.Second); !f.srv.Ready(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("informers not synced within 20s")
@@ -145,6 +148,13 @@ func TestScrapeWhileJudgingArgo(t *testing.T) {
 		// swapped while scrapes use it.
 		if _, err := f.client.Resource(cmKind.GVR).Namespace("argocd").Update(ctx,
 			argoCM("argocd-cm", map[string]any{"application.resourceTrackingMethod": "annotation", "round": fmt.Sprint(round)}), metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		status := "OutOfSync"
+		if round%2 == 1 {
+			status = "Synced"
+		}
+		if _, err := f.client.Resource(appKind.GVR).Namespace("argocd").Update(ctx, appWithStatus(status), metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < n; i++ {

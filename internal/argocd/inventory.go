@@ -1,6 +1,8 @@
 package argocd
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -79,7 +81,9 @@ func (a *Adapter) recordedOutOfSync(app string, k resKey) bool {
 	idx, ok := a.outOfSync[app]
 	if !ok || idx.rv != e.app.Metadata.ResourceVersion {
 		idx = outOfSyncIndex{rv: e.app.Metadata.ResourceVersion, set: outOfSyncSet(e.app)}
-		a.outOfSync[app] = idx
+		// A copy of the key: app is built per object on the caller's
+		// stack, and storing it would move it to the heap every call.
+		a.outOfSync[strings.Clone(app)] = idx
 	}
 	return idx.set[k]
 }

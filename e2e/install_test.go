@@ -52,6 +52,14 @@ import (
 //
 // DRIFT_DIST_DIR=dist reuses a `make dist` output instead of building one
 // (it must be complete: six platforms and both manifests).
+//
+// Which platforms: DRIFT_RELEASE_PLATFORMS=all builds and checks all six,
+// as `make dist` ships them; a list ("linux/amd64 darwin/arm64") builds
+// those. By default (and in CI) it builds two: the host, which the install
+// checks run, and windows/amd64, the other archive format (zip, .exe, PE).
+// Each platform is a full cross-compile of the dependency tree, minutes
+// and gigabytes on a cold cache; the four left out differ from these only
+// in GOOS/GOARCH, and krew-manifests' unit tests render all six.
 
 // platform is one release target.
 type platform struct{ OS, Arch string }
@@ -65,19 +73,65 @@ func (p platform) exe() string {
 	return ""
 }
 
-// releasePlatforms are the targets hack/release.sh builds by default.
-var releasePlatforms = []platform{
+// allPlatforms are the targets hack/release.sh builds by default.
+var allPlatforms = []platform{
 	{"linux", "amd64"}, {"linux", "arm64"},
 	{"darwin", "amd64"}, {"darwin", "arm64"},
 	{"windows", "amd64"}, {"windows", "arm64"},
+}
+
+// installPlatforms are the platforms this run builds and checks
+// (DRIFT_RELEASE_PLATFORMS, above).
+func installPlatforms(t *testing.T) []platform {
+	t.Helper()
+	v := strings.TrimSpace(os.Getenv("DRIFT_RELEASE_PLATFORMS"))
+	switch {
+	case v == "all" || v == "" && os.Getenv("DRIFT_DIST_DIR") != "":
+		return allPlatforms
+	case v == "":
+		ps := []platform{{runtime.GOOS, runtime.GOARCH}}
+		if w := (platform{"windows", "amd64"}); ps[0] != w {
+			ps = append(ps, w)
+		}
+		return ps
+	}
+	var ps []platform
+	for _, f := range strings.FieldsFunc(v, func(r rune) bool { return r == ' ' || r == ',' }) {
+		goos, arch, ok := strings.Cut(f, "/")
+		if p := (platform{goos, arch}); ok && slices.Contains(allPlatforms, p) && !slices.Contains(ps, p) {
+			ps = append(ps, p)
+			continue
+		}
+		t.Fatalf("DRIFT_RELEASE_PLATFORMS: %q is not one of %v", f, allPlatforms)
+	}
+	if !slices.Contains(ps, platform{runtime.GOOS, runtime.GOARCH}) {
+		t.Fatalf("DRIFT_RELEASE_PLATFORMS %q lacks the host %s/%s, which the install checks run", v, runtime.GOOS, runtime.GOARCH)
+	}
+	return ps
+}
+
+// releaseEnv is the environment that makes hack/release.sh build (or
+// re-archive) exactly r's platforms.
+func (r *release) releaseEnv() []string {
+	names := make([]string, len(r.Platforms))
+	for i, p := range r.Platforms {
+		names[i] = p.String()
+	}
+	env := []string{"PLATFORMS=" + strings.Join(names, " ")}
+	if len(r.Platforms) < len(allPlatforms) {
+		env = append(env, "PARTIAL_MANIFESTS=1")
+	}
+	return env
 }
 
 // release is a built dist directory and what the tests read from it.
 type release struct {
 	Dir     string
 	Version string
-	Krew    krewmanifests.KrewPlugin
-	Flux    krewmanifests.FluxPlugin
+	// Platforms are the ones built and checked (installPlatforms).
+	Platforms []platform
+	Krew      krewmanifests.KrewPlugin
+	Flux      krewmanifests.FluxPlugin
 	// Archives maps a platform to its archive's file name.
 	Archives map[platform]string
 	// Commit is HEAD when this test built the release, and Clean says
@@ -96,8 +150,7 @@ func defaultBaseURL(version string) string {
 func buildRelease(t *testing.T) *release {
 	t.Helper()
 	dir := os.Getenv("DRIFT_DIST_DIR")
-	var commit string
-	var clean bool
+	r := &release{Platforms: installPlatforms(t), Archives: map[platform]string{}}
 	if dir != "" {
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(E.Root, dir)
@@ -105,25 +158,27 @@ func buildRelease(t *testing.T) *release {
 		t.Logf("using the release in %s (DRIFT_DIST_DIR)", dir)
 	} else {
 		dir = t.TempDir()
-		commit, clean = gitState(t)
+		r.Commit, r.Clean = gitState(t)
 		start := time.Now()
 		cmd := exec.Command(filepath.Join(E.Root, "hack", "release.sh"))
 		cmd.Dir = E.Root
 		cmd.Env = append(os.Environ(), "DIST_DIR="+dir)
 		cmd.Env = slices.DeleteFunc(cmd.Env, func(kv string) bool {
-			return strings.HasPrefix(kv, "VERSION=") || strings.HasPrefix(kv, "RELEASE_BASE_URL=") || strings.HasPrefix(kv, "PLATFORMS=")
+			return strings.HasPrefix(kv, "VERSION=") || strings.HasPrefix(kv, "RELEASE_BASE_URL=") ||
+				strings.HasPrefix(kv, "PLATFORMS=") || strings.HasPrefix(kv, "PARTIAL_MANIFESTS=")
 		})
+		cmd.Env = append(cmd.Env, r.releaseEnv()...)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("hack/release.sh: %v\n%s", err, out)
 		}
 		t.Logf("hack/release.sh built the release in %s:\n%s", time.Since(start).Round(time.Second), out)
 	}
-	r := &release{Dir: dir, Archives: map[platform]string{}, Commit: commit, Clean: clean}
+	r.Dir = dir
 	readYAML(t, filepath.Join(dir, "krew", "drift.yaml"), &r.Krew, false)
 	readYAML(t, filepath.Join(dir, "flux", "drift.yaml"), &r.Flux, true)
 	r.Version = r.Krew.Spec.Version
-	for _, p := range releasePlatforms {
+	for _, p := range r.Platforms {
 		ext := ".tar.gz"
 		if p.OS == "windows" {
 			ext = ".zip"
@@ -181,7 +236,7 @@ func sha256File(t *testing.T, path string) string {
 // subtests share the (slow) release build.
 func TestInstall(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the release for six platforms")
+		t.Skip("cross-compiles the release")
 	}
 	r := buildRelease(t)
 	t.Logf("release %s in %s", r.Version, r.Dir)
@@ -229,9 +284,9 @@ func testArchivesMatchManifests(t *testing.T, r *release) {
 	if got, want := f.Versions[0].Version, strings.TrimPrefix(r.Version, "v"); got != want || !fluxSemVr.MatchString(got) {
 		t.Errorf("flux version %q, want %q (semver without v)", got, want)
 	}
-	if len(k.Spec.Platforms) != len(releasePlatforms) || len(f.Versions[0].Platforms) != len(releasePlatforms) {
+	if len(k.Spec.Platforms) != len(r.Platforms) || len(f.Versions[0].Platforms) != len(r.Platforms) {
 		t.Errorf("manifests have %d (krew) and %d (flux) platforms, want %d",
-			len(k.Spec.Platforms), len(f.Versions[0].Platforms), len(releasePlatforms))
+			len(k.Spec.Platforms), len(f.Versions[0].Platforms), len(r.Platforms))
 	}
 
 	checksums, err := os.ReadFile(filepath.Join(r.Dir, "checksums.txt"))
@@ -239,7 +294,7 @@ func testArchivesMatchManifests(t *testing.T, r *release) {
 		t.Fatal(err)
 	}
 	base := defaultBaseURL(r.Version)
-	for _, p := range releasePlatforms {
+	for _, p := range r.Platforms {
 		name := r.Archives[p]
 		sum := sha256File(t, filepath.Join(r.Dir, name))
 		line := sum + "  " + name + "\n"
@@ -405,7 +460,7 @@ func testArchiveContents(t *testing.T, r *release) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range releasePlatforms {
+	for _, p := range r.Platforms {
 		name := r.Archives[p]
 		entries := readArchive(t, filepath.Join(r.Dir, name))
 		want := []string{"LICENSE", "argocd-drift" + p.exe(), "flux-drift" + p.exe(), "kubectl-drift" + p.exe(), "kubectl_complete-drift"}
@@ -486,11 +541,12 @@ func testDeterministic(t *testing.T, r *release) {
 	// The same version and source date as the first run (the archive's
 	// mtimes are the source date): HEAD may have moved since, in a shared
 	// working tree.
-	p := platform{"linux", "amd64"}
-	epoch := readArchive(t, filepath.Join(r.Dir, r.Archives[p]))[0].Mtime.Unix()
+	host := platform{runtime.GOOS, runtime.GOARCH}
+	epoch := readArchive(t, filepath.Join(r.Dir, r.Archives[host]))[0].Mtime.Unix()
 	cmd := exec.Command(filepath.Join(E.Root, "hack", "release.sh"), "archive", "manifests", "verify")
 	cmd.Dir = E.Root
 	cmd.Env = append(os.Environ(), "DIST_DIR="+dir, "VERSION="+r.Version, fmt.Sprintf("SOURCE_DATE_EPOCH=%d", epoch))
+	cmd.Env = append(cmd.Env, r.releaseEnv()...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("hack/release.sh archive manifests verify: %v\n%s", err, out)
 	}
@@ -502,7 +558,7 @@ func testDeterministic(t *testing.T, r *release) {
 		}
 	}
 
-	// The Go build itself: linux/amd64 again, into another dir. Only for
+	// The Go build itself: the host's again, into another dir. Only for
 	// a release this test built from this checkout (DRIFT_DIST_DIR may come
 	// from another commit).
 	if os.Getenv("DRIFT_DIST_DIR") != "" {
@@ -516,13 +572,13 @@ func testDeterministic(t *testing.T, r *release) {
 	again := t.TempDir()
 	cmd = exec.Command(filepath.Join(E.Root, "hack", "release.sh"), "build")
 	cmd.Dir = E.Root
-	cmd.Env = append(os.Environ(), "DIST_DIR="+again, "VERSION="+r.Version, "PLATFORMS=linux/amd64", fmt.Sprintf("SOURCE_DATE_EPOCH=%d", epoch))
+	cmd.Env = append(os.Environ(), "DIST_DIR="+again, "VERSION="+r.Version, "PLATFORMS="+host.String(), fmt.Sprintf("SOURCE_DATE_EPOCH=%d", epoch))
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("hack/release.sh build: %v\n%s", err, out)
 	}
-	if a, b := sha256File(t, filepath.Join(r.Dir, "build", "linux_amd64", "kubectl-drift")),
-		sha256File(t, filepath.Join(again, "build", "linux_amd64", "kubectl-drift")); a != b {
-		t.Errorf("linux/amd64 binary differs between two builds of the same commit: %s vs %s", a, b)
+	bin := filepath.Join("build", host.OS+"_"+host.Arch, "kubectl-drift"+host.exe())
+	if a, b := sha256File(t, filepath.Join(r.Dir, bin)), sha256File(t, filepath.Join(again, bin)); a != b {
+		t.Errorf("%s binary differs between two builds of the same commit: %s vs %s", host, a, b)
 	}
 }
 
@@ -547,8 +603,8 @@ func serveDist(t *testing.T, r *release, useTLS bool, manifest, outName string) 
 		t.Fatal(err)
 	}
 	old := defaultBaseURL(r.Version) + "/"
-	if n := strings.Count(string(b), old); n != len(releasePlatforms) {
-		t.Fatalf("%s has %d URLs under %s, want %d", manifest, n, old, len(releasePlatforms))
+	if n := strings.Count(string(b), old); n != len(r.Platforms) {
+		t.Fatalf("%s has %d URLs under %s, want %d", manifest, n, old, len(r.Platforms))
 	}
 	dir := t.TempDir()
 	manifestPath = filepath.Join(dir, outName)
@@ -624,7 +680,7 @@ func testKrewValidate(t *testing.T, r *release) {
 	// loopback server and checking its sha256, then a LICENSE check.
 	res := mustRun(t, RunOpts{Env: env, Timeout: 10 * time.Minute}, validate, "-manifest", manifest)
 	out := res.Stdout + res.Stderr
-	for _, want := range []string{"structural validation OK", fmt.Sprintf("all %d spec.platforms installed fine", len(releasePlatforms))} {
+	for _, want := range []string{"structural validation OK", fmt.Sprintf("all %d spec.platforms installed fine", len(r.Platforms))} {
 		if !strings.Contains(out, want) {
 			t.Errorf("validate-krew-manifest output lacks %q:\n%s", want, out)
 		}

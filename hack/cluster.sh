@@ -100,6 +100,22 @@ healthy() {
   [ -f "$RUN/kubeconfig" ] && "$BIN/kubectl" --kubeconfig "$RUN/kubeconfig" get --raw /readyz >/dev/null 2>&1
 }
 
+# daemon CMD...: start CMD in the background holding no descriptor of ours
+# but 0-2 (which the caller redirects). The daemons outlive this script: a
+# descriptor they inherit stays open for hours, e.g. the caller's `flock`
+# lock (a run holding /tmp/drift-e2e.lock for the cluster's life) or a CI
+# runner's output pipe (the job never sees EOF).
+daemon() {
+  (
+    local fd
+    for fd in "/proc/$BASHPID/fd"/*; do
+      fd=${fd##*/}
+      if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
+    done
+    exec "$@"
+  ) &
+}
+
 cmd_start() {
   cmd_build
   if healthy; then apply_rbac; log "already running"; return 0; fi
@@ -116,13 +132,13 @@ cmd_start() {
 $admin_token,admin,admin-uid,system:masters
 $reader_token,reader,reader-uid,drift:readers
 EOF
-  "$BIN/etcd" --data-dir "$RUN/etcd" \
+  daemon "$BIN/etcd" --data-dir "$RUN/etcd" \
     --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
     --listen-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls "http://127.0.0.1:$ETCD_PEER_PORT" \
     --initial-cluster "default=http://127.0.0.1:$ETCD_PEER_PORT" --log-level error \
-    >"$RUN/etcd.log" 2>&1 9>&- &
+    </dev/null >"$RUN/etcd.log" 2>&1
   echo $! >"$RUN/etcd.pid"
-  "$BIN/kube-apiserver" \
+  daemon "$BIN/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$ETCD_PORT" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --endpoint-reconciler-type none \
     --secure-port "$PORT" --cert-dir "$RUN/certs" \
@@ -131,7 +147,7 @@ EOF
     --token-auth-file "$RUN/tokens.csv" --authorization-mode RBAC \
     --service-cluster-ip-range 10.96.0.0/16 --disable-admission-plugins ServiceAccount \
     ${APISERVER_ARGS[@]+"${APISERVER_ARGS[@]}"} \
-    >"$RUN/apiserver.log" 2>&1 9>&- &
+    </dev/null >"$RUN/apiserver.log" 2>&1
   echo $! >"$RUN/apiserver.pid"
   write_kubeconfig admin "$admin_token" "$RUN/kubeconfig"
   write_kubeconfig reader "$reader_token" "$RUN/kubeconfig-reader"

@@ -17,6 +17,11 @@
 #   DIST_DIR          output directory (default: dist)
 #   PLATFORMS         default: linux/amd64 linux/arm64 darwin/amd64
 #                     darwin/arm64 windows/amd64 windows/arm64
+#   PARTIAL_MANIFESTS 1: PLATFORMS may be a subset of the templates'
+#                     platforms; the manifests then list only those built
+#                     (e2e's TestInstall builds two by default). Unset, a
+#                     template platform missing from PLATFORMS is an error,
+#                     so a real release cannot ship a short manifest.
 #   RELEASE_BASE_URL  where the archives will be downloaded from (default:
 #                     the GitHub release of VERSION)
 #
@@ -145,13 +150,38 @@ render() {
   done
   mkdir -p "$(dirname "$out")"
   # Drop the template's leading comment block (it says "TEMPLATE").
-  sed "${args[@]}" "$tmpl" | sed '1,/^apiVersion:/{/^#/d}' >"$out.tmp"
+  sed "${args[@]}" "$tmpl" | sed '1,/^apiVersion:/{/^#/d}' | drop_unbuilt >"$out.tmp"
   if grep -n '@[A-Z0-9_]*@' "$out.tmp" >&2; then
     rm -f "$out.tmp"
     die "$tmpl: placeholders left (is every platform of the template in PLATFORMS?)"
   fi
   mv "$out.tmp" "$out"
   log "rendered $out"
+}
+
+# drop_unbuilt (a filter): with PARTIAL_MANIFESTS=1, drop each item of a
+# `platforms:` list that still holds a checksum placeholder, i.e. a platform
+# this run did not build. Items are told apart by indentation alone, which
+# both templates' block style allows (krew: `  - selector:`, flux:
+# `      - os:`; an item's own lines are indented deeper).
+drop_unbuilt() {
+  if [ "${PARTIAL_MANIFESTS:-}" != 1 ]; then
+    cat
+    return
+  fi
+  awk '
+    function flush() { if (item !~ /@SHA256_[A-Z0-9_]+@/) printf "%s", item; item = "" }
+    {
+      match($0, /^ */); ind = RLENGTH
+      if (inlist) {
+        if ($0 ~ /^ *- / && (itemind < 0 || ind == itemind)) { flush(); itemind = ind; item = $0 "\n"; next }
+        if ($0 ~ /^ *$/ || (itemind >= 0 && ind > itemind)) { item = item $0 "\n"; next }
+        flush(); inlist = 0
+      }
+      print
+      if ($0 ~ /^ *platforms: *$/) { inlist = 1; itemind = -1 }
+    }
+    END { flush() }'
 }
 
 manifests() {

@@ -60,6 +60,15 @@ func standIns(t *testing.T, dist string) (paths []string) {
 
 func runRelease(t *testing.T, dist string, steps ...string) {
 	t.Helper()
+	if out, err := releaseCmd(t, dist, nil, steps...).CombinedOutput(); err != nil {
+		t.Fatalf("hack/release.sh %v: %v\n%s", steps, err, out)
+	}
+}
+
+// releaseCmd is hack/release.sh STEPS on dist with the test's version and
+// base URL, plus env.
+func releaseCmd(t *testing.T, dist string, env []string, steps ...string) *exec.Cmd {
+	t.Helper()
 	root, err := filepath.Abs("..")
 	if err != nil {
 		t.Fatal(err)
@@ -70,9 +79,8 @@ func runRelease(t *testing.T, dist string, steps ...string) {
 	cmd := exec.Command(filepath.Join(root, "hack", "release.sh"), steps...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "DIST_DIR="+dist, "VERSION="+testVersion, "RELEASE_BASE_URL=https://example.invalid/dl/")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("hack/release.sh %v: %v\n%s", steps, err, out)
-	}
+	cmd.Env = append(cmd.Env, env...)
+	return cmd
 }
 
 func sum(t *testing.T, path string) string {
@@ -202,15 +210,69 @@ func TestVerifyCatchesAChangedArchive(t *testing.T) {
 	if err := os.WriteFile(path, []byte("tampered"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	root, _ := filepath.Abs("..")
-	cmd := exec.Command(filepath.Join(root, "hack", "release.sh"), "verify")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "DIST_DIR="+dist, "VERSION="+testVersion)
-	out, err := cmd.CombinedOutput()
+	out, err := releaseCmd(t, dist, nil, "verify").CombinedOutput()
 	if err == nil {
 		t.Fatalf("verify accepted a tampered archive:\n%s", out)
 	}
 	if !strings.Contains(string(out), "does not match") {
 		t.Errorf("verify's message does not say what failed:\n%s", out)
+	}
+}
+
+// A release of some platforms only (e2e's TestInstall builds two): with
+// PARTIAL_MANIFESTS=1 both manifests list exactly the platforms built, with
+// their checksums; without it the missing platforms are an error, so a real
+// release cannot ship a short manifest by mistake.
+func TestPartialManifestsListOnlyBuiltPlatforms(t *testing.T) {
+	dist := t.TempDir()
+	standIns(t, dist)
+	subset := []string{"linux/amd64", "windows/amd64"}
+	env := []string{"PLATFORMS=" + strings.Join(subset, " ")}
+	out, err := releaseCmd(t, dist, env, "archive", "manifests").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "placeholders left") {
+		t.Fatalf("a subset without PARTIAL_MANIFESTS=1 rendered (err %v):\n%s", err, out)
+	}
+	env = append(env, "PARTIAL_MANIFESTS=1")
+	if out, err := releaseCmd(t, dist, env, "archive", "manifests", "verify").CombinedOutput(); err != nil {
+		t.Fatalf("hack/release.sh with PARTIAL_MANIFESTS=1: %v\n%s", err, out)
+	}
+
+	var krew KrewPlugin
+	var flux FluxPlugin
+	kb, errK := os.ReadFile(filepath.Join(dist, "krew", "drift.yaml"))
+	fb, errF := os.ReadFile(filepath.Join(dist, "flux", "drift.yaml"))
+	if errK != nil || errF != nil {
+		t.Fatal(errK, errF)
+	}
+	if err := yaml.UnmarshalStrict(kb, &krew); err != nil {
+		t.Fatalf("krew manifest: %v\n%s", err, kb)
+	}
+	if err := yaml.UnmarshalStrict(fb, &flux); err != nil || len(flux.Versions) != 1 {
+		t.Fatalf("flux manifest: %v\n%s", err, fb)
+	}
+	var gotKrew, gotFlux []string
+	for _, p := range krew.Spec.Platforms {
+		goos, arch := p.Selector.MatchLabels["os"], p.Selector.MatchLabels["arch"]
+		gotKrew = append(gotKrew, goos+"/"+arch)
+		if want := sum(t, filepath.Join(dist, archiveName(goos, arch))); p.Sha256 != want {
+			t.Errorf("krew %s/%s sha256 %s, want %s", goos, arch, p.Sha256, want)
+		}
+		if len(p.Files) == 0 || p.Bin == "" {
+			t.Errorf("krew %s/%s lost its files or bin: %+v", goos, arch, p)
+		}
+	}
+	for _, p := range flux.Versions[0].Platforms {
+		gotFlux = append(gotFlux, p.OS+"/"+p.Arch)
+		if want := "sha256:" + sum(t, filepath.Join(dist, archiveName(p.OS, p.Arch))); p.Checksum != want {
+			t.Errorf("flux %s/%s checksum %s, want %s", p.OS, p.Arch, p.Checksum, want)
+		}
+	}
+	if strings.Join(gotKrew, " ") != strings.Join(subset, " ") || strings.Join(gotFlux, " ") != strings.Join(subset, " ") {
+		t.Errorf("platforms: krew %v, flux %v, want %v in both", gotKrew, gotFlux, subset)
+	}
+	// The text after the platform lists survives the cut (krew's
+	// platforms list is the last key; flux's is nested in versions).
+	if !strings.Contains(string(kb), "shortDescription:") || !strings.Contains(string(fb), "bin: flux-drift") {
+		t.Errorf("the cut removed more than platform entries:\n%s\n%s", kb, fb)
 	}
 }

@@ -110,9 +110,10 @@ type Adapter struct {
 	// remote is set with --engine-context (setRemote, fleet.go): the
 	// Applications' destinations against the live object's cluster.
 	remote *remoteState
-	// outOfSync indexes, per Application, the resources its status
-	// records OutOfSync (JudgeClean asks for every object of a scan).
-	outOfSync map[*Application]map[resKey]bool
+	// outOfSync indexes, per Application (namespace/name), the resources
+	// its status records OutOfSync (JudgeClean asks for every object of a
+	// scan); an entry holds the resourceVersion it was built from.
+	outOfSync map[string]outOfSyncIndex
 	// comparedLastApplied: in inventory mode, some verdict compared with
 	// the last sync (ScanNotes says so once).
 	comparedLastApplied bool

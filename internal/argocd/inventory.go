@@ -1,6 +1,8 @@
 package argocd
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -54,9 +56,18 @@ func (a *Adapter) JudgeClean(obj *unstructured.Unstructured) bool {
 // resKey names an object in an Application's status.resources.
 type resKey struct{ group, kind, namespace, name string }
 
+// outOfSyncIndex is one Application's OutOfSync resources, as its status
+// at resourceVersion rv records them.
+type outOfSyncIndex struct {
+	rv  string
+	set map[resKey]bool
+}
+
 // recordedOutOfSync says whether the Application (namespace/name) records
 // the object OutOfSync. Each Application's OutOfSync resources are indexed
-// once: a scan asks for every object it owns.
+// once per resourceVersion: a scan asks for every object it owns, and in
+// scan --watch and serve the Application changes (UpdateOwner); the index
+// holds one entry per Application, whatever the number of changes.
 func (a *Adapter) recordedOutOfSync(app string, k resKey) bool {
 	e := a.appByKey(app)
 	if e == nil {
@@ -65,19 +76,27 @@ func (a *Adapter) recordedOutOfSync(app string, k resKey) bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.outOfSync == nil {
-		a.outOfSync = map[*Application]map[resKey]bool{}
+		a.outOfSync = map[string]outOfSyncIndex{}
 	}
-	set, ok := a.outOfSync[e.app]
-	if !ok {
-		set = map[resKey]bool{}
-		for _, r := range e.app.Status.Resources {
-			if r.Status == "OutOfSync" {
-				set[resKey{r.Group, r.Kind, r.Namespace, r.Name}] = true
-			}
+	idx, ok := a.outOfSync[app]
+	if !ok || idx.rv != e.app.Metadata.ResourceVersion {
+		idx = outOfSyncIndex{rv: e.app.Metadata.ResourceVersion, set: outOfSyncSet(e.app)}
+		// A copy of the key: app is built per object on the caller's
+		// stack, and storing it would move it to the heap every call.
+		a.outOfSync[strings.Clone(app)] = idx
+	}
+	return idx.set[k]
+}
+
+// outOfSyncSet is the resources app's status records OutOfSync.
+func outOfSyncSet(app *Application) map[resKey]bool {
+	set := map[resKey]bool{}
+	for _, r := range app.Status.Resources {
+		if r.Status == "OutOfSync" {
+			set[resKey{r.Group, r.Kind, r.Namespace, r.Name}] = true
 		}
-		a.outOfSync[e.app] = set
 	}
-	return set[k]
+	return set
 }
 
 // holdsLastApplied says whether live holds every field of the

@@ -79,10 +79,13 @@ func (app *Application) syncStatusOf(group, kind, namespace, name string) string
 
 // ObjectMeta is the metadata we need from Argo CD objects.
 type ObjectMeta struct {
-	Name        string            `json:"name"`
-	Namespace   string            `json:"namespace,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-	Annotations map[string]string `json:"annotations,omitempty"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	// ResourceVersion tells a changed Application from the one read
+	// (UpdateOwner); "" for one read from a file.
+	ResourceVersion string            `json:"resourceVersion,omitempty"`
+	Labels          map[string]string `json:"labels,omitempty"`
+	Annotations     map[string]string `json:"annotations,omitempty"`
 }
 
 // ApplicationSpec holds destination, ignore rules and sync policy.

@@ -385,10 +385,42 @@ func (o *ScanOptions) watch(ctx context.Context, src *scan.StreamSource, in *sca
 		Emit:            scan.EventPrinter(o.Out, o.Output),
 		Warn:            func(msg string) { stderrf(o.ErrOut, "warning: %s\n", msg) },
 	}
+	owners, ownerSrc, err := o.watchedOwners(src)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: err}
+	}
+	w.Owners, w.OwnerSource = owners, ownerSrc
 	if err := w.Run(ctx); err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
 	return nil
+}
+
+// watchedOwners are the engines' kinds scan --watch follows (ownerKinds
+// the engine's cluster serves), and where: the scanned cluster, or with
+// --engine-context/--engine-kubeconfig the engine's. Their changes reach
+// the adapters, so verdicts follow an Application's recorded status or a
+// Kustomization's suspension after the watch began.
+func (o *ScanOptions) watchedOwners(src *scan.StreamSource) ([]scan.Kind, scan.WatchSource, error) {
+	c := o.client
+	var ownerSrc scan.WatchSource = src
+	if o.engineClient != nil {
+		c = o.engineClient
+		streamer, err := c.NewStreamer()
+		if err != nil {
+			return nil, nil, err
+		}
+		ownerSrc = &scan.StreamSource{Client: c, Streamer: streamer, ChunkSize: o.ChunkSize}
+	}
+	var out []scan.Kind
+	for _, gk := range ownerKinds {
+		m, err := c.Mapper().RESTMapping(gk)
+		if err != nil {
+			continue // engine not installed
+		}
+		out = append(out, scan.Kind{GVR: m.Resource, GVK: m.GroupVersionKind, Namespaced: true})
+	}
+	return out, ownerSrc, nil
 }
 
 func (o *ScanOptions) printStats(res *scan.Result, wall time.Duration, kindLists int64) {

@@ -252,6 +252,8 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 				return owned
 			},
 			Culprit: in.Culprit,
+			Follow:  in.UpdateOwner,
+			Touches: in.Touches,
 		}, warns, nil
 	}
 	pipe, awarns, err := pipeline(ctx)
@@ -276,6 +278,8 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 		Explain:       pipe.Explain,
 		Owned:         pipe.Owned,
 		Culprit:       pipe.Culprit,
+		Follow:        pipe.Follow,
+		Touches:       pipe.Touches,
 		Reload: func(ctx context.Context) (serve.Pipeline, error) {
 			p, warns, err := pipeline(ctx)
 			for _, w := range warns {

@@ -497,3 +497,37 @@ type InventoryJudge interface {
 	// cheap, read nothing from the cluster, and answer true when unsure.
 	JudgeClean(obj *unstructured.Unstructured) bool
 }
+
+// OwnerFollower is an adapter that judges with engine objects it read when
+// it was built (Argo CD Applications with their recorded status, Flux
+// Kustomizations and HelmReleases with their suspension and ignore rules).
+// The long-running modes (scan --watch, serve) watch those kinds anyway
+// (one LIST and one WATCH per kind) and hand every change to UpdateOwner,
+// so that verdicts follow the objects as they are now instead of as they
+// were at start-up. One-shot commands never call it.
+type OwnerFollower interface {
+	// UpdateOwner replaces the adapter's copy of one engine object (obj as
+	// the cluster has it now; deleted: it is gone) and says whose verdicts
+	// that may change. An object the adapter does not judge with, or one
+	// it already holds at this resourceVersion, changes nothing. It reads
+	// nothing from the cluster, may be called while Judge runs, and keeps
+	// at most one copy (and one index) per engine object.
+	UpdateOwner(obj *unstructured.Unstructured, deleted bool) OwnerChange
+}
+
+// OwnerChange is what an engine object's change means for the verdicts.
+type OwnerChange struct {
+	// Owner is the engine object as model.Owner names its objects' owner
+	// (Kind, Namespace, Name); zero when nothing changed.
+	Owner model.Owner
+	// All: every object it owns may be judged otherwise (its rules, sync
+	// policy or suspension changed).
+	All bool
+	// Objects are the objects whose verdict may change otherwise (the
+	// engine's recorded status of them changed), when not All. Version
+	// is not set.
+	Objects []model.ResourceID
+}
+
+// Changed says whether any verdict may change.
+func (c OwnerChange) Changed() bool { return c.All || len(c.Objects) > 0 }

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -37,7 +38,10 @@ type Adapter struct {
 	listed int
 }
 
-var _ model.Adapter = (*Adapter)(nil)
+var (
+	_ model.Adapter        = (*Adapter)(nil)
+	_ engine.OwnerFollower = (*Adapter)(nil)
+)
 
 // newAdapter builds an adapter over the internal document view.
 func newAdapter(reader model.Reader, docs []doc, cfg *rest.Config, serverDryRun bool) (*Adapter, error) {
@@ -221,19 +225,79 @@ func (a *Adapter) readOwner(ctx context.Context, o *model.Owner) ownerResult {
 	if err != nil {
 		switch {
 		case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
-			res := noteRes(model.NoteWarning, "owner-not-found", fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object, so no drift is reverted", o.Ref()))
-			res.missing = true
-			return res
+			return missingOwner(o.Ref())
 		case apierrors.IsForbidden(err):
 			return noteRes(model.NoteWarning, "owner-forbidden", fmt.Sprintf("reading %s is forbidden (needs get on %s): its ignore rules are unknown", o.Ref(), schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}))
 		}
 		return noteRes(model.NoteWarning, "owner-unreadable", fmt.Sprintf("cannot read %s: %v; its ignore rules are unknown", o.Ref(), err))
 	}
+	return ownerResultOf(obj)
+}
+
+// ownerResultOf is the owner read from the cluster as obj.
+func ownerResultOf(obj *unstructured.Unstructured) ownerResult {
 	st, err := ownerFrom(doc{obj: obj})
 	if err != nil {
-		return noteRes(model.NoteError, "invalid-owner", err.Error())
+		return ownerResult{note: &model.Note{Engine: Engine, Level: model.NoteError, Reason: "invalid-owner", Message: err.Error()}}
 	}
 	return ownerResult{st: st}
+}
+
+// missingOwner is an owner (ref) that does not exist.
+func missingOwner(ref string) ownerResult {
+	return ownerResult{missing: true, note: &model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "owner-not-found",
+		Message: fmt.Sprintf("%s named by the ownership labels does not exist: nothing reconciles this object, so no drift is reverted", ref)}}
+}
+
+// UpdateOwner implements engine.OwnerFollower for Kustomizations and
+// HelmReleases, as the watches of scan --watch and serve see them. The
+// adapter resolves an owner once and keeps it (resolveOwner), so without
+// this a Kustomization suspended, given a spec.ignore rule or a
+// HelmRelease whose driftDetection mode changed after start-up would be
+// judged as it was then. The owner is replaced by obj (or recorded as
+// gone); an owner read from a file stays.
+//
+// Only the spec decides Flux's verdicts (suspend, interval, ignore rules,
+// driftDetection): both kinds have a status subresource, so
+// metadata.generation moves with the spec alone, and a status written by
+// each reconcile changes no verdict.
+func (a *Adapter) UpdateOwner(obj *unstructured.Unstructured, deleted bool) engine.OwnerChange {
+	gvk := obj.GroupVersionKind()
+	if gvk.GroupKind() != KustomizationGVK.GroupKind() && gvk.GroupKind() != HelmReleaseGVK.GroupKind() {
+		return engine.OwnerChange{}
+	}
+	owner := model.Owner{Engine: Engine, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	if _, fromFile := a.findDoc(owner.Kind, owner.Namespace, owner.Name); fromFile {
+		return engine.OwnerChange{}
+	}
+	key := owner.Kind + "/" + owner.Namespace + "/" + owner.Name
+	a.mu.Lock()
+	old, had := a.owners[key]
+	a.mu.Unlock()
+	var res ownerResult
+	if deleted {
+		res = missingOwner(owner.Ref())
+	} else {
+		if old.st != nil && old.st.doc.obj.GetResourceVersion() == obj.GetResourceVersion() && obj.GetResourceVersion() != "" {
+			return engine.OwnerChange{}
+		}
+		res = ownerResultOf(obj.DeepCopy())
+	}
+	// Kept even when no object was judged with it yet: the reader's copy
+	// (scan's LIST, read once) may be older.
+	a.mu.Lock()
+	if a.owners == nil {
+		a.owners = map[string]ownerResult{}
+	}
+	a.owners[key] = res
+	a.mu.Unlock()
+	if !had {
+		return engine.OwnerChange{} // no verdict was given with it
+	}
+	if old.st != nil && res.st != nil && old.st.doc.obj.GetGeneration() == res.st.doc.obj.GetGeneration() && obj.GetGeneration() != 0 {
+		return engine.OwnerChange{} // status only
+	}
+	return engine.OwnerChange{Owner: owner, All: true}
 }
 
 // Listed says how many of Kustomizations and HelmReleases Rules could list

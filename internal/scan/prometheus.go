@@ -67,6 +67,16 @@ func Families(res *Result, labels ...string) []*dto.MetricFamily {
 				}
 			}
 		}
+		// An object its engine records drifted with no field named (a
+		// commit not synced yet: Argo CD's OutOfSync from its
+		// Application's status) is a drifted object of the scan too.
+		for _, st := range r.Status {
+			ok := objKey{r.Resource.Namespace, r.Resource.GroupKind(), string(st.Engine)}
+			if st.Drift && !counted[ok] {
+				counted[ok] = true
+				objects[ok]++
+			}
+		}
 	}
 
 	var fams []*dto.MetricFamily
@@ -79,7 +89,7 @@ func Families(res *Result, labels ...string) []*dto.MetricFamily {
 	for k, v := range fields {
 		f.Metric = append(f.Metric, gauge(v, with("namespace", k.ns, "kind", k.kind, "manager", k.manager, "class", k.class, "engine", k.engine, "verdict", k.verdict)...))
 	}
-	f = fam(MetricObjects, "GitOps-owned objects with at least one drifted field.")
+	f = fam(MetricObjects, "GitOps-owned objects with at least one drifted field, or that their engine records drifted (OutOfSync) with no field named.")
 	for k, v := range objects {
 		f.Metric = append(f.Metric, gauge(v, with("namespace", k.ns, "kind", k.kind, "engine", k.engine)...))
 	}

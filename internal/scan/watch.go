@@ -79,6 +79,10 @@ type WatchEvent struct {
 	DesiredSource model.DesiredSource `json:"desiredSource,omitempty"`
 	// Fight is set on fight events.
 	Fight *WatchFight `json:"fight,omitempty"`
+	// Status is set on the events of an object its engine records drifted
+	// with no field named (Path is then ""): the engine's word for it,
+	// "argocd: OutOfSync (Application status)".
+	Status string `json:"status,omitempty"`
 }
 
 // WatchFight is the fight of a fight event: the engine's manager and value,
@@ -119,11 +123,32 @@ type Watcher struct {
 	// Fight configures the fight detector (zero: its defaults, 3 flips
 	// within 10 minutes).
 	Fight fight.Config
+	// Owners are the engines' kinds whose objects the adapters judge with
+	// (Applications with their recorded status, Kustomizations,
+	// HelmReleases), followed in all namespaces with one LIST and one
+	// WATCH each: each change goes to the adapters
+	// (Inspector.UpdateOwner), and the kinds of the objects whose verdict
+	// it may change are listed again (one LIST per kind; requests that
+	// come while one is pending are one). Without them the adapters judge
+	// with the engine objects as the watch began.
+	Owners []Kind
+	// OwnerSource reads Owners; nil: Source (the engine runs in the
+	// scanned cluster).
+	OwnerSource WatchSource
 
 	mu     sync.Mutex
 	state  map[types.UID]*tracked
 	fights *fight.Detector
+	// relist asks the follower of a scanned kind (by index in Kinds) to
+	// list it again: an owner's change may change its objects' verdicts.
+	relist []chan struct{}
 }
+
+// statusField is the key in tracked.fields of an object its engine
+// records drifted with no drifted field to name (Argo CD's OutOfSync from
+// its Application's status: a commit not synced yet); its events have
+// Path "" and Status set.
+const statusField = ""
 
 type tracked struct {
 	id     model.ResourceID
@@ -138,6 +163,8 @@ type trackedField struct {
 	since     time.Time
 	verdicts  []model.Verdict
 	source    model.DesiredSource
+	// status: the statusField's WatchEvent.Status.
+	status string
 }
 
 func (w *Watcher) now() time.Time {
@@ -152,13 +179,34 @@ func (w *Watcher) now() time.Time {
 func (w *Watcher) Run(ctx context.Context) error {
 	w.state = map[types.UID]*tracked{}
 	w.fights = fight.New(w.Fight)
-	errc := make(chan error, len(w.Kinds))
+	w.relist = make([]chan struct{}, len(w.Kinds))
+	errc := make(chan error, len(w.Kinds)+len(w.Owners))
 	var wg sync.WaitGroup
-	for _, k := range w.Kinds {
+	for i, k := range w.Kinds {
+		w.relist[i] = make(chan struct{}, 1)
+		var judgeMu sync.Mutex
+		f := followed{namespace: w.Namespace, selector: w.LabelSelector, relist: w.relist[i],
+			observe: func(ctx context.Context, obj *unstructured.Unstructured, deleted bool) error {
+				return w.observe(ctx, &judgeMu, k, obj, deleted)
+			},
+			listed: func(seen map[types.UID]bool) error { return w.forgetUnseen(k, seen) }}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := w.follow(ctx, k); err != nil {
+			if err := w.follow(ctx, k, f); err != nil {
+				errc <- fmt.Errorf("%s: %w", k, err)
+			}
+		}()
+	}
+	for _, k := range w.Owners {
+		f := followed{owners: true, observe: func(_ context.Context, obj *unstructured.Unstructured, deleted bool) error {
+			w.ownerChanged(obj, deleted)
+			return nil
+		}}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.follow(ctx, k, f); err != nil {
 				errc <- fmt.Errorf("%s: %w", k, err)
 			}
 		}()
@@ -171,19 +219,54 @@ func (w *Watcher) Run(ctx context.Context) error {
 	return nil
 }
 
-func (w *Watcher) follow(ctx context.Context, k Kind) error {
-	var judgeMu sync.Mutex
+// followed is what follow does with the objects of one kind.
+type followed struct {
+	namespace, selector string
+	// observe takes each object listed or watched.
+	observe func(ctx context.Context, obj *unstructured.Unstructured, deleted bool) error
+	// listed, if set, takes the uids a (re)list returned.
+	listed func(seen map[types.UID]bool) error
+	// relist, if set, asks for a new list.
+	relist <-chan struct{}
+	// owners: an engine kind (Watcher.Owners), read from OwnerSource.
+	owners bool
+}
+
+// ownerChanged hands an engine object's change to the adapters and has
+// the kinds of the objects whose verdict it may change listed again.
+func (w *Watcher) ownerChanged(obj *unstructured.Unstructured, deleted bool) {
+	for _, c := range w.Inspector.UpdateOwner(obj, deleted) {
+		for i, k := range w.Kinds {
+			touched := c.All
+			for _, r := range c.Objects {
+				touched = touched || (r.Group == k.GVK.Group && r.Kind == k.GVK.Kind)
+			}
+			if touched {
+				select {
+				case w.relist[i] <- struct{}{}:
+				default: // one is pending: it lists after this change
+				}
+			}
+		}
+	}
+}
+
+func (w *Watcher) follow(ctx context.Context, k Kind, f followed) error {
+	src := w.Source
+	if f.owners && w.OwnerSource != nil {
+		src = w.OwnerSource
+	}
 	for {
 		// (Re)list: the state of this kind is rebuilt from scratch, and drift
 		// that vanished while we were not watching is reported as reverted.
 		seen := map[types.UID]bool{}
-		rv, err := w.Source.List(ctx, k, w.Namespace, w.LabelSelector, func(raw []byte) error {
+		rv, err := src.List(ctx, k, f.namespace, f.selector, func(raw []byte) error {
 			obj, err := Decode(k, raw)
 			if err != nil {
 				return err
 			}
 			seen[obj.GetUID()] = true
-			return w.observe(ctx, &judgeMu, k, obj, false)
+			return f.observe(ctx, obj, false)
 		})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -199,11 +282,13 @@ func (w *Watcher) follow(ctx context.Context, k Kind) error {
 			}
 			return err
 		}
-		if err := w.forgetUnseen(k, seen); err != nil {
-			return err
+		if f.listed != nil {
+			if err := f.listed(seen); err != nil {
+				return err
+			}
 		}
 		for {
-			wi, err := w.Source.Watch(ctx, k, w.Namespace, w.LabelSelector, rv)
+			wi, err := src.Watch(ctx, k, f.namespace, f.selector, rv)
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil
@@ -213,7 +298,7 @@ func (w *Watcher) follow(ctx context.Context, k Kind) error {
 				}
 				return err
 			}
-			next, expired, err := w.drain(ctx, &judgeMu, k, wi, rv)
+			next, expired, err := w.drain(ctx, k, f, wi, rv)
 			wi.Stop()
 			if err != nil || ctx.Err() != nil {
 				return err
@@ -227,12 +312,15 @@ func (w *Watcher) follow(ctx context.Context, k Kind) error {
 }
 
 // drain handles events until the watch closes; it returns the last
-// resourceVersion seen, and whether the server said it expired.
-func (w *Watcher) drain(ctx context.Context, judgeMu *sync.Mutex, k Kind, wi watch.Interface, rv string) (string, bool, error) {
+// resourceVersion seen, and whether to list again (the server said it
+// expired, or a relist was asked for).
+func (w *Watcher) drain(ctx context.Context, k Kind, f followed, wi watch.Interface, rv string) (string, bool, error) {
 	for {
 		select {
 		case <-ctx.Done():
 			return rv, false, nil
+		case <-f.relist:
+			return rv, true, nil
 		case ev, ok := <-wi.ResultChan():
 			if !ok {
 				return rv, false, nil // server closed the watch: resume from rv
@@ -254,7 +342,7 @@ func (w *Watcher) drain(ctx context.Context, judgeMu *sync.Mutex, k Kind, wi wat
 					continue
 				}
 				obj.SetGroupVersionKind(k.GVK)
-				if err := w.observe(ctx, judgeMu, k, obj, ev.Type == watch.Deleted); err != nil {
+				if err := f.observe(ctx, obj, ev.Type == watch.Deleted); err != nil {
 					return rv, false, err
 				}
 			}
@@ -292,6 +380,9 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 			}
 			cur[d.Path] = trackedField{fieldPath: d.FieldPath, manager: m, since: since, verdicts: d.Verdicts, source: rep.DesiredSource}
 		}
+		if st := statusOnly(rep); len(cur) == 0 && st != "" {
+			cur[statusField] = trackedField{since: now, source: rep.DesiredSource, status: st}
+		}
 	}
 	var fights []fight.Fight
 	if deleted {
@@ -299,7 +390,9 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 	} else {
 		drifted := make([]FightDrift, 0, len(cur))
 		for p, f := range cur {
-			drifted = append(drifted, FightDrift{Path: p, Manager: f.manager.Manager})
+			if p != statusField {
+				drifted = append(drifted, FightDrift{Path: p, Manager: f.manager.Manager})
+			}
 		}
 		gvk := obj.GroupVersionKind()
 		ref := fight.Object{UID: string(uid), Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
@@ -332,7 +425,7 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 		switch {
 		case deleted:
 			typ = EventDeleted
-		case !gitOpsTookBack(obj, p, f.since):
+		case p == statusField && !gitOpsWroteSince(obj, f.since), p != statusField && !gitOpsTookBack(obj, p, f.since):
 			typ = EventResolved
 		}
 		events = append(events, w.ended(typ, t, p, f, now))
@@ -347,7 +440,7 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 		t.fields[p] = f
 		events = append(events, WatchEvent{Time: now, Type: EventDrifted, Resource: t.id, Path: p, FieldPath: f.fieldPath,
 			Manager: f.manager.Manager, Class: f.manager.Class, Owner: t.owner, Since: f.since, Interval: intervalString(t.ival), Verdicts: f.verdicts,
-			DesiredSource: f.source})
+			DesiredSource: f.source, Status: f.status})
 	}
 	for _, fg := range fights {
 		f := t.fields[fg.Field]
@@ -398,7 +491,7 @@ func (w *Watcher) ended(typ string, t *tracked, p string, f trackedField, now ti
 	secs := lived.Seconds()
 	ev := WatchEvent{Time: now, Type: typ, Resource: t.id, Path: p, FieldPath: f.fieldPath, Manager: f.manager.Manager,
 		Class: f.manager.Class, Owner: t.owner, Since: f.since, LivedSeconds: &secs, Interval: intervalString(t.ival), Verdicts: f.verdicts,
-		DesiredSource: f.source}
+		DesiredSource: f.source, Status: f.status}
 	if t.ival > 0 {
 		n := int(lived / t.ival)
 		ev.Intervals = &n
@@ -419,12 +512,36 @@ func gitOpsTookBack(obj *unstructured.Unstructured, pointer string, since time.T
 			}
 		}
 	}
+	return gitOpsWroteSince(obj, since)
+}
+
+// gitOpsWroteSince reports whether a GitOps engine wrote obj at or after
+// since (its managedFields entry's time): a sync that ended a drift.
+func gitOpsWroteSince(obj *unstructured.Unstructured, since time.Time) bool {
 	for _, mf := range obj.GetManagedFields() {
 		if managedfields.IsGitOpsManager(mf.Manager) && mf.Time != nil && !mf.Time.Time.Before(since.Truncate(time.Second)) {
 			return true
 		}
 	}
 	return false
+}
+
+// statusOnly is the engines' word for a report's object status drift
+// ("argocd: OutOfSync (Application status)"), "" when no engine records
+// the object drifted.
+func statusOnly(rep *model.Report) string {
+	var parts []string
+	for _, st := range rep.Status {
+		if !st.Drift {
+			continue
+		}
+		s := string(st.Engine) + ": " + st.Status
+		if st.From != "" && st.From != "computed" {
+			s += " (" + st.From + ")"
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ownerInfo renders the owners and picks the shortest known interval: the
@@ -492,6 +609,9 @@ func EventPrinter(out io.Writer, format string) func(WatchEvent) error {
 			return err
 		}
 		line := fmt.Sprintf("%s  %-8s  %s %s by %s (%s)", ev.Time.UTC().Format(time.RFC3339), ev.Type, obj, ev.FieldPath, ev.Manager, ev.Class)
+		if ev.Status != "" {
+			line = fmt.Sprintf("%s  %-8s  %s %s", ev.Time.UTC().Format(time.RFC3339), ev.Type, obj, ev.Status)
+		}
 		if ev.Owner != "" {
 			line += ", owner " + ev.Owner
 		}

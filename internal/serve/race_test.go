@@ -16,6 +16,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
 
 // argoConfigMap is a ConfigMap Argo CD's Application shop-app tracks
@@ -54,7 +55,14 @@ func argoCM(name string, data map[string]any) *unstructured.Unstructured {
 // watches), running until the test ends.
 func newArgoFixture(t *testing.T, ctx context.Context, objs ...k8sruntime.Object) (*fixture, chan error) {
 	t.Helper()
-	f := newFixtureWith(t, func(r model.Reader) (model.Adapter, error) {
+	return newArgoFixtureOwners(t, ctx, nil, objs...)
+}
+
+// newArgoFixtureOwners is newArgoFixture with the owner kinds serve's
+// owner cache watches.
+func newArgoFixtureOwners(t *testing.T, ctx context.Context, ownerKinds []scan.Kind, objs ...k8sruntime.Object) (*fixture, chan error) {
+	t.Helper()
+	f := newFixtureOwners(t, ownerKinds, func(r model.Reader) (model.Adapter, error) {
 		a, err := argocd.New(argocd.Options{Reader: r})
 		if err == nil {
 			a.Load(ctx)
@@ -77,9 +85,27 @@ func get(addr, path string) string {
 	return string(b)
 }
 
+// waitMetrics waits up to 10s until serve's /metrics at addr satisfies
+// ok, and fails saying what was awaited.
+func waitMetrics(t *testing.T, addr, what string, ok func(string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		m := get(addr, "/metrics")
+		if ok(m) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 10s:\n%s", what, m)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // TestScrapeWhileJudgingArgo scrapes /metrics (which asks every adapter's
 // Owner of every cached object) over and over while the worker judges Argo
-// CD-tracked objects that keep changing and while argocd-cm changes (the
+// CD-tracked objects that keep changing, while their Application's recorded
+// status changes (the adapter follows it) and while argocd-cm changes (the
 // pipeline is rebuilt and swapped): under -race, as the unit tier runs, any
 // unsynchronised state between them fails the test. It also checks that
 // the drift was judged, so a worker that never ran cannot pass.
@@ -93,7 +119,9 @@ func TestScrapeWhileJudgingArgo(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	f, done := newArgoFixture(t, ctx, objs...)
+	// The Application is followed too: its status changes each round
+	// while scrapes ask the adapter about its objects.
+	f, done := newArgoFixtureOwners(t, ctx, []scan.Kind{appKind}, objs...)
 	for deadline := time.Now().Add(20 * time.Second); !f.srv.Ready(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("informers not synced within 20s")
@@ -120,6 +148,13 @@ func TestScrapeWhileJudgingArgo(t *testing.T) {
 		// swapped while scrapes use it.
 		if _, err := f.client.Resource(cmKind.GVR).Namespace("argocd").Update(ctx,
 			argoCM("argocd-cm", map[string]any{"application.resourceTrackingMethod": "annotation", "round": fmt.Sprint(round)}), metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		status := "OutOfSync"
+		if round%2 == 1 {
+			status = "Synced"
+		}
+		if _, err := f.client.Resource(appKind.GVR).Namespace("argocd").Update(ctx, appWithStatus(status), metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		for i := 0; i < n; i++ {
@@ -193,17 +228,7 @@ func TestSettingsChangeRejudges(t *testing.T) {
 	const drifted = `kubectl_drift_objects{engine="argocd",kind="ConfigMap",namespace="shop"} 1`
 	waitFor := func(what string, ok func(string) bool) {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			m := get(f.addr, "/metrics")
-			if ok(m) {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: not within 10s:\n%s", what, m)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
+		waitMetrics(t, f.addr, what, ok)
 	}
 	waitFor("drift before the rule", func(m string) bool { return strings.Contains(m, drifted) })
 	setCM := func(data map[string]any) {

@@ -3,6 +3,7 @@ package serve
 import (
 	"context"
 	"maps"
+	"strings"
 	"sync"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -111,6 +112,65 @@ func (c *OwnerCache) OnChange(fn func(kind, namespace, name string)) {
 			UpdateFunc: func(_, obj any) { call(obj) },
 		})
 	}
+}
+
+// OnOwner calls fn (from the informers' goroutines) with a key for
+// OwnerCache.owner when an owner object is added (the initial list
+// included: it may be newer than what the adapters read at start-up),
+// changes or is deleted. Call before Start.
+func (c *OwnerCache) OnOwner(fn func(key string)) {
+	for gvk, inf := range c.byGVK {
+		call := func(obj any) {
+			if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = t.Obj
+			}
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				fn(ownerKey(gvk, u.GetNamespace(), u.GetName()))
+			}
+		}
+		_, _ = inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    call,
+			UpdateFunc: func(_, obj any) { call(obj) },
+			DeleteFunc: call,
+		})
+	}
+}
+
+// ownerKey names an owner object for OnOwner and owner.
+func ownerKey(gvk schema.GroupVersionKind, namespace, name string) string {
+	return gvk.Group + "|" + gvk.Version + "|" + gvk.Kind + "|" + namespace + "|" + name
+}
+
+// owner returns the owner object key names as its informer holds it now
+// (a copy), or a stub naming it when it is gone (deleted); ok is false
+// for a key of no cached kind.
+func (c *OwnerCache) owner(key string) (obj *unstructured.Unstructured, deleted, ok bool) {
+	parts := strings.SplitN(key, "|", 5)
+	if len(parts) != 5 {
+		return nil, false, false
+	}
+	gvk := schema.GroupVersionKind{Group: parts[0], Version: parts[1], Kind: parts[2]}
+	c.mu.Lock()
+	inf, known := c.byGVK[gvk]
+	c.mu.Unlock()
+	if !known {
+		return nil, false, false
+	}
+	ikey := parts[4]
+	if parts[3] != "" {
+		ikey = parts[3] + "/" + parts[4]
+	}
+	cached, exists, err := inf.Informer().GetIndexer().GetByKey(ikey)
+	if u, isU := cached.(*unstructured.Unstructured); err == nil && exists && isU {
+		u = u.DeepCopy()
+		u.SetGroupVersionKind(gvk)
+		return u, false, true
+	}
+	stub := &unstructured.Unstructured{}
+	stub.SetGroupVersionKind(gvk)
+	stub.SetNamespace(parts[3])
+	stub.SetName(parts[4])
+	return stub, true, true
 }
 
 // OnSettings calls fn (from an informer's goroutine) when a settings

@@ -73,6 +73,9 @@ type Options struct {
 	Owned func(kind scan.Kind, obj *unstructured.Unstructured) bool
 	// Culprit attributes a drifted field to a manager.
 	Culprit func(model.FieldDrift) model.ManagerRef
+	// Follow and Touches: see Pipeline. nil: engine objects are read once.
+	Follow  func(obj *unstructured.Unstructured, deleted bool) []engine.OwnerChange
+	Touches func(c engine.OwnerChange, obj *unstructured.Unstructured) bool
 	// Reload rebuilds Explain, Owned and Culprit (the engines' adapters)
 	// when a settings object the adapters read at start-up changes
 	// (OwnerCache.OnSettings: argocd-cm's ignoreDifferences...); every
@@ -100,11 +103,22 @@ type Pipeline struct {
 	Explain scan.ExplainFunc
 	Owned   func(kind scan.Kind, obj *unstructured.Unstructured) bool
 	Culprit func(model.FieldDrift) model.ManagerRef
+	// Follow hands the adapters an engine object as the owner cache sees
+	// it now (scan.Inspector.UpdateOwner) and says whose verdicts may
+	// change; Touches says whether a change names an object
+	// (scan.Inspector.Touches). nil: the adapters judge with the engine
+	// objects they read at start-up.
+	Follow  func(obj *unstructured.Unstructured, deleted bool) []engine.OwnerChange
+	Touches func(c engine.OwnerChange, obj *unstructured.Unstructured) bool
 }
 
 // reloadKey in the queue rebuilds the pipeline in the worker, so that it
 // never overlaps an Observe.
 var reloadKey = qkey{kind: -1}
+
+// ownerQueueKind marks an owner object in the queue (key: ownerKey), so
+// that the adapters take its change in the worker, between two Observes.
+const ownerQueueKind = -2
 
 // Server watches and serves. Build it with New.
 type Server struct {
@@ -172,12 +186,13 @@ func New(opts Options) (*Server, error) {
 	s.errs = counter(MetricExplainErrors, "Objects whose drift could not be explained (unparsable managedFields).")
 	s.watchErr = counterVec(MetricWatchErrors, "Failed LISTs and WATCHes of the informers, by kind; client-go re-lists and retries.", "kind")
 	s.reloads = counter(MetricReloads, "Rebuilds of the engines' adapters after a settings object they read (argocd-cm...) changed.")
-	s.pipe.Store(&Pipeline{Explain: opts.Explain, Owned: opts.Owned, Culprit: opts.Culprit})
+	s.pipe.Store(&Pipeline{Explain: opts.Explain, Owned: opts.Owned, Culprit: opts.Culprit, Follow: opts.Follow, Touches: opts.Touches})
 	s.registry.MustRegister(s.reverts, s.events, s.errs, s.watchErr, s.reloads,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
 	if opts.Owners != nil {
 		opts.Owners.OnChange(s.requeueOwnedBy)
+		opts.Owners.OnOwner(func(key string) { s.queue.Add(qkey{kind: ownerQueueKind, key: key}) })
 		if opts.Reload != nil {
 			opts.Owners.OnSettings(func() { s.queue.Add(reloadKey) })
 		}
@@ -428,6 +443,10 @@ func (s *Server) processNext(ctx context.Context) bool {
 		s.reload(ctx)
 		return true
 	}
+	if k.kind == ownerQueueKind {
+		s.followOwner(k.key)
+		return true
+	}
 	kind := s.opts.Kinds[k.kind]
 	obj, exists, err := s.informer[k.kind].GetIndexer().GetByKey(k.key)
 	if err != nil || !exists {
@@ -551,6 +570,56 @@ func (s *Server) reload(ctx context.Context) {
 	}
 	if s.opts.Log != nil {
 		s.opts.Log(fmt.Sprintf("settings changed: engines' adapters rebuilt, re-explaining %d objects", n))
+	}
+}
+
+// followOwner hands the adapters an engine object's change (an
+// Application's recorded status, a Kustomization suspended...) and
+// re-explains the cached objects whose verdict it may change: those it
+// names, or every object of the owner. No request: the object comes from
+// the owner cache, the objects from the informers.
+func (s *Server) followOwner(key string) {
+	pipe := s.pipe.Load()
+	if pipe.Follow == nil || s.opts.Owners == nil {
+		return
+	}
+	obj, deleted, ok := s.opts.Owners.owner(key)
+	if !ok {
+		return
+	}
+	for _, c := range pipe.Follow(obj, deleted) {
+		if c.All {
+			if pipe.Touches == nil {
+				continue
+			}
+			for i, inf := range s.informer {
+				for _, o := range inf.GetStore().List() {
+					if u, ok := o.(*unstructured.Unstructured); ok && pipe.Touches(c, u) {
+						s.requeueObject(i, u.GetNamespace(), u.GetName())
+					}
+				}
+			}
+			continue
+		}
+		for _, r := range c.Objects {
+			for i, k := range s.opts.Kinds {
+				if k.GVK.Group == r.Group && k.GVK.Kind == r.Kind {
+					s.requeueObject(i, r.Namespace, r.Name)
+				}
+			}
+		}
+	}
+}
+
+// requeueObject re-explains the cached object of kind i named
+// namespace/name, if there is one.
+func (s *Server) requeueObject(i int, namespace, name string) {
+	key := name
+	if namespace != "" && s.opts.Kinds[i].Namespaced {
+		key = namespace + "/" + name
+	}
+	if _, exists, err := s.informer[i].GetIndexer().GetByKey(key); err == nil && exists {
+		s.queue.Add(qkey{kind: i, key: key})
 	}
 }
 

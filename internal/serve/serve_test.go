@@ -89,6 +89,13 @@ func newFixture(t testing.TB, objs ...k8sruntime.Object) *fixture {
 // reading through serve's owner cache as `serve` does.
 func newFixtureWith(t testing.TB, newAdapter func(model.Reader) (model.Adapter, error), objs ...k8sruntime.Object) *fixture {
 	t.Helper()
+	return newFixtureOwners(t, nil, newAdapter, objs...)
+}
+
+// newFixtureOwners is newFixtureWith with the owner kinds the owner cache
+// watches, whose changes reach the adapter (Pipeline.Follow).
+func newFixtureOwners(t testing.TB, ownerKinds []scan.Kind, newAdapter func(model.Reader) (model.Adapter, error), objs ...k8sruntime.Object) *fixture {
+	t.Helper()
 	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(),
 		map[schema.GroupVersionResource]string{
 			cmKind.GVR: "ConfigMapList",
@@ -96,7 +103,7 @@ func newFixtureWith(t testing.TB, newAdapter func(model.Reader) (model.Adapter, 
 			{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}:             "ApplicationList",
 		},
 		objs...)
-	owners := NewOwnerCache(client, nil)
+	owners := NewOwnerCache(client, ownerKinds)
 	// As the CLI: the pipeline over the engine's adapter, rebuilt when
 	// the settings it read change.
 	pipeline := func() (Pipeline, error) {
@@ -112,6 +119,8 @@ func newFixtureWith(t testing.TB, newAdapter func(model.Reader) (model.Adapter, 
 				return owned
 			},
 			Culprit: in.Culprit,
+			Follow:  in.UpdateOwner,
+			Touches: in.Touches,
 		}, nil
 	}
 	p, err := pipeline()
@@ -128,6 +137,8 @@ func newFixtureWith(t testing.TB, newAdapter func(model.Reader) (model.Adapter, 
 		Explain:  p.Explain,
 		Owned:    p.Owned,
 		Culprit:  p.Culprit,
+		Follow:   p.Follow,
+		Touches:  p.Touches,
 		Reload:   func(context.Context) (Pipeline, error) { return pipeline() },
 		Fight:    fight.Config{},
 		Listener: ln,

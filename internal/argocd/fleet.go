@@ -275,6 +275,16 @@ func (a *Adapter) hasPlacement() bool {
 	return a.remote != nil
 }
 
+// forget drops what was matched or seen for Application key, which
+// changed (UpdateOwner).
+func (rs *remoteState) forget(key string) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	delete(rs.dest, key)
+	delete(rs.refused, key)
+	delete(rs.unsure, key)
+}
+
 // placed says whether Owner gives obj to Application key: not when the
 // Application deploys to another cluster than the live one. It records
 // what it decided for the scan's warnings.

@@ -68,7 +68,14 @@ func (a *Adapter) UpdateOwner(obj *unstructured.Unstructured, deleted bool) engi
 	if old != nil {
 		delete(a.compiled, old.app)
 	}
+	rs := a.remote
 	a.mu.Unlock()
+	if rs != nil {
+		// Its destination is matched again from the new copy when next
+		// asked (placed): a moved destination moves the objects here in
+		// or out of the Application, and the scan's warnings with them.
+		rs.forget(key)
+	}
 
 	change := engine.OwnerChange{Owner: model.Owner{Engine: Engine, Kind: applicationGVK.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}}
 	switch {

@@ -110,3 +110,33 @@ func TestUpdateOwnerFollowsStatus(t *testing.T) {
 		t.Errorf("after the delete: owners %+v, %d reads; want the Application missing, read from nowhere", rep.Owners, reader.Gets-gets)
 	}
 }
+
+// TestUpdateOwnerReplacesDestination: serve and scan --watch follow an
+// Application whose destination moves (a spoke's app brought back to the
+// cluster Argo CD runs on, and away again): its objects here are its own
+// or not by the destination of the copy handed in last, not by the one
+// matched when the adapter was built.
+func TestUpdateOwnerReplacesDestination(t *testing.T) {
+	a := localHub(t, true)
+	obj := spokeObject("cm", "spoke-by-server")
+	here := map[string]any{"server": InClusterServer, "namespace": "shop"}
+	away := map[string]any{"server": "https://spoke.example.com:6443", "namespace": "shop"}
+	checkPlacement(t, a, obj, "spoke-by-server", "", "destination-mismatch", "https://spoke.example.com:6443", false)
+	for i, dest := range []map[string]any{here, away, here} {
+		app := hubApp("spoke-by-server", dest)
+		app.SetResourceVersion(fmt.Sprint(i + 10))
+		if c := a.UpdateOwner(app, false); !c.All {
+			t.Fatalf("update %d: a destination change is %+v, want every object", i, c)
+		}
+		// Owner first, as scan's inventory asks it (remoteNotes, which
+		// explain asks first, matches the destination again).
+		if o := a.Owner(obj); (o != nil) != (dest["server"] == InClusterServer) {
+			t.Errorf("update %d: Owner = %+v for destination %v", i, o, dest)
+		}
+		if dest["server"] == InClusterServer {
+			checkPlacement(t, a, obj, "spoke-by-server", InClusterServer, "", "", true)
+		} else {
+			checkPlacement(t, a, obj, "spoke-by-server", "", "destination-mismatch", "https://spoke.example.com:6443", false)
+		}
+	}
+}

@@ -81,6 +81,9 @@ func (a serverAddr) sameEndpoint(b serverAddr) bool {
 	return a.scheme == b.scheme && a.port == b.port && a.path == b.path
 }
 
+// same: the same endpoint on the same host.
+func (a serverAddr) same(b serverAddr) bool { return a.sameEndpoint(b) && a.host == b.host }
+
 // sameServer reports whether two server URLs name the same endpoint.
 func sameServer(a, b string) bool {
 	x, errX := parseServer(a)
@@ -88,7 +91,7 @@ func sameServer(a, b string) bool {
 	if errX != nil || errY != nil {
 		return strings.TrimRight(a, "/") == strings.TrimRight(b, "/")
 	}
-	return x.sameEndpoint(y) && x.host == y.host
+	return x.same(y)
 }
 
 // placeLocal says whether destination server dest (resolved as Argo CD
@@ -110,7 +113,7 @@ func placeLocal(dest, self string) (placement, string) {
 		return unresolved, fmt.Sprintf("the kubeconfig reaches this cluster at %s, %s", self, why)
 	}
 	switch {
-	case d.sameEndpoint(s) && d.host == s.host:
+	case d.same(s):
 		return deploysHere, "the kubeconfig's server"
 	case d.kubernetesService() && d.scheme == "https":
 		return deploysHere, "the cluster's own kubernetes Service"

@@ -4,7 +4,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	// The shipped engines, registered as in the binaries.
-	_ "github.com/kubectl-drift/kubectl-drift/internal/engine/all"
+	_ "github.com/kubectl-drift/kubectl-drift/internal/engines"
 )
 
 // testExtractors are the registered engines' RulesFromDocuments, as the

@@ -23,7 +23,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 
 	// The engines kubectl-drift ships, registered once (engine.Register).
-	_ "github.com/kubectl-drift/kubectl-drift/internal/engine/all"
+	_ "github.com/kubectl-drift/kubectl-drift/internal/engines"
 
 	// Auth providers (exec, oidc...) that kubeconfigs may name.
 	_ "k8s.io/client-go/plugin/pkg/client/auth"

@@ -7,7 +7,7 @@ package compare_test
 import (
 	"github.com/kubectl-drift/kubectl-drift/internal/compare"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
-	_ "github.com/kubectl-drift/kubectl-drift/internal/engine/all"
+	_ "github.com/kubectl-drift/kubectl-drift/internal/engines"
 )
 
 func init() { compare.SetTestEngines(engine.CompareEngines()) }

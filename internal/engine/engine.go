@@ -2,7 +2,7 @@
 // (internal/argocd, internal/flux, and internal/enginetest's toy engine in
 // tests) describes itself with one Descriptor and registers it from its
 // init function; the binaries pull the engines in with one blank import
-// each (internal/engine/all). Commands and the pipeline ask the registry,
+// each (internal/engines). Commands and the pipeline ask the registry,
 // never an engine package by name: which managers are GitOps engines,
 // which API groups hold the engines' own kinds, which objects are rule
 // sources, how to build an adapter for a command.

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
-	_ "github.com/kubectl-drift/kubectl-drift/internal/engine/all"
+	_ "github.com/kubectl-drift/kubectl-drift/internal/engines"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 )
 

@@ -35,8 +35,8 @@ type Request struct {
 	// Source says where Desired came from (-f, -k); ignored when Desired
 	// is nil.
 	Source model.DesiredSource
-	// Engine is the engine the user selected ("auto" or an engine name).
-	// With "auto", notes of engines that do not reconcile the object are
+	// Engine is the engine the user selected (engine.Auto or an engine name).
+	// With engine.Auto, notes of engines that do not reconcile the object are
 	// dropped.
 	Engine string
 	// Adapters judge the drift, in order.
@@ -163,7 +163,7 @@ func Explain(ctx context.Context, req Request) (*model.Report, error) {
 	for _, a := range req.Bystanders {
 		bystander(req.Engine, a, report, live)
 	}
-	if req.Engine == "auto" && !req.Inventory {
+	if req.Engine == engine.Auto && !req.Inventory {
 		report.Notes = quietUninvolvedEngines(report)
 	}
 	// Mask a Secret's drift values, and scrub every remembered Secret

@@ -482,7 +482,7 @@ func (c *compareConfig) ignoreNormalize(un *unstructured.Unstructured, side stri
 				e.problem("jq-timeout", fmt.Sprintf("jq path expression %q timed out (%s) on an earlier object and is skipped; Argo CD skips it too, after waiting for the limit on every comparison", expr, c.jqTimeout), model.NoteError)
 				continue
 			}
-			out, err := applyJQ(doc, r.jq[i], c.jqTimeout, secret)
+			out, err := applyJQ(doc, r.jq[i], expr, c.jqTimeout, secret)
 			if errors.Is(err, jq.ErrTimeout) {
 				r.markTimedOut(i)
 			}
@@ -523,9 +523,10 @@ func applyRemove(doc []byte, pointer string) ([]byte, error) {
 // map (numbers as float64), exactly one result is required (a second one,
 // even an error, is "multiple objects"), within the time limit.
 //
-// With secret set the error text is redacted (redact.JQError): gojq
-// quotes the value it failed on.
-func applyJQ(doc []byte, code *gojq.Code, timeout time.Duration, secret bool) ([]byte, error) {
+// With secret set the error is told without gojq's text (jq.Redact):
+// gojq quotes the value it failed on; expr is the rule's expression, the
+// only text the redacted error may repeat.
+func applyJQ(doc []byte, code *gojq.Code, expr string, timeout time.Duration, secret bool) ([]byte, error) {
 	var v map[string]any
 	if err := json.Unmarshal(doc, &v); err != nil {
 		return nil, err
@@ -546,7 +547,7 @@ func applyJQ(doc []byte, code *gojq.Code, timeout time.Duration, secret bool) ([
 		return nil, err
 	case err != nil:
 		if secret {
-			err = redact.JQErr(err)
+			err = jq.Redact(err, expr)
 		}
 		return nil, fmt.Errorf("JQ patch returned error: %w", err)
 	case n == 0:

@@ -2,6 +2,12 @@ package jq
 
 import (
 	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -66,5 +72,104 @@ func TestRunErrors(t *testing.T) {
 	}
 	if took < 50*time.Millisecond {
 		t.Errorf("timed out after %s, before the limit", took)
+	}
+}
+
+// TestEveryGojqErrorHasAClass reads the error types gojq declares (the
+// types with an Error method in its module's source) and fails on one
+// Class does not name: an upgrade of gojq that adds an error form must
+// give it a class here (it would be redacted anyway, to the generic
+// class, but told less well). A class for a type gojq no longer has
+// fails too.
+func TestEveryGojqErrorHasAClass(t *testing.T) {
+	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/itchyny/gojq").Output()
+	if err != nil {
+		t.Skipf("go list cannot locate gojq's source: %v", err)
+	}
+	dir := strings.TrimSpace(string(out))
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no gojq source in %s: %v", dir, err)
+	}
+	declared := map[string]bool{}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || fn.Name.Name != "Error" || len(fn.Recv.List) != 1 ||
+				fn.Type.Params.NumFields() != 0 || fn.Type.Results.NumFields() != 1 {
+				continue
+			}
+			typ := fn.Recv.List[0].Type
+			if star, ok := typ.(*ast.StarExpr); ok {
+				typ = star.X
+			}
+			if id, ok := typ.(*ast.Ident); ok {
+				declared[id.Name] = true
+			}
+		}
+	}
+	if len(declared) < 20 {
+		t.Fatalf("found only %d error types in %s: the scan is broken", len(declared), dir)
+	}
+	for name := range declared {
+		if _, ok := gojqClasses[name]; !ok {
+			t.Errorf("gojq declares error type %s, which has no class in gojqClasses", name)
+		}
+	}
+	for name := range gojqClasses {
+		if !declared[name] {
+			t.Errorf("gojqClasses names %s, which gojq no longer declares", name)
+		}
+	}
+}
+
+func TestRedactKeepsNoValue(t *testing.T) {
+	const value = "Sup3rS3cretV4lue-that-is-long-enough"
+	for _, tc := range []struct{ expr, want string }{
+		{`.v | tonumber`, "jq tonumber: failed on the value"},
+		{`.v | error`, "jq error() raised a value"},
+		{`.v | .[]`, "jq cannot iterate over this value"},
+		{`.v | ltrimstr(.) | keys`, "jq keys: cannot be applied to a value of this type"},
+		// A regexp that does not compile is a plain error quoting the
+		// pattern (here the value): the generic class.
+		{`.v | test(. + "(")`, "jq runtime error (errors.errorString)"},
+		{`.v | [.] | implode`, "jq implode: cannot be applied to a value of this type"},
+	} {
+		code, err := compile(tc.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = Run(code, map[string]any{"v": value}, 0, func(any) bool { return true })
+		if err == nil {
+			t.Fatalf("%s did not fail", tc.expr)
+		}
+		red := Redact(err, tc.expr)
+		if red.Error() != tc.want {
+			t.Errorf("%s: Redact = %q, want %q (gojq said %q)", tc.expr, red.Error(), tc.want, err)
+		}
+		if strings.Contains(red.Error(), value[:6]) || !errors.Is(red, err) {
+			t.Errorf("%s: %q quotes the value or loses the original", tc.expr, red)
+		}
+	}
+	if Redact(nil, "x") != nil {
+		t.Error("Redact(nil) != nil")
+	}
+	to := fmt.Errorf("%w (1s)", ErrTimeout)
+	if Redact(to, "x") != to {
+		t.Error("a timeout, our own text, was rewritten")
+	}
+	if got := Class(errors.New("x")); got != "runtime error (errors.errorString)" || !IsClass(got) {
+		t.Errorf("generic class = %q", got)
+	}
+	if name := builtinName(fmt.Errorf("tonumber cannot be applied")); name != "" {
+		t.Errorf("a non-gojq error gave the builtin name %q", name)
 	}
 }

@@ -18,7 +18,6 @@ package redact
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -244,39 +243,6 @@ func encode(m map[string]any) string {
 	return string(b) + "\n"
 }
 
-// jqPreviewRE finds the value previews gojq puts in its error texts:
-// `TYPE (PREVIEW)` (gojq error.go typeErrorPreview), for every JSON type.
-var jqPreviewRE = regexp.MustCompile(`\b(string|object|array|number|boolean) \(`)
-
-// JQError hides the values a gojq error message quotes. msg is gojq's own
-// text, not wrapped. gojq previews the value an operator failed on
-// (`cannot iterate over: string ("…")`, `keys cannot be applied to:
-// object ({…})`), up to 30 bytes: enough for a whole password; error/1
-// prints its value whole ("error: V"). Apply it to a jq error about a
-// Secret before it becomes a note: everything from the first preview on,
-// or after gojq's "error: ", becomes Mask; the operator and the value's
-// type stay, which is what a rule author needs.
-func JQError(msg string) string {
-	if strings.HasPrefix(msg, "error: ") || strings.HasPrefix(msg, "halt ") {
-		i := strings.Index(msg, " ")
-		return msg[:i+1] + Mask
-	}
-	if loc := jqPreviewRE.FindStringSubmatchIndex(msg); loc != nil {
-		return msg[:loc[3]] + " (" + Mask + ")"
-	}
-	// Other messages quote values with Preview without a type
-	// ("array index too large: 99", "cannot ... applied to V: ..."):
-	// keep the text up to the first colon only.
-	if i := strings.Index(msg, ": "); i >= 0 && !jqNoValue(msg[i+2:]) {
-		return msg[:i+2] + Mask
-	}
-	return msg
-}
-
-// jqNoValue: gojq names an absent value "null" and an iterator
-// "gojq.Iter"; neither is a value worth hiding.
-func jqNoValue(rest string) bool { return rest == "null" || rest == "gojq.Iter" }
-
 // Error wraps an error whose text was redacted, keeping the original for
 // errors.Is/As.
 type Error struct {
@@ -288,15 +254,3 @@ func (e *Error) Error() string { return e.Msg }
 
 // Unwrap returns the original error.
 func (e *Error) Unwrap() error { return e.Err }
-
-// JQErr applies JQError to err's text (nil stays nil).
-func JQErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	msg := JQError(err.Error())
-	if msg == err.Error() {
-		return err
-	}
-	return &Error{Msg: msg, Err: err}
-}

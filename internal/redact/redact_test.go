@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/itchyny/gojq"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
@@ -58,57 +57,6 @@ func TestPairFollowsKubectlDiff(t *testing.T) {
 	}
 	if diff := cmp.Diff(map[string]any{"same": Mask, "changed": MaskAfter, "new": Mask}, desired["data"]); diff != "" {
 		t.Errorf("desired (-want +got):\n%s", diff)
-	}
-}
-
-// jqErr runs a jq expression the way Argo CD does (del(EXPR)) and returns
-// gojq's own error text.
-func jqErr(t *testing.T, expr string, v any) string {
-	t.Helper()
-	q, err := gojq.Parse("del(" + expr + ")")
-	if err != nil {
-		t.Fatal(err)
-	}
-	it := q.Run(v)
-	out, _ := it.Next()
-	e, ok := out.(error)
-	if !ok {
-		t.Fatalf("%s did not fail: %v", expr, out)
-	}
-	return e.Error()
-}
-
-func TestJQErrorHidesEveryPreview(t *testing.T) {
-	obj := map[string]any{"data": map[string]any{"pw": "c3VwZXJzZWNyZXQ="}, "s": "supersecret"}
-	for _, expr := range []string{
-		`.data.pw | .[]`,            // cannot iterate over: string ("...")
-		`.data | keys[0] | .[]`,     // cannot iterate over: string ("pw") -- a key, still hidden
-		`.data | .[0]`,              // expected an array but got: object ({...})
-		`.s | error`,                // error: supersecret
-		`.s | error("x" + .)`,       // error: xsupersecret
-		`.data.pw | keys`,           // keys cannot be applied to: string (...)
-		`.data.pw | test(1)`,        // test(1) cannot be applied to: ...
-		`.data.pw | . - 1`,          // cannot subtract: string (...) and number (1)
-		`.data.pw | .[] as $x | $x`, // iterate
-	} {
-		raw := jqErr(t, expr, obj)
-		got := JQError(raw)
-		if strings.Contains(got, "supersecret") || strings.Contains(got, "c3VwZXJ") {
-			t.Errorf("%s: %q -> %q still quotes the value", expr, raw, got)
-		}
-		if !strings.Contains(got, Mask) {
-			t.Errorf("%s: %q -> %q: nothing masked", expr, raw, got)
-		}
-	}
-	if got := JQError("cannot iterate over: null"); got != "cannot iterate over: null" {
-		t.Errorf("null rewritten: %q", got)
-	}
-	if got := JQError("length mismatch"); got != "length mismatch" {
-		t.Errorf("value-less message rewritten: %q", got)
-	}
-	base := errors.New("cannot iterate over: string (\"supersecret\")")
-	if err := JQErr(base); !errors.Is(err, base) || strings.Contains(err.Error(), "supersecret") {
-		t.Errorf("JQErr = %v", err)
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 
 // MinScrubLen is the shortest secret value the Scrubber replaces in free
 // text. Shorter values ("true", "1") would mangle unrelated output; they
-// are hidden by the structural maskers (Object, Pair, Drifts, JQError),
+// are hidden by the structural maskers (Object, Pair, Drifts; jq errors
+// on Secrets are told without values at their source, jq.Redact),
 // which know where values are.
 const MinScrubLen = 6
 

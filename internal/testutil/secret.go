@@ -34,6 +34,9 @@ func NewMarkedSecret(t testing.TB) MarkedSecret {
 	m := LeakMarker
 	liveToken, livePW, desiredPW, desiredToken := "live-"+m+"-t", "pw-"+m, "desired-"+m, "desired-"+m+"-t"
 	laPW, laToken := "la-"+m, "la-"+m+"-t"
+	// cert is longer than gojq's 24-byte preview: a jq error quotes only
+	// its start, which a scrubber that matches whole values cannot find.
+	cert := m + strings.Repeat("-certificate-body", 4)
 	b64 := func(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 	lastApplied := fmt.Sprintf(`{"apiVersion":"v1","kind":"Secret","metadata":{"name":"db","namespace":"shop"},"stringData":{"password":%q},"data":{"token":%q}}`, laPW, b64(laToken))
 	s := MarkedSecret{
@@ -75,7 +78,8 @@ type: Opaque
 data:
   token: %s
   password: %s
-`, lastApplied, b64(liveToken), b64(livePW)),
+  cert: %s
+`, lastApplied, b64(liveToken), b64(livePW), b64(cert)),
 		Desired: fmt.Sprintf(`apiVersion: v1
 kind: Secret
 metadata:
@@ -86,8 +90,9 @@ stringData:
   password: %s
 data:
   token: %s
-`, desiredPW, b64(desiredToken)),
-		Forms: MarkerForms(liveToken, livePW, desiredPW, laPW, laToken, desiredToken),
+  cert: %s
+`, desiredPW, b64(desiredToken), b64(cert)),
+		Forms: MarkerForms(liveToken, livePW, desiredPW, laPW, laToken, desiredToken, cert),
 	}
 	for _, in := range []string{s.Live, s.Desired} {
 		if len(Leaks(in, s.Forms)) == 0 {
@@ -103,7 +108,9 @@ data:
 // each of base64's three alignments (so a longer value holding the marker
 // is caught too).
 func MarkerForms(values ...string) []string {
-	forms := []string{LeakMarker}
+	// The lowercased marker: a jq rule may transform a value
+	// (ascii_downcase) before an error quotes it.
+	forms := []string{LeakMarker, strings.ToLower(LeakMarker)}
 	for _, v := range values {
 		forms = append(forms, base64.StdEncoding.EncodeToString([]byte(v)))
 	}

@@ -413,10 +413,13 @@ func (s *Server) Run(ctx context.Context) error {
 // Handler serves /metrics, /healthz, /readyz and, if asked, /debug/pprof.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(prometheus.Gatherers{s.registry, prometheus.GathererFunc(s.gather)},
+	// "GET /path" patterns answer GET and HEAD, and 405 Method Not
+	// Allowed with "Allow: GET, HEAD" to any other method, as exporters
+	// do (promhttp itself answers every method).
+	mux.Handle("GET /metrics", promhttp.HandlerFor(prometheus.Gatherers{s.registry, prometheus.GathererFunc(s.gather)},
 		promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = fmt.Fprintln(w, "ok") })
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		if !s.Ready() {
 			http.Error(w, "informers not synced", http.StatusServiceUnavailable)
 			return

@@ -242,6 +242,29 @@ func TestServeHTTPAndTransform(t *testing.T) {
 	if code, _ := get("/debug/pprof/"); code != 404 {
 		t.Errorf("/debug/pprof/ served without Pprof: %d", code)
 	}
+	// GET and HEAD only, as exporters answer (issue 29).
+	for _, path := range []string{"/metrics", "/healthz", "/readyz"} {
+		for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
+			req, _ := http.NewRequest(method, "http://"+f.addr+path, strings.NewReader("x"))
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD" {
+				t.Errorf("%s %s: %d, Allow %q; want 405, GET, HEAD", method, path, resp.StatusCode, resp.Header.Get("Allow"))
+			}
+		}
+		resp, err := http.Head("http://" + f.addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || len(b) != 0 {
+			t.Errorf("HEAD %s: %d with %d bytes of body", path, resp.StatusCode, len(b))
+		}
+	}
 	store := f.srv.informer[0].GetStore()
 	plain, ok, _ := store.GetByKey("shop/plain")
 	if !ok {

@@ -18,11 +18,16 @@ import (
 type File struct {
 	Path string
 	Data []byte
+	// real is Path with its symlinks resolved: the file written, so that
+	// a link stays a link and its target gets the new content.
+	real string
 	sum  [sha256.Size]byte
 	mode fs.FileMode
 }
 
 // ReadFile reads a file through the bounded reader and remembers its hash.
+// A symlink is followed only to a file inside the checkout the link is
+// in (CheckoutOf): adopt writes through it, and must not write outside.
 func ReadFile(path string) (*File, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -31,11 +36,54 @@ func ReadFile(path string) (*File, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("source %s is a directory, not a file", path)
 	}
-	data, err := source.ReadFile(path, nil, source.DefaultMaxFileBytes)
+	real, err := resolveInside(path)
 	if err != nil {
 		return nil, err
 	}
-	return &File{Path: path, Data: data, sum: sha256.Sum256(data), mode: st.Mode().Perm()}, nil
+	data, err := source.ReadFile(real, nil, source.DefaultMaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	return &File{Path: path, Data: data, real: real, sum: sha256.Sum256(data), mode: st.Mode().Perm()}, nil
+}
+
+// resolveInside resolves path's symlinks and refuses a target outside the
+// checkout that holds path.
+func resolveInside(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", fmt.Errorf("source file %s: %w", path, unwrapPath(err))
+	}
+	if real == abs {
+		return real, nil
+	}
+	root, err := filepath.EvalSymlinks(CheckoutOf(filepath.Dir(abs)))
+	if err != nil {
+		return "", err
+	}
+	if rel, err := filepath.Rel(root, real); err != nil || !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("%s is a symlink to %s, outside the checkout %s: nothing written", path, real, root)
+	}
+	return real, nil
+}
+
+// CheckoutOf is the checkout dir lies in: the nearest directory at or
+// above it that holds .git, else dir itself.
+func CheckoutOf(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return dir
+		}
+		d = up
+	}
 }
 
 func unwrapPath(err error) error {
@@ -51,18 +99,18 @@ func unwrapPath(err error) error {
 func (f *File) Writable() error {
 	// Permission bits first: root may write anything, but a file or a
 	// checkout marked read-only for everybody is meant to stay as it is.
-	st, err := os.Stat(f.Path)
+	st, err := os.Stat(f.target())
 	if err != nil {
 		return fmt.Errorf("source file %s not found: %w", f.Path, unwrapPath(err))
 	}
 	if st.Mode().Perm()&0o222 == 0 {
 		return fmt.Errorf("%s is read-only (mode %v): nothing written", f.Path, st.Mode().Perm())
 	}
-	dir := filepath.Dir(f.Path)
+	dir := filepath.Dir(f.target())
 	if st, err := os.Stat(dir); err == nil && st.Mode().Perm()&0o222 == 0 {
 		return fmt.Errorf("the checkout %s is read-only (mode %v): nothing written", dir, st.Mode().Perm())
 	}
-	w, err := os.OpenFile(f.Path, os.O_WRONLY, 0)
+	w, err := os.OpenFile(f.target(), os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("%s is read-only (%v): nothing written", f.Path, unwrapPath(err))
 	}
@@ -76,21 +124,41 @@ func (f *File) Writable() error {
 	return os.Remove(name)
 }
 
-// Write replaces the file with data, atomically: a temporary file in the
-// same directory, synced, then renamed over the original. A file that
-// changed since ReadFile is not touched.
-func (f *File) Write(data []byte) error {
-	now, err := source.ReadFile(f.Path, nil, source.DefaultMaxFileBytes)
+// target is the file written: the symlink's target, or Path.
+func (f *File) target() string {
+	if f.real != "" {
+		return f.real
+	}
+	return f.Path
+}
+
+// check is what must hold before the first byte is written: the file
+// is as it was read, and can be replaced.
+func (f *File) check() error {
+	now, err := source.ReadFile(f.target(), nil, source.DefaultMaxFileBytes)
 	if err != nil {
 		return err
 	}
 	if sha256.Sum256(now) != f.sum {
 		return fmt.Errorf("%s changed since it was read: nothing written, run again", f.Path)
 	}
-	if err := f.Writable(); err != nil {
+	return f.Writable()
+}
+
+// Write replaces the file with data, atomically: a temporary file in the
+// same directory, synced, then renamed over the original (over a
+// symlink's target: the link stays). A file that changed since ReadFile
+// is not touched.
+func (f *File) Write(data []byte) error {
+	if err := f.check(); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(f.Path), ".drift-adopt-*")
+	return f.replace(data)
+}
+
+// replace writes data over the file, atomically, without checking.
+func (f *File) replace(data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(f.target()), ".drift-adopt-*")
 	if err != nil {
 		return err
 	}
@@ -110,7 +178,7 @@ func (f *File) Write(data []byte) error {
 	if err := os.Chmod(name, f.mode); err != nil {
 		return err
 	}
-	if err := os.Rename(name, f.Path); err != nil {
+	if err := os.Rename(name, f.target()); err != nil {
 		return err
 	}
 	f.Data, f.sum = data, sha256.Sum256(data)

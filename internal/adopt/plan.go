@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Field is one drifted field to adopt: its live pointer and value.
@@ -42,6 +44,7 @@ func Plan(loc Locator, obj Object, live map[string]any, fields []Field) ([]*File
 		c Change
 	}
 	byFile := map[string][]pending{}
+	named := map[string]string{}
 	var skips []Skip
 	for _, f := range fields {
 		if err := SecretRefusal(obj.Group, obj.Kind, f.Pointer); err != nil {
@@ -60,18 +63,28 @@ func Plan(loc Locator, obj Object, live map[string]any, fields []Field) ([]*File
 		if t.HasValue {
 			c.Value = t.Value
 		}
-		byFile[t.File] = append(byFile[t.File], pending{t, c})
+		// One edit per file on disk: two names of one file (a symlink
+		// and its target) must not be written from the same old content.
+		key := t.File
+		if real, err := filepath.EvalSymlinks(t.File); err == nil {
+			key = real
+		}
+		if _, ok := named[key]; !ok {
+			named[key] = t.File // read by its name: ReadFile checks where a link leads
+		}
+		byFile[key] = append(byFile[key], pending{t, c})
 	}
 	names := slices.Sorted(maps.Keys(byFile))
 	var edits []*FileEdit
-	for _, name := range names {
+	for _, key := range names {
+		name := named[key]
 		rf, err := ReadFile(name)
 		if err != nil {
 			return nil, nil, err
 		}
 		data := rf.Data
 		var written []string
-		for _, p := range byFile[name] {
+		for _, p := range byFile[key] {
 			opts := Options{}
 			if p.t.ObjectRoot {
 				opts = KubernetesLists(live)
@@ -104,19 +117,45 @@ func skipOf(err error, f Field) (Skip, bool) {
 	return Skip{}, false
 }
 
-// Write writes the planned files; each is checked against the hash read
-// and replaced atomically. All files are checked writable first, so a
-// read-only checkout writes none.
+// Write writes the planned files, all or none: every file is checked
+// first (unchanged since it was read, replaceable), then each is
+// replaced atomically; when one fails, those written before it get
+// their content back.
 func Write(edits []*FileEdit) error {
+	return write(edits, (*File).replace)
+}
+
+// write is Write with the replacing step given, so that a test can make
+// the n-th write fail.
+func write(edits []*FileEdit, replace func(*File, []byte) error) error {
 	for _, e := range edits {
-		if err := e.File.Writable(); err != nil {
+		if err := e.File.check(); err != nil {
 			return err
 		}
 	}
-	for _, e := range edits {
-		if err := e.File.Write(e.After); err != nil {
-			return err
+	olds := make([][]byte, 0, len(edits))
+	for i, e := range edits {
+		old := e.File.Data
+		if err := replace(e.File, e.After); err != nil {
+			return restore(edits[:i], olds, e.File.Path, err, replace)
 		}
+		olds = append(olds, old)
 	}
 	return nil
+}
+
+// restore puts back olds, the content of the files written before failed.
+func restore(written []*FileEdit, olds [][]byte, failed string, cause error, replace func(*File, []byte) error) error {
+	var broken []string
+	for i := len(written) - 1; i >= 0; i-- {
+		f := written[i].File
+		if err := replace(f, olds[i]); err != nil {
+			broken = append(broken, fmt.Sprintf("%s (%v)", f.Path, err))
+		}
+	}
+	if len(broken) > 0 {
+		return fmt.Errorf("writing %s: %w; restoring the files written before it failed, they hold the new content: %s",
+			failed, cause, strings.Join(broken, ", "))
+	}
+	return fmt.Errorf("writing %s: %w; nothing written (%d file(s) written before it were restored)", failed, cause, len(written))
 }

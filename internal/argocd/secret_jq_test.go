@@ -139,25 +139,29 @@ func secretValue(r *rand.Rand, n int) string {
 
 // jqClassRE finds the redacted error in a jq note: an optional builtin
 // name (spelt by the rule), then the class.
-var jqClassRE = regexp.MustCompile(`JQ patch returned error: jq (?:@?[A-Za-z_][A-Za-z0-9_]*: )?(.*?); Argo CD skips`)
+var jqClassRE = regexp.MustCompile(`JQ patch returned error: jq ((?:@?[A-Za-z_][A-Za-z0-9_]*: )?)(.*?); Argo CD skips`)
 
 // jqNotes are the jq notes of a report, the texts a failing rule leaves,
-// with the error's class checked (jq.IsClass) and replaced by CLASS: the
-// class may depend on the value (a string that parses as JSON fails
-// differently from one that does not); nothing else may.
+// with the error's class checked (jq.IsClass), its builtin's name
+// checked to be spelt by the rule, and both replaced by CLASS: which
+// builtin fails, and how, may depend on the value (a string that is not
+// base64 fails in @base64d, one that is in fromjson); nothing else may.
 func jqNotes(t testing.TB, rep *model.Report) []string {
 	t.Helper()
 	var out []string
 	for _, n := range rep.Notes {
-		if !strings.HasPrefix(n.Reason, "jq-") {
-			continue
+		if n.Reason != "jq-error" && n.Reason != "jq-timeout" {
+			continue // jq-no-match and the like quote no value
 		}
 		msg := n.Message
 		if m := jqClassRE.FindStringSubmatchIndex(msg); m != nil {
-			if class := msg[m[2]:m[3]]; !jq.IsClass(class) {
+			if name := strings.TrimSuffix(msg[m[2]:m[3]], ": "); name != "" && !strings.Contains(msg[:m[2]], name) {
+				t.Fatalf("jq note names %q, which its rule does not spell: %s", name, msg)
+			}
+			if class := msg[m[4]:m[5]]; !jq.IsClass(class) {
 				t.Fatalf("jq note says %q, not a class: %s", class, msg)
 			}
-			msg = msg[:m[2]] + "CLASS" + msg[m[3]:]
+			msg = msg[:m[2]] + "CLASS" + msg[m[5]:]
 		}
 		out = append(out, n.Reason+": "+msg)
 	}

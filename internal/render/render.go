@@ -12,8 +12,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -74,6 +76,8 @@ type Env struct {
 	Files []*unstructured.Unstructured
 	// NoRemoteBases refuses kustomize bases fetched from the network.
 	NoRemoteBases bool
+	// RenderLimits bound one chart's rendering in time and memory.
+	RenderLimits Limits
 	// StrictSubstitute fails a Flux postBuild substitution on a variable
 	// that has no value and no default (kustomize-controller's
 	// StrictPostBuildSubstitutions feature gate).
@@ -118,6 +122,20 @@ func (e *Env) AddSecret(secret *unstructured.Unstructured, derived ...string) {
 		}
 		e.Secrets.Add(map[string]any{"apiVersion": "v1", "kind": "Secret", "stringData": sd})
 	}
+}
+
+// CheckoutOf is the checkout dir was found in: the --source-map
+// directory or Root that holds it, else dir itself.
+func (e *Env) CheckoutOf(dir string) string {
+	for _, d := range append(slices.Sorted(maps.Values(e.SourceMap)), e.Root) {
+		if d == "" {
+			continue
+		}
+		if rel, err := filepath.Rel(d, dir); err == nil && filepath.IsLocal(rel) {
+			return d
+		}
+	}
+	return dir
 }
 
 // MaskText replaces every recorded Secret value in s.

@@ -16,6 +16,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"helm.sh/helm/v4/pkg/cli/values"
 	"helm.sh/helm/v4/pkg/getter"
+	ri "helm.sh/helm/v4/pkg/release"
 	helmrelease "helm.sh/helm/v4/pkg/release/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8sversion "k8s.io/apimachinery/pkg/util/version"
@@ -114,6 +115,11 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 		return nil, err
 	}
 
+	// Helm's loader reads every file of the chart whole and follows
+	// symlinks: check sizes and where links lead first.
+	if err := render.CheckTree(chartDir, repoRoot); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", relTo(repoRoot, chartDir), err)
+	}
 	chrt, err := loader.LoadDir(chartDir)
 	if err != nil {
 		return nil, fmt.Errorf("loading chart %s: %w", relTo(repoRoot, chartDir), err)
@@ -131,7 +137,9 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 			return nil, fmt.Errorf("chart %s: dependencies are not in its charts/ directory and fetching them is not available offline: %w", relTo(repoRoot, chartDir), err)
 		}
 	}
-	install := action.NewInstall(action.NewConfiguration())
+	cfg := action.NewConfiguration()
+	cfg.CustomTemplateFuncs = render.TemplateFuncs()
+	install := action.NewInstall(cfg)
 	install.DryRunStrategy = action.DryRunClient
 	install.Replace = true
 	install.ReleaseName = name
@@ -175,7 +183,12 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 		install.KubeVersion = parsed
 	}
 	install.APIVersions = common.VersionSet(apiVersions)
-	rel, err := install.RunWithContext(ctx, chrt, vals)
+	rel, err := render.Bounded(ctx, "chart "+relTo(repoRoot, chartDir), env.RenderLimits, func(ctx context.Context) (ri.Releaser, error) {
+		return install.RunWithContext(ctx, chrt, vals)
+	})
+	if errors.Is(err, render.ErrBound) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("failed to execute helm template command: %w", err)
 	}

@@ -606,3 +606,38 @@ data:
 		t.Error("capabilities never read")
 	}
 }
+
+// TestHelmBounds: an Application's chart is bounded as a HelmRelease's
+// is (internal/render TemplateFuncs, Bounded, CheckTree): a nested until
+// stops at the loop budget, a template linked out of the checkout is not
+// read (issue 29).
+func TestHelmBounds(t *testing.T) {
+	spec := `metadata: {name: loop, namespace: argocd}
+spec:
+  destination: {namespace: shop}
+  source: {repoURL: https://example.com/charts.git, path: charts/c}
+`
+	env := checkout(t, map[string]string{
+		"charts/c/Chart.yaml":        "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"charts/c/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {v: \"{{ range until 100000 }}{{ range until 100000 }}x{{ end }}{{ end }}\"}\n",
+	})
+	_, err := renderApp(t, env, spec)
+	if err == nil || !strings.Contains(err.Error(), "until would make 100000 items") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("nested until: %v", err)
+	}
+	outside := filepath.Join(t.TempDir(), "hostname")
+	if err := os.WriteFile(outside, []byte("secret-host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env = checkout(t, map[string]string{"charts/c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n"})
+	if err := os.MkdirAll(filepath.Join(env.Root, "charts/c/templates"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(env.Root, "charts/c/templates/leak.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	_, err = renderApp(t, env, spec)
+	if err == nil || !strings.Contains(err.Error(), "outside the checkout") || strings.Contains(err.Error(), "secret-host") {
+		t.Fatalf("template linked outside: %v", err)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	ri "helm.sh/helm/v4/pkg/release"
 	helmrelease "helm.sh/helm/v4/pkg/release/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -60,6 +61,11 @@ func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	if err != nil {
 		return nil, err
 	}
+	// Helm's loader reads every file of the chart whole and follows
+	// symlinks: check sizes and where links lead first.
+	if err := render.CheckTree(chartDir, env.CheckoutOf(chartDir)); err != nil {
+		return nil, fmt.Errorf("chart %s: %w", chartDir, err)
+	}
 	chrt, err := loader.LoadDir(chartDir)
 	if err != nil {
 		return nil, fmt.Errorf("loading chart %s: %w", chartDir, err)
@@ -68,7 +74,9 @@ func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	if err != nil {
 		return nil, err
 	}
-	install := action.NewInstall(action.NewConfiguration())
+	cfg := action.NewConfiguration()
+	cfg.CustomTemplateFuncs = render.TemplateFuncs()
+	install := action.NewInstall(cfg)
 	install.DryRunStrategy = action.DryRunClient
 	install.Replace = true
 	install.ReleaseName = shortenName(hr.GetReleaseName())
@@ -81,7 +89,12 @@ func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	if err := capabilities(ctx, env, install); err != nil {
 		return nil, err
 	}
-	rel, err := install.RunWithContext(ctx, chrt, values.AsMap())
+	rel, err := render.Bounded(ctx, "chart "+chartDir, env.RenderLimits, func(ctx context.Context) (ri.Releaser, error) {
+		return install.RunWithContext(ctx, chrt, values.AsMap())
+	})
+	if errors.Is(err, render.ErrBound) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("templating chart %s: %w", chartDir, err)
 	}

@@ -1,0 +1,192 @@
+package render
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/render"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
+)
+
+// chartRepo writes a checkout holding charts/c with the given files and
+// returns an Env on it.
+func chartRepo(t *testing.T, files map[string]string) *render.Env {
+	t.Helper()
+	all := map[string]string{"charts/c/Chart.yaml": "apiVersion: v2\nname: c\nversion: 0.1.0\n"}
+	for k, v := range files {
+		all["charts/c/"+k] = v
+	}
+	root := testutil.WriteTree(t, all)
+	env, err := render.NewEnv(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env
+}
+
+func renderChart(t *testing.T, env *render.Env) error {
+	t.Helper()
+	hr := helmRelease(map[string]any{"chart": chartSpec("./charts/c", "GitRepository")})
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{hr})
+	return res[0].Err
+}
+
+// TestHelmReleaseBounds: a chart is a program; each way it can run
+// without end or grow without bound stops with one line naming the chart
+// (and, where text/template knows it, the template), and a chart cannot
+// read past its checkout or a file over the limit (issue 29).
+func TestHelmReleaseBounds(t *testing.T) {
+	cm := func(body string) string {
+		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  v: |\n    " + body + "\n"
+	}
+	for _, c := range []struct {
+		name   string
+		files  map[string]string
+		limits render.Limits
+		want   []string
+	}{
+		{"nested until", map[string]string{"templates/cm.yaml": cm(`{{ range until 100000 }}{{ range until 100000 }}x{{ end }}{{ end }}`)},
+			render.Limits{}, []string{"templates/cm.yaml", "until would make 100000 items, past the 1000000"}},
+		{"until two billion", map[string]string{"templates/cm.yaml": cm(`{{ range until 2000000000 }}x{{ end }}`)},
+			render.Limits{}, []string{"templates/cm.yaml", "until would make 2000000000 items"}},
+		{"untilStep", map[string]string{"templates/cm.yaml": cm(`{{ range untilStep 0 2000000000 1 }}x{{ end }}`)},
+			render.Limits{}, []string{"untilStep would make"}},
+		{"seq", map[string]string{"templates/cm.yaml": cm(`{{ seq 2000000000 }}`)},
+			render.Limits{}, []string{"seq would make"}},
+		{"repeat", map[string]string{"templates/cm.yaml": cm(`{{ repeat 2000000000 "xx" }}`)},
+			render.Limits{}, []string{"repeat would make more than 16 MiB"}},
+		// text/template's own integer range calls no function: the
+		// time limit stops it.
+		{"range of an integer, slow", map[string]string{"templates/cm.yaml": cm(`{{ range 30000000 }}{{ end }}`)},
+			render.Limits{Timeout: 100 * time.Millisecond}, []string{"chart ", "still rendering after 100ms"}},
+		// and the memory limit one that grows its output fast.
+		{"range of an integer, big", map[string]string{"templates/cm.yaml": cm(`{{ range 400000 }}{{ "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" }}{{ end }}`)},
+			render.Limits{Timeout: time.Minute, HeapGrowth: 8 << 20}, []string{"chart ", "more than 8 MiB of memory"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := chartRepo(t, c.files)
+			env.RenderLimits = c.limits
+			start := time.Now()
+			err := renderChart(t, env)
+			if err == nil {
+				t.Fatal("rendered")
+			}
+			msg := err.Error()
+			// render.Render masks Secret values in the text, so the
+			// chain is gone: the words of render.ErrBound say it.
+			if !strings.Contains(msg, render.ErrBound.Error()) || strings.Contains(msg, "\n") {
+				t.Errorf("error %q: want one line saying %q", msg, render.ErrBound)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error %q lacks %q", msg, w)
+				}
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("took %s to stop", d)
+			}
+		})
+	}
+}
+
+// TestHelmReleaseTemplateFuncsAsSprig: within the bounds, the bounded
+// functions render what sprig's do.
+func TestHelmReleaseTemplateFuncsAsSprig(t *testing.T) {
+	env := chartRepo(t, map[string]string{"templates/cm.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata: {name: x}
+data:
+  until: "{{ until 3 }} {{ until -2 }} {{ until 0 }}"
+  untilStep: "{{ untilStep 1 10 3 }} {{ untilStep 5 0 -2 }} {{ untilStep 0 5 0 }} {{ untilStep 5 0 1 }}"
+  seq: "{{ seq 3 }}|{{ seq -2 }}|{{ seq 2 5 }}|{{ seq 5 2 }}|{{ seq 0 2 6 }}|{{ seq 6 -2 0 }}|{{ seq 6 2 0 }}|{{ seq }}"
+  repeat: "{{ repeat 3 "ab" }}|{{ repeat 0 "ab" }}"
+`})
+	hr := helmRelease(map[string]any{"chart": chartSpec("./charts/c", "GitRepository")})
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{hr})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	data, _, _ := unstructured.NestedStringMap(res[0].Objects[0].Object, "data")
+	// sprig v3.3.0 (util.go until/untilStep, functions.go seq) gives these.
+	want := map[string]string{
+		"until":     "[0 1 2] [0 -1] []",
+		"untilStep": "[1 4 7] [5 3 1] [] []",
+		"seq":       "1 2 3|1 0 -1 -2|2 3 4 5|5 4 3 2|0 2 4 6|6 4 2 0||",
+		"repeat":    "ababab|",
+	}
+	for k, v := range want {
+		if data[k] != v {
+			t.Errorf("%s = %q, want %q", k, data[k], v)
+		}
+	}
+}
+
+// TestHelmReleaseChartFilesChecked: a file over the limit (values.yaml
+// included) and a symlink out of the checkout, as a template or as a
+// file .Files.Get would read, are refused before Helm reads them.
+func TestHelmReleaseChartFilesChecked(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "hostname")
+	if err := os.WriteFile(outside, []byte("secret-host\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, chart string)
+		want  string
+	}{
+		{"big values.yaml", func(t *testing.T, chart string) {
+			big := "a: " + strings.Repeat("x", int(source.DefaultMaxFileBytes)+1) + "\n"
+			if err := os.WriteFile(filepath.Join(chart, "values.yaml"), []byte(big), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, "values.yaml is 16 MiB, over the 16 MiB limit"},
+		{"template linked outside", func(t *testing.T, chart string) {
+			if err := os.Symlink(outside, filepath.Join(chart, "templates", "leak.yaml")); err != nil {
+				t.Fatal(err)
+			}
+		}, "templates/leak.yaml is a symlink to " + outside + ", outside the checkout"},
+		{"file linked outside", func(t *testing.T, chart string) {
+			if err := os.Symlink(outside, filepath.Join(chart, "host.txt")); err != nil {
+				t.Fatal(err)
+			}
+		}, "host.txt is a symlink to " + outside},
+		{"directory linked outside", func(t *testing.T, chart string) {
+			if err := os.Symlink(filepath.Dir(outside), filepath.Join(chart, "files")); err != nil {
+				t.Fatal(err)
+			}
+		}, "files is a symlink to"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			env := chartRepo(t, map[string]string{"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {h: {{ .Files.Get \"host.txt\" | quote }}}\n"})
+			c.setup(t, filepath.Join(env.Root, "charts", "c"))
+			err := renderChart(t, env)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+			if strings.Contains(err.Error(), "secret-host") {
+				t.Fatalf("the outside file was read: %v", err)
+			}
+		})
+	}
+	// A link inside the checkout is followed, as Helm follows it.
+	env := chartRepo(t, map[string]string{"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {h: {{ .Files.Get \"shared.txt\" | quote }}}\n"})
+	testutil.WriteFile(t, env.Root, "shared/shared.txt", "inside")
+	if err := os.Symlink(filepath.Join(env.Root, "shared", "shared.txt"), filepath.Join(env.Root, "charts", "c", "shared.txt")); err != nil {
+		t.Fatal(err)
+	}
+	hr := helmRelease(map[string]any{"chart": chartSpec("./charts/c", "GitRepository")})
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{hr})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	if h, _, _ := unstructured.NestedString(res[0].Objects[0].Object, "data", "h"); h != "inside" {
+		t.Fatalf("data.h = %q, want the linked file's content", h)
+	}
+}

@@ -20,7 +20,7 @@ func (o *AdoptOptions) sourceLocator(ctx context.Context, ex *explained) (adopt.
 	if ex.client != nil {
 		reader = ex.client
 	}
-	env, err := o.renderEnv(o.Secrets, reader, ex.client)
+	env, err := o.renderEnv(o.GlobalOptions, reader, ex.client)
 	if err != nil {
 		return nil, err
 	}

@@ -242,7 +242,7 @@ func (o *NormalizeOptions) Run(ctx context.Context) error {
 // owner's render (engine objects, sources and valuesFrom read from the
 // cluster when one is used, else from the checkout).
 func (o *NormalizeOptions) desiredFromSource(ctx context.Context, live *unstructured.Unstructured, reader model.Reader, c *cluster.Client, namespace string) (*unstructured.Unstructured, error) {
-	env, err := o.renderEnv(o.Secrets, reader, c)
+	env, err := o.renderEnv(o.GlobalOptions, reader, c)
 	if err != nil {
 		return nil, err
 	}

@@ -273,7 +273,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	if o.client != nil {
 		reader = o.client
 	}
-	env, err := o.renderEnv(o.Secrets, reader, o.client)
+	env, err := o.renderEnv(o.GlobalOptions, reader, o.client)
 	if err != nil {
 		return failure(err)
 	}

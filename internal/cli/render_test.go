@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
@@ -210,5 +211,43 @@ spec:
 		if code != ExitFailure || !strings.Contains(stderr, c.want) {
 			t.Errorf("--app %s: exit %d, stderr %q; want 2 and %q", c.arg, code, stderr, c.want)
 		}
+	}
+}
+
+// TestRenderRemoteBaseSilentServer: render --source on a Kustomization
+// whose remote base never answers says on stderr that it fetches, then
+// gives up at --request-timeout with exit 2 and one error line naming
+// the URL; --no-remote-bases refuses it without connecting (issue 29).
+func TestRenderRemoteBaseSilentServer(t *testing.T) {
+	srv := testutil.NewSilentServer(t)
+	url := "http://" + srv.Addr + "/base/deploy.yaml"
+	dir := t.TempDir()
+	testutil.WriteFile(t, dir, "clusters/ks.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: remote, namespace: flux-system}\n"+
+		"spec: {interval: 1m, prune: true, path: ./app, sourceRef: {kind: GitRepository, name: repo}}\n")
+	testutil.WriteFile(t, dir, "app/kustomization.yaml", "resources:\n- "+url+"\n")
+	start := time.Now()
+	_, stderr, code, _ := run(t, KubectlFrontend, "render", "--source", dir, "--request-timeout", "1s")
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want 2\n%s", code, stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %s with --request-timeout 1s", d)
+	}
+	if !strings.Contains(stderr, "warning: kustomize build of ") || !strings.Contains(stderr, "fetches remote bases: "+url) {
+		t.Errorf("no warning that it fetches:\n%s", stderr)
+	}
+	var errLines []string
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.Contains(l, "still running after 1s") {
+			errLines = append(errLines, l)
+		}
+	}
+	if len(errLines) != 1 || !strings.Contains(errLines[0], "fetching "+url) {
+		t.Errorf("want one error line naming the timeout and the URL:\n%s", stderr)
+	}
+	before := srv.Accepted()
+	_, stderr, code, _ = run(t, KubectlFrontend, "render", "--source", dir, "--no-remote-bases")
+	if code != ExitFailure || !strings.Contains(stderr, "refused by --no-remote-bases") || srv.Accepted() != before {
+		t.Errorf("--no-remote-bases: exit %d, %d connections\n%s", code, srv.Accepted()-before, stderr)
 	}
 }

@@ -249,7 +249,7 @@ func (o *ScanOptions) Complete() error {
 		// valuesFrom/substituteFrom objects are read once each, where the
 		// engines' objects are; charts see the scanned cluster's
 		// capabilities, which a remote helm-controller's install reads.
-		env, err := o.renderEnv(o.Secrets, reader, c)
+		env, err := o.renderEnv(o.GlobalOptions, reader, c)
 		if err != nil {
 			return err
 		}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
+	"strconv"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -13,7 +16,6 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
-	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
@@ -22,17 +24,38 @@ import (
 // (explain, scan, normalize) and of the render environment every --source
 // command (render, adopt) builds: the flags are RenderFlags (render.go).
 
-// renderEnv reads the checkout. secrets learns every Secret value a
-// renderer reads; reader, when not nil, is the cluster the engines read
-// (engine objects, sources, ConfigMaps and Secrets) and c, when not nil,
-// the cluster whose discovery gives templates their Capabilities.
-func (f *RenderFlags) renderEnv(secrets *redact.Scrubber, reader model.Reader, c *cluster.Client) (*render.Env, error) {
+// renderEnv reads the checkout. g's Scrubber learns every Secret value a
+// renderer reads, its stderr hears of remote bases fetched, and its
+// --request-timeout bounds such a fetch as it bounds a request; reader,
+// when not nil, is the cluster the engines read (engine objects, sources,
+// ConfigMaps and Secrets) and c, when not nil, the cluster whose
+// discovery gives templates their Capabilities.
+func (f *RenderFlags) renderEnv(g *GlobalOptions, reader model.Reader, c *cluster.Client) (*render.Env, error) {
 	env, err := f.env()
 	if err != nil {
 		return nil, err
 	}
-	if secrets != nil {
-		env.Secrets = secrets
+	if g.Secrets != nil {
+		env.Secrets = g.Secrets
+	}
+	if g.ErrOut != nil {
+		env.Warn = func(msg string) { stderrf(g.ErrOut, "warning: %s\n", msg) }
+	}
+	if g.ConfigFlags != nil && g.ConfigFlags.Timeout != nil && *g.ConfigFlags.Timeout != "" {
+		// "0" is no limit, as for a request.
+		d, err := time.ParseDuration(*g.ConfigFlags.Timeout)
+		if err != nil {
+			if n, nerr := strconv.Atoi(*g.ConfigFlags.Timeout); nerr == nil {
+				d, err = time.Duration(n)*time.Second, nil
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--request-timeout %q: %w", *g.ConfigFlags.Timeout, err)
+		}
+		env.FetchTimeout = d
+		if d == 0 {
+			env.FetchTimeout = math.MaxInt64
+		}
 	}
 	env.Reader = reader
 	if c != nil {
@@ -225,7 +248,7 @@ func (o *ExplainOptions) desiredFromSource(ctx context.Context, live *unstructur
 	if o.client != nil {
 		reader = o.client
 	}
-	env, err := o.renderEnv(o.Secrets, reader, o.client)
+	env, err := o.renderEnv(o.GlobalOptions, reader, o.client)
 	if err != nil {
 		return nil, src, err
 	}

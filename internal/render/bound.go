@@ -7,24 +7,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime/metrics"
 	"strconv"
 	"text/template"
-	"time"
 
+	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/bound"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // Bounds on rendering a chart: a template is a program (loops, recursion,
 // string repetition), and a hostile or broken chart must end the command
-// with one line, not hang it or exhaust the machine.
+// with one line, not hang it or exhaust the machine (in time and memory:
+// bound.Run).
 const (
-	// DefaultTimeout bounds one chart's rendering in time.
-	DefaultTimeout = 30 * time.Second
-	// DefaultHeapGrowth bounds the memory a rendering may take: the heap
-	// may grow this much past where it stood when rendering started (the
-	// process stays well under 1 GB with the garbage collector's slack).
-	DefaultHeapGrowth = 384 << 20
 	// MaxLoopItems bounds the items until, untilStep and seq may produce
 	// in one rendering, all calls together: real charts loop over a few
 	// replicas or ports; a nested `until` of a million each is an attack.
@@ -33,70 +29,8 @@ const (
 	MaxRepeatBytes = 16 << 20
 )
 
-// Limits bound one rendering; zero fields take the defaults.
-type Limits struct {
-	Timeout    time.Duration
-	HeapGrowth int64
-}
-
 // ErrBound is wrapped by every error that stops a rendering at a bound.
-var ErrBound = errors.New("rendering stopped at a bound")
-
-// Bounded runs render and returns its result, or an error naming what
-// when it runs past the time limit or its heap grows past the memory
-// limit. Go cannot stop a running template, so the rendering is left
-// behind in its goroutine: the command prints the error and exits, which
-// ends it.
-func Bounded[T any](ctx context.Context, what string, limits Limits, render func(context.Context) (T, error)) (T, error) {
-	timeout, growth := limits.Timeout, limits.HeapGrowth
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	if growth <= 0 {
-		growth = DefaultHeapGrowth
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	type result struct {
-		v   T
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		v, err := render(ctx)
-		done <- result{v, err}
-	}()
-	start := heapBytes()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	var zero T
-	for {
-		select {
-		case r := <-done:
-			return r.v, r.err
-		case <-ctx.Done():
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return zero, fmt.Errorf("%s: %w: still rendering after %s (a template that loops without end?)", what, ErrBound, timeout)
-			}
-			return zero, ctx.Err()
-		case <-tick.C:
-			if grown := heapBytes() - start; grown > growth {
-				return zero, fmt.Errorf("%s: %w: rendering took more than %d MiB of memory (a template that builds a huge output?)", what, ErrBound, growth>>20)
-			}
-		}
-	}
-}
-
-// heapBytes is the memory held by heap objects now (runtime/metrics:
-// cheap, no stop-the-world as runtime.ReadMemStats).
-func heapBytes() int64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return int64(s[0].Value.Uint64())
-}
+var ErrBound = bound.ErrBound
 
 // TemplateFuncs are bounded versions of the sprig functions that make
 // work from a number alone (Helm's CustomTemplateFuncs take precedence
@@ -264,4 +198,31 @@ func checkSize(name string, st fs.FileInfo) error {
 		return fmt.Errorf("%s is %d MiB, over the %d MiB limit on a file: not read", name, st.Size()>>20, source.DefaultMaxFileBytes>>20)
 	}
 	return nil
+}
+
+// ErrRemoteRefused is wrapped by the error for a remote kustomize base
+// under --no-remote-bases.
+var ErrRemoteRefused = errors.New("refused by --no-remote-bases")
+
+// BuildRemote runs a kustomize build of dir (build) the way remote bases
+// call for: with env.NoRemoteBases, a remote entry anywhere in the tree
+// is refused before the build (kustomize would first try to fetch it,
+// and a refused clone reads as a confusing FS error); otherwise the
+// fetch is said through env.Warn and the build is bounded by
+// env.FetchTimeout, naming the URLs when it runs out (kustomize's HTTP
+// loader has no deadline of its own: a server that never answers would
+// hang the command).
+func BuildRemote[T any](ctx context.Context, env *Env, fs filesys.FileSystem, dir, kfile string, build func(context.Context) (T, error)) (T, error) {
+	refs := source.RemoteRefs(fs, dir, kfile)
+	if len(refs) == 0 {
+		return build(ctx)
+	}
+	var zero T
+	if env.NoRemoteBases {
+		return zero, fmt.Errorf("%s: remote base %q %w", refs[0].File, refs[0].URL, ErrRemoteRefused)
+	}
+	if env.Warn != nil {
+		env.Warn(fmt.Sprintf("kustomize build of %s fetches remote bases: %s (--no-remote-bases refuses them)", dir, source.RemoteURLs(refs)))
+	}
+	return bound.Run(ctx, "kustomize build of "+dir, bound.Limits{Timeout: env.FetchTimeout, Hint: "fetching " + source.RemoteURLs(refs)}, build)
 }

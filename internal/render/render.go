@@ -18,12 +18,14 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/bound"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -77,7 +79,13 @@ type Env struct {
 	// NoRemoteBases refuses kustomize bases fetched from the network.
 	NoRemoteBases bool
 	// RenderLimits bound one chart's rendering in time and memory.
-	RenderLimits Limits
+	RenderLimits bound.Limits
+	// FetchTimeout bounds a kustomize build that fetches remote bases
+	// (bound.DefaultTimeout when 0; --request-timeout sets it).
+	FetchTimeout time.Duration
+	// Warn, when set, is told what a renderer did that the user should
+	// know of (remote bases fetched); nil drops it.
+	Warn func(msg string)
 	// StrictSubstitute fails a Flux postBuild substitution on a variable
 	// that has no value and no default (kustomize-controller's
 	// StrictPostBuildSubstitutions feature gate).

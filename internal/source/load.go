@@ -1,6 +1,7 @@
 package source
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,10 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/bound"
 )
 
 // DefaultMaxFileBytes is the default limit on one file (or stdin).
@@ -258,14 +262,28 @@ func LoadKustomize(dir string) (docs []Document, err error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory (-k needs a kustomization directory)", dir)
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			docs, err = nil, fmt.Errorf("kustomize build %s: kustomize failed: %v", dir, r)
-		}
-	}()
 	opts := krusty.MakeDefaultOptions()
 	opts.Reorder = krusty.ReorderOptionLegacy
-	rm, err := krusty.MakeKustomizer(opts).Run(boundedFS{filesys.MakeFsOnDisk()}, dir)
+	disk := boundedFS{filesys.MakeFsOnDisk()}
+	build := func(context.Context) (rm resmap.ResMap, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				rm, err = nil, fmt.Errorf("kustomize failed: %v", r)
+			}
+		}()
+		return krusty.MakeKustomizer(opts).Run(disk, dir)
+	}
+	var rm resmap.ResMap
+	if refs := RemoteRefs(disk, dir, ""); len(refs) > 0 {
+		// kubectl -k fetches remote bases, and so does -k here; bounded
+		// in time: kustomize's HTTP loader has no deadline of its own.
+		rm, err = bound.Run(context.Background(), "kustomize build "+dir, bound.Limits{Hint: "fetching " + RemoteURLs(refs)}, build)
+		if errors.Is(err, bound.ErrBound) {
+			return nil, err
+		}
+	} else {
+		rm, err = build(context.Background())
+	}
 	if err != nil {
 		return nil, fmt.Errorf("kustomize build %s: %w", dir, err)
 	}

@@ -22,6 +22,7 @@ import (
 	k8sversion "k8s.io/apimachinery/pkg/util/version"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/bound"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
@@ -183,7 +184,7 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 		install.KubeVersion = parsed
 	}
 	install.APIVersions = common.VersionSet(apiVersions)
-	rel, err := render.Bounded(ctx, "chart "+relTo(repoRoot, chartDir), env.RenderLimits, func(ctx context.Context) (ri.Releaser, error) {
+	rel, err := bound.Run(ctx, "chart "+relTo(repoRoot, chartDir), env.RenderLimits, func(ctx context.Context) (ri.Releaser, error) {
 		return install.RunWithContext(ctx, chrt, vals)
 	})
 	if errors.Is(err, render.ErrBound) {

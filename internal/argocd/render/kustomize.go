@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,7 +32,7 @@ import (
 // and the build runs kustomize's own library with the CLI's defaults
 // (krusty: loads restricted to the kustomization root, plugins off,
 // legacy order), bounded to the source's directory.
-func renderKustomize(s *appSource, appPath, root string, vars envVars, noRemote bool, buildOpts string) ([]*unstructured.Unstructured, error) {
+func renderKustomize(ctx context.Context, env *render.Env, s *appSource, appPath, root string, vars envVars, buildOpts string) ([]*unstructured.Unstructured, error) {
 	kopts := krusty.MakeDefaultOptions()
 	kopts.Reorder = krusty.ReorderOptionLegacy // kustomize build's --reorder default
 	if err := applyBuildOptions(kopts, buildOpts); err != nil {
@@ -57,7 +58,7 @@ func renderKustomize(s *appSource, appPath, root string, vars envVars, noRemote 
 	}
 	var disk filesys.FileSystem
 	var err error
-	if noRemote {
+	if env.NoRemoteBases {
 		disk, err = securefs.MakeFsOnDiskSecure(root)
 	} else {
 		disk, err = securefs.MakeFsOnDiskSecureBuild(root)
@@ -69,7 +70,15 @@ func renderKustomize(s *appSource, appPath, root string, vars envVars, noRemote 
 	if edited != nil {
 		fs.file, fs.data = filepath.Join(appPath, kname), edited
 	}
-	m, err := runKrusty(kopts, fs, appPath)
+	// The repo-server fetches remote bases unless told otherwise; refused
+	// here by --no-remote-bases before any git or DNS, else said and
+	// bounded in time (render.BuildRemote).
+	m, err := render.BuildRemote(ctx, env, fs, appPath, "", func(context.Context) (interface{ AsYaml() ([]byte, error) }, error) {
+		return runKrusty(kopts, fs, appPath)
+	})
+	if errors.Is(err, render.ErrBound) || errors.Is(err, render.ErrRemoteRefused) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("kustomize build %s: %w", relTo(root, appPath), err)
 	}

@@ -8,11 +8,13 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // checkout writes files (path -> content) into a temporary directory and
@@ -639,5 +641,39 @@ spec:
 	_, err = renderApp(t, env, spec)
 	if err == nil || !strings.Contains(err.Error(), "outside the checkout") || strings.Contains(err.Error(), "secret-host") {
 		t.Fatalf("template linked outside: %v", err)
+	}
+}
+
+// TestKustomizeRemoteBase: --no-remote-bases covers an Application's
+// kustomize source too, refused before any connection is made; without
+// it the fetch is said and bounded in time, naming the URL (issue 29).
+func TestKustomizeRemoteBase(t *testing.T) {
+	srv := testutil.NewSilentServer(t)
+	url := "http://" + srv.Addr + "/base/deploy.yaml"
+	env := checkout(t, map[string]string{"app/kustomization.yaml": "resources:\n- " + url + "\n"})
+	spec := `metadata: {name: remote, namespace: argocd}
+spec:
+  destination: {namespace: shop}
+  source: {repoURL: https://example.com/apps.git, path: app}
+`
+	env.NoRemoteBases = true
+	_, err := renderApp(t, env, spec)
+	if err == nil || !strings.Contains(err.Error(), "refused by --no-remote-bases") || !strings.Contains(err.Error(), url) {
+		t.Fatalf("with --no-remote-bases: %v", err)
+	}
+	if n := srv.Accepted(); n != 0 {
+		t.Fatalf("--no-remote-bases still connected %d times", n)
+	}
+
+	env.NoRemoteBases = false
+	env.FetchTimeout = 300 * time.Millisecond
+	var warned []string
+	env.Warn = func(m string) { warned = append(warned, m) }
+	_, err = renderApp(t, env, spec)
+	if err == nil || !strings.Contains(err.Error(), "still running after 300ms (fetching "+url+")") {
+		t.Fatalf("silent server: %v", err)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], url) {
+		t.Errorf("warned %q", warned)
 	}
 }

@@ -219,7 +219,7 @@ func (r *Renderer) renderSource(ctx context.Context, app *application, s *appSou
 		return r.renderHelm(ctx, app, s, env, appPath, root, refs)
 	case typeKustomize:
 		vars := r.appEnv(app, s)
-		return renderKustomize(s, appPath, root, vars, env.NoRemoteBases, buildOptions(cm, s))
+		return renderKustomize(ctx, env, s, appPath, root, vars, buildOptions(cm, s))
 	case typePlugin:
 		name, _ := s.Plugin["name"].(string)
 		if name == "" {

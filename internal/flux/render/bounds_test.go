@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/bound"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
@@ -49,26 +50,26 @@ func TestHelmReleaseBounds(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		files  map[string]string
-		limits render.Limits
+		limits bound.Limits
 		want   []string
 	}{
 		{"nested until", map[string]string{"templates/cm.yaml": cm(`{{ range until 100000 }}{{ range until 100000 }}x{{ end }}{{ end }}`)},
-			render.Limits{}, []string{"templates/cm.yaml", "until would make 100000 items, past the 1000000"}},
+			bound.Limits{}, []string{"templates/cm.yaml", "until would make 100000 items, past the 1000000"}},
 		{"until two billion", map[string]string{"templates/cm.yaml": cm(`{{ range until 2000000000 }}x{{ end }}`)},
-			render.Limits{}, []string{"templates/cm.yaml", "until would make 2000000000 items"}},
+			bound.Limits{}, []string{"templates/cm.yaml", "until would make 2000000000 items"}},
 		{"untilStep", map[string]string{"templates/cm.yaml": cm(`{{ range untilStep 0 2000000000 1 }}x{{ end }}`)},
-			render.Limits{}, []string{"untilStep would make"}},
+			bound.Limits{}, []string{"untilStep would make"}},
 		{"seq", map[string]string{"templates/cm.yaml": cm(`{{ seq 2000000000 }}`)},
-			render.Limits{}, []string{"seq would make"}},
+			bound.Limits{}, []string{"seq would make"}},
 		{"repeat", map[string]string{"templates/cm.yaml": cm(`{{ repeat 2000000000 "xx" }}`)},
-			render.Limits{}, []string{"repeat would make more than 16 MiB"}},
+			bound.Limits{}, []string{"repeat would make more than 16 MiB"}},
 		// text/template's own integer range calls no function: the
 		// time limit stops it.
 		{"range of an integer, slow", map[string]string{"templates/cm.yaml": cm(`{{ range 30000000 }}{{ end }}`)},
-			render.Limits{Timeout: 100 * time.Millisecond}, []string{"chart ", "still rendering after 100ms"}},
+			bound.Limits{Timeout: 100 * time.Millisecond}, []string{"chart ", "still running after 100ms"}},
 		// and the memory limit one that grows its output fast.
 		{"range of an integer, big", map[string]string{"templates/cm.yaml": cm(`{{ range 400000 }}{{ "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" }}{{ end }}`)},
-			render.Limits{Timeout: time.Minute, HeapGrowth: 8 << 20}, []string{"chart ", "more than 8 MiB of memory"}},
+			bound.Limits{Timeout: time.Minute, HeapGrowth: 8 << 20}, []string{"chart ", "more than 8 MiB of memory"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env := chartRepo(t, c.files)
@@ -188,5 +189,50 @@ func TestHelmReleaseChartFilesChecked(t *testing.T) {
 	}
 	if h, _, _ := unstructured.NestedString(res[0].Objects[0].Object, "data", "h"); h != "inside" {
 		t.Fatalf("data.h = %q, want the linked file's content", h)
+	}
+}
+
+// TestKustomizationRemoteBaseBounded: a remote base on a server that
+// never answers ends the build at the fetch timeout with one line naming
+// the URL, after saying on Warn that it fetches; --no-remote-bases
+// refuses it before any connection (issue 29).
+func TestKustomizationRemoteBaseBounded(t *testing.T) {
+	srv := testutil.NewSilentServer(t)
+	url := "http://" + srv.Addr + "/base/deploy.yaml"
+	root := testutil.WriteTree(t, map[string]string{
+		"apps/kustomization.yaml": "resources:\n- " + url + "\n",
+	})
+	env, err := render.NewEnv(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	env.Warn = func(m string) { warned = append(warned, m) }
+	env.FetchTimeout = 300 * time.Millisecond
+	ks := kustomization("./apps", nil)
+	start := time.Now()
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{ks})
+	if res[0].Err == nil {
+		t.Fatal("rendered")
+	}
+	msg := res[0].Err.Error()
+	if !strings.Contains(msg, "still running after 300ms (fetching "+url+")") || strings.Contains(msg, "\n") {
+		t.Errorf("error %q: want one line naming the timeout and %s", msg, url)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %s", d)
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], url) || !strings.Contains(warned[0], "--no-remote-bases") {
+		t.Errorf("warned %q", warned)
+	}
+
+	before := srv.Accepted()
+	env.NoRemoteBases = true
+	res = render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{ks})
+	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "refused by --no-remote-bases") {
+		t.Fatalf("with --no-remote-bases: %v", res[0].Err)
+	}
+	if n := srv.Accepted() - before; n != 0 {
+		t.Errorf("--no-remote-bases still connected %d times", n)
 	}
 }

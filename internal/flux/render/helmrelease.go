@@ -31,6 +31,7 @@ import (
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/bound"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 )
 
@@ -89,7 +90,7 @@ func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	if err := capabilities(ctx, env, install); err != nil {
 		return nil, err
 	}
-	rel, err := render.Bounded(ctx, "chart "+chartDir, env.RenderLimits, func(ctx context.Context) (ri.Releaser, error) {
+	rel, err := bound.Run(ctx, "chart "+chartDir, env.RenderLimits, func(ctx context.Context) (ri.Releaser, error) {
 		return install.RunWithContext(ctx, chrt, values.AsMap())
 	})
 	if errors.Is(err, render.ErrBound) {

@@ -10,9 +10,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
@@ -24,10 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/kustomize/api/konfig"
-	kustypes "sigs.k8s.io/kustomize/api/types"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -124,14 +122,12 @@ func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured
 	if err := fs.WriteFile(kfile, manifest); err != nil {
 		return nil, err
 	}
-	if env.NoRemoteBases {
-		// Refused before the build: kustomize would first try to fetch
-		// the URL (and a refused clone reads as a confusing FS error).
-		if err := findRemote(fs, dir, kfile, map[string]bool{}); err != nil {
-			return nil, err
-		}
+	m, err := render.BuildRemote(ctx, env, fs, dir, kfile, func(ctx context.Context) (resmap.ResMap, error) {
+		return generator.Build(fs, dir)
+	})
+	if errors.Is(err, render.ErrBound) || errors.Is(err, render.ErrRemoteRefused) {
+		return nil, err
 	}
-	m, err := generator.Build(fs, dir)
 	if err != nil {
 		return nil, fmt.Errorf("kustomize build failed: %w", err)
 	}
@@ -190,63 +186,6 @@ func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured
 		ssautil.SetCommonMetadata(objects, cm.Labels, cm.Annotations)
 	}
 	return objects, nil
-}
-
-// findRemote walks the kustomizations reachable from dir (resources,
-// components, the legacy bases) and names the first remote one. Missing
-// or unreadable entries are left to the build, which reports them.
-func findRemote(fs filesys.FileSystem, dir, kfile string, seen map[string]bool) error {
-	if seen[dir] {
-		return nil
-	}
-	seen[dir] = true
-	if kfile == "" {
-		for _, name := range konfig.RecognizedKustomizationFileNames() {
-			if p := filepath.Join(dir, name); fs.Exists(p) && !fs.IsDir(p) {
-				kfile = p
-				break
-			}
-		}
-		if kfile == "" {
-			return nil
-		}
-	}
-	data, err := fs.ReadFile(kfile)
-	if err != nil {
-		return nil
-	}
-	var k kustypes.Kustomization
-	if err := yaml.Unmarshal(data, &k); err != nil {
-		return nil
-	}
-	entries := append(append(append([]string{}, k.Resources...), k.Components...), k.Bases...) //nolint:staticcheck // Bases still builds, so it still fetches.
-	for _, r := range entries {
-		if remoteRef(r) {
-			return fmt.Errorf("%s: remote base %q refused by --no-remote-bases", kfile, r)
-		}
-		p := filepath.Join(dir, r)
-		if fs.IsDir(p) {
-			if err := findRemote(fs, p, "", seen); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// remoteRef tells a kustomization entry kustomize would fetch: a URL, an
-// scp-like git address or a host-qualified repository path
-// (sigs.k8s.io/kustomize/api/internal/git repospec.go).
-func remoteRef(r string) bool {
-	if strings.Contains(r, "://") || strings.HasPrefix(r, "git@") || strings.HasPrefix(r, "git::") {
-		return true
-	}
-	for _, host := range []string{"github.com/", "gitlab.com/", "bitbucket.org/"} {
-		if strings.HasPrefix(r, host) {
-			return true
-		}
-	}
-	return false
 }
 
 // kustomizationPath decodes the Kustomization obj and finds its spec.path

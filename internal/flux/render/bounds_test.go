@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -234,5 +235,60 @@ func TestKustomizationRemoteBaseBounded(t *testing.T) {
 	}
 	if n := srv.Accepted() - before; n != 0 {
 		t.Errorf("--no-remote-bases still connected %d times", n)
+	}
+}
+
+// TestHelmReleaseValuesFiles: spec.chart.spec.valuesFiles compose the
+// chart's default values in order, as source-controller builds the
+// chart helm-controller installs (the chart's values.yaml counts only
+// when listed); a missing file is an error unless
+// ignoreMissingValuesFiles, and a path leaving the source is refused
+// (issue 29: they were silently ignored).
+func TestHelmReleaseValuesFiles(t *testing.T) {
+	env := chartRepo(t, map[string]string{
+		"values.yaml":       "a: chart\nb: chart\n",
+		"templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: {{ .Values.a | quote }}, b: {{ .Values.b | default \"unset\" | quote }}, c: {{ .Values.c | default \"unset\" | quote }}}\n",
+	})
+	testutil.WriteFile(t, env.Root, "env/base.yaml", "a: base\nc: base\n")
+	testutil.WriteFile(t, env.Root, "env/prod.yaml", "c: prod\n")
+	hr := func(files []any, ignoreMissing bool) *unstructured.Unstructured {
+		spec := chartSpec("./charts/c", "GitRepository")
+		spec["spec"].(map[string]any)["valuesFiles"] = files
+		if ignoreMissing {
+			spec["spec"].(map[string]any)["ignoreMissingValuesFiles"] = true
+		}
+		return helmRelease(map[string]any{"chart": spec})
+	}
+	renderData := func(obj *unstructured.Unstructured) (map[string]string, error) {
+		res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{obj})
+		if res[0].Err != nil {
+			return nil, res[0].Err
+		}
+		d, _, _ := unstructured.NestedStringMap(res[0].Objects[0].Object, "data")
+		return d, nil
+	}
+	got, err := renderData(hr([]any{"env/base.yaml", "env/prod.yaml"}, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"a": "base", "b": "unset", "c": "prod"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("data = %v, want %v", got, want)
+	}
+	got, err = renderData(hr([]any{"charts/c/values.yaml", "env/prod.yaml"}, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"a": "chart", "b": "chart", "c": "prod"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("with the chart's values.yaml listed: data = %v, want %v", got, want)
+	}
+	if _, err := renderData(hr([]any{"env/base.yaml", "env/missing.yaml"}, false)); err == nil || !strings.Contains(err.Error(), `no values file found at path "/env/missing.yaml"`) {
+		t.Errorf("missing file: %v", err)
+	}
+	got, err = renderData(hr([]any{"env/missing.yaml", "env/prod.yaml"}, true))
+	if err != nil || got["c"] != "prod" {
+		t.Errorf("ignoreMissingValuesFiles: %v %v", got, err)
+	}
+	if _, err := renderData(hr([]any{"../../etc/passwd"}, false)); err == nil || !strings.Contains(err.Error(), "leaves the source directory") {
+		t.Errorf("a path leaving the source: %v", err)
 	}
 }

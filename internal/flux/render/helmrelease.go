@@ -7,6 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	"github.com/fluxcd/pkg/apis/kustomize"
@@ -15,6 +18,7 @@ import (
 	"github.com/go-logr/logr"
 	"helm.sh/helm/v4/pkg/action"
 	"helm.sh/helm/v4/pkg/chart/common"
+	helmchart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	ri "helm.sh/helm/v4/pkg/release"
 	helmrelease "helm.sh/helm/v4/pkg/release/v1"
@@ -30,9 +34,11 @@ import (
 	"sigs.k8s.io/kustomize/api/resmap"
 	kustypes "sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
+	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/bound"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // errOffline marks a chart that only a network fetch would give.
@@ -58,10 +64,11 @@ func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &hr); err != nil {
 		return nil, fmt.Errorf("not a valid HelmRelease: %w", err)
 	}
-	chartDir, err := chartDir(ctx, env, &hr)
+	src, err := chartDir(ctx, env, &hr)
 	if err != nil {
 		return nil, err
 	}
+	chartDir := src.dir
 	// Helm's loader reads every file of the chart whole and follows
 	// symlinks: check sizes and where links lead first.
 	if err := render.CheckTree(chartDir, env.CheckoutOf(chartDir)); err != nil {
@@ -70,6 +77,9 @@ func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	chrt, err := loader.LoadDir(chartDir)
 	if err != nil {
 		return nil, fmt.Errorf("loading chart %s: %w", chartDir, err)
+	}
+	if err := src.mergeValuesFiles(chrt); err != nil {
+		return nil, err
 	}
 	values, err := chartutil.ChartValuesFromReferences(ctx, logr.Discard(), &lookupClient{env: env, ctx: ctx}, hr.GetNamespace(), hr.GetValues(), hr.Spec.ValuesFrom...)
 	if err != nil {
@@ -176,7 +186,7 @@ func shortenName(name string) string {
 }
 
 // chartDir finds the chart of hr in the checkout.
-func chartDir(ctx context.Context, env *render.Env, hr *helmv2.HelmRelease) (string, error) {
+func chartDir(ctx context.Context, env *render.Env, hr *helmv2.HelmRelease) (chartSource, error) {
 	if ref := hr.Spec.ChartRef; ref != nil {
 		ns := ref.Namespace
 		if ns == "" {
@@ -186,38 +196,93 @@ func chartDir(ctx context.Context, env *render.Env, hr *helmv2.HelmRelease) (str
 		case "OCIRepository":
 			src, err := env.Lookup(ctx, schema.GroupVersionKind{Group: sourceGroup, Version: "v1", Kind: ref.Kind}, ns, ref.Name)
 			if err != nil {
-				return "", fmt.Errorf("chartRef OCIRepository/%s/%s: %w", ns, ref.Name, err)
+				return chartSource{}, fmt.Errorf("chartRef OCIRepository/%s/%s: %w", ns, ref.Name, err)
 			}
 			url, _, _ := unstructured.NestedString(src.Object, "spec", "url")
 			if d, ok := env.SourceMap[url]; ok {
-				return d, nil
+				return chartSource{dir: d, base: d}, nil
 			}
-			return "", fmt.Errorf("chartRef OCIRepository/%s/%s (%s): %w; map it with --source-map %s=DIR", ns, ref.Name, url, errOffline, url)
+			return chartSource{}, fmt.Errorf("chartRef OCIRepository/%s/%s (%s): %w; map it with --source-map %s=DIR", ns, ref.Name, url, errOffline, url)
 		case "HelmChart":
 			hc, err := env.Lookup(ctx, schema.GroupVersionKind{Group: sourceGroup, Version: "v1", Kind: ref.Kind}, ns, ref.Name)
 			if err != nil {
-				return "", fmt.Errorf("chartRef HelmChart/%s/%s: %w", ns, ref.Name, err)
+				return chartSource{}, fmt.Errorf("chartRef HelmChart/%s/%s: %w", ns, ref.Name, err)
 			}
 			chart, _, _ := unstructured.NestedString(hc.Object, "spec", "chart")
 			kind, _, _ := unstructured.NestedString(hc.Object, "spec", "sourceRef", "kind")
 			name, _, _ := unstructured.NestedString(hc.Object, "spec", "sourceRef", "name")
-			return chartIn(ctx, env, kind, ns, name, chart)
+			src, err := chartIn(ctx, env, kind, ns, name, chart)
+			src.valuesFiles, _, _ = unstructured.NestedStringSlice(hc.Object, "spec", "valuesFiles")
+			src.ignoreMissing, _, _ = unstructured.NestedBool(hc.Object, "spec", "ignoreMissingValuesFiles")
+			return src, err
 		}
-		return "", fmt.Errorf("chartRef kind %q is not supported", ref.Kind)
+		return chartSource{}, fmt.Errorf("chartRef kind %q is not supported", ref.Kind)
 	}
 	if hr.Spec.Chart == nil {
-		return "", errors.New("spec.chart or spec.chartRef is required")
+		return chartSource{}, errors.New("spec.chart or spec.chartRef is required")
 	}
 	s := hr.Spec.Chart.Spec
 	ns := s.SourceRef.Namespace
 	if ns == "" {
 		ns = hr.GetNamespace()
 	}
-	return chartIn(ctx, env, s.SourceRef.Kind, ns, s.SourceRef.Name, s.Chart)
+	src, err := chartIn(ctx, env, s.SourceRef.Kind, ns, s.SourceRef.Name, s.Chart)
+	src.valuesFiles, src.ignoreMissing = s.ValuesFiles, s.IgnoreMissingValuesFiles
+	return src, err
 }
 
-// chartIn is the chart at path in source kind/ns/name.
-func chartIn(ctx context.Context, env *render.Env, kind, ns, name, path string) (string, error) {
+// chartSource is where a HelmRelease's chart is in the checkout, and the
+// values files its HelmChart composes the chart's default values from.
+type chartSource struct {
+	// dir is the chart; base the source's root, which valuesFiles are
+	// relative to (a repository's chart: the chart itself).
+	dir, base     string
+	valuesFiles   []string
+	ignoreMissing bool
+}
+
+// mergeValuesFiles makes the chart's default values those of its
+// valuesFiles merged in order, as source-controller builds the chart
+// artifact helm-controller installs (source-controller
+// internal/helm/chart/builder_local.go mergeFileValues, then metadata.go
+// OverwriteChartDefaultValues: the chart's values.yaml counts only when
+// listed; a list of only "values.yaml" changes nothing, builder.go
+// GetValuesFiles). Each file is read through the bounded reader; a path
+// that leaves the source, or a missing file without
+// ignoreMissingValuesFiles, is an error naming it.
+func (c chartSource) mergeValuesFiles(chrt *helmchart.Chart) error {
+	if len(c.valuesFiles) == 0 || len(c.valuesFiles) == 1 && filepath.Clean(c.valuesFiles[0]) == "values.yaml" {
+		return nil
+	}
+	merged := map[string]any{}
+	for _, f := range c.valuesFiles {
+		p, err := render.Join(c.base, f)
+		missing := errors.Is(err, fs.ErrNotExist)
+		if err != nil && !missing {
+			return fmt.Errorf("valuesFiles %s: %w", f, err)
+		}
+		st, err := os.Stat(p)
+		switch {
+		case missing && c.ignoreMissing:
+			continue
+		case missing || err != nil || !st.Mode().IsRegular():
+			return fmt.Errorf("valuesFiles: no values file found at path %q (reference %q)", "/"+filepath.ToSlash(filepath.Clean(f)), f)
+		}
+		b, err := source.ReadFile(p, nil, source.DefaultMaxFileBytes)
+		if err != nil {
+			return fmt.Errorf("valuesFiles %s: %w", f, err)
+		}
+		vals := map[string]any{}
+		if err := yaml.Unmarshal(b, &vals); err != nil {
+			return fmt.Errorf("valuesFiles: unmarshaling values from %q failed: %w", f, err)
+		}
+		merged = chartutil.MergeMaps(merged, vals)
+	}
+	chrt.Values = merged
+	return nil
+}
+
+func chartIn(ctx context.Context, env *render.Env, kind, ns, name, path string) (chartSource, error) {
 	switch kind {
 	case "GitRepository", "Bucket":
 	case "HelmRepository":
@@ -230,14 +295,14 @@ func chartIn(ctx context.Context, env *render.Env, kind, ns, name, path string) 
 			if d, ok := env.SourceMap[url]; ok {
 				dir, err := render.Join(d, path)
 				if err != nil {
-					return "", fmt.Errorf("chart: %w", err)
+					return chartSource{}, fmt.Errorf("chart: %w", err)
 				}
-				return dir, nil
+				return chartSource{dir: dir, base: dir}, nil
 			}
 		}
-		return "", fmt.Errorf("chart %q from HelmRepository/%s/%s: %w (keep the chart in a GitRepository or Bucket, or map the repository URL with --source-map URL=DIR holding DIR/%s)", path, ns, name, errOffline, path)
+		return chartSource{}, fmt.Errorf("chart %q from HelmRepository/%s/%s: %w (keep the chart in a GitRepository or Bucket, or map the repository URL with --source-map URL=DIR holding DIR/%s)", path, ns, name, errOffline, path)
 	default:
-		return "", fmt.Errorf("chart source kind %q is not supported", kind)
+		return chartSource{}, fmt.Errorf("chart source kind %q is not supported", kind)
 	}
 	root := env.Root
 	if len(env.SourceMap) > 0 {
@@ -248,9 +313,9 @@ func chartIn(ctx context.Context, env *render.Env, kind, ns, name, path string) 
 	}
 	dir, err := render.Join(root, path)
 	if err != nil {
-		return "", fmt.Errorf("chart: %w", err)
+		return chartSource{}, fmt.Errorf("chart: %w", err)
 	}
-	return dir, nil
+	return chartSource{dir: dir, base: root}, nil
 }
 
 // lookupClient gives fluxcd/pkg/chartutil the one call it makes, Get of a

@@ -95,11 +95,11 @@ func locateHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &hr); err != nil {
 		return nil, fmt.Errorf("not a valid HelmRelease: %w", err)
 	}
-	dir, err := chartDir(ctx, env, &hr)
+	src, err := chartDir(ctx, env, &hr)
 	if err != nil {
 		return nil, err
 	}
-	loc := &render.Location{Kind: render.LocateHelm, Dir: dir}
+	loc := &render.Location{Kind: render.LocateHelm, Dir: src.dir}
 	if hr.Spec.Values == nil {
 		return loc, nil
 	}

@@ -173,7 +173,7 @@ func (j *judgment) removedByApply(pointer string, owners []model.ManagerRef) boo
 // inferred, kustomize-controller's Apply entry owns it.
 func (j *judgment) inDesired(pointer string) bool {
 	if j.desired != nil {
-		_, ok := lookupKeyed(j.ix, j.live, j.desired.Object, pointer)
+		_, ok := j.lookupKeyed(j.desired.Object, pointer)
 		return ok
 	}
 	for _, m := range j.ix.Owners(j.live, pointer) {

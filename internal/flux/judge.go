@@ -24,6 +24,8 @@ import (
 
 // judgment is everything one Judge call decides verdicts from.
 type judgment struct {
+	// items remembers the lists lookupKeyed searched.
+	items   itemMemo
 	owner   *model.Owner
 	st      *ownerState // nil when the owner object could not be read
 	helm    bool
@@ -519,7 +521,7 @@ func (j *judgment) present(p string) bool {
 		if o == nil {
 			continue
 		}
-		if _, ok := lookupKeyed(j.ix, j.live, o.Object, p); ok {
+		if _, ok := j.lookupKeyed(o.Object, p); ok {
 			return true
 		}
 	}
@@ -570,14 +572,14 @@ func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
 	case j.merged != nil:
 		// The dry-run is what the controller would write: a field whose
 		// dry-run value differs from the live one is changed by Flux.
-		mv, mok := lookupKeyed(j.ix, j.live, j.merged.Object, d.Path)
+		mv, mok := j.lookupKeyed(j.merged.Object, d.Path)
 		lv, lok := jsonpointer.Get(j.live.Object, d.Path)
 		return mok != lok || !apiequality.Semantic.DeepEqual(mv, lv), true
 	case j.desired != nil:
 		// d.Path indexes lists as live has them: pair list items by
 		// their merge keys, not by position (an injected container must
 		// not shift the verdicts of the ones after it).
-		_, ok := lookupKeyed(j.ix, j.live, j.desired.Object, d.Path)
+		_, ok := j.lookupKeyed(j.desired.Object, d.Path)
 		return ok || d.Change != model.Added, true
 	default:
 		// Only managedFields: the controller's Apply entry owns exactly
@@ -823,7 +825,7 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 		return ""
 	}
 	if j.merged != nil {
-		if mv, ok := lookupKeyed(j.ix, j.live, j.merged.Object, d.Path); ok && apiequality.Semantic.DeepEqual(mv, lv) {
+		if mv, ok := j.lookupKeyed(j.merged.Object, d.Path); ok && apiequality.Semantic.DeepEqual(mv, lv) {
 			return "the server-side dry-run as kustomize-controller keeps this value (an API-server default, or a mutating webhook that writes it on every apply), so its next apply leaves it"
 		}
 		return ""
@@ -846,14 +848,14 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 			lt = managedfields.BuiltinListType(tokens[:n-2])
 		}
 		if def, ok := lt.Defaults[tokens[n-1]]; ok && lt.Kind == managedfields.ListMap && apiequality.Semantic.DeepEqual(def, lv) {
-			if _, in := lookupKeyed(j.ix, j.live, j.normDesired.Object, jsonpointer.Join(tokens[:n-1]...)); in {
+			if _, in := j.lookupKeyed(j.normDesired.Object, jsonpointer.Join(tokens[:n-1]...)); in {
 				return fmt.Sprintf("an API-server default (%s: %v) of a list item the manifest sets: every apply gets the same default, nothing changes", tokens[n-1], def)
 			}
 		}
 	}
 	for i := len(tokens) - 1; i >= 1; i-- {
 		anc := jsonpointer.Join(tokens[:i]...)
-		v, ok := lookupKeyed(j.ix, j.live, j.normDesired.Object, anc)
+		v, ok := j.lookupKeyed(j.normDesired.Object, anc)
 		if !ok {
 			continue
 		}

@@ -50,11 +50,19 @@ spec:
 		// The sidecar is not in the manifest at all.
 		{"/spec/template/spec/containers/0/image", nil, false},
 	}
-	for _, c := range cases {
-		got, ok := lookupKeyed(nil, live, desired.Object, c.ptr)
-		if ok != c.wantOK || (ok && got != c.want) {
-			t.Errorf("lookupKeyed(%s) = %v, %v; want %v, %v", c.ptr, got, ok, c.want, c.wantOK)
+	// Without a memo and through one memo shared by every lookup (the
+	// judgment's): the same answers.
+	memo := &itemMemo{}
+	for _, m := range []*itemMemo{nil, memo, memo} {
+		for _, c := range cases {
+			got, ok := lookupKeyed(nil, live, desired.Object, c.ptr, m)
+			if ok != c.wantOK || (ok && got != c.want) {
+				t.Errorf("lookupKeyed(%s, memo %v) = %v, %v; want %v, %v", c.ptr, m != nil, got, ok, c.want, c.wantOK)
+			}
 		}
+	}
+	if len(memo.lists) == 0 {
+		t.Error("the memo indexed no list")
 	}
 	// By index, the old behaviour, the sidecar's image would have been
 	// compared with the manifest's app container.

@@ -312,6 +312,10 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	if err := o.print(objs); err != nil {
 		return failure(err)
 	}
+	if failed > 0 && len(results) == 1 {
+		// Its one error line, printed above, is the answer: no second.
+		return &ExitError{Code: ExitFailure}
+	}
 	if failed > 0 {
 		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("%d of %d engine objects failed to render", failed, len(results))}
 	}

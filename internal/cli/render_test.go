@@ -245,6 +245,9 @@ func TestRenderRemoteBaseSilentServer(t *testing.T) {
 	if len(errLines) != 1 || !strings.Contains(errLines[0], "fetching "+url) {
 		t.Errorf("want one error line naming the timeout and the URL:\n%s", stderr)
 	}
+	if n := strings.Count(stderr, "error: "); n != 1 {
+		t.Errorf("%d error lines for one engine object, want 1:\n%s", n, stderr)
+	}
 	before := srv.Accepted()
 	_, stderr, code, _ = run(t, KubectlFrontend, "render", "--source", dir, "--no-remote-bases")
 	if code != ExitFailure || !strings.Contains(stderr, "refused by --no-remote-bases") || srv.Accepted() != before {

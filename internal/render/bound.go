@@ -46,7 +46,7 @@ func TemplateFuncs() template.FuncMap {
 			n = 0
 		}
 		if n > left {
-			return fmt.Errorf("%w: %s would make %d items, past the %d a rendering may loop over", ErrBound, fn, n, MaxLoopItems)
+			return fmt.Errorf("%w: %s would make %d more items, past the %d all loops of a rendering may make", ErrBound, fn, n, MaxLoopItems)
 		}
 		left -= n
 		return nil

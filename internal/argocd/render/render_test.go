@@ -624,7 +624,7 @@ spec:
 		"charts/c/templates/cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {v: \"{{ range until 100000 }}{{ range until 100000 }}x{{ end }}{{ end }}\"}\n",
 	})
 	_, err := renderApp(t, env, spec)
-	if err == nil || !strings.Contains(err.Error(), "until would make 100000 items") || strings.Contains(err.Error(), "\n") {
+	if err == nil || !strings.Contains(err.Error(), "until would make 100000 more items") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("nested until: %v", err)
 	}
 	outside := filepath.Join(t.TempDir(), "hostname")

@@ -55,9 +55,9 @@ func TestHelmReleaseBounds(t *testing.T) {
 		want   []string
 	}{
 		{"nested until", map[string]string{"templates/cm.yaml": cm(`{{ range until 100000 }}{{ range until 100000 }}x{{ end }}{{ end }}`)},
-			bound.Limits{}, []string{"templates/cm.yaml", "until would make 100000 items, past the 1000000"}},
+			bound.Limits{}, []string{"templates/cm.yaml", "until would make 100000 more items, past the 1000000"}},
 		{"until two billion", map[string]string{"templates/cm.yaml": cm(`{{ range until 2000000000 }}x{{ end }}`)},
-			bound.Limits{}, []string{"templates/cm.yaml", "until would make 2000000000 items"}},
+			bound.Limits{}, []string{"templates/cm.yaml", "until would make 2000000000 more items"}},
 		{"untilStep", map[string]string{"templates/cm.yaml": cm(`{{ range untilStep 0 2000000000 1 }}x{{ end }}`)},
 			bound.Limits{}, []string{"untilStep would make"}},
 		{"seq", map[string]string{"templates/cm.yaml": cm(`{{ seq 2000000000 }}`)},

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -10,41 +9,15 @@ import (
 	"time"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
-// silentListener accepts TCP connections on loopback and never writes a
-// byte: the TLS handshake never completes. It stands for a firewall or a
-// wedged load balancer in front of the API server.
+// silentListener is a server that accepts TCP connections and never
+// writes a byte: the TLS handshake never completes. It stands for a
+// firewall or a wedged load balancer in front of the API server.
 func silentListener(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var (
-		mu    sync.Mutex
-		conns []net.Conn
-	)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return "https://" + ln.Addr().String()
+	return "https://" + testutil.NewSilentServer(t).Addr
 }
 
 // Every command that reads the cluster gives up on a silent server within

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -101,6 +103,27 @@ func BenchmarkExplainLongListNoManagedFields(b *testing.B) {
 
 func stripManagedFields(tb testing.TB, path string) {
 	tb.Helper()
+	editJSON(tb, path, func(m map[string]any) { delete(m["metadata"].(map[string]any), "managedFields") })
+}
+
+// fluxLongList is longListObjects with the objects owned by a Flux
+// Kustomization (its labels), so the Flux adapter judges every field:
+// ownership per leaf, the cleanup prediction, keyed lookups into the
+// manifest.
+func fluxLongList(tb testing.TB, n int) (live, desired string) {
+	tb.Helper()
+	live, desired = longListObjects(tb, n)
+	for _, p := range []string{live, desired} {
+		editJSON(tb, p, func(m map[string]any) {
+			m["metadata"].(map[string]any)["labels"] = map[string]any{
+				"kustomize.toolkit.fluxcd.io/name": "shop", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}
+		})
+	}
+	return live, desired
+}
+
+func editJSON(tb testing.TB, path string, edit func(map[string]any)) {
+	tb.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		tb.Fatal(err)
@@ -109,11 +132,83 @@ func stripManagedFields(tb testing.TB, path string) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		tb.Fatal(err)
 	}
-	delete(m["metadata"].(map[string]any), "managedFields")
+	edit(m)
 	if b, err = json.Marshal(m); err != nil {
 		tb.Fatal(err)
 	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		tb.Fatal(err)
+	}
+}
+
+// longListRuns are the offline commands over one Flux-owned object with
+// a long list: explain (drift inferred from managedFields), explain -f and
+// normalize -f, with the exit code each gives.
+func longListRuns(live, desired string) map[string]struct {
+	args []string
+	code int
+} {
+	return map[string]struct {
+		args []string
+		code int
+	}{
+		"explain":   {[]string{"explain", "deploy/big", "-n", "shop", "--live-file", live, "-o", "json"}, ExitNoDrift},
+		"explain-f": {[]string{"explain", "deploy/big", "-n", "shop", "--live-file", live, "-f", desired, "-o", "json"}, ExitDrift},
+		"normalize": {[]string{"normalize", "-f", live}, ExitNoDrift},
+	}
+}
+
+// BenchmarkLongListFlux runs explain, explain -f and normalize -f on a
+// Flux-owned object with 10k and 100k env items (100k: ~10 MB live with
+// managedFields). Time per item must stay flat: managedFields list types
+// are learnt once per list and the Flux judgment's keyed lookups index
+// each list once (issue 29; before, explain -f on 100k items ran over
+// 150 s, see TestLongListLinear for the check that does not depend on
+// the machine).
+func BenchmarkLongListFlux(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		live, desired := fluxLongList(b, n)
+		runs := longListRuns(live, desired)
+		for _, name := range slices.Sorted(maps.Keys(runs)) {
+			r := runs[name]
+			b.Run(fmt.Sprintf("%s/%d", name, n), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					if code, _, errOut := runCommandTo(b, io.Discard, r.args...); code != r.code {
+						b.Fatalf("exit %d: %s", code, errOut)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestLongListLinear: eight times the list items cost at most about eight
+// times the allocations for explain, explain -f and normalize -f (a
+// per-item rescan of the list, as the keyed lookup into the manifest did,
+// makes it ~60 times). Allocations, not time: they do not depend on the
+// machine's load.
+func TestLongListLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs commands over 4k-item lists")
+	}
+	const small, factor = 500, 8
+	ls, ds := fluxLongList(t, small)
+	lb, db := fluxLongList(t, small*factor)
+	smallRuns, bigRuns := longListRuns(ls, ds), longListRuns(lb, db)
+	for _, name := range slices.Sorted(maps.Keys(smallRuns)) {
+		r := smallRuns[name]
+		allocs := func(args []string, code int) float64 {
+			return testing.AllocsPerRun(1, func() {
+				if got, _, errOut := runCommandTo(t, io.Discard, args...); got != code {
+					t.Fatalf("%s: exit %d: %s", name, got, errOut)
+				}
+			})
+		}
+		a, b := allocs(r.args, r.code), allocs(bigRuns[name].args, bigRuns[name].code)
+		if ratio := b / a; ratio > factor*1.5 {
+			t.Errorf("%s: %d items %.0f allocs, %d items %.0f allocs: ratio %.1f, want about %d (linear)", name, small, a, small*factor, b, ratio, factor)
+		} else {
+			t.Logf("%s: allocation ratio %.1f for %dx items", name, ratio, factor)
+		}
 	}
 }

@@ -46,6 +46,9 @@ type ExplainOptions struct {
 	Rules []string
 	// Output is -o: text, json or yaml.
 	Output string
+	// Why prints every reason whole in text output (the default view cuts
+	// a reason to three lines).
+	Why bool
 	// QPS and Burst are client-side rate limits.
 	QPS   float32
 	Burst int
@@ -121,7 +124,16 @@ or a verdict is unknown without -f;
 0 when every difference is left as it is (left alone, ignored, not
 applied, not watched; e.g. labels the engine sets itself), which are still
 shown; 2 on error; 3 drift cannot be told (no managedFields and no
--f/-k).`,
+-f/-k).
+
+The text view answers first (per engine: how many fields it will revert
+and when, how many it leaves be), then one row per field, then each
+distinct reason once with the fields it covers ([N] in the verdict
+columns). On a terminal (or with $COLUMNS) it fits the width: values and
+managers shorten first, the field path from the middle ("…"), then the
+columns CAUSE, CHANGE, WHEN, DESIRED, CHANGED BY and LIVE are dropped in
+that order; reasons are cut to three lines (--why prints them whole).
+-o wide keeps every column, timestamp and reason whole.`,
 		Example: `  # Why is this Deployment OutOfSync / drifted? (desired state inferred)
   kubectl drift explain deploy/web -n shop
 
@@ -141,7 +153,8 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
 	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Decide with a server-side apply dry-run, exactly as the engines diff: Flux as kustomize-controller/helm-controller, Argo CD as argocd-controller for Applications with server-side diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
-	addOutputFlag(cmd, &o.Output, append(output.Formats(), "wide"), "wide is text with long reasons on one line; text wraps them to the terminal, $COLUMNS or 120 columns")
+	addOutputFlag(cmd, &o.Output, append(output.Formats(), "wide"), "text fits the terminal ($COLUMNS overrides; not a terminal: nothing is cut, as kubectl get), wide keeps every column and reason whole")
+	f.BoolVar(&o.Why, "why", false, "Print each reason whole (the text view cuts a reason to three lines)")
 	for _, d := range engine.All() {
 		if d.Flags != nil {
 			if ef := d.Flags("explain", f); ef != nil {
@@ -332,7 +345,8 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return failure(err)
 	}
-	opts := output.Options{Format: o.format, Color: o.color, Now: o.now, Width: output.TextWidth(o.Output, o.Out, o.getenv)}
+	opts := output.Options{Format: o.format, Color: o.color, Now: o.now, Width: output.TextWidth(o.Output, o.Out, o.getenv),
+		Wide: o.Output == "wide", Why: o.Why}
 	if err := output.PrintReport(o.Out, report, opts); err != nil {
 		return failure(err)
 	}

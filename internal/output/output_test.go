@@ -312,33 +312,8 @@ func TestWrap(t *testing.T) {
 	if got := TextWidth("text", &strings.Builder{}, func(string) string { return "80" }); got != 80 {
 		t.Errorf("COLUMNS=80 width %d", got)
 	}
-	if got := TextWidth("text", &strings.Builder{}, func(string) string { return "" }); got != DefaultWidth {
-		t.Errorf("default width %d", got)
-	}
-}
-
-// Long values are cut (the full text is in -o json) until the table fits;
-// -o wide (width 0) keeps them.
-func TestFitCutsValuesOnly(t *testing.T) {
-	long := strings.Repeat("x", 40)
-	rows := func() [][]string {
-		return [][]string{{"FIELD", "CHANGE", "DESIRED", "LIVE"}, {".spec.template.spec.containers[name=app].image", "changed", long, long}}
-	}
-	narrow := rows()
-	(&textPrinter{opts: Options{Width: 90}}).fit(narrow, []int{2, 3})
-	if narrow[1][0] != rows()[1][0] {
-		t.Errorf("the field column was cut: %q", narrow[1][0])
-	}
-	width := 0
-	for _, c := range narrow[1] {
-		width += len([]rune(c)) + 2
-	}
-	if width-2 > 90 || !strings.HasSuffix(narrow[1][2], "…") {
-		t.Errorf("row is %d columns after fit to 90: %q", width-2, narrow[1])
-	}
-	wide := rows()
-	(&textPrinter{opts: Options{Width: 0}}).fit(wide, []int{2, 3})
-	if wide[1][2] != long {
-		t.Errorf("-o wide cut a value: %q", wide[1][2])
+	// Not a terminal and no COLUMNS: nothing is cut, as kubectl get.
+	if got := TextWidth("text", &strings.Builder{}, func(string) string { return "" }); got != 0 {
+		t.Errorf("default width %d, want 0", got)
 	}
 }

@@ -291,7 +291,7 @@ func TestTerminalLooksThroughWrappers(t *testing.T) {
 
 func TestWrap(t *testing.T) {
 	long := strings.Repeat("word ", 30) // 150 columns
-	lines := wrap(strings.TrimSpace(long), 40)
+	lines := Wrap(strings.TrimSpace(long), 40)
 	if len(lines) < 4 {
 		t.Fatalf("wrapped into %d lines: %q", len(lines), lines)
 	}
@@ -303,7 +303,7 @@ func TestWrap(t *testing.T) {
 	if strings.Join(lines, " ") != strings.TrimSpace(long) {
 		t.Errorf("words lost or reordered: %q", lines)
 	}
-	if got := wrap(long, 0); len(got) != 1 {
+	if got := Wrap(long, 0); len(got) != 1 {
 		t.Errorf("width 0 (-o wide) wrapped: %q", got)
 	}
 	if got := TextWidth("wide", &strings.Builder{}, func(string) string { return "80" }); got != 0 {

@@ -539,7 +539,7 @@ func (p *textPrinter) lines(first, text string, indent int) []string {
 	if w <= 0 {
 		return []string{first + text}
 	}
-	ws := wrap(text, w-indent)
+	ws := Wrap(text, w-indent)
 	out := make([]string, len(ws))
 	for i, l := range ws {
 		if i == 0 {
@@ -559,10 +559,10 @@ func (p *textPrinter) para(first, text string, indent int) {
 	}
 }
 
-// wrap breaks s at spaces into lines of at most width runes; a word longer
+// Wrap breaks s at spaces into lines of at most width runes; a word longer
 // than width is cut into pieces, so no line is wider. width <= 0 does not
 // wrap.
-func wrap(s string, width int) []string {
+func Wrap(s string, width int) []string {
 	if width <= 0 || utf8.RuneCountInString(s) <= width {
 		return []string{s}
 	}

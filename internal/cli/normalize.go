@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
@@ -251,20 +252,8 @@ func (o *NormalizeOptions) desiredFromSource(ctx context.Context, live *unstruct
 	return obj, err
 }
 
-func printObject(w interface{ Write([]byte) (int, error) }, format string, obj *unstructured.Unstructured) error {
-	b, err := json.MarshalIndent(obj.Object, "", "  ")
-	if err != nil {
-		return err
-	}
-	if format == "yaml" {
-		if b, err = yaml.JSONToYAML(b); err != nil {
-			return err
-		}
-	} else {
-		b = append(b, '\n')
-	}
-	_, err = w.Write(b)
-	return err
+func printObject(w io.Writer, format string, obj *unstructured.Unstructured) error {
+	return output.PrintObject(w, output.Format(format), obj.Object)
 }
 
 func objectYAML(obj *unstructured.Unstructured) (string, error) {

@@ -189,6 +189,42 @@ func NewList(items []*model.Report) *model.List {
 	return &model.List{APIVersion: model.APIVersion, Kind: "DriftReportList", Items: items}
 }
 
+// PrintObject is the one JSON/YAML printer of every command's -o json|yaml:
+// JSON indented by two spaces and ended by a newline, YAML as
+// sigs.k8s.io/yaml writes it (kubectl's). Any other format is an error:
+// callers print their human view themselves.
+func PrintObject(w io.Writer, format Format, v any) error {
+	switch format {
+	case JSON:
+		return printJSON(w, v)
+	case YAML:
+		return printYAML(w, v)
+	}
+	return fmt.Errorf("unknown structured output format %q", format)
+}
+
+// PrintStreamItem prints one item of a stream (watch events, rendered
+// objects): a JSON line, or a YAML document opened by "---".
+func PrintStreamItem(w io.Writer, format Format, v any) error {
+	switch format {
+	case JSON:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	case YAML:
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append([]byte("---\n"), b...))
+		return err
+	}
+	return fmt.Errorf("unknown structured output format %q", format)
+}
+
 func printJSON(w io.Writer, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {

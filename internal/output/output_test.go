@@ -317,3 +317,27 @@ func TestWrap(t *testing.T) {
 		t.Errorf("default width %d, want 0", got)
 	}
 }
+
+// PrintObject and PrintStreamItem are every command's -o json|yaml: their
+// bytes are the ones the commands printed before they shared them.
+func TestPrintObjectBytes(t *testing.T) {
+	v := map[string]any{"kind": "List", "items": []any{}}
+	for _, tc := range []struct {
+		print  func(*bytes.Buffer, Format) error
+		format Format
+		want   string
+	}{
+		{func(b *bytes.Buffer, f Format) error { return PrintObject(b, f, v) }, JSON, "{\n  \"items\": [],\n  \"kind\": \"List\"\n}\n"},
+		{func(b *bytes.Buffer, f Format) error { return PrintObject(b, f, v) }, YAML, "items: []\nkind: List\n"},
+		{func(b *bytes.Buffer, f Format) error { return PrintStreamItem(b, f, v) }, JSON, "{\"items\":[],\"kind\":\"List\"}\n"},
+		{func(b *bytes.Buffer, f Format) error { return PrintStreamItem(b, f, v) }, YAML, "---\nitems: []\nkind: List\n"},
+	} {
+		var b bytes.Buffer
+		if err := tc.print(&b, tc.format); err != nil || b.String() != tc.want {
+			t.Errorf("%s: %q, %v; want %q", tc.format, b.String(), err, tc.want)
+		}
+	}
+	if err := PrintObject(&bytes.Buffer{}, Text, v); err == nil {
+		t.Error("PrintObject printed the text format")
+	}
+}

@@ -1,14 +1,11 @@
 package scan
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
@@ -31,20 +28,8 @@ var Outputs = []string{OutputTable, OutputJSON, OutputYAML, OutputPrometheus}
 // the reports were built.
 func Print(w io.Writer, format string, res *Result, width int) error {
 	switch format {
-	case OutputJSON:
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	case OutputYAML:
-		b, err := yaml.Marshal(res)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
+	case OutputJSON, OutputYAML:
+		return output.PrintObject(w, output.Format(format), res)
 	case OutputPrometheus:
 		return WritePrometheus(w, res)
 	case OutputTable, "":

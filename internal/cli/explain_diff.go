@@ -206,6 +206,11 @@ func setPointer(doc any, tokens []string, v any, change model.ChangeKind) any {
 			child = map[string]any{}
 		}
 		t[tok] = setPointer(child, tokens[1:], v, change)
+		// A map emptied by removing an added field goes too, as the
+		// apply leaves no "annotations: {}" behind.
+		if m, isMap := t[tok].(map[string]any); isMap && len(m) == 0 && change == model.Added {
+			delete(t, tok)
+		}
 		return t
 	case []any:
 		i, ok := jsonpointer.Index(tok, len(t))

@@ -255,7 +255,7 @@ spec: {interval: 10m, prune: true, sourceRef: {kind: GitRepository, name: repo}}
 	}
 	// One paragraph for the cleanup reason, whose manager differs per
 	// label (kubectl-label for both here), with both labels under it.
-	if strings.Count(why, "flux reverted:") != 1 || strings.Count(why, "- .metadata.labels.") != 2 {
+	if strings.Count(why, "flux reverted: set by kubectl-label") != 1 || strings.Count(why, "- .metadata.labels.") != 2 {
 		t.Errorf("the cleanup reason shared by both labels is not said once with both labels under it:\n%s", why)
 	}
 	whole := E.Run(t, RunOpts{Env: []string{"COLUMNS=100"}}, KubectlDrift, append(args, "--why")...)

@@ -115,3 +115,29 @@ func TestExplainDiffExternal(t *testing.T) {
 		t.Errorf("exit %d (%v); want the program's output with MERGED holding the desired replicas and no managedFields:\n%s", code, err, got)
 	}
 }
+
+// On a terminal (o.color, from output.ColorEnabled) removed lines are red,
+// added ones green and hunk headers cyan; off, no escape code at all.
+func TestExplainDiffColour(t *testing.T) {
+	for _, colour := range []bool{true, false} {
+		o, out, _ := testOptions(t)
+		o.newAdapters = noAdapters
+		o.Output = outputDiff
+		o.LiveFile = filepath.Join("testdata", "explain", "deployment-kubectl-edits-live.yaml")
+		o.Filenames = []string{filepath.Join("testdata", "explain", "deployment-kubectl-edits-desired.yaml")}
+		if err := o.Complete(nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		o.color = colour
+		_ = o.Run(context.Background())
+		got := out.String()
+		coloured := strings.Contains(got, diffRed+"-  replicas: 5"+diffReset) && strings.Contains(got, diffGreen+"+  replicas: 2"+diffReset) &&
+			strings.Contains(got, diffCyan+"@@ ")
+		if colour != coloured || !colour && strings.Contains(got, "\x1b[") {
+			t.Errorf("colour %v: output\n%q", colour, got)
+		}
+	}
+}

@@ -182,9 +182,17 @@ func TestExplainInferredAcceptance(t *testing.T) {
 	if res.Code != 0 {
 		t.Fatalf("text explain: exit %d\n%s%s", res.Code, res.Stdout, res.Stderr)
 	}
-	for _, s := range []string{"inferred from field ownership", "kubectl-set (Update)", "kubectl (Update, scale)", ".spec.template.spec.containers[name=app].image", "nginx:1.28", "manual"} {
+	// The default view leaves out the Update operation (every kubectl
+	// write is one) and keeps the subresource; -o wide has both.
+	for _, s := range []string{"inferred from field ownership", "kubectl-set", "kubectl (scale)", ".spec.template.spec.containers[name=app].image", "nginx:1.28", "manual"} {
 		if !strings.Contains(res.Stdout, s) {
 			t.Errorf("text output lacks %q:\n%s", s, res.Stdout)
+		}
+	}
+	wide := E.Drift(t, "explain", "deployment", "web", "-n", ns, "-o", "wide")
+	for _, s := range []string{"kubectl-set (Update)", "kubectl (Update, scale)"} {
+		if !strings.Contains(wide.Stdout, s) {
+			t.Errorf("-o wide lacks %q:\n%s", s, wide.Stdout)
 		}
 	}
 	if strings.Contains(res.Stdout, "\x1b[") {

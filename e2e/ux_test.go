@@ -223,8 +223,9 @@ func TestUXInvalidSelectorIsOneLine(t *testing.T) {
 	AssertCleanError(t, res, `invalid --selector "app=("`)
 }
 
-// Text output fits the width: reasons wrap to $COLUMNS (no terminal here),
-// a reason shared by fields is said once, -o wide keeps one line per reason.
+// Text output fits the width: every line fits $COLUMNS (no terminal here),
+// a reason shared by fields is said once with the fields under it, --why
+// prints it whole, -o wide keeps one line per reason.
 // kubectl scale is not listed among what Flux's cleanup takes back.
 func TestUXTextFitsAndSaysReasonsOnce(t *testing.T) {
 	ns := E.Namespace(t, "ux")
@@ -243,20 +244,24 @@ spec: {interval: 10m, prune: true, sourceRef: {kind: GitRepository, name: repo}}
 	if res.Code != 1 {
 		t.Fatalf("exit %d\n%s\n%s", res.Code, res.Stdout, res.Stderr)
 	}
+	for _, l := range strings.Split(res.Stdout, "\n") {
+		if n := len([]rune(l)); n > 100 {
+			t.Errorf("line is %d columns with COLUMNS=100: %q", n, l)
+		}
+	}
 	why := res.Stdout[strings.Index(res.Stdout, "Why:"):]
 	if i := strings.Index(why, "Notes:"); i > 0 {
 		why = why[:i]
 	}
-	for _, l := range strings.Split(why, "\n") {
-		if n := len([]rune(l)); n > 100 {
-			t.Errorf("Why line is %d columns with COLUMNS=100: %q", n, l)
-		}
+	// One paragraph for the cleanup reason, whose manager differs per
+	// label (kubectl-label for both here), with both labels under it.
+	if strings.Count(why, "flux reverted: set by kubectl-label") != 1 || strings.Count(why, "- .metadata.labels.") != 2 {
+		t.Errorf("the cleanup reason shared by both labels is not said once with both labels under it:\n%s", why)
 	}
-	if strings.Count(why, "managedFields cleanup") != 1 || !strings.Contains(why, "same as .metadata.labels.") {
-		t.Errorf("the cleanup reason shared by both labels is not said once:\n%s", why)
-	}
-	if !strings.Contains(why, "not kubectl scale") {
-		t.Errorf("the cleanup reason does not exclude kubectl scale:\n%s", why)
+	whole := E.Run(t, RunOpts{Env: []string{"COLUMNS=100"}}, KubectlDrift, append(args, "--why")...)
+	flat := strings.Join(strings.Fields(whole.Stdout), " ")
+	if strings.Count(flat, "managedFields cleanup") != 1 || !strings.Contains(flat, "not kubectl scale") {
+		t.Errorf("--why: the cleanup reason is not said once, or does not exclude kubectl scale:\n%s", whole.Stdout)
 	}
 	wide := E.Run(t, RunOpts{Env: []string{"COLUMNS=100"}}, KubectlDrift, append(args, "-o", "wide")...)
 	if !strings.Contains(wide.Stdout, "into its own (managedFields cleanup), absent from the manifest") {

@@ -46,6 +46,9 @@ type ExplainOptions struct {
 	Rules []string
 	// Output is -o: text, json or yaml.
 	Output string
+	// Why prints every reason whole in text output (the default view cuts
+	// a reason to three lines).
+	Why bool
 	// QPS and Burst are client-side rate limits.
 	QPS   float32
 	Burst int
@@ -80,7 +83,7 @@ func NewExplainOptions(g *GlobalOptions) *ExplainOptions {
 func newExplainCommand(g *GlobalOptions) *cobra.Command {
 	o := NewExplainOptions(g)
 	cmd := &cobra.Command{
-		Use:   "explain TYPE/NAME [-n NAMESPACE] [-f FILE | -k DIR] [--server-dry-run] [--rules FILE]... [--live-file FILE] [-o text|json|yaml]",
+		Use:   "explain TYPE/NAME [-n NAMESPACE] [-f FILE | -k DIR] [--server-dry-run] [--rules FILE]... [--live-file FILE] [-o text|wide|diff|json|yaml] [--why]",
 		Short: "Explain the drift of one object: which fields, who changed them, when, and what each engine will do",
 		Long: `Explain the drift of one object.
 
@@ -121,7 +124,16 @@ or a verdict is unknown without -f;
 0 when every difference is left as it is (left alone, ignored, not
 applied, not watched; e.g. labels the engine sets itself), which are still
 shown; 2 on error; 3 drift cannot be told (no managedFields and no
--f/-k).`,
+-f/-k).
+
+The text view answers first (per engine: how many fields it will revert
+and when, how many it leaves be), then one row per field, then each
+distinct reason once with the fields it covers ([N] in the verdict
+columns). On a terminal (or with $COLUMNS) it fits the width: values and
+managers shorten first, the field path from the middle ("…"), then the
+columns CAUSE, CHANGE, WHEN, DESIRED, CHANGED BY and LIVE are dropped in
+that order; reasons are cut to three lines (--why prints them whole).
+-o wide keeps every column, timestamp and reason whole.`,
 		Example: `  # Why is this Deployment OutOfSync / drifted? (desired state inferred)
   kubectl drift explain deploy/web -n shop
 
@@ -141,7 +153,8 @@ shown; 2 on error; 3 drift cannot be told (no managedFields and no
 	f.StringVar(&o.LiveFile, "live-file", "", "Read the live object from this file ('-' for stdin) instead of the cluster")
 	f.BoolVar(&o.ServerDryRun, "server-dry-run", false, "Decide with a server-side apply dry-run, exactly as the engines diff: Flux as kustomize-controller/helm-controller, Argo CD as argocd-controller for Applications with server-side diff (needs -f/-k and patch RBAC; nothing is persisted)")
 	f.StringArrayVar(&o.Rules, "rules", nil, "File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases to judge with (repeatable)")
-	addOutputFlag(cmd, &o.Output, append(output.Formats(), "wide"), "wide is text with long reasons on one line; text wraps them to the terminal, $COLUMNS or 120 columns")
+	addOutputFlag(cmd, &o.Output, append(output.Formats(), "wide", outputDiff), "text fits the terminal ($COLUMNS overrides; not a terminal: nothing is cut, as kubectl get), wide keeps every column and reason whole; diff is a unified diff of live against desired, each hunk labelled with the verdicts ($KUBECTL_EXTERNAL_DIFF honoured; needs -f, -k or --source)")
+	f.BoolVar(&o.Why, "why", false, "Print each reason whole (the text view cuts a reason to three lines)")
 	for _, d := range engine.All() {
 		if d.Flags != nil {
 			if ef := d.Flags("explain", f); ef != nil {
@@ -270,7 +283,9 @@ func (o *ExplainOptions) Complete(cmd *cobra.Command, args []string) error {
 // Validate checks flag combinations; it does no I/O.
 func (o *ExplainOptions) Validate() error {
 	var err error
-	if o.format, err = output.ParseFormat(o.Output); err != nil {
+	if o.Output == outputDiff {
+		o.format = output.Text
+	} else if o.format, err = output.ParseFormat(o.Output); err != nil {
 		return err
 	}
 	if err := o.ValidateEngine(); err != nil {
@@ -332,9 +347,17 @@ func (o *ExplainOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return failure(err)
 	}
-	opts := output.Options{Format: o.format, Color: o.color, Now: o.now, Width: output.TextWidth(o.Output, o.Out, o.getenv)}
-	if err := output.PrintReport(o.Out, report, opts); err != nil {
-		return failure(err)
+	if o.Output == outputDiff {
+		output.MaskSecrets(report)
+		if err := o.printDiff(live, report); err != nil {
+			return err
+		}
+	} else {
+		opts := output.Options{Format: o.format, Color: o.color, Now: o.now, Width: output.TextWidth(o.Output, o.Out, o.getenv),
+			Wide: o.Output == "wide", Why: o.Why}
+		if err := output.PrintReport(o.Out, report, opts); err != nil {
+			return failure(err)
+		}
 	}
 	switch explainExitCode(o.Engine, report) {
 	case ExitDrift:

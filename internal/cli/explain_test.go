@@ -217,7 +217,8 @@ func testOptions(t *testing.T) (*ExplainOptions, *bytes.Buffer, *bytes.Buffer) {
 	g := &GlobalOptions{Frontend: KubectlFrontend, Engine: "auto", IOStreams: genericiooptions.IOStreams{In: in, Out: out, ErrOut: errOut}}
 	o := NewExplainOptions(g)
 	o.now = func() time.Time { return time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC) }
-	// Text wraps at the default 120 columns whatever the developer's $COLUMNS.
+	// No $COLUMNS and no terminal: text is not cut (as kubectl get), and
+	// no KUBECTL_EXTERNAL_DIFF, whatever the developer's environment.
 	o.getenv = func(string) string { return "" }
 	return o, out, errOut
 }
@@ -274,6 +275,8 @@ func TestExplainLiveFileGoldens(t *testing.T) {
 		{"kubectl-edits-file-engines-text", nil, "deployment-kubectl-edits-live.yaml", "deployment-kubectl-edits-desired.yaml", "text", true, ExitDrift, ""},
 		{"argocd-client-side-inferred-text", []string{"deploy/api"}, "deployment-argocd-client-side-live.yaml", "", "text", false, ExitDrift, ""},
 		{"argocd-client-side-inferred-engines-text", []string{"deploy/api"}, "deployment-argocd-client-side-live.yaml", "", "text", true, ExitDrift, ""},
+		{"kubectl-edits-file-engines-diff", nil, "deployment-kubectl-edits-live.yaml", "deployment-kubectl-edits-desired.yaml", "diff", true, ExitDrift, ""},
+		{"argocd-client-side-rules-engines-diff", []string{"deploy/api"}, "deployment-argocd-client-side-live.yaml", "deployment-argocd-client-side-desired.yaml", "diff", true, ExitDrift, "application-shop.yaml"},
 		{"no-gitops-inferred-text", nil, "deployment-no-gitops-live.yaml", "", "text", false, ExitNoDrift, ""},
 		{"argocd-client-side-rules-engines-text", []string{"deploy/api"}, "deployment-argocd-client-side-live.yaml", "deployment-argocd-client-side-desired.yaml", "text", true, ExitDrift, "application-shop.yaml"},
 	} {

@@ -21,6 +21,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
@@ -251,20 +252,8 @@ func (o *NormalizeOptions) desiredFromSource(ctx context.Context, live *unstruct
 	return obj, err
 }
 
-func printObject(w interface{ Write([]byte) (int, error) }, format string, obj *unstructured.Unstructured) error {
-	b, err := json.MarshalIndent(obj.Object, "", "  ")
-	if err != nil {
-		return err
-	}
-	if format == "yaml" {
-		if b, err = yaml.JSONToYAML(b); err != nil {
-			return err
-		}
-	} else {
-		b = append(b, '\n')
-	}
-	_, err = w.Write(b)
-	return err
+func printObject(w io.Writer, format string, obj *unstructured.Unstructured) error {
+	return output.PrintObject(w, output.Format(format), obj.Object)
 }
 
 func objectYAML(obj *unstructured.Unstructured) (string, error) {
@@ -279,7 +268,7 @@ func objectYAML(obj *unstructured.Unstructured) (string, error) {
 // diff prints live vs desired. Exit 1 when they differ (kubectl diff).
 func (o *NormalizeOptions) diff(live, desired *unstructured.Unstructured) error {
 	if ext := strings.TrimSpace(o.getenv("KUBECTL_EXTERNAL_DIFF")); ext != "" {
-		return o.externalDiff(ext, live, desired)
+		return externalDiff(ext, o.Out, o.ErrOut, "drift-normalize-", live, desired)
 	}
 	a, err := objectYAML(live)
 	if err != nil {
@@ -316,9 +305,10 @@ func diffFileName(obj *unstructured.Unstructured) string {
 // externalDiff follows kubectl diff's contract (kubectl pkg/cmd/diff
 // diff.go): the program from KUBECTL_EXTERNAL_DIFF, split on spaces, gets
 // two directories, LIVE then MERGED, holding one YAML file per object; its
-// exit code 1 means differences.
-func (o *NormalizeOptions) externalDiff(ext string, live, desired *unstructured.Unstructured) error {
-	tmp, err := os.MkdirTemp("", "drift-normalize-")
+// exit code 1 means differences. normalize --diff and explain -o diff run
+// it; both hand it objects already masked.
+func externalDiff(ext string, out, errOut io.Writer, prefix string, live, desired *unstructured.Unstructured) error {
+	tmp, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		return &ExitError{Code: ExitFailure, Err: err}
 	}
@@ -342,7 +332,7 @@ func (o *NormalizeOptions) externalDiff(ext string, live, desired *unstructured.
 	cmd := exec.Command(args[0], append(args[1:], dirs[0], dirs[1])...)
 	// The program gets the terminal itself (vimdiff, meld need it); what
 	// it shows is the two files written above, already masked.
-	cmd.Stdout, cmd.Stderr = direct(o.Out), direct(o.ErrOut)
+	cmd.Stdout, cmd.Stderr = direct(out), direct(errOut)
 	err = cmd.Run()
 	var ee *exec.ExitError
 	switch {
@@ -357,23 +347,64 @@ func (o *NormalizeOptions) externalDiff(ext string, live, desired *unstructured.
 // unifiedDiff renders a line diff computed by sergi/go-diff in unified
 // format with ctx lines of context.
 func unifiedDiff(nameA, nameB, a, b string, ctx int) string {
+	var out bytes.Buffer
+	fmt.Fprintf(&out, "--- %s\n+++ %s\n", nameA, nameB)
+	for _, h := range diffHunks(diffLines(a, b), ctx) {
+		fmt.Fprintf(&out, "%s\n", h.header())
+		for _, l := range h.lines {
+			out.WriteString(l.String() + "\n")
+		}
+	}
+	return out.String()
+}
+
+// diffLine is one line of a line diff.
+type diffLine struct {
+	op   diffmatchpatch.Operation
+	text string
+}
+
+// String renders the line as a unified diff body line.
+func (l diffLine) String() string {
+	switch l.op {
+	case diffmatchpatch.DiffDelete:
+		return "-" + l.text
+	case diffmatchpatch.DiffInsert:
+		return "+" + l.text
+	}
+	return " " + l.text
+}
+
+// diffLines is the line diff of a and b (sergi/go-diff).
+func diffLines(a, b string) []diffLine {
 	dmp := diffmatchpatch.New()
 	ca, cb, lines := dmp.DiffLinesToChars(a, b)
 	diffs := dmp.DiffCharsToLines(dmp.DiffMain(ca, cb, false), lines)
-	type line struct {
-		op   diffmatchpatch.Operation
-		text string
-	}
-	var ls []line
+	var ls []diffLine
 	for _, d := range diffs {
 		text := strings.TrimSuffix(d.Text, "\n")
 		for _, t := range strings.Split(text, "\n") {
-			ls = append(ls, line{d.Type, t})
+			ls = append(ls, diffLine{d.Type, t})
 		}
 	}
-	var out bytes.Buffer
-	fmt.Fprintf(&out, "--- %s\n+++ %s\n", nameA, nameB)
-	// Walk hunks: runs of changes with ctx lines around them.
+	return ls
+}
+
+// diffHunk is one hunk of a unified diff: its lines and where they start
+// in each file (1-based) and how many each covers.
+type diffHunk struct {
+	as, an, bs, bn int
+	lines          []diffLine
+}
+
+func (h diffHunk) header() string {
+	return fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.as, h.an, h.bs, h.bn)
+}
+
+// diffHunks groups a line diff into hunks: runs of changes with ctx lines
+// of context around them; more than 2*ctx equal lines end a hunk.
+func diffHunks(ls []diffLine, ctx int) []diffHunk {
+	var hunks []diffHunk
 	aLine, bLine := 1, 1
 	i := 0
 	for i < len(ls) {
@@ -387,7 +418,6 @@ func unifiedDiff(nameA, nameB, a, b string, ctx int) string {
 		for start < i && ls[start].op != diffmatchpatch.DiffEqual {
 			start++
 		}
-		// find hunk end: a run of more than 2*ctx equal lines ends it.
 		end := i
 		for end < len(ls) {
 			if ls[end].op != diffmatchpatch.DiffEqual {
@@ -405,25 +435,19 @@ func unifiedDiff(nameA, nameB, a, b string, ctx int) string {
 			end = run
 		}
 		back := i - start
-		as, bs := aLine-back, bLine-back
-		var an, bn int
-		var body bytes.Buffer
-		for _, l := range ls[start:end] {
+		h := diffHunk{as: aLine - back, bs: bLine - back, lines: ls[start:end]}
+		for _, l := range h.lines {
 			switch l.op {
 			case diffmatchpatch.DiffEqual:
-				an++
-				bn++
-				body.WriteString(" " + l.text + "\n")
+				h.an++
+				h.bn++
 			case diffmatchpatch.DiffDelete:
-				an++
-				body.WriteString("-" + l.text + "\n")
+				h.an++
 			case diffmatchpatch.DiffInsert:
-				bn++
-				body.WriteString("+" + l.text + "\n")
+				h.bn++
 			}
 		}
-		fmt.Fprintf(&out, "@@ -%d,%d +%d,%d @@\n", as, an, bs, bn)
-		out.Write(body.Bytes())
+		hunks = append(hunks, h)
 		for _, l := range ls[i:end] {
 			switch l.op {
 			case diffmatchpatch.DiffEqual:
@@ -437,7 +461,7 @@ func unifiedDiff(nameA, nameB, a, b string, ctx int) string {
 		}
 		i = end
 	}
-	return out.String()
+	return hunks
 }
 
 // readObjectFile reads the first object of a YAML or JSON file through

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -12,11 +11,11 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 )
 
@@ -328,19 +327,10 @@ func (o *RenderOptions) print(objs []*unstructured.Unstructured) error {
 		for _, obj := range objs {
 			items = append(items, obj.Object)
 		}
-		b, err := json.MarshalIndent(map[string]any{"apiVersion": "v1", "kind": "List", "items": items}, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(o.Out, "%s\n", b)
-		return err
+		return output.PrintObject(o.Out, output.JSON, map[string]any{"apiVersion": "v1", "kind": "List", "items": items})
 	}
 	for _, obj := range objs {
-		b, err := yaml.Marshal(obj.Object)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(o.Out, "---\n%s", b); err != nil {
+		if err := output.PrintStreamItem(o.Out, output.YAML, obj.Object); err != nil {
 			return err
 		}
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -10,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
 )
 
 // RuleSourceFlags are the rule and object sources shared by `rules`,
@@ -123,21 +122,9 @@ func validateOutput(o *string) error {
 	return nil
 }
 
-// printStructured writes v as JSON (indented) or YAML.
+// printStructured writes v as JSON (indented) or YAML (output.PrintObject).
 func printStructured(w io.Writer, format string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	if format == "yaml" {
-		if b, err = yaml.JSONToYAML(b); err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	return output.PrintObject(w, output.Format(format), v)
 }
 
 func newTable(w io.Writer) *tabwriter.Writer {

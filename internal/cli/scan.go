@@ -16,6 +16,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
 
@@ -113,6 +114,12 @@ managedFields alone would not tell. An owner that fails to render is one
 warning naming it and its file; its objects are left out and the others
 scanned (exit 2 only when no object could be compared). Objects of owners
 --source does not render are scanned from managedFields.
+
+The table fits the terminal (or $COLUMNS; not a terminal: nothing is cut,
+as kubectl get): names shorten first, field paths and object names from the
+middle ("…"), then columns are dropped: CLASS, OWNER, KIND, NAMESPACE,
+MANAGER in that order (the summary table: CLASS, NAMESPACE, KIND). NAME,
+FIELD and VERDICT stay; -o json has everything.
 
 Exit codes: 0 no drift, 1 drift, 2 error.`,
 		Example: `  # Drift in the current namespace
@@ -355,7 +362,7 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 	if err := o.sourceOutcome(res); err != nil {
 		return err
 	}
-	if perr := scan.Print(o.Out, o.Output, res); perr != nil {
+	if perr := scan.Print(o.Out, o.Output, res, output.TextWidth(o.Output, o.Out, os.Getenv)); perr != nil {
 		return &ExitError{Code: ExitFailure, Err: perr}
 	}
 	if o.Stats {

@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -137,20 +135,8 @@ func (o *SuggestOptions) Run(ctx context.Context) error {
 	}
 	suggest.CheckAll(ctx, list.Items, holders, ex.report, ex.live, ex.desired, copts)
 	switch o.format {
-	case output.JSON:
-		b, err := json.MarshalIndent(list, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintln(o.Out, string(b))
-		return err
-	case output.YAML:
-		b, err := yaml.Marshal(list)
-		if err != nil {
-			return err
-		}
-		_, err = o.Out.Write(b)
-		return err
+	case output.JSON, output.YAML:
+		return output.PrintObject(o.Out, o.format, list)
 	}
 	_, err = io.WriteString(o.Out, textSuggestions(list, engines, holders))
 	return err

@@ -1,12 +1,11 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
 	"github.com/kubectl-drift/kubectl-drift/internal/version"
 )
 
@@ -51,20 +50,8 @@ func (o *VersionOptions) Validate() error {
 func (o *VersionOptions) Run() error {
 	info := version.Get()
 	switch o.Output {
-	case "json":
-		b, err := json.MarshalIndent(info, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(o.g.Out, "%s\n", b)
-		return err
-	case "yaml":
-		b, err := yaml.Marshal(info)
-		if err != nil {
-			return err
-		}
-		_, err = o.g.Out.Write(b)
-		return err
+	case "json", "yaml":
+		return output.PrintObject(o.g.Out, output.Format(o.Output), info)
 	}
 	_, err := fmt.Fprintf(o.g.Out, "%s %s\n", o.g.Frontend.Name, version.String())
 	return err

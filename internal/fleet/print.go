@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -9,7 +8,6 @@ import (
 	"text/tabwriter"
 
 	dto "github.com/prometheus/client_model/go"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
@@ -27,20 +25,8 @@ const (
 // the reports were built; nothing has colour.
 func Print(w io.Writer, format string, res *Result) error {
 	switch format {
-	case scan.OutputJSON:
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	case scan.OutputYAML:
-		b, err := yaml.Marshal(res)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
+	case scan.OutputJSON, scan.OutputYAML:
+		return output.PrintObject(w, output.Format(format), res)
 	case scan.OutputPrometheus:
 		return WritePrometheus(w, res)
 	case scan.OutputTable, "":

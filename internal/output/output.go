@@ -36,8 +36,8 @@ const (
 // and shell completion. A function, so no caller can change the list.
 func Formats() []string { return []string{string(Text), string(JSON), string(YAML)} }
 
-// ParseFormat validates an -o value ("" means text; "wide" is text whose
-// reasons are not wrapped, see TextWidth).
+// ParseFormat validates an -o value ("" means text; "wide" is text with
+// nothing cut, see Options.Wide).
 func ParseFormat(s string) (Format, error) {
 	switch s {
 	case "", "text", "table", "wide":
@@ -58,23 +58,27 @@ type Options struct {
 	// Now is the clock relative times ("5m ago") are computed against;
 	// nil means time.Now. Tests inject a fixed clock.
 	Now func() time.Time
-	// Width wraps the reasons of text output to this many columns; 0 does
-	// not wrap (-o wide). See TextWidth.
+	// Width fits text output to this many columns: lines wrap, paths
+	// shorten from the middle, table columns give way (see Column); 0
+	// fits nothing (not a terminal, as kubectl get). See TextWidth.
 	Width int
+	// Wide is -o wide: nothing fitted or cut, times with their timestamp.
+	Wide bool
+	// Why prints every reason whole (--why); the default view cuts a
+	// reason to three lines.
+	Why bool
 }
 
-// DefaultWidth is the text width when stdout is not a terminal and COLUMNS
-// is not set.
-const DefaultWidth = 120
-
-// TextWidth is the width text output wraps to: none for -o wide (long
-// reasons on one line, for grep), else the terminal's, else $COLUMNS, else
-// DefaultWidth.
+// TextWidth is the width text output is fitted to: none for -o wide; the
+// terminal's when out is one; else $COLUMNS when set (tests, and a
+// user who wants a width in a pipe); else none: like kubectl get, which
+// cuts nothing when its output is not a terminal, so a pipe or a file
+// gets every byte.
 func TextWidth(output string, out io.Writer, getenv func(string) string) int {
 	if output == "wide" {
 		return 0
 	}
-	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if f, ok := Terminal(out); ok && term.IsTerminal(int(f.Fd())) {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
 			return w
 		}
@@ -82,7 +86,7 @@ func TextWidth(output string, out io.Writer, getenv func(string) string) int {
 	if n, err := strconv.Atoi(getenv("COLUMNS")); err == nil && n > 0 {
 		return n
 	}
-	return DefaultWidth
+	return 0
 }
 
 func (o Options) now() time.Time {
@@ -183,6 +187,42 @@ func NewList(items []*model.Report) *model.List {
 		items = []*model.Report{}
 	}
 	return &model.List{APIVersion: model.APIVersion, Kind: "DriftReportList", Items: items}
+}
+
+// PrintObject is the one JSON/YAML printer of every command's -o json|yaml:
+// JSON indented by two spaces and ended by a newline, YAML as
+// sigs.k8s.io/yaml writes it (kubectl's). Any other format is an error:
+// callers print their human view themselves.
+func PrintObject(w io.Writer, format Format, v any) error {
+	switch format {
+	case JSON:
+		return printJSON(w, v)
+	case YAML:
+		return printYAML(w, v)
+	}
+	return fmt.Errorf("unknown structured output format %q", format)
+}
+
+// PrintStreamItem prints one item of a stream (watch events, rendered
+// objects): a JSON line, or a YAML document opened by "---".
+func PrintStreamItem(w io.Writer, format Format, v any) error {
+	switch format {
+	case JSON:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	case YAML:
+		b, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append([]byte("---\n"), b...))
+		return err
+	}
+	return fmt.Errorf("unknown structured output format %q", format)
 }
 
 func printJSON(w io.Writer, v any) error {

@@ -291,7 +291,7 @@ func TestTerminalLooksThroughWrappers(t *testing.T) {
 
 func TestWrap(t *testing.T) {
 	long := strings.Repeat("word ", 30) // 150 columns
-	lines := wrap(strings.TrimSpace(long), 40)
+	lines := Wrap(strings.TrimSpace(long), 40)
 	if len(lines) < 4 {
 		t.Fatalf("wrapped into %d lines: %q", len(lines), lines)
 	}
@@ -303,7 +303,7 @@ func TestWrap(t *testing.T) {
 	if strings.Join(lines, " ") != strings.TrimSpace(long) {
 		t.Errorf("words lost or reordered: %q", lines)
 	}
-	if got := wrap(long, 0); len(got) != 1 {
+	if got := Wrap(long, 0); len(got) != 1 {
 		t.Errorf("width 0 (-o wide) wrapped: %q", got)
 	}
 	if got := TextWidth("wide", &strings.Builder{}, func(string) string { return "80" }); got != 0 {
@@ -312,33 +312,32 @@ func TestWrap(t *testing.T) {
 	if got := TextWidth("text", &strings.Builder{}, func(string) string { return "80" }); got != 80 {
 		t.Errorf("COLUMNS=80 width %d", got)
 	}
-	if got := TextWidth("text", &strings.Builder{}, func(string) string { return "" }); got != DefaultWidth {
-		t.Errorf("default width %d", got)
+	// Not a terminal and no COLUMNS: nothing is cut, as kubectl get.
+	if got := TextWidth("text", &strings.Builder{}, func(string) string { return "" }); got != 0 {
+		t.Errorf("default width %d, want 0", got)
 	}
 }
 
-// Long values are cut (the full text is in -o json) until the table fits;
-// -o wide (width 0) keeps them.
-func TestFitCutsValuesOnly(t *testing.T) {
-	long := strings.Repeat("x", 40)
-	rows := func() [][]string {
-		return [][]string{{"FIELD", "CHANGE", "DESIRED", "LIVE"}, {".spec.template.spec.containers[name=app].image", "changed", long, long}}
+// PrintObject and PrintStreamItem are every command's -o json|yaml: their
+// bytes are the ones the commands printed before they shared them.
+func TestPrintObjectBytes(t *testing.T) {
+	v := map[string]any{"kind": "List", "items": []any{}}
+	for _, tc := range []struct {
+		print  func(*bytes.Buffer, Format) error
+		format Format
+		want   string
+	}{
+		{func(b *bytes.Buffer, f Format) error { return PrintObject(b, f, v) }, JSON, "{\n  \"items\": [],\n  \"kind\": \"List\"\n}\n"},
+		{func(b *bytes.Buffer, f Format) error { return PrintObject(b, f, v) }, YAML, "items: []\nkind: List\n"},
+		{func(b *bytes.Buffer, f Format) error { return PrintStreamItem(b, f, v) }, JSON, "{\"items\":[],\"kind\":\"List\"}\n"},
+		{func(b *bytes.Buffer, f Format) error { return PrintStreamItem(b, f, v) }, YAML, "---\nitems: []\nkind: List\n"},
+	} {
+		var b bytes.Buffer
+		if err := tc.print(&b, tc.format); err != nil || b.String() != tc.want {
+			t.Errorf("%s: %q, %v; want %q", tc.format, b.String(), err, tc.want)
+		}
 	}
-	narrow := rows()
-	(&textPrinter{opts: Options{Width: 90}}).fit(narrow, []int{2, 3})
-	if narrow[1][0] != rows()[1][0] {
-		t.Errorf("the field column was cut: %q", narrow[1][0])
-	}
-	width := 0
-	for _, c := range narrow[1] {
-		width += len([]rune(c)) + 2
-	}
-	if width-2 > 90 || !strings.HasSuffix(narrow[1][2], "…") {
-		t.Errorf("row is %d columns after fit to 90: %q", width-2, narrow[1])
-	}
-	wide := rows()
-	(&textPrinter{opts: Options{Width: 0}}).fit(wide, []int{2, 3})
-	if wide[1][2] != long {
-		t.Errorf("-o wide cut a value: %q", wide[1][2])
+	if err := PrintObject(&bytes.Buffer{}, Text, v); err == nil {
+		t.Error("PrintObject printed the text format")
 	}
 }

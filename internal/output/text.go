@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -65,19 +66,27 @@ func printText(w io.Writer, r *model.Report, opts Options) error {
 }
 
 func (p *textPrinter) header(r *model.Report) {
-	label := func(s string) string { return p.style(ansiBold, fmt.Sprintf("%-9s", s)) }
-	p.w.printf("%s %s\n", label("RESOURCE"), r.Resource.String())
+	// Labels take 10 columns; a long value wraps under its start.
+	line := func(l, text string) {
+		for i, s := range p.lines(fmt.Sprintf("%-10s", l), text, 10) {
+			if i == 0 && l != "" {
+				s = strings.Replace(s, l, p.style(ansiBold, l), 1)
+			}
+			p.w.printf("%s\n", s)
+		}
+	}
+	line("RESOURCE", r.Resource.String())
 	if len(r.Owners) == 0 {
-		p.w.printf("%s %s\n", label("OWNER"), "none found (no Argo CD tracking or Flux ownership labels)")
+		line("OWNER", "none found (no Argo CD tracking or Flux ownership labels)")
 	}
 	for i, o := range r.Owners {
 		l := "OWNER"
 		if i > 0 {
 			l = ""
 		}
-		p.w.printf("%s %s\n", label(l), ownerLine(o))
+		line(l, ownerLine(o))
 	}
-	p.w.printf("%s %s\n", label("DESIRED"), sourceLine(r.DesiredSource))
+	line("DESIRED", sourceLine(r.DesiredSource))
 	// The engine's own object verdict (Argo CD's sync status): it decides
 	// the exit code with --engine argocd, whatever the field list shows.
 	for _, s := range r.Status {
@@ -85,7 +94,7 @@ func (p *textPrinter) header(r *model.Report) {
 		if s.From != "" && s.From != "computed" {
 			from = "read from " + s.From
 		}
-		p.w.printf("%s %s %s (%s)\n", label("STATUS"), s.Engine, s.Status, from)
+		line("STATUS", fmt.Sprintf("%s %s (%s)", s.Engine, s.Status, from))
 	}
 }
 
@@ -166,203 +175,411 @@ func engines(r *model.Report) []model.Engine {
 func (p *textPrinter) drifts(r *model.Report) {
 	p.w.printf("\n")
 	if len(r.Drifts) == 0 && r.Undetermined != "" {
-		p.w.printf("Drift cannot be told: %s\n", r.Undetermined)
+		p.para("", "Drift cannot be told: "+r.Undetermined, 2)
 		return
 	}
 	if len(r.Drifts) == 0 {
 		p.w.printf("No drift.\n")
 		return
 	}
-	counting := 0
-	for _, d := range r.Drifts {
-		if d.Counts() {
-			counting++
+	engs := engines(r)
+	p.summary(r, engs)
+	groups, ref := reasonGroups(r)
+	p.w.printf("\n")
+	p.fieldTable(r, engs, ref)
+	p.reasons(groups)
+}
+
+// summary answers the question before any detail: per engine, how many
+// fields it will revert and when, and how many it leaves be or cannot tell.
+func (p *textPrinter) summary(r *model.Report, engs []model.Engine) {
+	if len(engs) == 0 {
+		p.para("", plural(len(r.Drifts), "drifted field")+"; no GitOps engine judged them.", 2)
+		return
+	}
+	for _, e := range engs {
+		count := map[model.VerdictKind]int{}
+		for _, d := range r.Drifts {
+			judged := false
+			for _, v := range d.Verdicts {
+				if v.Engine == e {
+					count[v.Kind]++
+					judged = true
+				}
+			}
+			if !judged {
+				count[noVerdict]++
+			}
+		}
+		var parts []string
+		for _, k := range summaryOrder {
+			if n := count[k]; n > 0 {
+				subject := fmt.Sprint(n)
+				if len(parts) == 0 {
+					subject = plural(n, "field")
+				}
+				parts = append(parts, subject+" "+verdictPhrase(k, n, interval(r, e), r.DesiredSource))
+			}
+		}
+		lines := p.lines("", string(e)+": "+strings.Join(parts, "; ")+".", 2)
+		lines[0] = strings.Replace(lines[0], string(e)+":", p.style(ansiBold, string(e)+":"), 1)
+		for _, l := range lines {
+			p.w.printf("%s\n", l)
 		}
 	}
-	noun := "fields"
-	if len(r.Drifts) == 1 {
-		noun = "field"
-	}
-	summary := fmt.Sprintf("%d drifted %s", len(r.Drifts), noun)
-	if counting != len(r.Drifts) {
-		summary += fmt.Sprintf(" (%d ignored by every engine)", len(r.Drifts)-counting)
-	}
-	p.w.printf("%s\n\n", p.style(ansiBold, summary+":"))
+}
 
-	engs := engines(r)
-	head := []string{"FIELD", "CHANGE", "DESIRED", "LIVE", "CHANGED BY", "WHEN", "CAUSE"}
+// summaryOrder puts what the engine will do before what it will not.
+var summaryOrder = []model.VerdictKind{model.Reverted, model.ApplyFails, model.Reported, model.NotApplied,
+	model.NotWatched, model.LeftAlone, model.Ignored, model.Excluded, model.Unknown, noVerdict}
+
+// noVerdict counts, in a summary, the fields an engine gave no verdict on.
+const noVerdict model.VerdictKind = ""
+
+// verdictPhrase says a verdict kind as the rest of a summary sentence whose
+// subject is n fields.
+func verdictPhrase(k model.VerdictKind, n int, every string, src model.DesiredSource) string {
+	is := "is"
+	if n != 1 {
+		is = "are"
+	}
+	switch k {
+	case model.Reverted:
+		s := "will be reverted at the next reconcile"
+		if every != "" {
+			s += " (in ≤" + every + ")"
+		}
+		return s
+	case model.ApplyFails:
+		return "will make the next apply fail"
+	case model.Reported:
+		return is + " reported as drift, not reverted"
+	case model.NotApplied:
+		return is + " not applied (the engine does not apply the object)"
+	case model.NotWatched:
+		return is + " not watched for drift"
+	case model.LeftAlone:
+		return is + " left alone"
+	case model.Ignored:
+		return is + " ignored by a rule"
+	case model.Excluded:
+		return is + " excluded (invisible to the engine)"
+	case noVerdict:
+		if n == 1 {
+			return "has no verdict"
+		}
+		return "have no verdict"
+	case model.Unknown:
+		if src == model.SourceManagedFields {
+			return "cannot be told without -f"
+		}
+		return "cannot be told"
+	}
+	return is + " " + string(k)
+}
+
+// interval is the reconcile interval of the engine's owner, if known.
+func interval(r *model.Report, e model.Engine) string {
+	for _, o := range r.Owners {
+		if o.Engine == e && o.Interval != "" {
+			return o.Interval
+		}
+	}
+	return ""
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// fieldColumns is the drift table's layout and the order columns give way
+// to a narrow terminal (see Column): values and managers shorten first,
+// the field path from the middle; then CAUSE, CHANGE, WHEN, DESIRED,
+// CHANGED BY and LIVE are dropped in that order. FIELD and the engines'
+// verdicts are always kept. -o wide keeps everything.
+func fieldColumns(engs []model.Engine) []Column {
+	cols := []Column{
+		{Name: "FIELD", Shrink: CutMiddle, Min: 28},
+		{Name: "CHANGE", Drop: 2},
+		{Name: "DESIRED", Shrink: CutEnd, Min: 12, Drop: 4},
+		{Name: "LIVE", Shrink: CutEnd, Min: 12, Drop: 6},
+		{Name: "CHANGED BY", Shrink: CutEnd, Min: 16, Drop: 5},
+		{Name: "WHEN", Drop: 3},
+		{Name: "CAUSE", Drop: 1},
+	}
 	for _, e := range engs {
-		head = append(head, strings.ToUpper(string(e)))
+		cols = append(cols, Column{Name: strings.ToUpper(string(e))})
+	}
+	return cols
+}
+
+func (p *textPrinter) fieldTable(r *model.Report, engs []model.Engine, ref map[refKey]int) {
+	cols := fieldColumns(engs)
+	head := make([]string, len(cols))
+	for i, c := range cols {
+		head[i] = c.Name
 	}
 	rows := [][]string{head}
-	styles := [][]string{nil}
-	for _, d := range r.Drifts {
+	for i, d := range r.Drifts {
 		row := []string{
 			fieldName(d),
 			string(d.Change),
 			valueCell(d.Desired, d.Change == model.Added, r.DesiredSource),
 			valueCell(d.Live, d.Change == model.Removed, ""),
-			changedBy(d.Managers),
+			changedBy(d.Managers, p.opts.Wide),
 			p.when(d.Managers),
 			string(d.Cause),
 		}
-		st := make([]string, len(row))
-		st[1] = changeStyle(d.Change)
 		for _, e := range engs {
-			cell, code := "-", ""
+			cell := "-"
 			for _, v := range d.Verdicts {
 				if v.Engine == e {
-					cell, code = string(v.Kind), verdictStyle(v.Kind)
+					cell = string(v.Kind)
+					if n, ok := ref[refKey{i, e}]; ok {
+						cell += fmt.Sprintf(" [%d]", n)
+					}
 				}
 			}
 			row = append(row, cell)
-			st = append(st, code)
 		}
 		rows = append(rows, row)
-		styles = append(styles, st)
 	}
-	p.fit(rows, []int{2, 3}) // DESIRED, LIVE
-	p.table(rows, styles)
-	p.reasons(r)
-}
-
-// minValueWidth is as far as fit shrinks a value column.
-const minValueWidth = 12
-
-// fit shortens the cells of the given columns (values, whose full text is
-// in -o json/yaml) until the table fits Options.Width, down to
-// minValueWidth; other columns are never cut. Width 0 (-o wide) keeps all.
-func (p *textPrinter) fit(rows [][]string, cols []int) {
-	if p.opts.Width <= 0 || len(rows) == 0 {
-		return
-	}
-	widths := make([]int, len(rows[0]))
-	total := 0
-	for i := range widths {
-		for _, row := range rows {
-			if n := utf8.RuneCountInString(row[i]); n > widths[i] {
-				widths[i] = n
-			}
+	cols, rows = FitTable(cols, rows, p.width())
+	lines := FormatTable(rows, func(ri, ci int, cell string) string {
+		switch {
+		case ri == 0:
+			return p.style(ansiBold, cell)
+		case cols[ci].Name == "CHANGE":
+			return p.style(changeStyle(model.ChangeKind(strings.TrimSpace(cell))), cell)
+		case ci >= len(cols)-len(engs):
+			kind, _, _ := strings.Cut(strings.TrimSpace(cell), " ")
+			return p.style(verdictStyle(model.VerdictKind(kind)), cell)
 		}
-		total += widths[i] + 2
-	}
-	over := total - 2 - p.opts.Width
-	for _, c := range cols {
-		if over <= 0 {
-			break
-		}
-		cut := min(over, widths[c]-minValueWidth)
-		if cut <= 0 {
-			continue
-		}
-		limit := widths[c] - cut
-		for _, row := range rows[1:] {
-			if utf8.RuneCountInString(row[c]) > limit {
-				row[c] = string([]rune(row[c])[:limit-1]) + "…"
-			}
-		}
-		over -= cut
+		return cell
+	})
+	for _, l := range lines {
+		p.w.printf("%s\n", l)
 	}
 }
 
-// table pads on the plain text and colours after padding, so escape codes
-// never break the alignment.
-func (p *textPrinter) table(rows, styles [][]string) {
-	widths := make([]int, len(rows[0]))
-	for _, row := range rows {
-		for i, c := range row {
-			if n := utf8.RuneCountInString(c); n > widths[i] {
-				widths[i] = n
-			}
-		}
+// width is the width text is fitted to; 0 (-o wide) fits nothing.
+func (p *textPrinter) width() int {
+	if p.opts.Wide {
+		return 0
 	}
-	for ri, row := range rows {
-		var b strings.Builder
-		for i, c := range row {
-			cell := c
-			if i < len(row)-1 {
-				cell += strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2)
-			}
-			switch {
-			case ri == 0:
-				cell = p.style(ansiBold, cell)
-			case styles[ri] != nil && styles[ri][i] != "":
-				cell = p.style(styles[ri][i], cell)
-			}
-			b.WriteString(cell)
-		}
-		p.w.printf("%s\n", strings.TrimRight(b.String(), " "))
-	}
+	return p.opts.Width
 }
 
-func (p *textPrinter) reasons(r *model.Report) {
-	var rows [][]string
-	// A reason shared by several fields (one long sentence per field made
-	// 250-column walls) is said once; later fields point back to it.
-	first := map[string]string{}
-	for _, d := range r.Drifts {
+// refKey names one verdict: the drift's index and the engine.
+type refKey struct {
+	drift  int
+	engine model.Engine
+}
+
+// reasonGroup is one distinct reason and the fields it decides.
+type reasonGroup struct {
+	engine model.Engine
+	kind   model.VerdictKind
+	// text is the reason with the fields' managers put back (see key).
+	text     string
+	fields   []string
+	managers []string
+}
+
+// reasonGroups gathers the verdicts with a reason by (engine, verdict,
+// reason), numbered in the order the table meets them; ref maps each
+// verdict to its group's number.
+//
+// The reason texts are the engines' sentences and name the manager that
+// wrote the field ("set by kubectl-edit (Update): ..."); the model has no
+// reason code, so fields that differ only by their manager would each get
+// a paragraph. The grouping key replaces the names of the field's own
+// non-GitOps managers (structured data: FieldDrift.Managers) with a
+// placeholder, which needs no knowledge of any engine's wording.
+func reasonGroups(r *model.Report) ([]*reasonGroup, map[refKey]int) {
+	var groups []*reasonGroup
+	index := map[string]*reasonGroup{}
+	number := map[*reasonGroup]int{}
+	ref := map[refKey]int{}
+	for i, d := range r.Drifts {
+		names := culprits(d)
 		for _, v := range d.Verdicts {
-			if v.Reason == "" {
+			reason := v.Reason
+			if reason == "" {
 				continue
 			}
-			reason := v.Reason
 			if v.Rule != nil && !strings.Contains(reason, v.Rule.String()) {
 				reason += " (rule: " + v.Rule.String() + ")"
 			}
-			key := string(v.Engine) + "\x00" + string(v.Kind) + "\x00" + reason
-			if f, seen := first[key]; seen {
-				reason = "same as " + f
-			} else {
-				first[key] = fieldName(d)
+			norm, used := withoutManagers(reason, names)
+			key := string(v.Engine) + "\x00" + string(v.Kind) + "\x00" + norm
+			g := index[key]
+			if g == nil {
+				g = &reasonGroup{engine: v.Engine, kind: v.Kind, text: norm}
+				index[key] = g
+				groups = append(groups, g)
+				number[g] = len(groups)
 			}
-			rows = append(rows, []string{fieldName(d), string(v.Engine), string(v.Kind) + ":", reason})
+			g.fields = append(g.fields, fieldName(d))
+			for _, m := range used {
+				if !slices.Contains(g.managers, m) {
+					g.managers = append(g.managers, m)
+				}
+			}
+			ref[refKey{i, v.Engine}] = number[g]
 		}
 	}
-	if len(rows) == 0 {
+	for _, g := range groups {
+		g.text = strings.ReplaceAll(g.text, managerMark, strings.Join(g.managers, ", "))
+	}
+	return groups, ref
+}
+
+// managerMark stands for the field's manager in a grouping key.
+const managerMark = "\x00manager\x00"
+
+// culprits are the names of the field's managers that are not a GitOps
+// engine, longest first (so "kubectl-edit" is replaced before "kubectl").
+func culprits(d model.FieldDrift) []string {
+	var names []string
+	for _, m := range d.Managers {
+		if m.Class != model.CauseGitOps && m.Manager != "" && !slices.Contains(names, m.Manager) {
+			names = append(names, m.Manager)
+		}
+	}
+	sort.SliceStable(names, func(i, j int) bool { return len(names[i]) > len(names[j]) })
+	return names
+}
+
+// withoutManagers replaces each whole-word occurrence of names in s with
+// managerMark, and says which names it replaced.
+func withoutManagers(s string, names []string) (string, []string) {
+	var used []string
+	for _, n := range names {
+		var b strings.Builder
+		found := false
+		rest := s
+		for {
+			i := strings.Index(rest, n)
+			if i < 0 {
+				b.WriteString(rest)
+				break
+			}
+			end := i + len(n)
+			if wordEdge(rest, i-1) && wordEdge(rest, end) {
+				b.WriteString(rest[:i] + managerMark)
+				found = true
+			} else {
+				b.WriteString(rest[:end])
+			}
+			rest = rest[end:]
+		}
+		if found {
+			s = b.String()
+			used = append(used, n)
+		}
+	}
+	return s, used
+}
+
+// wordEdge says whether the byte at i (out of range: the string's end) does
+// not continue a manager name: names are letters, digits, '-' and '_'.
+func wordEdge(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return true
+	}
+	c := s[i]
+	return !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_')
+}
+
+// maxReasonLines is how many lines a reason takes in the default view.
+const maxReasonLines = 3
+
+func (p *textPrinter) reasons(groups []*reasonGroup) {
+	if len(groups) == 0 {
 		return
 	}
-	widths := make([]int, 3)
-	for _, row := range rows {
-		for i := range widths {
-			if n := utf8.RuneCountInString(row[i]); n > widths[i] {
-				widths[i] = n
-			}
-		}
-	}
 	p.w.printf("\n%s\n", p.style(ansiBold, "Why:"))
-	indent := 2
-	for _, w := range widths {
-		indent += w + 2
+	cut := false
+	for i, g := range groups {
+		mark := fmt.Sprintf("[%d] ", i+1)
+		lines := p.lines(mark, string(g.engine)+" "+string(g.kind)+": "+g.text, len(mark))
+		if !p.opts.Wide && !p.opts.Why && p.width() > 0 && len(lines) > maxReasonLines {
+			lines = lines[:maxReasonLines]
+			last := lines[maxReasonLines-1]
+			if utf8.RuneCountInString(last)+2 > p.width() {
+				last = Shorten(last, p.width()-2, CutEnd)
+				last = strings.TrimSuffix(last, "…")
+			}
+			lines[maxReasonLines-1] = last + " …"
+			cut = true
+		}
+		for _, l := range lines {
+			p.w.printf("%s\n", l)
+		}
+		for _, f := range g.fields {
+			if w := p.width(); w > 0 {
+				f = Shorten(f, w-len(mark)-2, CutMiddle)
+			}
+			p.w.printf("%s- %s\n", strings.Repeat(" ", len(mark)), f)
+		}
 	}
-	for _, row := range rows {
-		var b strings.Builder
-		b.WriteString("  ")
-		for i := range widths {
-			b.WriteString(row[i] + strings.Repeat(" ", widths[i]-utf8.RuneCountInString(row[i])+2))
-		}
-		lines := wrap(row[3], p.opts.Width-indent)
-		b.WriteString(lines[0])
-		for _, l := range lines[1:] {
-			b.WriteString("\n" + strings.Repeat(" ", indent) + l)
-		}
-		p.w.printf("%s\n", b.String())
+	if cut {
+		p.para("", "(reasons cut to three lines: --why or -o wide prints them whole)", 0)
 	}
 }
 
-// minWrap is the narrowest reason column worth wrapping to: below it (very
-// long field names) the reason goes on as one line.
-const minWrap = 30
+// lines wraps text to the width after first (the first line's prefix),
+// continuing at indent columns; width 0 (-o wide) does not wrap.
+func (p *textPrinter) lines(first, text string, indent int) []string {
+	w := p.width()
+	if w <= 0 {
+		return []string{first + text}
+	}
+	ws := Wrap(text, w-indent)
+	out := make([]string, len(ws))
+	for i, l := range ws {
+		if i == 0 {
+			out[i] = first + l
+		} else {
+			out[i] = strings.Repeat(" ", indent) + l
+		}
+	}
+	return out
+}
 
-// wrap breaks s at spaces into lines of at most width runes (a longer
-// word keeps its own line). width < minWrap does not wrap.
-func wrap(s string, width int) []string {
-	if width < minWrap || utf8.RuneCountInString(s) <= width {
+// para prints text as a wrapped paragraph after first, continuing at
+// indent columns.
+func (p *textPrinter) para(first, text string, indent int) {
+	for _, l := range p.lines(first, text, indent) {
+		p.w.printf("%s\n", l)
+	}
+}
+
+// Wrap breaks s at spaces into lines of at most width runes; a word longer
+// than width is cut into pieces, so no line is wider. width <= 0 does not
+// wrap.
+func Wrap(s string, width int) []string {
+	if width <= 0 || utf8.RuneCountInString(s) <= width {
 		return []string{s}
 	}
 	var lines []string
 	var cur strings.Builder
 	n := 0
 	for _, word := range strings.Fields(s) {
+		for utf8.RuneCountInString(word) > width {
+			if n > 0 {
+				lines = append(lines, cur.String())
+				cur.Reset()
+				n = 0
+			}
+			r := []rune(word)
+			lines = append(lines, string(r[:width]))
+			word = string(r[width:])
+		}
 		wl := utf8.RuneCountInString(word)
 		if n > 0 && n+1+wl > width {
 			lines = append(lines, cur.String())
@@ -392,17 +609,20 @@ func (p *textPrinter) notes(r *model.Report) {
 		if n.Engine != "" {
 			prefix += " [" + string(n.Engine) + "]"
 		}
-		switch n.Level {
-		case model.NoteWarning:
-			prefix = p.style(ansiYellow, prefix)
-		case model.NoteError:
-			prefix = p.style(ansiRed, prefix)
-		}
 		msg := n.Message
 		if n.Rule != nil {
 			msg += " (rule: " + n.Rule.String() + ")"
 		}
-		p.w.printf("  %s: %s\n", prefix, msg)
+		lines := p.lines("  ", prefix+": "+msg, 4)
+		switch n.Level {
+		case model.NoteWarning:
+			lines[0] = strings.Replace(lines[0], prefix, p.style(ansiYellow, prefix), 1)
+		case model.NoteError:
+			lines[0] = strings.Replace(lines[0], prefix, p.style(ansiRed, prefix), 1)
+		}
+		for _, l := range lines {
+			p.w.printf("%s\n", l)
+		}
 	}
 }
 
@@ -450,27 +670,33 @@ func valueCell(v any, absent bool, src model.DesiredSource) string {
 }
 
 // changedBy names the managers of a field, most recent first:
-// "kubectl (Update, scale)".
-func changedBy(ms []model.ManagerRef) string {
+// "kubectl (Update, scale)" in -o wide. The default view leaves out the
+// Update operation (every kubectl edit, set, label... is one) and keeps
+// Apply and the subresource, which say something: "kubectl (scale)".
+func changedBy(ms []model.ManagerRef, wide bool) string {
 	if len(ms) == 0 {
 		return "-"
 	}
 	parts := make([]string, 0, len(ms))
 	for _, m := range ms {
-		detail := m.Operation
-		if m.Subresource != "" {
-			detail += ", " + m.Subresource
+		var detail []string
+		if m.Operation != "" && (wide || m.Operation != "Update") {
+			detail = append(detail, m.Operation)
 		}
-		if detail == "" {
+		if m.Subresource != "" {
+			detail = append(detail, m.Subresource)
+		}
+		if len(detail) == 0 {
 			parts = append(parts, m.Manager)
 			continue
 		}
-		parts = append(parts, m.Manager+" ("+detail+")")
+		parts = append(parts, m.Manager+" ("+strings.Join(detail, ", ")+")")
 	}
 	return strings.Join(parts, "; ")
 }
 
-// when shows the most recent manager time as "5m ago (RFC3339 UTC)". The
+// when shows the most recent manager time as "5m ago", with
+// " (RFC3339 UTC)" after it in -o wide. The
 // API server leaves time unset on some entries (updates through the scale
 // subresource, for one), so later managers are tried before "unknown".
 func (p *textPrinter) when(ms []model.ManagerRef) string {
@@ -479,6 +705,9 @@ func (p *textPrinter) when(ms []model.ManagerRef) string {
 			continue
 		}
 		t := m.Time.UTC()
+		if !p.opts.Wide {
+			return Relative(p.now, t)
+		}
 		return Relative(p.now, t) + " (" + t.Format(time.RFC3339) + ")"
 	}
 	return "unknown"

@@ -153,7 +153,7 @@ func TestScanStatusOnlyDrift(t *testing.T) {
 		t.Fatalf("items %+v, drifted %d: want the object drifted with no field", res.Items, res.Stats.Drifted)
 	}
 	var out bytes.Buffer
-	if err := Print(&out, OutputTable, res); err != nil {
+	if err := Print(&out, OutputTable, res, 0); err != nil {
 		t.Fatal(err)
 	}
 	row := ""

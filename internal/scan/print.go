@@ -1,13 +1,11 @@
 package scan
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
-	"text/tabwriter"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
@@ -24,49 +22,70 @@ const (
 // Outputs lists the -o values scan accepts.
 var Outputs = []string{OutputTable, OutputJSON, OutputYAML, OutputPrometheus}
 
-// Print renders res in format. Nothing here has colour, so NO_COLOR holds
-// trivially; secrets were masked when the reports were built.
-func Print(w io.Writer, format string, res *Result) error {
+// Print renders res in format. The table fits width columns (0: nothing
+// is cut, as when the output is not a terminal; see tableColumns). Nothing
+// here has colour, so NO_COLOR holds trivially; secrets were masked when
+// the reports were built.
+func Print(w io.Writer, format string, res *Result, width int) error {
 	switch format {
-	case OutputJSON:
-		b, err := json.MarshalIndent(res, "", "  ")
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(w, "%s\n", b)
-		return err
-	case OutputYAML:
-		b, err := yaml.Marshal(res)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
+	case OutputJSON, OutputYAML:
+		return output.PrintObject(w, output.Format(format), res)
 	case OutputPrometheus:
 		return WritePrometheus(w, res)
 	case OutputTable, "":
-		return printTable(w, res)
+		return printTable(w, res, width)
 	}
 	return fmt.Errorf("unknown output format %q (want one of %s)", format, strings.Join(Outputs, ", "))
 }
 
-func printTable(w io.Writer, res *Result) error {
-	// Both writers keep their first error: the table and the summary line
-	// after it fail the command together (checked at each Flush).
-	w = output.NewStickyWriter(w)
-	tw := output.NewStickyWriter(tabwriter.NewWriter(w, 0, 8, 2, ' ', 0))
+// summaryColumns and driftColumns say how the tables give way to a narrow
+// terminal (output.Column): names shorten first (field paths and object
+// names from the middle), then columns are dropped in this order: the
+// summary's CLASS, NAMESPACE, KIND; the drift table's CLASS, OWNER, KIND,
+// NAMESPACE, MANAGER. The object's NAME, the FIELD and the VERDICT stay.
+var (
+	summaryColumns = []output.Column{
+		{Name: "NAMESPACE", Shrink: output.CutEnd, Min: 12, Drop: 2},
+		{Name: "KIND", Shrink: output.CutEnd, Min: 10, Drop: 3},
+		{Name: "MANAGER", Shrink: output.CutEnd, Min: 12},
+		{Name: "CLASS", Drop: 1},
+		{Name: "ENGINE"}, {Name: "OBJECTS"}, {Name: "FIELDS"},
+	}
+	driftColumns = []output.Column{
+		{Name: "NAMESPACE", Shrink: output.CutEnd, Min: 12, Drop: 4},
+		{Name: "KIND", Shrink: output.CutEnd, Min: 10, Drop: 3},
+		{Name: "NAME", Shrink: output.CutMiddle, Min: 16},
+		{Name: "FIELD", Shrink: output.CutMiddle, Min: 24},
+		{Name: "MANAGER", Shrink: output.CutEnd, Min: 12, Drop: 5},
+		{Name: "CLASS", Drop: 1},
+		{Name: "OWNER", Shrink: output.CutEnd, Min: 16, Drop: 2},
+		{Name: "VERDICT"},
+	}
+)
+
+func printTable(w io.Writer, res *Result, width int) error {
+	// The writer keeps its first error: the tables and the summary line
+	// after them fail the command together (checked at Flush).
+	sw := output.NewStickyWriter(w)
+	table := func(cols []output.Column, rows [][]string) {
+		head := make([]string, len(cols))
+		for i, c := range cols {
+			head[i] = c.Name
+		}
+		_, rows = output.FitTable(slices.Clone(cols), append([][]string{head}, rows...), width)
+		for _, l := range output.FormatTable(rows, nil) {
+			sw.Println(l)
+		}
+		sw.Println()
+	}
 	if len(res.Items) > 0 {
-		tw.Println("NAMESPACE\tKIND\tMANAGER\tCLASS\tENGINE\tOBJECTS\tFIELDS")
+		var rows [][]string
 		for _, r := range res.Summary {
-			tw.Printf("%s\t%s\t%s\t%s\t%s\t%d\t%d\n", dash(r.Namespace), r.Kind, r.Manager, r.Class, dash(string(r.Engine)), r.Objects, r.Fields)
+			rows = append(rows, []string{dash(r.Namespace), r.Kind, r.Manager, string(r.Class), dash(string(r.Engine)),
+				strconv.Itoa(r.Objects), strconv.Itoa(r.Fields)})
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintln(w); err != nil {
-			return err
-		}
-		tw.Println("NAMESPACE\tKIND\tNAME\tFIELD\tMANAGER\tCLASS\tOWNER\tVERDICT")
+		table(summaryColumns, rows)
+		rows = nil
 		in := &Inspector{}
 		for _, rep := range res.Items {
 			owner := OwnerCell(rep.Owners)
@@ -74,30 +93,27 @@ func printTable(w io.Writer, res *Result) error {
 				// Drifted as a whole with no field to show: an engine's
 				// status (Argo CD records OutOfSync for a commit not
 				// synced yet; which fields differ needs Git).
-				tw.Printf("%s\t%s\t%s\t-\t-\t-\t%s\t%s\n", dash(rep.Resource.Namespace), rep.Resource.GroupKind(), rep.Resource.Name,
-					owner, statuses(rep))
+				rows = append(rows, []string{dash(rep.Resource.Namespace), rep.Resource.GroupKind(), rep.Resource.Name,
+					"-", "-", "-", owner, statuses(rep)})
 			}
 			for _, d := range rep.Drifts {
 				m := in.culprit(d)
-				tw.Printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", dash(rep.Resource.Namespace), rep.Resource.GroupKind(), rep.Resource.Name,
-					d.FieldPath, m.Manager, d.Cause, owner, verdicts(d))
+				rows = append(rows, []string{dash(rep.Resource.Namespace), rep.Resource.GroupKind(), rep.Resource.Name,
+					d.FieldPath, m.Manager, string(d.Cause), owner, verdicts(d)})
 			}
 		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintln(w); err != nil {
-			return err
-		}
+		table(driftColumns, rows)
 	}
 	s := res.Stats
-	if s.Drifted == 0 && len(res.Items) == 0 {
-		_, err := fmt.Fprintf(w, "No drift: %d GitOps-owned objects of %d listed in %d kinds.\n", s.Owned, s.Objects, s.Kinds)
-		return err
+	line := fmt.Sprintf("No drift: %d GitOps-owned objects of %d listed in %d kinds.", s.Owned, s.Objects, s.Kinds)
+	if s.Drifted > 0 || len(res.Items) > 0 {
+		line = fmt.Sprintf("%d drifted objects (%d fields) of %d GitOps-owned objects; %d listed in %d kinds.",
+			s.Drifted, s.Fields, s.Owned, s.Objects, s.Kinds)
 	}
-	_, err := fmt.Fprintf(w, "%d drifted objects (%d fields) of %d GitOps-owned objects; %d listed in %d kinds.\n",
-		s.Drifted, s.Fields, s.Owned, s.Objects, s.Kinds)
-	return err
+	for _, l := range output.Wrap(line, width) {
+		sw.Println(l)
+	}
+	return sw.Flush()
 }
 
 func verdicts(d model.FieldDrift) string {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
@@ -200,7 +201,7 @@ func TestRunMasksSecretValues(t *testing.T) {
 	res := runShop(t, shopSource(), bothEngines(t))
 	var out bytes.Buffer
 	for _, f := range Outputs {
-		if err := Print(&out, f, res); err != nil {
+		if err := Print(&out, f, res, 0); err != nil {
 			t.Fatalf("Print %s: %v", f, err)
 		}
 	}
@@ -318,7 +319,7 @@ func TestRunIsStable(t *testing.T) {
 	var first string
 	for i := 0; i < 5; i++ {
 		var b bytes.Buffer
-		if err := Print(&b, OutputJSON, runShop(t, shopSource(), bothEngines(t))); err != nil {
+		if err := Print(&b, OutputJSON, runShop(t, shopSource(), bothEngines(t)), 0); err != nil {
 			t.Fatal(err)
 		}
 		if i == 0 {
@@ -338,7 +339,7 @@ func TestPrintGolden(t *testing.T) {
 	} {
 		t.Run(tc.format, func(t *testing.T) {
 			var b bytes.Buffer
-			if err := Print(&b, tc.format, res); err != nil {
+			if err := Print(&b, tc.format, res, 0); err != nil {
 				t.Fatal(err)
 			}
 			assertGolden(t, tc.golden, b.String())
@@ -489,5 +490,40 @@ func TestRunDesiredHook(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"HelmRelease/shop/web: chart fails to template"}, res.Warnings); diff != "" {
 		t.Errorf("warnings (-want +got):\n%s", diff)
+	}
+}
+
+// The table fits the terminal at 80, 100 and 120 columns (issue 34): no
+// line is wider, every drifted field keeps its row with its FIELD and
+// VERDICT (paths shortened from the middle), and the goldens show which
+// columns gave way.
+func TestPrintTableFits(t *testing.T) {
+	res := runShop(t, shopSource(), bothEngines(t))
+	for _, width := range []int{80, 100, 120} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			var b bytes.Buffer
+			if err := Print(&b, OutputTable, res, width); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			for _, l := range strings.Split(out, "\n") {
+				if n := utf8.RuneCountInString(l); n > width {
+					t.Errorf("line is %d columns at %d: %q", n, width, l)
+				}
+			}
+			rows := 0
+			for _, rep := range res.Items {
+				for _, d := range rep.Drifts {
+					rows++
+					if !strings.Contains(out, verdicts(d)) {
+						t.Errorf("verdict %q of %s is not printed:\n%s", verdicts(d), d.FieldPath, out)
+					}
+				}
+			}
+			if got := strings.Count(out, ": reverted") + strings.Count(out, ": unknown") + strings.Count(out, ": reported"); got != rows {
+				t.Errorf("%d verdict cells, want one per drifted field (%d):\n%s", got, rows, out)
+			}
+			assertGolden(t, fmt.Sprintf("shop-table-%dcol.golden", width), out)
+		})
 	}
 }

@@ -62,7 +62,7 @@ spec:
 	}
 	for _, f := range Outputs {
 		var buf bytes.Buffer
-		if err := Print(&buf, f, res); err != nil {
+		if err := Print(&buf, f, res, 0); err != nil {
 			t.Fatal(err)
 		}
 		if l := testutil.Leaks(buf.String(), secret.Forms); len(l) > 0 {

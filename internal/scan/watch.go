@@ -17,12 +17,12 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/duration"
 	"k8s.io/apimachinery/pkg/watch"
-	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/fight"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
 )
 
 // WatchSource is a Source that can also watch a kind from a resourceVersion.
@@ -574,20 +574,8 @@ func EventPrinter(out io.Writer, format string) func(WatchEvent) error {
 	headerDone := false
 	return func(ev WatchEvent) error {
 		switch format {
-		case OutputJSON:
-			b, err := json.Marshal(ev)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(out, "%s\n", b)
-			return err
-		case OutputYAML:
-			b, err := yaml.Marshal(ev)
-			if err != nil {
-				return err
-			}
-			_, err = fmt.Fprintf(out, "---\n%s", b)
-			return err
+		case OutputJSON, OutputYAML:
+			return output.PrintStreamItem(out, output.Format(format), ev)
 		}
 		if !headerDone {
 			headerDone = true

@@ -129,7 +129,7 @@ func TestEditCommandIsAnExactSed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `KUBE_EDITOR=sed -i s|0 3 \* \* \*|0 4 \* \* \*|`; !slices.Contains(cmd.Env, want) {
+	if want := `KUBE_EDITOR=sed -i 's|0 3 \* \* \*|0 4 \* \* \*|'`; !slices.Contains(cmd.Env, want) {
 		t.Errorf("env %q, want %q", cmd.Env, want)
 	}
 }
@@ -152,6 +152,8 @@ func TestScore(t *testing.T) {
 		{"apply-fails while Ready", []Field{{"/spec/replicas", "apply-fails"}}, Truth{}, 1, []string{Wrong}},
 		{"apply-fails and failed", []Field{{"/spec/replicas", "apply-fails"}}, Truth{ApplyFailed: true}, 1, []string{Agreed}},
 		{"exit 0 though changed", []Field{{"/spec/replicas", "reverted"}}, Truth{Changed: []string{"/spec/replicas/x"}}, 0, []string{Agreed, Wrong}},
+		{"exit 0, change unseen", nil, Truth{Changed: []string{"/spec/replicas"}}, 0, []string{Missed, Missed}},
+		{"exit 1, nothing changed", []Field{{"/spec/replicas", "left-alone"}}, Truth{}, 1, []string{Agreed, Wrong}},
 	}
 	for _, tc := range cases {
 		var got []string

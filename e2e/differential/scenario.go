@@ -357,7 +357,7 @@ func (c Change) Command(o Object, ns, gitManifest string) (Cmd, bool, error) {
 	case WEdit:
 		old, nu := fmt.Sprint(c.Knob.Git), fmt.Sprint(c.Knob.Drift)
 		return Cmd{Args: append([]string{"edit", ref}, base...),
-			Env: []string{"KUBE_EDITOR=sed -i s|" + sedQuote(old) + "|" + sedQuote(nu) + "|"}}, true, nil
+			Env: []string{"KUBE_EDITOR=sed -i 's|" + sedQuote(old) + "|" + sedQuote(nu) + "|'"}}, true, nil
 	case WPatchMerge, WPatchStrategic:
 		typ := "merge"
 		if c.Writer == WPatchStrategic {

@@ -2,6 +2,7 @@ package differential
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -81,7 +82,14 @@ func Score(fields []Field, truth Truth, touched []string, exitCode int) []Findin
 		}
 	}
 	if want := len(truth.Changed) > 0 || acts; (exitCode == 1) != want {
-		out = append(out, Finding{"exit", Wrong, fmt.Sprintf("explain exited %d; the controller changed %d fields", exitCode, len(truth.Changed))})
+		// An exit 0 where the controller changed only fields the tool did
+		// not name is the same blind spot as those fields (missed, e.g.
+		// inferred mode cannot see Git); any other mismatch is wrong.
+		class := Wrong
+		if exitCode == 0 && !acts && !slices.ContainsFunc(truth.Changed, func(p string) bool { return anyRelated(p, named) }) {
+			class = Missed
+		}
+		out = append(out, Finding{"exit", class, fmt.Sprintf("explain exited %d; the controller changed %d fields", exitCode, len(truth.Changed))})
 	}
 	return out
 }

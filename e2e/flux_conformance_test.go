@@ -637,14 +637,7 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 		reports[m] = map[string]model.Report{}
 		codes[m] = map[string]int{}
 		for _, o := range sc.objects {
-			args := []string{"explain", o.ref, "-n", ns, "--engine", "flux", "-o", "json"}
-			switch m {
-			case modeFile:
-				args = append(args, "-f", gitFile)
-			case modeDryRun:
-				args = append(args, "-f", gitFile, "--server-dry-run")
-			}
-			res := l.drift(t, args...)
+			res := l.drift(t, fxExplainArgs(o.ref, ns, m, gitFile)...)
 			if res.Code > 1 {
 				t.Errorf("explain %s (%s): exit %d\n%s", o.ref, m, res.Code, res.Stderr)
 				continue
@@ -779,6 +772,19 @@ func runFxScenario(t *testing.T, l *fluxLab, sc fxScenario) (map[string]*fxTally
 		}
 	}
 	return tallies, ds
+}
+
+// fxExplainArgs is `explain` of ref in ns, JSON, in mode m (gitFile is
+// the Git manifest for -f and --server-dry-run).
+func fxExplainArgs(ref, ns, m, gitFile string) []string {
+	args := []string{"explain", ref, "-n", ns, "--engine", "flux", "-o", "json"}
+	switch m {
+	case modeFile:
+		args = append(args, "-f", gitFile)
+	case modeDryRun:
+		args = append(args, "-f", gitFile, "--server-dry-run")
+	}
+	return args
 }
 
 func jsonish(v any) string {

@@ -149,6 +149,7 @@ func TestScore(t *testing.T) {
 		{"changed not named", nil, Truth{Changed: []string{"/spec/replicas"}}, 1, []string{Missed}},
 		{"untouched field listed", []Field{{"/spec/revisionHistoryLimit", "left-alone"}}, Truth{}, 0, []string{Noise}},
 		{"unknown counted apart", []Field{{"/spec/replicas", "unknown"}}, Truth{}, 1, []string{Unknown}},
+		{"unknown where the controller acted", []Field{{"/spec/replicas", "unknown"}}, Truth{Changed: []string{"/spec/replicas"}}, 1, []string{Missed}},
 		{"apply-fails while Ready", []Field{{"/spec/replicas", "apply-fails"}}, Truth{}, 1, []string{Wrong}},
 		{"apply-fails and failed", []Field{{"/spec/replicas", "apply-fails"}}, Truth{ApplyFailed: true}, 1, []string{Agreed}},
 		{"exit 0 though changed", []Field{{"/spec/replicas", "reverted"}}, Truth{Changed: []string{"/spec/replicas/x"}}, 0, []string{Agreed, Wrong}},

@@ -58,6 +58,10 @@ func Score(fields []Field, truth Truth, touched []string, exitCode int) []Findin
 			acts = true
 		}
 		switch {
+		case f.Verdict == "unknown" && len(moved) > 0:
+			// The controller acted on it: unknown there is a blind spot,
+			// never an agreement (issue 30).
+			out = append(out, Finding{f.Path, Missed, "tool: unknown; the controller changed " + strings.Join(moved, " ")})
 		case f.Verdict == "unknown":
 			out = append(out, Finding{f.Path, Unknown, "tool: unknown"})
 		case f.Verdict == "apply-fails" && !truth.ApplyFailed:

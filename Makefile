@@ -23,7 +23,7 @@ FUZZTIME ?= 10s
 # The e2e suite builds its own binaries and starts the cluster if needed.
 E2E_TIMEOUT ?= 60m
 
-.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify verify-fmt vet tidy lint verify-imports verify-architecture clean dist argo-parity argo-parity-capture bench bench-serve
+.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify verify-fmt vet tidy lint verify-imports verify-architecture clean dist argo-parity argo-parity-capture bench bench-serve differential differential-save differential-regressions
 
 help:
 	@echo "make build         bin/kubectl-drift, bin/argocd-drift, bin/flux-drift (version-stamped), bin/kubectl_complete-drift"
@@ -155,3 +155,21 @@ bench: cluster
 # BenchmarkCacheMemory (docs/serve.md). BENCH_SIZES / BENCH_WINDOW tune it.
 bench-serve: deps
 	hack/bench-serve.sh
+
+# Differential conformance (issue 30, docs/verdicts.md): generated scenarios
+# judged by the real controllers; ends with one summary line, exit 1 on any
+# wrong/missed/noise. ENGINE=flux SEED=N COUNT=M (hack/differential.sh).
+differential: deps
+	@ENGINE=$(ENGINE) SEED=$(SEED) COUNT=$(COUNT) hack/differential.sh
+
+# Minimize seed SEED and save it as a regression case marked with ISSUE
+# (e2e/testdata/differential/ENGINE-seed-SEED.yaml). A failing case exits 1,
+# which is why it is saved; only a harness failure (2) fails the target.
+differential-save: deps
+	@ENGINE=$(ENGINE) SEED=$(SEED) COUNT=1 MINIMIZE=1 SAVE_ISSUE=$(or $(ISSUE),30) hack/differential.sh || [ $$? -eq 1 ]
+
+# The saved cases (TestDifferentialFluxRegressions): a case marked with an
+# open issue must still fail, an unmarked one must pass.
+differential-regressions: deps
+	DRIFT_E2E_FLUX_LAB_PORTS=16493/12431 DRIFT_DIFFERENTIAL_REGRESSIONS=1 flock -o /tmp/drift-differential.lock \
+	  $(GO) test -count=1 -tags e2e -run '^TestDifferentialFluxRegressions$$' ./e2e/

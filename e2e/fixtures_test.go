@@ -5,6 +5,7 @@ package e2e
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -213,4 +214,11 @@ func readKnownDivergences(t *testing.T, path string, keyFields int, usage string
 		t.Fatalf("known divergences: %v", err)
 	}
 	return known
+}
+
+// wholeSuiteRan says whether -run left every subtest of the suites in: an
+// empty pattern or one without a "/" (which only selects subtests).
+func wholeSuiteRan() bool {
+	f := flag.Lookup("test.run")
+	return f == nil || !strings.Contains(f.Value.String(), "/")
 }

@@ -57,9 +57,9 @@ var (
 )
 
 func newSpoke(name, port, etcdPort string) *fleetSpoke {
-	env := labEnv() // the lab's cache resolution; its variables are overridden below
-	return &fleetSpoke{name: name, port: port, etcdPort: etcdPort, env: append(env,
-		"DRIFT_CLUSTER_DIR="+filepath.Join(filepath.Dir(clusterDirOf(env)), "cluster-"+name),
+	// Beside the lab's run dir in the tool cache, never sharing it.
+	return &fleetSpoke{name: name, port: port, etcdPort: etcdPort, env: append(os.Environ(),
+		"DRIFT_CLUSTER_DIR="+filepath.Join(toolCacheDir(), "cluster-"+name),
 		"DRIFT_APISERVER_PORT="+port,
 		"DRIFT_ETCD_PORT="+etcdPort,
 	)}

@@ -47,8 +47,11 @@ import (
 // its etcd. Nothing outlives `go test`.
 
 const (
-	labAPIServerPort = "16453"
-	labEtcdPort      = "12391"
+	// The lab's default ports. DRIFT_E2E_FLUX_LAB_PORTS=APISERVER/ETCD
+	// moves it (own run dir too), so that a second test binary (make
+	// differential: 16493/12431) runs its own lab beside the suites.
+	labAPIServerPortDefault = "16453"
+	labEtcdPortDefault      = "12391"
 	// labReconcileTimeout bounds every wait for a controller: a controller
 	// that is not running fails the test naming the object, never hangs it.
 	labReconcileTimeout = 90 * time.Second
@@ -105,14 +108,32 @@ var (
 	labStarted *fluxLab
 )
 
+// labPorts returns the lab's API server and etcd ports and its run dir
+// name: the defaults, or DRIFT_E2E_FLUX_LAB_PORTS=APISERVER/ETCD.
+func labPorts() (apiserver, etcd, dir string, err error) {
+	v := os.Getenv("DRIFT_E2E_FLUX_LAB_PORTS")
+	if v == "" {
+		return labAPIServerPortDefault, labEtcdPortDefault, "cluster-flux", nil
+	}
+	a, e, ok := strings.Cut(v, "/")
+	if !ok || strings.Trim(a, "0123456789") != "" || strings.Trim(e, "0123456789") != "" || a == "" || e == "" {
+		return "", "", "", fmt.Errorf("DRIFT_E2E_FLUX_LAB_PORTS=%q: want APISERVER/ETCD ports, e.g. 16493/12431", v)
+	}
+	return a, e, "cluster-flux-" + a, nil
+}
+
 // labEnv is the variable set that points hack/cluster.sh at the lab's own
 // API server (own run dir, ports).
-func labEnv() []string {
+func labEnv() ([]string, string, error) {
+	api, etcd, dir, err := labPorts()
+	if err != nil {
+		return nil, "", err
+	}
 	return append(os.Environ(),
-		"DRIFT_CLUSTER_DIR="+filepath.Join(toolCacheDir(), "cluster-flux"),
-		"DRIFT_APISERVER_PORT="+labAPIServerPort,
-		"DRIFT_ETCD_PORT="+labEtcdPort,
-	)
+		"DRIFT_CLUSTER_DIR="+filepath.Join(toolCacheDir(), dir),
+		"DRIFT_APISERVER_PORT="+api,
+		"DRIFT_ETCD_PORT="+etcd,
+	), api, nil
 }
 
 // lab returns the running lab, starting it on first use.
@@ -138,12 +159,16 @@ func (l *fluxLab) start() error {
 		return err
 	}
 	bins := map[string]string{"kustomize-controller": paths[0], "flux-crds": paths[1]}
-	l.clusterEnv = labEnv()
+	cenv, apiPort, err := labEnv()
+	if err != nil {
+		return err
+	}
+	l.clusterEnv = cenv
 	start := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), "start")
 	start.Env = l.clusterEnv
 	start.Stdout, start.Stderr = os.Stderr, os.Stderr
 	if err := start.Run(); err != nil {
-		return fmt.Errorf("hack/cluster.sh start (lab API server on :%s): %w", labAPIServerPort, err)
+		return fmt.Errorf("hack/cluster.sh start (lab API server on :%s): %w", apiPort, err)
 	}
 	envCmd := exec.Command(filepath.Join(E.Root, "hack", "cluster.sh"), "env")
 	envCmd.Env = l.clusterEnv

@@ -69,11 +69,15 @@ var (
 )
 
 // RealArgoCD starts Argo CD on first use and returns it; the test is
-// skipped with the reason when DRIFT_E2E_NO_ARGOCD is set, and fails when
+// skipped with the reason when DRIFT_E2E_NO_ARGOCD is set (outside CI: a
+// skipped Argo CD suite never makes CI green, issue 30), and fails when
 // Argo CD cannot start.
 func RealArgoCD(t *testing.T) *ArgoCD {
 	t.Helper()
 	if os.Getenv("DRIFT_E2E_NO_ARGOCD") != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("DRIFT_E2E_NO_ARGOCD is set under CI: CI judges the Argo CD verdicts with the real Argo CD")
+		}
 		t.Skip("DRIFT_E2E_NO_ARGOCD is set")
 	}
 	argoOnce.Do(func() {

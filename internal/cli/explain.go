@@ -623,7 +623,11 @@ func (o *ExplainOptions) desired(ctx context.Context, live *unstructured.Unstruc
 		}
 		src, from = model.SourceFile, strings.Join(o.Filenames, ", ")
 	case o.Kustomize != "":
-		docs, err = source.LoadKustomize(o.Kustomize)
+		kopts, kerr := o.kustomizeOptions()
+		if kerr != nil {
+			return nil, model.SourceKustomize, kerr
+		}
+		docs, err = source.LoadKustomizeWith(o.Kustomize, kopts)
 		src, from = model.SourceKustomize, o.Kustomize
 	case o.Source != "":
 		return o.desiredFromSource(ctx, live)

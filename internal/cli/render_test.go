@@ -254,3 +254,26 @@ func TestRenderRemoteBaseSilentServer(t *testing.T) {
 		t.Errorf("--no-remote-bases: exit %d, %d connections\n%s", code, srv.Accepted()-before, stderr)
 	}
 }
+
+// TestKustomizeFlagRemoteBase: -k says on stderr that it fetches a
+// remote base and stops at --request-timeout naming the URL, as
+// --source does (issue 29).
+func TestKustomizeFlagRemoteBase(t *testing.T) {
+	srv := testutil.NewSilentServer(t)
+	url := "http://" + srv.Addr + "/base/deploy.yaml"
+	dir := t.TempDir()
+	testutil.WriteFile(t, dir, "kustomization.yaml", "resources:\n- "+url+"\n")
+	live := testutil.WriteFile(t, t.TempDir(), "live.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x, namespace: shop}\ndata: {a: b}\n")
+	start := time.Now()
+	_, stderr, code, _ := run(t, KubectlFrontend, "explain", "--live-file", live, "-k", dir, "--request-timeout", "1s")
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want 2\n%s", code, stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %s with --request-timeout 1s", d)
+	}
+	if !strings.Contains(stderr, "warning: kustomize build of "+dir+" fetches remote bases: "+url) ||
+		!strings.Contains(stderr, "still running after 1s (fetching "+url+")") {
+		t.Errorf("stderr:\n%s", stderr)
+	}
+}

@@ -48,8 +48,12 @@ func loadDocuments(g *GlobalOptions, f *RuleSourceFlags) (docs []source.Document
 		add(source.LoadFiles([]string{p}, g.In, source.Options{Recursive: true}))
 		docs = append(docs, valuesDocuments(p)...)
 	}
+	kopts, err := g.kustomizeOptions()
+	if err != nil {
+		return docs, append(problems, err.Error())
+	}
 	for _, k := range f.Kustomize {
-		add(source.LoadKustomize(k))
+		add(source.LoadKustomizeWith(k, kopts))
 	}
 	return docs, problems
 }

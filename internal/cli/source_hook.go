@@ -38,30 +38,51 @@ func (f *RenderFlags) renderEnv(g *GlobalOptions, reader model.Reader, c *cluste
 	if g.Secrets != nil {
 		env.Secrets = g.Secrets
 	}
-	if g.ErrOut != nil {
-		env.Warn = func(msg string) { stderrf(g.ErrOut, "warning: %s\n", msg) }
-	}
-	if g.ConfigFlags != nil && g.ConfigFlags.Timeout != nil && *g.ConfigFlags.Timeout != "" {
-		// "0" is no limit, as for a request.
-		d, err := time.ParseDuration(*g.ConfigFlags.Timeout)
-		if err != nil {
-			if n, nerr := strconv.Atoi(*g.ConfigFlags.Timeout); nerr == nil {
-				d, err = time.Duration(n)*time.Second, nil
-			}
-		}
-		if err != nil {
-			return nil, fmt.Errorf("--request-timeout %q: %w", *g.ConfigFlags.Timeout, err)
-		}
-		env.FetchTimeout = d
-		if d == 0 {
-			env.FetchTimeout = math.MaxInt64
-		}
+	env.Warn = g.warn
+	if env.FetchTimeout, err = g.fetchTimeout(); err != nil {
+		return nil, err
 	}
 	env.Reader = reader
 	if c != nil {
 		env.Capabilities = clusterCapabilities(c)
 	}
 	return env, nil
+}
+
+// warn says msg on stderr, as a warning.
+func (g *GlobalOptions) warn(msg string) {
+	if g.ErrOut != nil {
+		stderrf(g.ErrOut, "warning: %s\n", msg)
+	}
+}
+
+// fetchTimeout bounds a fetch the way --request-timeout bounds a
+// request: its value (kubectl's forms: "10s", "2m", or seconds), no
+// limit for "0", and 0 when the flag is not given (the fetch's default).
+func (g *GlobalOptions) fetchTimeout() (time.Duration, error) {
+	if g.ConfigFlags == nil || g.ConfigFlags.Timeout == nil || *g.ConfigFlags.Timeout == "" {
+		return 0, nil
+	}
+	v := *g.ConfigFlags.Timeout
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		n, nerr := strconv.Atoi(v)
+		if nerr != nil {
+			return 0, fmt.Errorf("--request-timeout %q: %w", v, err)
+		}
+		d = time.Duration(n) * time.Second
+	}
+	if d == 0 {
+		return math.MaxInt64, nil
+	}
+	return d, nil
+}
+
+// kustomizeOptions are -k's build options: remote bases said on stderr
+// and bounded by --request-timeout, as --source's are.
+func (g *GlobalOptions) kustomizeOptions() (source.KustomizeOptions, error) {
+	d, err := g.fetchTimeout()
+	return source.KustomizeOptions{FetchTimeout: d, Warn: g.warn}, err
 }
 
 // clusterCapabilities reads c's version and API versions once, on the

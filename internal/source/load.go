@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/kustomize/api/krusty"
@@ -255,6 +256,20 @@ func byteSize(n int64) string {
 // inside kustomize becomes an error. Documents carry File = dir and Line = 0:
 // kustomize output has no positions.
 func LoadKustomize(dir string) (docs []Document, err error) {
+	return LoadKustomizeWith(dir, KustomizeOptions{})
+}
+
+// KustomizeOptions say how LoadKustomizeWith treats remote bases.
+type KustomizeOptions struct {
+	// FetchTimeout bounds a build that fetches remote bases
+	// (bound.DefaultTimeout when 0).
+	FetchTimeout time.Duration
+	// Warn, when set, is told that the build fetches remote bases.
+	Warn func(msg string)
+}
+
+// LoadKustomizeWith is LoadKustomize with the remote-base options.
+func LoadKustomizeWith(dir string, o KustomizeOptions) (docs []Document, err error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", dir, unwrapPathError(err))
@@ -275,9 +290,12 @@ func LoadKustomize(dir string) (docs []Document, err error) {
 	}
 	var rm resmap.ResMap
 	if refs := RemoteRefs(disk, dir, ""); len(refs) > 0 {
-		// kubectl -k fetches remote bases, and so does -k here; bounded
-		// in time: kustomize's HTTP loader has no deadline of its own.
-		rm, err = bound.Run(context.Background(), "kustomize build "+dir, bound.Limits{Hint: "fetching " + RemoteURLs(refs)}, build)
+		// kubectl -k fetches remote bases, and so does -k here: said,
+		// and bounded in time (kustomize's HTTP loader has no deadline).
+		if o.Warn != nil {
+			o.Warn(fmt.Sprintf("kustomize build of %s fetches remote bases: %s", dir, RemoteURLs(refs)))
+		}
+		rm, err = bound.Run(context.Background(), "kustomize build "+dir, bound.Limits{Timeout: o.FetchTimeout, Hint: "fetching " + RemoteURLs(refs)}, build)
 		if errors.Is(err, bound.ErrBound) {
 			return nil, err
 		}

@@ -168,7 +168,7 @@ func CheckTree(dir, root string) error {
 				if err != nil {
 					return fmt.Errorf("%s: %w", name, err)
 				}
-				if r, err := filepath.Rel(rootReal, real); err != nil || !filepath.IsLocal(r) {
+				if !within(rootReal, real) {
 					return fmt.Errorf("%s is a symlink to %s, outside the checkout %s: not read", name, real, root)
 				}
 				st, err := os.Stat(real)

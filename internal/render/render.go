@@ -139,7 +139,7 @@ func (e *Env) CheckoutOf(dir string) string {
 		if d == "" {
 			continue
 		}
-		if rel, err := filepath.Rel(d, dir); err == nil && filepath.IsLocal(rel) {
+		if within(d, dir) {
 			return d
 		}
 	}

@@ -123,6 +123,21 @@ func Explain(ctx context.Context, req Request) (*model.Report, error) {
 	// because an adapter asked (engine.InventoryJudge); the report is kept
 	// only if its judging found drift.
 	cleanJudged := false
+	secrets := req.Secrets
+	if secrets == nil {
+		secrets = redact.NewScrubber()
+		secrets.Add(live.Object)
+	}
+	if req.Desired != nil && req.Source != model.SourceRendered {
+		// A file holds Git as written; compare with what the controller
+		// applies (its build over the file). A rendered desired state
+		// (--source) was built by the engine's renderer already.
+		built, buildNotes := buildDesired(ctx, req, secrets)
+		notes = append(notes, buildNotes...)
+		if built != nil {
+			req.Desired = built
+		}
+	}
 	switch {
 	case req.Desired != nil:
 		drifts, err := diff.Compute(req.Desired, live, diff.Options{Owned: OwnedFunc(ix, live), CompareStatus: req.CompareStatus})
@@ -169,14 +184,25 @@ func Explain(ctx context.Context, req Request) (*model.Report, error) {
 	// Mask a Secret's drift values, and scrub every remembered Secret
 	// value from notes and reasons (a jq error quotes the value it
 	// failed on; an adapter may quote a field).
-	secrets := req.Secrets
-	if secrets == nil {
-		secrets = redact.NewScrubber()
-		secrets.Add(live.Object)
-	}
 	secrets.Report(report)
 	report.Sort()
 	return report, nil
+}
+
+// buildDesired asks the adapter whose engine reconciles the live object
+// what its controller would apply for req.Desired (engine.DesiredBuilder);
+// nil when none builds it.
+func buildDesired(ctx context.Context, req Request, secrets *redact.Scrubber) (*unstructured.Unstructured, []model.Note) {
+	for _, a := range req.Adapters {
+		b, ok := a.(engine.DesiredBuilder)
+		if !ok {
+			continue
+		}
+		if built, notes := b.BuildDesired(ctx, req.Live, req.Desired, secrets); built != nil || len(notes) > 0 {
+			return built, notes
+		}
+	}
+	return nil, nil
 }
 
 // judge lets every adapter add its owner, verdicts and notes. An adapter

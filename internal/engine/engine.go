@@ -29,6 +29,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/compare"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 	"github.com/kubectl-drift/kubectl-drift/internal/suggest/suggestapi"
@@ -454,6 +455,22 @@ func Or(values []string) string {
 // before diffing (normalize).
 type Normalizer interface {
 	Normalize(ctx context.Context, obj *unstructured.Unstructured) (*unstructured.Unstructured, error)
+}
+
+// DesiredBuilder is an adapter whose controller builds the desired state
+// before applying it: kustomize-controller runs the Kustomization's own
+// patches, images, name prefix/suffix, targetNamespace and postBuild
+// substitution over what Git holds, and adds its ownership labels and
+// commonMetadata. A manifest read from a file (explain -f, -k) is Git as
+// written, so the pipeline asks the owning engine what its controller would
+// apply and compares live with that instead (a field the Kustomization's
+// patch sets is not drift).
+type DesiredBuilder interface {
+	// BuildDesired returns what the controller reconciling live would apply
+	// for desired, or nil when this engine does not reconcile live. Notes
+	// say what it could not build (then desired is used as written); the
+	// values of Secrets the build read are added to secrets.
+	BuildDesired(ctx context.Context, live, desired *unstructured.Unstructured, secrets *redact.Scrubber) (*unstructured.Unstructured, []model.Note)
 }
 
 // OwnerMarker is an adapter that names the labels and annotations by which

@@ -117,11 +117,12 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	var dryRunErr error
 	if a.serverDryRun && in.Desired != nil && in.Live != nil {
 		send := a.withOwnerLabels(in.Desired, o)
-		if send.GetNamespace() == "" {
-			// A manifest without namespace lands in the Kustomization's
-			// target namespace, i.e. where the live object is.
-			send.SetNamespace(in.Live.GetNamespace())
-		}
+		// The live object is the one the manifest builds into (its
+		// targetNamespace, namePrefix/nameSuffix): a dry-run elsewhere
+		// would create a new object and every field would read as drift
+		// (measured, make differential seed 1028).
+		send.SetNamespace(in.Live.GetNamespace())
+		send.SetName(in.Live.GetName())
 		merged, err := a.dryRunner(ctx, send, j.manager)
 		if err != nil {
 			dryRunErr = err
@@ -161,6 +162,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if !j.helm {
 		j.addLastApplied(rep)
 		fails = a.predictApplyFailure(ctx, j, dryRunErr, rep)
+		if fails == nil {
+			fails = j.adoptFailure()
+		}
 	}
 
 	for i := range rep.Drifts {
@@ -180,7 +184,68 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		v.Engine = Engine
 		rep.AddVerdict(d.Path, v)
 	}
+	if j.merged != nil {
+		j.addDryRunChanges(rep)
+	}
+	rep.Drifts = slices.DeleteFunc(rep.Drifts, j.unwritten)
 	return nil
+}
+
+// unwritten says whether a drifted field is a difference only Flux and the
+// API server made, which the next apply leaves as it is: its ownership
+// labels and commonMetadata, defaults the API server filled in (Service
+// ports' protocol, a StatefulSet's update strategy, a Job's template
+// labels), a value the apply drops (an empty caBundle). No person and no
+// other controller wrote it, so it is not drift (issue 31; counted as
+// noise by make differential). A field someone else wrote stays listed,
+// with the verdict that says Flux leaves it.
+func (j *judgment) unwritten(d model.FieldDrift) bool {
+	var flux *model.Verdict
+	for i := range d.Verdicts {
+		if d.Verdicts[i].Engine != Engine {
+			return false
+		}
+		flux = &d.Verdicts[i]
+	}
+	if flux == nil {
+		return false
+	}
+	switch {
+	case flux.Kind == model.LeftAlone:
+	case flux.Kind == model.NotApplied && d.Change == model.Added && len(d.Managers) > 0:
+	default:
+		return false
+	}
+	for _, m := range d.Managers {
+		if m.Subresource != "" || m.Operation != "Apply" || (m.Manager != j.manager && !(j.helm && m.Manager == helmSDKManager)) {
+			return false
+		}
+	}
+	return true
+}
+
+// addDryRunChanges lists the fields the server-side dry-run as the
+// controller changes that the comparison with the manifest did not name
+// (a field the manifest leaves to its build, a value the API server
+// recomputes): the dry-run result is what the next apply writes.
+func (j *judgment) addDryRunChanges(rep *model.Report) {
+	changed, err := diff.Compute(j.merged, j.live, diff.Options{Owned: func(string) bool { return true }, Index: j.ix})
+	if err != nil {
+		return
+	}
+	listed := map[string]bool{}
+	for _, d := range rep.Drifts {
+		listed[d.Path] = true
+	}
+	for _, d := range changed {
+		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil {
+			continue
+		}
+		d.Verdicts = []model.Verdict{{Engine: Engine, Kind: model.Reverted,
+			Reason: j.caveat("the server-side dry-run as " + j.manager + " changes it: it is reverted " + j.every())}}
+		rep.Drifts = append(rep.Drifts, d)
+	}
+	sort.SliceStable(rep.Drifts, func(a, b int) bool { return rep.Drifts[a].Path < rep.Drifts[b].Path })
 }
 
 func addOwner(rep *model.Report, o model.Owner) {
@@ -666,7 +731,12 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 	if d.Path == diff.LastAppliedPointer && d.Change == model.Added {
 		return j.lastAppliedVerdict()
 	}
-	if r, p := j.ruleFor(d.Path); r != nil {
+	if r, p := j.ruleFor(d.Path); r != nil && !j.ignoreKnown(p) && cleanedUp(d.Managers) {
+		return model.Verdict{Kind: model.Unknown, Rule: r.origin(), Reason: fmt.Sprintf(
+			"%s %s ignores path %s, but only where the apply would change it: if the manifest sets this field, Flux keeps the live value; if not, the managedFields cleanup hands %s's field to kustomize-controller and its apply removes it; give -f to know",
+			r.rule.Origin.Object, r.rule.Origin.Field, p, managerList(d.Managers))}
+	}
+	if r, p := j.ruleFor(d.Path); r != nil && j.ignoreActs(p) {
 		how := "Adopt: kustomize-controller is the only Apply owner, so it copies the live value into its apply"
 		if other, who := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries); other {
 			how = "Strip: " + who + " also applies it, so kustomize-controller leaves it out of its apply and gives up ownership"
@@ -837,6 +907,9 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 	if err != nil || len(tokens) == 0 {
 		return ""
 	}
+	if gvk := j.live.GroupVersionKind(); diff.IsServerDefault(gvk.Group, gvk.Kind, tokens, lv, j.live.Object) {
+		return "an API-server default the manifest leaves out (kubernetes pkg/apis/*/v1 defaults.go): every apply gets the same default, nothing changes; give --server-dry-run to ask the API server"
+	}
 	// A defaulted key of an associative list item: the item is in the
 	// manifest and the key's default is the live value.
 	if n := len(tokens); n >= 3 {
@@ -947,4 +1020,118 @@ func onlyFluxApplies(ms []model.ManagerRef) bool {
 		}
 	}
 	return true
+}
+
+// ignoreDrifted says whether the dry-run apply changes the ignored path p:
+// kustomize-controller's ignore handling acts only on such a path
+// (fluxcd/pkg ssa manager_apply.go computeDriftedPaths compares the live
+// and the dry-run values at p, as plain JSON pointers). With --server-dry-run
+// the dry-run result says it; with a manifest, the apply changes p when the
+// manifest sets another value, or leaves it out while kustomize-controller
+// alone owns it (an API-server default comes back the same). known is
+// false without a manifest.
+func (j *judgment) ignoreDrifted(p string) (drifted, known bool) {
+	if j.live == nil {
+		return false, false
+	}
+	lv, lok := jsonpointer.Get(j.live.Object, p)
+	switch {
+	case j.merged != nil:
+		mv, mok := jsonpointer.Get(j.merged.Object, p)
+		return lok != mok || !apiequality.Semantic.DeepEqual(lv, mv), true
+	case j.normDesired != nil:
+		if dv, dok := jsonpointer.Get(j.normDesired.Object, p); dok {
+			return !lok || !apiequality.Semantic.DeepEqual(lv, dv), true
+		}
+		if !lok || j.ix == nil {
+			return false, true
+		}
+		if tokens, err := jsonpointer.Parse(p); err == nil {
+			if gvk := j.live.GroupVersionKind(); diff.IsServerDefault(gvk.Group, gvk.Kind, tokens, lv, j.live.Object) {
+				return false, true
+			}
+		}
+		fluxOwns := false
+		for _, o := range j.ix.Owners(j.live, p) {
+			if o.Subresource != "" {
+				continue
+			}
+			if o.Manager != j.manager || o.Operation != "Apply" {
+				return false, true
+			}
+			fluxOwns = true
+		}
+		return fluxOwns, true
+	}
+	return false, false
+}
+
+// ignoreActs says whether an ignore rule's path p changes what the apply
+// does: only where the dry-run changes it. Elsewhere the field goes the
+// way it would without the rule: measured on the real controller (make
+// differential seeds 1041, 1057), a field `kubectl patch` or a client-side
+// apply added under an ignored path is handed to kustomize-controller by
+// the managedFields cleanup and removed by its apply, rule or not.
+func (j *judgment) ignoreActs(p string) bool {
+	drifted, known := j.ignoreDrifted(p)
+	return drifted || !known
+}
+
+// ignoreKnown: whether the apply changes an ignored path can be told
+// (a manifest or the dry-run result is at hand).
+func (j *judgment) ignoreKnown(p string) bool {
+	_, known := j.ignoreDrifted(p)
+	return known
+}
+
+// cleanedUp: a manager whose entries kustomize-controller's managedFields
+// cleanup takes over wrote the field.
+func cleanedUp(ms []model.ManagerRef) bool {
+	for _, m := range ms {
+		if cleanedUpBy(m.Manager, m.Operation, m.Subresource) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// adoptFailure: an ignored path the dry-run changes, which kustomize-
+// controller alone owns and its manifest does not set, makes the apply
+// fail: Flux adopts the live value with a JSON patch "replace" on the
+// payload, which has no such path (fluxcd/pkg ssa applyDriftResult;
+// measured, make differential seed 1028: Ready=False, "replace operation
+// does not apply: doc is missing path").
+func (j *judgment) adoptFailure() *applyFailure {
+	if j.live == nil || (j.merged == nil && j.normDesired == nil) {
+		return nil
+	}
+	for _, r := range j.matched {
+		for pi, p := range r.paths {
+			if _, bad := r.pathErrs[pi]; bad {
+				continue
+			}
+			if drifted, known := j.ignoreDrifted(p); !known || !drifted {
+				continue
+			}
+			if other, _ := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries); other {
+				continue // Strip: removing a missing path is allowed
+			}
+			payload := j.normDesired
+			if payload == nil {
+				payload = j.desired
+			}
+			if payload == nil {
+				continue
+			}
+			if _, ok := jsonpointer.Get(payload.Object, p); ok {
+				continue
+			}
+			if _, ok := jsonpointer.Get(j.live.Object, p); !ok {
+				continue
+			}
+			return &applyFailure{cause: fmt.Sprintf("%s %s ignores %s, which its apply changes and kustomize-controller alone owns: Flux copies the live value into its apply with a JSON patch replace, but the manifest does not set %s (replace operation does not apply: doc is missing path)",
+				r.rule.Origin.Object, r.rule.Origin.Field, p, p)}
+		}
+	}
+	return nil
 }

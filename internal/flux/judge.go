@@ -749,7 +749,7 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 	}
 	in, known := j.inManifest(d)
 	merge := j.ssaValue == ssaMerge
-	if in && j.merged == nil && j.desired != nil && d.Change == model.Changed && onlyFluxApplies(d.Managers) {
+	if in && j.merged == nil && j.desired != nil && d.Change == model.Changed && onlyFluxApplies(d.Managers) && !j.liveIsDefault(d) {
 		// Nobody but kustomize-controller's own apply wrote this value,
 		// yet it is not the manifest's: either the manifest changed since
 		// that apply (the next one writes it), or a mutating webhook
@@ -1134,4 +1134,18 @@ func (j *judgment) adoptFailure() *applyFailure {
 		}
 	}
 	return nil
+}
+
+// liveIsDefault: the live value is the API server's default for the field
+// (diff.IsServerDefault). A manifest that now sets another value changed
+// since the last apply (make differential seeds 2004, 2076: Git sets
+// sessionAffinity or externalTrafficPolicy); a webhook that rewrites the
+// manifest's value on every apply would not write the default.
+func (j *judgment) liveIsDefault(d *model.FieldDrift) bool {
+	tokens, err := jsonpointer.Parse(d.Path)
+	if err != nil || j.live == nil {
+		return false
+	}
+	gvk := j.live.GroupVersionKind()
+	return diff.IsServerDefault(gvk.Group, gvk.Kind, tokens, d.Live, j.live.Object)
 }

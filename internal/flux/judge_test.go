@@ -695,3 +695,34 @@ func TestIgnoreRuleActsOnlyWhereTheApplyChanges(t *testing.T) {
 		t.Errorf("adopting a path the manifest lacks: %s %q, want apply-fails", v.Kind, v.Reason)
 	}
 }
+
+// Only kustomize-controller's apply wrote a value the manifest now sets
+// otherwise: when the live value is the API server's default, Git changed
+// since that apply (a webhook rewriting the manifest's value would not
+// write the default), so the next apply writes it (make differential seeds
+// 2004, 2076).
+func TestManifestChangedFromAServerDefaultIsReverted(t *testing.T) {
+	live := obj(t, `
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:sessionAffinity: {}, f:ports: {'k:{"port":80,"protocol":"TCP"}': {.: {}, f:port: {}}}}}
+spec: {sessionAffinity: None, ports: [{port: 80, protocol: TCP, targetPort: 80}]}
+`)
+	desired := obj(t, `{apiVersion: v1, kind: Service, metadata: {name: web, namespace: prod}, spec: {sessionAffinity: ClientIP, ports: [{port: 80}]}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
+	d := drift("/spec/sessionAffinity", model.Changed, "None", "kustomize-controller/Apply")
+	d.Desired = "ClientIP"
+	rep := judge(t, a, live, desired, d)
+	if v := verdictAt(t, rep, "/spec/sessionAffinity"); v.Kind != model.Reverted {
+		t.Errorf("Git changed a defaulted field: %s %q, want reverted", v.Kind, v.Reason)
+	}
+}

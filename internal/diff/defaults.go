@@ -135,6 +135,18 @@ var podSpecAt = map[string]string{
 // again, not a field removed from Git. Custom resources have none here
 // (their defaults are in their CRD's schema).
 func IsServerDefault(group, kind string, tokens []string, live any, obj map[string]any) bool {
+	return isServerDefault(group, kind, tokens, live, obj, true)
+}
+
+// IsServerDefaultValue is IsServerDefault without the values the server
+// computes (allocated IPs and ports, a Job's labels, imagePullPolicy): the
+// live value is the one the server writes for an object that leaves the
+// field out.
+func IsServerDefaultValue(group, kind string, tokens []string, live any, obj map[string]any) bool {
+	return isServerDefault(group, kind, tokens, live, obj, false)
+}
+
+func isServerDefault(group, kind string, tokens []string, live any, obj map[string]any, computed bool) bool {
 	if group != "" && !builtinGroup(group) {
 		return false
 	}
@@ -150,7 +162,7 @@ func IsServerDefault(group, kind string, tokens []string, live any, obj map[stri
 	check := func(d serverDefault) bool {
 		switch {
 		case d.anyValue:
-			return true
+			return computed
 		case d.samePort:
 			port, ok := portOf(obj, tokens)
 			return ok && equality.Semantic.DeepEqual(normalizeNumber(live), port)

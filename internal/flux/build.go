@@ -26,6 +26,12 @@ func (a *Adapter) BuildDesired(ctx context.Context, live, desired *unstructured.
 	if o == nil || o.Kind != kustomizev1.KustomizationKind || desired == nil {
 		return nil, nil
 	}
+	if l := desired.GetLabels(); l[KustomizeNameLabel] == o.Name && l[KustomizeNamespaceLabel] == o.Namespace {
+		// The file is the controller's build already (render's output,
+		// flux build): it carries the ownership labels, which Git never
+		// does. Building again would prefix names twice.
+		return nil, nil
+	}
 	st, missing := a.resolveOwner(ctx, o, &model.Report{})
 	if missing || st == nil || st.doc.obj == nil {
 		// Judge says why the owner could not be read.
@@ -42,5 +48,12 @@ func (a *Adapter) BuildDesired(ctx context.Context, live, desired *unstructured.
 	if len(built) != 1 || built[0].GetKind() != desired.GetKind() {
 		return nil, note(fmt.Sprintf("its build turned the file into %d objects", len(built)))
 	}
-	return built[0], nil
+	b := built[0]
+	if (b.GetName() != live.GetName() || b.GetNamespace() != live.GetNamespace()) &&
+		desired.GetName() == live.GetName() {
+		// A file already named as the live object, which the build would
+		// rename (namePrefix): it is a build output, not Git.
+		return nil, nil
+	}
+	return b, nil
 }

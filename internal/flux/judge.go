@@ -217,7 +217,12 @@ func (j *judgment) unwritten(d model.FieldDrift) bool {
 		return false
 	}
 	for _, m := range d.Managers {
-		if m.Subresource != "" || m.Operation != "Apply" || (m.Manager != j.manager && !(j.helm && m.Manager == helmSDKManager)) {
+		switch {
+		case m.Subresource != "":
+			return false
+		case j.helm && (m.Manager == j.manager || m.Manager == helmSDKManager):
+			// Helm writes the release with Create/Update, not Apply.
+		case m.Manager != j.manager || m.Operation != "Apply":
 			return false
 		}
 	}
@@ -731,10 +736,14 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 	if d.Path == diff.LastAppliedPointer && d.Change == model.Added {
 		return j.lastAppliedVerdict()
 	}
-	if r, p := j.ruleFor(d.Path); r != nil && !j.ignoreKnown(p) && cleanedUp(d.Managers) {
-		return model.Verdict{Kind: model.Unknown, Rule: r.origin(), Reason: fmt.Sprintf(
-			"%s %s ignores path %s, but only where the apply would change it: if the manifest sets this field, Flux keeps the live value; if not, the managedFields cleanup hands %s's field to kustomize-controller and its apply removes it; give -f to know",
-			r.rule.Origin.Object, r.rule.Origin.Field, p, managerList(d.Managers))}
+	if r, p := j.ruleFor(d.Path); r != nil && !j.ignoreKnown(p) && cleanedUp(d.Managers) && d.Change == model.Added {
+		// Inferred: a label or annotation key added by hand (inference
+		// calls metadata keys the engine does not own added) is absent
+		// from the manifest, so the ignore rule never acts on it (make
+		// differential seed 1041).
+		return model.Verdict{Kind: model.Reverted, Rule: r.origin(), Reason: j.caveat(fmt.Sprintf(
+			"%s %s ignores path %s, but Flux's ignore acts only where its apply would change the field, and the manifest does not set this one: the managedFields cleanup hands %s's field to kustomize-controller, whose apply removes it %s",
+			r.rule.Origin.Object, r.rule.Origin.Field, p, managerList(d.Managers), j.every()))}
 	}
 	if r, p := j.ruleFor(d.Path); r != nil && j.ignoreActs(p) {
 		how := "Adopt: kustomize-controller is the only Apply owner, so it copies the live value into its apply"
@@ -1147,5 +1156,5 @@ func (j *judgment) liveIsDefault(d *model.FieldDrift) bool {
 		return false
 	}
 	gvk := j.live.GroupVersionKind()
-	return diff.IsServerDefault(gvk.Group, gvk.Kind, tokens, d.Live, j.live.Object)
+	return diff.IsServerDefaultValue(gvk.Group, gvk.Kind, tokens, d.Live, j.live.Object)
 }

@@ -165,6 +165,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		if fails == nil {
 			fails = j.adoptFailure()
 		}
+		if fails == nil && j.merged == nil {
+			fails = j.requiredLeftOut()
+		}
 	}
 
 	for i := range rep.Drifts {
@@ -243,7 +246,7 @@ func (j *judgment) addDryRunChanges(rep *model.Report) {
 		listed[d.Path] = true
 	}
 	for _, d := range changed {
-		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil {
+		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil || serverBookkeeping[d.Path] {
 			continue
 		}
 		d.Verdicts = []model.Verdict{{Engine: Engine, Kind: model.Reverted,
@@ -1157,4 +1160,84 @@ func (j *judgment) liveIsDefault(d *model.FieldDrift) bool {
 	}
 	gvk := j.live.GroupVersionKind()
 	return diff.IsServerDefaultValue(gvk.Group, gvk.Kind, tokens, d.Live, j.live.Object)
+}
+
+// serverBookkeeping are annotations the API server or a built-in
+// controller recomputes on every write: a dry-run shows them changing
+// with the template, not as something the apply writes (make differential
+// seed 3022).
+var serverBookkeeping = map[string]bool{
+	"/metadata/annotations/deprecated.daemonset.template.generation": true,
+	"/metadata/annotations/deployment.kubernetes.io~1revision":       true,
+}
+
+// requiredLeftOut: without the dry-run, a manifest that leaves out a field
+// the API requires makes the apply fail. Flux's typed normalization
+// (fluxcd/pkg ssa normalize.Unstructured, a round trip through the k8s.io/api
+// types) writes such a field, which has no omitempty by the API
+// conventions, as "" or 0; the dry-run is then rejected (Required value),
+// the Kustomization turns Ready=False and nothing is applied, cleanup
+// included (measured, make differential seeds 3129: a CronJob's schedule,
+// 3136: an HPA's maxReplicas).
+func (j *judgment) requiredLeftOut() *applyFailure {
+	if j.normDesired == nil || j.desired == nil || j.live == nil {
+		return nil
+	}
+	gvk := j.live.GroupVersionKind()
+	defaulted := func(tokens []string, live any) bool {
+		// The server fills a zero it defaults (a Service port's targetPort).
+		return diff.IsServerDefault(gvk.Group, gvk.Kind, tokens, live, j.live.Object)
+	}
+	p := zeroAdded(j.normDesired.Object, j.desired.Object, j.live.Object, nil, defaulted)
+	if p == "" {
+		return nil
+	}
+	return &applyFailure{beforeCleanup: true, cause: fmt.Sprintf(
+		"the manifest leaves out %s, which the API requires: kustomize-controller's typed normalization sends it empty and the API server rejects the dry-run apply (Required value)", p)}
+}
+
+// zeroAdded finds a field normalization added to raw as "" or 0 where the
+// live object has a value: the pointer to it, or "".
+func zeroAdded(norm, raw, live any, tokens []string, defaulted func([]string, any) bool) string {
+	switch n := norm.(type) {
+	case map[string]any:
+		r, _ := raw.(map[string]any)
+		l, _ := live.(map[string]any)
+		if r == nil || l == nil {
+			return ""
+		}
+		keys := make([]string, 0, len(n))
+		for k := range n {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for k := range slices.Values(keys) {
+			if k == "metadata" && len(tokens) == 0 || k == "status" {
+				continue
+			}
+			rv, inRaw := r[k]
+			lv, inLive := l[k]
+			if !inRaw {
+				if inLive && (n[k] == "" || n[k] == int64(0)) && lv != n[k] && !defaulted(append(tokens, k), lv) {
+					return jsonpointer.Join(append(tokens, k)...)
+				}
+				continue
+			}
+			if p := zeroAdded(n[k], rv, lv, append(tokens, k), defaulted); p != "" {
+				return p
+			}
+		}
+	case []any:
+		r, _ := raw.([]any)
+		l, _ := live.([]any)
+		if len(r) != len(n) || len(l) != len(n) {
+			return ""
+		}
+		for i := range n {
+			if p := zeroAdded(n[i], r[i], l[i], append(tokens, fmt.Sprint(i)), defaulted); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }

@@ -726,3 +726,39 @@ spec: {sessionAffinity: None, ports: [{port: 80, protocol: TCP, targetPort: 80}]
 		t.Errorf("Git changed a defaulted field: %s %q, want reverted", v.Kind, v.Reason)
 	}
 }
+
+// A manifest that leaves out a field the API requires fails the apply:
+// Flux's typed normalization sends it as "" or 0 and the dry-run is
+// rejected, so nothing changes (make differential seeds 3129, 3136). A
+// zero the server defaults (a Service port's targetPort) is no failure
+// (TestManifestChangedFromAServerDefaultIsReverted).
+func TestRequiredFieldLeftOutFailsTheApply(t *testing.T) {
+	live := obj(t, `
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: report
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: batch/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:schedule: {}, f:suspend: {}}}
+spec:
+  schedule: "*/5 * * * *"
+  suspend: true
+  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: r, image: busybox}]}}}}
+`)
+	desired := obj(t, `{apiVersion: batch/v1, kind: CronJob, metadata: {name: report, namespace: prod}, spec: {suspend: false, jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: r, image: busybox}]}}}}}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
+	suspend := drift("/spec/suspend", model.Changed, true, "kubectl-patch/Update")
+	suspend.Desired = false
+	rep := judge(t, a, live, desired, drift("/spec/schedule", model.Added, "*/5 * * * *", "kustomize-controller/Apply"), suspend)
+	for _, p := range []string{"/spec/schedule", "/spec/suspend"} {
+		if v := verdictAt(t, rep, p); v.Kind != model.ApplyFails || !strings.Contains(v.Reason, "/spec/schedule, which the API requires") {
+			t.Errorf("%s: %s %q, want apply-fails naming /spec/schedule", p, v.Kind, v.Reason)
+		}
+	}
+}

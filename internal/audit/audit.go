@@ -407,7 +407,7 @@ func walk(root string, paths []string, missingOK bool, ign *ignoreList) (out []s
 			rel, _ := filepath.Rel(root, path)
 			rel = filepath.ToSlash(rel)
 			if d.IsDir() {
-				if path != abs && (d.Name() == ".git" || strings.HasPrefix(d.Name(), ".") && d.Name() != ".") {
+				if source.HiddenDir(abs, path, d) {
 					return filepath.SkipDir
 				}
 				if path != abs && ign.match(rel, true) {

@@ -50,7 +50,7 @@ func loadDocuments(g *GlobalOptions, f *RuleSourceFlags, secrets *redact.Scrubbe
 		}
 	}
 	for _, p := range f.Paths {
-		add(source.LoadFiles([]string{p}, g.In, source.Options{Recursive: true}))
+		add(source.LoadFiles([]string{p}, g.In, source.Options{Recursive: true, SkipHidden: true}))
 		docs = append(docs, valuesDocuments(p)...)
 	}
 	kopts, err := g.kustomizeOptions()
@@ -104,10 +104,10 @@ func valuesDocuments(path string) []source.Document {
 		if err != nil {
 			return nil
 		}
+		if source.HiddenDir(path, p, d) {
+			return filepath.SkipDir
+		}
 		if d.IsDir() {
-			if p != path && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
 			return nil
 		}
 		vd, _ := engine.SettingsDocuments(p)

@@ -668,6 +668,9 @@ func checkJustification(a *analysis) []Finding {
 			continue
 		}
 		comment, ok := commentFor(lines, r.Origin.Line)
+		if !ok {
+			comment, ok = commentInside(lines, r.Origin.Line, r.Origin.Column)
+		}
 		switch {
 		case !ok:
 			out = append(out, ruleFinding(auditapi.CheckNoJustification, r, "rule has no justification comment directly above it"))
@@ -690,6 +693,38 @@ func commentFor(lines []string, line int) (string, bool) {
 	}
 	if c, ok := trailingComment(lines[line-1]); ok {
 		return c, true
+	}
+	return "", false
+}
+
+// commentInside returns the first comment inside the entry that starts at
+// line and column (1-based; the column of its first key): authors justify
+// a rule between its keys as often as above it. The entry's lines are
+// those after line indented like the first key (a sequence item "- key:")
+// or deeper (a mapping key, or a block scalar "key: |" whose content is
+// the entry, as for argocd-cm's resource.exclusions, whose entries all
+// carry the key's position). Without a column nothing is inside.
+func commentInside(lines []string, line, column int) (string, bool) {
+	if column < 1 || line < 1 || line > len(lines) {
+		return "", false
+	}
+	first, c := lines[line-1], column-1
+	seqItem := c >= 2 && c <= len(first) && first[c-2:c] == "- "
+	for _, l := range lines[line:] {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		indent := len(l) - len(strings.TrimLeft(l, " \t"))
+		if indent < c || indent == c && !seqItem {
+			break
+		}
+		if strings.HasPrefix(t, "#") {
+			return strings.TrimSpace(strings.TrimLeft(t, "#")), true
+		}
+		if cm, ok := trailingComment(l); ok {
+			return cm, true
+		}
 	}
 	return "", false
 }

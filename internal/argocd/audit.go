@@ -22,7 +22,11 @@ func AuditSemantics() *auditapi.Engine {
 		Reach:        auditReach,
 		UnknownKey:   unknownKey,
 		RenderedFrom: remoteChart,
-		Checks:       []auditapi.Check{{ID: auditapi.CheckDriftDetectionOff, Run: checkSelfHeal}},
+		// With it gitops-engine's normalizeRole (pkg/diff/diff.go) sets the
+		// rules of a ClusterRole with an aggregationRule to nil on both
+		// sides (settings.go GetResourceCompareOptions; engines.md 1a).
+		AggregatedRoles: "argocd-cm resource.compareoptions: ignoreAggregatedRoles: true makes Argo CD ignore the rules of every aggregated ClusterRole itself",
+		Checks:          []auditapi.Check{{ID: auditapi.CheckDriftDetectionOff, Run: checkSelfHeal}},
 	}
 }
 

@@ -53,6 +53,7 @@ func checkFuncs() []struct {
 		{auditapi.CheckTooBroad, checkTooBroad},
 		{auditapi.CheckDangerousTarget, checkDangerous},
 		{auditapi.CheckShadowed, checkShadowedAndDuplicates},
+		{auditapi.CheckShadowed, checkAggregatedRoles},
 		{auditapi.CheckInvalid, checkInvalid},
 		{auditapi.CheckMatchesNothing, checkMatchesNothing},
 		{auditapi.CheckSlowJQ, checkSlowJQ},
@@ -73,7 +74,7 @@ func ruleFinding(id CheckID, r *ruleInfo, msg string) Finding {
 func checkTooBroad(a *analysis) []Finding {
 	var out []Finding
 	for _, r := range a.rules {
-		if r.problem != "" {
+		if r.problem != "" || a.aggregatedRolesOnly(r) {
 			continue
 		}
 		// One finding per mistake: ignoring all Secret data is reported as
@@ -177,7 +178,7 @@ var rbacKinds = []string{"Role", "ClusterRole", "RoleBinding", "ClusterRoleBindi
 func checkDangerous(a *analysis) []Finding {
 	var out []Finding
 	for _, r := range a.rules {
-		if r.problem != "" || r.m.match == nil {
+		if r.problem != "" || r.m.match == nil || a.aggregatedRolesOnly(r) {
 			continue
 		}
 		if msg := dangerous(r); msg != "" {
@@ -230,6 +231,50 @@ func dangerous(r *ruleInfo) string {
 		}
 	}
 	return ""
+}
+
+// aggregatedRolesOnly reports a field rule that ignores only the rules of
+// ClusterRoles, all of whose manifests have an aggregationRule: the
+// aggregation controller (kube-controller-manager's clusterrole-aggregation)
+// writes their rules, so ignoring them is sound, neither dangerous nor too
+// broad.
+func (a *analysis) aggregatedRolesOnly(r *ruleInfo) bool {
+	if !r.isFieldRule() || r.whole || r.m.match == nil || r.m.allKinds || len(r.paths) == 0 ||
+		len(r.JQPathExpressions) > 0 || len(r.Managers) > 0 || !r.m.matchesGK("rbac.authorization.k8s.io", "ClusterRole") {
+		return false
+	}
+	for _, p := range r.paths {
+		if len(p) == 0 || p[0] != "rules" {
+			return false
+		}
+	}
+	targets := a.ix.targets(r.m)
+	for _, i := range targets {
+		o := a.ix.docs[i].Object
+		if o.GetKind() != "ClusterRole" || o.GroupVersionKind().Group != "rbac.authorization.k8s.io" || o.Object["aggregationRule"] == nil {
+			return false
+		}
+	}
+	return len(targets) > 0
+}
+
+// checkAggregatedRoles notes the rules aggregatedRolesOnly accepts where
+// their engine can ignore aggregated roles by itself
+// (auditapi.Engine.AggregatedRoles): one setting instead of a rule per role.
+func checkAggregatedRoles(a *analysis) []Finding {
+	var out []Finding
+	for _, r := range a.rules {
+		e := a.engines[r.Engine]
+		if e == nil || e.AggregatedRoles == "" || r.problem != "" || !a.aggregatedRolesOnly(r) {
+			continue
+		}
+		f := ruleFinding(auditapi.CheckShadowed, r, fmt.Sprintf(
+			"rule ignores the rules of aggregated ClusterRoles, which the aggregation controller writes: sound; %s", e.AggregatedRoles))
+		f.Severity = SeverityNote
+		f.Hint = "Set the engine's setting and delete the rule, or keep the rule: it hides only what the aggregation controller writes."
+		out = append(out, f)
+	}
+	return out
 }
 
 // --- DRIFT003 shadowed / DRIFT004 duplicate ---------------------------------

@@ -3,6 +3,7 @@ package audit
 import (
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -48,5 +49,26 @@ func TestJustificationInsideTheEntry(t *testing.T) {
 	want := []string{"application.yaml:19"}
 	if d := cmp.Diff(want, positions(res, auditapi.CheckNoJustification)); d != "" {
 		t.Errorf("DRIFT010 findings (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+}
+
+// TestAggregatedClusterRoleRulesMayBeIgnored: the aggregation controller
+// writes the rules of a ClusterRole with an aggregationRule, so ignoring
+// its /rules is sound: no DRIFT002 (nor DRIFT001) for it, a note naming
+// Argo CD's own setting instead; the same ignore on a hand-written role
+// is still an error.
+func TestAggregatedClusterRoleRulesMayBeIgnored(t *testing.T) {
+	res := auditPrecision(t, "aggregated-clusterrole-rules-ignored", nil)
+	if d := cmp.Diff([]string{"application.yaml:17"}, positions(res, auditapi.CheckDangerousTarget)); d != "" {
+		t.Errorf("DRIFT002 findings (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+	var notes []Finding
+	for _, f := range res.Findings {
+		if f.Line == 12 {
+			notes = append(notes, f)
+		}
+	}
+	if len(notes) != 1 || notes[0].Severity != SeverityNote || !strings.Contains(notes[0].Message, "ignoreAggregatedRoles: true") {
+		t.Errorf("want one note suggesting ignoreAggregatedRoles at line 12, got %+v", notes)
 	}
 }

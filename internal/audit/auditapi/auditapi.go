@@ -99,6 +99,10 @@ type Engine struct {
 	// the repository ("the remote Helm chart podinfo"), or "". find looks
 	// up an audited manifest by origin (File and Object).
 	RenderedFrom func(r model.Rule, find func(model.Origin) (source.Document, bool)) string
+	// AggregatedRoles says how the engine ignores the rules of aggregated
+	// ClusterRoles by itself (a setting), for a note on a rule that does
+	// it by hand; "" when it has no such setting.
+	AggregatedRoles string
 	// Checks are the engine's own checks over the audited files.
 	Checks []Check
 }

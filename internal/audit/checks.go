@@ -476,12 +476,19 @@ func oneLine(s string) string {
 
 // checkMatchesNothing looks for field rules whose target selects no manifest
 // of the repository, or whose path leads nowhere in every manifest it
-// selects. HelmRelease rules are skipped: their targets are the chart's
-// objects, which are rendered outside the repository.
+// selects. The targets of rules of rendered objects (a HelmRelease's: the
+// chart's objects) are rendered outside the repository: only the kind's
+// schema is asked about them, which needs no manifest.
 func checkMatchesNothing(a *analysis) []Finding {
 	var out []Finding
 	for _, r := range a.rules {
-		if !r.isFieldRule() || r.kind == auditapi.RenderedField || r.problem != "" || r.m.match == nil || r.m.allKinds {
+		if !r.isFieldRule() || r.problem != "" || r.m.match == nil || r.m.allKinds {
+			continue
+		}
+		if r.kind == auditapi.RenderedField {
+			if msg := a.neverMatches(r); msg != "" {
+				out = append(out, ruleFinding(auditapi.CheckMatchesNothing, r, msg))
+			}
 			continue
 		}
 		targets := a.ix.targets(r.m)

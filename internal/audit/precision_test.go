@@ -72,3 +72,22 @@ func TestAggregatedClusterRoleRulesMayBeIgnored(t *testing.T) {
 		t.Errorf("want one note suggesting ignoreAggregatedRoles at line 12, got %+v", notes)
 	}
 }
+
+// TestFluxPathThatCanNeverMatch: a pointer that no Pod can have (a list
+// entered without an index) is flagged from the kind's schema for a Flux
+// Kustomization's and a HelmRelease's rule (whose targets are rendered
+// outside the repository; its kind written as an anchored regex) as for an
+// Application's.
+func TestFluxPathThatCanNeverMatch(t *testing.T) {
+	res := auditPrecision(t, "flux-path-through-a-list", nil)
+	want := []string{"application.yaml:12", "flux.yaml:15", "flux.yaml:33"}
+	var got []string
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckMatchesNothing && strings.Contains(f.Message, "can never match a Pod") {
+			got = append(got, f.File+":"+strconv.Itoa(f.Line))
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("never-matching paths (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+}

@@ -461,10 +461,48 @@ func checkInvalid(a *analysis) []Finding {
 			}
 		}
 		if problem != "" {
-			out = append(out, ruleFinding(auditapi.CheckInvalid, r, oneLine(problem)))
+			f := ruleFinding(auditapi.CheckInvalid, r, oneLine(problem))
+			f.Hint = invalidHint(r.Rule)
+			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// invalidHint says how to fix an invalid rule, speaking of RFC 6901
+// escaping only when a pointer holds '~' or a label or annotation key that
+// an unescaped '/' split in two, and of jq only for jq rules: a hint about
+// what the rule does not have sends its author looking in vain.
+func invalidHint(r model.Rule) string {
+	var parts []string
+	for _, p := range r.JSONPointers {
+		if needsEscaping(p) {
+			parts = append(parts, "in a JSON pointer escape '~' as ~0 and '/' inside a key as ~1 (/metadata/labels/app.kubernetes.io~1name)")
+			break
+		}
+	}
+	if len(r.JQPathExpressions) > 0 {
+		parts = append(parts, "check jq with `jq -n 'path(EXPR)'`")
+	}
+	if len(parts) == 0 {
+		return "Fix what the message names; the engine cannot evaluate the rule as written."
+	}
+	return "Fix the syntax: " + strings.Join(parts, "; ") + "."
+}
+
+// needsEscaping: p holds '~', or more than one token after labels or
+// annotations (a key such as app.kubernetes.io/name written unescaped).
+func needsEscaping(p string) bool {
+	if strings.Contains(p, "~") {
+		return true
+	}
+	tok := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, t := range tok {
+		if (t == "labels" || t == "annotations") && len(tok)-i > 2 {
+			return true
+		}
+	}
+	return false
 }
 
 func oneLine(s string) string {

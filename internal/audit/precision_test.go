@@ -91,3 +91,36 @@ func TestFluxPathThatCanNeverMatch(t *testing.T) {
 		t.Errorf("never-matching paths (-want +got):\n%s\n%s", d, render(t, "text", res))
 	}
 }
+
+// TestKustomizePatchFragmentsAreNotWholeObjects: the files a
+// kustomization.yaml patches with (patches, patchesStrategicMerge,
+// patchesJson6902) and documents holding $patch are fragments: an
+// ApplicationSet patch without spec.template is no DRIFT005, a HelmRelease
+// patch without driftDetection no DRIFT008.
+func TestKustomizePatchFragmentsAreNotWholeObjects(t *testing.T) {
+	res := auditPrecision(t, "kustomize-patch-fragments", nil)
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckInvalid || f.Check == auditapi.CheckDriftDetectionOff || f.Check == auditapi.CheckUnparsableFile {
+			t.Errorf("finding on a patch fragment: %s %s %s", f.Check, f.Position(), f.Message)
+		}
+	}
+}
+
+// TestInvalidPointerHintEscapesOnlyWhenRelevant: DRIFT005's hint speaks of
+// ~0/~1 escaping only for a pointer that holds '~' (or a key split by an
+// unescaped '/'), and of jq only for jq rules.
+func TestInvalidPointerHintEscapesOnlyWhenRelevant(t *testing.T) {
+	res := auditPrecision(t, "invalid-pointer-hints", nil)
+	hints := map[int]string{}
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckInvalid {
+			hints[f.Line] = f.Hint
+		}
+	}
+	if h, ok := hints[12]; !ok || strings.Contains(h, "~0") || strings.Contains(h, "jq") {
+		t.Errorf("pointer without '/' at line 12: hint %q (found %v)", h, ok)
+	}
+	if h, ok := hints[16]; !ok || !strings.Contains(h, "~0") {
+		t.Errorf("pointer with '~' at line 16: hint %q (found %v)", h, ok)
+	}
+}

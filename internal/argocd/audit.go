@@ -96,8 +96,10 @@ func unknownKey(r model.Rule, d source.Document) string {
 
 // remoteChart names the Helm chart an Application (or ApplicationSet
 // template) holding r installs from a chart repository (source.chart, in
-// source or sources), or "".
-func remoteChart(r model.Rule, find func(model.Origin) (source.Document, bool)) string {
+// source or sources, or the helmCharts of the kustomization at a source's
+// path), or "".
+func remoteChart(r model.Rule, tree auditapi.Tree) string {
+	find := tree.Find
 	d, ok := find(r.Origin)
 	if !ok {
 		// Applications without a namespace are cited in Argo CD's.
@@ -121,6 +123,14 @@ func remoteChart(r model.Rule, find func(model.Origin) (source.Document, bool)) 
 		m, _ := src.(map[string]any)
 		if c, _ := m["chart"].(string); c != "" {
 			return "the remote Helm chart " + c
+		}
+		// A kustomize source with helmCharts: the repo-server inflates
+		// them (kustomize build --enable-helm, with
+		// kustomize.buildOptions), so the objects come from the chart.
+		if p, _ := m["path"].(string); p != "" && tree.RemoteCharts != nil {
+			if charts := tree.RemoteCharts(p); len(charts) > 0 {
+				return "the remote Helm chart " + strings.Join(charts, ", ") + " through the helmCharts of the kustomization in " + p
+			}
 		}
 	}
 	return ""

@@ -481,7 +481,7 @@ func walk(root string, paths []string, missingOK bool, ign *ignoreList) (out []s
 // analyze runs every check on a snapshot. Findings keep default severities;
 // applyConfig adjusts them.
 func analyze(s *snapshot, cfg *Config, maxRules int) []Finding {
-	a := &analysis{ix: newManifestIndex(s.docs), cfg: cfg, maxRules: maxRules, engines: s.engines}
+	a := &analysis{ix: newManifestIndex(s.docs), cfg: cfg, maxRules: maxRules, engines: s.engines, kustomize: s.kustomize}
 	cache := map[string][]string{}
 	a.lines = func(file string) []string {
 		if l, ok := cache[file]; ok {

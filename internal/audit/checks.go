@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -29,6 +30,8 @@ type analysis struct {
 	byOrigin map[string]int
 	// engines say what each engine's rules are (Options.Engines).
 	engines engines
+	// kustomize indexes the tree's kustomization files.
+	kustomize kustomizations
 	// deadPaths memoizes deadPath per selector and pointer: rules that
 	// repeat both reach the same answer over the same targets.
 	deadPaths map[deadPathKey]string
@@ -564,7 +567,9 @@ func (a *analysis) renderedFrom(r *ruleInfo) string {
 	if e == nil || e.RenderedFrom == nil {
 		return ""
 	}
-	return e.RenderedFrom(r.Rule, a.docFor)
+	return e.RenderedFrom(r.Rule, auditapi.Tree{Find: a.docFor, RemoteCharts: func(dir string) []string {
+		return a.kustomize.remoteCharts[path.Clean(dir)]
+	}})
 }
 
 func (a *analysis) noTargetMessage(r *ruleInfo) string {

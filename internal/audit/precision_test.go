@@ -124,3 +124,20 @@ func TestInvalidPointerHintEscapesOnlyWhenRelevant(t *testing.T) {
 		t.Errorf("pointer with '~' at line 16: hint %q (found %v)", h, ok)
 	}
 }
+
+// TestKustomizationRemoteHelmChartIsANote: an Application whose source
+// path is a kustomization inflating a remote chart (helmCharts) renders
+// its objects outside the repository, like a chart source: its rules are
+// "not checkable offline" (a note), not "matches nothing" (a warning).
+func TestKustomizationRemoteHelmChartIsANote(t *testing.T) {
+	res := auditPrecision(t, "kustomization-remote-helm-chart", nil)
+	var got []Finding
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckMatchesNothing {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Severity != SeverityNote || !strings.Contains(got[0].Message, "not checkable offline") || !strings.Contains(got[0].Message, "ingress-nginx") {
+		t.Errorf("want one DRIFT006 note naming the chart, got %+v", got)
+	}
+}

@@ -225,9 +225,11 @@ func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlag
 	defer func() { scrubInputs(in, secrets) }()
 	docs, problems := loadDocuments(g, f, secrets)
 	in = &ruleInputs{Problems: problems, Read: len(docs)}
+	files := map[*unstructured.Unstructured]string{}
 	for _, d := range docs {
 		if d.Object != nil && !engineObject(d.Object) {
 			in.Objects = append(in.Objects, d.Object)
+			files[d.Object] = d.File
 		}
 	}
 	client, err := clusterClient(g, f)
@@ -267,7 +269,7 @@ func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlag
 		in.Read += read
 		clusterErrs = append(clusterErrs, errs...)
 	}
-	in.Owners = ownersOf(adapters...)
+	in.Owners = ownersOf(files, adapters...)
 	if client == nil {
 		return in, nil
 	}
@@ -311,13 +313,19 @@ func scrubInputs(in *ruleInputs, secrets *redact.Scrubber) {
 }
 
 // ownersOf asks each adapter which of its objects reconciles obj. Owner
-// reads only the object's labels and annotations.
-func ownersOf(adapters ...model.Adapter) func(*unstructured.Unstructured) []model.Owner {
+// reads only the object's labels and annotations; a manifest from a file
+// (files) has none of the marks yet, so an adapter that knows which
+// holders render which files (engine.FileOwner) names them from its file.
+func ownersOf(files map[*unstructured.Unstructured]string, adapters ...model.Adapter) func(*unstructured.Unstructured) []model.Owner {
 	return func(obj *unstructured.Unstructured) []model.Owner {
 		var out []model.Owner
 		for _, a := range adapters {
 			if o := a.Owner(obj); o != nil {
 				out = append(out, *o)
+				continue
+			}
+			if fo, ok := a.(engine.FileOwner); ok && files[obj] != "" {
+				out = append(out, fo.FileOwners(files[obj])...)
 			}
 		}
 		return out

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // localSourcePaths lists the paths of an Application's sources that render
@@ -42,17 +43,10 @@ func localSourcePaths(u *unstructured.Unstructured) []string {
 // Application from its source path only (reposerver/repository
 // GenerateManifests over the path's directory), so its ignoreDifferences
 // reach those objects and no other Application's. The path is relative to
-// the repository's root, which is not known: it is some directory holding
-// the Application's own file, so the path is tried below each of them. A
-// file below the path matches too (a recursive directory, a
-// kustomization's subdirectories). A kustomize base outside the path is
+// the repository's root (source.UnderSourcePath). A kustomize base outside the path is
 // rendered as well but not named: such an object keeps no owner, which
 // callers read as "may be anyone's" (engine.FileOwner).
 func (a *Adapter) FileOwners(file string) []model.Owner {
-	objDir, err := filepath.Abs(filepath.Dir(file))
-	if err != nil {
-		return nil
-	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []model.Owner
@@ -60,33 +54,11 @@ func (a *Adapter) FileOwners(file string) []model.Owner {
 		if e.src.File == "" || len(e.paths) == 0 {
 			continue
 		}
-		if p, ok := underSourcePath(objDir, e.src.File, e.paths); ok {
+		if p, ok := source.UnderSourcePath(file, e.src.File, e.paths); ok {
 			out = append(out, model.Owner{Engine: Engine, Kind: "Application", Namespace: e.app.Metadata.Namespace,
 				Name: e.app.Metadata.Name, Via: "source path " + p, Found: true})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Ref() < out[j].Ref() })
 	return out
-}
-
-// underSourcePath reports the first of paths that holds objDir (absolute)
-// when taken below a directory holding appFile.
-func underSourcePath(objDir, appFile string, paths []string) (string, bool) {
-	root, err := filepath.Abs(filepath.Dir(appFile))
-	if err != nil {
-		return "", false
-	}
-	for {
-		for _, p := range paths {
-			src := filepath.Join(root, filepath.FromSlash(p))
-			if objDir == src || strings.HasPrefix(objDir, src+string(filepath.Separator)) {
-				return p, true
-			}
-		}
-		parent := filepath.Dir(root)
-		if parent == root {
-			return "", false
-		}
-		root = parent
-	}
 }

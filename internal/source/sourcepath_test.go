@@ -1,8 +1,10 @@
-package argocd
+package source_test
 
 import (
 	"path/filepath"
 	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // TestUnderSourcePath: a source path is taken below each directory that
@@ -22,7 +24,7 @@ func TestUnderSourcePath(t *testing.T) {
 		{filepath.Join(root, "other", "apps", "webhook"), false},
 		{filepath.Join(root, "repo", "argocd", "apps", "web"), true}, // the path below the Application's own directory
 	} {
-		if _, got := underSourcePath(c.dir, app, []string{"apps/web"}); got != c.want {
+		if _, got := source.UnderSourcePath(filepath.Join(c.dir, "deployment.yaml"), app, []string{"apps/web"}); got != c.want {
 			t.Errorf("%s: got %v, want %v", c.dir, got, c.want)
 		}
 	}

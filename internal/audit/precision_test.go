@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
+	"github.com/kubectl-drift/kubectl-drift/internal/flux"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // auditPrecision audits the fixture testdata/precision/name with the
@@ -139,5 +142,41 @@ func TestKustomizationRemoteHelmChartIsANote(t *testing.T) {
 	}
 	if len(got) != 1 || got[0].Severity != SeverityNote || !strings.Contains(got[0].Message, "not checkable offline") || !strings.Contains(got[0].Message, "ingress-nginx") {
 		t.Errorf("want one DRIFT006 note naming the chart, got %+v", got)
+	}
+}
+
+// TestFluxKustomizationPatchesSetDriftDetection: a Kustomization's
+// spec.patches that enable driftDetection on the HelmReleases it applies
+// (a strategic-merge patch targeting every HelmRelease, a JSON 6902 patch
+// targeting one) are read as kustomize-controller applies them: no
+// DRIFT008 for those releases, their ignore rules listed with the patch's
+// file:line; a HelmRelease outside the Kustomization's path is untouched.
+func TestFluxKustomizationPatchesSetDriftDetection(t *testing.T) {
+	res := auditPrecision(t, "flux-kustomization-patches-drift-detection", nil)
+	if d := cmp.Diff([]string{"infrastructure/cert-manager.yaml:2"}, positions(res, auditapi.CheckDriftDetectionOff)); d != "" {
+		t.Errorf("DRIFT008 findings (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+	root := filepath.Join("testdata", "precision", "flux-kustomization-patches-drift-detection")
+	docs, err := source.LoadFiles([]string{root}, nil, source.Options{Recursive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, errs := flux.RulesFromDocuments(docs)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var got []string
+	for _, r := range rules {
+		if r.Type == flux.RuleHelmIgnore {
+			got = append(got, fmt.Sprintf("%s %s:%d %s", r.Origin.Object, filepath.Base(r.Origin.File), r.Origin.Line, strings.Join(r.JSONPointers, ",")))
+		}
+	}
+	want := []string{
+		"HelmRelease podinfo/podinfo apps.yaml:26 /spec/replicas",
+		"HelmRelease redis/redis apps.yaml:26 /spec/replicas",
+		"HelmRelease redis/redis apps.yaml:33 /spec/volumeClaimTemplates",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("HelmRelease rules (-want +got):\n%s", d)
 	}
 }

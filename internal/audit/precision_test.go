@@ -32,6 +32,12 @@ func auditPrecision(t *testing.T, name string, cfg *Config) *Result {
 	return res
 }
 
+// driftDetectionOn enables the opt-in DRIFT008.
+func driftDetectionOn() *Config {
+	on := true
+	return &Config{Checks: map[string]CheckConfig{string(auditapi.CheckDriftDetectionOff): {Enabled: &on}}}
+}
+
 // positions lists the findings of check id as "file:line".
 func positions(res *Result, id CheckID) []string {
 	var out []string
@@ -101,7 +107,7 @@ func TestFluxPathThatCanNeverMatch(t *testing.T) {
 // ApplicationSet patch without spec.template is no DRIFT005, a HelmRelease
 // patch without driftDetection no DRIFT008.
 func TestKustomizePatchFragmentsAreNotWholeObjects(t *testing.T) {
-	res := auditPrecision(t, "kustomize-patch-fragments", nil)
+	res := auditPrecision(t, "kustomize-patch-fragments", driftDetectionOn())
 	for _, f := range res.Findings {
 		if f.Check == auditapi.CheckInvalid || f.Check == auditapi.CheckDriftDetectionOff || f.Check == auditapi.CheckUnparsableFile {
 			t.Errorf("finding on a patch fragment: %s %s %s", f.Check, f.Position(), f.Message)
@@ -152,7 +158,7 @@ func TestKustomizationRemoteHelmChartIsANote(t *testing.T) {
 // DRIFT008 for those releases, their ignore rules listed with the patch's
 // file:line; a HelmRelease outside the Kustomization's path is untouched.
 func TestFluxKustomizationPatchesSetDriftDetection(t *testing.T) {
-	res := auditPrecision(t, "flux-kustomization-patches-drift-detection", nil)
+	res := auditPrecision(t, "flux-kustomization-patches-drift-detection", driftDetectionOn())
 	if d := cmp.Diff([]string{"infrastructure/cert-manager.yaml:2"}, positions(res, auditapi.CheckDriftDetectionOff)); d != "" {
 		t.Errorf("DRIFT008 findings (-want +got):\n%s\n%s", d, render(t, "text", res))
 	}
@@ -178,5 +184,36 @@ func TestFluxKustomizationPatchesSetDriftDetection(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("HelmRelease rules (-want +got):\n%s", d)
+	}
+}
+
+// TestDriftDetectionOffIsOptIn: DRIFT008 runs only when the configuration
+// enables it (by ID or name) or requires self-heal; an explicit
+// enabled: false wins over the policy.
+func TestDriftDetectionOffIsOptIn(t *testing.T) {
+	on, off := true, false
+	for _, c := range []struct {
+		name string
+		cfg  *Config
+		want bool
+	}{
+		{"default", &Config{}, false},
+		{"enabled by ID", driftDetectionOn(), true},
+		{"enabled by name", &Config{Checks: map[string]CheckConfig{"drift-detection-off": {Enabled: &on}}}, true},
+		{"policy requireSelfHeal", &Config{Policy: Policy{RequireSelfHeal: true}}, true},
+		{"policy, but switched off", &Config{Policy: Policy{RequireSelfHeal: true}, Checks: map[string]CheckConfig{"DRIFT008": {Enabled: &off}}}, false},
+	} {
+		res := auditPrecision(t, "flux-kustomization-patches-drift-detection", c.cfg)
+		if got := len(positions(res, auditapi.CheckDriftDetectionOff)) > 0; got != c.want {
+			t.Errorf("%s: DRIFT008 reported %v, want %v", c.name, got, c.want)
+		}
+	}
+	if got := only(runChecks(t, t.TempDir(), nil, nil), auditapi.CheckTooBroad); got != nil {
+		t.Errorf("no rules, yet findings %+v", got)
+	}
+	for _, chk := range Checks() {
+		if chk.OptIn != (chk.ID == auditapi.CheckDriftDetectionOff) {
+			t.Errorf("%s: OptIn %v", chk.ID, chk.OptIn)
+		}
 	}
 }

@@ -73,6 +73,9 @@ type Options struct {
 type appEntry struct {
 	app *Application
 	src cmSource
+	// paths are the source paths of an Application read from a file (see
+	// localSourcePaths), for FileOwners.
+	paths []string
 }
 
 // Adapter is the Argo CD model.Adapter.
@@ -157,7 +160,7 @@ func New(opts Options) (*Adapter, error) {
 				app.Metadata.Namespace = opts.Namespace
 				src.Object = "Application " + nsName(app.Metadata.Namespace, app.Metadata.Name)
 			}
-			a.apps[app.Metadata.Namespace+"/"+app.Metadata.Name] = &appEntry{app: app, src: src}
+			a.apps[app.Metadata.Namespace+"/"+app.Metadata.Name] = &appEntry{app: app, src: src, paths: localSourcePaths(u)}
 		case gvk.Group == "argoproj.io" && gvk.Kind == "ApplicationSet":
 			app, err := decodeAppSetTemplate(u)
 			if err != nil {

@@ -22,7 +22,11 @@ func AuditSemantics() *auditapi.Engine {
 		Reach:        auditReach,
 		UnknownKey:   unknownKey,
 		RenderedFrom: remoteChart,
-		Checks:       []auditapi.Check{{ID: auditapi.CheckDriftDetectionOff, Run: checkSelfHeal}},
+		// With it gitops-engine's normalizeRole (pkg/diff/diff.go) sets the
+		// rules of a ClusterRole with an aggregationRule to nil on both
+		// sides (settings.go GetResourceCompareOptions; engines.md 1a).
+		AggregatedRoles: "argocd-cm resource.compareoptions: ignoreAggregatedRoles: true makes Argo CD ignore the rules of every aggregated ClusterRole itself",
+		Checks:          []auditapi.Check{{ID: auditapi.CheckDriftDetectionOff, Run: checkSelfHeal}},
 	}
 }
 
@@ -92,8 +96,10 @@ func unknownKey(r model.Rule, d source.Document) string {
 
 // remoteChart names the Helm chart an Application (or ApplicationSet
 // template) holding r installs from a chart repository (source.chart, in
-// source or sources), or "".
-func remoteChart(r model.Rule, find func(model.Origin) (source.Document, bool)) string {
+// source or sources, or the helmCharts of the kustomization at a source's
+// path), or "".
+func remoteChart(r model.Rule, tree auditapi.Tree) string {
+	find := tree.Find
 	d, ok := find(r.Origin)
 	if !ok {
 		// Applications without a namespace are cited in Argo CD's.
@@ -117,6 +123,14 @@ func remoteChart(r model.Rule, find func(model.Origin) (source.Document, bool)) 
 		m, _ := src.(map[string]any)
 		if c, _ := m["chart"].(string); c != "" {
 			return "the remote Helm chart " + c
+		}
+		// A kustomize source with helmCharts: the repo-server inflates
+		// them (kustomize build --enable-helm, with
+		// kustomize.buildOptions), so the objects come from the chart.
+		if p, _ := m["path"].(string); p != "" && tree.RemoteCharts != nil {
+			if charts := tree.RemoteCharts(p); len(charts) > 0 {
+				return "the remote Helm chart " + strings.Join(charts, ", ") + " through the helmCharts of the kustomization in " + p
+			}
 		}
 	}
 	return ""

@@ -157,7 +157,7 @@ func TestAuditRemoteChart(t *testing.T) {
 		"Application argocd/gone":    "",
 	} {
 		r := model.Rule{Origin: model.Origin{File: "argocd/apps.yaml", Object: object}}
-		if got := remoteChart(r, find); got != want {
+		if got := remoteChart(r, auditapi.Tree{Find: find}); got != want {
 			t.Errorf("%s: got %q, want %q", object, got, want)
 		}
 	}

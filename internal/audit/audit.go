@@ -95,6 +95,27 @@ type snapshot struct {
 	files    int
 	skipped  int
 	engines  engines
+	// kustomize indexes the kustomization files: which files are patches,
+	// which directories inflate remote charts.
+	kustomize kustomizations
+	// patches are the documents that are patch fragments (isPatch), by
+	// file: they are read for rules, but are not whole objects.
+	patches map[string]bool
+}
+
+// wholeObjects returns the documents that are whole objects: what the
+// checks of objects (not of rules) look at.
+func (s *snapshot) wholeObjects() []Document {
+	if len(s.patches) == 0 {
+		return s.docs
+	}
+	out := make([]Document, 0, len(s.docs))
+	for _, d := range s.docs {
+		if !s.patches[d.File] {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // prepare returns the configuration (the defaults when none was given) and
@@ -160,6 +181,8 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 		return nil, err
 	}
 	s.files = len(files)
+	s.kustomize = readKustomizations(root, files)
+	s.patches = map[string]bool{}
 	load := opts.Load
 	if load == nil {
 		load = loadFile
@@ -181,6 +204,9 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 				// CRDs are common) and no rule lives in it: positions
 				// fall back to the document's line.
 				d.Node = nil
+			}
+			if s.kustomize.isPatch(d) {
+				s.patches[f] = true
 			}
 			objs = append(objs, d)
 		}
@@ -210,7 +236,14 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 			rules[i].Origin.File = relFile(root, rules[i].Origin.File)
 		}
 		s.rules = append(s.rules, rules...)
-		s.findings = append(s.findings, extractFindings(root, rules, errs)...)
+		for _, f := range extractFindings(root, rules, errs) {
+			// What an engine cannot read of a patch fragment (an
+			// ApplicationSet patch without spec.template) is what the
+			// whole object, after kustomize, has.
+			if !s.patches[f.File] {
+				s.findings = append(s.findings, f)
+			}
+		}
 	}
 	return s, nil
 }
@@ -333,6 +366,8 @@ func extractFindings(root string, rules []model.Rule, errs []error) []Finding {
 			continue
 		}
 		f := newFinding(auditapi.CheckInvalid, oneLine(msg))
+		// No rule, so no pointer or jq to fix (see invalidHint).
+		f.Hint = "Fix what the message names; the engine cannot read the object's rules as written."
 		var de *source.DocumentError
 		if errors.As(e, &de) {
 			f.File, f.Line = relFile(root, de.File), de.Line
@@ -407,7 +442,7 @@ func walk(root string, paths []string, missingOK bool, ign *ignoreList) (out []s
 			rel, _ := filepath.Rel(root, path)
 			rel = filepath.ToSlash(rel)
 			if d.IsDir() {
-				if path != abs && (d.Name() == ".git" || strings.HasPrefix(d.Name(), ".") && d.Name() != ".") {
+				if source.HiddenDir(abs, path, d) {
 					return filepath.SkipDir
 				}
 				if path != abs && ign.match(rel, true) {
@@ -446,7 +481,7 @@ func walk(root string, paths []string, missingOK bool, ign *ignoreList) (out []s
 // analyze runs every check on a snapshot. Findings keep default severities;
 // applyConfig adjusts them.
 func analyze(s *snapshot, cfg *Config, maxRules int) []Finding {
-	a := &analysis{ix: newManifestIndex(s.docs), cfg: cfg, maxRules: maxRules, engines: s.engines}
+	a := &analysis{ix: newManifestIndex(s.docs), cfg: cfg, maxRules: maxRules, engines: s.engines, kustomize: s.kustomize}
 	cache := map[string][]string{}
 	a.lines = func(file string) []string {
 		if l, ok := cache[file]; ok {
@@ -481,7 +516,7 @@ func (a *analysis) engineChecks(s *snapshot) []Finding {
 		names = append(names, string(n))
 	}
 	sort.Strings(names)
-	in := auditapi.Input{Documents: s.docs, Rules: s.rules, Policy: auditapi.Policy{RequireSelfHeal: a.cfg.Policy.RequireSelfHeal}}
+	in := auditapi.Input{Documents: s.wholeObjects(), Rules: s.rules, Policy: auditapi.Policy{RequireSelfHeal: a.cfg.Policy.RequireSelfHeal}}
 	var out []Finding
 	for _, n := range names {
 		e := a.engines[model.Engine(n)]

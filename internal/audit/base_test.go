@@ -85,7 +85,9 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 		"manifests/web.yaml":   baseDeployment,
 		"flux/podinfo-hr.yaml": "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: podinfo, namespace: flux-system}\nspec: {interval: 5m}\n",
 	})
-	full, err := Run(Options{Root: repo.dir, Paths: []string{repo.dir}, Extractors: testExtractors(), Engines: testEngines()})
+	// DRIFT008 is opt-in: enabled, the release without drift detection
+	// is a finding of the base.
+	full, err := Run(Options{Root: repo.dir, Paths: []string{repo.dir}, Config: driftDetectionOn(), Extractors: testExtractors(), Engines: testEngines()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +97,7 @@ func TestBaseReportsOnlyTheAddedRule(t *testing.T) {
 	repo.commit("add a rule", map[string]string{
 		"flux/apps-ks.yaml": baseKs(t) + addedRule,
 	})
-	res, err := RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{repo.dir}, Extractors: testExtractors(), Engines: testEngines()}, "HEAD~1")
+	res, err := RunBase(context.Background(), Options{Root: repo.dir, Paths: []string{repo.dir}, Config: driftDetectionOn(), Extractors: testExtractors(), Engines: testEngines()}, "HEAD~1")
 	if err != nil {
 		t.Fatal(err)
 	}

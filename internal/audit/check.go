@@ -64,51 +64,58 @@ type Check struct {
 	Summary string `json:"summary"`
 	// Hint says how to fix a finding of this check.
 	Hint string `json:"hint"`
+	// OptIn checks run only when the configuration enables them
+	// (checks: {DRIFT008: {enabled: true}}) or sets a policy reported
+	// under them.
+	OptIn bool `json:"optIn,omitempty"`
 }
 
 // Checks returns every check in ID order. It builds a fresh slice on each
 // call so that no caller can change another's view.
 func Checks() []Check {
+	// drift-detection-off is opt-in: it is a choice more often than a
+	// mistake, and was 668 of the findings on 7 public repositories
+	// (issue 33), every HelmRelease left at helm-controller's default.
 	return []Check{
 		{auditapi.CheckTooBroad, "too-broad", SeverityWarning,
 			"Rule ignores a whole object, /spec, /metadata, a pod template or container list, or a kind-specific path on every kind",
-			"Ignore the single field that drifts (e.g. /spec/replicas) and name the group and kind it belongs to."},
+			"Ignore the single field that drifts (e.g. /spec/replicas) and name the group and kind it belongs to.", false},
 		{auditapi.CheckDangerousTarget, "dangerous-target", SeverityError,
 			"Rule hides drift of a security-relevant field: image, command, args, securityContext, RBAC rules or a whole Secret",
-			"Do not ignore security-relevant fields; fix the writer that changes them, or allow-list the rule with a reason."},
+			"Do not ignore security-relevant fields; fix the writer that changes them, or allow-list the rule with a reason.", false},
 		{auditapi.CheckShadowed, "shadowed-rule", SeverityWarning,
 			"Rule is fully covered by a broader rule that applies to the same objects",
-			"Delete the narrower rule, or narrow the broader one if it was not meant to cover this."},
+			"Delete the narrower rule, or narrow the broader one if it was not meant to cover this.", false},
 		{auditapi.CheckDuplicate, "duplicate-rule", SeverityWarning,
 			"Rule repeats another rule with the same target and paths",
-			"Keep one copy: the engine merges the rules, the second changes nothing."},
+			"Keep one copy: the engine merges the rules, the second changes nothing.", false},
 		{auditapi.CheckInvalid, "invalid-rule", SeverityError,
 			"Rule cannot be evaluated: bad JSON pointer, jq, glob or regex, or an unknown key",
-			"Fix the syntax: escape '~' as ~0 and '/' inside a key as ~1; check jq with `jq -n 'path(EXPR)'`."},
+			"Fix the syntax: escape '~' as ~0 and '/' inside a key as ~1; check jq with `jq -n 'path(EXPR)'`.", false},
 		{auditapi.CheckMatchesNothing, "matches-nothing", SeverityWarning,
 			"Rule's target or path matches no manifest in the repository",
-			"Check the spelling and case of group, kind, name, namespace and path against the manifests."},
+			"Check the spelling and case of group, kind, name, namespace and path against the manifests.", false},
 		{auditapi.CheckSlowJQ, "slow-jq", SeverityError,
 			"jq path expression is slow: measured against the repository's manifests with Argo CD's time limit",
-			"Use a JSON pointer or a simpler jq path; Argo CD silently skips a jq rule that exceeds ignore.normalizer.jq.timeout."},
+			"Use a JSON pointer or a simpler jq path; Argo CD silently skips a jq rule that exceeds ignore.normalizer.jq.timeout.", false},
 		{auditapi.CheckDriftDetectionOff, "drift-detection-off", SeverityWarning,
 			"Drift detection or correction is switched off for an object",
-			"Enable drift detection (HelmRelease driftDetection.mode: enabled, Argo CD selfHeal: true) and ignore only the fields that must drift."},
+			"Enable drift detection (HelmRelease driftDetection.mode: enabled, Argo CD selfHeal: true) and ignore only the fields that must drift.", true},
 		{auditapi.CheckOverBudget, "over-budget", SeverityWarning,
 			"More ignore rules than the budget allows, in total or for one application",
-			"A long exclusion list means the GitOps boundary is unclear: move the drifting fields out of Git, or raise the budget deliberately."},
+			"A long exclusion list means the GitOps boundary is unclear: move the drifting fields out of Git, or raise the budget deliberately.", false},
 		{auditapi.CheckNoJustification, "missing-justification", SeverityWarning,
 			"Rule has no justification comment directly above it",
-			"Add a comment line directly above the rule saying why the field may drift and who changes it."},
+			"Add a comment line directly above the rule saying why the field may drift and who changes it.", false},
 		{auditapi.CheckAllowWithoutReason, "allow-without-reason", SeverityError,
 			"Allow-list entry in the audit configuration carries no reason",
-			"Add `reason:` to the allow entry; entries without a reason suppress nothing."},
+			"Add `reason:` to the allow entry; entries without a reason suppress nothing.", false},
 		{auditapi.CheckUnparsableFile, "unparsable-file", SeverityError,
 			"File in the audited paths is not valid YAML/JSON, or a document in it is not a Kubernetes object",
-			"Fix the syntax, or leave the file out of the audited paths."},
+			"Fix the syntax, or leave the file out of the audited paths.", false},
 		{auditapi.CheckRemovedRule, "removed-rule", SeverityNote,
 			"The change removes or narrows an ignore rule (good news)",
-			"Nothing to do: fewer ignored fields means more drift is seen."},
+			"Nothing to do: fewer ignored fields means more drift is seen.", false},
 	}
 }
 

@@ -2,6 +2,7 @@ package audit
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -29,6 +30,8 @@ type analysis struct {
 	byOrigin map[string]int
 	// engines say what each engine's rules are (Options.Engines).
 	engines engines
+	// kustomize indexes the tree's kustomization files.
+	kustomize kustomizations
 	// deadPaths memoizes deadPath per selector and pointer: rules that
 	// repeat both reach the same answer over the same targets.
 	deadPaths map[deadPathKey]string
@@ -53,6 +56,7 @@ func checkFuncs() []struct {
 		{auditapi.CheckTooBroad, checkTooBroad},
 		{auditapi.CheckDangerousTarget, checkDangerous},
 		{auditapi.CheckShadowed, checkShadowedAndDuplicates},
+		{auditapi.CheckShadowed, checkAggregatedRoles},
 		{auditapi.CheckInvalid, checkInvalid},
 		{auditapi.CheckMatchesNothing, checkMatchesNothing},
 		{auditapi.CheckSlowJQ, checkSlowJQ},
@@ -73,7 +77,7 @@ func ruleFinding(id CheckID, r *ruleInfo, msg string) Finding {
 func checkTooBroad(a *analysis) []Finding {
 	var out []Finding
 	for _, r := range a.rules {
-		if r.problem != "" {
+		if r.problem != "" || a.aggregatedRolesOnly(r) {
 			continue
 		}
 		// One finding per mistake: ignoring all Secret data is reported as
@@ -177,7 +181,7 @@ var rbacKinds = []string{"Role", "ClusterRole", "RoleBinding", "ClusterRoleBindi
 func checkDangerous(a *analysis) []Finding {
 	var out []Finding
 	for _, r := range a.rules {
-		if r.problem != "" || r.m.match == nil {
+		if r.problem != "" || r.m.match == nil || a.aggregatedRolesOnly(r) {
 			continue
 		}
 		if msg := dangerous(r); msg != "" {
@@ -230,6 +234,50 @@ func dangerous(r *ruleInfo) string {
 		}
 	}
 	return ""
+}
+
+// aggregatedRolesOnly reports a field rule that ignores only the rules of
+// ClusterRoles, all of whose manifests have an aggregationRule: the
+// aggregation controller (kube-controller-manager's clusterrole-aggregation)
+// writes their rules, so ignoring them is sound, neither dangerous nor too
+// broad.
+func (a *analysis) aggregatedRolesOnly(r *ruleInfo) bool {
+	if !r.isFieldRule() || r.whole || r.m.match == nil || r.m.allKinds || len(r.paths) == 0 ||
+		len(r.JQPathExpressions) > 0 || len(r.Managers) > 0 || !r.m.matchesGK("rbac.authorization.k8s.io", "ClusterRole") {
+		return false
+	}
+	for _, p := range r.paths {
+		if len(p) == 0 || p[0] != "rules" {
+			return false
+		}
+	}
+	targets := a.ix.targets(r.m)
+	for _, i := range targets {
+		o := a.ix.docs[i].Object
+		if o.GetKind() != "ClusterRole" || o.GroupVersionKind().Group != "rbac.authorization.k8s.io" || o.Object["aggregationRule"] == nil {
+			return false
+		}
+	}
+	return len(targets) > 0
+}
+
+// checkAggregatedRoles notes the rules aggregatedRolesOnly accepts where
+// their engine can ignore aggregated roles by itself
+// (auditapi.Engine.AggregatedRoles): one setting instead of a rule per role.
+func checkAggregatedRoles(a *analysis) []Finding {
+	var out []Finding
+	for _, r := range a.rules {
+		e := a.engines[r.Engine]
+		if e == nil || e.AggregatedRoles == "" || r.problem != "" || !a.aggregatedRolesOnly(r) {
+			continue
+		}
+		f := ruleFinding(auditapi.CheckShadowed, r, fmt.Sprintf(
+			"rule ignores the rules of aggregated ClusterRoles, which the aggregation controller writes: sound; %s", e.AggregatedRoles))
+		f.Severity = SeverityNote
+		f.Hint = "Set the engine's setting and delete the rule, or keep the rule: it hides only what the aggregation controller writes."
+		out = append(out, f)
+	}
+	return out
 }
 
 // --- DRIFT003 shadowed / DRIFT004 duplicate ---------------------------------
@@ -416,10 +464,48 @@ func checkInvalid(a *analysis) []Finding {
 			}
 		}
 		if problem != "" {
-			out = append(out, ruleFinding(auditapi.CheckInvalid, r, oneLine(problem)))
+			f := ruleFinding(auditapi.CheckInvalid, r, oneLine(problem))
+			f.Hint = invalidHint(r.Rule)
+			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// invalidHint says how to fix an invalid rule, speaking of RFC 6901
+// escaping only when a pointer holds '~' or a label or annotation key that
+// an unescaped '/' split in two, and of jq only for jq rules: a hint about
+// what the rule does not have sends its author looking in vain.
+func invalidHint(r model.Rule) string {
+	var parts []string
+	for _, p := range r.JSONPointers {
+		if needsEscaping(p) {
+			parts = append(parts, "in a JSON pointer escape '~' as ~0 and '/' inside a key as ~1 (/metadata/labels/app.kubernetes.io~1name)")
+			break
+		}
+	}
+	if len(r.JQPathExpressions) > 0 {
+		parts = append(parts, "check jq with `jq -n 'path(EXPR)'`")
+	}
+	if len(parts) == 0 {
+		return "Fix what the message names; the engine cannot evaluate the rule as written."
+	}
+	return "Fix the syntax: " + strings.Join(parts, "; ") + "."
+}
+
+// needsEscaping: p holds '~', or more than one token after labels or
+// annotations (a key such as app.kubernetes.io/name written unescaped).
+func needsEscaping(p string) bool {
+	if strings.Contains(p, "~") {
+		return true
+	}
+	tok := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	for i, t := range tok {
+		if (t == "labels" || t == "annotations") && len(tok)-i > 2 {
+			return true
+		}
+	}
+	return false
 }
 
 func oneLine(s string) string {
@@ -431,12 +517,19 @@ func oneLine(s string) string {
 
 // checkMatchesNothing looks for field rules whose target selects no manifest
 // of the repository, or whose path leads nowhere in every manifest it
-// selects. HelmRelease rules are skipped: their targets are the chart's
-// objects, which are rendered outside the repository.
+// selects. The targets of rules of rendered objects (a HelmRelease's: the
+// chart's objects) are rendered outside the repository: only the kind's
+// schema is asked about them, which needs no manifest.
 func checkMatchesNothing(a *analysis) []Finding {
 	var out []Finding
 	for _, r := range a.rules {
-		if !r.isFieldRule() || r.kind == auditapi.RenderedField || r.problem != "" || r.m.match == nil || r.m.allKinds {
+		if !r.isFieldRule() || r.problem != "" || r.m.match == nil || r.m.allKinds {
+			continue
+		}
+		if r.kind == auditapi.RenderedField {
+			if msg := a.neverMatches(r); msg != "" {
+				out = append(out, ruleFinding(auditapi.CheckMatchesNothing, r, msg))
+			}
 			continue
 		}
 		targets := a.ix.targets(r.m)
@@ -474,7 +567,9 @@ func (a *analysis) renderedFrom(r *ruleInfo) string {
 	if e == nil || e.RenderedFrom == nil {
 		return ""
 	}
-	return e.RenderedFrom(r.Rule, a.docFor)
+	return e.RenderedFrom(r.Rule, auditapi.Tree{Find: a.docFor, RemoteCharts: func(dir string) []string {
+		return a.kustomize.remoteCharts[path.Clean(dir)]
+	}})
 }
 
 func (a *analysis) noTargetMessage(r *ruleInfo) string {
@@ -668,6 +763,9 @@ func checkJustification(a *analysis) []Finding {
 			continue
 		}
 		comment, ok := commentFor(lines, r.Origin.Line)
+		if !ok {
+			comment, ok = commentInside(lines, r.Origin.Line, r.Origin.Column)
+		}
 		switch {
 		case !ok:
 			out = append(out, ruleFinding(auditapi.CheckNoJustification, r, "rule has no justification comment directly above it"))
@@ -690,6 +788,38 @@ func commentFor(lines []string, line int) (string, bool) {
 	}
 	if c, ok := trailingComment(lines[line-1]); ok {
 		return c, true
+	}
+	return "", false
+}
+
+// commentInside returns the first comment inside the entry that starts at
+// line and column (1-based; the column of its first key): authors justify
+// a rule between its keys as often as above it. The entry's lines are
+// those after line indented like the first key (a sequence item "- key:")
+// or deeper (a mapping key, or a block scalar "key: |" whose content is
+// the entry, as for argocd-cm's resource.exclusions, whose entries all
+// carry the key's position). Without a column nothing is inside.
+func commentInside(lines []string, line, column int) (string, bool) {
+	if column < 1 || line < 1 || line > len(lines) {
+		return "", false
+	}
+	first, c := lines[line-1], column-1
+	seqItem := c >= 2 && c <= len(first) && first[c-2:c] == "- "
+	for _, l := range lines[line:] {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		indent := len(l) - len(strings.TrimLeft(l, " \t"))
+		if indent < c || indent == c && !seqItem {
+			break
+		}
+		if strings.HasPrefix(t, "#") {
+			return strings.TrimSpace(strings.TrimLeft(t, "#")), true
+		}
+		if cm, ok := trailingComment(l); ok {
+			return cm, true
+		}
 	}
 	return "", false
 }

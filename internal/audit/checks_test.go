@@ -184,12 +184,17 @@ func TestDriftOff(t *testing.T) {
 	}
 	policy := noJustification()
 	policy.Policy.RequireSelfHeal = true
+	// DRIFT008 is opt-in (TestDriftDetectionOffIsOptIn).
+	on := noJustification()
+	enabled := true
+	on.Checks = map[string]CheckConfig{"DRIFT008": {Enabled: &enabled}}
 	runCheckCases(t, auditapi.CheckDriftDetectionOff, []checkCase{
-		{name: "helm drift detection disabled", rules: []model.Rule{fluxHR("p").typ(flux.RuleDriftDisabled).gk("helm.toolkit.fluxcd.io", "HelmRelease").rule()}, want: []string{"drift detection is off"}},
-		{name: "reconcile disabled", rules: []model.Rule{fluxKs("p").typ(flux.RuleReconcileDisabled).gk("apps", "Deployment").name("web").rule()}, want: []string{"reconcile: disabled"}},
-		{name: "ssa ignore", rules: []model.Rule{fluxKs("p").typ(flux.RuleSSAAnnotation).value("Ignore").gk("apps", "Deployment").name("web").rule()}, want: []string{"ssa: Ignore"}},
-		{name: "ssa merge is not off", rules: []model.Rule{fluxKs("p").typ(flux.RuleSSAAnnotation).value("Merge").gk("apps", "Deployment").rule()}},
-		{name: "no self-heal without the policy", docs: []Document{app(false)}},
+		{name: "helm drift detection disabled", cfg: on, rules: []model.Rule{fluxHR("p").typ(flux.RuleDriftDisabled).gk("helm.toolkit.fluxcd.io", "HelmRelease").rule()}, want: []string{"drift detection is off"}},
+		{name: "reconcile disabled", cfg: on, rules: []model.Rule{fluxKs("p").typ(flux.RuleReconcileDisabled).gk("apps", "Deployment").name("web").rule()}, want: []string{"reconcile: disabled"}},
+		{name: "ssa ignore", cfg: on, rules: []model.Rule{fluxKs("p").typ(flux.RuleSSAAnnotation).value("Ignore").gk("apps", "Deployment").name("web").rule()}, want: []string{"ssa: Ignore"}},
+		{name: "ssa merge is not off", cfg: on, rules: []model.Rule{fluxKs("p").typ(flux.RuleSSAAnnotation).value("Merge").gk("apps", "Deployment").rule()}},
+		{name: "not enabled", rules: []model.Rule{fluxKs("p").typ(flux.RuleReconcileDisabled).gk("apps", "Deployment").name("web").rule()}},
+		{name: "no self-heal without the policy", cfg: on, docs: []Document{app(false)}},
 		{name: "no self-heal with the policy", cfg: policy, docs: []Document{app(false)}, want: []string{"Application argocd/shop has no .spec.syncPolicy.automated.selfHeal"}},
 		{name: "applicationset template without self-heal", cfg: policy, docs: []Document{
 			manifest("argoproj.io/v1alpha1", "ApplicationSet", "argocd", "envs").set(true, "spec", "template", "spec", "syncPolicy", "automated", "prune").doc()},

@@ -61,7 +61,8 @@ type Justification struct {
 // Policy holds repository policies that checks enforce.
 type Policy struct {
 	// RequireSelfHeal makes an Argo CD Application without
-	// syncPolicy.automated.selfHeal a DRIFT008 finding.
+	// syncPolicy.automated.selfHeal a DRIFT008 finding, and enables
+	// DRIFT008 (opt-in) unless checks switches it off.
 	RequireSelfHeal bool `json:"requireSelfHeal,omitempty" yaml:"requireSelfHeal"`
 }
 
@@ -193,6 +194,10 @@ func (c *Config) enabled(id CheckID) bool {
 	}
 	if cc, ok := c.checkConfig(id); ok && cc.Enabled != nil {
 		return *cc.Enabled
+	}
+	if chk, _ := lookupCheck(string(id)); chk.OptIn {
+		// Requiring self-heal is asking for what the check reports.
+		return id == auditapi.CheckDriftDetectionOff && c.Policy.RequireSelfHeal
 	}
 	return true
 }

@@ -223,6 +223,18 @@ type sarifRule struct {
 
 type sarifRuleConfig struct {
 	Level string `json:"level"`
+	// Enabled is SARIF's reportingConfiguration.enabled (default true):
+	// false for an opt-in check.
+	Enabled *bool `json:"enabled,omitempty"`
+}
+
+// enabledByDefault is the SARIF enabled property of c: set only when false.
+func enabledByDefault(c Check) *bool {
+	if !c.OptIn {
+		return nil
+	}
+	off := false
+	return &off
 }
 
 type sarifResult struct {
@@ -267,7 +279,7 @@ func renderSARIF(w io.Writer, r *Result) error {
 			ShortDescription:     sarifText{c.Summary},
 			FullDescription:      sarifText{c.Summary + "."},
 			Help:                 sarifText{c.Hint},
-			DefaultConfiguration: sarifRuleConfig{Level: string(c.Severity)},
+			DefaultConfiguration: sarifRuleConfig{Level: string(c.Severity), Enabled: enabledByDefault(c)},
 			Properties:           map[string]any{"tags": []string{"gitops", "drift"}},
 		})
 	}

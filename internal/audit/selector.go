@@ -2,6 +2,7 @@ package audit
 
 import (
 	"regexp"
+	"strings"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/globmatch"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -93,8 +94,10 @@ func compileSelector(s model.Selector) *matcher {
 	m.match, m.gk, m.group = cm.Matches, cm.MatchesGK, cm.MatchesGroup
 	switch s.Syntax {
 	case model.MatchRegex:
-		if isRegexLiteral(s.Kind) && s.Kind != "" {
-			m.literalKind = s.Kind
+		// Flux anchors every selector regex itself (fluxcd/pkg ssa/jsondiff
+		// selector.go: "^(?:" + s + ")$"), so "^Pod$" names one kind too.
+		if k := strings.TrimSuffix(strings.TrimPrefix(s.Kind, "^"), "$"); isRegexLiteral(k) && k != "" {
+			m.literalKind = k
 		}
 		if isRegexLiteral(s.Name) && s.Name != "" {
 			m.literalName = s.Name

@@ -47,7 +47,11 @@ func newAuditCommand(g *GlobalOptions) *cobra.Command {
 	o := NewAuditOptions(g)
 	var checks strings.Builder
 	for _, c := range audit.Checks() {
-		fmt.Fprintf(&checks, "  %s %-22s %-7s %s\n", c.ID, c.Name, c.Severity, c.Summary)
+		summary := c.Summary
+		if c.OptIn {
+			summary += " (off unless enabled)"
+		}
+		fmt.Fprintf(&checks, "  %s %-22s %-7s %s\n", c.ID, c.Name, c.Severity, summary)
 	}
 	cmd := &cobra.Command{
 		Use:   "audit [PATH...] [--base REF] [--max-rules N] [--config FILE] [-o text|json|sarif|github] [--fail-on error|warning|never]",
@@ -74,8 +78,13 @@ repository and are not looked for.
 --base REF reports only what the working tree adds or widens relative to the
 Git revision REF (for pull requests), and rules it removes as good news.
 
+DRIFT008 (drift-detection-off) is off unless the configuration enables it
+(checks: {DRIFT008: {enabled: true}}) or sets policy.requireSelfHeal: most
+HelmReleases leave drift detection at helm-controller's default (off), and
+on public repositories it drowned the other findings.
+
 Configuration: --config FILE, or .drift-audit.yaml at the top of the checkout:
-  checks:        {DRIFT010: {enabled: false}, too-broad: {severity: error}}
+  checks:        {DRIFT010: {enabled: false}, too-broad: {severity: error}, DRIFT008: {enabled: true}}
   budget:        {total: 50, perApp: 10}
   justification: {required: true, pattern: "^(why|ticket):"}
   policy:        {requireSelfHeal: true}

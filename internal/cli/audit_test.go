@@ -31,10 +31,19 @@ func writeTree(t *testing.T, files map[string]string) string {
 
 const auditDeployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: shop}\nspec: {replicas: 1}\n"
 
-// A HelmRelease without driftDetection is a warning (DRIFT008).
+// A HelmRelease without driftDetection is a warning (DRIFT008) when the
+// configuration enables the check (auditDriftOn).
 const auditHelmRelease = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: redis, namespace: flux-system}\nspec: {interval: 5m}\n"
 
+// auditDriftOn writes a configuration that enables the opt-in DRIFT008
+// and returns its path.
+func auditDriftOn(t *testing.T) string {
+	t.Helper()
+	return filepath.Join(writeTree(t, map[string]string{"c.yaml": "checks: {DRIFT008: {enabled: true}}\n"}), "c.yaml")
+}
+
 func TestAuditExitCodes(t *testing.T) {
+	driftOn := auditDriftOn(t)
 	clean := writeTree(t, map[string]string{"web.yaml": auditDeployment})
 	warn := writeTree(t, map[string]string{"web.yaml": auditDeployment, "hr.yaml": auditHelmRelease})
 	broken := writeTree(t, map[string]string{"web.yaml": auditDeployment, "bad.yaml": "kind: [unclosed\n", "notes.yaml": "\t- tab"})
@@ -62,11 +71,12 @@ spec:
 		out, err string
 	}{
 		{name: "clean", args: []string{clean}, code: 0, out: "1 files, 1 manifests, 0 rules: 0 errors, 0 warnings, 0 notes"},
-		{name: "warning below default fail-on", args: []string{warn}, code: 0, out: "DRIFT008"},
-		{name: "warning at fail-on warning", args: []string{warn, "--fail-on", "warning"}, code: 1, out: "DRIFT008"},
+		{name: "drift-detection-off is opt-in", args: []string{warn, "--fail-on", "warning"}, code: 0, out: "0 errors, 0 warnings"},
+		{name: "warning below default fail-on", args: []string{warn, "--config", driftOn}, code: 0, out: "DRIFT008"},
+		{name: "warning at fail-on warning", args: []string{warn, "--config", driftOn, "--fail-on", "warning"}, code: 1, out: "DRIFT008"},
 		{name: "fail-on never", args: []string{broken, "--fail-on", "never"}, code: 0, out: "DRIFT012"},
 		{name: "bad yaml is a finding, not a crash", args: []string{broken}, code: 1, out: "bad.yaml\n  1:"},
-		{name: "severity override in config", args: []string{warn, "--config", writeTree(t, map[string]string{"c.yaml": "checks: {drift-detection-off: {severity: error}}\n"}) + "/c.yaml"}, code: 1, out: "error   DRIFT008"},
+		{name: "severity override in config", args: []string{warn, "--config", writeTree(t, map[string]string{"c.yaml": "checks: {drift-detection-off: {enabled: true, severity: error}}\n"}) + "/c.yaml"}, code: 1, out: "error   DRIFT008"},
 		{name: "within --max-rules", args: []string{twoRules, "--max-rules", "2", "--fail-on", "warning"}, code: 0, out: "0 errors, 0 warnings"},
 		{name: "over --max-rules", args: []string{twoRules, "--max-rules", "1", "--fail-on", "warning"}, code: 1, out: "ks.yaml\n  13:7    warning DRIFT009 2 ignore rules in total, budget 1: this is rule 2"},
 		{name: "unknown output", args: []string{clean, "-o", "yaml"}, code: 2, err: `invalid -o "yaml"`},
@@ -102,7 +112,7 @@ spec:
 
 func TestAuditJSONOutput(t *testing.T) {
 	dir := writeTree(t, map[string]string{"web.yaml": auditDeployment, "hr.yaml": auditHelmRelease})
-	code, out, _ := runAudit(t, dir, "-o", "json")
+	code, out, _ := runAudit(t, dir, "-o", "json", "--config", auditDriftOn(t))
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -125,7 +135,7 @@ func TestAuditJSONOutput(t *testing.T) {
 
 func TestAuditGitHubOutputFromSubdirectory(t *testing.T) {
 	dir := writeTree(t, map[string]string{"clusters/prod/hr.yaml": auditHelmRelease})
-	code, out, _ := runAudit(t, filepath.Join(dir, "clusters"), "-o", "github", "--fail-on", "warning")
+	code, out, _ := runAudit(t, filepath.Join(dir, "clusters"), "-o", "github", "--fail-on", "warning", "--config", auditDriftOn(t))
 	if code != 1 {
 		t.Errorf("exit %d, want 1", code)
 	}

@@ -17,18 +17,23 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/compare"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // loadDocuments reads every path and kustomize directory. Each path is read
 // on its own so that one missing path is reported and skipped, like a bad
 // document, instead of hiding the others. Directories are read
-// recursively: GitOps repositories nest (clusters/prod/apps/...).
-func loadDocuments(g *GlobalOptions, f *RuleSourceFlags) (docs []source.Document, problems []string) {
+// recursively: GitOps repositories nest (clusters/prod/apps/...). The
+// Secrets read are added to secrets, which the caller applies where a
+// value could be quoted.
+func loadDocuments(g *GlobalOptions, f *RuleSourceFlags, secrets *redact.Scrubber) (docs []source.Document, problems []string) {
 	add := func(d []source.Document, err error) {
 		docs = append(docs, d...)
 		for _, x := range d {
-			g.remember(x.Object)
+			if x.Object != nil {
+				secrets.Add(x.Object.Object)
+			}
 		}
 		if err == nil {
 			return
@@ -45,7 +50,7 @@ func loadDocuments(g *GlobalOptions, f *RuleSourceFlags) (docs []source.Document
 		}
 	}
 	for _, p := range f.Paths {
-		add(source.LoadFiles([]string{p}, g.In, source.Options{Recursive: true}))
+		add(source.LoadFiles([]string{p}, g.In, source.Options{Recursive: true, SkipHidden: true}))
 		docs = append(docs, valuesDocuments(p)...)
 	}
 	kopts, err := g.kustomizeOptions()
@@ -99,10 +104,10 @@ func valuesDocuments(path string) []source.Document {
 		if err != nil {
 			return nil
 		}
+		if source.HiddenDir(path, p, d) {
+			return filepath.SkipDir
+		}
 		if d.IsDir() {
-			if p != path && strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
 			return nil
 		}
 		vd, _ := engine.SettingsDocuments(p)
@@ -208,12 +213,23 @@ func literalGroupKind(r model.Rule) (schema.GroupKind, bool) {
 
 // defaultInputLoader reads the rules of every engine (through their
 // adapters) and the plain objects of the files.
-func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlags) (*ruleInputs, error) {
-	docs, problems := loadDocuments(g, f)
-	in := &ruleInputs{Problems: problems, Read: len(docs)}
+//
+// The Secrets among the files are not given to the command's stream
+// Scrubber: rules and compare print file paths, object names, kinds, keys
+// and pointers, never a Secret's values, and a value that is also a name
+// ("guestbook", a user named after its application) masked every path
+// and name it occurs in. The free text of the inputs (problems, rule
+// errors) is scrubbed of the values instead (scrubInputs).
+func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlags) (in *ruleInputs, err error) {
+	secrets := redact.NewScrubber()
+	defer func() { scrubInputs(in, secrets) }()
+	docs, problems := loadDocuments(g, f, secrets)
+	in = &ruleInputs{Problems: problems, Read: len(docs)}
+	files := map[*unstructured.Unstructured]string{}
 	for _, d := range docs {
 		if d.Object != nil && !engineObject(d.Object) {
 			in.Objects = append(in.Objects, d.Object)
+			files[d.Object] = d.File
 		}
 	}
 	client, err := clusterClient(g, f)
@@ -253,7 +269,7 @@ func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlag
 		in.Read += read
 		clusterErrs = append(clusterErrs, errs...)
 	}
-	in.Owners = ownersOf(adapters...)
+	in.Owners = ownersOf(files, adapters...)
 	if client == nil {
 		return in, nil
 	}
@@ -282,14 +298,34 @@ func defaultInputLoader(ctx context.Context, g *GlobalOptions, f *RuleSourceFlag
 	return in, nil
 }
 
+// scrubInputs removes Secret values from the free text of in: the
+// problems and the rules' errors, which may quote what they failed on.
+func scrubInputs(in *ruleInputs, secrets *redact.Scrubber) {
+	if in == nil {
+		return
+	}
+	for i, p := range in.Problems {
+		in.Problems[i] = secrets.String(p)
+	}
+	for i := range in.Rules {
+		in.Rules[i].Error = secrets.String(in.Rules[i].Error)
+	}
+}
+
 // ownersOf asks each adapter which of its objects reconciles obj. Owner
-// reads only the object's labels and annotations.
-func ownersOf(adapters ...model.Adapter) func(*unstructured.Unstructured) []model.Owner {
+// reads only the object's labels and annotations; a manifest from a file
+// (files) has none of the marks yet, so an adapter that knows which
+// holders render which files (engine.FileOwner) names them from its file.
+func ownersOf(files map[*unstructured.Unstructured]string, adapters ...model.Adapter) func(*unstructured.Unstructured) []model.Owner {
 	return func(obj *unstructured.Unstructured) []model.Owner {
 		var out []model.Owner
 		for _, a := range adapters {
 			if o := a.Owner(obj); o != nil {
 				out = append(out, *o)
+				continue
+			}
+			if fo, ok := a.(engine.FileOwner); ok && files[obj] != "" {
+				out = append(out, fo.FileOwners(files[obj])...)
 			}
 		}
 		return out
@@ -299,7 +335,9 @@ func ownersOf(adapters ...model.Adapter) func(*unstructured.Unstructured) []mode
 // defaultNormalizerLoader builds the selected engines' adapters over the
 // rule sources.
 func defaultNormalizerLoader(ctx context.Context, g *GlobalOptions, src *RuleSourceFlags, reader model.Reader) ([]model.Adapter, error) {
-	docs, problems := loadDocuments(g, src)
+	// normalize prints objects: every Secret it read stays a value to
+	// scrub from its whole output.
+	docs, problems := loadDocuments(g, src, g.Secrets)
 	for _, p := range problems {
 		stderrf(g.ErrOut, "warning: skipped %s\n", p)
 	}

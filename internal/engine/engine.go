@@ -488,6 +488,15 @@ type RuleReader interface {
 	ReadRules(ctx context.Context) (rules []model.Rule, read int, errs []error)
 }
 
+// FileOwner is an adapter whose engine objects render the manifests of a
+// source path of the checkout (Argo CD Applications): it names the
+// holders a manifest file is rendered from, so that a holder's rules are
+// compared by effect on its own objects only (compare). An empty answer
+// means "unknown": the object may be any holder's.
+type FileOwner interface {
+	FileOwners(file string) []model.Owner
+}
+
 // FileNoter is an adapter with warnings about its rule files.
 type FileNoter interface {
 	FileNotes() []model.Note

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-
 	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -97,13 +95,17 @@ func checkDriftOff(in auditapi.Input) []auditapi.Finding {
 	// unset). The adapter models per-object opt-outs as rules; a release
 	// without the setting is read from its manifest unless the adapter
 	// already reported it as a rule.
+	// A Kustomization's spec.patches may set the mode of the releases it
+	// applies: the release has the mode kustomize-controller applies.
+	patches := driftPatches(fromDocuments(in.Documents))
 	for _, d := range in.Documents {
 		u := d.Object
-		if u.GetKind() != "HelmRelease" || u.GroupVersionKind().Group != "helm.toolkit.fluxcd.io" {
+		if u == nil || u.GetKind() != "HelmRelease" || u.GroupVersionKind().Group != "helm.toolkit.fluxcd.io" {
 			continue
 		}
 		ref := auditapi.ObjectOf(u)
-		mode, _, _ := unstructured.NestedString(u.Object, "spec", "driftDetection", "mode")
+		hr := doc{obj: u, file: d.File, pos: d.Position}
+		mode, from := patchedMode(hr, patchesFor(hr, patches))
 		if reported[ref] || (mode != "" && !strings.EqualFold(mode, "disabled")) {
 			continue
 		}
@@ -117,6 +119,12 @@ func checkDriftOff(in auditapi.Input) []auditapi.Finding {
 		}
 		if line, col := d.Position("/spec/driftDetection/mode"); col > 0 {
 			f.Line, f.Column = line, col
+		}
+		if from != nil {
+			// The patch that disables it is what to fix.
+			f.Message = fmt.Sprintf("%s: driftDetection.mode is disabled by %s .spec.patches[%d], so helm-controller never looks for drift",
+				ref, objectRef(from.ks.obj), from.index)
+			f.File, f.Line, f.Column = from.ks.file, from.modeLine, 1
 		}
 		out = append(out, f)
 	}

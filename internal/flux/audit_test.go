@@ -118,3 +118,41 @@ spec: {}
 		}
 	}
 }
+
+// TestDriftOffByKustomizationPatch: a strategic-merge patch without target
+// (it patches the HelmRelease of its own kind and name) that disables
+// drift detection is reported at the patch, although the release's own
+// manifest enables it; a release of another name keeps its own mode.
+func TestDriftOffByKustomizationPatch(t *testing.T) {
+	docs := append(testutil.Documents(t, "clusters/prod/apps.yaml", `apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps
+  sourceRef: {kind: GitRepository, name: flux-system}
+  patches:
+  - patch: |
+      apiVersion: helm.toolkit.fluxcd.io/v2
+      kind: HelmRelease
+      metadata: {name: podinfo, namespace: podinfo}
+      spec:
+        driftDetection:
+          mode: disabled
+`), testutil.Documents(t, "apps/releases.yaml", `apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: podinfo, namespace: podinfo}
+spec:
+  driftDetection: {mode: enabled}
+---
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: redis, namespace: podinfo}
+spec:
+  driftDetection: {mode: enabled}
+`)...)
+	got := checkDriftOff(auditapi.Input{Documents: docs})
+	if len(got) != 1 || got[0].File != "clusters/prod/apps.yaml" || got[0].Line != 15 || !strings.Contains(got[0].Message, "disabled by Kustomization flux-system/apps .spec.patches[0]") {
+		t.Fatalf("want one finding at the patch's mode (clusters/prod/apps.yaml:15), got %+v", got)
+	}
+}

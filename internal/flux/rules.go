@@ -362,6 +362,7 @@ func rulesFromDocs(docs []doc) ([]model.Rule, []error) {
 			}
 		}
 	}
+	patches := driftPatches(docs)
 	for _, d := range docs {
 		if d.obj == nil {
 			continue
@@ -381,6 +382,7 @@ func rulesFromDocs(docs []doc) ([]model.Rule, []error) {
 				continue
 			}
 			addIgnore(helmReleaseRules(d, hr))
+			addIgnore(patchRules(d, patchesFor(d, patches)))
 		}
 		for _, r := range markRules(d) {
 			rules = append(rules, r)

@@ -31,6 +31,9 @@ type Options struct {
 	// Recursive descends into subdirectories of directory arguments, as
 	// kubectl apply -R does.
 	Recursive bool
+	// SkipHidden leaves out the hidden directories below a directory
+	// argument (HiddenDir), as audit, rules and compare read a checkout.
+	SkipHidden bool
 	// NoPositions keeps no parsed YAML (Document.Node is nil; Line is
 	// still set): for objects compared, not cited. A JSON file is then
 	// decoded as JSON, which takes a fraction of the memory of a YAML
@@ -73,7 +76,7 @@ func LoadFiles(paths []string, stdin io.Reader, opts Options) ([]Document, error
 			files = append(files, p)
 			continue
 		}
-		found, err := listDir(p, opts.Recursive)
+		found, err := listDir(p, opts.Recursive, opts.SkipHidden)
 		if err != nil {
 			return nil, err
 		}
@@ -130,14 +133,23 @@ func unwrapPathError(err error) error {
 	return err
 }
 
-func listDir(dir string, recursive bool) ([]string, error) {
+// HiddenDir is the one rule of the commands that read a checkout (audit,
+// rules, compare) for the directories they do not descend into: a
+// directory below the root whose name starts with "." (.git, .github,
+// .vscode) holds version control data and tool configuration, not
+// manifests an engine applies. The root itself is read whatever its name.
+func HiddenDir(root, path string, d fs.DirEntry) bool {
+	return d.IsDir() && path != root && strings.HasPrefix(d.Name(), ".") && d.Name() != "."
+}
+
+func listDir(dir string, recursive, skipHidden bool) ([]string, error) {
 	var out []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return fmt.Errorf("cannot read %s: %w", p, unwrapPathError(err))
 		}
 		if d.IsDir() {
-			if p != dir && !recursive {
+			if p != dir && !recursive || skipHidden && HiddenDir(dir, p, d) {
 				return filepath.SkipDir
 			}
 			return nil

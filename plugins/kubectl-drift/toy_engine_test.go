@@ -235,7 +235,12 @@ func TestToyEngineInNormalize(t *testing.T) {
 }
 
 func TestToyEngineInAudit(t *testing.T) {
-	stdout, stderr, code := run(t, "audit", testdata, "-o", "json", "--fail-on", "never")
+	// The toy engine reports under DRIFT008, which is opt-in.
+	cfg := filepath.Join(t.TempDir(), "audit.yaml")
+	if err := os.WriteFile(cfg, []byte("checks: {DRIFT008: {enabled: true}}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, "audit", testdata, "-o", "json", "--fail-on", "never", "--config", cfg)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -270,7 +275,7 @@ func TestToyEngineInAudit(t *testing.T) {
 	if !found {
 		t.Errorf("audit did not report the suspended ToyApp (DRIFT008)\n%s", stdout)
 	}
-	stdout, _, code = run(t, "audit", testdata, "--fail-on", "warning")
+	stdout, _, code = run(t, "audit", testdata, "--fail-on", "warning", "--config", cfg)
 	if code != cli.ExitDrift || !strings.Contains(stdout, "DRIFT008 ToyApp toy-shop/batch is suspended") {
 		t.Errorf("audit --fail-on warning: exit %d, want %d\n%s", code, cli.ExitDrift, stdout)
 	}

@@ -96,11 +96,25 @@ type Engine struct {
 	// drops silently), or "".
 	UnknownKey func(r model.Rule, doc source.Document) string
 	// RenderedFrom names what renders the objects rule r targets outside
-	// the repository ("the remote Helm chart podinfo"), or "". find looks
-	// up an audited manifest by origin (File and Object).
-	RenderedFrom func(r model.Rule, find func(model.Origin) (source.Document, bool)) string
+	// the repository ("the remote Helm chart podinfo"), or "", asking the
+	// audited tree.
+	RenderedFrom func(r model.Rule, tree Tree) string
+	// AggregatedRoles says how the engine ignores the rules of aggregated
+	// ClusterRoles by itself (a setting), for a note on a rule that does
+	// it by hand; "" when it has no such setting.
+	AggregatedRoles string
 	// Checks are the engine's own checks over the audited files.
 	Checks []Check
+}
+
+// Tree is what RenderedFrom may ask of the audited tree.
+type Tree struct {
+	// Find looks up an audited manifest by origin (File and Object).
+	Find func(model.Origin) (source.Document, bool)
+	// RemoteCharts lists the remote charts ("name (repository)") that the
+	// kustomization in dir (relative to the audit root, '/'-separated)
+	// inflates with helmCharts; nil when it has none or there is none.
+	RemoteCharts func(dir string) []string
 }
 
 // Check is an engine's check under one of the audit's check IDs (its

@@ -1,0 +1,117 @@
+package audit
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
+)
+
+// kustomizationNames are the file names kustomize reads as a
+// kustomization (sigs.k8s.io/kustomize/api konfig.RecognizedKustomizationFileNames).
+var kustomizationNames = map[string]bool{"kustomization.yaml": true, "kustomization.yml": true, "Kustomization": true}
+
+// kustomizationFile is what the audit needs of a kustomization.yaml: the
+// files it patches with and the charts it inflates.
+type kustomizationFile struct {
+	Patches []struct {
+		Path string `yaml:"path"`
+	} `yaml:"patches"`
+	// PatchesStrategicMerge items are file paths or inline patches.
+	PatchesStrategicMerge []string `yaml:"patchesStrategicMerge"`
+	PatchesJSON6902       []struct {
+		Path string `yaml:"path"`
+	} `yaml:"patchesJson6902"`
+	HelmCharts []struct {
+		Name string `yaml:"name"`
+		Repo string `yaml:"repo"`
+	} `yaml:"helmCharts"`
+}
+
+// kustomizations indexes the kustomization files of a snapshot.
+type kustomizations struct {
+	// patchFiles are the files (relative to the root, '/'-separated) some
+	// kustomization patches with.
+	patchFiles map[string]bool
+	// remoteCharts maps a kustomization's directory to the remote charts
+	// its helmCharts inflate (name and repository).
+	remoteCharts map[string][]string
+}
+
+// readKustomizations reads the kustomization files among files (relative
+// to root). A kustomization that does not parse names nothing: kustomize
+// fails on it, and the file is no manifest to report.
+func readKustomizations(root string, files []string) kustomizations {
+	k := kustomizations{patchFiles: map[string]bool{}, remoteCharts: map[string][]string{}}
+	for _, f := range files {
+		if !kustomizationNames[path.Base(f)] {
+			continue
+		}
+		data, err := source.ReadFile(filepath.Join(root, filepath.FromSlash(f)), nil, 0)
+		if err != nil {
+			continue
+		}
+		var kf kustomizationFile
+		if yaml.Unmarshal(data, &kf) != nil {
+			continue
+		}
+		dir := path.Dir(f)
+		add := func(p string) {
+			// An inline patch spans lines; a file name does not.
+			if p = strings.TrimSpace(p); p != "" && !strings.Contains(p, "\n") {
+				k.patchFiles[path.Clean(path.Join(dir, p))] = true
+			}
+		}
+		for _, p := range kf.Patches {
+			add(p.Path)
+		}
+		for _, p := range kf.PatchesStrategicMerge {
+			add(p)
+		}
+		for _, p := range kf.PatchesJSON6902 {
+			add(p.Path)
+		}
+		for _, c := range kf.HelmCharts {
+			if c.Repo != "" && c.Name != "" {
+				k.remoteCharts[dir] = append(k.remoteCharts[dir], c.Name+" ("+c.Repo+")")
+			}
+		}
+	}
+	return k
+}
+
+// isPatch reports a document that is a patch, not a whole object: it
+// comes from a file a kustomization patches with, or it holds a $patch
+// directive (strategic merge: delete, replace, merge) anywhere.
+func (k kustomizations) isPatch(d Document) bool {
+	return k.patchFiles[d.File] || d.Object != nil && hasPatchDirective(d.Object.Object, 0)
+}
+
+// hasPatchDirective looks for a "$patch" key, at most a few levels deep
+// (directives sit on the object or on the list items it patches).
+func hasPatchDirective(v any, depth int) bool {
+	if depth > 6 {
+		return false
+	}
+	switch t := v.(type) {
+	case map[string]any:
+		if _, ok := t["$patch"]; ok {
+			return true
+		}
+		for _, x := range t {
+			if hasPatchDirective(x, depth+1) {
+				return true
+			}
+		}
+	case []any:
+		for _, x := range t {
+			if hasPatchDirective(x, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}

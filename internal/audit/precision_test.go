@@ -1,0 +1,216 @@
+package audit
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
+	"github.com/kubectl-drift/kubectl-drift/internal/flux"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
+)
+
+// auditPrecision audits the fixture testdata/precision/name with the
+// shipped engines and cfg (nil: the defaults), as the audit command does.
+func auditPrecision(t *testing.T, name string, cfg *Config) *Result {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("testdata", "precision", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	res, err := Run(Options{Root: root, Paths: []string{root}, Config: cfg, Extractors: testExtractors(), Engines: testEngines()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// driftDetectionOn enables the opt-in DRIFT008.
+func driftDetectionOn() *Config {
+	on := true
+	return &Config{Checks: map[string]CheckConfig{string(auditapi.CheckDriftDetectionOff): {Enabled: &on}}}
+}
+
+// positions lists the findings of check id as "file:line".
+func positions(res *Result, id CheckID) []string {
+	var out []string
+	for _, f := range res.Findings {
+		if f.Check == id {
+			out = append(out, f.File+":"+strconv.Itoa(f.Line))
+		}
+	}
+	return out
+}
+
+// TestJustificationInsideTheEntry: a comment inside a rule's entry (between
+// its keys) justifies it, in an Application and in an argocd-cm block; a
+// comment at the entry's own indentation belongs to the next entry, and
+// an entry with no comment at all is still reported.
+func TestJustificationInsideTheEntry(t *testing.T) {
+	res := auditPrecision(t, "comment-inside-rule-entry", nil)
+	want := []string{"application.yaml:19"}
+	if d := cmp.Diff(want, positions(res, auditapi.CheckNoJustification)); d != "" {
+		t.Errorf("DRIFT010 findings (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+}
+
+// TestAggregatedClusterRoleRulesMayBeIgnored: the aggregation controller
+// writes the rules of a ClusterRole with an aggregationRule, so ignoring
+// its /rules is sound: no DRIFT002 (nor DRIFT001) for it, a note naming
+// Argo CD's own setting instead; the same ignore on a hand-written role
+// is still an error.
+func TestAggregatedClusterRoleRulesMayBeIgnored(t *testing.T) {
+	res := auditPrecision(t, "aggregated-clusterrole-rules-ignored", nil)
+	if d := cmp.Diff([]string{"application.yaml:17"}, positions(res, auditapi.CheckDangerousTarget)); d != "" {
+		t.Errorf("DRIFT002 findings (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+	var notes []Finding
+	for _, f := range res.Findings {
+		if f.Line == 12 {
+			notes = append(notes, f)
+		}
+	}
+	if len(notes) != 1 || notes[0].Severity != SeverityNote || !strings.Contains(notes[0].Message, "ignoreAggregatedRoles: true") {
+		t.Errorf("want one note suggesting ignoreAggregatedRoles at line 12, got %+v", notes)
+	}
+}
+
+// TestFluxPathThatCanNeverMatch: a pointer that no Pod can have (a list
+// entered without an index) is flagged from the kind's schema for a Flux
+// Kustomization's and a HelmRelease's rule (whose targets are rendered
+// outside the repository; its kind written as an anchored regex) as for an
+// Application's.
+func TestFluxPathThatCanNeverMatch(t *testing.T) {
+	res := auditPrecision(t, "flux-path-through-a-list", nil)
+	want := []string{"application.yaml:12", "flux.yaml:15", "flux.yaml:33"}
+	var got []string
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckMatchesNothing && strings.Contains(f.Message, "can never match a Pod") {
+			got = append(got, f.File+":"+strconv.Itoa(f.Line))
+		}
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("never-matching paths (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+}
+
+// TestKustomizePatchFragmentsAreNotWholeObjects: the files a
+// kustomization.yaml patches with (patches, patchesStrategicMerge,
+// patchesJson6902) and documents holding $patch are fragments: an
+// ApplicationSet patch without spec.template is no DRIFT005, a HelmRelease
+// patch without driftDetection no DRIFT008.
+func TestKustomizePatchFragmentsAreNotWholeObjects(t *testing.T) {
+	res := auditPrecision(t, "kustomize-patch-fragments", driftDetectionOn())
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckInvalid || f.Check == auditapi.CheckDriftDetectionOff || f.Check == auditapi.CheckUnparsableFile {
+			t.Errorf("finding on a patch fragment: %s %s %s", f.Check, f.Position(), f.Message)
+		}
+	}
+}
+
+// TestInvalidPointerHintEscapesOnlyWhenRelevant: DRIFT005's hint speaks of
+// ~0/~1 escaping only for a pointer that holds '~' (or a key split by an
+// unescaped '/'), and of jq only for jq rules.
+func TestInvalidPointerHintEscapesOnlyWhenRelevant(t *testing.T) {
+	res := auditPrecision(t, "invalid-pointer-hints", nil)
+	hints := map[int]string{}
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckInvalid {
+			hints[f.Line] = f.Hint
+		}
+	}
+	if h, ok := hints[12]; !ok || strings.Contains(h, "~0") || strings.Contains(h, "jq") {
+		t.Errorf("pointer without '/' at line 12: hint %q (found %v)", h, ok)
+	}
+	if h, ok := hints[16]; !ok || !strings.Contains(h, "~0") {
+		t.Errorf("pointer with '~' at line 16: hint %q (found %v)", h, ok)
+	}
+}
+
+// TestKustomizationRemoteHelmChartIsANote: an Application whose source
+// path is a kustomization inflating a remote chart (helmCharts) renders
+// its objects outside the repository, like a chart source: its rules are
+// "not checkable offline" (a note), not "matches nothing" (a warning).
+func TestKustomizationRemoteHelmChartIsANote(t *testing.T) {
+	res := auditPrecision(t, "kustomization-remote-helm-chart", nil)
+	var got []Finding
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckMatchesNothing {
+			got = append(got, f)
+		}
+	}
+	if len(got) != 1 || got[0].Severity != SeverityNote || !strings.Contains(got[0].Message, "not checkable offline") || !strings.Contains(got[0].Message, "ingress-nginx") {
+		t.Errorf("want one DRIFT006 note naming the chart, got %+v", got)
+	}
+}
+
+// TestFluxKustomizationPatchesSetDriftDetection: a Kustomization's
+// spec.patches that enable driftDetection on the HelmReleases it applies
+// (a strategic-merge patch targeting every HelmRelease, a JSON 6902 patch
+// targeting one) are read as kustomize-controller applies them: no
+// DRIFT008 for those releases, their ignore rules listed with the patch's
+// file:line; a HelmRelease outside the Kustomization's path is untouched.
+func TestFluxKustomizationPatchesSetDriftDetection(t *testing.T) {
+	res := auditPrecision(t, "flux-kustomization-patches-drift-detection", driftDetectionOn())
+	if d := cmp.Diff([]string{"infrastructure/cert-manager.yaml:2"}, positions(res, auditapi.CheckDriftDetectionOff)); d != "" {
+		t.Errorf("DRIFT008 findings (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+	root := filepath.Join("testdata", "precision", "flux-kustomization-patches-drift-detection")
+	docs, err := source.LoadFiles([]string{root}, nil, source.Options{Recursive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, errs := flux.RulesFromDocuments(docs)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	var got []string
+	for _, r := range rules {
+		if r.Type == flux.RuleHelmIgnore {
+			got = append(got, fmt.Sprintf("%s %s:%d %s", r.Origin.Object, filepath.Base(r.Origin.File), r.Origin.Line, strings.Join(r.JSONPointers, ",")))
+		}
+	}
+	want := []string{
+		"HelmRelease podinfo/podinfo apps.yaml:26 /spec/replicas",
+		"HelmRelease redis/redis apps.yaml:26 /spec/replicas",
+		"HelmRelease redis/redis apps.yaml:33 /spec/volumeClaimTemplates",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("HelmRelease rules (-want +got):\n%s", d)
+	}
+}
+
+// TestDriftDetectionOffIsOptIn: DRIFT008 runs only when the configuration
+// enables it (by ID or name) or requires self-heal; an explicit
+// enabled: false wins over the policy.
+func TestDriftDetectionOffIsOptIn(t *testing.T) {
+	on, off := true, false
+	for _, c := range []struct {
+		name string
+		cfg  *Config
+		want bool
+	}{
+		{"default", &Config{}, false},
+		{"enabled by ID", driftDetectionOn(), true},
+		{"enabled by name", &Config{Checks: map[string]CheckConfig{"drift-detection-off": {Enabled: &on}}}, true},
+		{"policy requireSelfHeal", &Config{Policy: Policy{RequireSelfHeal: true}}, true},
+		{"policy, but switched off", &Config{Policy: Policy{RequireSelfHeal: true}, Checks: map[string]CheckConfig{"DRIFT008": {Enabled: &off}}}, false},
+	} {
+		res := auditPrecision(t, "flux-kustomization-patches-drift-detection", c.cfg)
+		if got := len(positions(res, auditapi.CheckDriftDetectionOff)) > 0; got != c.want {
+			t.Errorf("%s: DRIFT008 reported %v, want %v", c.name, got, c.want)
+		}
+	}
+	for _, chk := range Checks() {
+		if chk.OptIn != (chk.ID == auditapi.CheckDriftDetectionOff) {
+			t.Errorf("%s: OptIn %v", chk.ID, chk.OptIn)
+		}
+	}
+}

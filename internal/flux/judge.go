@@ -32,6 +32,10 @@ type judgment struct {
 	manager string
 	live    *unstructured.Unstructured
 	desired *unstructured.Unstructured
+	// fromRelease: desired is the release manifest read from the Helm
+	// release Secret (inferred mode), and the drifts come from inference,
+	// whose change kinds are guesses, not a comparison with it.
+	fromRelease bool
 	// merged is the SSA dry-run result (--server-dry-run), else nil.
 	merged *unstructured.Unstructured
 	// sel is what rule selectors match against: Flux matches the dry-run
@@ -106,7 +110,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			rep.Notes = append(rep.Notes, *note)
 		}
 		if rel != nil {
-			j.desired = rel
+			j.desired, j.fromRelease = rel, true
 		}
 	}
 
@@ -653,6 +657,14 @@ func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
 		// their merge keys, not by position (an injected container must
 		// not shift the verdicts of the ones after it).
 		_, ok := j.lookupKeyed(j.desired.Object, d.Path)
+		if j.fromRelease {
+			// Drift correction puts back what the chart sets and removes
+			// nothing it never set (helm-controller diffs the release
+			// manifest's objects only): a restartedAt annotation, a key
+			// added to a ConfigMap or an env var another manager applied
+			// stay (issue 31, measured on helm-controller v1.6.0).
+			return ok, true
+		}
 		return ok || d.Change != model.Added, true
 	default:
 		// Only managedFields: the controller's Apply entry owns exactly

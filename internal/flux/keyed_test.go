@@ -164,3 +164,60 @@ spec:
 		t.Errorf("a label removed from Git: %s %q, want reverted", v.Kind, v.Reason)
 	}
 }
+
+// helmReleaseSecret is release v1 of HelmRelease apps/web as Helm's
+// Secret driver stores it, holding manifest.
+func helmReleaseSecret(t *testing.T, manifest string) *unstructured.Unstructured {
+	t.Helper()
+	js, _ := json.Marshal(map[string]any{"name": "web", "manifest": manifest})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write(js)
+	_ = zw.Close()
+	helmB64 := base64.StdEncoding.EncodeToString(gz.Bytes())
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"metadata": map[string]any{"name": "sh.helm.release.v1.web.v1", "namespace": "apps",
+			"labels": map[string]any{"owner": "helm", "name": "web", "status": "deployed", "version": "1"}},
+		"data": map[string]any{"release": base64.StdEncoding.EncodeToString([]byte(helmB64))},
+	}}
+}
+
+// Inferred mode on a HelmRelease with drift detection enabled judges
+// against the release manifest: helm-controller puts back what the chart
+// sets and removes nothing it never set, so `kubectl rollout restart`'s
+// annotation and an env var another manager applied stay (issue 31,
+// measured on helm-controller v1.6.0), while a chart field changed live
+// is reverted.
+func TestHelmInferredKeepsWhatTheChartNeverSet(t *testing.T) {
+	secret := helmReleaseSecret(t, "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: apps}\nspec:\n  replicas: 2\n  template:\n    spec:\n      containers:\n      - name: app\n        image: nginx:1\n        env: [{name: A, value: a}]\n")
+	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, driftDetection: {mode: enabled}, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{secret, hr}})
+	live := obj(t, `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: apps, labels: {helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: apps}}
+spec:
+  replicas: 5
+  template:
+    metadata: {annotations: {kubectl.kubernetes.io/restartedAt: "2026-12-05T10:00:00Z"}}
+    spec:
+      containers:
+      - name: app
+        image: nginx:1
+        env: [{name: A, value: a}, {name: B, value: b}]
+`)
+	restarted := "/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt"
+	rep := judge(t, a, live, nil,
+		drift("/spec/replicas", model.Changed, 5, "kubectl-scale/Update"),
+		drift(restarted, model.Changed, "2026-12-05T10:00:00Z", "kubectl-rollout/Update"),
+		drift("/spec/template/spec/containers/0/env/1", model.Changed, map[string]any{"name": "B", "value": "b"}, "other/Apply"))
+	if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != model.Reverted {
+		t.Errorf("a chart field changed live: %s %q, want reverted", v.Kind, v.Reason)
+	}
+	for _, p := range []string{restarted, "/spec/template/spec/containers/0/env/1"} {
+		if v := verdictAt(t, rep, p); v.Kind != model.LeftAlone {
+			t.Errorf("%s, which the chart never set: %s %q, want left-alone", p, v.Kind, v.Reason)
+		}
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smpatch"
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 )
 
@@ -207,7 +208,15 @@ func createOrDeleteDiff(config, live *unstructured.Unstructured) (*diffResult, e
 // defaulting of the predicted state is not reproduced (it needs
 // k8s.io/kubernetes); live objects read from an API server are already
 // defaulted.
-func threeWayDiff(orig, config, live *unstructured.Unstructured) (*diffResult, error) {
+func threeWayDiff(orig, config, live *unstructured.Unstructured) (dr *diffResult, err error) {
+	// strategicpatch compares merge keys with ==, which panics on a key
+	// that is a map or a list (a broken input; smpatch keeps that): one
+	// line instead.
+	defer func() {
+		if r := recover(); r != nil {
+			dr, err = nil, fmt.Errorf("strategic merge patch failed: %v", r)
+		}
+	}()
 	orig = removeNamespaceAnnotation(orig)
 	config = removeNamespaceAnnotation(config)
 	origB, err := json.Marshal(orig.Object)
@@ -237,11 +246,13 @@ func threeWayDiff(orig, config, live *unstructured.Unstructured) (*diffResult, e
 		if err != nil {
 			return nil, err
 		}
-		patch, err := strategicpatch.CreateThreeWayMergePatch(origB, configB, lB, meta, true)
+		// smpatch is strategicpatch with the same results in linear
+		// time (strategicpatch rescans a list per item: issue 29).
+		patch, err := smpatch.CreateThreeWayMergePatch(origB, configB, lB, meta)
 		if err != nil {
 			return nil, fmt.Errorf("failed to construct three way merge patch: %w", err)
 		}
-		predicted, err = strategicpatch.StrategicMergePatch(liveB, patch, versioned)
+		predicted, err = smpatch.StrategicMergePatch(liveB, patch, meta)
 		if err != nil {
 			return nil, fmt.Errorf("failed to construct strategic merge patch: %w", err)
 		}

@@ -375,9 +375,11 @@ func normalizeElementOrder(patch, serverOnly, patchOrder, serverOrder []interfac
 func mergeSortedSlice(left, right, serverOrder []interface{}, mergeKey string, kind reflect.Kind) []interface{} {
 	// Returns if l is less than r, and if both have been found.
 	// If l and r both present and l is in front of r, l is less than r.
+	// drift: serverOrder indexed once, not scanned per comparison.
+	pos := newPositions(serverOrder, mergeKey, kind)
 	less := func(l, r interface{}) (bool, bool) {
-		li := index(serverOrder, l, mergeKey, kind)
-		ri := index(serverOrder, r, mergeKey, kind)
+		li := pos.index(l)
+		ri := pos.index(r)
 		if li >= 0 && ri >= 0 {
 			return li < ri, true
 		} else {
@@ -480,9 +482,11 @@ func normalizeSliceOrder(toSort, order []interface{}, mergeKey string, kind refl
 		}
 	}
 
+	// drift: order indexed once, not scanned per comparison.
+	pos := newPositions(order, mergeKey, kind)
 	sort.SliceStable(toSort, func(i, j int) bool {
-		if ii := index(order, toSort[i], mergeKey, kind); ii >= 0 {
-			if ij := index(order, toSort[j], mergeKey, kind); ij >= 0 {
+		if ii := pos.index(toSort[i]); ii >= 0 {
+			if ij := pos.index(toSort[j]); ij >= 0 {
 				return ii < ij
 			}
 		}
@@ -1146,6 +1150,8 @@ func partitionPrimitivesByPresentInList(original, partitionBy []interface{}) ([]
 func partitionMapsByPresentInList(original, partitionBy []interface{}, mergeKey string) ([]interface{}, []interface{}, error) {
 	patch := make([]interface{}, 0, len(original))
 	serverOnly := make([]interface{}, 0, len(original))
+	// drift: partitionBy indexed once, not scanned per item.
+	in := newMapIndex(partitionBy, mergeKey)
 	for _, v := range original {
 		typedV, ok := v.(map[string]interface{})
 		if !ok {
@@ -1155,7 +1161,7 @@ func partitionMapsByPresentInList(original, partitionBy []interface{}, mergeKey 
 		if !foundMergeKey {
 			return nil, nil, mergepatch.ErrNoMergeKey(typedV, mergeKey)
 		}
-		_, _, found, err := findMapInSliceBasedOnKeyValue(partitionBy, mergeKey, mergeKeyValue)
+		_, _, found, err := in.find(mergeKeyValue)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -1442,6 +1448,10 @@ func mergeSlice(original, patch []interface{}, schema LookupPatchMeta, mergeKey 
 func mergeSliceWithSpecialElements(original, patch []interface{}, mergeKey string) ([]interface{}, []interface{}, error) {
 	patchWithoutSpecialElements := []interface{}{}
 	replace := false
+	// drift: deletions gathered and done in one pass (deleteAll), where
+	// the list can be indexed; the original deletes item by item.
+	fast := indexable(original, mergeKey)
+	var deletes []interface{}
 	for _, v := range patch {
 		typedV := v.(map[string]interface{})
 		patchType, ok := typedV[directiveMarker]
@@ -1451,7 +1461,9 @@ func mergeSliceWithSpecialElements(original, patch []interface{}, mergeKey strin
 			switch patchType {
 			case deleteDirective:
 				mergeValue, ok := typedV[mergeKey]
-				if ok {
+				if ok && fast {
+					deletes = append(deletes, mergeValue)
+				} else if ok {
 					var err error
 					original, err = deleteMatchingEntries(original, mergeKey, mergeValue)
 					if err != nil {
@@ -1469,6 +1481,9 @@ func mergeSliceWithSpecialElements(original, patch []interface{}, mergeKey strin
 				return nil, nil, mergepatch.ErrBadPatchType(patchType, typedV)
 			}
 		}
+	}
+	if fast {
+		original = deleteAll(original, mergeKey, deletes)
 	}
 	if replace {
 		return patchWithoutSpecialElements, nil, nil
@@ -1496,6 +1511,9 @@ func deleteMatchingEntries(original []interface{}, mergeKey string, mergeValue i
 // mergeSliceWithoutSpecialElements merges slices with non-special elements.
 // original and patch must be slices of maps, they should be checked before calling this function.
 func mergeSliceWithoutSpecialElements(original, patch []interface{}, mergeKey string, schema LookupPatchMeta, mergeOptions mergeOptionsT) ([]interface{}, error) {
+	// drift: original indexed once and kept current, not scanned per
+	// patch item.
+	in := newMapIndex(original, mergeKey)
 	for _, v := range patch {
 		typedV := v.(map[string]interface{})
 		mergeValue, ok := typedV[mergeKey]
@@ -1505,7 +1523,7 @@ func mergeSliceWithoutSpecialElements(original, patch []interface{}, mergeKey st
 
 		// If we find a value with this merge key value in original, merge the
 		// maps. Otherwise append onto original.
-		originalMap, originalKey, found, err := findMapInSliceBasedOnKeyValue(original, mergeKey, mergeValue)
+		originalMap, originalKey, found, err := in.find(mergeValue)
 		if err != nil {
 			return nil, err
 		}
@@ -1520,8 +1538,10 @@ func mergeSliceWithoutSpecialElements(original, patch []interface{}, mergeKey st
 			}
 
 			original[originalKey] = mergedMaps
+			in.replaced(originalKey, mergeValue)
 		} else {
 			original = append(original, v)
+			in.appended(original, mergeValue)
 		}
 	}
 	return original, nil
@@ -1659,7 +1679,12 @@ func sortMergeListsByNameArray(s []interface{}, schema LookupPatchMeta, mergeKey
 
 func sortMapsBasedOnField(m []interface{}, fieldName string) []interface{} {
 	mapM := mapSliceFromSlice(m)
-	ss := sortableSliceOfMaps{mapM, fieldName}
+	// drift: each item's %v formatted once, not per comparison.
+	str := make([]string, len(mapM))
+	for i, v := range mapM {
+		str[i] = fmt.Sprintf("%v", v[fieldName])
+	}
+	ss := sortableSliceOfMaps{mapM, str}
 	sort.Sort(ss)
 	newS := sliceFromMapSlice(ss.s)
 	return newS
@@ -1685,22 +1710,22 @@ func sliceFromMapSlice(s []map[string]interface{}) []interface{} {
 }
 
 type sortableSliceOfMaps struct {
-	s []map[string]interface{}
-	k string // key to sort on
+	s   []map[string]interface{}
+	str []string // drift: fmt %v of each item's key, swapped with it
 }
 
 func (ss sortableSliceOfMaps) Len() int {
 	return len(ss.s)
 }
 
+// Less is sort.StringsAreSorted of the two: i's key sorts not after j's.
 func (ss sortableSliceOfMaps) Less(i, j int) bool {
-	iStr := fmt.Sprintf("%v", ss.s[i][ss.k])
-	jStr := fmt.Sprintf("%v", ss.s[j][ss.k])
-	return sort.StringsAreSorted([]string{iStr, jStr})
+	return !(ss.str[j] < ss.str[i])
 }
 
 func (ss sortableSliceOfMaps) Swap(i, j int) {
 	ss.s[i], ss.s[j] = ss.s[j], ss.s[i]
+	ss.str[i], ss.str[j] = ss.str[j], ss.str[i]
 }
 
 func deduplicateAndSortScalars(s []interface{}) []interface{} {
@@ -1709,7 +1734,12 @@ func deduplicateAndSortScalars(s []interface{}) []interface{} {
 }
 
 func sortScalars(s []interface{}) []interface{} {
-	ss := sortableSliceOfScalars{s}
+	// drift: each item's %v formatted once, not per comparison.
+	str := make([]string, len(s))
+	for i, v := range s {
+		str[i] = fmt.Sprintf("%v", v)
+	}
+	ss := sortableSliceOfScalars{s, str}
 	sort.Sort(ss)
 	return ss.s
 }
@@ -1732,21 +1762,22 @@ func deduplicateScalars(s []interface{}) []interface{} {
 }
 
 type sortableSliceOfScalars struct {
-	s []interface{}
+	s   []interface{}
+	str []string // drift: fmt %v of each item, swapped with it
 }
 
 func (ss sortableSliceOfScalars) Len() int {
 	return len(ss.s)
 }
 
+// Less is sort.StringsAreSorted of the two: i sorts not after j.
 func (ss sortableSliceOfScalars) Less(i, j int) bool {
-	iStr := fmt.Sprintf("%v", ss.s[i])
-	jStr := fmt.Sprintf("%v", ss.s[j])
-	return sort.StringsAreSorted([]string{iStr, jStr})
+	return !(ss.str[j] < ss.str[i])
 }
 
 func (ss sortableSliceOfScalars) Swap(i, j int) {
 	ss.s[i], ss.s[j] = ss.s[j], ss.s[i]
+	ss.str[i], ss.str[j] = ss.str[j], ss.str[i]
 }
 
 // Returns the type of the elements of N slice(s). If the type is different,

@@ -28,7 +28,7 @@ func (g gen) key(prefix string) any {
 	switch {
 	case g.chance(4):
 		return float64(g.pick(3))
-	case g.chance(2):
+	case g.chance(8):
 		return nil
 	}
 	return fmt.Sprintf("%s%d", prefix, g.pick(6))
@@ -343,5 +343,86 @@ func TestSameAsStrategicPatch(t *testing.T) {
 	t.Logf("%d patched objects identical, %d failures identical", identical, failed)
 	if identical < runs/2 || failed < runs/50 {
 		t.Errorf("the generator drew %d successes and %d failures in %d runs: not enough of each", identical, failed, runs)
+	}
+}
+
+// TestDeleteAllAsDeleteMatchingEntries: deleteAll leaves the backing
+// array of the list as strategicpatch's deletions one by one do, past the
+// new length too (mergePatchIntoOriginal reads it there through its own
+// header of the list), on random lists with duplicate keys, items without
+// a key and deletions of absent, repeated and last items.
+func TestDeleteAllAsDeleteMatchingEntries(t *testing.T) {
+	for seed := range 5000 {
+		r := rand.New(rand.NewPCG(uint64(seed), 7))
+		n := r.IntN(8)
+		list := make([]any, n)
+		for i := range list {
+			m := map[string]any{"i": i}
+			if r.IntN(10) > 0 {
+				m["k"] = fmt.Sprint(r.IntN(5))
+			}
+			list[i] = m
+		}
+		var values []any
+		for range r.IntN(5) {
+			values = append(values, fmt.Sprint(r.IntN(6)))
+		}
+		want := append([]any(nil), list...)
+		wantOut := want
+		for _, v := range values {
+			var err error
+			if wantOut, err = deleteMatchingEntries(wantOut, "k", v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := append([]any(nil), list...)
+		gotOut := deleteAll(got, "k", values)
+		if len(gotOut) != len(wantOut) || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("seed %d: deleting %v from %v:\nstrategicpatch leaves %v (length %d)\ndeleteAll leaves      %v (length %d)", seed, values, list, want, len(wantOut), got, len(gotOut))
+		}
+	}
+}
+
+// TestMapIndexAsScan: mapIndex finds what findMapInSliceBasedOnKeyValue
+// finds while the list changes as mergeSliceWithoutSpecialElements
+// changes it: items merged (a null key merged away), items appended,
+// lists holding a non-map.
+func TestMapIndexAsScan(t *testing.T) {
+	for seed := range 3000 {
+		r := rand.New(rand.NewPCG(uint64(seed), 11))
+		key := func() any {
+			if r.IntN(4) == 0 {
+				return nil
+			}
+			return fmt.Sprint(r.IntN(4))
+		}
+		var list []any
+		for range r.IntN(6) {
+			if r.IntN(20) == 0 {
+				list = append(list, "not a map")
+				continue
+			}
+			list = append(list, map[string]any{"k": key()})
+		}
+		ix := newMapIndex(list, "k")
+		for range 6 {
+			v := key()
+			m, k, found, err := ix.find(v)
+			wm, wk, wfound, werr := findMapInSliceBasedOnKeyValue(list, "k", v)
+			if found != wfound || k != wk || fmt.Sprint(err) != fmt.Sprint(werr) || fmt.Sprintf("%p", m) != fmt.Sprintf("%p", wm) {
+				t.Fatalf("seed %d: find(%v) in %v: got %v %d %v, want %v %d %v", seed, v, list, found, k, err, wfound, wk, werr)
+			}
+			switch {
+			case err != nil:
+			case found && r.IntN(2) == 0:
+				delete(m, "k") // a null key merged as a deletion
+				ix.replaced(k, v)
+			case found:
+				ix.replaced(k, v)
+			default:
+				list = append(list, map[string]any{"k": v})
+				ix.appended(list, v)
+			}
+		}
 	}
 }

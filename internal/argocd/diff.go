@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -233,14 +234,14 @@ func threeWayDiff(orig, config, live *unstructured.Unstructured) (dr *diffResult
 	}
 	var predicted []byte
 	if versioned, err := scheme.Scheme.New(orig.GroupVersionKind()); err == nil {
-		l := live
+		// live's JSON unless the StatefulSet workaround changes it (one
+		// copy less of an object that may be megabytes: issue 29).
+		lB := liveB
 		gk := orig.GroupVersionKind().GroupKind()
 		if (gk.Group == "apps" || gk.Group == "extensions") && gk.Kind == "StatefulSet" {
-			l = statefulSetWorkaround(orig, live)
-		}
-		lB, err := json.Marshal(l.Object)
-		if err != nil {
-			return nil, err
+			if lB, err = json.Marshal(statefulSetWorkaround(orig, live).Object); err != nil {
+				return nil, err
+			}
 		}
 		meta, err := strategicpatch.NewPatchMetaFromStruct(versioned)
 		if err != nil {
@@ -281,9 +282,14 @@ func threeWayDiff(orig, config, live *unstructured.Unstructured) (dr *diffResult
 	return &diffResult{Modified: !reflect.DeepEqual(p, l), NormalizedLive: l, PredictedLive: p}, nil
 }
 
+// removeNamespaceAnnotation mirrors gitops-engine's: orig without
+// metadata.namespace and empty annotations. A copy down to metadata
+// only, sharing the rest: threeWayDiff only reads it, and a deep copy of
+// an object of megabytes costs hundreds (issue 29).
 func removeNamespaceAnnotation(orig *unstructured.Unstructured) *unstructured.Unstructured {
-	orig = orig.DeepCopy()
-	if md, ok := orig.Object["metadata"].(map[string]any); ok {
+	obj := maps.Clone(orig.Object)
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		md = maps.Clone(md)
 		delete(md, "namespace")
 		if a, ok := md["annotations"]; ok {
 			if a == nil {
@@ -292,8 +298,9 @@ func removeNamespaceAnnotation(orig *unstructured.Unstructured) *unstructured.Un
 				delete(md, "annotations")
 			}
 		}
+		obj["metadata"] = md
 	}
-	return orig
+	return &unstructured.Unstructured{Object: obj}
 }
 
 func statefulSetWorkaround(orig, live *unstructured.Unstructured) *unstructured.Unstructured {

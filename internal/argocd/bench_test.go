@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"testing"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -105,20 +104,11 @@ func withAppliedAndManagedFields(tb testing.TB, live, orig *unstructured.Unstruc
 	for i := len(listPath) - 1; i >= 0; i-- {
 		f = map[string]any{"f:" + listPath[i]: f}
 	}
-	live.SetManagedFields([]metav1.ManagedFieldsEntry{{
-		Manager: "argocd-controller", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: live.GetAPIVersion(),
-		FieldsType: "FieldsV1", FieldsV1: &metav1.FieldsV1{Raw: mustJSON(tb, f)},
-	}})
+	_ = unstructured.SetNestedSlice(live.Object, []any{map[string]any{
+		"manager": "argocd-controller", "operation": "Update", "apiVersion": live.GetAPIVersion(),
+		"fieldsType": "FieldsV1", "fieldsV1": f,
+	}}, "metadata", "managedFields")
 	return live
-}
-
-func mustJSON(tb testing.TB, v any) []byte {
-	tb.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
 }
 
 // BenchmarkThreeWayDiffLongList measures Argo CD's three-way diff

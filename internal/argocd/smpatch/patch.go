@@ -390,7 +390,7 @@ func mergeSortedSlice(left, right, serverOrder []interface{}, mergeKey string, k
 	// left and right should be non-overlapping.
 	size := len(left) + len(right)
 	i, j := 0, 0
-	s := make([]interface{}, size, size)
+	s := make([]interface{}, size)
 
 	for k := 0; k < size; k++ {
 		if i >= len(left) && j < len(right) {
@@ -631,7 +631,8 @@ func diffListsOfScalars(original, modified []interface{}, diffOptions diffOption
 			}
 			modifiedIndex++
 		default:
-			return nil, nil, fmt.Errorf("Unexpected returned value from compareListValuesAtIndex: %v and %v", originalV, modifiedV)
+			// drift: error strings in one line, lower case (here and below).
+			return nil, nil, fmt.Errorf("unexpected returned value from compareListValuesAtIndex: %v and %v", originalV, modifiedV)
 		}
 	}
 
@@ -861,7 +862,7 @@ func extractKey(s, prefix string) (string, error) {
 		case setElementOrderDirectivePrefix:
 			return "", mergepatch.ErrBadPatchFormatForSetElementOrderList
 		default:
-			return "", fmt.Errorf("fail to find unknown prefix %q in %s\n", prefix, s)
+			return "", fmt.Errorf("fail to find unknown prefix %q in %s", prefix, s)
 		}
 	}
 	return substrings[1], nil
@@ -912,7 +913,7 @@ func validatePatchWithSetOrderList(patchList, setOrderList interface{}, mergeKey
 	// If patchIndex is inbound but setOrderIndex if out of bound mean there are items mismatching between the patch list and setElementOrder list.
 	// the second check is a sanity check, and should always be true if the first is true.
 	if patchIndex < len(nonDeleteList) && setOrderIndex >= len(typedSetOrderList) {
-		return fmt.Errorf("The order in patch list:\n%v\n doesn't match %s list:\n%v\n", typedPatchList, setElementOrderDirectivePrefix, setOrderList)
+		return fmt.Errorf("the order in patch list %v doesn't match %s list %v", typedPatchList, setElementOrderDirectivePrefix, setOrderList)
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
@@ -16,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
 	"k8s.io/client-go/kubernetes/scheme"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smpatch"
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 )
 
@@ -207,7 +209,15 @@ func createOrDeleteDiff(config, live *unstructured.Unstructured) (*diffResult, e
 // defaulting of the predicted state is not reproduced (it needs
 // k8s.io/kubernetes); live objects read from an API server are already
 // defaulted.
-func threeWayDiff(orig, config, live *unstructured.Unstructured) (*diffResult, error) {
+func threeWayDiff(orig, config, live *unstructured.Unstructured) (dr *diffResult, err error) {
+	// strategicpatch compares merge keys with ==, which panics on a key
+	// that is a map or a list (a broken input; smpatch keeps that): one
+	// line instead.
+	defer func() {
+		if r := recover(); r != nil {
+			dr, err = nil, fmt.Errorf("strategic merge patch failed: %v", r)
+		}
+	}()
 	orig = removeNamespaceAnnotation(orig)
 	config = removeNamespaceAnnotation(config)
 	origB, err := json.Marshal(orig.Object)
@@ -224,24 +234,26 @@ func threeWayDiff(orig, config, live *unstructured.Unstructured) (*diffResult, e
 	}
 	var predicted []byte
 	if versioned, err := scheme.Scheme.New(orig.GroupVersionKind()); err == nil {
-		l := live
+		// live's JSON unless the StatefulSet workaround changes it (one
+		// copy less of an object that may be megabytes: issue 29).
+		lB := liveB
 		gk := orig.GroupVersionKind().GroupKind()
 		if (gk.Group == "apps" || gk.Group == "extensions") && gk.Kind == "StatefulSet" {
-			l = statefulSetWorkaround(orig, live)
-		}
-		lB, err := json.Marshal(l.Object)
-		if err != nil {
-			return nil, err
+			if lB, err = json.Marshal(statefulSetWorkaround(orig, live).Object); err != nil {
+				return nil, err
+			}
 		}
 		meta, err := strategicpatch.NewPatchMetaFromStruct(versioned)
 		if err != nil {
 			return nil, err
 		}
-		patch, err := strategicpatch.CreateThreeWayMergePatch(origB, configB, lB, meta, true)
+		// smpatch is strategicpatch with the same results in linear
+		// time (strategicpatch rescans a list per item: issue 29).
+		patch, err := smpatch.CreateThreeWayMergePatch(origB, configB, lB, meta)
 		if err != nil {
 			return nil, fmt.Errorf("failed to construct three way merge patch: %w", err)
 		}
-		predicted, err = strategicpatch.StrategicMergePatch(liveB, patch, versioned)
+		predicted, err = smpatch.StrategicMergePatch(liveB, patch, meta)
 		if err != nil {
 			return nil, fmt.Errorf("failed to construct strategic merge patch: %w", err)
 		}
@@ -270,9 +282,14 @@ func threeWayDiff(orig, config, live *unstructured.Unstructured) (*diffResult, e
 	return &diffResult{Modified: !reflect.DeepEqual(p, l), NormalizedLive: l, PredictedLive: p}, nil
 }
 
+// removeNamespaceAnnotation mirrors gitops-engine's: orig without
+// metadata.namespace and empty annotations. A copy down to metadata
+// only, sharing the rest: threeWayDiff only reads it, and a deep copy of
+// an object of megabytes costs hundreds (issue 29).
 func removeNamespaceAnnotation(orig *unstructured.Unstructured) *unstructured.Unstructured {
-	orig = orig.DeepCopy()
-	if md, ok := orig.Object["metadata"].(map[string]any); ok {
+	obj := maps.Clone(orig.Object)
+	if md, ok := obj["metadata"].(map[string]any); ok {
+		md = maps.Clone(md)
 		delete(md, "namespace")
 		if a, ok := md["annotations"]; ok {
 			if a == nil {
@@ -281,8 +298,9 @@ func removeNamespaceAnnotation(orig *unstructured.Unstructured) *unstructured.Un
 				delete(md, "annotations")
 			}
 		}
+		obj["metadata"] = md
 	}
-	return orig
+	return &unstructured.Unstructured{Object: obj}
 }
 
 func statefulSetWorkaround(orig, live *unstructured.Unstructured) *unstructured.Unstructured {

@@ -33,6 +33,13 @@ type Limits struct {
 	// Hint ends the time-limit error: what probably kept the run busy
 	// ("a template that loops without end?", "fetching URL").
 	Hint string
+	// Where, when set, says where the work is when Run gives up (the
+	// template a chart was rendering): the error names it after what.
+	Where func() string
+	// OnStop, when set, is called when Run gives up on the work, before
+	// it returns: the work, left running, can then stop itself (a
+	// rendering's bounded functions fail from then on).
+	OnStop func()
 }
 
 // Run runs work and returns its result, or an error naming what when it
@@ -66,18 +73,31 @@ func Run[T any](ctx context.Context, what string, limits Limits, work func(conte
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	var zero T
+	// stopped names where the work was and lets it know it is given up.
+	stopped := func() string {
+		if limits.OnStop != nil {
+			limits.OnStop()
+		}
+		if limits.Where != nil {
+			if where := limits.Where(); where != "" {
+				return what + ", " + where
+			}
+		}
+		return what
+	}
 	for {
 		select {
 		case r := <-done:
 			return r.v, r.err
 		case <-ctx.Done():
 			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				return zero, fmt.Errorf("%s: %w: still running after %s (%s)", what, ErrBound, timeout, hint)
+				return zero, fmt.Errorf("%s: %w: still running after %s (%s)", stopped(), ErrBound, timeout, hint)
 			}
+			stopped()
 			return zero, ctx.Err()
 		case <-tick.C:
 			if grown := heapBytes() - start; grown > growth {
-				return zero, fmt.Errorf("%s: %w: it took more than %d MiB of memory (a template that builds a huge output?)", what, ErrBound, growth>>20)
+				return zero, fmt.Errorf("%s: %w: it took more than %d MiB of memory (a template that builds a huge output?)", stopped(), ErrBound, growth>>20)
 			}
 		}
 	}

@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/bound"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -36,6 +38,9 @@ type RenderFlags struct {
 	NoRemoteBases bool
 	// StrictSubstitute fails on a postBuild variable without a value.
 	StrictSubstitute bool
+	// RenderTimeout bounds one chart's rendering (--render-timeout):
+	// a template is a program, and Go cannot stop one.
+	RenderTimeout time.Duration
 	// appNamespace is where --app NAME is (NAME alone); "" for argocd.
 	// adopt sets it from its --argocd-namespace.
 	appNamespace string
@@ -52,10 +57,14 @@ func (f *RenderFlags) addFlags(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.Apps, "app", nil, "Argo CD Application to render, NAME or NAMESPACE/NAME (NAME alone: argocd); may be repeated")
 	fl.BoolVar(&f.NoRemoteBases, "no-remote-bases", false, "Refuse kustomize bases fetched from the network (as kustomize-controller --no-remote-bases)")
 	fl.BoolVar(&f.StrictSubstitute, "strict-substitute", false, "Fail a Flux postBuild substitution on a variable without a value or default (kustomize-controller's StrictPostBuildSubstitutions)")
+	fl.DurationVar(&f.RenderTimeout, "render-timeout", bound.DefaultTimeout, "How long one Helm chart may take to render; past it the command stops with one line naming the chart and the template")
 }
 
 // validate checks the flags without I/O.
 func (f *RenderFlags) validate() error {
+	if f.RenderTimeout < 0 {
+		return fmt.Errorf("invalid --render-timeout %s: give a positive duration", f.RenderTimeout)
+	}
 	for _, m := range f.SourceMap {
 		if u, d, ok := strings.Cut(m, "="); !ok || u == "" || d == "" {
 			return fmt.Errorf("invalid --source-map %q: want URL=DIR", m)
@@ -113,6 +122,7 @@ func (f *RenderFlags) env() (*render.Env, error) {
 	}
 	env.NoRemoteBases = f.NoRemoteBases
 	env.StrictSubstitute = f.StrictSubstitute
+	env.RenderLimits.Timeout = f.RenderTimeout
 	for _, m := range f.SourceMap {
 		u, d, _ := strings.Cut(m, "=")
 		abs, err := filepath.Abs(d)

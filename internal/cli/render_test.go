@@ -277,3 +277,32 @@ func TestKustomizeFlagRemoteBase(t *testing.T) {
 		t.Errorf("stderr:\n%s", stderr)
 	}
 }
+
+// TestRenderTimeoutFlag: --render-timeout bounds a chart's rendering
+// (30 s by default): a template that loops stops the command with one
+// line naming the chart and the template, exit 2; a negative value is
+// refused.
+func TestRenderTimeoutFlag(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteFile(t, dir, "clusters/hr.yaml", "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: loop, namespace: flux-system}\n"+
+		"spec: {interval: 1m, chart: {spec: {chart: ./charts/c, sourceRef: {kind: GitRepository, name: repo}}}}\n")
+	testutil.WriteFile(t, dir, "charts/c/Chart.yaml", "apiVersion: v2\nname: c\nversion: 0.1.0\n")
+	testutil.WriteFile(t, dir, "charts/c/templates/loop.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {v: \"{{ range 2000000000 }}{{ end }}\"}\n")
+	_, stderr, code, _ := run(t, KubectlFrontend, "render", "--source", dir, "--render-timeout", "200ms")
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want 2\n%s", code, stderr)
+	}
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(stderr), "\n") {
+		if strings.HasPrefix(l, "error: ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], "charts/c, template c/templates/loop.yaml") || !strings.Contains(lines[0], "still running after 200ms") {
+		t.Errorf("want one error line naming the chart, the template and 200ms:\n%s", stderr)
+	}
+	_, stderr, code, _ = run(t, KubectlFrontend, "render", "--source", dir, "--render-timeout", "-1s")
+	if code != ExitFailure || !strings.Contains(stderr, "invalid --render-timeout -1s") {
+		t.Errorf("negative: exit %d\n%s", code, stderr)
+	}
+}

@@ -235,12 +235,7 @@ func printJSON(w io.Writer, v any) error {
 }
 
 func printYAML(w io.Writer, v any) error {
-	b, err := yaml.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return err
+	return writeYAML(w, v)
 }
 
 // Masked replaces every Secret value in output.

@@ -8,8 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"text/template"
 
+	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/bound"
@@ -25,31 +28,121 @@ const (
 	// in one rendering, all calls together: real charts loop over a few
 	// replicas or ports; a nested `until` of a million each is an attack.
 	MaxLoopItems = 1_000_000
-	// MaxRepeatBytes bounds one repeat's result.
+	// MaxRepeatBytes bounds one repeat's, indent's or nindent's result.
 	MaxRepeatBytes = 16 << 20
 )
 
 // ErrBound is wrapped by every error that stops a rendering at a bound.
 var ErrBound = bound.ErrBound
 
-// TemplateFuncs are bounded versions of the sprig functions that make
-// work from a number alone (Helm's CustomTemplateFuncs take precedence
-// over sprig's: helm.sh/helm/v4 pkg/engine/engine.go initFunMap). Their
-// results are those of sprig v3 (until, untilStep, seq, repeat) until a
-// bound is passed; then the template stops with an error naming the
-// function, which text/template prefixes with the template's name and
-// line. One map per rendering: the loop budget is shared by its calls.
-func TemplateFuncs() template.FuncMap {
-	left := MaxLoopItems
+// Rendering is one chart's rendering as its bounds see it: the loop
+// budget its bounded functions share, the template it is in (named when
+// bound.Run gives up on it) and whether it was given up. Go cannot stop a
+// template: once given up (Stop, or a bounded function past its bound),
+// every bounded function fails at its next call, so a rendering left
+// running in its goroutine (scan and serve go on) ends at its next loop.
+type Rendering struct {
+	left     int // the loop items still allowed; the rendering's goroutine alone uses it
+	stopped  atomic.Bool
+	template atomic.Pointer[string]
+}
+
+// NewRendering returns the bounds of one rendering.
+func NewRendering() *Rendering { return &Rendering{left: MaxLoopItems} }
+
+// Stop gives the rendering up: its bounded functions fail from now on.
+func (r *Rendering) Stop() { r.stopped.Store(true) }
+
+// Template names the template the rendering is in ("" before the first),
+// as "template NAME".
+func (r *Rendering) Template() string {
+	if p := r.template.Load(); p != nil {
+		return "template " + *p
+	}
+	return ""
+}
+
+// Limits are l with the rendering's Where (its template) and OnStop
+// (Stop), for bound.Run.
+func (r *Rendering) Limits(l bound.Limits) bound.Limits {
+	l.Where, l.OnStop = r.Template, r.Stop
+	return l
+}
+
+// markFunc is the function Mark calls; a name no chart spells.
+const markFunc = "_kubectlDriftTemplate"
+
+// Mark makes every template of c and of its subcharts tell the rendering
+// its name (as Helm names it: CHART/templates/FILE,
+// CHART/charts/SUB/templates/FILE) when it runs. The call prints nothing
+// and stays on the first line, so Helm's line numbers do not move.
+// Partials (_*.tpl) are left alone: they run included from a template
+// that is marked.
+func (r *Rendering) Mark(c *chart.Chart) { mark(c, "") }
+
+func mark(c *chart.Chart, prefix string) {
+	for _, f := range c.Templates {
+		if strings.HasPrefix(filepath.Base(f.Name), "_") {
+			continue
+		}
+		f.Data = append([]byte(fmt.Sprintf("{{%s %q}}", markFunc, prefix+c.Name()+"/"+f.Name)), f.Data...)
+	}
+	for _, d := range c.Dependencies() {
+		mark(d, prefix+c.Name()+"/charts/")
+	}
+}
+
+// TemplateFuncs are the bounded functions of a rendering of its own (the
+// tests' form of NewRendering().Funcs()).
+func TemplateFuncs() template.FuncMap { return NewRendering().Funcs() }
+
+// Funcs are bounded versions of the sprig functions that make work from
+// a number alone (Helm's CustomTemplateFuncs take precedence over
+// sprig's: helm.sh/helm/v4 pkg/engine/engine.go initFunMap), and Mark's
+// function. Their results are those of sprig v3 (until, untilStep, seq,
+// repeat, indent, nindent) until a bound is passed; then the template
+// stops with an error naming the function, which text/template prefixes
+// with the template's name and line, and the rendering is given up.
+func (r *Rendering) Funcs() template.FuncMap {
+	// fail gives the rendering up: text/template stops at the error, and
+	// a caller that went on (an abandoned goroutine) fails again.
+	fail := func(format string, args ...any) error {
+		r.Stop()
+		return fmt.Errorf("%w: "+format, append([]any{ErrBound}, args...)...)
+	}
+	given := func(fn string) error {
+		if r.stopped.Load() {
+			return fmt.Errorf("%w: %s called after the rendering was given up", ErrBound, fn)
+		}
+		return nil
+	}
 	take := func(fn string, n int) error {
+		if err := given(fn); err != nil {
+			return err
+		}
 		if n < 0 {
 			n = 0
 		}
-		if n > left {
-			return fmt.Errorf("%w: %s would make %d more items, past the %d all loops of a rendering may make", ErrBound, fn, n, MaxLoopItems)
+		if n > r.left {
+			return fail("%s would make %d more items, past the %d all loops of a rendering may make", fn, n, MaxLoopItems)
 		}
-		left -= n
+		r.left -= n
 		return nil
+	}
+	indent := func(fn string, spaces int, v string) (string, error) {
+		if err := given(fn); err != nil {
+			return "", err
+		}
+		if spaces < 0 {
+			return "", fmt.Errorf("%s: negative count", fn) // sprig's strings.Repeat panics
+		}
+		lines := strings.Count(v, "\n") + 1
+		if spaces > 0 && lines > (MaxRepeatBytes-len(v))/spaces {
+			return "", fail("%s would make more than %d MiB", fn, MaxRepeatBytes>>20)
+		}
+		// sprig's indent (strings.go).
+		pad := strings.Repeat(" ", spaces)
+		return pad + strings.ReplaceAll(v, "\n", "\n"+pad), nil
 	}
 	untilStep := func(fn string, start, stop, step int) ([]int, error) {
 		if step == 0 || (step > 0 && start >= stop) || (step < 0 && start <= stop) {
@@ -66,6 +159,10 @@ func TemplateFuncs() template.FuncMap {
 		return out, nil
 	}
 	return template.FuncMap{
+		markFunc: func(name string) string {
+			r.template.Store(&name)
+			return ""
+		},
 		"until": func(count int) ([]int, error) {
 			step := 1
 			if count < 0 {
@@ -114,7 +211,22 @@ func TemplateFuncs() template.FuncMap {
 			}
 			return string(b), nil
 		},
+		"indent": func(spaces int, v string) (string, error) { return indent("indent", spaces, v) },
+		// sprig's nindent: a newline, then indent.
+		"nindent": func(spaces int, v string) (string, error) {
+			s, err := indent("nindent", spaces, v)
+			if err != nil {
+				return "", err
+			}
+			if len(s) >= MaxRepeatBytes {
+				return "", fail("nindent would make more than %d MiB", MaxRepeatBytes>>20)
+			}
+			return "\n" + s, nil
+		},
 		"repeat": func(count int, str string) (string, error) {
+			if err := given("repeat"); err != nil {
+				return "", err
+			}
 			if count < 0 {
 				return "", errors.New("repeat: negative count") // sprig's strings.Repeat panics
 			}
@@ -122,7 +234,7 @@ func TemplateFuncs() template.FuncMap {
 				return "", nil
 			}
 			if count > MaxRepeatBytes/len(str) {
-				return "", fmt.Errorf("%w: repeat would make more than %d MiB", ErrBound, MaxRepeatBytes>>20)
+				return "", fail("repeat would make more than %d MiB", MaxRepeatBytes>>20)
 			}
 			b := make([]byte, 0, count*len(str))
 			for range count {

@@ -138,8 +138,12 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 			return nil, fmt.Errorf("chart %s: dependencies are not in its charts/ directory and fetching them is not available offline: %w", relTo(repoRoot, chartDir), err)
 		}
 	}
+	// The rendering's bounds: its functions, its templates marked so
+	// that a time or memory bound names the one running.
+	rendering := render.NewRendering()
+	rendering.Mark(chrt)
 	cfg := action.NewConfiguration()
-	cfg.CustomTemplateFuncs = render.TemplateFuncs()
+	cfg.CustomTemplateFuncs = rendering.Funcs()
 	install := action.NewInstall(cfg)
 	install.DryRunStrategy = action.DryRunClient
 	install.Replace = true
@@ -184,7 +188,7 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 		install.KubeVersion = parsed
 	}
 	install.APIVersions = common.VersionSet(apiVersions)
-	rel, err := bound.Run(ctx, "chart "+relTo(repoRoot, chartDir), env.RenderLimits, func(ctx context.Context) (ri.Releaser, error) {
+	rel, err := bound.Run(ctx, "chart "+relTo(repoRoot, chartDir), rendering.Limits(env.RenderLimits), func(ctx context.Context) (ri.Releaser, error) {
 		return install.RunWithContext(ctx, chrt, vals)
 	})
 	if errors.Is(err, render.ErrBound) {

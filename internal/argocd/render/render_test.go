@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/bound"
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
@@ -626,6 +627,17 @@ spec:
 	_, err := renderApp(t, env, spec)
 	if err == nil || !strings.Contains(err.Error(), "until would make 100000 more items") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("nested until: %v", err)
+	}
+	// The time bound names the chart and the template running.
+	env = checkout(t, map[string]string{
+		"charts/c/Chart.yaml":          "apiVersion: v2\nname: c\nversion: 0.1.0\n",
+		"charts/c/templates/a.yaml":    "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n",
+		"charts/c/templates/slow.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {v: \"{{ range 300000000 }}{{ end }}\"}\n",
+	})
+	env.RenderLimits = bound.Limits{Timeout: 100 * time.Millisecond}
+	_, err = renderApp(t, env, spec)
+	if err == nil || !strings.Contains(err.Error(), "chart charts/c, template c/templates/slow.yaml") || !strings.Contains(err.Error(), "still running after 100ms") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("a slow template: %v", err)
 	}
 	outside := filepath.Join(t.TempDir(), "hostname")
 	if err := os.WriteFile(outside, []byte("secret-host\n"), 0o644); err != nil {

@@ -42,8 +42,8 @@ func renderChart(t *testing.T, env *render.Env) error {
 
 // TestHelmReleaseBounds: a chart is a program; each way it can run
 // without end or grow without bound stops with one line naming the chart
-// (and, where text/template knows it, the template), and a chart cannot
-// read past its checkout or a file over the limit (issue 29).
+// and the template, and a chart cannot read past its checkout or a file
+// over the limit (issue 29).
 func TestHelmReleaseBounds(t *testing.T) {
 	cm := func(body string) string {
 		return "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  v: |\n    " + body + "\n"
@@ -64,13 +64,17 @@ func TestHelmReleaseBounds(t *testing.T) {
 			bound.Limits{}, []string{"seq would make"}},
 		{"repeat", map[string]string{"templates/cm.yaml": cm(`{{ repeat 2000000000 "xx" }}`)},
 			bound.Limits{}, []string{"repeat would make more than 16 MiB"}},
+		{"indent", map[string]string{"templates/cm.yaml": cm(`{{ indent 2000000000 "x" }}`)},
+			bound.Limits{}, []string{"templates/cm.yaml", "indent would make more than 16 MiB"}},
+		{"nindent of many lines", map[string]string{"templates/cm.yaml": cm(`{{ $s := repeat 1000000 "\n" }}{{ nindent 100 $s }}`)},
+			bound.Limits{}, []string{"templates/cm.yaml", "nindent would make more than 16 MiB"}},
 		// text/template's own integer range calls no function: the
 		// time limit stops it.
-		{"range of an integer, slow", map[string]string{"templates/cm.yaml": cm(`{{ range 30000000 }}{{ end }}`)},
-			bound.Limits{Timeout: 100 * time.Millisecond}, []string{"chart ", "still running after 100ms"}},
+		{"range of an integer, slow", map[string]string{"templates/a.yaml": cm("a"), "templates/slow.yaml": cm(`{{ range 30000000 }}{{ end }}`), "templates/z.yaml": cm("z")},
+			bound.Limits{Timeout: 100 * time.Millisecond}, []string{"chart ", "template c/templates/slow.yaml", "still running after 100ms"}},
 		// and the memory limit one that grows its output fast.
-		{"range of an integer, big", map[string]string{"templates/cm.yaml": cm(`{{ range 400000 }}{{ "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" }}{{ end }}`)},
-			bound.Limits{Timeout: time.Minute, HeapGrowth: 8 << 20}, []string{"chart ", "more than 8 MiB of memory"}},
+		{"range of an integer, big", map[string]string{"templates/a.yaml": cm("a"), "templates/big.yaml": cm(`{{ range 400000 }}{{ "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef" }}{{ end }}`)},
+			bound.Limits{Timeout: time.Minute, HeapGrowth: 8 << 20}, []string{"chart ", "template c/templates/big.yaml", "more than 8 MiB of memory"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			env := chartRepo(t, c.files)
@@ -109,6 +113,9 @@ data:
   untilStep: "{{ untilStep 1 10 3 }} {{ untilStep 5 0 -2 }} {{ untilStep 0 5 0 }} {{ untilStep 5 0 1 }}"
   seq: "{{ seq 3 }}|{{ seq -2 }}|{{ seq 2 5 }}|{{ seq 5 2 }}|{{ seq 0 2 6 }}|{{ seq 6 -2 0 }}|{{ seq 6 2 0 }}|{{ seq }}"
   repeat: "{{ repeat 3 "ab" }}|{{ repeat 0 "ab" }}"
+  indent: {{ "a\nb" | indent 2 | quote }}
+  nindent: {{ "a\nb" | nindent 3 | quote }}
+  indent0: {{ "a\n" | indent 0 | quote }}
 `})
 	hr := helmRelease(map[string]any{"chart": chartSpec("./charts/c", "GitRepository")})
 	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{hr})
@@ -122,6 +129,10 @@ data:
 		"untilStep": "[1 4 7] [5 3 1] [] []",
 		"seq":       "1 2 3|1 0 -1 -2|2 3 4 5|5 4 3 2|0 2 4 6|6 4 2 0||",
 		"repeat":    "ababab|",
+		// sprig's indent and nindent (strings.go).
+		"indent":  "  a\n  b",
+		"nindent": "\n   a\n   b",
+		"indent0": "a\n",
 	}
 	for k, v := range want {
 		if data[k] != v {

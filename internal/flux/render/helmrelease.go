@@ -85,8 +85,12 @@ func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	if err != nil {
 		return nil, err
 	}
+	// The rendering's bounds: its functions, its templates marked so
+	// that a time or memory bound names the one running.
+	rendering := render.NewRendering()
+	rendering.Mark(chrt)
 	cfg := action.NewConfiguration()
-	cfg.CustomTemplateFuncs = render.TemplateFuncs()
+	cfg.CustomTemplateFuncs = rendering.Funcs()
 	install := action.NewInstall(cfg)
 	install.DryRunStrategy = action.DryRunClient
 	install.Replace = true
@@ -100,7 +104,7 @@ func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	if err := capabilities(ctx, env, install); err != nil {
 		return nil, err
 	}
-	rel, err := bound.Run(ctx, "chart "+chartDir, env.RenderLimits, func(ctx context.Context) (ri.Releaser, error) {
+	rel, err := bound.Run(ctx, "chart "+chartDir, rendering.Limits(env.RenderLimits), func(ctx context.Context) (ri.Releaser, error) {
 		return install.RunWithContext(ctx, chrt, values.AsMap())
 	})
 	if errors.Is(err, render.ErrBound) {

@@ -285,6 +285,10 @@ func runDiffCase(t *testing.T, l *fluxLab, sc differential.Scenario) diffResult 
 				Detail: fmt.Sprintf("explain exited %d: %s", r.Code, firstLine(r.Stderr))})
 			continue
 		}
+		if os.Getenv("DRIFT_DIFFERENTIAL_SHOW") != "" {
+			// Debugging one seed: what the tool said, in full.
+			t.Logf("%s: %s: tool output:\n%s", sc, m, r.Stdout)
+		}
 		var rep model.Report
 		DecodeJSON(t, r.Stdout, &rep)
 		var fs []differential.Field
@@ -314,6 +318,9 @@ func runDiffCase(t *testing.T, l *fluxLab, sc differential.Scenario) diffResult 
 	after, ok := get()
 	if !ok {
 		after = map[string]any{}
+	}
+	if os.Getenv("DRIFT_DIFFERENTIAL_SHOW") != "" {
+		t.Logf("%s: before the reconciles: %v\nafter: %v", sc, before, after)
 	}
 	for _, p := range changedLeaves(before, after) {
 		// The API server bumps this annotation of a DaemonSet whenever its

@@ -13,7 +13,8 @@
 # saves each minimized failing case under e2e/testdata/differential/ marked
 # with that issue. `make differential-save ENGINE=flux SEED=N ISSUE=31`
 # does both for one seed. PARALLEL (default 6) bounds concurrent cases;
-# REPORT=path keeps the per-mode/object/writer tables.
+# REPORT=path keeps the per-mode/object/writer tables; SHOW=1 logs the
+# tool's output and the object before and after the reconciles (one seed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,7 +36,7 @@ timeout_min=$(( 20 + count / 4 ))
 
 set +e
 DRIFT_E2E_FLUX_LAB_PORTS=16493/12431 \
-DRIFT_DIFFERENTIAL_SEED=$seed DRIFT_DIFFERENTIAL_COUNT=$count \
+DRIFT_DIFFERENTIAL_SEED=$seed DRIFT_DIFFERENTIAL_COUNT=$count DRIFT_DIFFERENTIAL_SHOW=${SHOW:-} \
 DRIFT_DIFFERENTIAL_MINIMIZE=${MINIMIZE:-} DRIFT_DIFFERENTIAL_SAVE_ISSUE=${SAVE_ISSUE:-} \
 DRIFT_DIFFERENTIAL_SUMMARY=$work/summary DRIFT_DIFFERENTIAL_REPORT=${REPORT:-$work/report} \
   flock -o /tmp/drift-differential.lock \

@@ -59,6 +59,9 @@ type judgment struct {
 	// badRules are rules whose selector does not compile: the controller
 	// fails before applying (kustomize) or diffing (helm) anything.
 	badRules []string
+	// appliedAtAll: kustomize-controller applies this object on its next
+	// reconcile (objectApplied).
+	appliedAtAll bool
 }
 
 // Judge adds Flux's owner, a verdict per drifted field and notes about the
@@ -164,6 +167,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 	var fails *applyFailure
 	if !j.helm {
+		j.appliedAtAll = j.objectApplied(rep)
 		j.addLastApplied(rep)
 		fails = a.predictApplyFailure(ctx, j, dryRunErr, rep)
 		if fails == nil {
@@ -760,7 +764,7 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 			"%s %s ignores path %s, but Flux's ignore acts only where its apply would change the field, and the manifest does not set this one: the managedFields cleanup hands %s's field to kustomize-controller, whose apply removes it %s",
 			r.rule.Origin.Object, r.rule.Origin.Field, p, managerList(d.Managers), j.every()))}
 	}
-	if r, p := j.ruleFor(d.Path); r != nil && j.ignoreActs(p) {
+	if r, p := j.ruleForDrift(d); r != nil && j.ignoreActs(p) && !j.adoptsNothing(p) {
 		how := "Adopt: kustomize-controller is the only Apply owner, so it copies the live value into its apply"
 		if other, who := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries); other {
 			how = "Strip: " + who + " also applies it, so kustomize-controller leaves it out of its apply and gives up ownership"
@@ -1101,6 +1105,69 @@ func (j *judgment) ignoreActs(p string) bool {
 	return drifted || !known
 }
 
+// ruleForDrift is the rule covering d: one that covers its path, or, for a
+// drift reported at a map Git or live has whole (an annotations map Git
+// adds while live has none), rules covering every leaf below it. Flux
+// compares field by field after removing the ignored paths
+// (hasDriftedWithIgnore): a map whose every key is ignored has not
+// drifted (measured, make differential seed 4282).
+func (j *judgment) ruleForDrift(d *model.FieldDrift) (*ignoreRule, string) {
+	if r, p := j.ruleFor(d.Path); r != nil {
+		return r, p
+	}
+	var leaves []string
+	for _, v := range []any{d.Desired, d.Live} {
+		collectLeaves(v, d.Path, &leaves)
+	}
+	if len(leaves) == 0 {
+		return nil, ""
+	}
+	var first *ignoreRule
+	var firstPath string
+	for _, l := range leaves {
+		r, p := j.ruleFor(l)
+		if r == nil {
+			return nil, ""
+		}
+		if first == nil {
+			first, firstPath = r, p
+		}
+	}
+	return first, firstPath
+}
+
+// collectLeaves appends the pointers of v's leaves below at (v's own when
+// it is not a map).
+func collectLeaves(v any, at string, out *[]string) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		if v != nil {
+			*out = append(*out, at)
+		}
+		return
+	}
+	for k, c := range m {
+		collectLeaves(c, at+"/"+jsonpointer.Escape(k), out)
+	}
+}
+
+// adoptsNothing: the dry-run changes the ignored path p, the live object
+// does not have it and no other Apply manager owns it, so Flux "adopts"
+// the missing live value: its JSON patch replaces p in the payload with
+// null, which a label or annotation takes as "" (measured, make
+// differential seed 4115: the label Git added appears, empty). The rule
+// then protects nothing, provided the object is applied at all.
+func (j *judgment) adoptsNothing(p string) bool {
+	if j.live == nil || !j.appliedAtAll {
+		return false
+	}
+	if _, ok := jsonpointer.Get(j.live.Object, p); ok {
+		return false
+	}
+	other, _ := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries)
+	return !other
+}
+
 // ignoreKnown: whether the apply changes an ignored path can be told
 // (a manifest or the dry-run result is at hand).
 func (j *judgment) ignoreKnown(p string) bool {
@@ -1252,4 +1319,34 @@ func zeroAdded(norm, raw, live any, tokens []string, defaulted func([]string, an
 		}
 	}
 	return ""
+}
+
+// objectApplied says whether kustomize-controller applies the object at
+// all (fluxcd/pkg ssa manager_apply.go Apply: it skips an object whose
+// metadata cleanup patched nothing and which has not drifted once the
+// ignored paths are removed): a managedFields entry or annotation its
+// cleanup removes, or a drifted field no ignore rule covers.
+func (j *judgment) objectApplied(rep *model.Report) bool {
+	if j.live == nil {
+		return false
+	}
+	if _, ok := j.live.GetAnnotations()[managedfields.LastAppliedAnnotation]; ok {
+		return true
+	}
+	for _, e := range j.entries {
+		if cleanedUpBy(e.manager, e.operation, e.subresource) != nil {
+			return true
+		}
+	}
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		if r, _ := j.ruleForDrift(d); r != nil {
+			continue
+		}
+		// Only a field the apply changes makes the dry-run differ.
+		if in, _ := j.inManifest(d); in {
+			return true
+		}
+	}
+	return false
 }

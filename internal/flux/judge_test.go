@@ -762,3 +762,51 @@ spec:
 		}
 	}
 }
+
+// Flux removes the ignored paths before deciding whether an object drifted
+// (ssa hasDriftedWithIgnore), and adopts the live value of an ignored path
+// its apply changes, even a missing one (measured, make differential):
+//   - seed 4282: Git adds an annotation the rule ignores to an object with
+//     no annotations; the drift is the whole map, every key of it is
+//     ignored, nothing else drifted: the object is not applied (ignored);
+//   - seed 4115: the same label, but kubectl labelled the object too: the
+//     managedFields cleanup applies the object, and adopting the missing
+//     live value sends the label empty: the rule protects nothing.
+func TestIgnoredPathsAndWhetherTheObjectIsApplied(t *testing.T) {
+	const note = "/metadata/annotations/hpa~1note"
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
+	live := obj(t, `
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: api
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}}
+`)
+	desired := obj(t, `{apiVersion: v1, kind: ServiceAccount, metadata: {name: api, namespace: prod, annotations: {hpa/note: x}}}`)
+	whole := drift("/metadata/annotations", model.Removed, nil)
+	whole.Desired = map[string]any{"hpa/note": "x"}
+	rep := judge(t, a, live, desired, whole)
+	if v := verdictAt(t, rep, "/metadata/annotations"); v.Kind != model.Ignored {
+		t.Errorf("a map whose every key is ignored: %s %q, want ignored", v.Kind, v.Reason)
+	}
+
+	labelled := live.DeepCopy()
+	labelled.SetLabels(map[string]string{"hotfix": "1", KustomizeNameLabel: "apps", KustomizeNamespaceLabel: "flux-system"})
+	mf := labelled.GetManagedFields()
+	mf = append(mf, obj(t, `{apiVersion: v1, kind: ServiceAccount, metadata: {name: x, managedFields: [{manager: kubectl-label, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {f:metadata: {f:labels: {f:hotfix: {}}}}}]}}`).GetManagedFields()...)
+	labelled.SetManagedFields(mf)
+	labelled.SetAnnotations(map[string]string{"other": "y"})
+	one := drift(note, model.Removed, nil)
+	one.Desired = "x"
+	rep = judge(t, a, labelled, desired, one)
+	if v := verdictAt(t, rep, note); v.Kind != model.Reverted {
+		t.Errorf("an ignored path live lacks, on an object the cleanup applies: %s %q, want reverted", v.Kind, v.Reason)
+	}
+}

@@ -36,6 +36,9 @@ type Adapter struct {
 	// listed counts the kinds Rules listed from the cluster (Flux
 	// installed and readable).
 	listed int
+	// inventory indexes the Kustomizations' inventories by object id,
+	// read on the first object whose ownership labels are gone (ownerOf).
+	inventory map[string]*model.Owner
 }
 
 var (

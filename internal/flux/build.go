@@ -22,7 +22,7 @@ import (
 // controller substitutes, reads as drift. HelmRelease objects come from
 // the release manifest, which helm-controller built already: nil.
 func (a *Adapter) BuildDesired(ctx context.Context, live, desired *unstructured.Unstructured, secrets *redact.Scrubber) (*unstructured.Unstructured, []model.Note) {
-	o := a.Owner(live)
+	o := a.ownerOf(ctx, live)
 	if o == nil || o.Kind != kustomizev1.KustomizationKind || desired == nil {
 		return nil, nil
 	}

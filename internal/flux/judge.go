@@ -74,7 +74,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if in.Live == nil && in.Desired == nil {
 		return errors.New("flux: Judge needs the live or the desired object")
 	}
-	o := a.Owner(in.Live)
+	o := a.ownerOf(ctx, in.Live)
 	if o == nil {
 		o = a.Owner(in.Desired)
 	}

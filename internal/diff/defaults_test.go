@@ -34,3 +34,27 @@ func TestIsServerDefault(t *testing.T) {
 		}
 	}
 }
+
+// A Service Git switches to ClientIP gets its affinity config from the API
+// server; one that sets its own config, or another affinity, gets none.
+func TestAddDerivedDefaults(t *testing.T) {
+	svc := func(spec map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "Service", "spec": spec}
+	}
+	o := svc(map[string]any{"sessionAffinity": "ClientIP"})
+	AddDerivedDefaults(o)
+	if got := o["spec"].(map[string]any)["sessionAffinityConfig"]; got == nil {
+		t.Error("ClientIP without a config: no default added")
+	}
+	own := map[string]any{"clientIP": map[string]any{"timeoutSeconds": int64(60)}}
+	o = svc(map[string]any{"sessionAffinity": "ClientIP", "sessionAffinityConfig": own})
+	AddDerivedDefaults(o)
+	if got := o["spec"].(map[string]any)["sessionAffinityConfig"].(map[string]any)["clientIP"].(map[string]any)["timeoutSeconds"]; got != int64(60) {
+		t.Errorf("the manifest's own config was replaced: %v", got)
+	}
+	o = svc(map[string]any{"sessionAffinity": "None"})
+	AddDerivedDefaults(o)
+	if got := o["spec"].(map[string]any)["sessionAffinityConfig"]; got != nil {
+		t.Errorf("None got a config: %v", got)
+	}
+}

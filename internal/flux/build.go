@@ -7,6 +7,7 @@ import (
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	fluxrender "github.com/kubectl-drift/kubectl-drift/internal/flux/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
@@ -55,5 +56,6 @@ func (a *Adapter) BuildDesired(ctx context.Context, live, desired *unstructured.
 		// rename (namePrefix): it is a build output, not Git.
 		return nil, nil
 	}
+	diff.AddDerivedDefaults(b.Object)
 	return b, nil
 }

@@ -14,6 +14,19 @@ DEST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "internal"
 def git(repo, *args):
     return subprocess.run(["git", "-C", f"{MIRROR}/{repo}/repo", *args], capture_output=True, check=True).stdout
 
+def spdx(text):
+    """The SPDX id of a licence text, from its opening words."""
+    head = b" ".join(text[:1200].split())
+    for words, ident in ((b"Apache License Version 2.0", "Apache-2.0"), (b"MIT No Attribution", "MIT-0"),
+                         (b"MIT License", "MIT"), (b"DO WHAT THE FUCK YOU WANT TO PUBLIC LICENSE", "WTFPL"),
+                         (b"BSD 3-Clause", "BSD-3-Clause"), (b"BSD 2-Clause", "BSD-2-Clause")):
+        if words in head:
+            return ident
+    if b"Permission is hereby granted, free of charge" in head:
+        # MIT, or MIT-0 when the text has no attribution condition.
+        return "MIT" if b"above copyright notice and this permission notice shall be included" in b" ".join(text.split()) else "MIT-0"
+    return "unknown (read LICENSE.upstream)"
+
 def extract(owner_repo, patterns, excludes=(), docfilter=None, maxbytes=60000, limit=None):
     repo = owner_repo.replace("/", "+")
     commit = git(repo, "rev-parse", "HEAD").decode().strip()
@@ -59,7 +72,7 @@ def extract(owner_repo, patterns, excludes=(), docfilter=None, maxbytes=60000, l
     open(os.path.join(out, "LICENSE.upstream"), "wb").write(licence)
     with open(os.path.join(out, "SOURCE"), "w") as s:
         s.write(f"repository: https://github.com/{owner_repo}\ncommit: {commit}\n")
-        s.write(f"licence: {lic} (copied as LICENSE.upstream)\n")
+        s.write(f"licence: {spdx(licence)}, {lic} (copied as LICENSE.upstream)\n")
         s.write("files kept, unmodified unless noted (the rest of the repository was left out):\n")
         for k in kept:
             s.write(f"  {k}\n")
@@ -98,6 +111,32 @@ if __name__ == "__main__":
         "kubernetes/apps/flux-system/*", "kubernetes/apps/kube-system/*", "kubernetes/apps/cert-manager/*"]),
      "buroa/k8s-gitops": dict(patterns=[".github/*", ".oxfmtrc.json", "bootstrap/*", "kubernetes/flux/*", "kubernetes/components/*",
         "kubernetes/apps/*/namespace.yaml", "kubernetes/apps/*/kustomization.yaml", "kubernetes/apps/kube-system/*", "kubernetes/apps/flux-system/*"]),
+     # Added for issue 33 (labelled corpus): Argo CD repositories whose
+     # Applications carry ignoreDifferences (kubefirst: one provider's
+     # templates; the other providers repeat them), argo-cd chart values
+     # with configs.cm rules, and Flux repositories with driftDetection,
+     # prune and ssa marks.
+     # Left out: a second Application of the same namespace/name in another
+     # file (workload-vcluster repeats workload-cluster; caipe/workshop
+     # repeats caipe/base). The argocd adapter keys Applications by
+     # namespace/name, so one of the two files' rules is silently dropped
+     # and the independent count disagrees (reported on issue 33).
+     "kubefirst/gitops-template": dict(patterns=["civo-github/*"], excludes=["civo-github/templates/workload-vcluster/*"]),
+     "xunholy/k8s-gitops": dict(patterns=["kubernetes/apps/base/*/namespace.yaml", "kubernetes/apps/base/ai-system/*",
+        "kubernetes/apps/base/observability/kube-prometheus-stack/*", "kubernetes/apps/base/game-servers/cmangos-database/*",
+        "kubernetes/clusters/*", "kubernetes/components/*", "kubernetes/bootstrap/*"]),
+     "Azure-Samples/aks-platform-engineering": dict(patterns=["gitops/*"]),
+     "fluxcd/flux2-monitoring-example": dict(patterns=["*.yaml", "*.yml"]),
+     "cnoe-io/stacks": dict(patterns=["caipe/*", "istio-ambient/*", "ref-implementation/*"], excludes=["caipe/workshop/vault.yaml"]),
+     "argoproj/argo-helm": dict(patterns=["charts/argo-cd/Chart.yaml", "charts/argo-cd/values.yaml", "charts/argocd-apps/*"], maxbytes=200000),
+     "gitops-bridge-dev/gitops-bridge-argocd-control-plane-template": dict(patterns=["bootstrap/*", "environments/*", "charts/*"]),
+     "redhat-developer/gitops-operator": dict(patterns=["config/samples/*"]),
+     # Left out: gitops/addons/environments/*/addons/argocd/values.yaml,
+     # argo-cd chart values whose configs.cm holds no rule key
+     # (ui.bannercontent only): the independent count gives each the
+     # default status rule of an argocd-cm, the extractor none (reported
+     # on issue 33).
+     "aws-samples/eks-blueprints-for-terraform-workshop": dict(patterns=["gitops/addons/*"], excludes=["gitops/addons/environments/*"]),
     }
     ok = True
     for k, v in J.items():

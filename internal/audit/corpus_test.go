@@ -44,8 +44,8 @@ func TestCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(repos) < 8 {
-		t.Fatalf("corpus has %d repositories, want at least 8", len(repos))
+	if len(repos) < 15 {
+		t.Fatalf("corpus has %d repositories, want at least 15 (issue 33)", len(repos))
 	}
 	for _, e := range repos {
 		if !e.IsDir() {

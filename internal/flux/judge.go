@@ -1151,14 +1151,20 @@ func collectLeaves(v any, at string, out *[]string) {
 	}
 }
 
-// adoptsNothing: the dry-run changes the ignored path p, the live object
-// does not have it and no other Apply manager owns it, so Flux "adopts"
-// the missing live value: its JSON patch replaces p in the payload with
-// null, which a label or annotation takes as "" (measured, make
-// differential seed 4115: the label Git added appears, empty). The rule
-// then protects nothing, provided the object is applied at all.
+// adoptsNothing: the dry-run changes the ignored label or annotation p,
+// the live object does not have it and no other Apply manager owns it, so
+// Flux "adopts" the missing live value: its JSON patch replaces p in the
+// payload with null, which a label or annotation takes as "" (measured,
+// make differential seed 4115: the label Git added appears, empty). The
+// rule then protects nothing, provided the object is applied at all.
 func (j *judgment) adoptsNothing(p string) bool {
 	if j.live == nil || !j.appliedAtAll {
+		return false
+	}
+	if !strings.HasPrefix(p, "/metadata/labels/") && !strings.HasPrefix(p, "/metadata/annotations/") {
+		// Elsewhere null unsets the field: it stays absent, as the rule
+		// wants (measured, make differential seed 4295: a PDB's
+		// minAvailable Git sets stays deleted).
 		return false
 	}
 	if _, ok := jsonpointer.Get(j.live.Object, p); ok {

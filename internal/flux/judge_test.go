@@ -809,4 +809,15 @@ metadata:
 	if v := verdictAt(t, rep, note); v.Kind != model.Reverted {
 		t.Errorf("an ignored path live lacks, on an object the cleanup applies: %s %q, want reverted", v.Kind, v.Reason)
 	}
+
+	// Seed 4295: outside labels and annotations the adopted null unsets
+	// the field, so a field Git sets and a person deleted stays deleted.
+	withSpec := desired.DeepCopy()
+	_ = unstructured.SetNestedField(withSpec.Object, int64(1), "spec", "missing")
+	gone := drift("/spec/missing", model.Removed, nil)
+	gone.Desired = int64(1)
+	rep = judge(t, a, labelled, withSpec, gone)
+	if v := verdictAt(t, rep, "/spec/missing"); v.Kind != model.Ignored {
+		t.Errorf("an ignored spec field live lacks: %s %q, want ignored", v.Kind, v.Reason)
+	}
 }

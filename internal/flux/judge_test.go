@@ -812,11 +812,17 @@ metadata:
 
 	// Seed 4295: outside labels and annotations the adopted null unsets
 	// the field, so a field Git sets and a person deleted stays deleted.
+	// (A custom resource: Flux's typed normalization keeps its fields.)
+	widget := labelled.DeepCopy()
+	widget.SetAPIVersion("example.com/v1")
+	widget.SetKind("Widget")
 	withSpec := desired.DeepCopy()
+	withSpec.SetAPIVersion("example.com/v1")
+	withSpec.SetKind("Widget")
 	_ = unstructured.SetNestedField(withSpec.Object, int64(1), "spec", "missing")
 	gone := drift("/spec/missing", model.Removed, nil)
 	gone.Desired = int64(1)
-	rep = judge(t, a, labelled, withSpec, gone)
+	rep = judge(t, a, widget, withSpec, gone)
 	if v := verdictAt(t, rep, "/spec/missing"); v.Kind != model.Ignored {
 		t.Errorf("an ignored spec field live lacks: %s %q, want ignored", v.Kind, v.Reason)
 	}

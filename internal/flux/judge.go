@@ -833,6 +833,11 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 			// the manifest sets took its ownership from kustomize-controller.
 			return model.Verdict{Kind: model.Unknown, Reason: fmt.Sprintf("owned by %s, not by kustomize-controller: reverted if the manifest sets it, left alone otherwise; give -f or --server-dry-run to know", managerList(others))}
 		}
+		if anc := j.atomicAncestorInManifest(d, others); anc != "" {
+			return model.Verdict{Kind: model.Reverted, Reason: j.caveat(fmt.Sprintf(
+				"inside %s, which the API treats as one value (atomic) and the manifest sets: kustomize-controller's forced apply replaces it whole, dropping what %s added %s",
+				anc, managerList(others), j.every()))}
+		}
 		return model.Verdict{Kind: model.LeftAlone, Reason: reason}
 	}
 	if len(cleaned) > 0 {
@@ -1355,4 +1360,51 @@ func (j *judgment) objectApplied(rep *model.Report) bool {
 		}
 	}
 	return false
+}
+
+// atomicAncestorInManifest returns the ancestor of d that the managers in
+// others own as one value (their managedFields end at it: an atomic struct
+// such as a LabelSelector, or an atomic list) when the manifest sets that
+// ancestor too, or "". Server-side apply then replaces the ancestor whole
+// with the manifest's value, forced, so a field inside it that the
+// manifest lacks goes away whoever added it (measured, make differential
+// seed 4014: Git drops a NetworkPolicy podSelector label another manager
+// had applied; the apply leaves podSelector {}).
+func (j *judgment) atomicAncestorInManifest(d *model.FieldDrift, others []model.ManagerRef) string {
+	if j.normDesired == nil || j.live == nil {
+		return ""
+	}
+	tokens, err := jsonpointer.Parse(d.Path)
+	if err != nil || len(tokens) < 2 {
+		return ""
+	}
+	for _, e := range j.entries {
+		owner := false
+		for _, m := range others {
+			owner = owner || (m.Manager == e.manager && m.Operation == e.operation && m.Subresource == e.subresource)
+		}
+		if !owner {
+			continue
+		}
+		var cur any = e.fields
+		for i, tok := range tokens[:len(tokens)-1] {
+			m, ok := cur.(map[string]any)
+			if !ok {
+				break
+			}
+			next, ok := m["f:"+tok]
+			if !ok {
+				break
+			}
+			if leaf, ok := next.(map[string]any); ok && len(leaf) == 0 {
+				anc := jsonpointer.Join(tokens[:i+1]...)
+				if _, in := jsonpointer.Get(j.normDesired.Object, anc); in {
+					return anc
+				}
+				return ""
+			}
+			cur = next
+		}
+	}
+	return ""
 }

@@ -827,3 +827,36 @@ metadata:
 		t.Errorf("an ignored spec field live lacks: %s %q, want ignored", v.Kind, v.Reason)
 	}
 }
+
+// A field inside a value the API treats as one (an atomic LabelSelector)
+// goes when the manifest sets that value without it, whoever added it:
+// kustomize-controller's forced apply replaces it whole (make differential
+// seed 4014). A field another manager owns outside any value the manifest
+// sets stays.
+func TestAtomicValueTheManifestSetsIsReplacedWhole(t *testing.T) {
+	live := obj(t, `
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: web
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system, team: a}
+  managedFields:
+  - {manager: kustomize-controller, operation: Apply, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {f:ingress: {}}}}
+  - {manager: platform-operator, operation: Apply, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {f:metadata: {f:labels: {f:team: {}}}, f:spec: {f:podSelector: {}}}}
+spec:
+  podSelector: {matchLabels: {app: cache}}
+  ingress: [{}]
+`)
+	desired := obj(t, `{apiVersion: networking.k8s.io/v1, kind: NetworkPolicy, metadata: {name: web, namespace: prod}, spec: {podSelector: {}, ingress: [{}]}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
+	rep := judge(t, a, live, desired,
+		drift("/spec/podSelector/matchLabels/app", model.Added, "cache", "platform-operator/Apply"),
+		drift("/metadata/labels/team", model.Added, "a", "platform-operator/Apply"))
+	if v := verdictAt(t, rep, "/spec/podSelector/matchLabels/app"); v.Kind != model.Reverted || !strings.Contains(v.Reason, "atomic") {
+		t.Errorf("inside an atomic value the manifest sets: %s %q, want reverted", v.Kind, v.Reason)
+	}
+	if v := verdictAt(t, rep, "/metadata/labels/team"); v.Kind != model.LeftAlone {
+		t.Errorf("another manager's label: %s %q, want left-alone", v.Kind, v.Reason)
+	}
+}

@@ -174,12 +174,16 @@ func TestDifferentialFluxRegressions(t *testing.T) {
 	if len(cases) == 0 {
 		t.Skip("no saved flux cases")
 	}
-	if os.Getenv("DRIFT_DIFFERENTIAL_REGRESSIONS") == "" {
-		t.Skip("set DRIFT_DIFFERENTIAL_REGRESSIONS=1: the saved cases show open issue 31 defects (make differential-regressions)")
-	}
+	// Unmarked cases are ordinary regression tests (the e2e suite runs
+	// them); a case marked with an open issue still fails by design and
+	// runs only when asked (make differential-regressions).
+	all := os.Getenv("DRIFT_DIFFERENTIAL_REGRESSIONS") != ""
 	l := lab(t)
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("seed-%d", c.Seed), func(t *testing.T) {
+			if c.Issue != 0 && !all {
+				t.Skipf("marked with open issue %d: set DRIFT_DIFFERENTIAL_REGRESSIONS=1 (make differential-regressions)", c.Issue)
+			}
 			t.Parallel()
 			sc, err := c.Draw()
 			if err != nil {

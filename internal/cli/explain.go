@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	kubemanagedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/kustomize/api/konfig"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
@@ -707,7 +708,15 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 		Offline: o.LiveFile != "", ServerDryRun: o.ServerDryRun, RESTConfig: o.ConfigFlags.ToRESTConfig,
 	}
 	if o.client != nil {
-		cfg.Reader, cfg.Schema = o.client, o.client.GVKParser
+		cfg.Reader, cfg.RESTMapper = o.client, o.ConfigFlags.ToRESTMapper
+		// The schema of the live object's group-version (OpenAPI v3, from
+		// the disk cache kubectl shares), not the whole /openapi/v2: one
+		// object is judged.
+		cfg.Schema = o.client.GVKParser
+		if live != nil {
+			client, gv := o.client, live.GroupVersionKind().GroupVersion()
+			cfg.Schema = func() (*kubemanagedfields.GvkParser, error) { return client.GVKParserFor(gv) }
+		}
 		if !cfg.Offline {
 			cfg.Server = o.client.Host()
 		}
@@ -717,7 +726,7 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 	}
 	var out []model.Adapter
 	for _, d := range engine.Selected(o.Engine) {
-		cfg.Flags = o.engineFlags[d.Name]
+		cfg.Flags, cfg.Named = o.engineFlags[d.Name], o.Engine == string(d.Name)
 		a, n, err := d.New(ctx, cfg)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", d.Name, err)

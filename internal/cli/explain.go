@@ -13,7 +13,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	kubemanagedfields "k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/kustomize/api/konfig"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
@@ -709,14 +708,12 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 	}
 	if o.client != nil {
 		cfg.Reader, cfg.RESTMapper = o.client, o.ConfigFlags.ToRESTMapper
-		// The schema of the live object's group-version (OpenAPI v3, from
-		// the disk cache kubectl shares), not the whole /openapi/v2: one
-		// object is judged.
+		// Called by an engine only when a verdict needs the schema (Argo
+		// CD: a managedFieldsManagers rule, a structured-merge or
+		// server-side diff). Still the whole /openapi/v2: kube-openapi's
+		// proto reader leaves a v3 document's allOf references untyped
+		// (containers would be an atomic list), see docs/performance.md.
 		cfg.Schema = o.client.GVKParser
-		if live != nil {
-			client, gv := o.client, live.GroupVersionKind().GroupVersion()
-			cfg.Schema = func() (*kubemanagedfields.GvkParser, error) { return client.GVKParserFor(gv) }
-		}
 		if !cfg.Offline {
 			cfg.Server = o.client.Host()
 		}

@@ -67,6 +67,17 @@ type Options struct {
 	// object alike (verdicts compare with the last sync) are said once,
 	// by ScanNotes, not on each report.
 	Inventory bool
+	// OneObject is set for explain, which judges one object: Load reads
+	// argocd-cm only, not every Application (a LIST that grows with the
+	// installation); the Application the object's tracking names is read
+	// by GET (ReadOwner), argocd-cmd-params-cm only when it can change
+	// that Application's comparison (ReadParams).
+	OneObject bool
+	// Schema reads the cluster's OpenAPI schema when GVKParser is nil; it
+	// is called once, and only when a verdict needs the schema (a
+	// managedFieldsManagers rule applies to the object, or a server-side
+	// diff's dry-run runs).
+	Schema func() (*managedfields.GvkParser, error)
 }
 
 // appEntry is an Application with where it was read from.
@@ -120,6 +131,13 @@ type Adapter struct {
 	// comparedLastApplied: in inventory mode, some verdict compared with
 	// the last sync (ScanNotes says so once).
 	comparedLastApplied bool
+	// paramsRead: argocd-cmd-params-cm was read (or came from files).
+	paramsRead bool
+	// schemaOnce guards the one call of opts.Schema: lazyParser is its
+	// result, schemaNote its failure.
+	schemaOnce sync.Once
+	lazyParser *managedfields.GvkParser
+	schemaNote *model.Note
 }
 
 var _ model.Adapter = (*Adapter)(nil)
@@ -319,14 +337,7 @@ func (a *Adapter) load(ctx context.Context) {
 	if r == nil {
 		return
 	}
-	warn := func(what string, err error) {
-		a.readErrs = append(a.readErrs, fmt.Errorf("%s: %w", what, err))
-		level, msg := model.NoteWarning, fmt.Sprintf("could not read %s: %v", what, err)
-		if apierrors.IsForbidden(err) {
-			msg = fmt.Sprintf("not allowed to read %s (Forbidden): Argo CD settings from it are unknown here", what)
-		}
-		a.loadNotes = append(a.loadNotes, model.Note{Engine: Engine, Level: level, Reason: "read-failed", Message: msg})
-	}
+	warn := a.readFailed
 	if !a.cmFromFile {
 		cm, err := r.Get(ctx, configMapGVK, a.opts.Namespace, cmName)
 		switch {
@@ -340,17 +351,10 @@ func (a *Adapter) load(ctx context.Context) {
 			warn("ConfigMap "+a.opts.Namespace+"/"+cmName, err)
 		}
 	}
-	if !a.paramsFromFile {
-		cm, err := r.Get(ctx, configMapGVK, a.opts.Namespace, cmdParamsName)
-		switch {
-		case err == nil:
-			a.readOK++
-			a.settings.ParseCmdParams(stringMap(cm, "data"), cmSource{Object: "ConfigMap " + a.opts.Namespace + "/" + cmdParamsName})
-		case apierrors.IsNotFound(err):
-		default:
-			warn("ConfigMap "+a.opts.Namespace+"/"+cmdParamsName, err)
-		}
+	if a.opts.OneObject {
+		return
 	}
+	a.readParamsLocked(ctx)
 	// One LIST in all namespaces: apps outside the control-plane namespace
 	// track their resources as <ns>_<name>.
 	list, err := r.List(ctx, applicationGVK, "", "")
@@ -379,6 +383,108 @@ func (a *Adapter) load(ctx context.Context) {
 		}
 		a.apps[key] = &appEntry{app: app, src: cmSource{Object: "Application " + key}}
 	}
+}
+
+// readFailed records a cluster read that failed (not NotFound) as an error
+// of ClusterReads and a note. Call it with a.mu held.
+func (a *Adapter) readFailed(what string, err error) {
+	a.readErrs = append(a.readErrs, fmt.Errorf("%s: %w", what, err))
+	level, msg := model.NoteWarning, fmt.Sprintf("could not read %s: %v", what, err)
+	if apierrors.IsForbidden(err) {
+		msg = fmt.Sprintf("not allowed to read %s (Forbidden): Argo CD settings from it are unknown here", what)
+	}
+	a.loadNotes = append(a.loadNotes, model.Note{Engine: Engine, Level: level, Reason: "read-failed", Message: msg})
+}
+
+// readParamsLocked reads argocd-cmd-params-cm once, unless files gave it.
+// Call it with a.mu held.
+func (a *Adapter) readParamsLocked(ctx context.Context) {
+	if a.paramsRead || a.paramsFromFile || a.opts.Reader == nil {
+		return
+	}
+	a.paramsRead = true
+	cm, err := a.opts.Reader.Get(ctx, configMapGVK, a.opts.Namespace, cmdParamsName)
+	switch {
+	case err == nil:
+		a.readOK++
+		a.settings.ParseCmdParams(stringMap(cm, "data"), cmSource{Object: "ConfigMap " + a.opts.Namespace + "/" + cmdParamsName})
+	case apierrors.IsNotFound(err):
+	default:
+		a.readFailed("ConfigMap "+a.opts.Namespace+"/"+cmdParamsName, err)
+	}
+}
+
+// ReadOwner reads, after Load, the Application obj's tracking names by
+// GET when it is not known yet (OneObject: no LIST was made), so that
+// Owner says whether it exists and how it syncs. It returns that
+// Application, or nil (not tracked, missing, unreadable).
+func (a *Adapter) ReadOwner(ctx context.Context, obj *unstructured.Unstructured) *Application {
+	o := a.trackedOwner(obj)
+	if o == nil {
+		return nil
+	}
+	e := a.appByKey(o.Namespace + "/" + o.Name)
+	if e == nil {
+		e, _ = a.appFromClusterOrMissing(ctx, o.Namespace, o.Name)
+	}
+	if e == nil {
+		return nil
+	}
+	return e.app
+}
+
+// ReadParams reads argocd-cmd-params-cm in OneObject mode when it can
+// change how app's objects are compared: controller.diff.server.side
+// decides the diff of every Application that does not choose with its own
+// ServerSideDiff compare option, and ignore.normalizer.jq.timeout bounds
+// the jq rules that apply. Otherwise it is not read: nothing in it would
+// change a verdict of this object.
+func (a *Adapter) ReadParams(ctx context.Context, app *Application) {
+	if app != nil && (app.HasCompareOption("ServerSideDiff=true") || app.HasCompareOption("ServerSideDiff=false")) &&
+		!a.jqRules(app) {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.readParamsLocked(ctx)
+}
+
+// jqRules: a rule of app or argocd-cm removes fields with jq.
+func (a *Adapter) jqRules(app *Application) bool {
+	a.mu.Lock()
+	s := a.settings
+	a.mu.Unlock()
+	for _, d := range app.Spec.IgnoreDifferences {
+		if len(d.JQPathExpressions) > 0 {
+			return true
+		}
+	}
+	for _, r := range s.Rules {
+		if len(r.JQPathExpressions) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// schemaFor gives cfg the cluster's schema when comparing obj with desired
+// needs it (needsSchema) and GVKParser was not given. The schema is read
+// once; a failure is a note.
+func (a *Adapter) schemaFor(cfg *compareConfig, obj, desired *unstructured.Unstructured) *model.Note {
+	if cfg.parser != nil || a.opts.Schema == nil || !cfg.needsSchema(obj, desired) {
+		return nil
+	}
+	a.schemaOnce.Do(func() {
+		p, err := a.opts.Schema()
+		if err != nil {
+			a.schemaNote = &model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "no-schema",
+				Message: "cannot read the cluster's OpenAPI schema, managedFieldsManagers rules run on a deduced schema: " + err.Error()}
+			return
+		}
+		a.lazyParser = p
+	})
+	cfg.parser = a.lazyParser
+	return a.schemaNote
 }
 
 // SetGVKParser gives the adapter the cluster's schema after Load, for

@@ -219,19 +219,35 @@ func newForCommand(ctx context.Context, cfg engine.Config) (model.Adapter, []mod
 			return nil, nil, err
 		}
 	}
+	// explain judges one object: the Application its tracking names is
+	// read by GET, not every Application by LIST; argocd-cmd-params-cm
+	// only when it can change that Application's comparison; the OpenAPI
+	// schema (managedFieldsManagers rules, structured-merge and server-side
+	// diffs) only when a verdict needs it (Judge).
+	opts.OneObject, opts.Schema = true, cfg.Schema
+	if !cfg.Named && cfg.Remote == nil && !mayTrack(cfg.Live) {
+		// --engine auto and an object Argo CD cannot be tracking (a
+		// Kustomization's, a HelmRelease's, kubectl's): nothing of Argo
+		// CD's is read, not even by Judge.
+		opts.Reader = nil
+	}
 	a, err := New(opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	if cfg.Reader == nil {
+	if opts.Reader == nil {
 		return a, nil, nil
 	}
-	// Argo CD's controller diffs managedFieldsManagers rules with a parser
-	// built from the cluster's OpenAPI; without it lists are atomic and
-	// such rules silently stop matching (DESIGN.md). Only read the (large)
-	// schema for objects Argo CD tracks. Load first: argocd-cm may switch
-	// tracking to labels, and Owner never reads the cluster itself.
+	// Load first: argocd-cm may switch tracking to labels, and Owner never
+	// reads the cluster itself.
 	a.Load(ctx)
+	var app *Application
+	if cfg.Live != nil {
+		app = a.ReadOwner(ctx, cfg.Live)
+	}
+	if a.trackedOwner(cfg.Live) != nil {
+		a.ReadParams(ctx, app)
+	}
 	var notes []model.Note
 	switch {
 	case cfg.Remote != nil:
@@ -248,16 +264,34 @@ func newForCommand(ctx context.Context, cfg engine.Config) (model.Adapter, []mod
 			a.opts.Cluster = server
 		}
 	}
-	if cfg.Schema != nil && cfg.Live != nil && a.Owner(cfg.Live) != nil {
-		parser, perr := cfg.Schema()
-		if perr != nil {
-			notes = append(notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "no-schema",
-				Message: "cannot read the cluster's OpenAPI schema, managedFieldsManagers rules run on a deduced schema: " + perr.Error()})
-		} else {
-			a.SetGVKParser(parser)
+	return a, notes, nil
+}
+
+// mayTrack says whether Argo CD can be tracking obj, from what obj carries
+// alone: Argo CD's tracking annotation, the default instance label (label
+// tracking), a managedFields entry of Argo CD's managers (every sync
+// leaves one, whatever the tracking), or no managedFields at all (nothing
+// to tell by). An object with none of them is not Argo CD's unless
+// argocd-cm switches to label tracking under a custom label key and Argo
+// CD never synced the object; --engine argocd covers that case, since it
+// reads argocd-cm for every object.
+func mayTrack(obj *unstructured.Unstructured) bool {
+	if obj == nil {
+		return true
+	}
+	if obj.GetAnnotations()[AnnotationTrackingID] != "" || obj.GetLabels()[DefaultInstanceLabelKey] != "" {
+		return true
+	}
+	mfs := obj.GetManagedFields()
+	if len(mfs) == 0 {
+		return true
+	}
+	for _, mf := range mfs {
+		if IsManager(strings.ToLower(mf.Manager)) {
+			return true
 		}
 	}
-	return a, notes, nil
+	return false
 }
 
 // forScan builds the scan's adapter over the scan's caching reader. Argo

@@ -98,10 +98,33 @@ type hub struct {
 	secrets []registeredCluster
 	// secretsErr is why the cluster Secrets could not be listed.
 	secretsErr error
+	// lazy, when set, lists the cluster Secrets on the first destination
+	// that names a cluster (setLocal): a destination by server needs
+	// none, and explain of an Application deploying to
+	// https://kubernetes.default.svc must not list them.
+	lazy *lazySecrets
 	// local: no --engine-context; Argo CD runs on the live object's
 	// cluster, which the kubeconfig reaches at rm.LiveServer (and
 	// rm.EngineServer).
 	local bool
+}
+
+// lazySecrets lists the cluster Secrets once, on first need.
+type lazySecrets struct {
+	once    sync.Once
+	list    func() ([]registeredCluster, error)
+	secrets []registeredCluster
+	err     error
+}
+
+// clusterSecrets are the hub's cluster Secrets, listed now if lazy.
+func (h *hub) clusterSecrets() ([]registeredCluster, error) {
+	if h.lazy == nil {
+		return h.secrets, h.secretsErr
+	}
+	l := h.lazy
+	l.once.Do(func() { l.secrets, l.err = l.list() })
+	return l.secrets, l.err
 }
 
 // where names the hub in messages.
@@ -119,15 +142,20 @@ func (h *hub) where() string {
 // under another name); a server is taken as is.
 func (h *hub) resolve(d Destination) destination {
 	server, via := strings.TrimRight(d.Server, "/"), "destination.server"
+	var secrets []registeredCluster
+	var secretsErr error
+	if d.Name != "" && d.Server == "" {
+		secrets, secretsErr = h.clusterSecrets()
+	}
 	switch {
 	case d.Server != "" && d.Name != "":
 		return destination{where: unresolved, via: fmt.Sprintf("destination has both name %q and server %s, which Argo CD refuses", d.Name, d.Server)}
-	case d.Name != "" && h.secretsErr != nil && d.Name != InClusterName:
-		return destination{where: unresolved, via: fmt.Sprintf("destination.name %q cannot be looked up: Argo CD's cluster Secrets could not be listed (%s)", d.Name, oneLine(h.secretsErr.Error()))}
+	case d.Name != "" && secretsErr != nil && d.Name != InClusterName:
+		return destination{where: unresolved, via: fmt.Sprintf("destination.name %q cannot be looked up: Argo CD's cluster Secrets could not be listed (%s)", d.Name, oneLine(secretsErr.Error()))}
 	case d.Name != "":
 		var named []registeredCluster
 		inClusterSecret := false
-		for _, s := range h.secrets {
+		for _, s := range secrets {
 			if s.name == d.Name {
 				named = append(named, s)
 			}
@@ -252,11 +280,13 @@ func (a *Adapter) place(h hub) {
 // against it (destination.go): from then on Owner gives no object to an
 // Application that deploys to another cluster, since Argo CD's controller
 // compares and heals only its destination's objects. The cluster Secrets
-// are listed once (a destination by name needs them; unreadable, such a
-// destination stays unresolved).
+// are listed once, when a destination by name first needs them
+// (unreadable, such a destination stays unresolved); a destination by
+// server is matched without them.
 func (a *Adapter) setLocal(ctx context.Context, server string) {
 	h := hub{rm: &engine.Remote{EngineServer: server, LiveServer: server}, local: true}
-	h.secrets, h.secretsErr = hubClusterSecrets(ctx, a.opts.Reader, a.opts.Namespace)
+	r, ns := a.opts.Reader, a.opts.Namespace
+	h.lazy = &lazySecrets{list: func() ([]registeredCluster, error) { return hubClusterSecrets(ctx, r, ns) }}
 	a.place(h)
 }
 

@@ -133,6 +133,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	// manifest a user passes with -f has none.
 	desired := withTracking(given, live, s)
 	trackingPaths := trackingPointers(given, live, s)
+	if n := a.schemaFor(cfg, live, given); n != nil {
+		rep.Notes = append(rep.Notes, *n)
+	}
 	res := cfg.normalizePair(live, desired)
 	var seen []string
 	modified := true

@@ -94,6 +94,25 @@ func newCompareConfigRules(s *Settings, appRules []*ignoreRule, parser *managedf
 	return c
 }
 
+// needsSchema says whether comparing obj (live) with desired (nil when
+// inferred) reads the OpenAPI schema: a managedFieldsManagers rule applies
+// to it, the diff is structured-merge (ServerSideApply=true, on the
+// Application or the desired object), or a server-side diff removes
+// webhook mutations. Other comparisons never consult it, so explain reads
+// no schema for them.
+func (c *compareConfig) needsSchema(obj, desired *unstructured.Unstructured) bool {
+	gvk := obj.GroupVersionKind()
+	for _, r := range c.rules {
+		if len(r.Managers) > 0 && r.managersApply(gvk.Group, gvk.Kind, obj.GetName(), obj.GetNamespace()) {
+			return true
+		}
+	}
+	if c.structuredMerge || (desired != nil && hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true")) {
+		return true
+	}
+	return c.serverSide && c.dryRun != nil && !c.includeMutationWebhook
+}
+
 // fatal is the error that makes Argo CD's own comparison fail, if any.
 func (c *compareConfig) fatal() error {
 	if c.settings.Fatal != nil {

@@ -707,7 +707,13 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 		Offline: o.LiveFile != "", ServerDryRun: o.ServerDryRun, RESTConfig: o.ConfigFlags.ToRESTConfig,
 	}
 	if o.client != nil {
-		cfg.Reader, cfg.Schema = o.client, o.client.GVKParser
+		cfg.Reader, cfg.RESTMapper = o.client, o.ConfigFlags.ToRESTMapper
+		// Called by an engine only when a verdict needs the schema (Argo
+		// CD: a managedFieldsManagers rule, a structured-merge or
+		// server-side diff). Still the whole /openapi/v2: kube-openapi's
+		// proto reader leaves a v3 document's allOf references untyped
+		// (containers would be an atomic list), see docs/performance.md.
+		cfg.Schema = o.client.GVKParser
 		if !cfg.Offline {
 			cfg.Server = o.client.Host()
 		}
@@ -717,7 +723,7 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 	}
 	var out []model.Adapter
 	for _, d := range engine.Selected(o.Engine) {
-		cfg.Flags = o.engineFlags[d.Name]
+		cfg.Flags, cfg.Named = o.engineFlags[d.Name], o.Engine == string(d.Name)
 		a, n, err := d.New(ctx, cfg)
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", d.Name, err)

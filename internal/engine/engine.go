@@ -22,6 +22,7 @@ import (
 	"sync"
 
 	"github.com/spf13/pflag"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
@@ -76,9 +77,18 @@ type Config struct {
 	// controller (explain --server-dry-run); RESTConfig gives the client.
 	ServerDryRun bool
 	RESTConfig   func() (*rest.Config, error)
+	// RESTMapper is the command's disk-cached RESTMapper, for the
+	// dry-run clients built from RESTConfig: with it a dry-run adds its
+	// PATCH and no discovery request. nil: the client discovers itself.
+	RESTMapper func() (meta.RESTMapper, error)
 	// Schema reads the cluster's OpenAPI schema (large: only on need);
-	// nil offline.
+	// nil offline. For explain it is the schema of the live object's
+	// group-version only.
 	Schema func() (*kubemanagedfields.GvkParser, error)
+	// Named is set when --engine named this engine rather than auto
+	// selecting every engine: the user asked for its verdict, so explain
+	// reads its settings even for an object that carries none of its marks.
+	Named bool
 	// Flags are the values of the engine's own flags (Descriptor.Flags)
 	// for this command, or nil.
 	Flags Flags

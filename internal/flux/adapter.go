@@ -28,8 +28,9 @@ type Adapter struct {
 	serverDryRun bool
 	// dryRunner runs the SSA dry-run; tests replace it.
 	dryRunner func(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
-	// client is created on the first dry-run.
-	client client.Client
+	// client is created on the first dry-run, with restMapper when set.
+	client     client.Client
+	restMapper func() (meta.RESTMapper, error)
 
 	mu     sync.Mutex
 	owners map[string]ownerResult

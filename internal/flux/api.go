@@ -1,6 +1,7 @@
 package flux
 
 import (
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/rest"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -18,6 +19,10 @@ type Options struct {
 	Documents []source.Document
 	// RESTConfig is only used for ServerDryRun.
 	RESTConfig *rest.Config
+	// RESTMapper, when set, maps kinds for the dry-run client instead of
+	// a discovery of its own: the command's disk-cached mapper, so that a
+	// dry-run adds its PATCH and no /api, /apis request.
+	RESTMapper func() (meta.RESTMapper, error)
 	// ServerDryRun computes Flux's exact view with a server-side apply
 	// dry-run as kustomize-controller or helm-controller (needs patch RBAC;
 	// nothing is persisted).
@@ -26,7 +31,12 @@ type Options struct {
 
 // New returns the Flux adapter.
 func New(opts Options) (*Adapter, error) {
-	return newAdapter(opts.Reader, fromDocuments(opts.Documents), opts.RESTConfig, opts.ServerDryRun)
+	a, err := newAdapter(opts.Reader, fromDocuments(opts.Documents), opts.RESTConfig, opts.ServerDryRun)
+	if err != nil {
+		return nil, err
+	}
+	a.restMapper = opts.RESTMapper
+	return a, nil
 }
 
 // RulesFromDocuments returns every Flux rule in the documents: each

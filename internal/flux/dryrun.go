@@ -49,7 +49,15 @@ func (a *Adapter) kubeClient() (client.Client, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.client == nil {
-		c, err := client.New(a.restConfig, client.Options{})
+		var opts client.Options
+		if a.restMapper != nil {
+			m, err := a.restMapper()
+			if err != nil {
+				return nil, fmt.Errorf("creating client: %w", err)
+			}
+			opts.Mapper = m
+		}
+		c, err := client.New(a.restConfig, opts)
 		if err != nil {
 			return nil, fmt.Errorf("creating client: %w", err)
 		}

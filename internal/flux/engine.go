@@ -87,7 +87,7 @@ func newForCommand(ctx context.Context, cfg engine.Config) (model.Adapter, []mod
 		if err != nil {
 			return nil, nil, err
 		}
-		opts.RESTConfig, opts.ServerDryRun = rc, true
+		opts.RESTConfig, opts.ServerDryRun, opts.RESTMapper = rc, true, cfg.RESTMapper
 	}
 	a, err := New(opts)
 	if err != nil {

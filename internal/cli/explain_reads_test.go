@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// explainCluster is an API server for one explain: discovery of
+// Deployments, ConfigMaps, Argo CD Applications and Flux Kustomizations,
+// and the objects of objects (path → object); every other path is 404. It
+// records each request but discovery's as "METHOD PATH".
+type explainCluster struct {
+	objects map[string]any
+
+	mu       sync.Mutex
+	requests []string
+}
+
+// discoveryPath: /api, /apis, /api/v1, /apis/GROUP/VERSION (and the
+// aggregated forms of the first two), which a cold cache reads once.
+var discoveryPath = regexp.MustCompile(`^/(api|apis)(/[^/]+){0,2}$`)
+
+func (f *explainCluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	write := func(v any) { _ = json.NewEncoder(w).Encode(v) }
+	resource := func(name, kind string, namespaced bool) map[string]any {
+		return map[string]any{"name": name, "singularName": strings.ToLower(kind), "namespaced": namespaced, "kind": kind, "verbs": []string{"get", "list", "patch"}}
+	}
+	gv := func(group, version string) map[string]any {
+		v := map[string]any{"groupVersion": group + "/" + version, "version": version}
+		return map[string]any{"name": group, "versions": []any{v}, "preferredVersion": v}
+	}
+	switch r.URL.Path {
+	case "/api":
+		write(map[string]any{"kind": "APIVersions", "versions": []string{"v1"}})
+		return
+	case "/apis":
+		write(map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": []any{
+			gv("apps", "v1"), gv("argoproj.io", "v1alpha1"), gv("kustomize.toolkit.fluxcd.io", "v1")}})
+		return
+	case "/api/v1":
+		write(map[string]any{"kind": "APIResourceList", "groupVersion": "v1", "resources": []any{
+			resource("configmaps", "ConfigMap", true), resource("secrets", "Secret", true), resource("namespaces", "Namespace", false)}})
+		return
+	case "/apis/apps/v1":
+		write(map[string]any{"kind": "APIResourceList", "groupVersion": "apps/v1", "resources": []any{resource("deployments", "Deployment", true)}})
+		return
+	case "/apis/argoproj.io/v1alpha1":
+		write(map[string]any{"kind": "APIResourceList", "groupVersion": "argoproj.io/v1alpha1", "resources": []any{resource("applications", "Application", true)}})
+		return
+	case "/apis/kustomize.toolkit.fluxcd.io/v1":
+		write(map[string]any{"kind": "APIResourceList", "groupVersion": "kustomize.toolkit.fluxcd.io/v1", "resources": []any{resource("kustomizations", "Kustomization", true)}})
+		return
+	}
+	if !discoveryPath.MatchString(r.URL.Path) {
+		f.mu.Lock()
+		f.requests = append(f.requests, r.Method+" "+r.URL.Path)
+		f.mu.Unlock()
+	}
+	if obj, ok := f.objects[r.URL.Path]; ok {
+		write(obj)
+		return
+	}
+	w.WriteHeader(http.StatusNotFound)
+	write(map[string]any{"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404, "message": r.URL.Path + " not found"})
+}
+
+func (f *explainCluster) seen() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := slices.Clone(f.requests)
+	slices.Sort(out)
+	return out
+}
+
+// readsDeployment is Deployment shop/NAME as its engine applied it (fields
+// managed by manager) with labels and annotations, then scaled by kubectl.
+func readsDeployment(name, manager string, labels, annotations map[string]any) map[string]any {
+	labels["app"] = name
+	return map[string]any{
+		"apiVersion": "apps/v1", "kind": "Deployment",
+		"metadata": map[string]any{"name": name, "namespace": "shop", "uid": "uid-" + name, "resourceVersion": "7", "generation": 2,
+			"labels": labels, "annotations": annotations,
+			"managedFields": []any{
+				map[string]any{"manager": manager, "operation": "Apply", "apiVersion": "apps/v1", "time": "2026-12-01T10:00:00Z", "fieldsType": "FieldsV1",
+					"fieldsV1": map[string]any{"f:spec": map[string]any{"f:selector": map[string]any{}, "f:template": map[string]any{"f:spec": map[string]any{"f:containers": map[string]any{
+						`k:{"name":"app"}`: map[string]any{".": map[string]any{}, "f:image": map[string]any{}, "f:name": map[string]any{}}}}}}}},
+				map[string]any{"manager": "kubectl", "operation": "Update", "subresource": "scale", "apiVersion": "apps/v1", "time": "2026-12-01T11:00:00Z", "fieldsType": "FieldsV1",
+					"fieldsV1": map[string]any{"f:spec": map[string]any{"f:replicas": map[string]any{}}}},
+			}},
+		"spec": map[string]any{"replicas": 5, "selector": map[string]any{"matchLabels": map[string]any{"app": name}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": name}},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "app", "image": "nginx:1.27"}}}}},
+	}
+}
+
+// TestExplainReadsOnlyTheOwner: explain reads the object and its owner's
+// objects, nothing of another engine and no list of an engine's objects
+// (issue 35): a Kustomization's Deployment reads the Kustomization and no
+// Argo CD object; an Application's Deployment reads the Application by
+// GET (never a LIST of every Application), argocd-cm and
+// argocd-cmd-params-cm, and neither the OpenAPI v2 document nor the
+// cluster Secrets (its destination is the in-cluster server). Each mode:
+// inferred, -f, --engine argocd.
+func TestExplainReadsOnlyTheOwner(t *testing.T) {
+	fluxWeb := readsDeployment("web-flux", "kustomize-controller",
+		map[string]any{"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}, map[string]any{})
+	argoWeb := readsDeployment("web-argo", "argocd-controller", map[string]any{},
+		map[string]any{"argocd.argoproj.io/tracking-id": "shop:apps/Deployment:shop/web-argo"})
+	fake := &explainCluster{objects: map[string]any{
+		"/apis/apps/v1/namespaces/shop/deployments/web-flux": fluxWeb,
+		"/apis/apps/v1/namespaces/shop/deployments/web-argo": argoWeb,
+		"/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps": map[string]any{
+			"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
+			"metadata": map[string]any{"name": "apps", "namespace": "flux-system"},
+			"spec":     map[string]any{"interval": "10m", "path": "./apps", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "flux-system"}},
+		},
+		"/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop": map[string]any{
+			"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+			"metadata": map[string]any{"name": "shop", "namespace": "argocd"},
+			"spec": map[string]any{"project": "default", "source": map[string]any{"repoURL": "https://example.com/shop.git", "path": "deploy"},
+				"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "shop"},
+				"syncPolicy":  map[string]any{"automated": map[string]any{"selfHeal": true}}},
+		},
+		"/api/v1/namespaces/argocd/configmaps/argocd-cm": map[string]any{
+			"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "argocd-cm", "namespace": "argocd"}},
+	}}
+	dir := t.TempDir()
+	manifest := func(name string) string {
+		p := filepath.Join(dir, name+".yaml")
+		body := "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: " + name + ", namespace: shop}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: " + name + "}}\n" +
+			"  template:\n    metadata: {labels: {app: " + name + "}}\n    spec: {containers: [{name: app, image: 'nginx:1.27'}]}\n"
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const (
+		getFluxWeb = "GET /apis/apps/v1/namespaces/shop/deployments/web-flux"
+		getArgoWeb = "GET /apis/apps/v1/namespaces/shop/deployments/web-argo"
+		getKust    = "GET /apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps"
+		getApp     = "GET /apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop"
+		getCM      = "GET /api/v1/namespaces/argocd/configmaps/argocd-cm"
+		getParams  = "GET /api/v1/namespaces/argocd/configmaps/argocd-cmd-params-cm"
+	)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"flux inferred", []string{"deployments/web-flux"}, []string{getFluxWeb, getKust}},
+		{"flux -f", []string{"deployments/web-flux", "-f", manifest("web-flux")}, []string{getFluxWeb, getKust}},
+		{"argo inferred", []string{"deployments/web-argo"}, []string{getCM, getParams, getApp, getArgoWeb}},
+		{"argo -f", []string{"deployments/web-argo", "-f", manifest("web-argo")}, []string{getCM, getParams, getApp, getArgoWeb}},
+		{"argo --engine argocd", []string{"deployments/web-argo", "--engine", "argocd"}, []string{getCM, getParams, getApp, getArgoWeb}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake.mu.Lock()
+			fake.requests = nil
+			fake.mu.Unlock()
+			srv := httptest.NewServer(fake)
+			defer srv.Close()
+			args := append([]string{"--kubeconfig", kubeconfigFor(t, "live", srv), "--cache-dir", t.TempDir(), "explain", "-n", "shop", "-o", "json"}, tc.args...)
+			stdout, stderr, code, _ := run(t, KubectlFrontend, args...)
+			if code != ExitDrift {
+				t.Fatalf("exit %d, want 1 (replicas drifted); stderr:\n%s\nstdout:\n%s", code, stderr, stdout)
+			}
+			want := slices.Clone(tc.want)
+			slices.Sort(want)
+			if got := fake.seen(); !slices.Equal(got, want) {
+				t.Errorf("requests (discovery aside)\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}

@@ -185,10 +185,42 @@ func checkDangerous(a *analysis) []Finding {
 			continue
 		}
 		if msg := dangerous(r); msg != "" {
-			out = append(out, ruleFinding(auditapi.CheckDangerousTarget, r, msg))
+			f := ruleFinding(auditapi.CheckDangerousTarget, r, msg)
+			if namedSecretDataOnly(r) {
+				// One named Secret's data, not every Secret's: most often
+				// a Secret that a chart or controller writes (a webhook's
+				// TLS certificate the chart regenerates at every render),
+				// for which ignoring /data is the usual fix. Worth a
+				// reviewer's look at that one Secret, not a failed build.
+				f.Severity = SeverityNote
+				f.Hint = "Check that a chart or controller writes this Secret (a generated certificate); for credentials kept in Git, fix the writer instead."
+			}
+			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// namedSecretDataOnly reports a rule whose only dangerous paths are the
+// data of one Secret named exactly: it hides that object's data, not every
+// Secret's. Argo CD compares a rule's name with == (not as a glob:
+// argo-cd util/argo/normalizers/diff_normalizer.go, ignoreNormalizer), and
+// a Flux name regex counts only when it is a literal.
+func namedSecretDataOnly(r *ruleInfo) bool {
+	if r.m.literalName == "" || r.m.allKinds || r.whole || r.kind == auditapi.Exclusion {
+		return false
+	}
+	one := *r
+	one.paths = nil
+	for _, p := range r.paths {
+		if len(p) == 1 && (p[0] == "data" || p[0] == "stringData") {
+			continue
+		}
+		one.paths = append(one.paths, p)
+	}
+	// What the other paths hide (an image, a securityContext) keeps its
+	// severity.
+	return len(one.paths) < len(r.paths) && dangerous(&one) == ""
 }
 
 func dangerous(r *ruleInfo) string {
@@ -230,6 +262,9 @@ func dangerous(r *ruleInfo) string {
 			}
 		}
 		if secret && len(p) == 1 && (p[0] == "data" || p[0] == "stringData") {
+			if r.m.literalName != "" {
+				return fmt.Sprintf("path %s ignores all data of Secret %s", renderTokens(p), r.m.literalName)
+			}
 			return fmt.Sprintf("path %s ignores all Secret data", renderTokens(p))
 		}
 	}

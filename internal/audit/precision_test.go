@@ -214,3 +214,27 @@ func TestDriftDetectionOffIsOptIn(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedSecretDataIsANote: ignoring /data of one Secret named exactly
+// (a webhook certificate its chart regenerates at every render) hides that
+// Secret's data only: a DRIFT002 note naming it, and no DRIFT001 for the
+// whole data field; ignoring /data of every Secret stays an error.
+func TestNamedSecretDataIsANote(t *testing.T) {
+	res := auditPrecision(t, "named-secret-data-ignored", nil)
+	got := map[int]string{}
+	for _, f := range res.Findings {
+		switch f.Check {
+		case auditapi.CheckDangerousTarget:
+			got[f.Line] = string(f.Severity) + " " + f.Message
+		case auditapi.CheckTooBroad:
+			t.Errorf("DRIFT001 at line %d: %s", f.Line, f.Message)
+		}
+	}
+	want := map[int]string{
+		12: "note path /data ignores all data of Secret aws-load-balancer-tls",
+		16: "error path /data ignores all Secret data",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("DRIFT002 findings by line (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+}

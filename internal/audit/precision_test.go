@@ -238,3 +238,27 @@ func TestNamedSecretDataIsANote(t *testing.T) {
 		t.Errorf("DRIFT002 findings by line (-want +got):\n%s\n%s", d, render(t, "text", res))
 	}
 }
+
+// TestInstanceWideCustomizationOfUnusedKind: an instance-wide
+// customization (argocd-cm, an ArgoCD resource) applies to the objects of
+// every Application of the instance, so matching no manifest of this
+// repository says nothing when its kind exists: a built-in kind
+// (MutatingWebhookConfiguration, StatefulSet) or a kind whose CRD is in the
+// tree (cert-manager's Certificate) gets no DRIFT006. A misspelt kind
+// (Deploymnet) and an Application's own rule that matches nothing still do.
+func TestInstanceWideCustomizationOfUnusedKind(t *testing.T) {
+	res := auditPrecision(t, "instance-wide-customizations-of-unused-kinds", nil)
+	var got []string
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckMatchesNothing {
+			got = append(got, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Message))
+		}
+	}
+	want := []string{
+		`application.yaml:12 no manifest in the repository matches apps/Deployment (glob)`,
+		`argocd-cm.yaml:12 no manifest in the repository matches apps/Deploymnet (glob); nearest: kind "Deployment" instead of "Deploymnet"`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("DRIFT006 findings (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+}

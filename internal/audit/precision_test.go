@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -283,5 +284,40 @@ func TestPlaceholderTemplatesAreSkipped(t *testing.T) {
 	}
 	if res.Files != 3 || res.Skipped != 1 || res.Manifests != 0 {
 		t.Errorf("files %d, skipped %d, manifests %d; want 3, 1 (the placeholder template), 0", res.Files, res.Skipped, res.Manifests)
+	}
+}
+
+// TestSameApplicationNameInTwoEnvironments: per-environment folders repeat
+// an Application's namespace/name (one per cluster); the rules of both
+// files are kept, each at its own file:line, and two environments' copies
+// of a rule are neither duplicates (DRIFT004) nor shadowed (DRIFT003).
+func TestSameApplicationNameInTwoEnvironments(t *testing.T) {
+	const name = "same-application-name-in-two-environments"
+	res := auditPrecision(t, name, nil)
+	root, err := filepath.Abs(filepath.Join("testdata", "precision", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := collect(Options{Root: root, Extractors: testExtractors(), Engines: testEngines()}, root, []string{"."}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range snap.rules {
+		got = append(got, fmt.Sprintf("%s %s:%d", r.Origin.Object, r.Origin.File, r.Origin.Line))
+	}
+	sort.Strings(got)
+	want := []string{
+		"Application argocd/cert-manager production/cert-manager.yaml:12",
+		"Application argocd/cert-manager production/cert-manager.yaml:16",
+		"Application argocd/cert-manager staging/cert-manager.yaml:12",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("rules (-want +got):\n%s", d)
+	}
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckShadowed || f.Check == auditapi.CheckDuplicate {
+			t.Errorf("%s %s: %s", f.Check, f.Position(), f.Message)
+		}
 	}
 }

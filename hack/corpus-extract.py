@@ -130,12 +130,12 @@ if __name__ == "__main__":
      "argoproj/argo-helm": dict(patterns=["charts/argo-cd/Chart.yaml", "charts/argo-cd/values.yaml", "charts/argocd-apps/*"], maxbytes=200000),
      "gitops-bridge-dev/gitops-bridge-argocd-control-plane-template": dict(patterns=["bootstrap/*", "environments/*", "charts/*"]),
      "redhat-developer/gitops-operator": dict(patterns=["config/samples/*"]),
-     # Left out: gitops/addons/environments/*/addons/argocd/values.yaml,
-     # argo-cd chart values whose configs.cm holds no rule key
-     # (ui.bannercontent only): the independent count gives each the
-     # default status rule of an argocd-cm, the extractor none (reported
-     # on issue 33).
-     "aws-samples/eks-blueprints-for-terraform-workshop": dict(patterns=["gitops/addons/*"], excludes=["gitops/addons/environments/*"]),
+     # gitops/addons/environments/*/addons/argocd/values.yaml are argo-cd
+     # chart values whose configs.cm holds no rule key (ui.bannercontent
+     # only): each still renders an argocd-cm with the default status rule
+     # (they were left out while the extractor did not recognise them;
+     # issue 33).
+     "aws-samples/eks-blueprints-for-terraform-workshop": dict(patterns=["gitops/addons/*"]),
     }
     ok = True
     for k, v in J.items():

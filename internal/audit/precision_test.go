@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -319,5 +320,29 @@ func TestSameApplicationNameInTwoEnvironments(t *testing.T) {
 		if f.Check == auditapi.CheckShadowed || f.Check == auditapi.CheckDuplicate {
 			t.Errorf("%s %s: %s", f.Check, f.Position(), f.Message)
 		}
+	}
+}
+
+// TestArgoCDValuesOverlaysWithoutRuleKeys: argo-cd chart values that set
+// no rule key (per-environment overlays with configs.cm ui.bannercontent)
+// still render an argocd-cm, whose resource.compareoptions default ignores
+// /status: one rule each, as the independent corpus count says. A
+// configs.cm with nothing of its own (create only) adds no instance, and
+// another chart's configs.cm is not Argo CD's.
+func TestArgoCDValuesOverlaysWithoutRuleKeys(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("testdata", "precision", "argo-cd-values-overlays-without-rule-keys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := collect(Options{Root: root, Extractors: testExtractors(), Engines: testEngines(), Values: argocd.ValuesFileDocuments}, root, []string{"."}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{
+		"chart-values environments/dev/values.yaml argocd.compareOptions":  1,
+		"chart-values environments/prod/values.yaml argocd.compareOptions": 1,
+	}
+	if d := cmp.Diff(want, countRules(snap.rules)); d != "" {
+		t.Errorf("rules (-want +got):\n%s", d)
 	}
 }

@@ -116,27 +116,26 @@ if __name__ == "__main__":
      # templates; the other providers repeat them), argo-cd chart values
      # with configs.cm rules, and Flux repositories with driftDetection,
      # prune and ssa marks.
-     # Left out: a second Application of the same namespace/name in another
-     # file (workload-vcluster repeats workload-cluster; caipe/workshop
-     # repeats caipe/base). The argocd adapter keys Applications by
-     # namespace/name, so one of the two files' rules is silently dropped
-     # and the independent count disagrees (reported on issue 33).
-     "kubefirst/gitops-template": dict(patterns=["civo-github/*"], excludes=["civo-github/templates/workload-vcluster/*"]),
+     # workload-vcluster repeats workload-cluster's Applications, and
+     # caipe/workshop/vault.yaml caipe/base's, under the same
+     # namespace/name: both files' rules count (they were left out while
+     # the argocd adapter kept only one of them; issue 33).
+     "kubefirst/gitops-template": dict(patterns=["civo-github/*"]),
      "xunholy/k8s-gitops": dict(patterns=["kubernetes/apps/base/*/namespace.yaml", "kubernetes/apps/base/ai-system/*",
         "kubernetes/apps/base/observability/kube-prometheus-stack/*", "kubernetes/apps/base/game-servers/cmangos-database/*",
         "kubernetes/clusters/*", "kubernetes/components/*", "kubernetes/bootstrap/*"]),
      "Azure-Samples/aks-platform-engineering": dict(patterns=["gitops/*"]),
      "fluxcd/flux2-monitoring-example": dict(patterns=["*.yaml", "*.yml"]),
-     "cnoe-io/stacks": dict(patterns=["caipe/*", "istio-ambient/*", "ref-implementation/*"], excludes=["caipe/workshop/vault.yaml"]),
+     "cnoe-io/stacks": dict(patterns=["caipe/*", "istio-ambient/*", "ref-implementation/*"]),
      "argoproj/argo-helm": dict(patterns=["charts/argo-cd/Chart.yaml", "charts/argo-cd/values.yaml", "charts/argocd-apps/*"], maxbytes=200000),
      "gitops-bridge-dev/gitops-bridge-argocd-control-plane-template": dict(patterns=["bootstrap/*", "environments/*", "charts/*"]),
      "redhat-developer/gitops-operator": dict(patterns=["config/samples/*"]),
-     # Left out: gitops/addons/environments/*/addons/argocd/values.yaml,
-     # argo-cd chart values whose configs.cm holds no rule key
-     # (ui.bannercontent only): the independent count gives each the
-     # default status rule of an argocd-cm, the extractor none (reported
-     # on issue 33).
-     "aws-samples/eks-blueprints-for-terraform-workshop": dict(patterns=["gitops/addons/*"], excludes=["gitops/addons/environments/*"]),
+     # gitops/addons/environments/*/addons/argocd/values.yaml are argo-cd
+     # chart values whose configs.cm holds no rule key (ui.bannercontent
+     # only): each still renders an argocd-cm with the default status rule
+     # (they were left out while the extractor did not recognise them;
+     # issue 33).
+     "aws-samples/eks-blueprints-for-terraform-workshop": dict(patterns=["gitops/addons/*"]),
     }
     ok = True
     for k, v in J.items():

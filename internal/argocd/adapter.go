@@ -102,8 +102,15 @@ type Adapter struct {
 	cmFromFile     bool
 	paramsFromFile bool
 	apps           map[string]*appEntry // by namespace/name
-	appSets        []*appEntry
-	loadNotes      []model.Note
+	// sameName holds, by namespace/name, the Applications read from files
+	// before the one in apps with the same namespace/name: per-environment
+	// folders (one Argo CD instance each) commonly repeat an Application's
+	// name. Only one can exist in a cluster, so apps (the last read) is
+	// what cluster lookups use; the rules and source paths of every file
+	// are kept (Rules, FileOwners), each with its own origin.
+	sameName  map[string][]*appEntry
+	appSets   []*appEntry
+	loadNotes []model.Note
 	// readOK counts the cluster reads that found their object (argocd-cm,
 	// argocd-cmd-params-cm, the Applications list of an installed Argo CD);
 	// readErrs are the reads that failed, one per source, each naming it.
@@ -178,7 +185,14 @@ func New(opts Options) (*Adapter, error) {
 				app.Metadata.Namespace = opts.Namespace
 				src.Object = "Application " + nsName(app.Metadata.Namespace, app.Metadata.Name)
 			}
-			a.apps[app.Metadata.Namespace+"/"+app.Metadata.Name] = &appEntry{app: app, src: src, paths: localSourcePaths(u)}
+			key := app.Metadata.Namespace + "/" + app.Metadata.Name
+			if prev, ok := a.apps[key]; ok {
+				if a.sameName == nil {
+					a.sameName = map[string][]*appEntry{}
+				}
+				a.sameName[key] = append(a.sameName[key], prev)
+			}
+			a.apps[key] = &appEntry{app: app, src: src, paths: localSourcePaths(u)}
 		case gvk.Group == "argoproj.io" && gvk.Kind == "ApplicationSet":
 			app, err := decodeAppSetTemplate(u)
 			if err != nil {
@@ -651,6 +665,9 @@ func (a *Adapter) Rules(ctx context.Context) ([]model.Rule, error) {
 	defer a.mu.Unlock()
 	var out []model.Rule
 	for _, k := range slices.Sorted(maps.Keys(a.apps)) {
+		for _, e := range a.sameName[k] {
+			out = append(out, rulesOfApp(e.app, e.src)...)
+		}
 		e := a.apps[k]
 		out = append(out, rulesOfApp(e.app, e.src)...)
 	}

@@ -50,13 +50,15 @@ func auditInstance(r model.Rule) string {
 // auditReach: Argo CD merges argocd-cm rules into every Application's rules
 // (util/argo/diff/ignore.go HasIgnoreDifference), so an argocd-cm rule
 // reaches every Application of its instance; an Application's rules reach
-// only its own objects.
+// only its own objects. Two Applications of one namespace/name in two files
+// are two environments' copies (one per cluster or instance), not one
+// holder: their rules are apart.
 func auditReach(s, r model.Rule) auditapi.Reach {
 	sg, rg := isGlobalRule(s), isGlobalRule(r)
 	if sg && rg && auditInstance(s) != auditInstance(r) {
 		return auditapi.Apart // two Argo CD instances
 	}
-	if sg || s.Origin.Object == r.Origin.Object {
+	if sg || s.Origin.Object == r.Origin.Object && s.Origin.File == r.Origin.File {
 		return auditapi.Same
 	}
 	return auditapi.Apart

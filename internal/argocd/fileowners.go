@@ -1,8 +1,10 @@
 package argocd
 
 import (
+	"maps"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -50,15 +52,29 @@ func (a *Adapter) FileOwners(file string) []model.Owner {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	var out []model.Owner
-	for _, e := range a.apps {
+	seen := map[string]bool{}
+	entries := slices.Collect(maps.Values(a.apps))
+	for _, same := range a.sameName {
+		entries = append(entries, same...) // per-environment copies: each file's source path counts
+	}
+	for _, e := range entries {
 		if e.src.File == "" || len(e.paths) == 0 {
 			continue
 		}
 		if p, ok := source.UnderSourcePath(file, e.src.File, e.paths); ok {
-			out = append(out, model.Owner{Engine: Engine, Kind: "Application", Namespace: e.app.Metadata.Namespace,
-				Name: e.app.Metadata.Name, Via: "source path " + p, Found: true})
+			o := model.Owner{Engine: Engine, Kind: "Application", Namespace: e.app.Metadata.Namespace,
+				Name: e.app.Metadata.Name, Via: "source path " + p, Found: true}
+			if !seen[o.Ref()+" "+o.Via] {
+				seen[o.Ref()+" "+o.Via] = true
+				out = append(out, o)
+			}
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Ref() < out[j].Ref() })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Ref() != out[j].Ref() {
+			return out[i].Ref() < out[j].Ref()
+		}
+		return out[i].Via < out[j].Via
+	})
 	return out
 }

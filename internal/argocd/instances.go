@@ -363,7 +363,10 @@ func ValuesFileDocuments(file string) ([]source.Document, error) {
 
 // looksLikeArgoCDValues tells argo-cd chart values from another chart's
 // that happen to have configs.cm: a component key of the argo-cd chart
-// next to configs, or an argocd-cm key in configs.cm.
+// next to configs, or an argocd-cm key in configs.cm. Per-environment overlays of the chart's
+// values often hold nothing else than configs.cm ui.bannercontent: they
+// are still an argocd-cm, whose resource.compareoptions default (the
+// /status rule) applies though no rule key is set.
 func looksLikeArgoCDValues(vals any, cm map[string]any) bool {
 	m, _ := vals.(map[string]any)
 	for _, k := range []string{"server", "controller", "repoServer", "applicationSet", "dex", "redis", "notifications", "global"} {
@@ -372,11 +375,22 @@ func looksLikeArgoCDValues(vals any, cm map[string]any) bool {
 		}
 	}
 	for k := range cm {
-		if strings.HasPrefix(k, "resource.") || strings.HasPrefix(k, "application.") || strings.HasPrefix(k, "timeout.") || k == "url" {
+		first, _, _ := strings.Cut(k, ".")
+		if argoCDCMKeys[first] {
 			return true
 		}
 	}
 	return false
+}
+
+// argoCDCMKeys are the first dot-separated parts of argocd-cm's keys
+// (argo-cd docs/operator-manual/argocd-cm.yaml).
+var argoCDCMKeys = map[string]bool{
+	"accounts": true, "additionalUrls": true, "admin": true, "application": true, "cluster": true, "commit": true,
+	"dex": true, "exec": true, "extension": true, "ga": true, "helm": true, "help": true, "installationID": true,
+	"jsonnet": true, "kustomize": true, "oidc": true, "passwordPattern": true, "project": true, "resource": true,
+	"server": true, "sourceHydrator": true, "statusbadge": true, "timeout": true, "ui": true, "url": true,
+	"users": true, "webhook": true,
 }
 
 // IsValuesFile reports whether a file name looks like Helm chart values.

@@ -212,7 +212,7 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 		}
 		docs = objs
 		s.docs = append(s.docs, docs...)
-		if err != nil && !explicit[f] && len(docs) == 0 && (onlyNotObjects(err) || templated(abs) || halfObjects(err, abs)) {
+		if err != nil && !explicit[f] && len(docs) == 0 && (onlyNotObjects(err) || templated(abs) || placeholderTemplate(err, abs) || halfObjects(err, abs)) {
 			err = nil
 		}
 		if err != nil {
@@ -271,6 +271,31 @@ func templated(file string) bool {
 	data, err := source.ReadFile(file, nil, 0)
 	return err == nil && bytes.Contains(data, []byte("{{")) && bytes.Contains(data, []byte("}}"))
 }
+
+// placeholderTemplate reports a file that fails to parse at lines that are
+// each a single <UPPER_SNAKE> placeholder: a template that a tool fills in
+// before the files reach a cluster (kubefirst's gitops-template writes
+// <CERT_MANAGER_ISSUER_ANNOTATION_1> where its CLI puts an annotation), as
+// {{ }} templates are. A parse error anywhere else is a broken manifest.
+func placeholderTemplate(err error, file string) bool {
+	des := source.DocumentErrors(err)
+	if len(des) == 0 {
+		return false
+	}
+	data, rerr := source.ReadFile(file, nil, 0)
+	if rerr != nil {
+		return false
+	}
+	lines := strings.Split(string(data), "\n")
+	for _, de := range des {
+		if de.Line < 1 || de.Line > len(lines) || !placeholderLine.MatchString(lines[de.Line-1]) {
+			return false
+		}
+	}
+	return true
+}
+
+var placeholderLine = regexp.MustCompile(`^\s*<[A-Z][A-Z0-9]*(_[A-Z0-9]+)*>\s*$`)
 
 // halfObjects reports a file whose documents have an apiVersion or a kind
 // but never metadata: Helm's index.yaml and Chart.yaml, chart values with a

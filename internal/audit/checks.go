@@ -185,10 +185,42 @@ func checkDangerous(a *analysis) []Finding {
 			continue
 		}
 		if msg := dangerous(r); msg != "" {
-			out = append(out, ruleFinding(auditapi.CheckDangerousTarget, r, msg))
+			f := ruleFinding(auditapi.CheckDangerousTarget, r, msg)
+			if namedSecretDataOnly(r) {
+				// One named Secret's data, not every Secret's: most often
+				// a Secret that a chart or controller writes (a webhook's
+				// TLS certificate the chart regenerates at every render),
+				// for which ignoring /data is the usual fix. Worth a
+				// reviewer's look at that one Secret, not a failed build.
+				f.Severity = SeverityNote
+				f.Hint = "Check that a chart or controller writes this Secret (a generated certificate); for credentials kept in Git, fix the writer instead."
+			}
+			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// namedSecretDataOnly reports a rule whose only dangerous paths are the
+// data of one Secret named exactly: it hides that object's data, not every
+// Secret's. Argo CD compares a rule's name with == (not as a glob:
+// argo-cd util/argo/normalizers/diff_normalizer.go, ignoreNormalizer), and
+// a Flux name regex counts only when it is a literal.
+func namedSecretDataOnly(r *ruleInfo) bool {
+	if r.m.literalName == "" || r.m.allKinds || r.whole || r.kind == auditapi.Exclusion {
+		return false
+	}
+	one := *r
+	one.paths = nil
+	for _, p := range r.paths {
+		if len(p) == 1 && (p[0] == "data" || p[0] == "stringData") {
+			continue
+		}
+		one.paths = append(one.paths, p)
+	}
+	// What the other paths hide (an image, a securityContext) keeps its
+	// severity.
+	return len(one.paths) < len(r.paths) && dangerous(&one) == ""
 }
 
 func dangerous(r *ruleInfo) string {
@@ -230,6 +262,9 @@ func dangerous(r *ruleInfo) string {
 			}
 		}
 		if secret && len(p) == 1 && (p[0] == "data" || p[0] == "stringData") {
+			if r.m.literalName != "" {
+				return fmt.Sprintf("path %s ignores all data of Secret %s", renderTokens(p), r.m.literalName)
+			}
 			return fmt.Sprintf("path %s ignores all Secret data", renderTokens(p))
 		}
 	}
@@ -540,6 +575,18 @@ func checkMatchesNothing(a *analysis) []Finding {
 				out = append(out, ruleFinding(auditapi.CheckMatchesNothing, r, msg))
 				continue
 			}
+			if r.global && a.knownKind(r) {
+				// An instance-wide setting (argocd-cm
+				// resource.customizations, an ArgoCD resource, argo-cd
+				// chart values) applies to the objects of every
+				// Application of the instance (argo-cd
+				// util/settings/settings.go GetResourceOverrides, read for
+				// each Application's diff by controller/state.go
+				// CompareAppState): that this repository holds no object
+				// of a kind that exists says nothing. A kind that exists
+				// nowhere (a misspelling) is still reported.
+				continue
+			}
 			if from := a.renderedFrom(r); from != "" {
 				// The objects come from a Helm chart rendered elsewhere:
 				// no manifest here can match, which says nothing.
@@ -558,6 +605,28 @@ func checkMatchesNothing(a *analysis) []Finding {
 		}
 	}
 	return out
+}
+
+// knownKind reports whether r's group and kind accept a kind that exists:
+// a built-in kind (client-go's scheme, the k8s.io/api types), a kind
+// defined by a CRD in the tree, or the kind of a manifest in the tree.
+func (a *analysis) knownKind(r *ruleInfo) bool {
+	for _, gk := range a.ix.groupKinds {
+		if r.m.matchesGK(gk.Group, gk.Kind) {
+			return true
+		}
+	}
+	for _, gk := range builtinKinds() {
+		if r.m.matchesGK(gk.Group, gk.Kind) {
+			return true
+		}
+	}
+	for _, d := range a.ix.docs {
+		if gk, ok := crdKind(d.Object.Object); ok && r.m.matchesGK(gk.Group, gk.Kind) {
+			return true
+		}
+	}
+	return false
 }
 
 // renderedFrom names what renders r's targets outside the repository, as
@@ -619,6 +688,18 @@ func (a *analysis) noTargetMessage(r *ruleInfo) string {
 			allKinds = append(allKinds, gk.Kind)
 		}
 		if k := auditapi.Nearest(s.Kind, append(kinds, allKinds...)); k != "" {
+			return fmt.Sprintf("%s; nearest: kind %q instead of %q", base, k, s.Kind)
+		}
+		// No manifest of the tree is close: a built-in kind of the group
+		// may be (an instance-wide rule is often the only place a kind is
+		// named).
+		var builtin []string
+		for _, gk := range builtinKinds() {
+			if r.m.matchesGroup(gk.Group) {
+				builtin = append(builtin, gk.Kind)
+			}
+		}
+		if k := auditapi.Nearest(s.Kind, builtin); k != "" {
 			return fmt.Sprintf("%s; nearest: kind %q instead of %q", base, k, s.Kind)
 		}
 		return base

@@ -3,12 +3,14 @@ package audit
 import (
 	"fmt"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/flux"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -212,5 +214,135 @@ func TestDriftDetectionOffIsOptIn(t *testing.T) {
 		if chk.OptIn != (chk.ID == auditapi.CheckDriftDetectionOff) {
 			t.Errorf("%s: OptIn %v", chk.ID, chk.OptIn)
 		}
+	}
+}
+
+// TestNamedSecretDataIsANote: ignoring /data of one Secret named exactly
+// (a webhook certificate its chart regenerates at every render) hides that
+// Secret's data only: a DRIFT002 note naming it, and no DRIFT001 for the
+// whole data field; ignoring /data of every Secret stays an error.
+func TestNamedSecretDataIsANote(t *testing.T) {
+	res := auditPrecision(t, "named-secret-data-ignored", nil)
+	got := map[int]string{}
+	for _, f := range res.Findings {
+		switch f.Check {
+		case auditapi.CheckDangerousTarget:
+			got[f.Line] = string(f.Severity) + " " + f.Message
+		case auditapi.CheckTooBroad:
+			t.Errorf("DRIFT001 at line %d: %s", f.Line, f.Message)
+		}
+	}
+	want := map[int]string{
+		12: "note path /data ignores all data of Secret aws-load-balancer-tls",
+		16: "error path /data ignores all Secret data",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("DRIFT002 findings by line (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+}
+
+// TestInstanceWideCustomizationOfUnusedKind: an instance-wide
+// customization (argocd-cm, an ArgoCD resource) applies to the objects of
+// every Application of the instance, so matching no manifest of this
+// repository says nothing when its kind exists: a built-in kind
+// (MutatingWebhookConfiguration, StatefulSet) or a kind whose CRD is in the
+// tree (cert-manager's Certificate) gets no DRIFT006. A misspelt kind
+// (Deploymnet) and an Application's own rule that matches nothing still do.
+func TestInstanceWideCustomizationOfUnusedKind(t *testing.T) {
+	res := auditPrecision(t, "instance-wide-customizations-of-unused-kinds", nil)
+	var got []string
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckMatchesNothing {
+			got = append(got, fmt.Sprintf("%s:%d %s", f.File, f.Line, f.Message))
+		}
+	}
+	want := []string{
+		`application.yaml:12 no manifest in the repository matches apps/Deployment (glob)`,
+		`argocd-cm.yaml:12 no manifest in the repository matches apps/Deploymnet (glob); nearest: kind "Deployment" instead of "Deploymnet"`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("DRIFT006 findings (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+}
+
+// TestPlaceholderTemplatesAreSkipped: a file that fails to parse only at
+// lines holding a lone <UPPER_SNAKE> placeholder (kubefirst's
+// <CERT_MANAGER_ISSUER_ANNOTATION_1>, filled in by its CLI) is a template,
+// skipped and counted like a {{ }} template, not a DRIFT012 error; a file
+// broken elsewhere, or whose bad line holds more than the placeholder, is
+// still reported.
+func TestPlaceholderTemplatesAreSkipped(t *testing.T) {
+	res := auditPrecision(t, "placeholder-templates", nil)
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, fmt.Sprintf("%s %s:%d", f.Check, f.File, f.Line))
+	}
+	// yaml.v3 places the unclosed flow sequence of broken.yaml at the line
+	// before it.
+	want := []string{"DRIFT012 broken.yaml:7", "DRIFT012 placeholder-not-alone.yaml:7"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("findings (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+	if res.Files != 3 || res.Skipped != 1 || res.Manifests != 0 {
+		t.Errorf("files %d, skipped %d, manifests %d; want 3, 1 (the placeholder template), 0", res.Files, res.Skipped, res.Manifests)
+	}
+}
+
+// TestSameApplicationNameInTwoEnvironments: per-environment folders repeat
+// an Application's namespace/name (one per cluster); the rules of both
+// files are kept, each at its own file:line, and two environments' copies
+// of a rule are neither duplicates (DRIFT004) nor shadowed (DRIFT003).
+func TestSameApplicationNameInTwoEnvironments(t *testing.T) {
+	const name = "same-application-name-in-two-environments"
+	res := auditPrecision(t, name, nil)
+	root, err := filepath.Abs(filepath.Join("testdata", "precision", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := collect(Options{Root: root, Extractors: testExtractors(), Engines: testEngines()}, root, []string{"."}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range snap.rules {
+		got = append(got, fmt.Sprintf("%s %s:%d", r.Origin.Object, r.Origin.File, r.Origin.Line))
+	}
+	sort.Strings(got)
+	want := []string{
+		"Application argocd/cert-manager production/cert-manager.yaml:12",
+		"Application argocd/cert-manager production/cert-manager.yaml:16",
+		"Application argocd/cert-manager staging/cert-manager.yaml:12",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("rules (-want +got):\n%s", d)
+	}
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckShadowed || f.Check == auditapi.CheckDuplicate {
+			t.Errorf("%s %s: %s", f.Check, f.Position(), f.Message)
+		}
+	}
+}
+
+// TestArgoCDValuesOverlaysWithoutRuleKeys: argo-cd chart values that set
+// no rule key (per-environment overlays with configs.cm ui.bannercontent)
+// still render an argocd-cm, whose resource.compareoptions default ignores
+// /status: one rule each, as the independent corpus count says. A
+// configs.cm with nothing of its own (create only) adds no instance, and
+// another chart's configs.cm is not Argo CD's.
+func TestArgoCDValuesOverlaysWithoutRuleKeys(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("testdata", "precision", "argo-cd-values-overlays-without-rule-keys"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := collect(Options{Root: root, Extractors: testExtractors(), Engines: testEngines(), Values: argocd.ValuesFileDocuments}, root, []string{"."}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{
+		"chart-values environments/dev/values.yaml argocd.compareOptions":  1,
+		"chart-values environments/prod/values.yaml argocd.compareOptions": 1,
+	}
+	if d := cmp.Diff(want, countRules(snap.rules)); d != "" {
+		t.Errorf("rules (-want +got):\n%s", d)
 	}
 }

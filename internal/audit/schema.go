@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -130,6 +131,33 @@ func (a *analysis) schemaCandidates(kind string) []schemaCand {
 		}
 	}
 	return cands
+}
+
+// builtinKinds lists the group and kind of every built-in type (client-go's
+// scheme: the k8s.io/api types), once.
+var builtinKinds = sync.OnceValue(func() []schema.GroupKind {
+	seen := map[schema.GroupKind]bool{}
+	var out []schema.GroupKind
+	for gvk := range scheme.Scheme.AllKnownTypes() {
+		if gk := gvk.GroupKind(); gvk.Version != "__internal" && !seen[gk] {
+			seen[gk] = true
+			out = append(out, gk)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+})
+
+// crdKind returns the group and kind a CustomResourceDefinition defines.
+func crdKind(obj map[string]any) (schema.GroupKind, bool) {
+	if obj["kind"] != "CustomResourceDefinition" {
+		return schema.GroupKind{}, false
+	}
+	spec, _ := obj["spec"].(map[string]any)
+	names, _ := spec["names"].(map[string]any)
+	group, _ := spec["group"].(string)
+	kind, _ := names["kind"].(string)
+	return schema.GroupKind{Group: group, Kind: kind}, kind != ""
 }
 
 // neverMatches says which JSON pointer of r can never exist on the kind

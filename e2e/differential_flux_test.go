@@ -102,37 +102,9 @@ func TestDifferentialFlux(t *testing.T) {
 					t.Errorf("%s: %s", sc, f)
 				}
 				if len(fails) > 0 && minimize {
-					// Minimize on one finding (the first `wrong`, else the
-					// first): any failure would do for noise that every
-					// case shows, and the minimized case would lose the
-					// defect that made it interesting.
-					target := findingKey(fails[0])
-					for _, f := range fails {
-						if strings.Contains(f, " "+differential.Wrong+": ") {
-							target = findingKey(f)
-							break
-						}
-					}
-					has := func(fs []string) bool {
-						return slices.ContainsFunc(fs, func(f string) bool { return findingKey(f) == target })
-					}
-					min, set, ch := differential.Minimize(sc, func(s differential.Scenario) bool {
-						return has(runDiffCase(t, l, s).failing())
+					minimizeCase(t, "flux", sc, fails, saveIssue, func(s differential.Scenario) []string {
+						return runDiffCase(t, l, s).failing()
 					})
-					final := runDiffCase(t, l, min).failing()
-					if !has(final) {
-						t.Logf("minimized %s no longer shows %q on a rerun (flaky?): not saved", min, target)
-						final = nil
-					}
-					t.Logf("minimized: %s\n  rerun alone: DRIFT_DIFFERENTIAL_SEED=%d DRIFT_DIFFERENTIAL_COUNT=1", min, sc.Seed)
-					if saveIssue > 0 && len(final) > 0 {
-						p, err := differential.Save(diffSavedDir, differential.Case{Engine: "flux", Seed: sc.Seed,
-							Settings: set, Changes: ch, Issue: int(saveIssue), Found: final, Scenario: min.String()})
-						if err != nil {
-							t.Fatal(err)
-						}
-						t.Logf("saved %s", p)
-					}
 				}
 				mu.Lock()
 				results = append(results, res)
@@ -141,6 +113,41 @@ func TestDifferentialFlux(t *testing.T) {
 		}
 	})
 	summarizeDiff(t, "flux", seed, results, time.Since(start))
+}
+
+// minimizeCase minimizes a failing case on one of its findings and, with
+// saveIssue, saves it under testdata/differential marked with that issue.
+// run runs a scenario and returns its failing() lines.
+func minimizeCase(t *testing.T, engine string, sc differential.Scenario, fails []string, saveIssue uint64, run func(differential.Scenario) []string) {
+	t.Helper()
+	// Minimize on one finding (the first `wrong`, else the first): any
+	// failure would do for noise that every case shows, and the minimized
+	// case would lose the defect that made it interesting.
+	target := findingKey(fails[0])
+	for _, f := range fails {
+		if strings.Contains(f, " "+differential.Wrong+": ") {
+			target = findingKey(f)
+			break
+		}
+	}
+	has := func(fs []string) bool {
+		return slices.ContainsFunc(fs, func(f string) bool { return findingKey(f) == target })
+	}
+	min, set, ch := differential.Minimize(sc, func(s differential.Scenario) bool { return has(run(s)) })
+	final := run(min)
+	if !has(final) {
+		t.Logf("minimized %s no longer shows %q on a rerun (flaky?): not saved", min, target)
+		final = nil
+	}
+	t.Logf("minimized: %s\n  rerun alone: DRIFT_DIFFERENTIAL_SEED=%d DRIFT_DIFFERENTIAL_COUNT=1", min, sc.Seed)
+	if saveIssue > 0 && len(final) > 0 {
+		p, err := differential.Save(diffSavedDir, differential.Case{Engine: engine, Seed: sc.Seed,
+			Settings: set, Changes: ch, Issue: int(saveIssue), Found: final, Scenario: min.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("saved %s", p)
+	}
 }
 
 // TestDifferentialFluxRegressions runs the saved cases
@@ -362,6 +369,11 @@ func summarizeDiff(t *testing.T, engine string, seed uint64, results []diffResul
 				}
 				if len(r.sc.Settings) == 0 {
 					tally(bySetting, m+" (none)").Add(f.Class)
+				}
+				if r.sc.Tracking != "" {
+					// Argo CD's tracking method: a setting of the whole
+					// Argo CD, one per case.
+					tally(bySetting, m+" tracking="+r.sc.Tracking).Add(f.Class)
 				}
 				for _, st := range r.sc.Settings {
 					tally(bySetting, m+" "+st.Name).Add(f.Class)

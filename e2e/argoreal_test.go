@@ -626,8 +626,9 @@ type AppStatus struct {
 		Message string `json:"message"`
 	} `json:"conditions"`
 	OperationState *struct {
-		Phase   string `json:"phase"`
-		Message string `json:"message"`
+		Phase      string `json:"phase"`
+		Message    string `json:"message"`
+		FinishedAt string `json:"finishedAt"`
 	} `json:"operationState"`
 	ReconciledAt string `json:"reconciledAt"`
 }

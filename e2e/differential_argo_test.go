@@ -255,9 +255,14 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 
 	if truth.SelfHeal {
 		before, _ := get()
+		lifted := time.Now()
 		a.Kubectl(t, "-n", a.Namespace, "patch", "application", app, "--type=merge", "-p",
 			`{"metadata":{"annotations":{"argocd.argoproj.io/skip-reconcile":null}}}`)
-		truth.SyncFailed = a.waitHealed(t, app, truth.OutOfSync)
+		// Lifting skip-reconcile changes no spec: the controller would
+		// compare (and heal) only at its next periodic refresh. A refresh
+		// now compares, and selfHeal acts on the result.
+		a.App(t, app, "normal")
+		truth.SyncFailed = a.waitHealed(t, app, truth.OutOfSync, lifted)
 		after, ok := get()
 		if !ok {
 			after = map[string]any{}
@@ -331,28 +336,42 @@ func (a *ArgoCD) diffItem(t *testing.T, app, kind, name string) (AppStatus, *Man
 	return st, item
 }
 
-// waitHealed waits for self-heal after skip-reconcile is lifted: an
-// OutOfSync app until Synced with its sync finished (returns "") or the
-// sync failed (returns its message); a Synced one a few seconds (there is
-// nothing to heal, and the time shows whether Argo CD acts anyway).
-func (a *ArgoCD) waitHealed(t *testing.T, app string, outOfSync bool) string {
+// waitHealed waits for self-heal after skip-reconcile was lifted at
+// lifted. An OutOfSync app: until a sync that finished after lifted
+// failed (returns its message), or succeeded and the app is Synced (or
+// stays OutOfSync 10 s on: a sync that cannot make it converge; returns
+// ""). A Synced one: a few seconds (there is nothing to heal, and the time
+// shows whether Argo CD acts anyway).
+func (a *ArgoCD) waitHealed(t *testing.T, app string, outOfSync bool, lifted time.Time) string {
 	t.Helper()
 	if !outOfSync {
 		time.Sleep(3 * time.Second)
 		return ""
 	}
 	start := time.Now()
+	var synced time.Time
 	for {
 		st := a.App(t, app, "")
-		running := st.OperationState != nil && st.OperationState.Phase == "Running"
-		if st.Sync.Status == "Synced" && !running && st.OperationState != nil {
+		op := st.OperationState
+		fresh := false
+		if op != nil && op.FinishedAt != "" {
+			// finishedAt has whole seconds.
+			at, err := time.Parse(time.RFC3339, op.FinishedAt)
+			fresh = err == nil && !at.Before(lifted.Truncate(time.Second))
+		}
+		switch {
+		case fresh && (op.Phase == "Failed" || op.Phase == "Error"):
+			return op.Phase + ": " + firstLine(op.Message)
+		case fresh && op.Phase == "Succeeded" && st.Sync.Status == "Synced":
+			return ""
+		case fresh && op.Phase == "Succeeded" && synced.IsZero():
+			synced = time.Now()
+		case !synced.IsZero() && time.Since(synced) > 10*time.Second:
+			t.Logf("Application %s: still %s 10 s after its self-heal sync succeeded", app, st.Sync.Status)
 			return ""
 		}
-		if st.OperationState != nil && (st.OperationState.Phase == "Failed" || st.OperationState.Phase == "Error") {
-			return st.OperationState.Phase + ": " + firstLine(st.OperationState.Message)
-		}
 		if time.Since(start) > 60*time.Second {
-			return "not Synced 60 s after selfHeal was turned on (status " + st.Sync.Status + ")"
+			return "no self-heal sync finished 60 s after selfHeal was turned on (status " + st.Sync.Status + ")"
 		}
 		time.Sleep(300 * time.Millisecond)
 	}

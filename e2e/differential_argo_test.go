@@ -251,6 +251,9 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 			fs = append(fs, f)
 		}
 		tool[m] = out{fs, r.Code}
+		// The tool's answer beside Argo CD's (below), for reading a
+		// failing case from its log.
+		t.Logf("%s: %s: exit %d, %s", sc, m, r.Code, verdictSummary(rep))
 	}
 
 	if truth.SelfHeal {

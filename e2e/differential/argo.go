@@ -164,7 +164,7 @@ type ArgoTruth struct {
 //     against OutOfSync (1 also for an unknown verdict, as the tool's
 //     help says);
 //   - missed: a field Argo's diff shows or self-heal changed that the tool
-//     did not name, or called unknown;
+//     did not name, called unknown, or named with no Argo CD verdict;
 //   - noise: a field listed, not in Argo's diff, not changed by self-heal,
 //     that no writer touched.
 func ScoreArgo(fields []ArgoField, truth ArgoTruth, touched []string, exitCode int) []Finding {
@@ -182,6 +182,11 @@ func ScoreArgo(fields []ArgoField, truth ArgoTruth, touched []string, exitCode i
 		drift := f.Verdict == "reported" || f.Verdict == "reverted"
 		writesBack := drift || f.Resync
 		switch {
+		case f.Verdict == "none" && (len(shown) > 0 || len(healed) > 0):
+			// Named, but with no Argo CD verdict at all (the tool found no
+			// Application tracking the object): no claim about Argo CD, a
+			// blind spot like a field not named.
+			out = append(out, Finding{f.Path, Missed, "tool: no Argo CD verdict; Argo CD's diff shows " + strings.Join(append(shown, healed...), " ")})
 		case f.Verdict == "unknown":
 			unknown = true
 			if len(shown) > 0 || len(healed) > 0 {

@@ -88,6 +88,8 @@ func TestScoreArgoClasses(t *testing.T) {
 			ArgoTruth{SelfHeal: true, Healed: []string{"/spec/replicas"}}, []string{"/spec/replicas"}, 0, "/spec/replicas agreed"},
 		{"self-heal sync failed", []ArgoField{{Field: Field{Path: "/spec/replicas", Verdict: "reverted"}}},
 			ArgoTruth{Diff: []string{"/spec/replicas"}, OutOfSync: true, SelfHeal: true, SyncFailed: "Invalid"}, []string{"/spec/replicas"}, 1, "/spec/replicas wrong"},
+		{"no verdict", []ArgoField{{Field: Field{Path: "/data/token", Verdict: "none"}}}, ArgoTruth{Diff: []string{"/data/token"}, OutOfSync: true},
+			[]string{"/data/token"}, 1, "/data/token missed"},
 		{"self-heal missed", nil, ArgoTruth{SelfHeal: true, Healed: []string{"/spec/paused"}}, nil, 0, "/spec/paused missed"},
 	} {
 		got := strings.Join(classes(ScoreArgo(tc.fields, tc.truth, tc.touched, tc.exit)), ",")

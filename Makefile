@@ -158,7 +158,7 @@ bench-serve: deps
 
 # Differential conformance (issue 30, docs/verdicts.md): generated scenarios
 # judged by the real controllers; ends with one summary line, exit 1 on any
-# wrong/missed/noise. ENGINE=flux SEED=N COUNT=M (hack/differential.sh).
+# wrong/missed/noise. ENGINE=flux|argocd SEED=N COUNT=M (hack/differential.sh).
 differential: deps
 	@ENGINE=$(ENGINE) SEED=$(SEED) COUNT=$(COUNT) hack/differential.sh
 

@@ -91,6 +91,52 @@ func TestDifferentialArgo(t *testing.T) {
 	summarizeDiff(t, "argocd", seed, results, time.Since(start))
 }
 
+// TestDifferentialArgoRegressions runs the saved Argo CD cases
+// (testdata/differential/argocd-seed-*.yaml) as TestDifferentialFluxRegressions
+// runs Flux's: a case marked with an issue must still show one of the
+// wrong findings it was saved with, an unmarked one must pass.
+func TestDifferentialArgoRegressions(t *testing.T) {
+	cases, err := differential.LoadCases(diffSavedDir, "argocd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Skip("no saved argocd cases")
+	}
+	if os.Getenv("DRIFT_DIFFERENTIAL_REGRESSIONS") == "" {
+		t.Skip("set DRIFT_DIFFERENTIAL_REGRESSIONS=1: the saved cases show open defects (make differential-regressions ENGINE=argocd)")
+	}
+	a := RealArgoCD(t)
+	groups := map[string][]differential.Case{}
+	var order []string
+	for _, c := range cases {
+		sc, err := c.Draw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if groups[sc.Tracking] == nil {
+			order = append(order, sc.Tracking)
+		}
+		groups[sc.Tracking] = append(groups[sc.Tracking], c)
+	}
+	for _, tracking := range order {
+		t.Run("tracking-"+strings.ReplaceAll(tracking, "+", "-"), func(t *testing.T) {
+			a.SetConfigMap(t, "argocd-cm", map[string]string{"application.resourceTrackingMethod": tracking})
+			time.Sleep(2 * time.Second)
+			for _, c := range groups[tracking] {
+				t.Run(fmt.Sprintf("seed-%d", c.Seed), func(t *testing.T) {
+					t.Parallel()
+					sc, err := c.Draw()
+					if err != nil {
+						t.Fatal(err)
+					}
+					judgeSaved(t, c, sc, runArgoDiffCase(t, a, sc).failing())
+				})
+			}
+		})
+	}
+}
+
 // argoDiffApp renders the scenario's Application spec (CreateApp's
 // indentation) and its annotations.
 func argoDiffApp(t *testing.T, a *ArgoCD, sc differential.Scenario, dir, ns string) (spec, annotations string) {

@@ -174,28 +174,33 @@ func TestDifferentialFluxRegressions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fails := runDiffCase(t, l, sc).failing()
-			// A marked case is judged on the wrong findings it was saved
-			// for: noise that every case shows must not keep it "failing"
-			// after its defect is fixed.
-			var still []string
-			for _, f := range c.Found {
-				if k := findingKey(f); strings.HasSuffix(k, " "+differential.Wrong) &&
-					slices.ContainsFunc(fails, func(g string) bool { return findingKey(g) == k }) {
-					still = append(still, f)
-				}
-			}
-			switch {
-			case c.Issue != 0 && len(still) == 0:
-				t.Errorf("%s passes now: issue %d fixed it; drop `issue:` from %s/flux-seed-%d.yaml", sc, c.Issue, diffSavedDir, c.Seed)
-			case c.Issue != 0:
-				t.Logf("%s still fails (issue %d):\n  %s", sc, c.Issue, strings.Join(still, "\n  "))
-			default:
-				for _, f := range fails {
-					t.Errorf("%s: %s", sc, f)
-				}
-			}
+			judgeSaved(t, c, sc, runDiffCase(t, l, sc).failing())
 		})
+	}
+}
+
+// judgeSaved judges a saved case's rerun (fails: its failing() lines).
+func judgeSaved(t *testing.T, c differential.Case, sc differential.Scenario, fails []string) {
+	t.Helper()
+	// A marked case is judged on the wrong findings it was saved for:
+	// noise that every case shows must not keep it "failing" after its
+	// defect is fixed.
+	var still []string
+	for _, f := range c.Found {
+		if k := findingKey(f); strings.HasSuffix(k, " "+differential.Wrong) &&
+			slices.ContainsFunc(fails, func(g string) bool { return findingKey(g) == k }) {
+			still = append(still, f)
+		}
+	}
+	switch {
+	case c.Issue != 0 && len(still) == 0:
+		t.Errorf("%s passes now: issue %d fixed it; drop `issue:` from %s/%s-seed-%d.yaml", sc, c.Issue, diffSavedDir, c.Engine, c.Seed)
+	case c.Issue != 0:
+		t.Logf("%s still fails (issue %d):\n  %s", sc, c.Issue, strings.Join(still, "\n  "))
+	default:
+		for _, f := range fails {
+			t.Errorf("%s: %s", sc, f)
+		}
 	}
 }
 

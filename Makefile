@@ -158,7 +158,7 @@ bench-serve: deps
 
 # Differential conformance (issue 30, docs/verdicts.md): generated scenarios
 # judged by the real controllers; ends with one summary line, exit 1 on any
-# wrong/missed/noise. ENGINE=flux SEED=N COUNT=M (hack/differential.sh).
+# wrong/missed/noise. ENGINE=flux|argocd SEED=N COUNT=M (hack/differential.sh).
 differential: deps
 	@ENGINE=$(ENGINE) SEED=$(SEED) COUNT=$(COUNT) hack/differential.sh
 
@@ -168,8 +168,14 @@ differential: deps
 differential-save: deps
 	@ENGINE=$(ENGINE) SEED=$(SEED) COUNT=1 MINIMIZE=1 SAVE_ISSUE=$(or $(ISSUE),30) hack/differential.sh || [ $$? -eq 1 ]
 
-# The saved cases (TestDifferentialFluxRegressions): a case marked with an
-# open issue must still fail, an unmarked one must pass.
+# The saved cases (TestDifferentialFluxRegressions; ENGINE=argocd:
+# TestDifferentialArgoRegressions): a case marked with an open issue must
+# still fail, an unmarked one must pass.
 differential-regressions: deps
+ifeq ($(ENGINE),argocd)
+	DRIFT_E2E_ARGOCD_PORTS=16543/12481 DRIFT_DIFFERENTIAL_REGRESSIONS=1 flock -o /tmp/drift-differential-argo.lock \
+	  $(GO) test -count=1 -tags e2e -run '^TestDifferentialArgoRegressions$$' ./e2e/
+else
 	DRIFT_E2E_FLUX_LAB_PORTS=16493/12431 DRIFT_DIFFERENTIAL_REGRESSIONS=1 flock -o /tmp/drift-differential.lock \
 	  $(GO) test -count=1 -tags e2e -run '^TestDifferentialFluxRegressions$$' ./e2e/
+endif

@@ -33,12 +33,30 @@ import (
 // cmd does not compile, see hack/build-tools.sh).
 const ArgoCDVersion = "v3.2.11"
 
-// The dedicated API server's directory and ports (hack/cluster.sh honours
+// The dedicated API server's default ports (hack/cluster.sh honours
 // them); distinct from the shared cluster's 16443/12379.
+// DRIFT_E2E_ARGOCD_PORTS=APISERVER/ETCD moves it (own run dir too), so
+// that a second test binary (make differential ENGINE=argocd: 16543/12481)
+// runs its own Argo CD beside the suites; Argo CD's own ports are free
+// ones picked at start.
 const (
-	argoClusterPort     = "16463"
-	argoClusterEtcdPort = "12401"
+	argoClusterPortDefault     = "16463"
+	argoClusterEtcdPortDefault = "12401"
 )
+
+// argoClusterPorts returns the dedicated API server's port, its etcd's and
+// its run dir name under the tool cache.
+func argoClusterPorts() (apiserver, etcd, dir string, err error) {
+	v := os.Getenv("DRIFT_E2E_ARGOCD_PORTS")
+	if v == "" {
+		return argoClusterPortDefault, argoClusterEtcdPortDefault, "cluster-argocd", nil
+	}
+	a, e, ok := strings.Cut(v, "/")
+	if !ok || strings.Trim(a, "0123456789") != "" || strings.Trim(e, "0123456789") != "" || a == "" || e == "" {
+		return "", "", "", fmt.Errorf("DRIFT_E2E_ARGOCD_PORTS=%q: want APISERVER/ETCD ports, e.g. 16543/12481", v)
+	}
+	return a, e, "cluster-argocd-" + a, nil
+}
 
 // ArgoCD is a running Argo CD and its cluster.
 type ArgoCD struct {
@@ -84,8 +102,9 @@ func RealArgoCD(t *testing.T) *ArgoCD {
 		start := time.Now()
 		argoInst, argoErr = startArgoCD()
 		if argoErr == nil {
+			port, _, _, _ := argoClusterPorts()
 			fmt.Fprintf(os.Stderr, "e2e: Argo CD %s ready in %s (API 127.0.0.1:%s, argocd API %s)\n",
-				ArgoCDVersion, time.Since(start).Round(100*time.Millisecond), argoClusterPort, argoInst.Server)
+				ArgoCDVersion, time.Since(start).Round(100*time.Millisecond), port, argoInst.Server)
 		}
 	})
 	if argoErr != nil {
@@ -164,10 +183,14 @@ func startArgoCD() (*ArgoCD, error) {
 	}()
 
 	// The dedicated API server.
+	port, etcdPort, dir, err := argoClusterPorts()
+	if err != nil {
+		return nil, err
+	}
 	a.clusterVars = []string{
-		"DRIFT_CLUSTER_DIR=" + filepath.Join(toolCacheDir(), "cluster-argocd"),
-		"DRIFT_APISERVER_PORT=" + argoClusterPort,
-		"DRIFT_ETCD_PORT=" + argoClusterEtcdPort,
+		"DRIFT_CLUSTER_DIR=" + filepath.Join(toolCacheDir(), dir),
+		"DRIFT_APISERVER_PORT=" + port,
+		"DRIFT_ETCD_PORT=" + etcdPort,
 	}
 	cs := exec.Command(filepath.Join(root, "hack", "cluster.sh"), "start")
 	cs.Env = append(os.Environ(), a.clusterVars...)
@@ -603,8 +626,9 @@ type AppStatus struct {
 		Message string `json:"message"`
 	} `json:"conditions"`
 	OperationState *struct {
-		Phase   string `json:"phase"`
-		Message string `json:"message"`
+		Phase      string `json:"phase"`
+		Message    string `json:"message"`
+		FinishedAt string `json:"finishedAt"`
 	} `json:"operationState"`
 	ReconciledAt string `json:"reconciledAt"`
 }

@@ -120,37 +120,9 @@ func TestDifferentialFlux(t *testing.T) {
 					t.Errorf("%s: %s", sc, f)
 				}
 				if len(fails) > 0 && minimize {
-					// Minimize on one finding (the first `wrong`, else the
-					// first): any failure would do for noise that every
-					// case shows, and the minimized case would lose the
-					// defect that made it interesting.
-					target := findingKey(fails[0])
-					for _, f := range fails {
-						if strings.Contains(f, " "+differential.Wrong+": ") {
-							target = findingKey(f)
-							break
-						}
-					}
-					has := func(fs []string) bool {
-						return slices.ContainsFunc(fs, func(f string) bool { return findingKey(f) == target })
-					}
-					min, set, ch := differential.Minimize(sc, func(s differential.Scenario) bool {
-						return has(runDiffCase(t, l, s).failing())
+					minimizeCase(t, "flux", sc, fails, saveIssue, func(s differential.Scenario) []string {
+						return runDiffCase(t, l, s).failing()
 					})
-					final := runDiffCase(t, l, min).failing()
-					if !has(final) {
-						t.Logf("minimized %s no longer shows %q on a rerun (flaky?): not saved", min, target)
-						final = nil
-					}
-					t.Logf("minimized: %s\n  rerun alone: DRIFT_DIFFERENTIAL_SEED=%d DRIFT_DIFFERENTIAL_COUNT=1", min, sc.Seed)
-					if saveIssue > 0 && len(final) > 0 {
-						p, err := differential.Save(diffSavedDir, differential.Case{Engine: "flux", Seed: sc.Seed,
-							Settings: set, Changes: ch, Issue: int(saveIssue), Found: final, Scenario: min.String()})
-						if err != nil {
-							t.Fatal(err)
-						}
-						t.Logf("saved %s", p)
-					}
 				}
 				mu.Lock()
 				results = append(results, res)
@@ -159,6 +131,41 @@ func TestDifferentialFlux(t *testing.T) {
 		}
 	})
 	summarizeDiff(t, "flux", seed, results, time.Since(start))
+}
+
+// minimizeCase minimizes a failing case on one of its findings and, with
+// saveIssue, saves it under testdata/differential marked with that issue.
+// run runs a scenario and returns its failing() lines.
+func minimizeCase(t *testing.T, engine string, sc differential.Scenario, fails []string, saveIssue uint64, run func(differential.Scenario) []string) {
+	t.Helper()
+	// Minimize on one finding (the first `wrong`, else the first): any
+	// failure would do for noise that every case shows, and the minimized
+	// case would lose the defect that made it interesting.
+	target := findingKey(fails[0])
+	for _, f := range fails {
+		if strings.Contains(f, " "+differential.Wrong+": ") {
+			target = findingKey(f)
+			break
+		}
+	}
+	has := func(fs []string) bool {
+		return slices.ContainsFunc(fs, func(f string) bool { return findingKey(f) == target })
+	}
+	min, set, ch := differential.Minimize(sc, func(s differential.Scenario) bool { return has(run(s)) })
+	final := run(min)
+	if !has(final) {
+		t.Logf("minimized %s no longer shows %q on a rerun (flaky?): not saved", min, target)
+		final = nil
+	}
+	t.Logf("minimized: %s\n  rerun alone: DRIFT_DIFFERENTIAL_SEED=%d DRIFT_DIFFERENTIAL_COUNT=1", min, sc.Seed)
+	if saveIssue > 0 && len(final) > 0 {
+		p, err := differential.Save(diffSavedDir, differential.Case{Engine: engine, Seed: sc.Seed,
+			Settings: set, Changes: ch, Issue: int(saveIssue), Found: final, Scenario: min.String()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("saved %s", p)
+	}
 }
 
 // TestDifferentialFluxRegressions runs the saved cases
@@ -189,28 +196,33 @@ func TestDifferentialFluxRegressions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			fails := runDiffCase(t, l, sc).failing()
-			// A marked case is judged on the wrong findings it was saved
-			// for: noise that every case shows must not keep it "failing"
-			// after its defect is fixed.
-			var still []string
-			for _, f := range c.Found {
-				if k := findingKey(f); strings.HasSuffix(k, " "+differential.Wrong) &&
-					slices.ContainsFunc(fails, func(g string) bool { return findingKey(g) == k }) {
-					still = append(still, f)
-				}
-			}
-			switch {
-			case c.Issue != 0 && len(still) == 0:
-				t.Errorf("%s passes now: issue %d fixed it; drop `issue:` from %s/flux-seed-%d.yaml", sc, c.Issue, diffSavedDir, c.Seed)
-			case c.Issue != 0:
-				t.Logf("%s still fails (issue %d):\n  %s", sc, c.Issue, strings.Join(still, "\n  "))
-			default:
-				for _, f := range fails {
-					t.Errorf("%s: %s", sc, f)
-				}
-			}
+			judgeSaved(t, c, sc, runDiffCase(t, l, sc).failing())
 		})
+	}
+}
+
+// judgeSaved judges a saved case's rerun (fails: its failing() lines).
+func judgeSaved(t *testing.T, c differential.Case, sc differential.Scenario, fails []string) {
+	t.Helper()
+	// A marked case is judged on the wrong findings it was saved for:
+	// noise that every case shows must not keep it "failing" after its
+	// defect is fixed.
+	var still []string
+	for _, f := range c.Found {
+		if k := findingKey(f); strings.HasSuffix(k, " "+differential.Wrong) &&
+			slices.ContainsFunc(fails, func(g string) bool { return findingKey(g) == k }) {
+			still = append(still, f)
+		}
+	}
+	switch {
+	case c.Issue != 0 && len(still) == 0:
+		t.Errorf("%s passes now: issue %d fixed it; drop `issue:` from %s/%s-seed-%d.yaml", sc, c.Issue, diffSavedDir, c.Engine, c.Seed)
+	case c.Issue != 0:
+		t.Logf("%s still fails (issue %d):\n  %s", sc, c.Issue, strings.Join(still, "\n  "))
+	default:
+		for _, f := range fails {
+			t.Errorf("%s: %s", sc, f)
+		}
 	}
 }
 
@@ -391,6 +403,11 @@ func summarizeDiff(t *testing.T, engine string, seed uint64, results []diffResul
 				}
 				if len(r.sc.Settings) == 0 {
 					tally(bySetting, m+" (none)").Add(f.Class)
+				}
+				if r.sc.Tracking != "" {
+					// Argo CD's tracking method: a setting of the whole
+					// Argo CD, one per case.
+					tally(bySetting, m+" tracking="+r.sc.Tracking).Add(f.Class)
 				}
 				for _, st := range r.sc.Settings {
 					tally(bySetting, m+" "+st.Name).Add(f.Class)

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Differential conformance (issue 30): `make differential ENGINE=flux SEED=N
 # COUNT=M` draws M scenarios from seeds N..N+M-1, runs them on the real
-# controllers (e2e/differential_flux_test.go) and ends with one line:
+# controllers (e2e/differential_flux_test.go; ENGINE=argocd:
+# e2e/differential_argo_test.go on a real Argo CD) and ends with one line:
 #   differential ENGINE seed N: cases M, wrong W, missed X, noise Y
 # exit 1 when W, X or Y is not 0, 2 when the harness itself failed.
 #
-# The Flux lab of this run has its own API server ports (16493/12431), so
-# it runs beside the e2e suites (Flux lab 16453/12391, Argo CD 16463/12401,
-# fleet 16473/12411 and 16483/12421, bench-serve 16503/12441).
+# The Flux lab of this run has its own API server ports (16493/12431), and
+# so has the Argo CD of ENGINE=argocd (16543/12481; redis, repo-server and
+# argocd-server take free ports), so each runs beside the e2e suites (Flux
+# lab 16453/12391, Argo CD 16463/12401, fleet 16473/12411 and 16483/12421,
+# bench-serve 16503/12441, bench-reconcile-load 16513/12451, serve settings
+# 16523/12461, bench-reconcile-load-argocd 16533/12471) and beside each
+# other (each holds its own lock).
 #
 # MINIMIZE=1 minimizes every failing case; SAVE_ISSUE=31 (with MINIMIZE)
 # saves each minimized failing case under e2e/testdata/differential/ marked
@@ -25,21 +30,26 @@ for v in "$seed" "$count" "${PARALLEL:-6}"; do
   case $v in ''|*[!0-9]*) echo "differential: SEED, COUNT and PARALLEL must be non-negative integers (got '$v')" >&2; exit 2;; esac
 done
 case $engine in
-  flux) run=TestDifferentialFlux ;;
-  *) echo "differential: ENGINE=$engine: only flux has a backend so far (argocd: issue 30, to do)" >&2; exit 2 ;;
+  flux) run=TestDifferentialFlux file=differential_flux_test.go lock=/tmp/drift-differential.lock
+    ports=(DRIFT_E2E_FLUX_LAB_PORTS=16493/12431)
+    timeout_min=$(( 20 + count / 4 )) ;;
+  # An Argo CD case takes longer (first sync, hard refreshes, self-heal).
+  argocd) run=TestDifferentialArgo file=differential_argo_test.go lock=/tmp/drift-differential-argo.lock
+    ports=(DRIFT_E2E_ARGOCD_PORTS=16543/12481)
+    timeout_min=$(( 20 + count / 2 )) ;;
+  *) echo "differential: ENGINE=$engine: want flux or argocd" >&2; exit 2 ;;
 esac
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 log=/tmp/differential-$engine-seed-$seed-count-$count.log
-timeout_min=$(( 20 + count / 4 ))
 
 set +e
-DRIFT_E2E_FLUX_LAB_PORTS=16493/12431 \
+env "${ports[@]}" \
 DRIFT_DIFFERENTIAL_SEED=$seed DRIFT_DIFFERENTIAL_COUNT=$count DRIFT_DIFFERENTIAL_SHOW=${SHOW:-} \
 DRIFT_DIFFERENTIAL_MINIMIZE=${MINIMIZE:-} DRIFT_DIFFERENTIAL_SAVE_ISSUE=${SAVE_ISSUE:-} \
 DRIFT_DIFFERENTIAL_SUMMARY=$work/summary DRIFT_DIFFERENTIAL_REPORT=${REPORT:-$work/report} \
-  flock -o /tmp/drift-differential.lock \
+  flock -o "$lock" \
   ${GO:-go} test -tags e2e -count=1 -timeout "${timeout_min}m" -parallel "${PARALLEL:-6}" -run "^$run\$" -v ./e2e/ >"$log" 2>&1
 set -e
 
@@ -49,7 +59,7 @@ if [ ! -s "$work/summary" ]; then
   exit 2
 fi
 # The failures, each with its seed, then the one summary line.
-grep -E 'differential_flux_test.go:[0-9]+: seed [0-9]+:' "$log" | sed 's/^ *//' >&2 || true
+grep -E "$file"':[0-9]+: seed [0-9]+:' "$log" | sed 's/^ *//' >&2 || true
 grep -E 'minimized:|saved ' "$log" | sed 's/^ *//' >&2 || true
 echo "log: $log" >&2
 line=$(cat "$work/summary")

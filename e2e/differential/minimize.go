@@ -66,9 +66,12 @@ type Case struct {
 	Scenario string `json:"scenario"`
 }
 
-// Draw redraws the case's scenario.
+// Draw redraws the case's scenario (DrawArgo for engine argocd).
 func (c Case) Draw() (Scenario, error) {
 	s := Draw(c.Seed)
+	if c.Engine == "argocd" {
+		s = DrawArgo(c.Seed)
+	}
 	for _, i := range c.Settings {
 		if i < 0 || i >= len(s.Settings) {
 			return Scenario{}, fmt.Errorf("case seed %d: setting %d out of range (the generator changed?)", c.Seed, i)

@@ -25,10 +25,16 @@ type Scenario struct {
 	WithDefaults bool
 	Settings     []Setting
 	Changes      []Change
+	// Tracking is Argo CD's resource tracking method (argocd-cm
+	// application.resourceTrackingMethod; "" for Flux). It is one setting
+	// of the whole Argo CD, not of an Application: the cases of a run are
+	// grouped by it, and minimization keeps it.
+	Tracking string
 }
 
-// Setting is one Flux setting: on the Kustomization (Spec) or an
-// annotation on the object in Git (Annotation).
+// Setting is one engine setting. Flux: on the Kustomization (Spec) or an
+// annotation or label on the object in Git. Argo CD (DrawArgo): on the
+// Application (IgnoreDifference, SyncOption, CompareOption, SelfHeal).
 type Setting struct {
 	Name string
 	// Spec is YAML for the Kustomization's spec (merged with the others).
@@ -38,6 +44,16 @@ type Setting struct {
 	// Label is a label set on the object in Git, whose value a
 	// postBuild substitution fills.
 	Label [2]string
+	// IgnoreDifference is one entry of the Application's
+	// spec.ignoreDifferences.
+	IgnoreDifference map[string]any
+	// SyncOption is one item of spec.syncPolicy.syncOptions.
+	SyncOption string
+	// CompareOption is one item of the argocd.argoproj.io/compare-options
+	// annotation.
+	CompareOption string
+	// SelfHeal turns on automated sync with selfHeal (after the tool ran).
+	SelfHeal bool
 }
 
 // Writers of live changes (each a real client call) and of Git changes.
@@ -232,6 +248,9 @@ func (s Scenario) String() string {
 	if s.WithDefaults {
 		d = " git-has-defaults"
 	}
+	if s.Tracking != "" {
+		d += " tracking=" + s.Tracking
+	}
 	return fmt.Sprintf("seed %d: %s%s settings[%s] changes[%s]", s.Seed, s.Object.ID, d, strings.Join(set, ","), strings.Join(ch, ","))
 }
 
@@ -244,6 +263,9 @@ func Pointer(path []string) string {
 	}
 	return b.String()
 }
+
+// Kind is the object's kind.
+func (o Object) Kind() string { return kindOf(o) }
 
 func kindOf(o Object) string {
 	for _, line := range strings.Split(o.Manifest, "\n") {

@@ -1,0 +1,427 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/e2e/differential"
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// Differential conformance on a real Argo CD (issue 30, DESIGN.md
+// "Differential conformance"): the scenarios of e2e/differential with
+// Argo CD settings (DrawArgo) are synced by an Application of their own,
+// drifted by real writers, a second Git commit published, Argo CD
+// hard-refreshed, explained by the tool in three modes, and, where the
+// scenario turns selfHeal on, healed. Every field verdict is scored
+// (differential.ScoreArgo) against Argo CD's Synced/OutOfSync status, its
+// managed-resources diff and the object after self-heal.
+//
+// Run by `make differential ENGINE=argocd SEED=N COUNT=M`, which sets
+// DRIFT_DIFFERENTIAL_SEED/COUNT and the ports of its own Argo CD's API
+// server (DRIFT_E2E_ARGOCD_PORTS); without them the test skips, so the
+// ordinary e2e suite does not run it. The summary counts as the Flux
+// backend's does: wrong and noise in every mode, missed in -f and
+// --server-dry-run.
+
+func TestDifferentialArgo(t *testing.T) {
+	if os.Getenv("DRIFT_DIFFERENTIAL_SEED") == "" {
+		t.Skip("set DRIFT_DIFFERENTIAL_SEED (make differential ENGINE=argocd SEED=N COUNT=M)")
+	}
+	seed := envUint(t, "DRIFT_DIFFERENTIAL_SEED", 0)
+	count := envUint(t, "DRIFT_DIFFERENTIAL_COUNT", 20)
+	minimize := os.Getenv("DRIFT_DIFFERENTIAL_MINIMIZE") != ""
+	saveIssue := envUint(t, "DRIFT_DIFFERENTIAL_SAVE_ISSUE", 0)
+	a := RealArgoCD(t)
+	// The tracking method is one argocd-cm key for the whole Argo CD (and
+	// the tool reads it there too): the cases run in one group per method,
+	// a group's cases in parallel.
+	groups := map[string][]differential.Scenario{}
+	var order []string
+	for i := uint64(0); i < count; i++ {
+		sc := differential.DrawArgo(seed + i)
+		if groups[sc.Tracking] == nil {
+			order = append(order, sc.Tracking)
+		}
+		groups[sc.Tracking] = append(groups[sc.Tracking], sc)
+	}
+	var (
+		mu      sync.Mutex
+		results []diffResult
+	)
+	start := time.Now()
+	for _, tracking := range order {
+		t.Run("tracking-"+strings.ReplaceAll(tracking, "+", "-"), func(t *testing.T) {
+			a.SetConfigMap(t, "argocd-cm", map[string]string{"application.resourceTrackingMethod": tracking})
+			// The controller reads argocd-cm through an informer; every case
+			// hard-refreshes before it judges.
+			time.Sleep(2 * time.Second)
+			for _, sc := range groups[tracking] {
+				t.Run(fmt.Sprintf("seed-%d", sc.Seed), func(t *testing.T) {
+					t.Parallel()
+					res := runArgoDiffCase(t, a, sc)
+					fails := res.failing()
+					for _, f := range fails {
+						t.Errorf("%s: %s", sc, f)
+					}
+					if len(fails) > 0 && minimize {
+						minimizeCase(t, "argocd", sc, fails, saveIssue, func(s differential.Scenario) []string {
+							return runArgoDiffCase(t, a, s).failing()
+						})
+					}
+					mu.Lock()
+					results = append(results, res)
+					mu.Unlock()
+				})
+			}
+		})
+	}
+	summarizeDiff(t, "argocd", seed, results, time.Since(start))
+}
+
+// TestDifferentialArgoRegressions runs the saved Argo CD cases
+// (testdata/differential/argocd-seed-*.yaml) as TestDifferentialFluxRegressions
+// runs Flux's: a case marked with an issue must still show one of the
+// wrong findings it was saved with, an unmarked one must pass.
+func TestDifferentialArgoRegressions(t *testing.T) {
+	cases, err := differential.LoadCases(diffSavedDir, "argocd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Skip("no saved argocd cases")
+	}
+	if os.Getenv("DRIFT_DIFFERENTIAL_REGRESSIONS") == "" {
+		t.Skip("set DRIFT_DIFFERENTIAL_REGRESSIONS=1: the saved cases show open defects (make differential-regressions ENGINE=argocd)")
+	}
+	a := RealArgoCD(t)
+	groups := map[string][]differential.Case{}
+	var order []string
+	for _, c := range cases {
+		sc, err := c.Draw()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if groups[sc.Tracking] == nil {
+			order = append(order, sc.Tracking)
+		}
+		groups[sc.Tracking] = append(groups[sc.Tracking], c)
+	}
+	for _, tracking := range order {
+		t.Run("tracking-"+strings.ReplaceAll(tracking, "+", "-"), func(t *testing.T) {
+			a.SetConfigMap(t, "argocd-cm", map[string]string{"application.resourceTrackingMethod": tracking})
+			time.Sleep(2 * time.Second)
+			for _, c := range groups[tracking] {
+				t.Run(fmt.Sprintf("seed-%d", c.Seed), func(t *testing.T) {
+					t.Parallel()
+					sc, err := c.Draw()
+					if err != nil {
+						t.Fatal(err)
+					}
+					judgeSaved(t, c, sc, runArgoDiffCase(t, a, sc).failing())
+				})
+			}
+		})
+	}
+}
+
+// argoDiffApp renders the scenario's Application spec (CreateApp's
+// indentation) and its annotations.
+func argoDiffApp(t *testing.T, a *ArgoCD, sc differential.Scenario, dir, ns string) (spec, annotations string) {
+	t.Helper()
+	set := sc.ArgoApp()
+	m := map[string]any{
+		"project":     "default",
+		"source":      map[string]any{"repoURL": a.RepoURL, "path": dir, "targetRevision": "HEAD"},
+		"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": ns},
+	}
+	if len(set.SyncOptions) > 0 {
+		m["syncPolicy"] = map[string]any{"syncOptions": set.SyncOptions}
+	}
+	if len(set.IgnoreDifferences) > 0 {
+		m["ignoreDifferences"] = set.IgnoreDifferences
+	}
+	b, err := yaml.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(set.CompareOptions) > 0 {
+		annotations = "    argocd.argoproj.io/compare-options: " + strings.Join(set.CompareOptions, ",") + "\n"
+	}
+	return indent(string(b), "  "), annotations
+}
+
+// runArgoDiffCase runs one scenario in a fresh namespace with its own
+// Application.
+func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResult {
+	t.Helper()
+	res := diffResult{sc: sc, findings: map[string][]differential.Finding{}}
+	ns := E.argoNamespace(t, a, fmt.Sprintf("dx-%d", sc.Seed))
+	app := ns
+	t.Cleanup(func() {
+		if os.Getenv("DRIFT_E2E_KEEP") == "" {
+			_ = a.kubectlRaw("", "-n", a.Namespace, "delete", "application", app, "--wait=false")
+			_ = a.kubectlRaw("", "delete", "namespace", ns, "--wait=false")
+		}
+	})
+	first, second, err := sc.GitManifests(ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := sc.Object
+	dir := "apps/" + ns
+	a.Commit(t, "add "+ns, map[string]string{dir + "/app.yaml": first})
+	spec, ann := argoDiffApp(t, a, sc, dir, ns)
+	a.CreateApp(t, app, ann, spec)
+	if msg := a.firstSync(t, app); msg != "" {
+		// A manifest Argo CD cannot sync leaves nothing to judge.
+		res.skipped = "first sync: " + msg
+		t.Logf("%s: %s", sc, res.skipped)
+		return res
+	}
+	name := o.Name(ns)
+	getArgs := []string{"get", o.ExplainRef(ns), "-n", ns, "-o", "json"}
+	get := func() (map[string]any, bool) {
+		r := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, filepath.Join(E.KubeBinDir, "kubectl"), getArgs...)
+		if r.Code != 0 {
+			return nil, false
+		}
+		var m map[string]any
+		DecodeJSON(t, r.Stdout, &m)
+		return m, true
+	}
+	if _, ok := get(); !ok {
+		res.skipped = "object not created by the first sync"
+		t.Logf("%s: %s", sc, res.skipped)
+		return res
+	}
+
+	var touched []string
+	for _, c := range sc.Changes {
+		cmd, live, err := c.Command(o, ns, first)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !live {
+			touched = append(touched, c.Touched(o)...)
+			continue
+		}
+		r := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig, Stdin: []byte(cmd.Stdin), Env: cmd.Env},
+			filepath.Join(E.KubeBinDir, "kubectl"), cmd.Args...)
+		if r.Code != 0 {
+			// The API server refused the write: it changed nothing.
+			t.Logf("%s: writer %s refused: %s", sc, c.Writer, strings.TrimSpace(r.Stderr))
+			continue
+		}
+		touched = append(touched, c.Touched(o)...)
+	}
+	gitDoc := first
+	if second != "" {
+		gitDoc = second
+		a.Commit(t, "change "+ns, map[string]string{dir + "/app.yaml": second})
+	}
+
+	// Argo CD's answer: sync status and its diff after a hard refresh.
+	st, item := a.diffItem(t, app, o.Kind(), name)
+	if item == nil {
+		res.skipped = "Argo CD lists no managed resource " + o.Kind() + "/" + name
+		for _, c := range st.Conditions {
+			res.skipped += "; " + c.Type + ": " + firstLine(c.Message)
+		}
+		t.Logf("%s: %s", sc, res.skipped)
+		return res
+	}
+	truth := differential.ArgoTruth{OutOfSync: st.Sync.Status == "OutOfSync", SelfHeal: sc.ArgoApp().SelfHeal}
+	if item.PredictedLive != nil {
+		truth.Diff = filterArgoPaths(diffPaths(item.PredictedLive, item.NormalizedLive, ""))
+	}
+	if truth.OutOfSync != item.Modified {
+		t.Logf("%s: Application %s while the resource's modified=%v", sc, st.Sync.Status, item.Modified)
+	}
+	for _, c := range st.Conditions {
+		t.Logf("%s: Application condition %s: %s", sc, c.Type, firstLine(c.Message))
+	}
+
+	if truth.SelfHeal {
+		// The tool judges the Application as it will be (selfHeal on);
+		// skip-reconcile keeps the controller from healing before the
+		// tool has run.
+		a.Kubectl(t, "-n", a.Namespace, "patch", "application", app, "--type=merge", "-p",
+			`{"metadata":{"annotations":{"argocd.argoproj.io/skip-reconcile":"true"}},"spec":{"syncPolicy":{"automated":{"selfHeal":true}}}}`)
+	}
+
+	gitFile := filepath.Join(t.TempDir(), "app.yaml")
+	if err := os.WriteFile(gitFile, []byte(gitDoc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type out struct {
+		fields []differential.ArgoField
+		code   int
+	}
+	tool := map[string]out{}
+	for _, m := range fxModes {
+		args := []string{"explain", o.ExplainRef(ns), "-n", ns, "--engine", "argocd", "--argocd-namespace", a.Namespace, "-o", "json"}
+		switch m {
+		case modeFile:
+			args = append(args, "-f", gitFile)
+		case modeDryRun:
+			args = append(args, "-f", gitFile, "--server-dry-run")
+		}
+		r := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, KubectlDrift, args...)
+		if r.Code > 1 {
+			res.findings[m] = append(res.findings[m], differential.Finding{Path: "exit", Class: differential.Wrong,
+				Detail: fmt.Sprintf("explain exited %d: %s", r.Code, firstLine(r.Stderr))})
+			continue
+		}
+		var rep model.Report
+		DecodeJSON(t, r.Stdout, &rep)
+		var fs []differential.ArgoField
+		for _, d := range rep.Drifts {
+			f := differential.ArgoField{Field: differential.Field{Path: d.Path, Verdict: "none"}}
+			if v := argoVerdictOf(d); v != nil {
+				f.Verdict = string(v.Kind)
+				f.Resync = v.Kind == model.Ignored && strings.Contains(v.Reason, argocd.SyncReappliesPhrase)
+			}
+			fs = append(fs, f)
+		}
+		tool[m] = out{fs, r.Code}
+		// The tool's answer beside Argo CD's (below), for reading a
+		// failing case from its log.
+		t.Logf("%s: %s: exit %d, %s", sc, m, r.Code, verdictSummary(rep))
+	}
+
+	if truth.SelfHeal {
+		before, _ := get()
+		lifted := time.Now()
+		a.Kubectl(t, "-n", a.Namespace, "patch", "application", app, "--type=merge", "-p",
+			`{"metadata":{"annotations":{"argocd.argoproj.io/skip-reconcile":null}}}`)
+		// Lifting skip-reconcile changes no spec: the controller would
+		// compare (and heal) only at its next periodic refresh. A refresh
+		// now compares, and selfHeal acts on the result.
+		a.App(t, app, "normal")
+		truth.SyncFailed = a.waitHealed(t, app, truth.OutOfSync, lifted)
+		after, ok := get()
+		if !ok {
+			after = map[string]any{}
+		}
+		for _, p := range changedLeaves(before, after) {
+			switch p {
+			case "/metadata/annotations/deprecated.daemonset.template.generation",
+				// A client-side sync rewrites its own bookkeeping.
+				"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration":
+				continue
+			}
+			truth.Healed = append(truth.Healed, p)
+		}
+	}
+	t.Logf("%s: Argo CD: %s, diff %v; self-heal: %v, changed %v, failed %q", sc, st.Sync.Status, truth.Diff, truth.SelfHeal, truth.Healed, truth.SyncFailed)
+	for m, x := range tool {
+		res.findings[m] = append(res.findings[m], differential.ScoreArgo(x.fields, truth, touched, x.code)...)
+	}
+	return res
+}
+
+// firstSync waits for the operation CreateApp started and returns ""
+// when it succeeded, else its message (a failed first sync is a case not
+// judged, not a harness failure).
+func (a *ArgoCD) firstSync(t *testing.T, app string) string {
+	t.Helper()
+	start := time.Now()
+	for {
+		st := a.App(t, app, "")
+		if st.OperationState != nil {
+			switch st.OperationState.Phase {
+			case "Succeeded":
+				return ""
+			case "Failed", "Error":
+				return st.OperationState.Phase + ": " + firstLine(st.OperationState.Message)
+			}
+		}
+		if time.Since(start) > 90*time.Second {
+			b, _ := json.Marshal(st)
+			t.Fatalf("Application %s: first sync not finished after %s; status %s\ncontroller log:\n%s", app, time.Since(start).Round(time.Second), b, a.LogTail("controller", 15))
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// diffItem hard-refreshes app and returns its status and the managed
+// resource kind/name (nil when Argo CD lists none, e.g. a ComparisonError).
+// As refreshedItem: reads until two refreshes agree, since a hard refresh
+// that finds one already running can return before it sees the drift.
+func (a *ArgoCD) diffItem(t *testing.T, app, kind, name string) (AppStatus, *ManagedResource) {
+	t.Helper()
+	var st AppStatus
+	var item *ManagedResource
+	for i := 0; i < 4; i++ {
+		prev := item
+		st = a.RefreshHard(t, app)
+		item = nil
+		for _, mr := range a.ManagedResources(t, app) {
+			if strings.EqualFold(mr.Kind, kind) && mr.Name == name {
+				item = &mr
+			}
+		}
+		if item == nil {
+			return st, nil
+		}
+		if prev != nil && prev.Modified == item.Modified && reflect.DeepEqual(prev.PredictedLive, item.PredictedLive) {
+			break
+		}
+		time.Sleep(time.Second)
+	}
+	return st, item
+}
+
+// waitHealed waits for self-heal after skip-reconcile was lifted at
+// lifted. An OutOfSync app: until a sync that finished after lifted
+// failed (returns its message), or succeeded and the app is Synced (or
+// stays OutOfSync 10 s on: a sync that cannot make it converge; returns
+// ""). A Synced one: a few seconds (there is nothing to heal, and the time
+// shows whether Argo CD acts anyway).
+func (a *ArgoCD) waitHealed(t *testing.T, app string, outOfSync bool, lifted time.Time) string {
+	t.Helper()
+	if !outOfSync {
+		time.Sleep(3 * time.Second)
+		return ""
+	}
+	start := time.Now()
+	var synced time.Time
+	for {
+		st := a.App(t, app, "")
+		op := st.OperationState
+		fresh := false
+		if op != nil && op.FinishedAt != "" {
+			// finishedAt has whole seconds.
+			at, err := time.Parse(time.RFC3339, op.FinishedAt)
+			fresh = err == nil && !at.Before(lifted.Truncate(time.Second))
+		}
+		switch {
+		case fresh && (op.Phase == "Failed" || op.Phase == "Error"):
+			return op.Phase + ": " + firstLine(op.Message)
+		case fresh && op.Phase == "Succeeded" && st.Sync.Status == "Synced":
+			return ""
+		case fresh && op.Phase == "Succeeded" && synced.IsZero():
+			synced = time.Now()
+		case !synced.IsZero() && time.Since(synced) > 10*time.Second:
+			t.Logf("Application %s: still %s 10 s after its self-heal sync succeeded", app, st.Sync.Status)
+			return ""
+		}
+		if time.Since(start) > 60*time.Second {
+			return "no self-heal sync finished 60 s after selfHeal was turned on (status " + st.Sync.Status + ")"
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}

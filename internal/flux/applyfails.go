@@ -44,6 +44,12 @@ type applyFailure struct {
 	// beforeCleanup: the dry-run apply itself fails, so the managedFields
 	// and metadata cleanup (which runs after it) does not happen either.
 	beforeCleanup bool
+	// forced: force is on, so the controller deletes and recreates the
+	// object instead of failing (judgment.forcedVerdict).
+	forced bool
+	// creationFails: the manifest is rejected on creation too (a required
+	// field left out), so a forced re-creation fails as well.
+	creationFails bool
 }
 
 // cleanupRemoval is a field kustomize-controller's next apply removes
@@ -78,7 +84,9 @@ func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunEr
 	}
 	if dryRunErr != nil {
 		if apierrors.IsInvalid(dryRunErr) {
-			return &applyFailure{beforeCleanup: true,
+			// Only an immutable field is fixed by re-creating the object;
+			// anything else the API server rejects on creation too.
+			return &applyFailure{beforeCleanup: true, creationFails: !strings.Contains(dryRunErr.Error(), "immutable"),
 				cause: "the server-side dry-run apply as kustomize-controller fails: " + dryRunErr.Error()}
 		}
 		return nil

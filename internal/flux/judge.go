@@ -176,6 +176,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		if fails == nil && j.merged == nil {
 			fails = j.requiredLeftOut()
 		}
+		if fails != nil && fails.beforeCleanup && j.forced() {
+			fails.forced = true
+		}
 	}
 
 	for i := range rep.Drifts {
@@ -186,7 +189,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		} else {
 			v = j.kustomizeVerdict(d)
 		}
-		if fails != nil && v.Kind == model.Reverted && (fails.beforeCleanup || d.Path != diff.LastAppliedPointer) {
+		if fails != nil && fails.forced && v.Kind != model.Ignored && v.Kind != model.NotApplied {
+			v = j.forcedVerdict(fails)
+		} else if fails != nil && v.Kind == model.Reverted && (fails.beforeCleanup || d.Path != diff.LastAppliedPointer) {
 			// The apply of the whole Kustomization fails: nothing it
 			// would change changes (the metadata cleanup before it still
 			// runs unless the dry-run itself fails).
@@ -1282,7 +1287,7 @@ func (j *judgment) requiredLeftOut() *applyFailure {
 	if p == "" {
 		return nil
 	}
-	return &applyFailure{beforeCleanup: true, cause: fmt.Sprintf(
+	return &applyFailure{beforeCleanup: true, creationFails: true, cause: fmt.Sprintf(
 		"the manifest leaves out %s, which the API requires: kustomize-controller's typed normalization sends it empty and the API server rejects the dry-run apply (Required value)", p)}
 }
 
@@ -1407,4 +1412,36 @@ func (j *judgment) atomicAncestorInManifest(d *model.FieldDrift, others []model.
 		}
 	}
 	return ""
+}
+
+// forced says whether kustomize-controller recreates this object when its
+// dry-run apply fails: the Kustomization's spec.force, or the
+// kustomize.toolkit.fluxcd.io/force: enabled label or annotation on the
+// manifest or the live object (kustomize-controller's ForceSelector;
+// fluxcd/pkg ssa manager_apply.go shouldForceApply).
+func (j *judgment) forced() bool {
+	if j.st != nil && j.st.kust != nil && j.st.kust.Spec.Force {
+		return true
+	}
+	for _, o := range []*unstructured.Unstructured{j.desired, j.live} {
+		if o != nil && (o.GetAnnotations()[ForceKey] == "enabled" || o.GetLabels()[ForceKey] == "enabled") {
+			return true
+		}
+	}
+	return false
+}
+
+// forcedVerdict: the dry-run apply fails and force is on. Flux treats any
+// Invalid or Conflict answer as an immutable-field error
+// (ssa/errors IsImmutableError), deletes the object and applies it anew
+// (ssa manager_apply.go Apply): a manifest the API server accepts on
+// creation gives a new object holding exactly the manifest; one it
+// rejects anyway (a required field left out) leaves the object deleted
+// (measured, make differential seeds 6146, 6175, 6288: the HPA or CronJob
+// is gone after the reconcile).
+func (j *judgment) forcedVerdict(f *applyFailure) model.Verdict {
+	if f.creationFails {
+		return model.Verdict{Kind: model.ApplyFails, Reason: j.caveat(f.cause + "; force is enabled, so kustomize-controller deletes the object first and its re-creation is rejected the same way: the object is deleted until Git is fixed")}
+	}
+	return model.Verdict{Kind: model.Reverted, Reason: j.caveat(f.cause + "; force is enabled, so kustomize-controller deletes the object and creates it anew from the manifest " + j.every())}
 }

@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
@@ -858,5 +861,59 @@ spec:
 	}
 	if v := verdictAt(t, rep, "/metadata/labels/team"); v.Kind != model.LeftAlone {
 		t.Errorf("another manager's label: %s %q, want left-alone", v.Kind, v.Reason)
+	}
+}
+
+// force: enabled (make differential seeds 6146, 6175, 6288): a dry-run
+// the API server rejects makes kustomize-controller delete the object and
+// create it anew; a manifest rejected on creation too (a required field
+// left out) leaves the object deleted, which is said as apply-fails.
+func TestForceDeletesTheObject(t *testing.T) {
+	live := obj(t, `
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: report
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - {manager: kustomize-controller, operation: Apply, apiVersion: batch/v1, fieldsType: FieldsV1, fieldsV1: {f:spec: {f:schedule: {}}}}
+spec:
+  schedule: "*/5 * * * *"
+  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: r, image: busybox}]}}}}
+`)
+	desired := obj(t, `{apiVersion: batch/v1, kind: CronJob, metadata: {name: report, namespace: prod, annotations: {kustomize.toolkit.fluxcd.io/force: enabled}}, spec: {jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: r, image: busybox}]}}}}}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
+	rep := judge(t, a, live, desired, drift("/spec/schedule", model.Added, "*/5 * * * *", "kustomize-controller/Apply"))
+	if v := verdictAt(t, rep, "/spec/schedule"); v.Kind != model.ApplyFails || !strings.Contains(v.Reason, "deleted until Git is fixed") {
+		t.Errorf("force with a required field left out: %s %q, want apply-fails saying the object is deleted", v.Kind, v.Reason)
+	}
+}
+
+// With --server-dry-run, an immutable-field error and force recreate the
+// object from the manifest (reverted); without force the apply fails.
+func TestForceRecreatesOnImmutableDryRun(t *testing.T) {
+	live := liveDeployment(t, "api", "", "", fluxApplyAll)
+	for _, force := range []bool{true, false} {
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
+		a.serverDryRun = true
+		a.dryRunner = func(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+			return nil, apierrors.NewInvalid(schema.GroupKind{Group: "apps", Kind: "Deployment"}, "api",
+				field.ErrorList{field.Invalid(field.NewPath("spec", "selector"), "x", "field is immutable")})
+		}
+		desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod}, spec: {replicas: 3}}`)
+		if force {
+			desired.SetAnnotations(map[string]string{ForceKey: "enabled"})
+		}
+		d := drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update")
+		d.Desired = 3
+		rep := judge(t, a, live, desired, d)
+		v := verdictAt(t, rep, "/spec/replicas")
+		switch {
+		case force && (v.Kind != model.Reverted || !strings.Contains(v.Reason, "creates it anew")):
+			t.Errorf("force: %s %q, want reverted by re-creation", v.Kind, v.Reason)
+		case !force && v.Kind != model.ApplyFails:
+			t.Errorf("no force: %s %q, want apply-fails", v.Kind, v.Reason)
+		}
 	}
 }

@@ -760,7 +760,12 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 	if d.Path == diff.LastAppliedPointer && d.Change == model.Added {
 		return j.lastAppliedVerdict()
 	}
-	if r, p := j.ruleFor(d.Path); r != nil && !j.ignoreKnown(p) && cleanedUp(d.Managers) && d.Change == model.Added {
+	r, p := j.ruleForDrift(d)
+	var drifted, known bool
+	if r != nil {
+		drifted, known = j.ignoreDrifted(p)
+	}
+	if r != nil && !known && cleanedUp(d.Managers) && d.Change == model.Added {
 		// Inferred: a label or annotation key added by hand (inference
 		// calls metadata keys the engine does not own added) is absent
 		// from the manifest, so the ignore rule never acts on it (make
@@ -769,7 +774,9 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 			"%s %s ignores path %s, but Flux's ignore acts only where its apply would change the field, and the manifest does not set this one: the managedFields cleanup hands %s's field to kustomize-controller, whose apply removes it %s",
 			r.rule.Origin.Object, r.rule.Origin.Field, p, managerList(d.Managers), j.every()))}
 	}
-	if r, p := j.ruleForDrift(d); r != nil && j.ignoreActs(p) && !j.adoptsNothing(p) {
+	// The rule acts only where the apply changes the path (or where that
+	// cannot be told: inferred mode).
+	if r != nil && (drifted || !known) && !j.adoptsNothing(p) {
 		how := "Adopt: kustomize-controller is the only Apply owner, so it copies the live value into its apply"
 		if other, who := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries); other {
 			how = "Strip: " + who + " also applies it, so kustomize-controller leaves it out of its apply and gives up ownership"
@@ -1104,17 +1111,6 @@ func (j *judgment) ignoreDrifted(p string) (drifted, known bool) {
 	return false, false
 }
 
-// ignoreActs says whether an ignore rule's path p changes what the apply
-// does: only where the dry-run changes it. Elsewhere the field goes the
-// way it would without the rule: measured on the real controller (make
-// differential seeds 1041, 1057), a field `kubectl patch` or a client-side
-// apply added under an ignored path is handed to kustomize-controller by
-// the managedFields cleanup and removed by its apply, rule or not.
-func (j *judgment) ignoreActs(p string) bool {
-	drifted, known := j.ignoreDrifted(p)
-	return drifted || !known
-}
-
 // ruleForDrift is the rule covering d: one that covers its path, or, for a
 // drift reported at a map Git or live has whole (an annotations map Git
 // adds while live has none), rules covering every leaf below it. Flux
@@ -1182,13 +1178,6 @@ func (j *judgment) adoptsNothing(p string) bool {
 	}
 	other, _ := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries)
 	return !other
-}
-
-// ignoreKnown: whether the apply changes an ignored path can be told
-// (a manifest or the dry-run result is at hand).
-func (j *judgment) ignoreKnown(p string) bool {
-	_, known := j.ignoreDrifted(p)
-	return known
 }
 
 // cleanedUp: a manager whose entries kustomize-controller's managedFields

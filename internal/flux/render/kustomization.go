@@ -118,10 +118,7 @@ func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured
 	if err != nil {
 		return nil, err
 	}
-	fs := boundedFS{securefs.MakeFsInMemory(disk)}
-	if err := fs.WriteFile(kfile, manifest); err != nil {
-		return nil, err
-	}
+	fs := boundedFS{newFileOverlay(disk, kfile, manifest)}
 	m, err := render.BuildRemote(ctx, env, fs, dir, kfile, func(ctx context.Context) (resmap.ResMap, error) {
 		return generator.Build(fs, dir)
 	})

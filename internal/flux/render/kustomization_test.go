@@ -313,3 +313,26 @@ func TestHelmReleaseCapabilities(t *testing.T) {
 		t.Errorf("discovery failure: got %v", res[0].Err)
 	}
 }
+
+// TestKustomizationUnderOddDirectoryNames renders a Kustomization whose
+// kustomization.yaml is generated, from a checkout under a directory
+// whose name has '+', a space or '@': the generated file used to be kept
+// in kyaml's in-memory tree, which refuses such names ("illegal name").
+func TestKustomizationUnderOddDirectoryNames(t *testing.T) {
+	for _, parent := range []string{"a+b", "a b", "a@b"} {
+		t.Run(parent, func(t *testing.T) {
+			root := testutil.CopyTree(t, "testdata/kustomization-without-kustomization-file", filepath.Join(t.TempDir(), parent, "repo"))
+			env, err := render.NewEnv(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{target(t, env, "app")})
+			if res[0].Err != nil {
+				t.Fatal(res[0].Err)
+			}
+			if len(res[0].Objects) != 1 || res[0].Objects[0].GetName() != "cm" || res[0].Objects[0].GetNamespace() != "apps" {
+				t.Errorf("got %s", renderYAML(t, env, res[0].Objects))
+			}
+		})
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"helm.sh/helm/v4/pkg/chart/common"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -334,5 +335,42 @@ func TestKustomizationUnderOddDirectoryNames(t *testing.T) {
 				t.Errorf("got %s", renderYAML(t, env, res[0].Objects))
 			}
 		})
+	}
+}
+
+// withoutNamespace is the checkout of kustomizations-without-namespace,
+// with Env.Lands asking this renderer.
+func withoutNamespace(t *testing.T) *render.Env {
+	t.Helper()
+	env, err := render.NewEnv("testdata/kustomizations-without-namespace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Lands = render.LandsBy(env, []render.Renderer{New()})
+	return env
+}
+
+// TestLookupNamespaceMustMatch: NAMESPACE/NAME finds a Kustomization of
+// the checkout without metadata.namespace only in the namespace its
+// parent applies it to (the parent's targetNamespace), and one whose
+// namespace nothing says in any namespace, as before.
+func TestLookupNamespaceMustMatch(t *testing.T) {
+	env := withoutNamespace(t)
+	gvk := kustomizev1.GroupVersion.WithKind(kustomizev1.KustomizationKind)
+	for _, c := range []struct {
+		ns, name string
+		found    bool
+	}{
+		{"team-x", "child", true},
+		{"wrong-ns", "child", false},
+		{"flux-system", "child", false},
+		{"flux-system", "parent", true},
+		{"wrong-ns", "parent", false},
+		{"anywhere", "loose", true},
+	} {
+		_, err := env.Lookup(context.Background(), gvk, c.ns, c.name)
+		if found := err == nil; found != c.found {
+			t.Errorf("%s/%s: found %v, want %v (%v)", c.ns, c.name, found, c.found, err)
+		}
 	}
 }

@@ -374,3 +374,33 @@ func TestLookupNamespaceMustMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestNamespaceLabelOfKustomizationWithoutNamespace: the objects of a
+// Kustomization without metadata.namespace are labelled with the
+// namespace its parent applies it to; when nothing says which, a warning
+// says so and no empty label is written.
+func TestNamespaceLabelOfKustomizationWithoutNamespace(t *testing.T) {
+	env := withoutNamespace(t)
+	var warnings []string
+	env.Warn = func(msg string) { warnings = append(warnings, msg) }
+	label := "kustomize.toolkit.fluxcd.io/namespace"
+
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{target(t, env, "child")})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	if got := res[0].Objects[0].GetLabels()[label]; got != "team-x" || len(warnings) != 0 {
+		t.Errorf("child: label %q, warnings %q; want team-x, none", got, warnings)
+	}
+
+	res = render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{target(t, env, "loose")})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	if got, ok := res[0].Objects[0].GetLabels()[label]; ok {
+		t.Errorf("loose: label %q written, want none", got)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "Kustomization loose has no metadata.namespace") || strings.Contains(warnings[0], "\n") {
+		t.Errorf("warnings %q", warnings)
+	}
+}

@@ -122,6 +122,11 @@ type Env struct {
 	// print; NewEnv makes one.
 	Secrets *redact.Scrubber
 
+	// Remotes are the URLs of the git remotes of the repository that
+	// holds Root (read from its git config by NewEnv), nil when unknown:
+	// OtherRepository compares a source's URL with them.
+	Remotes []string
+
 	// Lands, when set, is the namespace an object of Files without
 	// metadata.namespace is applied to (a parent Kustomization's
 	// targetNamespace), "" when unknown; LandsBy makes it. Lookup matches
@@ -227,7 +232,7 @@ func NewEnv(root string) (*Env, error) {
 		return nil, fmt.Errorf("--source %s: not a directory", root)
 	}
 	docs, _ := source.LoadFiles([]string{abs}, nil, source.Options{Recursive: true, NoPositions: true})
-	env := &Env{Root: abs, Secrets: redact.NewScrubber(), origins: map[*unstructured.Unstructured]string{}}
+	env := &Env{Root: abs, Remotes: gitRemotes(abs), Secrets: redact.NewScrubber(), origins: map[*unstructured.Unstructured]string{}}
 	for _, d := range source.WithObject(docs) {
 		if !d.Object.IsList() {
 			env.Files = append(env.Files, d.Object)

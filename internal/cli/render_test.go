@@ -306,3 +306,18 @@ func TestRenderTimeoutFlag(t *testing.T) {
 		t.Errorf("negative: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestRenderKustomizationNamespaceMustMatch: --kustomization NS/NAME
+// names a Kustomization of the checkout without metadata.namespace only
+// in the namespace its parent applies it to (render's Env.Lands wiring).
+func TestRenderKustomizationNamespaceMustMatch(t *testing.T) {
+	const repo = "../flux/render/testdata/kustomizations-without-namespace"
+	_, stderr, code, _ := run(t, KubectlFrontend, "render", "--source", repo, "--kustomization", "wrong-ns/child")
+	if code != ExitFailure || !strings.Contains(stderr, "error: Kustomization/wrong-ns/child: not found in the cluster or the checkout") {
+		t.Errorf("wrong-ns/child: exit %d, stderr:\n%s", code, stderr)
+	}
+	stdout, stderr, code, _ := run(t, KubectlFrontend, "render", "--source", repo, "--kustomization", "team-x/child")
+	if code != ExitNoDrift || !strings.Contains(stdout, "kustomize.toolkit.fluxcd.io/namespace: team-x") {
+		t.Errorf("team-x/child: exit %d:\n%s\n%s", code, stdout, stderr)
+	}
+}

@@ -39,6 +39,9 @@ func (f *RenderFlags) renderEnv(g *GlobalOptions, reader model.Reader, c *cluste
 		env.Secrets = g.Secrets
 	}
 	env.Warn = g.warn
+	// An engine object of the checkout without metadata.namespace is
+	// looked up in the namespace its parent applies it to.
+	env.Lands = render.LandsBy(env, engine.Renderers(nil))
 	if env.FetchTimeout, err = g.fetchTimeout(); err != nil {
 		return nil, err
 	}

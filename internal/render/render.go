@@ -64,6 +64,28 @@ type Renderer interface {
 	Render(ctx context.Context, env *Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error)
 }
 
+// Lander is what a Renderer implements, optionally, to say which
+// namespace an object of the checkout without metadata.namespace is
+// applied to by the engine objects it renders ("" when none says).
+type Lander interface {
+	Lands(env *Env, obj *unstructured.Unstructured) string
+}
+
+// LandsBy is an Env.Lands that asks the renderers that are Landers, the
+// first to know winning.
+func LandsBy(env *Env, renderers []Renderer) func(obj *unstructured.Unstructured) string {
+	return func(obj *unstructured.Unstructured) string {
+		for _, r := range renderers {
+			if l, ok := r.(Lander); ok {
+				if ns := l.Lands(env, obj); ns != "" {
+					return ns
+				}
+			}
+		}
+		return ""
+	}
+}
+
 // Env is what renderers read: the checkout and, optionally, the cluster.
 type Env struct {
 	// Root is the checkout (--source DIR), absolute with symlinks resolved.
@@ -99,6 +121,17 @@ type Env struct {
 	// they land. Commands pass their own Scrubber, which scrubs all they
 	// print; NewEnv makes one.
 	Secrets *redact.Scrubber
+
+	// Remotes are the URLs of the git remotes of the repository that
+	// holds Root (read from its git config by NewEnv), nil when unknown:
+	// OtherRepository compares a source's URL with them.
+	Remotes []string
+
+	// Lands, when set, is the namespace an object of Files without
+	// metadata.namespace is applied to (a parent Kustomization's
+	// targetNamespace), "" when unknown; LandsBy makes it. Lookup matches
+	// such an object only in that namespace when it is known.
+	Lands func(obj *unstructured.Unstructured) string
 
 	// origins are the files Files were read from.
 	origins map[*unstructured.Unstructured]string
@@ -199,7 +232,7 @@ func NewEnv(root string) (*Env, error) {
 		return nil, fmt.Errorf("--source %s: not a directory", root)
 	}
 	docs, _ := source.LoadFiles([]string{abs}, nil, source.Options{Recursive: true, NoPositions: true})
-	env := &Env{Root: abs, Secrets: redact.NewScrubber(), origins: map[*unstructured.Unstructured]string{}}
+	env := &Env{Root: abs, Remotes: gitRemotes(abs), Secrets: redact.NewScrubber(), origins: map[*unstructured.Unstructured]string{}}
 	for _, d := range source.WithObject(docs) {
 		if !d.Object.IsList() {
 			env.Files = append(env.Files, d.Object)
@@ -227,16 +260,33 @@ func unwrapPath(err error) error {
 
 // Lookup reads one object: from the cluster when Env.Reader is set (what
 // the engine reads), else from the checkout's files, where an object
-// without a namespace matches any. A missing object is a NotFound error.
+// without a namespace matches the namespace it is applied to (Lands), or
+// any when that is unknown. A missing object is a NotFound error.
 func (e *Env) Lookup(ctx context.Context, gvk schema.GroupVersionKind, namespace, name string) (*unstructured.Unstructured, error) {
 	if e.Reader != nil {
 		return e.Reader.Get(ctx, gvk, namespace, name)
 	}
 	for _, f := range e.Files {
 		fg := f.GroupVersionKind()
-		if fg.Group == gvk.Group && fg.Kind == gvk.Kind && f.GetName() == name && (f.GetNamespace() == namespace || f.GetNamespace() == "") {
+		if fg.Group == gvk.Group && fg.Kind == gvk.Kind && f.GetName() == name && f.GetNamespace() == namespace {
 			return f, nil
 		}
+	}
+	// An object without metadata.namespace is in the namespace it is
+	// applied to: when that is known it must be namespace; when it is not
+	// (no parent says), it may be any. Tried after the exact matches, so
+	// that one of another namespace is never taken for ns/name.
+	for _, f := range e.Files {
+		fg := f.GroupVersionKind()
+		if fg.Group != gvk.Group || fg.Kind != gvk.Kind || f.GetName() != name || f.GetNamespace() != "" {
+			continue
+		}
+		if e.Lands != nil {
+			if lands := e.Lands(f); lands != "" && lands != namespace {
+				continue
+			}
+		}
+		return f, nil
 	}
 	return nil, apierrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind)}, name)
 }

@@ -689,3 +689,45 @@ spec:
 		t.Errorf("warned %q", warned)
 	}
 }
+
+// TestWarnsOfAnotherRepository: an Application whose repoURL is not the
+// checkout's repository (its git remote) is rendered from the checkout's
+// path of the same name with a one-line warning naming the URL and
+// --source-map; the checkout's own URL (written another way) and a
+// mapped URL are not warned of.
+func TestWarnsOfAnotherRepository(t *testing.T) {
+	dir := testutil.CopyTree(t, "testdata/application-of-another-repository", t.TempDir())
+	testutil.WriteFile(t, dir, ".git/config", "[core]\n\tbare = false\n[remote \"origin\"]\n\turl = https://github.com/example/platform.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n")
+	for _, c := range []struct {
+		app    string
+		mapped bool
+		warn   bool
+	}{{"own", false, false}, {"other", false, true}, {"other", true, false}} {
+		env, err := render.NewEnv(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.mapped {
+			env.SourceMap = map[string]string{"https://github.com/example/other.git": dir}
+		}
+		var warnings []string
+		env.Warn = func(msg string) { warnings = append(warnings, msg) }
+		var obj *unstructured.Unstructured
+		for _, f := range env.Files {
+			if f.GetName() == c.app {
+				obj = f
+			}
+		}
+		objs, err := New(Options{Tracking: tracking}).Render(context.Background(), env, obj)
+		if err != nil || len(objs) != 1 {
+			t.Fatalf("%s: %d objects, %v", c.app, len(objs), err)
+		}
+		want := []string(nil)
+		if c.warn {
+			want = []string{`Application other: source https://github.com/example/other.git is not the checkout's repository: rendered from the checkout's path "apps/web" instead; map it with --source-map https://github.com/example/other.git=DIR`}
+		}
+		if strings.Join(warnings, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s (mapped %v): warnings %q, want %q", c.app, c.mapped, warnings, want)
+		}
+	}
+}

@@ -210,6 +210,7 @@ func (r *Renderer) renderSource(ctx context.Context, app *application, s *appSou
 			return nil, fmt.Errorf("OCI source %s: not available offline (map it with --source-map %s=DIR)", s.RepoURL, s.RepoURL)
 		}
 	}
+	warnOtherRepository(env, app, s)
 	appPath, t, err := sourcePath(app, s, root)
 	if err != nil {
 		return nil, err
@@ -336,6 +337,7 @@ func (r *Renderer) Locate(ctx context.Context, env *render.Env, obj *unstructure
 		return nil, fmt.Errorf("%s: %s is an OCI artifact, not a checkout", ms.field, s.RepoURL)
 	}
 	root := env.SourceRoot(s.RepoURL)
+	warnOtherRepository(env, app, &s)
 	appPath, t, err := sourcePath(app, &s, root)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ms.field, err)
@@ -442,4 +444,13 @@ func (r *Renderer) locateHelm(ctx context.Context, env *render.Env, obj *unstruc
 		loc.Values = append(loc.Values, render.ValuesLayer{File: p})
 	}
 	return loc, nil
+}
+
+// warnOtherRepository says, in one line, that a source of another
+// repository than the checkout is rendered from the checkout's path of
+// the same name: what is printed may not be what Argo CD applies.
+func warnOtherRepository(env *render.Env, app *application, s *appSource) {
+	if env.Warn != nil && env.OtherRepository(s.RepoURL) {
+		env.Warn(fmt.Sprintf("Application %s: source %s is not the checkout's repository: rendered from the checkout's path %q instead; map it with --source-map %s=DIR", app.Metadata.Name, s.RepoURL, s.Path, s.RepoURL))
+	}
 }

@@ -91,6 +91,17 @@ func (*Renderer) Render(ctx context.Context, env *render.Env, obj *unstructured.
 //     it out: the result is the manifest as a user would write it, so
 //     that explain --source judges exactly as explain -f does.
 func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	if obj.GetNamespace() == "" {
+		// A Kustomization of the checkout without metadata.namespace is
+		// in the namespace its parent applies it to: the controller reads
+		// its sources and variables there and labels its objects with it.
+		if ns := (*Renderer)(nil).Lands(env, obj); ns != "" {
+			obj = obj.DeepCopy()
+			obj.SetNamespace(ns)
+		} else if env.Warn != nil {
+			env.Warn(fmt.Sprintf("Kustomization %s has no metadata.namespace and no Kustomization of the checkout sets its targetNamespace: its namespace is unknown, its objects get no %s/namespace label", obj.GetName(), kustomizeGroup))
+		}
+	}
 	ks, root, dir, err := kustomizationPath(ctx, env, obj)
 	if err != nil {
 		return nil, err
@@ -118,10 +129,7 @@ func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured
 	if err != nil {
 		return nil, err
 	}
-	fs := boundedFS{securefs.MakeFsInMemory(disk)}
-	if err := fs.WriteFile(kfile, manifest); err != nil {
-		return nil, err
-	}
+	fs := boundedFS{newFileOverlay(disk, kfile, manifest)}
 	m, err := render.BuildRemote(ctx, env, fs, dir, kfile, func(ctx context.Context) (resmap.ResMap, error) {
 		return generator.Build(fs, dir)
 	})
@@ -179,7 +187,9 @@ func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured
 			labels = map[string]string{}
 		}
 		labels[kustomizeGroup+"/name"] = ks.GetName()
-		labels[kustomizeGroup+"/namespace"] = ks.GetNamespace()
+		if ks.GetNamespace() != "" { // unknown: said above, not written empty
+			labels[kustomizeGroup+"/namespace"] = ks.GetNamespace()
+		}
 		o.SetLabels(labels)
 	}
 	if cm := ks.Spec.CommonMetadata; cm != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"helm.sh/helm/v4/pkg/chart/common"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -311,5 +312,95 @@ func TestHelmReleaseCapabilities(t *testing.T) {
 	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{hr})
 	if res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "connection refused") || !strings.HasPrefix(res[0].Err.Error(), "HelmRelease/flux-system/h: ") {
 		t.Errorf("discovery failure: got %v", res[0].Err)
+	}
+}
+
+// TestKustomizationUnderOddDirectoryNames renders a Kustomization whose
+// kustomization.yaml is generated, from a checkout under a directory
+// whose name has '+', a space or '@': the generated file used to be kept
+// in kyaml's in-memory tree, which refuses such names ("illegal name").
+func TestKustomizationUnderOddDirectoryNames(t *testing.T) {
+	for _, parent := range []string{"a+b", "a b", "a@b"} {
+		t.Run(parent, func(t *testing.T) {
+			root := testutil.CopyTree(t, "testdata/kustomization-without-kustomization-file", filepath.Join(t.TempDir(), parent, "repo"))
+			env, err := render.NewEnv(root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{target(t, env, "app")})
+			if res[0].Err != nil {
+				t.Fatal(res[0].Err)
+			}
+			if len(res[0].Objects) != 1 || res[0].Objects[0].GetName() != "cm" || res[0].Objects[0].GetNamespace() != "apps" {
+				t.Errorf("got %s", renderYAML(t, env, res[0].Objects))
+			}
+		})
+	}
+}
+
+// withoutNamespace is the checkout of kustomizations-without-namespace,
+// with Env.Lands asking this renderer.
+func withoutNamespace(t *testing.T) *render.Env {
+	t.Helper()
+	env, err := render.NewEnv("testdata/kustomizations-without-namespace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Lands = render.LandsBy(env, []render.Renderer{New()})
+	return env
+}
+
+// TestLookupNamespaceMustMatch: NAMESPACE/NAME finds a Kustomization of
+// the checkout without metadata.namespace only in the namespace its
+// parent applies it to (the parent's targetNamespace), and one whose
+// namespace nothing says in any namespace, as before.
+func TestLookupNamespaceMustMatch(t *testing.T) {
+	env := withoutNamespace(t)
+	gvk := kustomizev1.GroupVersion.WithKind(kustomizev1.KustomizationKind)
+	for _, c := range []struct {
+		ns, name string
+		found    bool
+	}{
+		{"team-x", "child", true},
+		{"wrong-ns", "child", false},
+		{"flux-system", "child", false},
+		{"flux-system", "parent", true},
+		{"wrong-ns", "parent", false},
+		{"anywhere", "loose", true},
+	} {
+		_, err := env.Lookup(context.Background(), gvk, c.ns, c.name)
+		if found := err == nil; found != c.found {
+			t.Errorf("%s/%s: found %v, want %v (%v)", c.ns, c.name, found, c.found, err)
+		}
+	}
+}
+
+// TestNamespaceLabelOfKustomizationWithoutNamespace: the objects of a
+// Kustomization without metadata.namespace are labelled with the
+// namespace its parent applies it to; when nothing says which, a warning
+// says so and no empty label is written.
+func TestNamespaceLabelOfKustomizationWithoutNamespace(t *testing.T) {
+	env := withoutNamespace(t)
+	var warnings []string
+	env.Warn = func(msg string) { warnings = append(warnings, msg) }
+	label := "kustomize.toolkit.fluxcd.io/namespace"
+
+	res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{target(t, env, "child")})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	if got := res[0].Objects[0].GetLabels()[label]; got != "team-x" || len(warnings) != 0 {
+		t.Errorf("child: label %q, warnings %q; want team-x, none", got, warnings)
+	}
+
+	res = render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{target(t, env, "loose")})
+	if res[0].Err != nil {
+		t.Fatal(res[0].Err)
+	}
+	if got, ok := res[0].Objects[0].GetLabels()[label]; ok {
+		t.Errorf("loose: label %q written, want none", got)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "Kustomization loose has no metadata.namespace") || strings.Contains(warnings[0], "\n") {
+		t.Errorf("warnings %q", warnings)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // serverDefault is one field the API server fills in when a write leaves
@@ -188,23 +190,9 @@ func isServerDefault(group, kind string, tokens []string, live any, obj map[stri
 // portOf is the port of the Service port item holding the targetPort at
 // tokens.
 func portOf(obj map[string]any, tokens []string) (any, bool) {
-	var cur any = obj
-	for _, t := range tokens[:len(tokens)-1] {
-		switch c := cur.(type) {
-		case map[string]any:
-			cur = c[t]
-		case []any:
-			i, err := strconv.Atoi(t)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil, false
-			}
-			cur = c[i]
-		default:
-			return nil, false
-		}
-	}
-	m, ok := cur.(map[string]any)
-	if !ok {
+	item, n := jsonpointer.Walk(obj, tokens[:len(tokens)-1])
+	m, ok := item.(map[string]any)
+	if n != len(tokens)-1 || !ok {
 		return nil, false
 	}
 	p, ok := m["port"]

@@ -23,7 +23,7 @@ FUZZTIME ?= 10s
 # The e2e suite builds its own binaries and starts the cluster if needed.
 E2E_TIMEOUT ?= 60m
 
-.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify verify-fmt vet tidy lint verify-imports verify-architecture clean dist argo-parity argo-parity-capture bench bench-serve differential differential-save differential-regressions
+.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify verify-fmt vet tidy lint verify-imports verify-architecture clean dist demo-offline argo-parity argo-parity-capture bench bench-serve differential differential-save differential-regressions
 
 help:
 	@echo "make build         bin/kubectl-drift, bin/argocd-drift, bin/flux-drift (version-stamped), bin/kubectl_complete-drift"
@@ -31,6 +31,7 @@ help:
 	@echo "make unit          go test -race ./... (the unit tier; needs gcc for -race)"
 	@echo "make e2e           start the cluster, go test -tags e2e ./e2e/..."
 	@echo "make demo          start the cluster, drift a Deployment, explain it"
+	@echo "make demo-offline  explain the demo's objects recorded from a real run (no cluster; hack/record-demo.sh records them)"
 	@echo "make cluster       build (once) and start etcd + kube-apiserver"
 	@echo "make cluster-stop  stop them"
 	@echo "make fuzz          run every fuzz target for FUZZTIME ($(FUZZTIME))"
@@ -86,6 +87,11 @@ cluster-stop:
 
 demo:
 	hack/demo.sh
+
+# The demo's answer without a cluster: explains objects hack/record-demo.sh
+# recorded from make demo's real API server (internal/cli/testdata/demo).
+demo-offline:
+	hack/demo-offline.sh
 
 # Every `func FuzzXxx` in a _test.go file, each run briefly in its package.
 fuzz:

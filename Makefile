@@ -23,7 +23,7 @@ FUZZTIME ?= 10s
 # The e2e suite builds its own binaries and starts the cluster if needed.
 E2E_TIMEOUT ?= 60m
 
-.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify verify-fmt vet tidy lint verify-imports verify-architecture clean dist demo-offline argo-parity argo-parity-capture bench bench-serve differential differential-save differential-regressions
+.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify verify-fmt vet tidy lint verify-imports verify-architecture verify-funclen clean dist demo-offline argo-parity argo-parity-capture bench bench-serve differential differential-save differential-regressions
 
 help:
 	@echo "make build         bin/kubectl-drift, bin/argocd-drift, bin/flux-drift (version-stamped), bin/kubectl_complete-drift"
@@ -35,10 +35,11 @@ help:
 	@echo "make cluster       build (once) and start etcd + kube-apiserver"
 	@echo "make cluster-stop  stop them"
 	@echo "make fuzz          run every fuzz target for FUZZTIME ($(FUZZTIME))"
-	@echo "make verify        verify-fmt, vet, tidy, lint, verify-imports and verify-architecture (what .ci/run checks)"
+	@echo "make verify        verify-fmt, vet, tidy, lint, verify-imports, verify-architecture and verify-funclen (what .ci/run checks)"
 	@echo "make lint          golangci-lint (.golangci.yml), built once by hack/build-tools.sh"
 	@echo "make verify-imports  the package rules of hack/verify-imports.sh (and its self-test)"
 	@echo "make verify-architecture  docs/architecture.md's package map against the code (hack/verify-architecture.sh)"
+	@echo "make verify-funclen  no production function over 100 lines outside hack/verify-funclen.allow"
 	@echo "make dist          release archives for 6 platforms, sha256 files, krew + Flux manifests (dist/)"
 	@echo "make argo-parity   regenerate the Argo CD parity goldens with Argo CD's own code (hack/argoparity)"
 	@echo "make argo-parity-capture  re-capture the parity corpus' live objects from the cluster, then regenerate"
@@ -105,7 +106,7 @@ fuzz:
 	done
 
 # Everything .ci/run checks before the tests; each part is a target of its own.
-verify: verify-fmt vet tidy lint verify-imports verify-architecture
+verify: verify-fmt vet tidy lint verify-imports verify-architecture verify-funclen
 
 verify-fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); \
@@ -137,6 +138,11 @@ verify-imports:
 # imports exactly (the script runs its own self-test first).
 verify-architecture:
 	hack/verify-architecture.sh
+
+# No production function over 100 lines but those being split elsewhere
+# (hack/verify-funclen.allow, which only shrinks).
+verify-funclen:
+	hack/verify-funclen.sh
 
 clean:
 	rm -rf bin dist

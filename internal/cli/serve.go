@@ -166,7 +166,7 @@ func (o *ServeOptions) Validate() error {
 		return errors.New("--qps and --burst must be positive")
 	}
 	if _, _, err := net.SplitHostPort(o.MetricsBindAddress); err != nil {
-		return fmt.Errorf("invalid --metrics-bind-address %q: %s", o.MetricsBindAddress, oneLine(err.Error()))
+		return fmt.Errorf("invalid --metrics-bind-address %q: %w", o.MetricsBindAddress, oneLineError{err})
 	}
 	return o.EngineCluster.validate(false)
 }

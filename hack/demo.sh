@@ -94,6 +94,22 @@ run kubectl -n "$NS" label deployment/web hotfix=true
 step "KUBE_EDITOR='sed -i s/busybox:1.36/busybox:1.37/' kubectl -n $NS edit deployment/web"
 KUBE_EDITOR='sed -i s/busybox:1.36/busybox:1.37/' kubectl -n "$NS" edit deployment/web
 
+# DEMO_RECORD=DIR (hack/record-demo.sh): keep what the explains below read,
+# as the API server returns it, so that `make demo-offline` explains the
+# same objects with no cluster: the drifted Deployment with its real
+# managedFields, the Kustomization its labels name, and the manifest.
+if [ -n "${DEMO_RECORD:-}" ]; then
+  mkdir -p "$DEMO_RECORD"
+  kubectl -n "$NS" get deployment web -o yaml --show-managed-fields >"$DEMO_RECORD/live.yaml"
+  kubectl -n flux-system get kustomization demo-apps -o yaml >"$DEMO_RECORD/kustomization.yaml"
+  cp "$manifest" "$DEMO_RECORD/web.yaml"
+  {
+    echo "# Recorded by hack/record-demo.sh from make demo's live cluster."
+    echo "recorded: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "server: $(kubectl version -o json | sed -n 's/.*"gitVersion": "\(.*\)".*/\1/p' | tail -1)"
+  } >"$DEMO_RECORD/recorded.yaml"
+fi
+
 # explain exits 1 when it finds drift (like kubectl diff); that is the
 # point of the demo, not a failure.
 step "kubectl drift explain deploy/web -n $NS"

@@ -214,7 +214,7 @@ func EditAt(data []byte, idx int, changes []Change, opts Options) ([]byte, error
 	// changes made, the others untouched.
 	got, err := parseDocs(out)
 	if err != nil {
-		return nil, fmt.Errorf("the edit would break the YAML (%v): refused", err)
+		return nil, fmt.Errorf("the edit would break the YAML (%w): refused", err)
 	}
 	if len(got) != len(docs) {
 		return nil, fmt.Errorf("the edit would change the number of documents: refused")

@@ -112,12 +112,12 @@ func (f *File) Writable() error {
 	}
 	w, err := os.OpenFile(f.target(), os.O_WRONLY, 0)
 	if err != nil {
-		return fmt.Errorf("%s is read-only (%v): nothing written", f.Path, unwrapPath(err))
+		return fmt.Errorf("%s is read-only (%w): nothing written", f.Path, unwrapPath(err))
 	}
 	_ = w.Close()
 	tmp, err := os.CreateTemp(dir, ".drift-adopt-*")
 	if err != nil {
-		return fmt.Errorf("the checkout %s is read-only (%v): nothing written", dir, unwrapPath(err))
+		return fmt.Errorf("the checkout %s is read-only (%w): nothing written", dir, unwrapPath(err))
 	}
 	name := tmp.Name()
 	_ = tmp.Close()

@@ -38,12 +38,12 @@ func (l LayeredHelmLocator) Locate(obj Object, pointer string, live any) (*Targe
 		}
 		docs, err := parseDocs(rf.Data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", layer.File, err)
+			return nil, fmt.Errorf("%s: %w", layer.File, err)
 		}
 		i := 0
 		if layer.Object != nil {
 			if i, err = FindDocument(rf.Data, *layer.Object); err != nil {
-				return nil, fmt.Errorf("%s: %v", layer.File, err)
+				return nil, fmt.Errorf("%s: %w", layer.File, err)
 			}
 			if i < 0 {
 				return nil, fmt.Errorf("%s: no document is %s", layer.File, layer.Object)

@@ -90,7 +90,7 @@ func findInFile(f string, obj Object, pointer string) (*Target, error) {
 func findInData(f string, data []byte, obj Object, pointer string) (*Target, error) {
 	i, err := FindDocument(data, obj)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", f, err)
+		return nil, fmt.Errorf("%s: %w", f, err)
 	}
 	if i < 0 {
 		return nil, nil
@@ -142,7 +142,7 @@ func locateKustomize(dir string, obj Object, pointer string, live any, depth int
 	}
 	var k types.Kustomization
 	if err := k.Unmarshal(rf.Data); err != nil {
-		return nil, fmt.Errorf("%s: %v", kf, err)
+		return nil, fmt.Errorf("%s: %w", kf, err)
 	}
 	k.FixKustomization()
 	// Names and namespace as they were before this level's transformers.
@@ -285,7 +285,7 @@ func patchTarget(dir, kf string, p types.Patch, obj Object, pointer string) (*Ta
 	file := filepath.Join(dir, p.Path)
 	rf, err := ReadFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("%s: patch %v", kf, err)
+		return nil, fmt.Errorf("%s: patch %w", kf, err)
 	}
 	var ops []map[string]any
 	if yaml.Unmarshal(rf.Data, &ops) == nil && len(ops) > 0 {

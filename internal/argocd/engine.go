@@ -58,8 +58,12 @@ func Descriptor() engine.Descriptor {
 		// With --engine argocd the exit code is Argo CD's sync status.
 		StatusDecidesExit: true,
 		Flags:             addFlags,
-		New:               newForCommand,
-		Renderer:          renderer(DefaultNamespace),
+		// adopt and suggest take --argocd-namespace alone (a tracking id
+		// or --app NAME without a namespace names an Application there).
+		ControlPlane: &engine.ControlPlane{Flag: "argocd-namespace", Usage: "Namespace of Argo CD's control plane",
+			Default: DefaultNamespace, Group: Group},
+		New:      newForCommand,
+		Renderer: renderer(DefaultNamespace),
 		// --argocd-namespace (explain, adopt, suggest) says where the
 		// Applications and argocd-cm are: a tracking id without a
 		// namespace names an Application there.

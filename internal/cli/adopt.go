@@ -44,7 +44,7 @@ type AdoptOptions struct {
 
 // NewAdoptOptions returns options with defaults.
 func NewAdoptOptions(g *GlobalOptions) *AdoptOptions {
-	return &AdoptOptions{GlobalOptions: g, ReportInputs: ReportInputs{ControlPlaneNamespace: "argocd"}}
+	return &AdoptOptions{GlobalOptions: g}
 }
 
 func newAdoptCommand(g *GlobalOptions) *cobra.Command {
@@ -117,7 +117,7 @@ func (o *AdoptOptions) Complete(_ *cobra.Command, args []string) error {
 	o.args = args
 	// --app NAME is an Application of the control plane --argocd-namespace
 	// names, as a tracking id without a namespace is.
-	o.appNamespace = o.ControlPlaneNamespace
+	o.controlPlanes = o.controlPlanesByGroup()
 	switch {
 	case len(o.Filenames) > 0:
 		o.locator = adopt.FilesLocator{Files: o.Filenames}

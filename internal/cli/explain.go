@@ -617,7 +617,7 @@ func (o *ExplainOptions) desired(ctx context.Context, live *unstructured.Unstruc
 		o.fileDocs = docs
 		if hint != "" {
 			if err != nil {
-				return nil, model.SourceFile, fmt.Errorf("%s (%s)", loadError(err), hint)
+				return nil, model.SourceFile, fmt.Errorf("%w (%s)", loadError(err), hint)
 			}
 			stderrf(o.ErrOut, "warning: %s\n", hint)
 		}
@@ -671,16 +671,24 @@ func loadError(err error) error {
 	des := source.DocumentErrors(err)
 	switch {
 	case len(des) > 1:
-		return fmt.Errorf("%s (and %d more problems)", oneLine(des[0].Error()), len(des)-1)
+		return fmt.Errorf("%w (and %d more problems)", oneLineError{des[0]}, len(des)-1)
 	case len(des) == 1:
-		return errors.New(oneLine(des[0].Error()))
+		return oneLineError{des[0]}
 	}
-	return errors.New(oneLine(err.Error()))
+	return oneLineError{err}
 }
 
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// oneLineError is err told on one line (a YAML or label-selector error
+// may span lines; a command's error is one line), still unwrapping to err
+// so that callers can tell what failed.
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string { return oneLine(e.err.Error()) }
+func (e oneLineError) Unwrap() error { return e.err }
 
 // defaultAdapters builds the adapters of the engines --engine selects
 // (auto: all) through the registry; commands never reach into an

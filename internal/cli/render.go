@@ -41,9 +41,10 @@ type RenderFlags struct {
 	// RenderTimeout bounds one chart's rendering (--render-timeout):
 	// a template is a program, and Go cannot stop one.
 	RenderTimeout time.Duration
-	// appNamespace is where --app NAME is (NAME alone); "" for argocd.
-	// adopt sets it from its --argocd-namespace.
-	appNamespace string
+	// controlPlanes are the control-plane namespaces adopt was given, by
+	// the API group of the engine objects there (--argocd-namespace);
+	// where --app NAME is when set, else the engine's default.
+	controlPlanes map[string]string
 }
 
 // addFlags registers the flags; withTargets adds the ones naming engine
@@ -81,7 +82,7 @@ func (f *RenderFlags) validate() error {
 		}
 	}
 	for _, a := range f.Apps {
-		if _, _, err := parseAppName(a, f.appNamespace); err != nil {
+		if _, _, err := parseAppName(a, f.appNamespace()); err != nil {
 			return fmt.Errorf("invalid --app %q: %w", a, err)
 		}
 	}
@@ -102,13 +103,26 @@ func parseNamespacedName(s string) (string, string, error) {
 	return ns, name, nil
 }
 
-// parseAppName reads --app: NAME is an Application of Argo CD's
-// control-plane namespace, controlPlane ("": argocd).
-func parseAppName(s, controlPlane string) (string, string, error) {
-	if controlPlane == "" {
-		controlPlane = "argocd"
+// appNamespace is where --app NAME (NAME alone) is: the control plane of
+// the engine whose kind Application is, as adopt's flag names it or as a
+// default install has it.
+func (f *RenderFlags) appNamespace() string {
+	if ns := f.controlPlanes[applicationGVK.Group]; ns != "" {
+		return ns
 	}
+	if cp, ok := engine.ControlPlaneOf(applicationGVK.Group); ok {
+		return cp.Default
+	}
+	return ""
+}
+
+// parseAppName reads --app: NAME alone is an Application of the
+// control-plane namespace controlPlane.
+func parseAppName(s, controlPlane string) (string, string, error) {
 	if !strings.Contains(s, "/") {
+		if controlPlane == "" {
+			return "", "", errors.New("want NAMESPACE/NAME")
+		}
 		s = controlPlane + "/" + s
 	}
 	return parseNamespacedName(s)
@@ -155,7 +169,7 @@ func (f *RenderFlags) refs() []render.Ref {
 		out = append(out, render.Ref{GVK: helmReleaseGVK, Namespace: ns, Name: name})
 	}
 	for _, a := range f.Apps {
-		ns, name, _ := parseAppName(a, f.appNamespace)
+		ns, name, _ := parseAppName(a, f.appNamespace())
 		out = append(out, render.Ref{GVK: applicationGVK, Namespace: ns, Name: name})
 	}
 	return out

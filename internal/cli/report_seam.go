@@ -13,30 +13,58 @@ import (
 
 // ReportInputs are the flags adopt and suggest share to get explain's
 // report: the desired state, the live object from a file, the engine
-// objects to judge with, and Argo CD's namespace.
+// objects to judge with, and the engines' control-plane namespaces.
 type ReportInputs struct {
-	Filenames             []string
-	Kustomize             string
-	LiveFile              string
-	Rules                 []string
-	ControlPlaneNamespace string
+	Filenames []string
+	Kustomize string
+	LiveFile  string
+	Rules     []string
+	// ControlPlanes are the control-plane namespaces the engines declare
+	// (engine.Descriptor.ControlPlane: Argo CD's --argocd-namespace), by
+	// engine; set by bind.
+	ControlPlanes map[model.Engine]*string
 }
 
-// bind binds them (the --argocd-namespace default is the value in
-// ControlPlaneNamespace); the usages of -f, -k and --rules say what the
-// command does with the files.
+// bind binds them; the usages of -f, -k and --rules say what the command
+// does with the files, the registry names the control-plane flags.
 func (in *ReportInputs) bind(f *pflag.FlagSet, filename, kustomize, rules string) {
 	f.StringSliceVarP(&in.Filenames, "filename", "f", nil, filename)
 	f.StringVarP(&in.Kustomize, "kustomize", "k", "", kustomize)
 	f.StringVar(&in.LiveFile, "live-file", "", "Read the live object from this file instead of the cluster")
 	f.StringArrayVar(&in.Rules, "rules", nil, rules)
-	f.StringVar(&in.ControlPlaneNamespace, "argocd-namespace", in.ControlPlaneNamespace, "Namespace of Argo CD's control plane")
+	in.ControlPlanes = map[model.Engine]*string{}
+	for _, d := range engine.All() {
+		if cp := d.ControlPlane; cp != nil {
+			v := new(string)
+			f.StringVar(v, cp.Flag, cp.Default, cp.Usage)
+			in.ControlPlanes[d.Name] = v
+		}
+	}
 }
 
-// request is the explain request of the inputs.
+// request is the explain request of the inputs: each control-plane
+// namespace goes to explain's flag of the same name.
 func (in *ReportInputs) request() reportRequest {
+	flags := map[string]string{}
+	for _, d := range engine.All() {
+		if v := in.ControlPlanes[d.Name]; d.ControlPlane != nil && v != nil {
+			flags[d.ControlPlane.Flag] = *v
+		}
+	}
 	return reportRequest{Filenames: in.Filenames, Kustomize: in.Kustomize, LiveFile: in.LiveFile, Rules: in.Rules,
-		EngineFlags: map[string]string{"argocd-namespace": in.ControlPlaneNamespace}}
+		EngineFlags: flags}
+}
+
+// controlPlanesByGroup are the control-plane namespaces given, by the API
+// group of the engine objects that live there (render's --app NAME).
+func (in *ReportInputs) controlPlanesByGroup() map[string]string {
+	out := map[string]string{}
+	for _, d := range engine.All() {
+		if v := in.ControlPlanes[d.Name]; d.ControlPlane != nil && v != nil {
+			out[d.ControlPlane.Group] = *v
+		}
+	}
+	return out
 }
 
 // reportRequest is what adopt and suggest need from explain.
@@ -46,8 +74,8 @@ type reportRequest struct {
 	LiveFile  string
 	Rules     []string
 	// EngineFlags are engine flags the caller took itself, by name
-	// (--argocd-namespace): set on explain's flags of the engine that has
-	// them.
+	// (a control-plane namespace): set on explain's flags of the engine
+	// that has them.
 	EngineFlags map[string]string
 	// Render: --source renders the desired state from a checkout.
 	Render RenderFlags
@@ -60,8 +88,8 @@ type explained struct {
 	desired *unstructured.Unstructured // nil when inferred
 	client  *cluster.Client            // nil offline (--live-file)
 	// engineFlags are the engines' explain flags as the request set them
-	// (--argocd-namespace): the engine objects the caller renders or
-	// locates are where they say.
+	// (a control-plane namespace): the engine objects the caller renders
+	// or locates are where they say.
 	engineFlags map[model.Engine]engine.Flags
 }
 

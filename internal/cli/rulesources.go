@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
 )
@@ -105,7 +106,7 @@ func reportProblems(errOut io.Writer, in *ruleInputs) error {
 
 // engineEnabled applies --engine to a rule's engine.
 func engineEnabled(g *GlobalOptions, e model.Engine) bool {
-	return g.Engine == "" || g.Engine == "auto" || g.Engine == string(e)
+	return engine.Enabled(g.Engine, e)
 }
 
 // tableFormats are the -o values of rules and compare.

@@ -36,7 +36,7 @@ func (s *Selection) validateSelector() error {
 		return nil
 	}
 	if _, err := labels.Parse(s.LabelSelector); err != nil {
-		return fmt.Errorf("invalid --selector %q: %s", s.LabelSelector, oneLine(err.Error()))
+		return fmt.Errorf("invalid --selector %q: %w", s.LabelSelector, oneLineError{err})
 	}
 	return nil
 }

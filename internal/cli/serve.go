@@ -8,11 +8,13 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -164,7 +166,7 @@ func (o *ServeOptions) Validate() error {
 		return errors.New("--qps and --burst must be positive")
 	}
 	if _, _, err := net.SplitHostPort(o.MetricsBindAddress); err != nil {
-		return fmt.Errorf("invalid --metrics-bind-address %q: %s", o.MetricsBindAddress, oneLine(err.Error()))
+		return fmt.Errorf("invalid --metrics-bind-address %q: %w", o.MetricsBindAddress, oneLineError{err})
 	}
 	return o.EngineCluster.validate(false)
 }
@@ -186,81 +188,25 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// The engines' objects: on the watched cluster, or with
-	// --engine-context/--engine-kubeconfig on the engine's, through its
-	// own informers (rm tells the adapters where each is).
-	ownerDyn, ownerMapper := dyn, c.Mapper()
-	var rm *engine.Remote
-	if o.EngineCluster.enabled() {
-		ec, err := o.EngineCluster.client(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
-		if err != nil {
-			return err
-		}
-		if rm, err = o.EngineCluster.remote(o.ConfigFlags, "", c, ec); err != nil {
-			return err
-		}
-		if ownerDyn, err = o.informerClient(o.EngineCluster.flags(o.ConfigFlags)); err != nil {
-			return fmt.Errorf("--engine-context: %w", err)
-		}
-		ownerMapper = ec.Mapper()
-	}
-
-	kinds, warns, err := scan.ResolveKinds(c.Mapper(), c.Discovery(), c.Host(), o.Kinds, "list", "watch")
+	owner, err := o.engineCluster(c, dyn)
 	if err != nil {
 		return err
 	}
-	var usable []scan.Kind
-	skipped := 0
-	for _, k := range kinds {
-		if err := canList(ctx, dyn, k, o.namespace); err != nil {
-			warns = append(warns, fmt.Sprintf("%s not watched: %s", k, oneLine(err.Error())))
-			skipped++
-			continue
-		}
-		usable = append(usable, k)
+	usable, skipped, warns, err := o.watchedKinds(ctx, c, dyn)
+	if err != nil {
+		return err
 	}
-	if len(usable) == 0 {
-		return errors.New("no kinds to watch: the server serves none of the requested kinds, or none may be listed")
-	}
-	var owners []scan.Kind
-	for _, gk := range ownerKinds {
-		m, err := ownerMapper.RESTMapping(gk)
-		if err != nil {
-			continue // engine not installed
-		}
-		k := scan.Kind{GVR: m.Resource, GVK: m.GroupVersionKind, Namespaced: true}
-		if err := canList(ctx, ownerDyn, k, ""); err != nil {
-			warns = append(warns, fmt.Sprintf("%s not cached (owners read one by one): %s", k, oneLine(err.Error())))
-			continue
-		}
-		owners = append(owners, k)
-	}
-	cache := serve.NewOwnerCache(ownerDyn, owners)
+	owners, owarns := cachedOwnerKinds(ctx, owner)
+	cache := serve.NewOwnerCache(owner.dyn, owners)
 	// The adapters' settings (argocd-cm...) are read now, directly; the
 	// owner cache then watches them, and a change rebuilds the adapters
 	// from its informers (no restart, no request).
-	pipeline := func(ctx context.Context) (serve.Pipeline, []string, error) {
-		adapters, warns, err := engineAdapters(ctx, o.Engine, cache, c, rm)
-		if err != nil {
-			return serve.Pipeline{}, nil, err
-		}
-		in := &scan.Inspector{Adapters: adapters, IncludeControllers: o.IncludeControllers}
-		return serve.Pipeline{
-			Explain: in.ExplainObject,
-			Owned: func(k scan.Kind, obj *unstructured.Unstructured) bool {
-				_, owned := in.PrecheckObject(k, obj)
-				return owned
-			},
-			Culprit: in.Culprit,
-			Follow:  in.UpdateOwner,
-			Touches: in.Touches,
-		}, warns, nil
-	}
+	pipeline := o.pipeline(cache, c, owner.remote)
 	pipe, awarns, err := pipeline(ctx)
 	if err != nil {
 		return err
 	}
-	for _, w := range append(warns, awarns...) {
+	for _, w := range slices.Concat(warns, owarns, awarns) {
 		stderrf(o.ErrOut, "warning: %s\n", w)
 	}
 	ln, err := net.Listen("tcp", o.MetricsBindAddress)
@@ -300,6 +246,98 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 	}
 	o.kinds = len(usable)
 	return nil
+}
+
+// ownerSide is where the engines' objects are read: a dynamic client and
+// mapper for their informers, and the remote setup the adapters are told
+// of (nil on the watched cluster).
+type ownerSide struct {
+	dyn    dynamic.Interface
+	mapper meta.RESTMapper
+	remote *engine.Remote
+}
+
+// engineCluster is the watched cluster, or with --engine-context /
+// --engine-kubeconfig the engine's, through its own informers.
+func (o *ServeOptions) engineCluster(c *cluster.Client, dyn dynamic.Interface) (ownerSide, error) {
+	if !o.EngineCluster.enabled() {
+		return ownerSide{dyn: dyn, mapper: c.Mapper()}, nil
+	}
+	ec, err := o.EngineCluster.client(o.ConfigFlags, cluster.Options{QPS: o.QPS, Burst: o.Burst})
+	if err != nil {
+		return ownerSide{}, err
+	}
+	rm, err := o.EngineCluster.remote(o.ConfigFlags, "", c, ec)
+	if err != nil {
+		return ownerSide{}, err
+	}
+	odyn, err := o.informerClient(o.EngineCluster.flags(o.ConfigFlags))
+	if err != nil {
+		return ownerSide{}, fmt.Errorf("--engine-context: %w", err)
+	}
+	return ownerSide{dyn: odyn, mapper: ec.Mapper(), remote: rm}, nil
+}
+
+// watchedKinds resolves --kinds to the kinds that may be listed and
+// watched; the others are counted as skipped, each with a warning.
+func (o *ServeOptions) watchedKinds(ctx context.Context, c *cluster.Client, dyn dynamic.Interface) (usable []scan.Kind, skipped int, warns []string, err error) {
+	kinds, warns, err := scan.ResolveKinds(c.Mapper(), c.Discovery(), c.Host(), o.Kinds, "list", "watch")
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	for _, k := range kinds {
+		if err := canList(ctx, dyn, k, o.namespace); err != nil {
+			warns = append(warns, fmt.Sprintf("%s not watched: %s", k, oneLine(err.Error())))
+			skipped++
+			continue
+		}
+		usable = append(usable, k)
+	}
+	if len(usable) == 0 {
+		return nil, 0, nil, errors.New("no kinds to watch: the server serves none of the requested kinds, or none may be listed")
+	}
+	return usable, skipped, warns, nil
+}
+
+// cachedOwnerKinds are the engines' kinds installed and listable on the
+// owner side, cached by informers; an engine not installed is left out,
+// a kind that may not be listed is read one object at a time (warned).
+func cachedOwnerKinds(ctx context.Context, owner ownerSide) (owners []scan.Kind, warns []string) {
+	for _, gk := range ownerKinds {
+		m, err := owner.mapper.RESTMapping(gk)
+		if err != nil {
+			continue // engine not installed
+		}
+		k := scan.Kind{GVR: m.Resource, GVK: m.GroupVersionKind, Namespaced: true}
+		if err := canList(ctx, owner.dyn, k, ""); err != nil {
+			warns = append(warns, fmt.Sprintf("%s not cached (owners read one by one): %s", k, oneLine(err.Error())))
+			continue
+		}
+		owners = append(owners, k)
+	}
+	return owners, warns
+}
+
+// pipeline builds the adapters over the owner cache and serve's per-object
+// steps from them; serve calls it again when an engine's settings change.
+func (o *ServeOptions) pipeline(cache *serve.OwnerCache, c *cluster.Client, rm *engine.Remote) func(context.Context) (serve.Pipeline, []string, error) {
+	return func(ctx context.Context) (serve.Pipeline, []string, error) {
+		adapters, warns, err := engineAdapters(ctx, o.Engine, cache, c, rm)
+		if err != nil {
+			return serve.Pipeline{}, nil, err
+		}
+		in := &scan.Inspector{Adapters: adapters, IncludeControllers: o.IncludeControllers}
+		return serve.Pipeline{
+			Explain: in.ExplainObject,
+			Owned: func(k scan.Kind, obj *unstructured.Unstructured) bool {
+				_, owned := in.PrecheckObject(k, obj)
+				return owned
+			},
+			Culprit: in.Culprit,
+			Follow:  in.UpdateOwner,
+			Touches: in.Touches,
+		}, warns, nil
+	}
 }
 
 // informerClient is a dynamic client for informers, built from flags'

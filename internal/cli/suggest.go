@@ -30,7 +30,7 @@ type SuggestOptions struct {
 
 // NewSuggestOptions returns options with defaults.
 func NewSuggestOptions(g *GlobalOptions) *SuggestOptions {
-	return &SuggestOptions{GlobalOptions: g, ReportInputs: ReportInputs{ControlPlaneNamespace: "argocd"}, Output: string(output.Text)}
+	return &SuggestOptions{GlobalOptions: g, Output: string(output.Text)}
 }
 
 func newSuggestCommand(g *GlobalOptions) *cobra.Command {

@@ -180,8 +180,15 @@ func ConfigError(err error) error {
 	if clientcmd.IsEmptyConfig(err) {
 		return errors.New("no Kubernetes configuration: set KUBECONFIG, pass --kubeconfig, or pass --server")
 	}
-	return fmt.Errorf("invalid Kubernetes configuration: %s", oneLine(err.Error()))
+	return fmt.Errorf("invalid Kubernetes configuration: %w", oneLineError{err})
 }
+
+// oneLineError is err told on one line (a multi-line kubeconfig error
+// would break the one-line message), still unwrapping to err.
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string { return oneLine(e.err.Error()) }
+func (e oneLineError) Unwrap() error { return e.err }
 
 // oneLine folds a multi-line message onto one line.
 func oneLine(s string) string {

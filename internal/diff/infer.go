@@ -57,25 +57,7 @@ func Infer(live *unstructured.Unstructured, ix *managedfields.Index, opts InferO
 	desiredBy := ""
 	controllerOnly := 0
 	for _, leaf := range ix.Leaves(live) {
-		var cause *model.ManagerRef
-		engine, controller := "", false
-		for i := range leaf.Owners {
-			o := &leaf.Owners[i]
-			if managedfields.IsGitOpsManager(o.Manager) {
-				engine = o.Manager
-				break
-			}
-			if o.Subresource == "status" {
-				continue
-			}
-			if class := classOf(*o); class == model.CauseController && !opts.IncludeControllers {
-				controller = true
-				continue
-			}
-			if cause == nil {
-				cause = o // Owners are most recent first
-			}
-		}
+		engine, cause, controller := leafOwners(leaf, opts)
 		if engine != "" {
 			res.EngineWrote = true
 			if leaf.Pointer == lastAppliedPtr && desired == nil {
@@ -115,20 +97,7 @@ func Infer(live *unstructured.Unstructured, ix *managedfields.Index, opts InferO
 		return res
 	}
 	if desired != nil {
-		kept := res.Drifts[:0]
-		for _, fd := range res.Drifts {
-			want, ok := jsonpointer.Get(desired, fd.Path)
-			switch {
-			case !ok:
-				fd.Change = model.Added
-			case equalJSON(want, fd.Live):
-				continue // the engine asked for this very value
-			default:
-				fd.Desired, fd.Change = want, model.Changed
-			}
-			kept = append(kept, fd)
-		}
-		res.Drifts = kept
+		res.Drifts = compareLastApplied(res.Drifts, desired)
 		res.Notes = append(res.Notes, model.Note{Level: model.NoteInfo, Reason: "last-applied",
 			Message: fmt.Sprintf("desired values come from the %s annotation written by %s", managedfields.LastAppliedAnnotation, desiredBy)})
 	} else if len(res.Drifts) > 0 {
@@ -140,14 +109,63 @@ func Infer(live *unstructured.Unstructured, ix *managedfields.Index, opts InferO
 			Message: fmt.Sprintf("%d field(s) written only by built-in controllers are not counted as drift", controllerOnly)})
 	}
 	if isSecret(live) {
-		for i := range res.Drifts {
-			fd := &res.Drifts[i]
-			if redact.ValuePath(fd.Path) {
-				fd.Live, fd.Desired = redact.Value(fd.Live), redact.Value(fd.Desired)
-			}
-		}
+		maskSecretValues(res.Drifts)
 	}
 	return res
+}
+
+// leafOwners reads a field's owners (most recent first): the GitOps engine
+// that owns it, if one does; else the manager that last took it over (the
+// cause of its drift), skipping the status subresource and, unless asked
+// for, the built-in controllers (controller is then set).
+func leafOwners(leaf managedfields.OwnedField, opts InferOptions) (engine string, cause *model.ManagerRef, controller bool) {
+	for i := range leaf.Owners {
+		o := &leaf.Owners[i]
+		if managedfields.IsGitOpsManager(o.Manager) {
+			return o.Manager, nil, false
+		}
+		if o.Subresource == "status" {
+			continue
+		}
+		if classOf(*o) == model.CauseController && !opts.IncludeControllers {
+			controller = true
+			continue
+		}
+		if cause == nil {
+			cause = o
+		}
+	}
+	return "", cause, controller
+}
+
+// compareLastApplied gives the drifts the values of the engine's
+// last-applied manifest: a field it does not hold was added, a field
+// holding the very value the engine asked for is no drift.
+func compareLastApplied(drifts []model.FieldDrift, desired map[string]any) []model.FieldDrift {
+	kept := drifts[:0]
+	for _, fd := range drifts {
+		want, ok := jsonpointer.Get(desired, fd.Path)
+		switch {
+		case !ok:
+			fd.Change = model.Added
+		case equalJSON(want, fd.Live):
+			continue
+		default:
+			fd.Desired, fd.Change = want, model.Changed
+		}
+		kept = append(kept, fd)
+	}
+	return kept
+}
+
+// maskSecretValues masks a Secret's data values in both columns.
+func maskSecretValues(drifts []model.FieldDrift) {
+	for i := range drifts {
+		fd := &drifts[i]
+		if redact.ValuePath(fd.Path) {
+			fd.Live, fd.Desired = redact.Value(fd.Live), redact.Value(fd.Desired)
+		}
+	}
 }
 
 func classOf(m model.ManagerRef) model.CauseClass {

@@ -170,6 +170,10 @@ type Descriptor struct {
 	// Flags adds the engine's own flags to a command (by name) and returns
 	// their values; nil when it has none there.
 	Flags func(command string, fs *pflag.FlagSet) Flags
+	// ControlPlane is the engine's control-plane namespace flag, which
+	// adopt and suggest take without the engine's other flags (Argo CD's
+	// --argocd-namespace); nil when the engine has none.
+	ControlPlane *ControlPlane
 	// New builds the adapter.
 	New Factory
 	// Renderer renders the engine's owner objects from a checkout as the
@@ -201,6 +205,30 @@ type Descriptor struct {
 	// own checks; Name is filled from the Descriptor. nil: its rules are
 	// audited as settings (no ignore rules) with the neutral checks only.
 	Audit *auditapi.Engine
+}
+
+// ControlPlane declares an engine's control-plane namespace: where its own
+// objects are when a name comes without a namespace (an Argo CD tracking
+// id, render's --app NAME).
+type ControlPlane struct {
+	// Flag is the flag's name (argocd-namespace) and Usage its help text
+	// on the commands that take it alone.
+	Flag, Usage string
+	// Default is the namespace of a default install (argocd).
+	Default string
+	// Group is the API group of the objects that live there.
+	Group string
+}
+
+// ControlPlaneOf returns the control plane of the engine whose own kinds
+// are in group, if it has one.
+func ControlPlaneOf(group string) (*ControlPlane, bool) {
+	for _, d := range reg.read() {
+		if d.ControlPlane != nil && d.ControlPlane.Group == group {
+			return d.ControlPlane, true
+		}
+	}
+	return nil, false
 }
 
 // registry is the process-wide table; see the package comment.

@@ -62,3 +62,18 @@ func TestRegisterAfterReadPanics(t *testing.T) {
 	}()
 	engine.Register(engine.Descriptor{Name: "late", IsManager: func(string) bool { return false }})
 }
+
+// The engines' control planes come from their descriptors: Argo CD
+// declares its namespace flag, Flux none (a Flux object's namespace is
+// always given).
+func TestControlPlaneOf(t *testing.T) {
+	cp, ok := engine.ControlPlaneOf("argoproj.io")
+	if !ok || cp.Flag != "argocd-namespace" || cp.Default != "argocd" {
+		t.Errorf("ControlPlaneOf(argoproj.io) = %+v, %v; want --argocd-namespace, default argocd", cp, ok)
+	}
+	for _, g := range []string{"kustomize.toolkit.fluxcd.io", "apps", ""} {
+		if cp, ok := engine.ControlPlaneOf(g); ok {
+			t.Errorf("ControlPlaneOf(%q) = %+v, want none", g, cp)
+		}
+	}
+}

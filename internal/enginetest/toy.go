@@ -203,7 +203,7 @@ func RulesFromDocuments(docs []source.Document) ([]model.Rule, []error) {
 			continue
 		}
 		if _, _, err := unstructured.NestedStringSlice(o.Object, "spec", "ignoreLabels"); err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: %s %s: spec.ignoreLabels: %v", d.File, d.Line, Kind, o.GetName(), err))
+			errs = append(errs, fmt.Errorf("%s:%d: %s %s: spec.ignoreLabels: %w", d.File, d.Line, Kind, o.GetName(), err))
 			continue
 		}
 		rules = append(rules, rulesOf(o, model.Origin{File: d.File, Line: d.Line, Object: Kind + " " + o.GetNamespace() + "/" + o.GetName()})...)

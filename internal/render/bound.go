@@ -104,60 +104,6 @@ func TemplateFuncs() template.FuncMap { return NewRendering().Funcs() }
 // stops with an error naming the function, which text/template prefixes
 // with the template's name and line, and the rendering is given up.
 func (r *Rendering) Funcs() template.FuncMap {
-	// fail gives the rendering up: text/template stops at the error, and
-	// a caller that went on (an abandoned goroutine) fails again.
-	fail := func(format string, args ...any) error {
-		r.Stop()
-		return fmt.Errorf("%w: "+format, append([]any{ErrBound}, args...)...)
-	}
-	given := func(fn string) error {
-		if r.stopped.Load() {
-			return fmt.Errorf("%w: %s called after the rendering was given up", ErrBound, fn)
-		}
-		return nil
-	}
-	take := func(fn string, n int) error {
-		if err := given(fn); err != nil {
-			return err
-		}
-		if n < 0 {
-			n = 0
-		}
-		if n > r.left {
-			return fail("%s would make %d more items, past the %d all loops of a rendering may make", fn, n, MaxLoopItems)
-		}
-		r.left -= n
-		return nil
-	}
-	indent := func(fn string, spaces int, v string) (string, error) {
-		if err := given(fn); err != nil {
-			return "", err
-		}
-		if spaces < 0 {
-			return "", fmt.Errorf("%s: negative count", fn) // sprig's strings.Repeat panics
-		}
-		lines := strings.Count(v, "\n") + 1
-		if spaces > 0 && lines > (MaxRepeatBytes-len(v))/spaces {
-			return "", fail("%s would make more than %d MiB", fn, MaxRepeatBytes>>20)
-		}
-		// sprig's indent (strings.go).
-		pad := strings.Repeat(" ", spaces)
-		return pad + strings.ReplaceAll(v, "\n", "\n"+pad), nil
-	}
-	untilStep := func(fn string, start, stop, step int) ([]int, error) {
-		if step == 0 || (step > 0 && start >= stop) || (step < 0 && start <= stop) {
-			return []int{}, nil
-		}
-		n := (stop - start + step - sign(step)) / step
-		if err := take(fn, n); err != nil {
-			return nil, err
-		}
-		out := make([]int, 0, n)
-		for i := start; (step > 0 && i < stop) || (step < 0 && i > stop); i += step {
-			out = append(out, i)
-		}
-		return out, nil
-	}
 	return template.FuncMap{
 		markFunc: func(name string) string {
 			r.template.Store(&name)
@@ -168,81 +114,160 @@ func (r *Rendering) Funcs() template.FuncMap {
 			if count < 0 {
 				step = -1
 			}
-			return untilStep("until", 0, count, step)
+			return r.untilStep("until", 0, count, step)
 		},
-		"untilStep": func(start, stop, step int) ([]int, error) { return untilStep("untilStep", start, stop, step) },
-		// seq mirrors sprig's seq (1 to N, or start to end by step,
-		// end included) on the bounded untilStep.
-		"seq": func(params ...int) (string, error) {
-			var start, end, step, incr int
-			switch len(params) {
-			case 1:
-				start, end, step, incr = 1, params[0], 1, 1
-				if end < start {
-					step, incr = -1, -1
-				}
-			case 2:
-				start, end, step = params[0], params[1], 1
-				if end < start {
-					step = -1
-				}
-				incr = step
-			case 3:
-				start, step, end, incr = params[0], params[1], params[2], 1
-				if end < start {
-					incr = -1
-					if step > 0 {
-						return "", nil
-					}
-				}
-			default:
-				return "", nil
-			}
-			items, err := untilStep("seq", start, end+incr, step)
-			if err != nil {
-				return "", err
-			}
-			b := make([]byte, 0, len(items)*4)
-			for i, v := range items {
-				if i > 0 {
-					b = append(b, ' ')
-				}
-				b = strconv.AppendInt(b, int64(v), 10)
-			}
-			return string(b), nil
-		},
-		"indent": func(spaces int, v string) (string, error) { return indent("indent", spaces, v) },
-		// sprig's nindent: a newline, then indent.
-		"nindent": func(spaces int, v string) (string, error) {
-			s, err := indent("nindent", spaces, v)
-			if err != nil {
-				return "", err
-			}
-			if len(s) >= MaxRepeatBytes {
-				return "", fail("nindent would make more than %d MiB", MaxRepeatBytes>>20)
-			}
-			return "\n" + s, nil
-		},
-		"repeat": func(count int, str string) (string, error) {
-			if err := given("repeat"); err != nil {
-				return "", err
-			}
-			if count < 0 {
-				return "", errors.New("repeat: negative count") // sprig's strings.Repeat panics
-			}
-			if count == 0 || str == "" {
-				return "", nil
-			}
-			if count > MaxRepeatBytes/len(str) {
-				return "", fail("repeat would make more than %d MiB", MaxRepeatBytes>>20)
-			}
-			b := make([]byte, 0, count*len(str))
-			for range count {
-				b = append(b, str...)
-			}
-			return string(b), nil
-		},
+		"untilStep": func(start, stop, step int) ([]int, error) { return r.untilStep("untilStep", start, stop, step) },
+		"seq":       r.seq,
+		"indent":    func(spaces int, v string) (string, error) { return r.indent("indent", spaces, v) },
+		"nindent":   r.nindent,
+		"repeat":    r.repeat,
 	}
+}
+
+// fail gives the rendering up: text/template stops at the error, and a
+// caller that went on (an abandoned goroutine) fails again.
+func (r *Rendering) fail(format string, args ...any) error {
+	r.Stop()
+	return fmt.Errorf("%w: "+format, append([]any{ErrBound}, args...)...)
+}
+
+// given fails once the rendering was given up.
+func (r *Rendering) given(fn string) error {
+	if r.stopped.Load() {
+		return fmt.Errorf("%w: %s called after the rendering was given up", ErrBound, fn)
+	}
+	return nil
+}
+
+// take counts n more loop items against the rendering's budget.
+func (r *Rendering) take(fn string, n int) error {
+	if err := r.given(fn); err != nil {
+		return err
+	}
+	if n < 0 {
+		n = 0
+	}
+	if n > r.left {
+		return r.fail("%s would make %d more items, past the %d all loops of a rendering may make", fn, n, MaxLoopItems)
+	}
+	r.left -= n
+	return nil
+}
+
+// indent is sprig's indent (strings.go) within MaxRepeatBytes.
+func (r *Rendering) indent(fn string, spaces int, v string) (string, error) {
+	if err := r.given(fn); err != nil {
+		return "", err
+	}
+	if spaces < 0 {
+		return "", fmt.Errorf("%s: negative count", fn) // sprig's strings.Repeat panics
+	}
+	lines := strings.Count(v, "\n") + 1
+	if spaces > 0 && lines > (MaxRepeatBytes-len(v))/spaces {
+		return "", r.fail("%s would make more than %d MiB", fn, MaxRepeatBytes>>20)
+	}
+	pad := strings.Repeat(" ", spaces)
+	return pad + strings.ReplaceAll(v, "\n", "\n"+pad), nil
+}
+
+// nindent is sprig's nindent: a newline, then indent.
+func (r *Rendering) nindent(spaces int, v string) (string, error) {
+	s, err := r.indent("nindent", spaces, v)
+	if err != nil {
+		return "", err
+	}
+	if len(s) >= MaxRepeatBytes {
+		return "", r.fail("nindent would make more than %d MiB", MaxRepeatBytes>>20)
+	}
+	return "\n" + s, nil
+}
+
+// untilStep is sprig's untilStep within the loop budget.
+func (r *Rendering) untilStep(fn string, start, stop, step int) ([]int, error) {
+	if step == 0 || (step > 0 && start >= stop) || (step < 0 && start <= stop) {
+		return []int{}, nil
+	}
+	n := (stop - start + step - sign(step)) / step
+	if err := r.take(fn, n); err != nil {
+		return nil, err
+	}
+	out := make([]int, 0, n)
+	for i := start; (step > 0 && i < stop) || (step < 0 && i > stop); i += step {
+		out = append(out, i)
+	}
+	return out, nil
+}
+
+// seq mirrors sprig's seq (1 to N, or start to end by step, end included)
+// on the bounded untilStep.
+func (r *Rendering) seq(params ...int) (string, error) {
+	start, end, step, incr, ok := seqRange(params)
+	if !ok {
+		return "", nil
+	}
+	items, err := r.untilStep("seq", start, end+incr, step)
+	if err != nil {
+		return "", err
+	}
+	b := make([]byte, 0, len(items)*4)
+	for i, v := range items {
+		if i > 0 {
+			b = append(b, ' ')
+		}
+		b = strconv.AppendInt(b, int64(v), 10)
+	}
+	return string(b), nil
+}
+
+// seqRange reads seq's one to three parameters as sprig does: the first
+// and last number, the step, and incr, which moves the end past the last
+// number (seq includes it); ok is false when seq prints nothing.
+func seqRange(params []int) (start, end, step, incr int, ok bool) {
+	switch len(params) {
+	case 1:
+		start, end, step, incr = 1, params[0], 1, 1
+		if end < start {
+			step, incr = -1, -1
+		}
+	case 2:
+		start, end, step = params[0], params[1], 1
+		if end < start {
+			step = -1
+		}
+		incr = step
+	case 3:
+		start, step, end, incr = params[0], params[1], params[2], 1
+		if end < start {
+			incr = -1
+			if step > 0 {
+				return 0, 0, 0, 0, false
+			}
+		}
+	default:
+		return 0, 0, 0, 0, false
+	}
+	return start, end, step, incr, true
+}
+
+// repeat is sprig's repeat within MaxRepeatBytes.
+func (r *Rendering) repeat(count int, str string) (string, error) {
+	if err := r.given("repeat"); err != nil {
+		return "", err
+	}
+	if count < 0 {
+		return "", errors.New("repeat: negative count") // sprig's strings.Repeat panics
+	}
+	if count == 0 || str == "" {
+		return "", nil
+	}
+	if count > MaxRepeatBytes/len(str) {
+		return "", r.fail("repeat would make more than %d MiB", MaxRepeatBytes>>20)
+	}
+	b := make([]byte, 0, count*len(str))
+	for range count {
+		b = append(b, str...)
+	}
+	return string(b), nil
 }
 
 func sign(n int) int {

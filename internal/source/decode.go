@@ -269,7 +269,7 @@ func decodeJSON(data []byte, file string) ([]Document, error) {
 		}
 		line := lineAt(data, start)
 		if err != nil {
-			errs = append(errs, &DocumentError{File: file, Line: line, Err: fmt.Errorf("invalid JSON: %v", err)})
+			errs = append(errs, &DocumentError{File: file, Line: line, Err: fmt.Errorf("invalid JSON: %w", err)})
 			break
 		}
 		got, err := documentsOf(jsonNumbers(v), file, line, index, nil)

@@ -13,6 +13,7 @@ import (
 	"helm.sh/helm/v4/pkg/action"
 	helmchart "helm.sh/helm/v4/pkg/chart"
 	"helm.sh/helm/v4/pkg/chart/common"
+	helmchartv2 "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"helm.sh/helm/v4/pkg/cli/values"
 	"helm.sh/helm/v4/pkg/getter"
@@ -45,20 +46,69 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 	if h == nil {
 		h = &helmSource{}
 	}
-	vars := r.appEnv(app, s)
-	name := app.Metadata.Name // argo.ParseInstanceName: the name part
+	vals, err := helmValues(h, chartDir, repoRoot, refs, r.appEnv(app, s))
+	if err != nil {
+		return nil, err
+	}
+	chrt, err := loadChart(chartDir, repoRoot)
+	if err != nil {
+		return nil, err
+	}
+	// The rendering's bounds: its functions, its templates marked so
+	// that a time or memory bound names the one running.
+	rendering := render.NewRendering()
+	rendering.Mark(chrt)
+	cfg := action.NewConfiguration()
+	cfg.CustomTemplateFuncs = rendering.Funcs()
+	install := action.NewInstall(cfg)
+	install.DryRunStrategy = action.DryRunClient
+	install.Replace = true
+	install.ReleaseName, install.Namespace = releaseOf(app, h)
+	install.IncludeCRDs = !h.SkipCrds
+	install.SkipSchemaValidation = h.SkipSchemaValidation
+	if install.KubeVersion, install.APIVersions, err = helmCapabilities(ctx, h, env); err != nil {
+		return nil, err
+	}
+	rel, err := bound.Run(ctx, "chart "+relTo(repoRoot, chartDir), rendering.Limits(env.RenderLimits), func(ctx context.Context) (ri.Releaser, error) {
+		return install.RunWithContext(ctx, chrt, vals)
+	})
+	if errors.Is(err, render.ErrBound) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("failed to execute helm template command: %w", err)
+	}
+	rv, ok := rel.(*helmrelease.Release)
+	if !ok {
+		return nil, fmt.Errorf("chart %s: only Helm chart API v2 releases are supported", relTo(repoRoot, chartDir))
+	}
+	return splitYAML(templateOutput(rv, h.SkipTests))
+}
+
+// releaseOf is helm template's --name-template (releaseName, else the
+// Application's name: argo.ParseInstanceName's name part) and --namespace
+// (helm.namespace, else the destination's: GetNamespaceOrDefault).
+func releaseOf(app *application, h *helmSource) (name, namespace string) {
+	name = app.Metadata.Name
 	if h.ReleaseName != "" {
 		name = h.ReleaseName
 	}
-	ns := app.Spec.Destination.Namespace // GetNamespaceOrDefault
+	namespace = app.Spec.Destination.Namespace
 	if h.Namespace != "" {
-		ns = h.Namespace
+		namespace = h.Namespace
 	}
-	if ns == "" {
+	if namespace == "" {
 		// No --namespace: helm's own default, the repo-server having no
 		// kubeconfig context.
-		ns = "default"
+		namespace = "default"
 	}
+	return name, namespace
+}
+
+// helmValues merges the values as helm template's --values (valueFiles,
+// then values/valuesObject), --set, --set-string and --set-file do; every
+// file is read through the bounded reader first.
+func helmValues(h *helmSource, chartDir, repoRoot string, refs map[string]string, vars envVars) (map[string]any, error) {
 	opts := values.Options{}
 	for _, vf := range h.ValueFiles {
 		p, err := resolveValueFile(vf, chartDir, repoRoot, refs, vars)
@@ -71,19 +121,12 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 		opts.ValueFiles = append(opts.ValueFiles, p)
 	}
 	if y := h.valuesYAML(); len(y) > 0 {
-		tmp, err := os.CreateTemp("", "drift-argocd-values-*.yaml")
+		tmp, err := writeTemp(y)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("writing the Application's helm values: %w", err)
 		}
-		defer func() { _ = os.Remove(tmp.Name()) }()
-		if _, err := tmp.Write(y); err != nil {
-			_ = tmp.Close()
-			return nil, err
-		}
-		if err := tmp.Close(); err != nil {
-			return nil, err
-		}
-		opts.ValueFiles = append(opts.ValueFiles, tmp.Name())
+		defer func() { _ = os.Remove(tmp) }()
+		opts.ValueFiles = append(opts.ValueFiles, tmp)
 	}
 	for _, p := range h.Parameters {
 		v := p.Name + "=" + cleanSetParameter(vars.subst(p.Value))
@@ -113,11 +156,33 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 	}
 	vals, err := opts.MergeValues(getter.Providers{})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("merging helm values: %w", err)
 	}
+	return vals, nil
+}
 
-	// Helm's loader reads every file of the chart whole and follows
-	// symlinks: check sizes and where links lead first.
+// writeTemp writes b to a temporary file and returns its name.
+func writeTemp(b []byte) (string, error) {
+	tmp, err := os.CreateTemp("", "drift-argocd-values-*.yaml")
+	if err != nil {
+		return "", err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		_ = tmp.Close()
+		_ = os.Remove(tmp.Name())
+		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		_ = os.Remove(tmp.Name())
+		return "", err
+	}
+	return tmp.Name(), nil
+}
+
+// loadChart loads an installable chart whose dependencies are vendored.
+// Helm's loader reads every file of the chart whole and follows symlinks:
+// sizes and where links lead are checked first.
+func loadChart(chartDir, repoRoot string) (*helmchartv2.Chart, error) {
 	if err := render.CheckTree(chartDir, repoRoot); err != nil {
 		return nil, fmt.Errorf("chart %s: %w", relTo(repoRoot, chartDir), err)
 	}
@@ -130,7 +195,7 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 	}
 	ac, err := helmchart.NewAccessor(chrt)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("chart %s: %w", relTo(repoRoot, chartDir), err)
 	}
 	if req := ac.MetaDependencies(); len(req) > 0 {
 		if err := action.CheckDependencies(chrt, req); err != nil {
@@ -138,28 +203,20 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 			return nil, fmt.Errorf("chart %s: dependencies are not in its charts/ directory and fetching them is not available offline: %w", relTo(repoRoot, chartDir), err)
 		}
 	}
-	// The rendering's bounds: its functions, its templates marked so
-	// that a time or memory bound names the one running.
-	rendering := render.NewRendering()
-	rendering.Mark(chrt)
-	cfg := action.NewConfiguration()
-	cfg.CustomTemplateFuncs = rendering.Funcs()
-	install := action.NewInstall(cfg)
-	install.DryRunStrategy = action.DryRunClient
-	install.Replace = true
-	install.ReleaseName = name
-	install.Namespace = ns
-	install.IncludeCRDs = !h.SkipCrds
-	install.SkipSchemaValidation = h.SkipSchemaValidation
+	return chrt, nil
+}
+
+// helmCapabilities are helm template's --kube-version and --api-versions:
+// the source's, else the destination cluster's as the controller sends
+// them to the repo-server (gitops-engine pkg/cache GetServerVersion as
+// major.minor; controller/state.go APIResourcesToStrings with kinds),
+// else Helm's defaults (nil, offline).
+func helmCapabilities(ctx context.Context, h *helmSource, env *render.Env) (*common.KubeVersion, common.VersionSet, error) {
 	kubeVersion, apiVersions := h.KubeVersion, h.APIVersions
 	if (kubeVersion == "" || len(apiVersions) == 0) && env.Capabilities != nil {
-		// The controller sends the repo-server the destination cluster's
-		// version as major.minor (gitops-engine pkg/cache GetServerVersion)
-		// and its API versions (controller/state.go, APIResourcesToStrings
-		// with kinds) when the source sets none.
 		caps, err := env.Capabilities(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("reading the cluster's capabilities: %w", err)
+			return nil, nil, fmt.Errorf("reading the cluster's capabilities: %w", err)
 		}
 		if caps != nil {
 			if kubeVersion == "" && caps.Major != "" {
@@ -170,49 +227,39 @@ func (r *Renderer) renderHelm(ctx context.Context, app *application, s *appSourc
 			}
 		}
 	}
-	if kubeVersion != "" {
-		// repository.go parseKubeVersion: k8s's generic parse, printed
-		// back (major.minor.patch), then helm's --kube-version parse.
-		gv, err := k8sversion.ParseGeneric(kubeVersion)
-		if err != nil {
-			return nil, fmt.Errorf("could not parse kubernetes version %s: %w", kubeVersion, err)
-		}
-		// The repo-server's helm (v3) prints --kube-version as full semver
-		// (pkg/chartutil ParseKubeVersion: "v" + semver String, so "1.37"
-		// is v1.37.0); helm v4's parse keeps the input as given.
-		full := fmt.Sprintf("%d.%d.%d", gv.Major(), gv.Minor(), gv.Patch())
-		parsed, err := common.ParseKubeVersion(full)
-		if err != nil {
-			return nil, fmt.Errorf("invalid kube version '%s': %w", full, err)
-		}
-		install.KubeVersion = parsed
+	if kubeVersion == "" {
+		return nil, common.VersionSet(apiVersions), nil
 	}
-	install.APIVersions = common.VersionSet(apiVersions)
-	rel, err := bound.Run(ctx, "chart "+relTo(repoRoot, chartDir), rendering.Limits(env.RenderLimits), func(ctx context.Context) (ri.Releaser, error) {
-		return install.RunWithContext(ctx, chrt, vals)
-	})
-	if errors.Is(err, render.ErrBound) {
-		return nil, err
-	}
+	// repository.go parseKubeVersion: k8s's generic parse, printed back
+	// (major.minor.patch), then helm's --kube-version parse.
+	gv, err := k8sversion.ParseGeneric(kubeVersion)
 	if err != nil {
-		return nil, fmt.Errorf("failed to execute helm template command: %w", err)
+		return nil, nil, fmt.Errorf("could not parse kubernetes version %s: %w", kubeVersion, err)
 	}
-	rv, ok := rel.(*helmrelease.Release)
-	if !ok {
-		return nil, fmt.Errorf("chart %s: only Helm chart API v2 releases are supported", relTo(repoRoot, chartDir))
+	// The repo-server's helm (v3) prints --kube-version as full semver
+	// (pkg/chartutil ParseKubeVersion: "v" + semver String, so "1.37" is
+	// v1.37.0); helm v4's parse keeps the input as given.
+	full := fmt.Sprintf("%d.%d.%d", gv.Major(), gv.Minor(), gv.Patch())
+	parsed, err := common.ParseKubeVersion(full)
+	if err != nil {
+		return nil, nil, fmt.Errorf("invalid kube version '%s': %w", full, err)
 	}
-	// helm template prints the manifest, then every hook but tests with
-	// --skip-tests (helm pkg/cmd/template.go).
+	return parsed, common.VersionSet(apiVersions), nil
+}
+
+// templateOutput is what helm template prints: the manifest, then every
+// hook but tests with --skip-tests (helm pkg/cmd/template.go).
+func templateOutput(rv *helmrelease.Release, skipTests bool) []byte {
 	var b strings.Builder
 	b.WriteString(strings.TrimSpace(rv.Manifest))
 	b.WriteString("\n")
 	for _, hk := range rv.Hooks {
-		if h.SkipTests && isTestHook(hk) {
+		if skipTests && isTestHook(hk) {
 			continue
 		}
 		fmt.Fprintf(&b, "---\n# Source: %s\n%s\n", hk.Path, hk.Manifest)
 	}
-	return splitYAML([]byte(b.String()))
+	return []byte(b.String())
 }
 
 func isTestHook(h *helmrelease.Hook) bool {

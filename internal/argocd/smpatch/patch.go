@@ -1010,123 +1010,139 @@ func mergePatchIntoOriginal(original, patch map[string]interface{}, schema Looku
 		if !strings.HasPrefix(key, setElementOrderDirectivePrefix) {
 			continue
 		}
-
-		setElementOrderInPatch := patchV
-		// Copies directive from the second patch (`patch`) to the first patch (`original`)
-		// and checks they are equal and delete the directive in the second patch
-		if !mergeOptions.MergeParallelList {
-			setElementOrderListInOriginal, ok := original[key]
-			if ok {
-				// check if the setElementOrder list in original and the one in patch matches
-				if !reflect.DeepEqual(setElementOrderListInOriginal, setElementOrderInPatch) {
-					return mergepatch.ErrBadPatchFormatForSetElementOrderList
-				}
-			} else {
-				// move the setElementOrder list from patch to original
-				original[key] = setElementOrderInPatch
-			}
-		}
-		delete(patch, key)
-
-		var (
-			ok                                          bool
-			originalFieldValue, patchFieldValue, merged []interface{}
-			patchStrategy                               string
-			patchMeta                                   PatchMeta
-			subschema                                   LookupPatchMeta
-		)
-		typedSetElementOrderList, ok := setElementOrderInPatch.([]interface{})
-		if !ok {
-			return mergepatch.ErrBadArgType(typedSetElementOrderList, setElementOrderInPatch)
-		}
-		// Trim the setElementOrderDirectivePrefix to get the key of the list field in original.
-		originalKey, err := extractKey(key, setElementOrderDirectivePrefix)
-		if err != nil {
+		if err := mergeSetElementOrder(original, patch, key, patchV, schema, mergeOptions); err != nil {
 			return err
 		}
-		// try to find the list with `originalKey` in `original` and `modified` and merge them.
-		originalList, foundOriginal := original[originalKey]
-		patchList, foundPatch := patch[originalKey]
-		if foundOriginal {
-			originalFieldValue, ok = originalList.([]interface{})
-			if !ok {
-				return mergepatch.ErrBadArgType(originalFieldValue, originalList)
-			}
-		}
-		if foundPatch {
-			patchFieldValue, ok = patchList.([]interface{})
-			if !ok {
-				return mergepatch.ErrBadArgType(patchFieldValue, patchList)
-			}
-		}
-		subschema, patchMeta, err = schema.LookupPatchMetadataForSlice(originalKey)
-		if err != nil {
-			return err
-		}
-		_, patchStrategy, err = extractRetainKeysPatchStrategy(patchMeta.GetPatchStrategies())
-		if err != nil {
-			return err
-		}
-		// Check for consistency between the element order list and the field it applies to
-		err = validatePatchWithSetOrderList(patchFieldValue, typedSetElementOrderList, patchMeta.GetPatchMergeKey())
-		if err != nil {
-			return err
-		}
-
-		switch {
-		case foundOriginal && !foundPatch:
-			// no change to list contents
-			merged = originalFieldValue
-		case !foundOriginal && foundPatch:
-			// list was added
-			v, keep := removeDirectives(patchFieldValue)
-			if !keep {
-				// Shouldn't be possible since patchFieldValue is a slice
-				continue
-			}
-
-			merged = v.([]interface{})
-		case foundOriginal && foundPatch:
-			merged, err = mergeSliceHandler(originalList, patchList, subschema,
-				patchStrategy, patchMeta.GetPatchMergeKey(), false, mergeOptions)
-			if err != nil {
-				return err
-			}
-		case !foundOriginal && !foundPatch:
-			continue
-		}
-
-		// Split all items into patch items and server-only items and then enforce the order.
-		var patchItems, serverOnlyItems []interface{}
-		if len(patchMeta.GetPatchMergeKey()) == 0 {
-			// Primitives doesn't need merge key to do partitioning.
-			patchItems, serverOnlyItems = partitionPrimitivesByPresentInList(merged, typedSetElementOrderList)
-
-		} else {
-			// Maps need merge key to do partitioning.
-			patchItems, serverOnlyItems, err = partitionMapsByPresentInList(merged, typedSetElementOrderList, patchMeta.GetPatchMergeKey())
-			if err != nil {
-				return err
-			}
-		}
-
-		elementType, err := sliceElementType(originalFieldValue, patchFieldValue)
-		if err != nil {
-			return err
-		}
-		kind := elementType.Kind()
-		// normalize merged list
-		// typedSetElementOrderList contains all the relative order in typedPatchList,
-		// so don't need to use typedPatchList
-		both, err := normalizeElementOrder(patchItems, serverOnlyItems, typedSetElementOrderList, originalFieldValue, patchMeta.GetPatchMergeKey(), kind)
-		if err != nil {
-			return err
-		}
-		original[originalKey] = both
-		// delete patch list from patch to prevent process again in the future
-		delete(patch, originalKey)
 	}
 	return nil
+}
+
+// mergeSetElementOrder is one iteration of upstream's loop in
+// mergePatchIntoOriginal, for the $setElementOrder directive key (split
+// out of it here only so that no function is over 100 lines; the code is
+// upstream's, its `continue`s returns).
+func mergeSetElementOrder(original, patch map[string]interface{}, key string, patchV interface{}, schema LookupPatchMeta, mergeOptions mergeOptionsT) error {
+	setElementOrderInPatch := patchV
+	// Copies directive from the second patch (`patch`) to the first patch (`original`)
+	// and checks they are equal and delete the directive in the second patch
+	if !mergeOptions.MergeParallelList {
+		setElementOrderListInOriginal, ok := original[key]
+		if ok {
+			// check if the setElementOrder list in original and the one in patch matches
+			if !reflect.DeepEqual(setElementOrderListInOriginal, setElementOrderInPatch) {
+				return mergepatch.ErrBadPatchFormatForSetElementOrderList
+			}
+		} else {
+			// move the setElementOrder list from patch to original
+			original[key] = setElementOrderInPatch
+		}
+	}
+	delete(patch, key)
+
+	var (
+		ok                                          bool
+		originalFieldValue, patchFieldValue, merged []interface{}
+		patchStrategy                               string
+		patchMeta                                   PatchMeta
+		subschema                                   LookupPatchMeta
+	)
+	typedSetElementOrderList, ok := setElementOrderInPatch.([]interface{})
+	if !ok {
+		return mergepatch.ErrBadArgType(typedSetElementOrderList, setElementOrderInPatch)
+	}
+	// Trim the setElementOrderDirectivePrefix to get the key of the list field in original.
+	originalKey, err := extractKey(key, setElementOrderDirectivePrefix)
+	if err != nil {
+		return err
+	}
+	// try to find the list with `originalKey` in `original` and `modified` and merge them.
+	originalList, foundOriginal := original[originalKey]
+	patchList, foundPatch := patch[originalKey]
+	if foundOriginal {
+		originalFieldValue, ok = originalList.([]interface{})
+		if !ok {
+			return mergepatch.ErrBadArgType(originalFieldValue, originalList)
+		}
+	}
+	if foundPatch {
+		patchFieldValue, ok = patchList.([]interface{})
+		if !ok {
+			return mergepatch.ErrBadArgType(patchFieldValue, patchList)
+		}
+	}
+	subschema, patchMeta, err = schema.LookupPatchMetadataForSlice(originalKey)
+	if err != nil {
+		return err
+	}
+	_, patchStrategy, err = extractRetainKeysPatchStrategy(patchMeta.GetPatchStrategies())
+	if err != nil {
+		return err
+	}
+	// Check for consistency between the element order list and the field it applies to
+	err = validatePatchWithSetOrderList(patchFieldValue, typedSetElementOrderList, patchMeta.GetPatchMergeKey())
+	if err != nil {
+		return err
+	}
+
+	switch {
+	case foundOriginal && !foundPatch:
+		// no change to list contents
+		merged = originalFieldValue
+	case !foundOriginal && foundPatch:
+		// list was added
+		v, keep := removeDirectives(patchFieldValue)
+		if !keep {
+			// Shouldn't be possible since patchFieldValue is a slice
+			return nil
+		}
+
+		merged = v.([]interface{})
+	case foundOriginal && foundPatch:
+		merged, err = mergeSliceHandler(originalList, patchList, subschema,
+			patchStrategy, patchMeta.GetPatchMergeKey(), false, mergeOptions)
+		if err != nil {
+			return err
+		}
+	case !foundOriginal && !foundPatch:
+		return nil
+	}
+
+	both, err := enforceSetElementOrder(merged, typedSetElementOrderList, originalFieldValue, patchFieldValue, patchMeta)
+	if err != nil {
+		return err
+	}
+	original[originalKey] = both
+	// delete patch list from patch to prevent process again in the future
+	delete(patch, originalKey)
+	return nil
+}
+
+// enforceSetElementOrder is the tail of upstream's loop: it splits all
+// items into patch items and server-only items and then enforces the order.
+func enforceSetElementOrder(merged, typedSetElementOrderList, originalFieldValue, patchFieldValue []interface{}, patchMeta PatchMeta) ([]interface{}, error) {
+	var patchItems, serverOnlyItems []interface{}
+	var err error
+	if len(patchMeta.GetPatchMergeKey()) == 0 {
+		// Primitives doesn't need merge key to do partitioning.
+		patchItems, serverOnlyItems = partitionPrimitivesByPresentInList(merged, typedSetElementOrderList)
+
+	} else {
+		// Maps need merge key to do partitioning.
+		patchItems, serverOnlyItems, err = partitionMapsByPresentInList(merged, typedSetElementOrderList, patchMeta.GetPatchMergeKey())
+		if err != nil {
+			return nil, err
+		}
+	}
+
+	elementType, err := sliceElementType(originalFieldValue, patchFieldValue)
+	if err != nil {
+		return nil, err
+	}
+	kind := elementType.Kind()
+	// normalize merged list
+	// typedSetElementOrderList contains all the relative order in typedPatchList,
+	// so don't need to use typedPatchList
+	return normalizeElementOrder(patchItems, serverOnlyItems, typedSetElementOrderList, originalFieldValue, patchMeta.GetPatchMergeKey(), kind)
 }
 
 // partitionPrimitivesByPresentInList partitions elements into 2 slices, the first containing items present in partitionBy, the other not.
@@ -1301,39 +1317,49 @@ func mergeMap(original, patch map[string]interface{}, schema LookupPatchMeta, me
 			continue
 		}
 		// If they're both maps or lists, recurse into the value.
-		switch originalType.Kind() {
-		case reflect.Map:
-			subschema, patchMeta, err2 := schema.LookupPatchMetadataForStruct(k)
-			if err2 != nil {
-				return nil, err2
-			}
-			_, patchStrategy, err2 := extractRetainKeysPatchStrategy(patchMeta.GetPatchStrategies())
-			if err2 != nil {
-				return nil, err2
-			}
-			original[k], err = mergeMapHandler(original[k], patchV, subschema, patchStrategy, mergeOptions)
-		case reflect.Slice:
-			subschema, patchMeta, err2 := schema.LookupPatchMetadataForSlice(k)
-			if err2 != nil {
-				return nil, err2
-			}
-			_, patchStrategy, err2 := extractRetainKeysPatchStrategy(patchMeta.GetPatchStrategies())
-			if err2 != nil {
-				return nil, err2
-			}
-			original[k], err = mergeSliceHandler(original[k], patchV, subschema, patchStrategy, patchMeta.GetPatchMergeKey(), isDeleteList, mergeOptions)
-		default:
-			original[k], ok = removeDirectives(patchV)
-			if !ok {
-				// if patchV itself is a directive, then don't keep it
-				delete(original, k)
-			}
-		}
-		if err != nil {
+		if err := mergeSameKind(original, k, patchV, originalType.Kind(), schema, isDeleteList, mergeOptions); err != nil {
 			return nil, err
 		}
 	}
 	return original, nil
+}
+
+// mergeSameKind is the end of upstream's loop in mergeMap, for a key
+// whose original and patch values have the same type: maps and lists
+// recurse, other values are replaced (split out of mergeMap here only so
+// that no function is over 100 lines; the code is upstream's).
+func mergeSameKind(original map[string]interface{}, k string, patchV interface{}, kind reflect.Kind, schema LookupPatchMeta, isDeleteList bool, mergeOptions mergeOptionsT) error {
+	var err error
+	switch kind {
+	case reflect.Map:
+		subschema, patchMeta, err2 := schema.LookupPatchMetadataForStruct(k)
+		if err2 != nil {
+			return err2
+		}
+		_, patchStrategy, err2 := extractRetainKeysPatchStrategy(patchMeta.GetPatchStrategies())
+		if err2 != nil {
+			return err2
+		}
+		original[k], err = mergeMapHandler(original[k], patchV, subschema, patchStrategy, mergeOptions)
+	case reflect.Slice:
+		subschema, patchMeta, err2 := schema.LookupPatchMetadataForSlice(k)
+		if err2 != nil {
+			return err2
+		}
+		_, patchStrategy, err2 := extractRetainKeysPatchStrategy(patchMeta.GetPatchStrategies())
+		if err2 != nil {
+			return err2
+		}
+		original[k], err = mergeSliceHandler(original[k], patchV, subschema, patchStrategy, patchMeta.GetPatchMergeKey(), isDeleteList, mergeOptions)
+	default:
+		var ok bool
+		original[k], ok = removeDirectives(patchV)
+		if !ok {
+			// if patchV itself is a directive, then don't keep it
+			delete(original, k)
+		}
+	}
+	return err
 }
 
 // discardNullValuesFromPatch discards all null property values from patch.

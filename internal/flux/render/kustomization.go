@@ -91,17 +91,7 @@ func (*Renderer) Render(ctx context.Context, env *render.Env, obj *unstructured.
 //     it out: the result is the manifest as a user would write it, so
 //     that explain --source judges exactly as explain -f does.
 func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	if obj.GetNamespace() == "" {
-		// A Kustomization of the checkout without metadata.namespace is
-		// in the namespace its parent applies it to: the controller reads
-		// its sources and variables there and labels its objects with it.
-		if ns := (*Renderer)(nil).Lands(env, obj); ns != "" {
-			obj = obj.DeepCopy()
-			obj.SetNamespace(ns)
-		} else if env.Warn != nil {
-			env.Warn(fmt.Sprintf("Kustomization %s has no metadata.namespace and no Kustomization of the checkout sets its targetNamespace: its namespace is unknown, its objects get no %s/namespace label", obj.GetName(), kustomizeGroup))
-		}
-	}
+	obj = withLandingNamespace(env, obj)
 	ks, root, dir, err := kustomizationPath(ctx, env, obj)
 	if err != nil {
 		return nil, err
@@ -110,9 +100,49 @@ func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured
 	// unstructured again (defaults and all), not the manifest as written.
 	content, err := runtime.DefaultUnstructuredConverter.ToUnstructured(ks)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("converting Kustomization %s: %w", ks.GetName(), err)
 	}
 	u := unstructured.Unstructured{Object: content}
+	m, err := buildKustomization(ctx, env, u, root, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := substitutePostBuild(ctx, env, ks, u, m); err != nil {
+		return nil, err
+	}
+	data, err := m.AsYaml()
+	if err != nil {
+		return nil, fmt.Errorf("kustomize build failed: %w", err)
+	}
+	objects, err := ssautil.ReadObjects(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("reading the objects kustomize built: %w", err)
+	}
+	labelObjects(ks, objects)
+	return objects, nil
+}
+
+// withLandingNamespace gives a Kustomization of the checkout without
+// metadata.namespace the namespace its parent applies it to: the
+// controller reads its sources and variables there and labels its objects
+// with it. Unknown, it warns and returns obj as it is.
+func withLandingNamespace(env *render.Env, obj *unstructured.Unstructured) *unstructured.Unstructured {
+	if obj.GetNamespace() != "" {
+		return obj
+	}
+	if ns := (*Renderer)(nil).Lands(env, obj); ns != "" {
+		obj = obj.DeepCopy()
+		obj.SetNamespace(ns)
+	} else if env.Warn != nil {
+		env.Warn(fmt.Sprintf("Kustomization %s has no metadata.namespace and no Kustomization of the checkout sets its targetNamespace: its namespace is unknown, its objects get no %s/namespace label", obj.GetName(), kustomizeGroup))
+	}
+	return obj
+}
+
+// buildKustomization generates the kustomization.yaml of dir the way the
+// controller does (in memory, over the checkout) and builds it, within
+// the render bounds.
+func buildKustomization(ctx context.Context, env *render.Env, u unstructured.Unstructured, root, dir string) (resmap.ResMap, error) {
 	manifest, kfile, _, err := generator.NewGenerator(root, u).GenerateManifest(dir)
 	if err != nil {
 		return nil, fmt.Errorf("generating the kustomization of %s: %w", dir, err)
@@ -127,7 +157,7 @@ func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured
 		disk, err = securefs.MakeFsOnDiskSecureBuild(root)
 	}
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("the checkout's file system at %s: %w", root, err)
 	}
 	fs := boundedFS{newFileOverlay(disk, kfile, manifest)}
 	m, err := render.BuildRemote(ctx, env, fs, dir, kfile, func(ctx context.Context) (resmap.ResMap, error) {
@@ -139,48 +169,50 @@ func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured
 	if err != nil {
 		return nil, fmt.Errorf("kustomize build failed: %w", err)
 	}
+	return m, nil
+}
 
+// substitutePostBuild checks every built resource has an apiVersion, kind
+// and name, and applies spec.postBuild's variables to them in m. Dry-run:
+// the variables are loaded here (cluster or checkout), not by the library
+// through a controller-runtime client; the substitution itself, the
+// disabled mark and strictness are the library's.
+func substitutePostBuild(ctx context.Context, env *render.Env, ks *kustomizev1.Kustomization, u unstructured.Unstructured, m resmap.ResMap) error {
 	var substituted *unstructured.Unstructured
 	if ks.Spec.PostBuild != nil {
 		vars, err := loadVariables(ctx, env, ks)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		substituted = withVariables(u, vars)
 	}
+	always := ks.GetSubstituteStrategy() == kustomizev1.SubstituteStrategyAlways
 	for _, res := range m.Resources() {
 		if res.GetName() == "" || res.GetKind() == "" || res.GetApiVersion() == "" {
-			return nil, fmt.Errorf("failed to decode Kubernetes apiVersion, kind and name from: %v", res.String())
+			return fmt.Errorf("failed to decode Kubernetes apiVersion, kind and name from: %v", res.String())
 		}
 		if substituted == nil {
 			continue
 		}
-		// Dry-run: the variables are loaded above (cluster or checkout),
-		// not by the library through a controller-runtime client; the
-		// substitution itself, the disabled mark and strictness are the
-		// library's.
-		always := ks.GetSubstituteStrategy() == kustomizev1.SubstituteStrategyAlways
 		out, err := generator.SubstituteVariables(ctx, nil, *substituted, res,
 			generator.SubstituteWithDryRun(true),
 			generator.SubstituteWithStrict(env.StrictSubstitute),
 			generator.SubstituteWithAlways(always))
 		if err != nil {
-			return nil, fmt.Errorf("post build failed for '%s/%s': %w", res.GetGvk(), res.GetName(), err)
+			return fmt.Errorf("post build failed for '%s/%s': %w", res.GetGvk(), res.GetName(), err)
 		}
 		if out != nil {
 			if _, err := m.Replace(res); err != nil {
-				return nil, err
+				return fmt.Errorf("post build of '%s/%s': %w", res.GetGvk(), res.GetName(), err)
 			}
 		}
 	}
-	data, err := m.AsYaml()
-	if err != nil {
-		return nil, fmt.Errorf("kustomize build failed: %w", err)
-	}
-	objects, err := ssautil.ReadObjects(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
+	return nil
+}
+
+// labelObjects writes the ownership labels and spec.commonMetadata the
+// controller writes on every object it applies.
+func labelObjects(ks *kustomizev1.Kustomization, objects []*unstructured.Unstructured) {
 	for _, o := range objects {
 		labels := o.GetLabels()
 		if labels == nil {
@@ -195,7 +227,6 @@ func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured
 	if cm := ks.Spec.CommonMetadata; cm != nil {
 		ssautil.SetCommonMetadata(objects, cm.Labels, cm.Annotations)
 	}
-	return objects, nil
 }
 
 // kustomizationPath decodes the Kustomization obj and finds its spec.path

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/merge"
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/typed"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-	"sigs.k8s.io/structured-merge-diff/v6/merge"
-	"sigs.k8s.io/structured-merge-diff/v6/typed"
 )
 
 // structuredMergeDiff mirrors gitops-engine pkg/diff/diff.go

@@ -145,7 +145,7 @@ func TestGoModSMDNullsEmptiedProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	set := &gomodfieldpath.Set{}
-	if err := set.FromJSON(bytes.NewReader(live.GetManagedFields()[0].FieldsV1.Raw)); err != nil {
+	if err := set.FromJSON(bytes.NewReader(live.GetManagedFields()[0].FieldsV1.GetRawBytes())); err != nil {
 		t.Fatal(err)
 	}
 	inter := set.Intersection(cmp.Modified)

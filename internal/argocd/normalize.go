@@ -13,12 +13,12 @@ import (
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/itchyny/gojq"
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/typed"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/typed"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"reflect"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/merge"
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/typed"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
 // structuredMergeDiff mirrors gitops-engine pkg/diff/diff.go

@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
 )
 
 // DryRunner performs a server-side apply dry-run of obj as manager and

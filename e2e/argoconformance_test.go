@@ -470,6 +470,7 @@ func argoGroups() []argoGroup {
 		{name: "status-crd", cm: map[string]string{"resource.compareoptions": "ignoreResourceStatusField: crd\n"}, scenarios: statusCRD},
 		{name: "status-none", cm: map[string]string{"resource.compareoptions": "ignoreResourceStatusField: none\n"}, scenarios: statusNone},
 		{name: "aggregated-roles", cm: map[string]string{"resource.compareoptions": "ignoreAggregatedRoles: true\n"}, scenarios: aggregated},
+		{name: "library-versions", cm: map[string]string{}, scenarios: libraryVersionScenarios()},
 	}
 }
 

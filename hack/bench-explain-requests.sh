@@ -11,7 +11,10 @@
 # Application argocd/shop plus BENCH_EXTRA (default 300) more of each, and
 # two Deployments in namespace shop: web-flux (Kustomization labels, applied
 # as kustomize-controller) and web-argo (tracking id, applied as
-# argocd-controller), both scaled by kubectl afterwards (drift).
+# argocd-controller), both scaled by kubectl afterwards (drift), and
+# web-argo-mf, tracked by Application argocd/shop-mf whose managedFieldsManagers
+# rule makes the verdict need the OpenAPI schema (read per group-version
+# from /openapi/v3, never /openapi/v2).
 #
 # Then, for each object and mode (inferred, -f FILE, --engine argocd,
 # -f FILE --server-dry-run), it runs explain once to warm the discovery and
@@ -108,7 +111,23 @@ spec: {interval: 10m, path: ./$name, prune: true, sourceRef: {kind: GitRepositor
 YAML
   done
 }
-engine_objects | "$KUBECTL" apply --server-side --field-manager=bench -f - >/dev/null
+# shop-mf: a managedFieldsManagers rule applies to its Deployment, so its
+# verdict needs the OpenAPI schema.
+mf_app() {
+  cat <<'YAML'
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: shop-mf, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: https://example.com/shop.git, path: deploy/shop-mf}
+  destination: {server: https://kubernetes.default.svc, namespace: shop}
+  syncPolicy: {automated: {selfHeal: true}}
+  ignoreDifferences:
+  - {group: apps, kind: Deployment, managedFieldsManagers: [istio-webhook]}
+YAML
+}
+{ engine_objects; echo ---; mf_app; } | "$KUBECTL" apply --server-side --field-manager=bench -f - >/dev/null
 
 # deploy NAME LABELS ANNOTATIONS: the Deployment as its engine applies it.
 deploy() {
@@ -132,9 +151,11 @@ YAML
 }
 deploy web-flux ", kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system" "" >"$WORK/web-flux.yaml"
 deploy web-argo "" "argocd.argoproj.io/tracking-id: 'shop:apps/Deployment:shop/web-argo'" >"$WORK/web-argo.yaml"
+deploy web-argo-mf "" "argocd.argoproj.io/tracking-id: 'shop-mf:apps/Deployment:shop/web-argo-mf'" >"$WORK/web-argo-mf.yaml"
 "$KUBECTL" apply --server-side --field-manager=kustomize-controller -f "$WORK/web-flux.yaml" >/dev/null
+"$KUBECTL" apply --server-side --field-manager=argocd-controller -f "$WORK/web-argo-mf.yaml" >/dev/null
 "$KUBECTL" apply --server-side --field-manager=argocd-controller -f "$WORK/web-argo.yaml" >/dev/null
-"$KUBECTL" -n shop scale deployment web-flux web-argo --replicas=5 >/dev/null
+"$KUBECTL" -n shop scale deployment web-flux web-argo web-argo-mf --replicas=5 >/dev/null
 
 # window AGENT CMD...: runs CMD once to warm the caches, then again between
 # two audit timestamps; prints the second run's requests of AGENT as
@@ -159,7 +180,7 @@ row() {
 
 echo "kubectl drift explain requests: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, $("$KUBECTL" version -o json | jq -r .serverVersion.gitVersion) API server, $EXTRA extra Applications and Kustomizations, git $(cd "$ROOT" && git rev-parse --short HEAD)"
 echo "(warm discovery/OpenAPI disk cache; requests of the second run; reader kubeconfig, admin for --server-dry-run)"
-for obj in web-flux web-argo; do
+for obj in web-flux web-argo web-argo-mf; do
   echo "== deploy/$obj"
   row "kubectl get deploy/$obj -n shop" kubectl "$KUBECTL" --kubeconfig "$READER" get "deploy/$obj" -n shop
   row "explain deploy/$obj -n shop (inferred)" kubectl-drift "$BIN" --kubeconfig "$READER" explain "deploy/$obj" -n shop

@@ -14,7 +14,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/managedfields"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -49,7 +48,7 @@ type Options struct {
 	// GVKParser comes from the cluster's OpenAPI; nil makes
 	// managedFieldsManagers rules run on a deduced schema (lists atomic)
 	// with a "no-schema" note, as Argo silently falls back.
-	GVKParser *managedfields.GvkParser
+	GVKParser GVKParser
 	// JQTimeout overrides argocd-cmd-params-cm ignore.normalizer.jq.timeout
 	// (default 1s).
 	JQTimeout time.Duration
@@ -73,11 +72,11 @@ type Options struct {
 	// by GET (ReadOwner), argocd-cmd-params-cm only when it can change
 	// that Application's comparison (ReadParams).
 	OneObject bool
-	// Schema reads the cluster's OpenAPI schema when GVKParser is nil; it
-	// is called once, and only when a verdict needs the schema (a
-	// managedFieldsManagers rule applies to the object, or a server-side
-	// diff's dry-run runs).
-	Schema func() (*managedfields.GvkParser, error)
+	// Schema reads the OpenAPI definitions of one group-version when
+	// GVKParser is nil; it is called once per group-version, and only when
+	// a verdict needs the schema (a managedFieldsManagers rule applies to
+	// the object, or a structured-merge or server-side diff runs).
+	Schema SchemaFunc
 }
 
 // appEntry is an Application with where it was read from.
@@ -140,11 +139,8 @@ type Adapter struct {
 	comparedLastApplied bool
 	// paramsRead: argocd-cmd-params-cm was read (or came from files).
 	paramsRead bool
-	// schemaOnce guards the one call of opts.Schema: lazyParser is its
-	// result, schemaNote its failure.
-	schemaOnce sync.Once
-	lazyParser *managedfields.GvkParser
-	schemaNote *model.Note
+	// schemas holds what opts.Schema gave, per group-version.
+	schemas schemaCache
 }
 
 var _ model.Adapter = (*Adapter)(nil)
@@ -483,22 +479,16 @@ func (a *Adapter) jqRules(app *Application) bool {
 
 // schemaFor gives cfg the cluster's schema when comparing obj with desired
 // needs it (needsSchema) and GVKParser was not given. The schema is read
-// once; a failure is a note.
+// once per group-version (obj's); a failure is a note.
 func (a *Adapter) schemaFor(cfg *compareConfig, obj, desired *unstructured.Unstructured) *model.Note {
 	if cfg.parser != nil || a.opts.Schema == nil || !cfg.needsSchema(obj, desired) {
 		return nil
 	}
-	a.schemaOnce.Do(func() {
-		p, err := a.opts.Schema()
-		if err != nil {
-			a.schemaNote = &model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "no-schema",
-				Message: "cannot read the cluster's OpenAPI schema, managedFieldsManagers rules run on a deduced schema: " + err.Error()}
-			return
-		}
-		a.lazyParser = p
-	})
-	cfg.parser = a.lazyParser
-	return a.schemaNote
+	p, note := a.schemas.parser(a.opts.Schema, obj.GroupVersionKind().GroupVersion())
+	if p != nil {
+		cfg.parser = p
+	}
+	return note
 }
 
 // SetGVKParser gives the adapter the cluster's schema after Load, for
@@ -506,7 +496,7 @@ func (a *Adapter) schemaFor(cfg *compareConfig, obj, desired *unstructured.Unstr
 // the object. Building a second adapter instead would read argocd-cm and
 // the Applications again. Call it before Judge and Normalize, not while
 // they run.
-func (a *Adapter) SetGVKParser(p *managedfields.GvkParser) {
+func (a *Adapter) SetGVKParser(p GVKParser) {
 	a.opts.GVKParser = p
 }
 

@@ -300,27 +300,16 @@ func mayTrack(obj *unstructured.Unstructured) bool {
 
 // forScan builds the scan's adapter over the scan's caching reader. Argo
 // CD's controller evaluates managedFieldsManagers rules with a parser
-// built from the cluster's OpenAPI (lists keyed, not atomic); the (large)
-// schema is fetched only when such a rule exists.
+// built from the cluster's OpenAPI (lists keyed, not atomic); the schema
+// of a group-version is read only when a verdict on one of its objects
+// needs it (Adapter.schemaFor), as for explain.
 func forScan(ctx context.Context, opts Options, cfg engine.Config) (model.Adapter, []model.Note, error) {
+	opts.Schema = cfg.Schema
 	a, err := New(opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	rules, _ := a.Rules(ctx) // read failures become notes on the reports
-	if !hasManagerRules(rules) || cfg.Schema == nil {
-		return a, scanRemote(ctx, a, cfg), nil
-	}
-	parser, perr := cfg.Schema()
-	if perr != nil {
-		return a, append(scanRemote(ctx, a, cfg), model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "no-schema",
-			Message: "cannot read the cluster's OpenAPI schema: Argo CD managedFieldsManagers rules run on a deduced schema: " + perr.Error()}), nil
-	}
-	opts.GVKParser = parser
-	if a, err = New(opts); err != nil {
-		return nil, nil, err
-	}
-	_, _ = a.Rules(ctx)
+	_, _ = a.Rules(ctx) // read failures become notes on the reports
 	return a, scanRemote(ctx, a, cfg), nil
 }
 
@@ -345,15 +334,6 @@ func scanRemote(ctx context.Context, a *Adapter, cfg engine.Config) []model.Note
 	}
 	a.Load(ctx)
 	return a.setRemote(ctx, cfg.Remote)
-}
-
-func hasManagerRules(rules []model.Rule) bool {
-	for _, r := range rules {
-		if len(r.Managers) > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // ruleReader reads rules for rules and compare: from files only without a

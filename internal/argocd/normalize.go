@@ -16,10 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/managedfields"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/typed"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
@@ -34,7 +33,7 @@ type compareConfig struct {
 	// rules: the Application's entries first, then argocd-cm's in key
 	// order, the order NewIgnoreNormalizer builds its patches in.
 	rules     []*ignoreRule
-	parser    *managedfields.GvkParser
+	parser    GVKParser
 	jqTimeout time.Duration
 	// structuredMerge: the Application syncs with ServerSideApply=true, so
 	// Argo diffs with structured-merge-diff (controller/state.go).
@@ -61,7 +60,7 @@ func (c *compareConfig) applyApp(app *Application) {
 	c.includeMutationWebhook = app != nil && app.HasCompareOption("IncludeMutationWebhook=true")
 }
 
-func newCompareConfig(s *Settings, app *Application, appSrc cmSource, parser *managedfields.GvkParser, jqTimeout time.Duration) *compareConfig {
+func newCompareConfig(s *Settings, app *Application, appSrc cmSource, parser GVKParser, jqTimeout time.Duration) *compareConfig {
 	var rules []*ignoreRule
 	if app != nil {
 		rules = appRules(app, appSrc)
@@ -77,7 +76,7 @@ func newCompareConfig(s *Settings, app *Application, appSrc cmSource, parser *ma
 // newCompareConfigRules takes the Application's rules already compiled
 // (the adapter caches them per Application). argocd-cm rules are compiled
 // by ParseSettings, so a config only reads shared rules.
-func newCompareConfigRules(s *Settings, appRules []*ignoreRule, parser *managedfields.GvkParser, jqTimeout time.Duration) *compareConfig {
+func newCompareConfigRules(s *Settings, appRules []*ignoreRule, parser GVKParser, jqTimeout time.Duration) *compareConfig {
 	if s == nil {
 		s = DefaultSettings()
 	}

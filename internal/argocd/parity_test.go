@@ -17,7 +17,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/managedfields"
 	"sigs.k8s.io/yaml"
 )
 
@@ -47,7 +46,7 @@ type parityCase struct {
 	golden   argoGolden
 }
 
-var parityParser = sync.OnceValues(func() (*managedfields.GvkParser, error) {
+var parityParser = sync.OnceValues(func() (GVKParser, error) {
 	f, err := os.Open("testdata/parity/openapi-v2.json.gz")
 	if err != nil {
 		return nil, err

@@ -8,9 +8,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
-	"sigs.k8s.io/structured-merge-diff/v6/merge"
-	"sigs.k8s.io/structured-merge-diff/v6/typed"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/merge"
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/typed"
 )
 
 // structuredMergeDiff mirrors gitops-engine pkg/diff/diff.go

@@ -11,7 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
 )
 
 // DryRunner performs a server-side apply dry-run of obj as manager and

@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -83,12 +84,12 @@ func suggestRule(f suggestapi.Field) (suggestapi.Rule, []string) {
 // suggestJudge judges with the Application holding the rule, its
 // namespace taken as the control plane's (where Applications live by
 // default), with the cluster's schema for managedFieldsManagers.
-func suggestJudge(docs []source.Document, holder *unstructured.Unstructured, schema *managedfields.GvkParser) (model.Adapter, error) {
+func suggestJudge(docs []source.Document, holder *unstructured.Unstructured, openAPI func(gv schema.GroupVersion) (map[string]*spec.Schema, error)) (model.Adapter, error) {
 	ns := holder.GetNamespace()
 	if ns == "" {
 		ns = DefaultNamespace
 	}
-	return New(Options{Documents: docs, Namespace: ns, GVKParser: schema})
+	return New(Options{Documents: docs, Namespace: ns, Schema: openAPI})
 }
 
 var element = regexp.MustCompile(`\.([A-Za-z0-9_-]+)|\[([^\]=]+)=([^\]]*)\]|\["((?:[^"\\]|\\.)*)"\]|\[(\d+)\]`)

@@ -718,10 +718,9 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 		cfg.Reader, cfg.RESTMapper = o.client, o.ConfigFlags.ToRESTMapper
 		// Called by an engine only when a verdict needs the schema (Argo
 		// CD: a managedFieldsManagers rule, a structured-merge or
-		// server-side diff). Still the whole /openapi/v2: kube-openapi's
-		// proto reader leaves a v3 document's allOf references untyped
-		// (containers would be an atomic list), see docs/performance.md.
-		cfg.Schema = o.client.GVKParser
+		// server-side diff), for the object's group-version: its OpenAPI
+		// v3 document from the disk cache, never the whole /openapi/v2.
+		cfg.Schema = o.client.OpenAPIModels
 		if !cfg.Offline {
 			cfg.Server = o.client.Host()
 		}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"compress/gzip"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -109,13 +110,31 @@ func readsDeployment(name, manager string, labels, annotations map[string]any) m
 // GET (never a LIST of every Application), argocd-cm and
 // argocd-cmd-params-cm, and neither the OpenAPI v2 document nor the
 // cluster Secrets (its destination is the in-cluster server). Each mode:
-// inferred, -f, --engine argocd.
+// inferred, -f, --engine argocd. An Application whose managedFieldsManagers
+// rule needs the schema adds /openapi/v3 and apps/v1's v3 document (a cold
+// cache here), never /openapi/v2.
 func TestExplainReadsOnlyTheOwner(t *testing.T) {
 	fluxWeb := readsDeployment("web-flux", "kustomize-controller",
 		map[string]any{"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}, map[string]any{})
 	argoWeb := readsDeployment("web-argo", "argocd-controller", map[string]any{},
 		map[string]any{"argocd.argoproj.io/tracking-id": "shop:apps/Deployment:shop/web-argo"})
+	argoMF := readsDeployment("web-argo-mf", "argocd-controller", map[string]any{},
+		map[string]any{"argocd.argoproj.io/tracking-id": "shop-mf:apps/Deployment:shop/web-argo-mf"})
 	fake := &explainCluster{objects: map[string]any{
+		"/apis/apps/v1/namespaces/shop/deployments/web-argo-mf": argoMF,
+		// A managedFieldsManagers rule applies to web-argo-mf: its verdict
+		// needs the schema, read from apps/v1's OpenAPI v3 document (saved
+		// from kube-apiserver v1.37.2), never /openapi/v2 (a 404 here).
+		"/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop-mf": map[string]any{
+			"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+			"metadata": map[string]any{"name": "shop-mf", "namespace": "argocd"},
+			"spec": map[string]any{"project": "default", "source": map[string]any{"repoURL": "https://example.com/shop.git", "path": "deploy"},
+				"destination":       map[string]any{"server": "https://kubernetes.default.svc", "namespace": "shop"},
+				"ignoreDifferences": []any{map[string]any{"group": "apps", "kind": "Deployment", "managedFieldsManagers": []any{"istio-webhook"}}}},
+		},
+		"/openapi/v3": map[string]any{"paths": map[string]any{
+			"apis/apps/v1": map[string]any{"serverRelativeURL": "/openapi/v3/apis/apps/v1?hash=0123456789ABCDEF"}}},
+		"/openapi/v3/apis/apps/v1":                           readGzipJSON(t, "../argocd/testdata/parity/openapi-v3/apis_apps_v1.json.gz"),
 		"/apis/apps/v1/namespaces/shop/deployments/web-flux": fluxWeb,
 		"/apis/apps/v1/namespaces/shop/deployments/web-argo": argoWeb,
 		"/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps": map[string]any{
@@ -150,6 +169,10 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 		getApp     = "GET /apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop"
 		getCM      = "GET /api/v1/namespaces/argocd/configmaps/argocd-cm"
 		getParams  = "GET /api/v1/namespaces/argocd/configmaps/argocd-cmd-params-cm"
+		getMFWeb   = "GET /apis/apps/v1/namespaces/shop/deployments/web-argo-mf"
+		getMFApp   = "GET /apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop-mf"
+		getV3      = "GET /openapi/v3"
+		getV3Apps  = "GET /openapi/v3/apis/apps/v1"
 	)
 	for _, tc := range []struct {
 		name string
@@ -161,6 +184,7 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 		{"argo inferred", []string{"deployments/web-argo"}, []string{getCM, getParams, getApp, getArgoWeb}},
 		{"argo -f", []string{"deployments/web-argo", "-f", manifest("web-argo")}, []string{getCM, getParams, getApp, getArgoWeb}},
 		{"argo --engine argocd", []string{"deployments/web-argo", "--engine", "argocd"}, []string{getCM, getParams, getApp, getArgoWeb}},
+		{"argo managers rule (schema)", []string{"deployments/web-argo-mf"}, []string{getCM, getParams, getMFApp, getMFWeb, getV3, getV3Apps}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake.mu.Lock()
@@ -180,4 +204,23 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readGzipJSON decodes a gzipped JSON file.
+func readGzipJSON(t *testing.T, path string) any {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }() // read only
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.NewDecoder(zr).Decode(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }

@@ -302,7 +302,7 @@ func (o *ScanOptions) engineSide(c *cluster.Client, liveContext string) (*scan.C
 // reader reads the engine's own cluster. Each engine reads its settings
 // before it is asked about ownership (Owner never reads the cluster).
 func engineAdapters(ctx context.Context, selected string, reader model.Reader, c *cluster.Client, rm *engine.Remote) ([]model.Adapter, []string, error) {
-	cfg := engine.Config{Purpose: engine.ForScan, Reader: reader, Schema: c.GVKParser, Server: c.Host(), Remote: rm}
+	cfg := engine.Config{Purpose: engine.ForScan, Reader: reader, Schema: c.OpenAPIModels, Server: c.Host(), Remote: rm}
 	var out []model.Adapter
 	var warnings []string
 	for _, d := range engine.Selected(selected) {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -117,15 +119,22 @@ func (o *SuggestOptions) Run(ctx context.Context) error {
 	holders, missing := o.holders(ctx, ex, engines)
 	copts := suggest.CheckOptions{Extractors: auditExtractors()}
 	for _, h := range holders {
-		if h.Engine.NeedsSchema && ex.client != nil && copts.GVKParser == nil {
+		if h.Engine.NeedsSchema && ex.client != nil && copts.Schema == nil {
 			// As explain does: such rules are evaluated with the
-			// cluster's schema.
-			p, err := ex.client.GVKParser()
+			// cluster's schema of the object's group-version, read here
+			// once so that a failure is said.
+			gv := ex.live.GroupVersionKind().GroupVersion()
+			models, err := ex.client.OpenAPIModels(gv)
 			if err != nil {
 				missing = append(missing, "cluster OpenAPI schema: "+oneLine(err.Error()))
 				break
 			}
-			copts.GVKParser = p
+			copts.Schema = func(g schema.GroupVersion) (map[string]*spec.Schema, error) {
+				if g == gv {
+					return models, nil
+				}
+				return ex.client.OpenAPIModels(g)
+			}
 		}
 	}
 	list := suggestionList{APIVersion: model.APIVersion, Kind: "SuggestionList", Resource: ex.report.Resource, Items: []suggest.Suggestion{}}

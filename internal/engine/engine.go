@@ -24,7 +24,9 @@ import (
 	"github.com/spf13/pflag"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/compare"
@@ -34,7 +36,6 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/render"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
 	"github.com/kubectl-drift/kubectl-drift/internal/suggest/suggestapi"
-	kubemanagedfields "k8s.io/apimachinery/pkg/util/managedfields"
 )
 
 // Auto selects every registered engine (--engine auto).
@@ -81,10 +82,10 @@ type Config struct {
 	// dry-run clients built from RESTConfig: with it a dry-run adds its
 	// PATCH and no discovery request. nil: the client discovers itself.
 	RESTMapper func() (meta.RESTMapper, error)
-	// Schema reads the cluster's OpenAPI schema (large: only on need);
-	// nil offline. For explain it is the schema of the live object's
-	// group-version only.
-	Schema func() (*kubemanagedfields.GvkParser, error)
+	// Schema reads the OpenAPI definitions of one group-version (the
+	// cluster's per group-version OpenAPI v3 document; only on need); nil
+	// offline.
+	Schema func(gv schema.GroupVersion) (map[string]*spec.Schema, error)
 	// Named is set when --engine named this engine rather than auto
 	// selecting every engine: the user asked for its verdict, so explain
 	// reads its settings even for an object that carries none of its marks.

@@ -23,7 +23,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	kubemanagedfields "k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
@@ -247,7 +247,7 @@ func suggestSemantics() *suggestapi.Semantics {
 			}
 			return SuggestedRule{IgnoreLabel: p[2]}, nil
 		},
-		Judge: func(docs []source.Document, _ *unstructured.Unstructured, _ *kubemanagedfields.GvkParser) (model.Adapter, error) {
+		Judge: func(docs []source.Document, _ *unstructured.Unstructured, _ func(schema.GroupVersion) (map[string]*spec.Schema, error)) (model.Adapter, error) {
 			return &Adapter{docs: docs}, nil
 		},
 	}

@@ -5,7 +5,8 @@ import (
 	"regexp"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	kubemanagedfields "k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -30,7 +31,7 @@ func SuggestSemantics() *suggestapi.Semantics {
 			{GVK: HelmReleaseGVK, Rules: []string{"spec", "driftDetection", "ignore"}},
 		},
 		Suggest: suggestRule,
-		Judge: func(docs []source.Document, _ *unstructured.Unstructured, _ *kubemanagedfields.GvkParser) (model.Adapter, error) {
+		Judge: func(docs []source.Document, _ *unstructured.Unstructured, _ func(schema.GroupVersion) (map[string]*spec.Schema, error)) (model.Adapter, error) {
 			return New(Options{Documents: docs})
 		},
 	}

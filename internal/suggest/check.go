@@ -55,7 +55,7 @@ func Check(ctx context.Context, e suggestapi.Semantics, s Suggestion, holder *un
 	if err != nil {
 		return nil, err
 	}
-	a, err := e.Judge(docs, holder, opts.GVKParser)
+	a, err := e.Judge(docs, holder, opts.Schema)
 	if err != nil {
 		return nil, err
 	}

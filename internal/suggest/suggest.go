@@ -19,7 +19,8 @@ import (
 	"sort"
 	"strings"
 
-	kubemanagedfields "k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/audit"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
@@ -185,10 +186,10 @@ var podSuffix = regexp.MustCompile(`-[a-z0-9]{8,10}-[a-z0-9]{5}$|-[a-f0-9]{12,}$
 // CheckOptions carry what the judges need from the cluster and the
 // registry.
 type CheckOptions struct {
-	// GVKParser is the cluster's OpenAPI schema, for an engine that
-	// NeedsSchema; without it (inferred drift) such rules may not be
-	// evaluated.
-	GVKParser *kubemanagedfields.GvkParser
+	// Schema reads the cluster's OpenAPI definitions of a group-version,
+	// for an engine that NeedsSchema; without it (inferred drift) such
+	// rules may not be evaluated.
+	Schema func(gv schema.GroupVersion) (map[string]*spec.Schema, error)
 	// Extractors read the rules of every engine, for audit.
 	Extractors []audit.Extractor
 }

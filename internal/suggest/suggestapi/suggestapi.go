@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/util/managedfields"
+	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -35,7 +35,7 @@ type Semantics struct {
 	Suggest func(f Field) (Rule, []string)
 	// Judge builds the engine's adapter over docs (the holder with the
 	// rule, as it would be committed), to judge the drift again.
-	Judge func(docs []source.Document, holder *unstructured.Unstructured, schema *managedfields.GvkParser) (model.Adapter, error)
+	Judge func(docs []source.Document, holder *unstructured.Unstructured, openAPI func(gv schema.GroupVersion) (map[string]*spec.Schema, error)) (model.Adapter, error)
 	// NeedsSchema: the engine judges some rules with the cluster's
 	// OpenAPI schema (Judge's schema; nil when it cannot be read).
 	NeedsSchema bool

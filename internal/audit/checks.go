@@ -587,6 +587,27 @@ func checkMatchesNothing(a *analysis) []Finding {
 				// nowhere (a misspelling) is still reported.
 				continue
 			}
+			if r.global && !a.knownGroup(r) {
+				if g := a.nearestGroup(r.Target.Group); g != "" {
+					out = append(out, ruleFinding(auditapi.CheckMatchesNothing, r, fmt.Sprintf(
+						"no manifest in the repository matches %s; nearest: group %q instead of %q", r.Target.Describe(), g, r.Target.Group)))
+					continue
+				}
+				if msg := a.noTargetMessage(r); !strings.Contains(msg, "; ") {
+					// A group no manifest, CRD or built-in kind of the
+					// tree has, and no near spelling of one: the CRD
+					// comes with something installed from outside the
+					// repository (a remote chart), as for
+					// apiextensions.crossplane.io. It cannot be judged
+					// offline; a misspelling would have a nearest name.
+					f := ruleFinding(auditapi.CheckMatchesNothing, r, fmt.Sprintf(
+						"not checkable offline: no manifest or CRD in the repository has group %q; its kinds are installed from outside it", r.Target.Group))
+					f.Severity = SeverityNote
+					f.Hint = "Check the rule against the live cluster with compare --from-cluster, or add the CRD's manifest to the repository."
+					out = append(out, f)
+					continue
+				}
+			}
 			if from := a.renderedFrom(r); from != "" {
 				// The objects come from a Helm chart rendered elsewhere:
 				// no manifest here can match, which says nothing.
@@ -627,6 +648,40 @@ func (a *analysis) knownKind(r *ruleInfo) bool {
 		}
 	}
 	return false
+}
+
+// knownGroup reports whether r's group is a group of the tree's
+// manifests, of a CRD in the tree or of a built-in kind.
+func (a *analysis) knownGroup(r *ruleInfo) bool {
+	for _, gk := range a.ix.groupKinds {
+		if r.m.matchesGroup(gk.Group) {
+			return true
+		}
+	}
+	for _, gk := range builtinKinds() {
+		if r.m.matchesGroup(gk.Group) {
+			return true
+		}
+	}
+	for _, d := range a.ix.docs {
+		if gk, ok := crdKind(d.Object.Object); ok && r.m.matchesGroup(gk.Group) {
+			return true
+		}
+	}
+	return false
+}
+
+// nearestGroup is the group of the tree or of a built-in kind nearest to
+// a group that none has (a misspelling: "app" for "apps"), or "".
+func (a *analysis) nearestGroup(group string) string {
+	var groups []string
+	for _, gk := range a.ix.groupKinds {
+		groups = append(groups, gk.Group)
+	}
+	for _, gk := range builtinKinds() {
+		groups = append(groups, gk.Group)
+	}
+	return auditapi.Nearest(group, groups)
 }
 
 // renderedFrom names what renders r's targets outside the repository, as

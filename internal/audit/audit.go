@@ -219,7 +219,7 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 			docs, err = nil, nil
 		}
 		s.docs = append(s.docs, docs...)
-		if err != nil && !explicit[f] && len(docs) == 0 && (onlyNotObjects(err) || s.kustomize.dataFiles[f] || jsonWithComments(abs) || templated(abs) || placeholderTemplate(err, abs) || halfObjects(err, abs)) {
+		if err != nil && !explicit[f] && len(docs) == 0 && (onlyNotObjects(err) || s.kustomize.dataFiles[f] || jsonWithComments(abs) || templated(abs) || terraformTemplate(abs) || placeholderTemplate(err, abs) || halfObjects(err, abs)) {
 			err = nil
 		}
 		if err != nil {
@@ -351,6 +351,21 @@ func bracePlaceholderError(err error, file string) bool {
 	data, rerr := source.ReadFile(file, nil, 0)
 	return rerr == nil && bracePlaceholder.Match(data)
 }
+
+// terraformTemplate reports a file with Terraform template syntax
+// (templatefile): a %{ if }/%{ for } directive line, or a ${ } holding an
+// expression (a space, a conditional or a call) rather than a Flux or
+// envsubst variable name. Terraform renders it before Helm or kubectl
+// reads it (awslabs/data-on-eks' helm-values).
+func terraformTemplate(file string) bool {
+	data, err := source.ReadFile(file, nil, 0)
+	return err == nil && (terraformDirective.Match(data) || terraformExpression.Match(data))
+}
+
+var (
+	terraformDirective  = regexp.MustCompile(`(?m)^\s*%\{[^}]*\}\s*$`)
+	terraformExpression = regexp.MustCompile(`\$\{[^}\n]*[ ?(][^}\n]*\}`)
+)
 
 // jsonWithComments reports a .json file with // or /* comment lines:
 // JSONC (tsconfig.json, devcontainer.json, VS Code settings), which no

@@ -353,10 +353,11 @@ func bracePlaceholderError(err error, file string) bool {
 }
 
 // terraformTemplate reports a file with Terraform template syntax
-// (templatefile): a %{ if }/%{ for } directive line, or a ${ } holding an
-// expression (a space, a conditional or a call) rather than a Flux or
-// envsubst variable name. Terraform renders it before Helm or kubectl
-// reads it (awslabs/data-on-eks' helm-values).
+// (templatefile) that breaks YAML: a %{ if }/%{ for } directive line, or
+// an unquoted ${ cond ? a : b } conditional. Terraform renders it before
+// Helm or kubectl reads it (awslabs/data-on-eks' helm-values). Other ${ }
+// expressions (kro's CEL, Flux variables) parse as YAML strings: a file
+// holding them that fails to parse is broken for real.
 func terraformTemplate(file string) bool {
 	data, err := source.ReadFile(file, nil, 0)
 	return err == nil && (terraformDirective.Match(data) || terraformExpression.Match(data))
@@ -364,7 +365,7 @@ func terraformTemplate(file string) bool {
 
 var (
 	terraformDirective  = regexp.MustCompile(`(?m)^\s*%\{[^}]*\}\s*$`)
-	terraformExpression = regexp.MustCompile(`\$\{[^}\n]*[ ?(][^}\n]*\}`)
+	terraformExpression = regexp.MustCompile(`(?m)^[^"'#\n]*\$\{[^}\n]* \? [^}\n]* : [^}\n]*\}`)
 )
 
 // jsonWithComments reports a .json file with // or /* comment lines:
@@ -589,7 +590,7 @@ func walk(root string, paths []string, missingOK bool, ign *ignoreList) (out []s
 // analyze runs every check on a snapshot. Findings keep default severities;
 // applyConfig adjusts them.
 func analyze(s *snapshot, cfg *Config, maxRules int) []Finding {
-	a := &analysis{ix: newManifestIndex(s.docs), cfg: cfg, maxRules: maxRules, engines: s.engines, kustomize: s.kustomize}
+	a := &analysis{ix: newManifestIndex(s.docs), cfg: cfg, maxRules: maxRules, engines: s.engines, kustomize: s.kustomize, root: s.root}
 	cache := map[string][]string{}
 	a.lines = func(file string) []string {
 		if l, ok := cache[file]; ok {

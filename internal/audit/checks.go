@@ -2,7 +2,9 @@ package audit
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -32,6 +34,8 @@ type analysis struct {
 	engines engines
 	// kustomize indexes the tree's kustomization files.
 	kustomize kustomizations
+	// root is the audited checkout's directory.
+	root string
 	// deadPaths memoizes deadPath per selector and pointer: rules that
 	// repeat both reach the same answer over the same targets.
 	deadPaths map[deadPathKey]string
@@ -693,6 +697,12 @@ func (a *analysis) renderedFrom(r *ruleInfo) string {
 	}
 	return e.RenderedFrom(r.Rule, auditapi.Tree{Find: a.docFor, RemoteCharts: func(dir string) []string {
 		return a.kustomize.remoteCharts[path.Clean(dir)]
+	}, Chart: func(dir string) bool {
+		if a.root == "" || !filepath.IsLocal(filepath.FromSlash(dir)) {
+			return false
+		}
+		_, err := os.Stat(filepath.Join(a.root, filepath.FromSlash(dir), "Chart.yaml"))
+		return err == nil
 	}})
 }
 

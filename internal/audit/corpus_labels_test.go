@@ -170,24 +170,13 @@ func TestCorpusLabels(t *testing.T) {
 	if total.falses != corpusKnownFalse {
 		t.Errorf("%d findings are labelled false, corpusKnownFalse says %d: a label changed; update the constant once the label is reviewed", total.falses, corpusKnownFalse)
 	}
-	// Issue 33's acceptance is not met yet (the corpus gives fewer than
-	// 100 findings; none is false since the checks were fixed): it is
-	// reported here and enforced with DRIFT_CORPUS_ACCEPTANCE=1, so that
-	// the bar can be turned on once the corpus is large enough. A new
-	// finding, false or not, fails above in any case: it has no label.
-	var unmet []string
+	// Issue 33's acceptance: at least 100 labelled findings, under 5% of
+	// them false.
 	if total.findings < corpusMinLabelled {
-		unmet = append(unmet, fmt.Sprintf("%d labelled findings, want at least %d", total.findings, corpusMinLabelled))
+		t.Errorf("issue 33 acceptance: %d labelled findings, want at least %d", total.findings, corpusMinLabelled)
 	}
 	if pct >= corpusMaxFalsePct {
-		unmet = append(unmet, fmt.Sprintf("%.1f%% of the findings are false, want under %.0f%%", pct, corpusMaxFalsePct))
-	}
-	for _, u := range unmet {
-		if os.Getenv("DRIFT_CORPUS_ACCEPTANCE") != "" {
-			t.Errorf("issue 33 acceptance: %s", u)
-		} else {
-			t.Logf("issue 33 acceptance NOT MET: %s (DRIFT_CORPUS_ACCEPTANCE=1 makes this fail)", u)
-		}
+		t.Errorf("issue 33 acceptance: %.1f%% of the findings are false, want under %.0f%%", pct, corpusMaxFalsePct)
 	}
 }
 

@@ -242,9 +242,11 @@ func TestCorpusSARIF(t *testing.T) {
 
 // githubSARIFProblems reads a SARIF log generically (not through the
 // renderer's types) for the properties GitHub code scanning requires
-// (docs.github.com, "SARIF support for code scanning"): runs[].tool.driver.name;
-// for each result a ruleId that the driver's rules define, message.text,
-// and locations[].physicalLocation with artifactLocation.uri (relative,
+// (docs.github.com, "SARIF support for code scanning"): runs[].tool.driver.name,
+// driver rules with id and shortDescription.text; for each result a ruleId
+// that the driver's rules define, message.text, partialFingerprints (which
+// GitHub recommends, to track a result across commits) and
+// locations[].physicalLocation with artifactLocation.uri (relative,
 // '/'-separated) and region.startLine >= 1.
 func githubSARIFProblems(data []byte) []string {
 	var log map[string]any
@@ -264,9 +266,14 @@ func githubSARIFProblems(data []byte) []string {
 		}
 		ids := map[string]bool{}
 		rules, _ := get(run, "tool", "driver", "rules").([]any)
-		for _, r := range rules {
-			if id, _ := get(r, "id").(string); id != "" {
-				ids[id] = true
+		for j, r := range rules {
+			id, _ := get(r, "id").(string)
+			if id == "" {
+				bad("runs[%d].tool.driver.rules[%d].id is missing", i, j)
+			}
+			ids[id] = true
+			if text, _ := get(r, "shortDescription", "text").(string); strings.TrimSpace(text) == "" {
+				bad("runs[%d].tool.driver.rules[%d] (%s) has no shortDescription.text", i, j, id)
 			}
 		}
 		results, _ := get(run, "results").([]any)
@@ -278,6 +285,11 @@ func githubSARIFProblems(data []byte) []string {
 			}
 			if text, _ := get(r, "message", "text").(string); strings.TrimSpace(text) == "" {
 				bad("%s.message.text is missing", at)
+			}
+			// partialFingerprints are recommended: without them code
+			// scanning computes its own and a moved rule reopens as new.
+			if fp, _ := get(r, "partialFingerprints").(map[string]any); len(fp) == 0 {
+				bad("%s has no partialFingerprints", at)
 			}
 			locs, _ := get(r, "locations").([]any)
 			if len(locs) == 0 {
@@ -314,6 +326,10 @@ func TestGitHubSARIFProblemsRejects(t *testing.T) {
 	}{
 		{func(l map[string]any) { delete(get(l["runs"].([]any)[0], "tool", "driver").(map[string]any), "name") }, "tool.driver.name"},
 		{func(l map[string]any) { delete(firstResult(l), "ruleId") }, "ruleId"},
+		{func(l map[string]any) { delete(firstResult(l), "partialFingerprints") }, "partialFingerprints"},
+		{func(l map[string]any) {
+			delete(get(l["runs"].([]any)[0], "tool", "driver", "rules").([]any)[0].(map[string]any), "shortDescription")
+		}, "shortDescription.text"},
 		{func(l map[string]any) { delete(firstResult(l)["message"].(map[string]any), "text") }, "message.text"},
 		{func(l map[string]any) {
 			delete(get(firstResult(l)["locations"].([]any)[0], "physicalLocation", "artifactLocation").(map[string]any), "uri")

@@ -3,10 +3,12 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -109,4 +111,76 @@ func TestRenderEqualsFluxBuildOnCorpus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRenderArgoDirectoryAppOnCorpus renders an Argo CD Application whose
+// source is a path of its own repository (gitops-ziichat-app/argo-config,
+// Application argocd/apps: a directory of ApplicationSets) and compares it
+// with what Argo CD makes of such a source, built here independently: the
+// repo-server reads every .yaml/.yml/.json file directly in the path
+// (reposerver/repository/repository.go findManifests, recurse off) as
+// they are; the application controller puts namespaced objects without a
+// namespace in the destination namespace and, with the argocd-cm of the
+// repository's resourceTrackingMethod: annotation, adds the tracking id
+// APP:GROUP/KIND:NAMESPACE/NAME (util/argo/resource_tracking.go
+// BuildAppInstanceValue).
+func TestRenderArgoDirectoryAppOnCorpus(t *testing.T) {
+	src := testutil.CopyTree(t, filepath.Join(auditCorpus, "gitops-ziichat-app_argo-config"), filepath.Join(t.TempDir(), "argo-config"))
+	const dir = "app-of-apps/apps/auto-discovery"
+	stdout, stderr, code, _ := run(t, KubectlFrontend, "render", "--source", src, "--app", "argocd/apps", "-o", "yaml")
+	if code != ExitNoDrift {
+		t.Fatalf("render exit %d: %s", code, stderr)
+	}
+	var stream []byte
+	ents, err := os.ReadDir(filepath.Join(src, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		switch filepath.Ext(e.Name()) {
+		case ".yaml", ".yml", ".json":
+		default:
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		stream = append(append(stream, "\n---\n"...), b...)
+	}
+	want := objectsByKey(t, stream)
+	if len(want) < 3 {
+		t.Fatalf("%d objects in %s, want the three ApplicationSets", len(want), dir)
+	}
+	for _, obj := range want {
+		meta := obj["metadata"].(map[string]any)
+		if meta["namespace"] == nil {
+			meta["namespace"] = "argocd"
+		}
+		group := strings.SplitN(obj["apiVersion"].(string), "/", 2)[0]
+		ann, _ := meta["annotations"].(map[string]any)
+		if ann == nil {
+			ann = map[string]any{}
+			meta["annotations"] = ann
+		}
+		ann["argocd.argoproj.io/tracking-id"] = fmt.Sprintf("apps:%s/%s:%s/%s", group, obj["kind"], meta["namespace"], meta["name"])
+	}
+	// Keys were computed before the namespace was set: recompute.
+	want = objectsByKey(t, mustYAML(t, want))
+	if d := cmp.Diff(want, objectsByKey(t, []byte(stdout))); d != "" {
+		t.Errorf("render differs from Argo CD's directory source (-argo +render):\n%s", d)
+	}
+}
+
+func mustYAML(t *testing.T, objs map[string]map[string]any) []byte {
+	t.Helper()
+	var out []byte
+	for _, o := range objs {
+		b, err := yaml.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(append(out, "---\n"...), b...)
+	}
+	return out
 }

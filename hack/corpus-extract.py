@@ -136,6 +136,31 @@ if __name__ == "__main__":
      # (they were left out while the extractor did not recognise them;
      # issue 33).
      "aws-samples/eks-blueprints-for-terraform-workshop": dict(patterns=["gitops/addons/*"]),
+     # Added to reach issue 33's 100 labelled findings: Argo CD add-on
+     # repositories with argo-cd chart values (configs.cm exclusions), an
+     # argocd-cm of instance-wide customizations (argo-config), ArgoCD
+     # resources with resourceExclusions (demo-ai-gitops-catalog), Flux
+     # HelmReleases with driftDetection.ignore (openCenter, hub-spoke), and
+     # files that are not manifests for audit to skip: script templates
+     # (eks-saas-gitops tier templates), configMapGenerator data
+     # (pi-cluster), Terraform templatefile values (data-on-eks), JSONC
+     # (homelab's tsconfig.json), authentik blueprints read from a
+     # generator; and broken YAML that is a real error.
+     "aws-samples/appmod-blueprints": dict(patterns=["gitops/fleet/bootstrap/*", "gitops/addons/default/addons/argo-cd/*",
+        "gitops/addons/default/addons/airflow/*", "gitops/addons/charts/kro/resource-groups/manifests/*",
+        "platform/infra/terraform/common/manifests/*", "gitops/fleet/charts/fleet-secret/*"]),
+     "aws-samples/fleet-management-on-amazon-eks-workshop": dict(patterns=["gitops/addons/default/addons/argocd/*",
+        "gitops/addons/default/addons/karpenter/*", "gitops/addons/tenants/tenant1/default/addons/karpenter/*", "gitops/fleet/*"]),
+     "redhat-na-ssa/demo-ai-gitops-catalog": dict(patterns=["components/operators/openshift-gitops-operator/*"]),
+     "opencenter-cloud/openCenter-gitops-base": dict(patterns=["applications/base/services/istio/*"]),
+     "theepicsaxguy/homelab": dict(patterns=["k8s/infrastructure/auth/authentik/*", "k8s/infrastructure/controllers/argocd/*", "website/tsconfig.json"]),
+     "ricsanfre/pi-cluster": dict(patterns=["kubernetes/platform/kube-prometheus-stack/*"]),
+     "cnoe-io/reference-implementation-aws": dict(patterns=["packages/*"]),
+     "awslabs/data-on-eks": dict(patterns=["infra/terraform/helm-values/*", "data-stacks/spark-on-eks/benchmarks/*"]),
+     "gitops-ziichat-app/argo-config": dict(patterns=["*"]),
+     "fluxcd/flux2-hub-spoke-example": dict(patterns=["*"]),
+     "aws-samples/eks-saas-gitops": dict(patterns=["gitops/*"]),
+     "argoproj-labs/argocd-agent": dict(patterns=["hack/dev-env/*"]),
     }
     ok = True
     for k, v in J.items():

@@ -1,6 +1,7 @@
 package argocd
 
 import (
+	"path"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -133,6 +134,13 @@ func remoteChart(r model.Rule, tree auditapi.Tree) string {
 			if charts := tree.RemoteCharts(p); len(charts) > 0 {
 				return "the remote Helm chart " + strings.Join(charts, ", ") + " through the helmCharts of the kustomization in " + p
 			}
+		}
+		// A path holding Chart.yaml is a Helm source (argo-cd
+		// reposerver/repository/repository.go GetAppSourceType, through
+		// util/app/discovery Discover): its objects are the templates'
+		// output, which the audit does not render.
+		if p, _ := m["path"].(string); p != "" && tree.Chart != nil && tree.Chart(path.Clean(p)) {
+			return "the Helm chart templates in " + path.Clean(p)
 		}
 	}
 	return ""

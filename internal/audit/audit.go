@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	yaml "go.yaml.in/yaml/v3"
+
 	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/source"
@@ -211,8 +213,13 @@ func collect(opts Options, root string, paths []string, missingOK bool) (*snapsh
 			objs = append(objs, d)
 		}
 		docs = objs
+		if !explicit[f] && (bracePlaceholderDocs(docs) || err != nil && len(docs) == 0 && bracePlaceholderError(err, abs)) {
+			// A script's template ({TENANT_ID} where it writes a name):
+			// not a manifest until filled in, as {{ }} templates are.
+			docs, err = nil, nil
+		}
 		s.docs = append(s.docs, docs...)
-		if err != nil && !explicit[f] && len(docs) == 0 && (onlyNotObjects(err) || templated(abs) || placeholderTemplate(err, abs) || halfObjects(err, abs)) {
+		if err != nil && !explicit[f] && len(docs) == 0 && (onlyNotObjects(err) || s.kustomize.dataFiles[f] || jsonWithComments(abs) || templated(abs) || terraformTemplate(abs) || placeholderTemplate(err, abs) || halfObjects(err, abs)) {
 			err = nil
 		}
 		if err != nil {
@@ -296,6 +303,83 @@ func placeholderTemplate(err error, file string) bool {
 }
 
 var placeholderLine = regexp.MustCompile(`^\s*<[A-Z][A-Z0-9]*(_[A-Z0-9]+)*>\s*$`)
+
+// upperSnake is a placeholder's name: TENANT_ID, RELEASE_VERSION.
+var upperSnake = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)
+
+// bracePlaceholder is a {UPPER_SNAKE} placeholder in a line, not a Flux
+// ${VAR} nor a {{ }} action: the holder of a value a script substitutes
+// (aws-samples/eks-saas-gitops' tier templates, filled in by sed).
+var bracePlaceholder = regexp.MustCompile(`(?m)(^|[^${])\{[A-Z][A-Z0-9]*(_[A-Z0-9]+)*\}`)
+
+// bracePlaceholderDocs reports documents that hold a {UPPER_SNAKE}
+// placeholder as a whole value: YAML reads "name: {TENANT_ID}" as a flow
+// mapping with one key and no value, where a manifest has a string.
+func bracePlaceholderDocs(docs []Document) bool {
+	for _, d := range docs {
+		if d.Node != nil && hasBracePlaceholder(d.Node, 0) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasBracePlaceholder(n *yaml.Node, depth int) bool {
+	if n == nil || depth > 64 {
+		return false
+	}
+	if n.Kind == yaml.MappingNode && n.Style&yaml.FlowStyle != 0 && len(n.Content) == 2 &&
+		upperSnake.MatchString(n.Content[0].Value) && n.Content[1].Tag == "!!null" && n.Content[1].Value == "" {
+		return true
+	}
+	for _, c := range n.Content {
+		if hasBracePlaceholder(c, depth+1) {
+			return true
+		}
+	}
+	return false
+}
+
+// bracePlaceholderError reports a file that fails to parse and holds
+// {UPPER_SNAKE} placeholders ("name: {TENANT_ID}-basic"): yaml.v3 places
+// the error where the enclosing mapping starts, not at the placeholder's
+// line, so the file as a whole is judged a template.
+func bracePlaceholderError(err error, file string) bool {
+	if len(source.DocumentErrors(err)) == 0 {
+		return false
+	}
+	data, rerr := source.ReadFile(file, nil, 0)
+	return rerr == nil && bracePlaceholder.Match(data)
+}
+
+// terraformTemplate reports a file with Terraform template syntax
+// (templatefile) that breaks YAML: a %{ if }/%{ for } directive line, or
+// an unquoted ${ cond ? a : b } conditional. Terraform renders it before
+// Helm or kubectl reads it (awslabs/data-on-eks' helm-values). Other ${ }
+// expressions (kro's CEL, Flux variables) parse as YAML strings: a file
+// holding them that fails to parse is broken for real.
+func terraformTemplate(file string) bool {
+	data, err := source.ReadFile(file, nil, 0)
+	return err == nil && (terraformDirective.Match(data) || terraformExpression.Match(data))
+}
+
+var (
+	terraformDirective  = regexp.MustCompile(`(?m)^\s*%\{[^}]*\}\s*$`)
+	terraformExpression = regexp.MustCompile(`(?m)^[^"'#\n]*\$\{[^}\n]* \? [^}\n]* : [^}\n]*\}`)
+)
+
+// jsonWithComments reports a .json file with // or /* comment lines:
+// JSONC (tsconfig.json, devcontainer.json, VS Code settings), which no
+// Kubernetes client reads; a manifest in JSON has no comments.
+func jsonWithComments(file string) bool {
+	if !strings.EqualFold(filepath.Ext(file), ".json") {
+		return false
+	}
+	data, err := source.ReadFile(file, nil, 0)
+	return err == nil && jsoncComment.Match(data)
+}
+
+var jsoncComment = regexp.MustCompile(`(?m)^\s*(//|/\*)`)
 
 // halfObjects reports a file whose documents have an apiVersion or a kind
 // but never metadata: Helm's index.yaml and Chart.yaml, chart values with a
@@ -506,7 +590,7 @@ func walk(root string, paths []string, missingOK bool, ign *ignoreList) (out []s
 // analyze runs every check on a snapshot. Findings keep default severities;
 // applyConfig adjusts them.
 func analyze(s *snapshot, cfg *Config, maxRules int) []Finding {
-	a := &analysis{ix: newManifestIndex(s.docs), cfg: cfg, maxRules: maxRules, engines: s.engines, kustomize: s.kustomize}
+	a := &analysis{ix: newManifestIndex(s.docs), cfg: cfg, maxRules: maxRules, engines: s.engines, kustomize: s.kustomize, root: s.root}
 	cache := map[string][]string{}
 	a.lines = func(file string) []string {
 		if l, ok := cache[file]; ok {

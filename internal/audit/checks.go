@@ -2,7 +2,9 @@ package audit
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
@@ -32,6 +34,8 @@ type analysis struct {
 	engines engines
 	// kustomize indexes the tree's kustomization files.
 	kustomize kustomizations
+	// root is the audited checkout's directory.
+	root string
 	// deadPaths memoizes deadPath per selector and pointer: rules that
 	// repeat both reach the same answer over the same targets.
 	deadPaths map[deadPathKey]string
@@ -587,6 +591,27 @@ func checkMatchesNothing(a *analysis) []Finding {
 				// nowhere (a misspelling) is still reported.
 				continue
 			}
+			if r.global && !a.knownGroup(r) {
+				if g := a.nearestGroup(r.Target.Group); g != "" {
+					out = append(out, ruleFinding(auditapi.CheckMatchesNothing, r, fmt.Sprintf(
+						"no manifest in the repository matches %s; nearest: group %q instead of %q", r.Target.Describe(), g, r.Target.Group)))
+					continue
+				}
+				if msg := a.noTargetMessage(r); !strings.Contains(msg, "; ") {
+					// A group no manifest, CRD or built-in kind of the
+					// tree has, and no near spelling of one: the CRD
+					// comes with something installed from outside the
+					// repository (a remote chart), as for
+					// apiextensions.crossplane.io. It cannot be judged
+					// offline; a misspelling would have a nearest name.
+					f := ruleFinding(auditapi.CheckMatchesNothing, r, fmt.Sprintf(
+						"not checkable offline: no manifest or CRD in the repository has group %q; its kinds are installed from outside it", r.Target.Group))
+					f.Severity = SeverityNote
+					f.Hint = "Check the rule against the live cluster with compare --from-cluster, or add the CRD's manifest to the repository."
+					out = append(out, f)
+					continue
+				}
+			}
 			if from := a.renderedFrom(r); from != "" {
 				// The objects come from a Helm chart rendered elsewhere:
 				// no manifest here can match, which says nothing.
@@ -629,6 +654,40 @@ func (a *analysis) knownKind(r *ruleInfo) bool {
 	return false
 }
 
+// knownGroup reports whether r's group is a group of the tree's
+// manifests, of a CRD in the tree or of a built-in kind.
+func (a *analysis) knownGroup(r *ruleInfo) bool {
+	for _, gk := range a.ix.groupKinds {
+		if r.m.matchesGroup(gk.Group) {
+			return true
+		}
+	}
+	for _, gk := range builtinKinds() {
+		if r.m.matchesGroup(gk.Group) {
+			return true
+		}
+	}
+	for _, d := range a.ix.docs {
+		if gk, ok := crdKind(d.Object.Object); ok && r.m.matchesGroup(gk.Group) {
+			return true
+		}
+	}
+	return false
+}
+
+// nearestGroup is the group of the tree or of a built-in kind nearest to
+// a group that none has (a misspelling: "app" for "apps"), or "".
+func (a *analysis) nearestGroup(group string) string {
+	var groups []string
+	for _, gk := range a.ix.groupKinds {
+		groups = append(groups, gk.Group)
+	}
+	for _, gk := range builtinKinds() {
+		groups = append(groups, gk.Group)
+	}
+	return auditapi.Nearest(group, groups)
+}
+
 // renderedFrom names what renders r's targets outside the repository, as
 // its engine says (auditapi.Engine.RenderedFrom), or "".
 func (a *analysis) renderedFrom(r *ruleInfo) string {
@@ -638,6 +697,12 @@ func (a *analysis) renderedFrom(r *ruleInfo) string {
 	}
 	return e.RenderedFrom(r.Rule, auditapi.Tree{Find: a.docFor, RemoteCharts: func(dir string) []string {
 		return a.kustomize.remoteCharts[path.Clean(dir)]
+	}, Chart: func(dir string) bool {
+		if a.root == "" || !filepath.IsLocal(filepath.FromSlash(dir)) {
+			return false
+		}
+		_, err := os.Stat(filepath.Join(a.root, filepath.FromSlash(dir), "Chart.yaml"))
+		return err == nil
 	}})
 }
 

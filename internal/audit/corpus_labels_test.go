@@ -170,24 +170,13 @@ func TestCorpusLabels(t *testing.T) {
 	if total.falses != corpusKnownFalse {
 		t.Errorf("%d findings are labelled false, corpusKnownFalse says %d: a label changed; update the constant once the label is reviewed", total.falses, corpusKnownFalse)
 	}
-	// Issue 33's acceptance is not met yet (the corpus gives fewer than
-	// 100 findings; none is false since the checks were fixed): it is
-	// reported here and enforced with DRIFT_CORPUS_ACCEPTANCE=1, so that
-	// the bar can be turned on once the corpus is large enough. A new
-	// finding, false or not, fails above in any case: it has no label.
-	var unmet []string
+	// Issue 33's acceptance: at least 100 labelled findings, under 5% of
+	// them false.
 	if total.findings < corpusMinLabelled {
-		unmet = append(unmet, fmt.Sprintf("%d labelled findings, want at least %d", total.findings, corpusMinLabelled))
+		t.Errorf("issue 33 acceptance: %d labelled findings, want at least %d", total.findings, corpusMinLabelled)
 	}
 	if pct >= corpusMaxFalsePct {
-		unmet = append(unmet, fmt.Sprintf("%.1f%% of the findings are false, want under %.0f%%", pct, corpusMaxFalsePct))
-	}
-	for _, u := range unmet {
-		if os.Getenv("DRIFT_CORPUS_ACCEPTANCE") != "" {
-			t.Errorf("issue 33 acceptance: %s", u)
-		} else {
-			t.Logf("issue 33 acceptance NOT MET: %s (DRIFT_CORPUS_ACCEPTANCE=1 makes this fail)", u)
-		}
+		t.Errorf("issue 33 acceptance: %.1f%% of the findings are false, want under %.0f%%", pct, corpusMaxFalsePct)
 	}
 }
 
@@ -253,9 +242,11 @@ func TestCorpusSARIF(t *testing.T) {
 
 // githubSARIFProblems reads a SARIF log generically (not through the
 // renderer's types) for the properties GitHub code scanning requires
-// (docs.github.com, "SARIF support for code scanning"): runs[].tool.driver.name;
-// for each result a ruleId that the driver's rules define, message.text,
-// and locations[].physicalLocation with artifactLocation.uri (relative,
+// (docs.github.com, "SARIF support for code scanning"): runs[].tool.driver.name,
+// driver rules with id and shortDescription.text; for each result a ruleId
+// that the driver's rules define, message.text, partialFingerprints (which
+// GitHub recommends, to track a result across commits) and
+// locations[].physicalLocation with artifactLocation.uri (relative,
 // '/'-separated) and region.startLine >= 1.
 func githubSARIFProblems(data []byte) []string {
 	var log map[string]any
@@ -275,9 +266,14 @@ func githubSARIFProblems(data []byte) []string {
 		}
 		ids := map[string]bool{}
 		rules, _ := get(run, "tool", "driver", "rules").([]any)
-		for _, r := range rules {
-			if id, _ := get(r, "id").(string); id != "" {
-				ids[id] = true
+		for j, r := range rules {
+			id, _ := get(r, "id").(string)
+			if id == "" {
+				bad("runs[%d].tool.driver.rules[%d].id is missing", i, j)
+			}
+			ids[id] = true
+			if text, _ := get(r, "shortDescription", "text").(string); strings.TrimSpace(text) == "" {
+				bad("runs[%d].tool.driver.rules[%d] (%s) has no shortDescription.text", i, j, id)
 			}
 		}
 		results, _ := get(run, "results").([]any)
@@ -289,6 +285,11 @@ func githubSARIFProblems(data []byte) []string {
 			}
 			if text, _ := get(r, "message", "text").(string); strings.TrimSpace(text) == "" {
 				bad("%s.message.text is missing", at)
+			}
+			// partialFingerprints are recommended: without them code
+			// scanning computes its own and a moved rule reopens as new.
+			if fp, _ := get(r, "partialFingerprints").(map[string]any); len(fp) == 0 {
+				bad("%s has no partialFingerprints", at)
 			}
 			locs, _ := get(r, "locations").([]any)
 			if len(locs) == 0 {
@@ -325,6 +326,10 @@ func TestGitHubSARIFProblemsRejects(t *testing.T) {
 	}{
 		{func(l map[string]any) { delete(get(l["runs"].([]any)[0], "tool", "driver").(map[string]any), "name") }, "tool.driver.name"},
 		{func(l map[string]any) { delete(firstResult(l), "ruleId") }, "ruleId"},
+		{func(l map[string]any) { delete(firstResult(l), "partialFingerprints") }, "partialFingerprints"},
+		{func(l map[string]any) {
+			delete(get(l["runs"].([]any)[0], "tool", "driver", "rules").([]any)[0].(map[string]any), "shortDescription")
+		}, "shortDescription.text"},
 		{func(l map[string]any) { delete(firstResult(l)["message"].(map[string]any), "text") }, "message.text"},
 		{func(l map[string]any) {
 			delete(get(firstResult(l)["locations"].([]any)[0], "physicalLocation", "artifactLocation").(map[string]any), "uri")

@@ -20,6 +20,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	yaml "go.yaml.in/yaml/v3"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -366,15 +367,25 @@ func independentCount(t *testing.T, root string) map[string]int {
 				break
 			}
 			if err != nil {
-				if _, ok := err.(*yaml.TypeError); ok {
+				if _, ok := err.(*yaml.TypeError); ok && !strings.Contains(err.Error(), "already defined") {
 					continue // not a mapping
+				}
+				if strings.Contains(err.Error(), "already defined") && isValuesFile(p) {
+					// A duplicate key: Helm reads values with
+					// sigs.k8s.io/yaml (Helm 3 pkg/chartutil/values.go
+					// ReadValues), where the last one wins, so the
+					// chart's argocd-cm still has the rules.
+					var vals map[string]any
+					if sigsyaml.Unmarshal(data, &vals) == nil && vals["apiVersion"] == nil {
+						countChartValues(out, rel, vals)
+					}
 				}
 				break // syntax error ends the file, as for the reader
 			}
 			if doc == nil {
 				continue
 			}
-			isValues := strings.Contains(strings.ToLower(filepath.Base(p)), "values")
+			isValues := isValuesFile(p)
 			if doc["apiVersion"] == nil || doc["kind"] == nil {
 				if isValues {
 					countChartValues(out, rel, doc)
@@ -392,6 +403,11 @@ func independentCount(t *testing.T, root string) map[string]int {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// isValuesFile: Helm values files are named values.yaml, values-prod.yaml...
+func isValuesFile(p string) bool {
+	return strings.Contains(strings.ToLower(filepath.Base(p)), "values")
 }
 
 func get(v any, path ...string) any {

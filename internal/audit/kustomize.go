@@ -29,6 +29,17 @@ type kustomizationFile struct {
 		Name string `yaml:"name"`
 		Repo string `yaml:"repo"`
 	} `yaml:"helmCharts"`
+	ConfigMapGenerator []generatorArgs `yaml:"configMapGenerator"`
+	SecretGenerator    []generatorArgs `yaml:"secretGenerator"`
+}
+
+// generatorArgs is what a configMapGenerator or secretGenerator entry
+// reads from files: "files" items are PATH or KEY=PATH, "envs" items are
+// PATH (sigs.k8s.io/kustomize/api/types KvPairSources; api/kv/kv.go splits
+// KEY=PATH with internal/generators.ParseFileSource).
+type generatorArgs struct {
+	Files []string `yaml:"files"`
+	Envs  []string `yaml:"envs"`
 }
 
 // kustomizations indexes the kustomization files of a snapshot.
@@ -39,13 +50,17 @@ type kustomizations struct {
 	// remoteCharts maps a kustomization's directory to the remote charts
 	// its helmCharts inflate (name and repository).
 	remoteCharts map[string][]string
+	// dataFiles are the files a generator reads as bytes into a ConfigMap
+	// or Secret: kustomize never parses them, and Flux substitutes
+	// ${VAR} in the generated data before Helm reads it as values.
+	dataFiles map[string]bool
 }
 
 // readKustomizations reads the kustomization files among files (relative
 // to root). A kustomization that does not parse names nothing: kustomize
 // fails on it, and the file is no manifest to report.
 func readKustomizations(root string, files []string) kustomizations {
-	k := kustomizations{patchFiles: map[string]bool{}, remoteCharts: map[string][]string{}}
+	k := kustomizations{patchFiles: map[string]bool{}, remoteCharts: map[string][]string{}, dataFiles: map[string]bool{}}
 	for _, f := range files {
 		if !kustomizationNames[path.Base(f)] {
 			continue
@@ -73,6 +88,18 @@ func readKustomizations(root string, files []string) kustomizations {
 		}
 		for _, p := range kf.PatchesJSON6902 {
 			add(p.Path)
+		}
+		for _, g := range append(kf.ConfigMapGenerator, kf.SecretGenerator...) {
+			for _, f := range append(g.Files, g.Envs...) {
+				// "key=path": the key names the data entry, the rest is
+				// the file.
+				if _, p, ok := strings.Cut(f, "="); ok {
+					f = p
+				}
+				if f = strings.TrimSpace(f); f != "" {
+					k.dataFiles[path.Clean(path.Join(dir, f))] = true
+				}
+			}
 		}
 		for _, c := range kf.HelmCharts {
 			if c.Repo != "" && c.Name != "" {

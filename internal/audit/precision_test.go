@@ -346,3 +346,79 @@ func TestArgoCDValuesOverlaysWithoutRuleKeys(t *testing.T) {
 		t.Errorf("rules (-want +got):\n%s", d)
 	}
 }
+
+// TestFilesThatAreNotManifestsAreSkipped: files no engine applies as
+// manifests are skipped, not DRIFT012/DRIFT005 errors: a script's template
+// with {UPPER_SNAKE} placeholders (aws-samples/eks-saas-gitops' tier
+// templates: "name: {TENANT_ID}" is a flow mapping to YAML, "{TENANT_ID}-basic"
+// does not parse), a file a kustomization's configMapGenerator reads as
+// bytes (ricsanfre/pi-cluster's values with a Flux ${VAR} in a flow
+// sequence), a JSONC file (tsconfig.json with comments) and Terraform
+// templatefile values (awslabs/data-on-eks: a %{ if } directive line, a
+// ${cond ? "a" : "b"} expression). A kro manifest whose ${ } CEL
+// expressions parse but which repeats a key, a resource
+// with the same ${VAR} line, a broken JSON manifest and flow mappings that
+// are not placeholders are still read and reported.
+func TestFilesThatAreNotManifestsAreSkipped(t *testing.T) {
+	res := auditPrecision(t, "not-manifests", nil)
+	var got []string
+	for _, f := range res.Findings {
+		got = append(got, fmt.Sprintf("%s %s:%d", f.Check, f.File, f.Line))
+	}
+	want := []string{"DRIFT012 component/broken.yaml:5", "DRIFT012 kro-duplicate-key.yaml:14", "DRIFT012 website/broken.json:1"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("findings (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+	// 12 files: kustomization.yaml, the two generator files, the four
+	// templates and tsconfig.json are skipped; literal-braces.yaml is the
+	// one manifest.
+	if res.Files != 12 || res.Skipped != 8 || res.Manifests != 1 {
+		t.Errorf("files %d, skipped %d, manifests %d; want 12, 8, 1", res.Files, res.Skipped, res.Manifests)
+	}
+}
+
+// TestInstanceWideCustomizationOfOutsideGroup: an argocd-cm customization
+// of a kind whose group no manifest, CRD or built-in kind of the tree has
+// (Crossplane's, installed from its chart: gitops-ziichat-app/argo-config)
+// cannot be judged offline: a DRIFT006 note, not a warning. A group one
+// edit away from a built-in one (app for apps) is a misspelling: a warning
+// naming the nearest group.
+func TestInstanceWideCustomizationOfOutsideGroup(t *testing.T) {
+	res := auditPrecision(t, "instance-wide-customization-of-outside-group", nil)
+	var got []string
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckMatchesNothing {
+			got = append(got, fmt.Sprintf("%s:%d %s %s", f.File, f.Line, f.Severity, f.Message))
+		}
+	}
+	want := []string{
+		`argocd-cm.yaml:8 note not checkable offline: no manifest or CRD in the repository has group "apiextensions.crossplane.io"; its kinds are installed from outside it`,
+		`argocd-cm.yaml:12 warning no manifest in the repository matches app/Deployment (glob); nearest: group "apps" instead of "app"`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("DRIFT006 findings (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+}
+
+// TestLocalChartSourceIsANote: an Application whose source path is a Helm
+// chart of the repository (aws-samples/appmod-blueprints' fleet-secret
+// chart) gets its objects from templates the audit does not render: its
+// rule that matches no manifest is a DRIFT006 note naming the chart, as
+// for a remote chart. The same rule on an Application of plain manifests
+// is still a warning.
+func TestLocalChartSourceIsANote(t *testing.T) {
+	res := auditPrecision(t, "local-chart-source", nil)
+	var got []string
+	for _, f := range res.Findings {
+		if f.Check == auditapi.CheckMatchesNothing {
+			got = append(got, fmt.Sprintf("%s:%d %s %s", f.File, f.Line, f.Severity, f.Message))
+		}
+	}
+	want := []string{
+		"appset.yaml:17 note not checkable offline: Application argocd/fleet-secret renders the Helm chart templates in charts/fleet-secret, whose objects are not in the repository",
+		"appset.yaml:38 warning no manifest in the repository matches external-secrets.io/ExternalSecret (glob)",
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("DRIFT006 findings (-want +got):\n%s\n%s", d, render(t, "text", res))
+	}
+}

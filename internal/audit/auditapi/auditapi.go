@@ -115,6 +115,10 @@ type Tree struct {
 	// kustomization in dir (relative to the audit root, '/'-separated)
 	// inflates with helmCharts; nil when it has none or there is none.
 	RemoteCharts func(dir string) []string
+	// Chart reports whether dir (relative to the audit root) is a Helm
+	// chart (holds Chart.yaml): its objects are templates the audit does
+	// not render.
+	Chart func(dir string) bool
 }
 
 // Check is an engine's check under one of the audit's check IDs (its

@@ -447,9 +447,32 @@ func summarizeDiff(t *testing.T, engine string, seed uint64, results []diffResul
 			t.Error(err)
 		}
 	}
+	if p := os.Getenv("DRIFT_DIFFERENTIAL_FINDINGS"); p != "" {
+		if err := os.WriteFile(p, []byte(findingLines(results)), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
 	if p := os.Getenv("DRIFT_DIFFERENTIAL_SUMMARY"); p != "" {
 		if err := os.WriteFile(p, []byte(line+"\n"), 0o644); err != nil {
 			t.Error(err)
 		}
 	}
+}
+
+// findingLines are the findings the summary counts, one "SEED MODE PATH
+// CLASS" line each, sorted: what the CI slice compares with its reviewed
+// baseline (hack/differential-ci.sh).
+func findingLines(results []diffResult) string {
+	var lines []string
+	for _, r := range results {
+		for _, f := range r.failing() {
+			lines = append(lines, fmt.Sprintf("%d %s", r.sc.Seed, findingKey(f)))
+		}
+	}
+	sort.Strings(lines)
+	lines = slices.Compact(lines)
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
 }

@@ -53,6 +53,10 @@ type Knob struct {
 	// Edit marks a string Git value unique in the object, so that a sed
 	// expression can change it in `kubectl edit`.
 	Edit bool
+	// Derived are the fields the API server computes from the Drift
+	// value in the same write (a Service's sessionAffinityConfig for
+	// ClientIP): the writer touched them too.
+	Derived []string
 }
 
 // corpusFirst is the corpus of the first differential runs (18 entries, 16
@@ -238,7 +242,7 @@ spec:
 		Knobs: []Knob{
 			{Path: []string{"spec", "selector", "app"}, Git: "web", Drift: "web2"},
 			{Path: []string{"metadata", "labels", "exposed"}, Drift: "true"},
-			{Path: []string{"spec", "sessionAffinity"}, Drift: "ClientIP"},
+			{Path: []string{"spec", "sessionAffinity"}, Drift: "ClientIP", Derived: []string{"/spec/sessionAffinityConfig"}},
 		},
 		Defaults: []Knob{
 			{Path: []string{"spec", "type"}, Git: "ClusterIP"},

@@ -121,7 +121,7 @@ spec:
   ports: [{name: https, port: 443, targetPort: 8443}]
 `,
 		Knobs: []Knob{
-			{Path: []string{"spec", "externalTrafficPolicy"}, Drift: "Local"},
+			{Path: []string{"spec", "externalTrafficPolicy"}, Drift: "Local", Derived: []string{"/spec/healthCheckNodePort"}},
 			{Path: []string{"metadata", "annotations", "service.beta.kubernetes.io/aws-load-balancer-type"}, Git: "nlb", Drift: "external", Edit: true},
 			{Path: []string{"metadata", "labels", "exposed"}, Drift: "public"},
 			{Path: []string{"spec", "allocateLoadBalancerNodePorts"}, Drift: false},

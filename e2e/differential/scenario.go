@@ -497,7 +497,7 @@ func (c Change) Touched(o Object) []string {
 	case WSetEnv:
 		return []string{Pointer(o.Containers)}
 	case WApplyCSA:
-		return []string{Pointer(c.Knob.Path), "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"}
+		return append([]string{Pointer(c.Knob.Path), "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"}, c.Knob.Derived...)
 	case WController:
 		m := map[string]any{}
 		// A corpus entry's Controller is valid YAML (TestScenariosRender).
@@ -509,7 +509,7 @@ func (c Change) Touched(o Object) []string {
 		sort.Strings(out)
 		return out
 	}
-	return []string{Pointer(c.Knob.Path)}
+	return append([]string{Pointer(c.Knob.Path)}, c.Knob.Derived...)
 }
 
 // sedQuote escapes what sed's s||| would read as special.

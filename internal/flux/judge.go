@@ -86,6 +86,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		fails = a.predictFailure(ctx, j, dryRunErr, rep)
 	}
 	j.addVerdicts(rep, fails)
+	if !j.helm {
+		j.addDerived(rep)
+	}
 	if j.merged != nil {
 		j.addDryRunChanges(rep)
 	}

@@ -13,7 +13,8 @@
 # own: Flux on the differential lab's (16493/12431,
 # /tmp/drift-differential.lock), Argo CD on the CI slice's (16583/12521,
 # /tmp/drift-differential-argo-ci.lock), so the slice runs beside a
-# developer's `make differential ENGINE=argocd`. ENGINES="flux" runs one.
+# developer's `make differential ENGINE=argocd` (ARGO_CI_PORTS=API/ETCD
+# moves it). ENGINES="flux" runs one.
 #
 # check fails (exit 1) on a counted finding (wrong, missed, noise: the
 # summary line's) that the baseline does not list, and on a baseline line
@@ -84,7 +85,7 @@ merge() {
 run() {
   local engine=$1 out=$2 tag=$3 extra=() rc=0
   if [ "$engine" = argocd ]; then
-    extra=(PORTS=16583/12521 LOCK=/tmp/drift-differential-argo-ci.lock)
+    extra=(PORTS="${ARGO_CI_PORTS:-16583/12521}" LOCK=/tmp/drift-differential-argo-ci.lock)
   fi
   env "${extra[@]}" ENGINE="$engine" SEED=$first_seed COUNT="$count" \
     FINDINGS="$out/$engine-$tag.findings" LOG="/tmp/differential-ci-$engine-$tag.log" \

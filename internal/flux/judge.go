@@ -848,6 +848,19 @@ func (j *judgment) ignoreVerdict(d *model.FieldDrift) (model.Verdict, bool) {
 			"%s %s ignores path %s, but Flux's ignore acts only where its apply would change the field, and the manifest does not set this one: the managedFields cleanup hands %s's field to kustomize-controller, whose apply removes it %s",
 			r.rule.Origin.Object, r.rule.Origin.Field, p, managerList(d.Managers), j.every()))}, true
 	}
+	if r != nil && !known && j.desired == nil && cleanedUp(d.Managers) && !appliedBy(d.Managers, j.manager) {
+		// Inferred mode, a field the cleanup hands over (kubectl's) that
+		// kustomize-controller's apply does not own: whether Git sets it
+		// decides, and only Git shows that. Git sets it: the rule adopts
+		// the live value (e2e conformance ignore-image-path). It does not:
+		// the cleanup gives the field to kustomize-controller and its
+		// apply removes it (make differential seeds 4073, 4078, 6077;
+		// fluxcd/pkg ssa manager_apply.go ApplyAll after
+		// PatchReplaceFieldsManagers). No trace in the cluster tells.
+		return model.Verdict{Kind: model.Unknown, Rule: r.origin(), Reason: fmt.Sprintf(
+			"%s %s ignores path %s, but inferred mode cannot see whether Git sets it: if it does, the rule keeps the live value; if not, the managedFields cleanup hands %s's field to kustomize-controller and its apply removes it %s; give -f FILE to know",
+			r.rule.Origin.Object, r.rule.Origin.Field, p, managerList(d.Managers), j.every())}, true
+	}
 	// The rule acts only where the apply changes the path (or where that
 	// cannot be told: inferred mode).
 	if r != nil && (drifted || !known) && !j.adoptsNothing(p) {
@@ -1260,6 +1273,17 @@ func (j *judgment) adoptsNothing(p string) bool {
 
 // cleanedUp: a manager whose entries kustomize-controller's managedFields
 // cleanup takes over wrote the field.
+// appliedBy says whether manager's Apply (not a subresource) owns the
+// field: then its manifest sets it.
+func appliedBy(ms []model.ManagerRef, manager string) bool {
+	for _, m := range ms {
+		if m.Manager == manager && m.Operation == "Apply" && m.Subresource == "" {
+			return true
+		}
+	}
+	return false
+}
+
 func cleanedUp(ms []model.ManagerRef) bool {
 	for _, m := range ms {
 		if cleanedUpBy(m.Manager, m.Operation, m.Subresource) != nil {

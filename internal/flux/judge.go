@@ -306,8 +306,16 @@ func (j *judgment) addDryRunChanges(rep *model.Report) {
 		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil || serverBookkeeping[d.Path] {
 			continue
 		}
-		d.Verdicts = []model.Verdict{{Engine: Engine, Kind: model.Reverted,
-			Reason: j.caveat("the server-side dry-run as " + j.manager + " changes it: it is reverted " + j.every())}}
+		v := model.Verdict{Engine: Engine, Kind: model.Reverted,
+			Reason: j.caveat("the server-side dry-run as " + j.manager + " changes it: it is reverted " + j.every())}
+		if mv, ok := j.markVerdict(); ok {
+			// The dry-run applies regardless of the object's marks; the
+			// controller does not (ssa: IfNotPresent on an existing
+			// object, make differential seed 20119).
+			v = mv
+			v.Engine = Engine
+		}
+		d.Verdicts = []model.Verdict{v}
 		rep.Drifts = append(rep.Drifts, d)
 	}
 	sort.SliceStable(rep.Drifts, func(a, b int) bool { return rep.Drifts[a].Path < rep.Drifts[b].Path })
@@ -839,24 +847,18 @@ func (j *judgment) ignoreVerdict(d *model.FieldDrift) (model.Verdict, bool) {
 	if r != nil {
 		drifted, known = j.ignoreDrifted(p)
 	}
-	if r != nil && !known && cleanedUp(d.Managers) && d.Change == model.Added {
-		// Inferred: a label or annotation key added by hand (inference
-		// calls metadata keys the engine does not own added) is absent
-		// from the manifest, so the ignore rule never acts on it (make
-		// differential seed 1041).
-		return model.Verdict{Kind: model.Reverted, Rule: r.origin(), Reason: j.caveat(fmt.Sprintf(
-			"%s %s ignores path %s, but Flux's ignore acts only where its apply would change the field, and the manifest does not set this one: the managedFields cleanup hands %s's field to kustomize-controller, whose apply removes it %s",
-			r.rule.Origin.Object, r.rule.Origin.Field, p, managerList(d.Managers), j.every()))}, true
-	}
 	if r != nil && !known && j.desired == nil && cleanedUp(d.Managers) && !appliedBy(d.Managers, j.manager) {
 		// Inferred mode, a field the cleanup hands over (kubectl's) that
 		// kustomize-controller's apply does not own: whether Git sets it
 		// decides, and only Git shows that. Git sets it: the rule adopts
-		// the live value (e2e conformance ignore-image-path). It does not:
+		// the live value (e2e conformance ignore-image-path; a label
+		// kubectl changed, make differential seed 20140). It does not:
 		// the cleanup gives the field to kustomize-controller and its
-		// apply removes it (make differential seeds 4073, 4078, 6077;
-		// fluxcd/pkg ssa manager_apply.go ApplyAll after
-		// PatchReplaceFieldsManagers). No trace in the cluster tells.
+		// apply removes it (make differential seeds 1041, 4073, 4078,
+		// 6077; fluxcd/pkg ssa manager_apply.go ApplyAll after
+		// PatchReplaceFieldsManagers). No trace in the cluster tells
+		// (inference calls every metadata key kustomize-controller does
+		// not own "added", Git's or not).
 		return model.Verdict{Kind: model.Unknown, Rule: r.origin(), Reason: fmt.Sprintf(
 			"%s %s ignores path %s, but inferred mode cannot see whether Git sets it: if it does, the rule keeps the live value; if not, the managedFields cleanup hands %s's field to kustomize-controller and its apply removes it %s; give -f FILE to know",
 			r.rule.Origin.Object, r.rule.Origin.Field, p, managerList(d.Managers), j.every())}, true

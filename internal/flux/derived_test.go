@@ -59,3 +59,29 @@ spec:
 		}
 	}
 }
+
+// kubectl wrote the API server's default into a field the manifest leaves
+// out: the cleanup hands it over, the apply drops it, and the server fills
+// the same value again (make differential seed 9153, an IngressClass's
+// parameters.scope). A value other than the default is reverted.
+func TestDefaultWrittenByKubectlStays(t *testing.T) {
+	reader := &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}}
+	scale := fluxApplyAll + `
+  - manager: kubectl-scale
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:replicas: {}}}
+`
+	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod, labels: {app: web}, annotations: {keep: "1"}}, spec: {template: {spec: {containers: [{name: app, image: nginx:2}]}}}}`)
+	a := newTestAdapter(t, reader)
+	for _, tc := range []struct {
+		live int64
+		want model.VerdictKind
+	}{{1, model.LeftAlone}, {5, model.Reverted}} {
+		rep := judge(t, a, liveDeployment(t, "api", "", "", scale), desired, drift("/spec/replicas", model.Added, tc.live, "kubectl-scale/Update"))
+		if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != tc.want {
+			t.Errorf("replicas %d set by kubectl scale, not in the manifest: %s %q, want %s", tc.live, v.Kind, v.Reason, tc.want)
+		}
+	}
+}

@@ -938,12 +938,26 @@ func (j *judgment) ownerVerdict(d *model.FieldDrift, known bool) model.Verdict {
 			// the manifest sets took its ownership from kustomize-controller.
 			return model.Verdict{Kind: model.Unknown, Reason: fmt.Sprintf("owned by %s, not by kustomize-controller: reverted if the manifest sets it, left alone otherwise; give -f or --server-dry-run to know", managerList(others))}
 		}
-		if anc := j.atomicAncestorInManifest(d, others); anc != "" {
+		if anc := j.atomicAncestorInManifest(d, others); anc != "" && j.liveIsDefault(d) {
+			// Replaced whole, then defaulted again by the API server to
+			// the value it has (an IngressClass's parameters.scope: make
+			// differential seed 9153).
+			return model.Verdict{Kind: model.LeftAlone, Reason: fmt.Sprintf(
+				"inside %s, which the manifest sets whole (atomic), but an API-server default the manifest leaves out (kubernetes pkg/apis/*/v1 defaults.go): the apply gets the same default again, nothing changes", anc)}
+		} else if anc != "" {
 			return model.Verdict{Kind: model.Reverted, Reason: j.caveat(fmt.Sprintf(
 				"inside %s, which the API treats as one value (atomic) and the manifest sets: kustomize-controller's forced apply replaces it whole, dropping what %s added %s",
 				anc, managerList(others), j.every()))}
 		}
 		return model.Verdict{Kind: model.LeftAlone, Reason: reason}
+	}
+	if len(cleaned) > 0 && known && j.liveIsDefault(d) {
+		// The cleanup hands it over and the apply drops it, then the API
+		// server fills the same default again (an IngressClass's
+		// parameters.scope kubectl rewrote with parameters: make
+		// differential seed 9153).
+		return model.Verdict{Kind: model.LeftAlone, Reason: fmt.Sprintf(
+			"set by %s to the API server's default, which the manifest leaves out (kubernetes pkg/apis/*/v1 defaults.go): the apply drops it and the server fills the same value again, nothing changes", managerList(cleaned))}
 	}
 	if len(cleaned) > 0 {
 		c := cleanedUpBy(cleaned[0].Manager, cleaned[0].Operation, cleaned[0].Subresource)

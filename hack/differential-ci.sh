@@ -96,6 +96,13 @@ run() {
     return 2
   fi
   touch "$out/$engine-$tag.findings"
+  # A case the harness could not judge (a controller that did not answer
+  # in time on a loaded machine) has no findings: it must not pass as one
+  # that agreed.
+  if ! grep -q "cases $count," "$out/$engine-$tag.line"; then
+    echo "differential-ci: $engine: not every case was judged: $(cat "$out/$engine-$tag.line") (want cases $count; log /tmp/differential-ci-$engine-$tag.log)" >&2
+    return 2
+  fi
 }
 
 self_test() {

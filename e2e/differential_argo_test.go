@@ -45,6 +45,7 @@ func TestDifferentialArgo(t *testing.T) {
 	minimize := os.Getenv("DRIFT_DIFFERENTIAL_MINIMIZE") != ""
 	saveIssue := envUint(t, "DRIFT_DIFFERENTIAL_SAVE_ISSUE", 0)
 	a := RealArgoCD(t)
+	argoDiffSetup(t, a)
 	// The tracking method is one argocd-cm key for the whole Argo CD (and
 	// the tool reads it there too): the cases run in one group per method,
 	// a group's cases in parallel.
@@ -107,6 +108,7 @@ func TestDifferentialArgoRegressions(t *testing.T) {
 		t.Skip("set DRIFT_DIFFERENTIAL_REGRESSIONS=1: the saved cases show open defects (make differential-regressions ENGINE=argocd)")
 	}
 	a := RealArgoCD(t)
+	argoDiffSetup(t, a)
 	groups := map[string][]differential.Case{}
 	var order []string
 	for _, c := range cases {
@@ -423,5 +425,17 @@ func (a *ArgoCD) waitHealed(t *testing.T, app string, outOfSync bool, lifted tim
 			return "no self-heal sync finished 60 s after selfHeal was turned on (status " + st.Sync.Status + ")"
 		}
 		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+// argoDiffSetup installs differential.Setup (the CRD of the corpus's
+// custom resource) on Argo CD's API server and waits until it is served.
+func argoDiffSetup(t *testing.T, a *ArgoCD) {
+	t.Helper()
+	if err := a.kubectlRaw(differential.Setup, "apply", "--server-side", "--field-manager=drift-e2e-lab", "-f", "-"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.kubectlRaw("", "wait", "--for=condition=Established", "--timeout=60s", "crd/backups.diff.drift.test"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -104,6 +104,7 @@ func TestDifferentialFlux(t *testing.T) {
 	minimize := os.Getenv("DRIFT_DIFFERENTIAL_MINIMIZE") != ""
 	saveIssue := envUint(t, "DRIFT_DIFFERENTIAL_SAVE_ISSUE", 0)
 	l := lab(t)
+	l.diffSetup(t)
 	var (
 		mu      sync.Mutex
 		results []diffResult
@@ -131,6 +132,15 @@ func TestDifferentialFlux(t *testing.T) {
 		}
 	})
 	summarizeDiff(t, "flux", seed, results, time.Since(start))
+}
+
+// diffSetup installs what the corpus needs beside its objects
+// (differential.Setup: the CRD of its custom resource) and waits until it
+// is served. Idempotent: a server-side apply.
+func (l *fluxLab) diffSetup(t *testing.T) {
+	t.Helper()
+	l.kubectl(t, RunOpts{Stdin: []byte(differential.Setup)}, "apply", "--server-side", "--field-manager=drift-e2e-lab", "-f", "-")
+	l.kubectl(t, RunOpts{}, "wait", "--for=condition=Established", "--timeout=60s", "crd/backups.diff.drift.test")
 }
 
 // minimizeCase minimizes a failing case on one of its findings and, with
@@ -186,6 +196,7 @@ func TestDifferentialFluxRegressions(t *testing.T) {
 	// runs only when asked (make differential-regressions).
 	all := os.Getenv("DRIFT_DIFFERENTIAL_REGRESSIONS") != ""
 	l := lab(t)
+	l.diffSetup(t)
 	for _, c := range cases {
 		t.Run(fmt.Sprintf("seed-%d", c.Seed), func(t *testing.T) {
 			if c.Issue != 0 && !all {
@@ -436,9 +447,32 @@ func summarizeDiff(t *testing.T, engine string, seed uint64, results []diffResul
 			t.Error(err)
 		}
 	}
+	if p := os.Getenv("DRIFT_DIFFERENTIAL_FINDINGS"); p != "" {
+		if err := os.WriteFile(p, []byte(findingLines(results)), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
 	if p := os.Getenv("DRIFT_DIFFERENTIAL_SUMMARY"); p != "" {
 		if err := os.WriteFile(p, []byte(line+"\n"), 0o644); err != nil {
 			t.Error(err)
 		}
 	}
+}
+
+// findingLines are the findings the summary counts, one "SEED MODE PATH
+// CLASS" line each, sorted: what the CI slice compares with its reviewed
+// baseline (hack/differential-ci.sh).
+func findingLines(results []diffResult) string {
+	var lines []string
+	for _, r := range results {
+		for _, f := range r.failing() {
+			lines = append(lines, fmt.Sprintf("%d %s", r.sc.Seed, findingKey(f)))
+		}
+	}
+	sort.Strings(lines)
+	lines = slices.Compact(lines)
+	if len(lines) == 0 {
+		return ""
+	}
+	return strings.Join(lines, "\n") + "\n"
 }

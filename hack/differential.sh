@@ -20,6 +20,10 @@
 # does both for one seed. PARALLEL (default 6) bounds concurrent cases;
 # REPORT=path keeps the per-mode/object/writer tables; SHOW=1 logs the
 # tool's output and the object before and after the reconciles (one seed).
+# PORTS=API/ETCD and LOCK=path run on other API server ports under another
+# lock (the CI slice, hack/differential-ci.sh, runs its Argo CD beside a
+# developer's); FINDINGS=path keeps the counted findings, one
+# "SEED MODE PATH CLASS" line each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,16 +43,24 @@ case $engine in
     timeout_min=$(( 20 + count / 2 )) ;;
   *) echo "differential: ENGINE=$engine: want flux or argocd" >&2; exit 2 ;;
 esac
+if [ -n "${PORTS:-}" ]; then
+  case $PORTS in
+    [0-9]*/[0-9]*) ports=("${ports[0]%%=*}=$PORTS") ;;
+    *) echo "differential: PORTS=$PORTS: want API/ETCD (e.g. 16583/12521)" >&2; exit 2 ;;
+  esac
+fi
+lock=${LOCK:-$lock}
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-log=/tmp/differential-$engine-seed-$seed-count-$count.log
+log=${LOG:-/tmp/differential-$engine-seed-$seed-count-$count.log}
 
 set +e
 env "${ports[@]}" \
 DRIFT_DIFFERENTIAL_SEED=$seed DRIFT_DIFFERENTIAL_COUNT=$count DRIFT_DIFFERENTIAL_SHOW=${SHOW:-} \
 DRIFT_DIFFERENTIAL_MINIMIZE=${MINIMIZE:-} DRIFT_DIFFERENTIAL_SAVE_ISSUE=${SAVE_ISSUE:-} \
 DRIFT_DIFFERENTIAL_SUMMARY=$work/summary DRIFT_DIFFERENTIAL_REPORT=${REPORT:-$work/report} \
+DRIFT_DIFFERENTIAL_FINDINGS=${FINDINGS:-$work/findings} \
   flock -o "$lock" \
   ${GO:-go} test -tags e2e -count=1 -timeout "${timeout_min}m" -parallel "${PARALLEL:-6}" -run "^$run\$" -v ./e2e/ >"$log" 2>&1
 set -e

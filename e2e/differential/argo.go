@@ -49,7 +49,9 @@ func argoSettingsFor(s Scenario, r *rand.Rand) []Setting {
 	var touched []string
 	managers := []string{}
 	for _, c := range s.Changes {
-		touched = append(touched, c.Touched(o)...)
+		// The fields a writer touched, without those the API server
+		// derived (added to Touched later: the seeds keep their rules).
+		touched = append(touched, slices.DeleteFunc(c.Touched(o), func(p string) bool { return slices.Contains(c.Knob.Derived, p) })...)
 		if !c.Git() && c.Manager != "" {
 			managers = append(managers, c.Manager)
 		}

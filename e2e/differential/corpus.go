@@ -33,6 +33,15 @@ type Object struct {
 	// Status is a merge patch of the /status subresource as the kind's
 	// controller would write it ("" when the kind has none worth writing).
 	Status string
+	// NameTemplate, when set, is the object's name with NS for the
+	// namespace (a CRD's name must be <plural>.<group>).
+	NameTemplate string
+	// Controller is a controller's server-side apply of the main resource
+	// (YAML of the fields it owns, e.g. the rules the
+	// clusterrole-aggregation-controller writes into an aggregated
+	// ClusterRole), as ControllerManager; "" when the kind has none.
+	Controller        string
+	ControllerManager string
 }
 
 // Knob is one field: its path of map keys, the value Git has (nil: Git
@@ -44,11 +53,15 @@ type Knob struct {
 	// Edit marks a string Git value unique in the object, so that a sed
 	// expression can change it in `kubectl edit`.
 	Edit bool
+	// Derived are the fields the API server computes from the Drift
+	// value in the same write (a Service's sessionAffinityConfig for
+	// ClientIP): the writer touched them too.
+	Derived []string
 }
 
-// Corpus is the object corpus: at least one entry per kind of issue 30's
-// list reached so far.
-var Corpus = []Object{
+// corpusFirst is the corpus of the first differential runs (18 entries, 16
+// kinds): seeds below FullCorpusSeed draw from it alone (Draw).
+var corpusFirst = []Object{
 	{
 		ID: "deployment", Ref: "deployment/NAME", Group: "apps", Version: "v1", Resource: "deployments",
 		Manifest: `apiVersion: apps/v1
@@ -229,7 +242,7 @@ spec:
 		Knobs: []Knob{
 			{Path: []string{"spec", "selector", "app"}, Git: "web", Drift: "web2"},
 			{Path: []string{"metadata", "labels", "exposed"}, Drift: "true"},
-			{Path: []string{"spec", "sessionAffinity"}, Drift: "ClientIP"},
+			{Path: []string{"spec", "sessionAffinity"}, Drift: "ClientIP", Derived: []string{"/spec/sessionAffinityConfig"}},
 		},
 		Defaults: []Knob{
 			{Path: []string{"spec", "type"}, Git: "ClusterIP"},

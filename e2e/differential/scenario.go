@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -74,6 +75,9 @@ const (
 	WGitRemove      = "git-remove-field"
 	WGitAdd         = "git-add-field"
 	WGitDefault     = "git-write-default"
+	// WController is a controller's server-side apply of the main
+	// resource (Object.Controller).
+	WController = "controller-apply"
 )
 
 // Change is one write: by a client on the live object, or to Git (the
@@ -94,7 +98,8 @@ func (c Change) Git() bool { return strings.HasPrefix(c.Writer, "git-") }
 // machine (math/rand/v2 PCG is specified).
 func Draw(seed uint64) Scenario {
 	r := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	o := Corpus[r.IntN(len(Corpus))]
+	c := corpusOf(seed)
+	o := c[r.IntN(len(c))]
 	sc := Scenario{Seed: seed, Object: o, WithDefaults: len(o.Defaults) > 0 && r.IntN(4) == 0}
 	// Settings: each with its own chance, most scenarios have none or one.
 	for _, s := range settingsFor(o, r) {
@@ -145,6 +150,11 @@ func drawChange(o Object, r *rand.Rand, withDefaults bool) (Change, bool) {
 	if len(o.Defaults) > 0 && !withDefaults {
 		writers = append(writers, WGitDefault)
 	}
+	if o.Controller != "" {
+		// Last, so that the writers of the other entries keep their
+		// indexes (and their seeds their scenarios).
+		writers = append(writers, WController)
+	}
 	w := writers[r.IntN(len(writers))]
 	c := Change{Writer: w, Manager: managerOf(w, r)}
 	switch w {
@@ -187,7 +197,7 @@ func drawChange(o Object, r *rand.Rand, withDefaults bool) (Change, bool) {
 		c.Knob = out[r.IntN(len(out))]
 	case WGitDefault:
 		c.Knob = o.Defaults[r.IntN(len(o.Defaults))]
-	case WScale, WUpdateScale, WSetImage, WSetEnv, WUpdateStatus:
+	case WScale, WUpdateScale, WSetImage, WSetEnv, WUpdateStatus, WController:
 	default:
 		c.Knob = o.Knobs[r.IntN(len(o.Knobs))]
 	}
@@ -278,6 +288,9 @@ func kindOf(o Object) string {
 
 // Name is the object's name in namespace ns.
 func (o Object) Name(ns string) string {
+	if o.NameTemplate != "" {
+		return strings.ReplaceAll(o.NameTemplate, "NS", ns)
+	}
 	if o.ClusterScoped {
 		return ns + "-" + o.ID
 	}
@@ -441,8 +454,33 @@ func (c Change) Command(o Object, ns, gitManifest string) (Cmd, bool, error) {
 			return Cmd{}, false, err
 		}
 		return Cmd{Args: append([]string{"apply", "--server-side", "--force-conflicts", fm, "-f", "-"}, base...), Stdin: doc}, true, nil
+	case WController:
+		doc, err := o.controllerApply(ns)
+		if err != nil {
+			return Cmd{}, false, err
+		}
+		return Cmd{Args: append([]string{"apply", "--server-side", "--force-conflicts", "--field-manager=" + o.ControllerManager, "-f", "-"}, base...), Stdin: doc}, true, nil
 	}
 	return Cmd{}, false, nil
+}
+
+// controllerApply is the object the kind's controller applies: its
+// identity and the fields of Object.Controller.
+func (o Object) controllerApply(ns string) (string, error) {
+	m, err := o.parse(ns)
+	if err != nil {
+		return "", err
+	}
+	meta := map[string]any{"name": o.Name(ns)}
+	if !o.ClusterScoped {
+		meta["namespace"] = ns
+	}
+	obj := map[string]any{}
+	if err := yaml.Unmarshal([]byte(o.Controller), &obj); err != nil {
+		return "", fmt.Errorf("corpus entry %s: controller write: %w", o.ID, err)
+	}
+	obj["apiVersion"], obj["kind"], obj["metadata"] = m["apiVersion"], m["kind"], meta
+	return render(obj)
 }
 
 // Touched returns the JSON pointers a change writes, for the noise count:
@@ -459,9 +497,19 @@ func (c Change) Touched(o Object) []string {
 	case WSetEnv:
 		return []string{Pointer(o.Containers)}
 	case WApplyCSA:
-		return []string{Pointer(c.Knob.Path), "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"}
+		return append([]string{Pointer(c.Knob.Path), "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"}, c.Knob.Derived...)
+	case WController:
+		m := map[string]any{}
+		// A corpus entry's Controller is valid YAML (TestScenariosRender).
+		_ = yaml.Unmarshal([]byte(o.Controller), &m)
+		var out []string
+		for k := range m {
+			out = append(out, "/"+k)
+		}
+		sort.Strings(out)
+		return out
 	}
-	return []string{Pointer(c.Knob.Path)}
+	return append([]string{Pointer(c.Knob.Path)}, c.Knob.Derived...)
 }
 
 // sedQuote escapes what sed's s||| would read as special.

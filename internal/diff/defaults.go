@@ -120,6 +120,10 @@ var objectDefaults = []serverDefault{
 	{kinds: "ValidatingWebhookConfiguration,MutatingWebhookConfiguration", path: "webhooks/*/clientConfig/service/port", value: int64(443)},
 	{kinds: "MutatingWebhookConfiguration", path: "webhooks/*/reinvocationPolicy", value: "Never"},
 	{kinds: "Secret", path: "type", value: "Opaque"},
+	// networking/v1 SetDefaults_IngressClass, scheduling/v1
+	// SetDefaults_PriorityClass (kubernetes pkg/apis/.../v1/defaults.go).
+	{kinds: "IngressClass", path: "spec/parameters/scope", value: "Cluster"},
+	{kinds: "PriorityClass", path: "preemptionPolicy", value: "PreemptLowerPriority"},
 }
 
 // podSpecAt are where each workload kind holds its PodSpec.

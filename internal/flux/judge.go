@@ -65,7 +65,9 @@ type judgment struct {
 }
 
 // Judge adds Flux's owner, a verdict per drifted field and notes about the
-// owner's rules to in.Report.
+// owner's rules to in.Report. Its steps: find the owner (judgeOwner), read
+// what the verdicts are computed from (prepare), predict a failed apply
+// (predictFailure), then a verdict per field (addVerdicts).
 func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	rep := in.Report
 	if rep == nil {
@@ -74,6 +76,31 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if in.Live == nil && in.Desired == nil {
 		return errors.New("flux: Judge needs the live or the desired object")
 	}
+	j := a.judgeOwner(ctx, in, rep)
+	if j == nil {
+		return nil
+	}
+	dryRunErr := a.prepare(ctx, j, in, rep)
+	var fails *applyFailure
+	if !j.helm {
+		fails = a.predictFailure(ctx, j, dryRunErr, rep)
+	}
+	j.addVerdicts(rep, fails)
+	if !j.helm {
+		j.addDerived(rep)
+	}
+	if j.merged != nil {
+		j.addDryRunChanges(rep)
+	}
+	rep.Drifts = slices.DeleteFunc(rep.Drifts, j.unwritten)
+	return nil
+}
+
+// judgeOwner finds the Kustomization or HelmRelease that applies the
+// object and adds it to rep; nil when there is none to judge by (no
+// ownership labels, or an owner that no longer exists: then every field
+// gets its verdict here).
+func (a *Adapter) judgeOwner(ctx context.Context, in model.JudgeInput, rep *model.Report) *judgment {
 	o := a.ownerOf(ctx, in.Live)
 	if o == nil {
 		o = a.Owner(in.Desired)
@@ -105,6 +132,14 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		return nil
 	}
 	addOwner(rep, *o)
+	return j
+}
+
+// prepare reads what the verdicts are computed from: the release manifest
+// (inferred Helm), the server-side dry-run (--server-dry-run), the
+// normalized manifest, the managedFields index, the owner's marks and
+// rules. It returns the dry-run's error, if it failed.
+func (a *Adapter) prepare(ctx context.Context, j *judgment, in model.JudgeInput, rep *model.Report) error {
 	if j.helm && j.desired == nil && j.st != nil {
 		// Inferred mode on a Helm object: the release Secret holds the
 		// manifest helm-controller diffs against; use it when readable.
@@ -116,29 +151,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			j.desired, j.fromRelease = rel, true
 		}
 	}
-
-	if a.serverDryRun && in.Desired == nil {
-		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "dry-run-skipped",
-			Message: "the server-side dry-run needs a manifest (-f or -k): verdicts come from field ownership alone"})
-	}
-	var dryRunErr error
-	if a.serverDryRun && in.Desired != nil && in.Live != nil {
-		send := a.withOwnerLabels(in.Desired, o)
-		// The live object is the one the manifest builds into (its
-		// targetNamespace, namePrefix/nameSuffix): a dry-run elsewhere
-		// would create a new object and every field would read as drift
-		// (measured, make differential seed 1028).
-		send.SetNamespace(in.Live.GetNamespace())
-		send.SetName(in.Live.GetName())
-		merged, err := a.dryRunner(ctx, send, j.manager)
-		if err != nil {
-			dryRunErr = err
-			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Reason: "dry-run-failed",
-				Message: fmt.Sprintf("server-side dry-run as %s failed: %v; verdicts fall back to the manifest", j.manager, err)})
-		} else {
-			j.merged = merged
-		}
-	}
+	dryRunErr := a.dryRun(ctx, j, in, rep)
 	if j.desired != nil {
 		nd := j.desired.DeepCopy()
 		if err := normalize.Unstructured(nd); err == nil {
@@ -158,29 +171,65 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 	a.readMarks(j)
 	a.ruleNotes(j, rep)
-	if j.desired == nil && !j.helm && in.Live != nil && !o.Suspended {
+	if j.desired == nil && !j.helm && in.Live != nil && !j.owner.Suspended {
 		// Measured (e2e edit-removes-git-label, operator-git-field): a
 		// field deleted live, or one Git no longer sets, leaves no trace
 		// in managedFields that tells what the next apply does with it.
 		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteInfo, Reason: "git-fields-unknown",
 			Message: "inferred from managedFields: fields Git sets but that were deleted live, and fields removed from Git that kustomize-controller still owns, cannot be seen here; give -f FILE (add --server-dry-run to ask the API server) to compare with Git"})
 	}
-	var fails *applyFailure
-	if !j.helm {
-		j.appliedAtAll = j.objectApplied(rep)
-		j.addLastApplied(rep)
-		fails = a.predictApplyFailure(ctx, j, dryRunErr, rep)
-		if fails == nil {
-			fails = j.adoptFailure()
-		}
-		if fails == nil && j.merged == nil {
-			fails = j.requiredLeftOut()
-		}
-		if fails != nil && fails.beforeCleanup && j.forced() {
-			fails.forced = true
-		}
-	}
+	return dryRunErr
+}
 
+// dryRun runs the server-side dry-run apply as the controller
+// (--server-dry-run with a manifest and a live object) into j.merged.
+func (a *Adapter) dryRun(ctx context.Context, j *judgment, in model.JudgeInput, rep *model.Report) error {
+	if a.serverDryRun && in.Desired == nil {
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "dry-run-skipped",
+			Message: "the server-side dry-run needs a manifest (-f or -k): verdicts come from field ownership alone"})
+	}
+	if !a.serverDryRun || in.Desired == nil || in.Live == nil {
+		return nil
+	}
+	send := a.withOwnerLabels(in.Desired, j.owner)
+	// The live object is the one the manifest builds into (its
+	// targetNamespace, namePrefix/nameSuffix): a dry-run elsewhere
+	// would create a new object and every field would read as drift
+	// (measured, make differential seed 1028).
+	send.SetNamespace(in.Live.GetNamespace())
+	send.SetName(in.Live.GetName())
+	merged, err := a.dryRunner(ctx, send, j.manager)
+	if err != nil {
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Reason: "dry-run-failed",
+			Message: fmt.Sprintf("server-side dry-run as %s failed: %v; verdicts fall back to the manifest", j.manager, err)})
+		return err
+	}
+	j.merged = merged
+	return nil
+}
+
+// predictFailure says whether kustomize-controller's apply of the whole
+// Kustomization fails (nil when it does not), and whether force turns the
+// failure into a recreate.
+func (a *Adapter) predictFailure(ctx context.Context, j *judgment, dryRunErr error, rep *model.Report) *applyFailure {
+	j.appliedAtAll = j.objectApplied(rep)
+	j.addLastApplied(rep)
+	fails := a.predictApplyFailure(ctx, j, dryRunErr, rep)
+	if fails == nil {
+		fails = j.adoptFailure()
+	}
+	if fails == nil && j.merged == nil {
+		fails = j.requiredLeftOut()
+	}
+	if fails != nil && fails.beforeCleanup && j.forced() {
+		fails.forced = true
+	}
+	return fails
+}
+
+// addVerdicts gives every drifted field its verdict; a failed apply
+// overrides what the apply would have changed.
+func (j *judgment) addVerdicts(rep *model.Report, fails *applyFailure) {
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		var v model.Verdict
@@ -200,11 +249,6 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		v.Engine = Engine
 		rep.AddVerdict(d.Path, v)
 	}
-	if j.merged != nil {
-		j.addDryRunChanges(rep)
-	}
-	rep.Drifts = slices.DeleteFunc(rep.Drifts, j.unwritten)
-	return nil
 }
 
 // unwritten says whether a drifted field is a difference only Flux and the
@@ -262,8 +306,16 @@ func (j *judgment) addDryRunChanges(rep *model.Report) {
 		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil || serverBookkeeping[d.Path] {
 			continue
 		}
-		d.Verdicts = []model.Verdict{{Engine: Engine, Kind: model.Reverted,
-			Reason: j.caveat("the server-side dry-run as " + j.manager + " changes it: it is reverted " + j.every())}}
+		v := model.Verdict{Engine: Engine, Kind: model.Reverted,
+			Reason: j.caveat("the server-side dry-run as " + j.manager + " changes it: it is reverted " + j.every())}
+		if mv, ok := j.markVerdict(); ok {
+			// The dry-run applies regardless of the object's marks; the
+			// controller does not (ssa: IfNotPresent on an existing
+			// object, make differential seed 20119).
+			v = mv
+			v.Engine = Engine
+		}
+		d.Verdicts = []model.Verdict{v}
 		rep.Drifts = append(rep.Drifts, d)
 	}
 	sort.SliceStable(rep.Drifts, func(a, b int) bool { return rep.Drifts[a].Path < rep.Drifts[b].Path })
@@ -742,37 +794,74 @@ func managerList(ms []model.ManagerRef) string {
 // kustomizeVerdict decides what kustomize-controller does with one field
 // (kustomize-controller internal/controller/kustomization_controller.go
 // apply(), fluxcd/pkg ssa manager_apply.go ApplyAll).
+//
+// Its steps, each returning false when it does not decide: the object's
+// marks (markVerdict), the Kustomization's ignore rules (ignoreVerdict),
+// the manifest (manifestVerdict), then field ownership (ownerVerdict).
 func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
-	ks := j.owner.Ref()
-	switch {
-	case j.owner.Suspended:
-		return model.Verdict{Kind: model.NotApplied, Reason: ks + " is suspended (.spec.suspend: true): kustomize-controller applies nothing until it is resumed"}
-	case j.reconcile != nil:
-		return model.Verdict{Kind: model.NotApplied, Rule: markOrigin(j.reconcile),
-			Reason: fmt.Sprintf("%s %s: %s on this object: kustomize-controller neither applies nor prunes it", j.reconcile.where, ReconcileKey, j.reconcile.value)}
-	case j.ssaValue == ssaIgnore:
-		return model.Verdict{Kind: model.NotApplied, Rule: markOrigin(j.ssa),
-			Reason: fmt.Sprintf("%s %s: %s: kustomize-controller skips applying this object", j.ssa.where, SSAKey, j.ssa.value)}
-	case j.ssaValue == ssaIfNotPresent && j.live != nil:
-		return model.Verdict{Kind: model.NotApplied, Rule: markOrigin(j.ssa),
-			Reason: fmt.Sprintf("%s %s: %s: kustomize-controller only creates this object when it is missing; it exists, so it is never patched", j.ssa.where, SSAKey, j.ssa.value)}
+	if v, ok := j.markVerdict(); ok {
+		return v
 	}
 	if d.Path == diff.LastAppliedPointer && d.Change == model.Added {
 		return j.lastAppliedVerdict()
 	}
+	if v, ok := j.ignoreVerdict(d); ok {
+		return v
+	}
+	if j.ownLabel(d) {
+		return model.Verdict{Kind: model.LeftAlone, Reason: "kustomize-controller sets this label/annotation itself on every apply (ownership labels, .spec.commonMetadata), with this value: nothing changes"}
+	}
+	in, known := j.inManifest(d)
+	if in {
+		return j.manifestVerdict(d)
+	}
+	return j.ownerVerdict(d, known)
+}
+
+// markVerdict: the Kustomization is suspended, or a mark on the object
+// keeps kustomize-controller from applying it.
+func (j *judgment) markVerdict() (model.Verdict, bool) {
+	ks := j.owner.Ref()
+	switch {
+	case j.owner.Suspended:
+		return model.Verdict{Kind: model.NotApplied, Reason: ks + " is suspended (.spec.suspend: true): kustomize-controller applies nothing until it is resumed"}, true
+	case j.reconcile != nil:
+		return model.Verdict{Kind: model.NotApplied, Rule: markOrigin(j.reconcile),
+			Reason: fmt.Sprintf("%s %s: %s on this object: kustomize-controller neither applies nor prunes it", j.reconcile.where, ReconcileKey, j.reconcile.value)}, true
+	case j.ssaValue == ssaIgnore:
+		return model.Verdict{Kind: model.NotApplied, Rule: markOrigin(j.ssa),
+			Reason: fmt.Sprintf("%s %s: %s: kustomize-controller skips applying this object", j.ssa.where, SSAKey, j.ssa.value)}, true
+	case j.ssaValue == ssaIfNotPresent && j.live != nil:
+		return model.Verdict{Kind: model.NotApplied, Rule: markOrigin(j.ssa),
+			Reason: fmt.Sprintf("%s %s: %s: kustomize-controller only creates this object when it is missing; it exists, so it is never patched", j.ssa.where, SSAKey, j.ssa.value)}, true
+	}
+	return model.Verdict{}, false
+}
+
+// ignoreVerdict: a .spec.ignore rule of the Kustomization covers the field
+// (ssa manager_apply.go computeDriftedPaths: a rule acts only where the
+// apply would change the path).
+func (j *judgment) ignoreVerdict(d *model.FieldDrift) (model.Verdict, bool) {
 	r, p := j.ruleForDrift(d)
 	var drifted, known bool
 	if r != nil {
 		drifted, known = j.ignoreDrifted(p)
 	}
-	if r != nil && !known && cleanedUp(d.Managers) && d.Change == model.Added {
-		// Inferred: a label or annotation key added by hand (inference
-		// calls metadata keys the engine does not own added) is absent
-		// from the manifest, so the ignore rule never acts on it (make
-		// differential seed 1041).
-		return model.Verdict{Kind: model.Reverted, Rule: r.origin(), Reason: j.caveat(fmt.Sprintf(
-			"%s %s ignores path %s, but Flux's ignore acts only where its apply would change the field, and the manifest does not set this one: the managedFields cleanup hands %s's field to kustomize-controller, whose apply removes it %s",
-			r.rule.Origin.Object, r.rule.Origin.Field, p, managerList(d.Managers), j.every()))}
+	if r != nil && !known && j.desired == nil && cleanedUp(d.Managers) && !appliedBy(d.Managers, j.manager) {
+		// Inferred mode, a field the cleanup hands over (kubectl's) that
+		// kustomize-controller's apply does not own: whether Git sets it
+		// decides, and only Git shows that. Git sets it: the rule adopts
+		// the live value (e2e conformance ignore-image-path; a label
+		// kubectl changed, make differential seed 20140). It does not:
+		// the cleanup gives the field to kustomize-controller and its
+		// apply removes it (make differential seeds 1041, 4073, 4078,
+		// 6077; fluxcd/pkg ssa manager_apply.go ApplyAll after
+		// PatchReplaceFieldsManagers). No trace in the cluster tells
+		// (inference calls every metadata key kustomize-controller does
+		// not own "added", Git's or not).
+		return model.Verdict{Kind: model.Unknown, Rule: r.origin(), Reason: fmt.Sprintf(
+			"%s %s ignores path %s, but inferred mode cannot see whether Git sets it: if it does, the rule keeps the live value; if not, the managedFields cleanup hands %s's field to kustomize-controller and its apply removes it %s; give -f FILE to know",
+			r.rule.Origin.Object, r.rule.Origin.Field, p, managerList(d.Managers), j.every())}, true
 	}
 	// The rule acts only where the apply changes the path (or where that
 	// cannot be told: inferred mode).
@@ -782,14 +871,14 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 			how = "Strip: " + who + " also applies it, so kustomize-controller leaves it out of its apply and gives up ownership"
 		}
 		return model.Verdict{Kind: model.Ignored, Rule: r.origin(),
-			Reason: fmt.Sprintf("ignored by %s %s (path %s): neither reported nor reverted; %s", r.rule.Origin.Object, r.rule.Origin.Field, p, how)}
+			Reason: fmt.Sprintf("ignored by %s %s (path %s): neither reported nor reverted; %s", r.rule.Origin.Object, r.rule.Origin.Field, p, how)}, true
 	}
-	if j.ownLabel(d) {
-		return model.Verdict{Kind: model.LeftAlone, Reason: "kustomize-controller sets this label/annotation itself on every apply (ownership labels, .spec.commonMetadata), with this value: nothing changes"}
-	}
-	in, known := j.inManifest(d)
-	merge := j.ssaValue == ssaMerge
-	if in && j.merged == nil && j.desired != nil && d.Change == model.Changed && onlyFluxApplies(d.Managers) && !j.liveIsDefault(d) {
+	return model.Verdict{}, false
+}
+
+// manifestVerdict: the manifest sets the field; the forced apply writes it.
+func (j *judgment) manifestVerdict(d *model.FieldDrift) model.Verdict {
+	if j.merged == nil && j.desired != nil && d.Change == model.Changed && onlyFluxApplies(d.Managers) && !j.liveIsDefault(d) {
 		// Nobody but kustomize-controller's own apply wrote this value,
 		// yet it is not the manifest's: either the manifest changed since
 		// that apply (the next one writes it), or a mutating webhook
@@ -799,16 +888,20 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 		// the API server can tell.
 		return model.Verdict{Kind: model.Unknown, Reason: "only kustomize-controller's own apply wrote this value, yet the manifest sets another: the manifest changed since that apply (then it is applied " + j.every() + "), or a mutating webhook rewrites it on every apply (then it stays); give --server-dry-run to know"}
 	}
-	if in {
-		reason := "in the applied manifest: kustomize-controller force-applies it (server-side apply with ForceOwnership) " + j.every()
-		if j.merged != nil {
-			reason = "the server-side dry-run as kustomize-controller changes it: it is reverted " + j.every()
-		}
-		if merge {
-			reason += "; ssa: Merge only keeps fields the manifest does not set"
-		}
-		return model.Verdict{Kind: model.Reverted, Reason: j.caveat(reason)}
+	reason := "in the applied manifest: kustomize-controller force-applies it (server-side apply with ForceOwnership) " + j.every()
+	if j.merged != nil {
+		reason = "the server-side dry-run as kustomize-controller changes it: it is reverted " + j.every()
 	}
+	if j.ssaValue == ssaMerge {
+		reason += "; ssa: Merge only keeps fields the manifest does not set"
+	}
+	return model.Verdict{Kind: model.Reverted, Reason: j.caveat(reason)}
+}
+
+// ownerVerdict: the manifest does not set the field (known: it is sure of
+// that); who owns it decides.
+func (j *judgment) ownerVerdict(d *model.FieldDrift, known bool) model.Verdict {
+	merge := j.ssaValue == ssaMerge
 	// Not set by the manifest: the field stays unless kustomize-controller
 	// owns it (then its apply drops it) or it belongs only to managers its
 	// cleanup hands over to kustomize-controller first.
@@ -845,12 +938,26 @@ func (j *judgment) kustomizeVerdict(d *model.FieldDrift) model.Verdict {
 			// the manifest sets took its ownership from kustomize-controller.
 			return model.Verdict{Kind: model.Unknown, Reason: fmt.Sprintf("owned by %s, not by kustomize-controller: reverted if the manifest sets it, left alone otherwise; give -f or --server-dry-run to know", managerList(others))}
 		}
-		if anc := j.atomicAncestorInManifest(d, others); anc != "" {
+		if anc := j.atomicAncestorInManifest(d, others); anc != "" && j.liveIsDefault(d) {
+			// Replaced whole, then defaulted again by the API server to
+			// the value it has (an IngressClass's parameters.scope: make
+			// differential seed 9153).
+			return model.Verdict{Kind: model.LeftAlone, Reason: fmt.Sprintf(
+				"inside %s, which the manifest sets whole (atomic), but an API-server default the manifest leaves out (kubernetes pkg/apis/*/v1 defaults.go): the apply gets the same default again, nothing changes", anc)}
+		} else if anc != "" {
 			return model.Verdict{Kind: model.Reverted, Reason: j.caveat(fmt.Sprintf(
 				"inside %s, which the API treats as one value (atomic) and the manifest sets: kustomize-controller's forced apply replaces it whole, dropping what %s added %s",
 				anc, managerList(others), j.every()))}
 		}
 		return model.Verdict{Kind: model.LeftAlone, Reason: reason}
+	}
+	if len(cleaned) > 0 && known && j.liveIsDefault(d) {
+		// The cleanup hands it over and the apply drops it, then the API
+		// server fills the same default again (an IngressClass's
+		// parameters.scope kubectl rewrote with parameters: make
+		// differential seed 9153).
+		return model.Verdict{Kind: model.LeftAlone, Reason: fmt.Sprintf(
+			"set by %s to the API server's default, which the manifest leaves out (kubernetes pkg/apis/*/v1 defaults.go): the apply drops it and the server fills the same value again, nothing changes", managerList(cleaned))}
 	}
 	if len(cleaned) > 0 {
 		c := cleanedUpBy(cleaned[0].Manager, cleaned[0].Operation, cleaned[0].Subresource)
@@ -1182,6 +1289,17 @@ func (j *judgment) adoptsNothing(p string) bool {
 
 // cleanedUp: a manager whose entries kustomize-controller's managedFields
 // cleanup takes over wrote the field.
+// appliedBy says whether manager's Apply (not a subresource) owns the
+// field: then its manifest sets it.
+func appliedBy(ms []model.ManagerRef, manager string) bool {
+	for _, m := range ms {
+		if m.Manager == manager && m.Operation == "Apply" && m.Subresource == "" {
+			return true
+		}
+	}
+	return false
+}
+
 func cleanedUp(ms []model.ManagerRef) bool {
 	for _, m := range ms {
 		if cleanedUpBy(m.Manager, m.Operation, m.Subresource) != nil {

@@ -242,6 +242,31 @@ func TestKustomizationIgnoreStripAndAdopt(t *testing.T) {
 	}
 }
 
+// Inferred mode (no manifest), a field kubectl changed under an ignored
+// path: whether Git sets it decides (adopted, or handed over by the
+// cleanup and removed), and only Git shows it: unknown, saying why (R1,
+// make differential seeds 4073, 6077). When kustomize-controller's Apply
+// still owns the field, its manifest sets it: ignored.
+func TestInferredIgnoreOfAFieldTheCleanupHandsOver(t *testing.T) {
+	reader := &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}}
+	kubectlScale := `
+  - manager: kubectl-scale
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:replicas: {}}}
+`
+	live := liveDeployment(t, "web-1", "", "", fluxApplyAll+kubectlScale)
+	rep := judge(t, newTestAdapter(t, reader), live, nil, drift("/spec/replicas", model.Changed, 5, "kubectl-scale/Update"))
+	if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != model.Unknown || v.Rule == nil || !strings.Contains(v.Reason, "cannot see whether Git sets it") {
+		t.Errorf("kubectl's field under an ignore path, inferred: %s %q, want unknown naming why", v.Kind, v.Reason)
+	}
+	rep = judge(t, newTestAdapter(t, reader), live, nil, drift("/spec/replicas", model.Changed, 5, "kubectl-scale/Update", "kustomize-controller/Apply"))
+	if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != model.Ignored {
+		t.Errorf("a field kustomize-controller's apply still owns, inferred: %s %q, want ignored", v.Kind, v.Reason)
+	}
+}
+
 func TestKustomizationObjectMarks(t *testing.T) {
 	ks := obj(t, kustomization)
 	managed := fluxApplyAll + `

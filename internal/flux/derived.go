@@ -1,0 +1,109 @@
+package flux
+
+import (
+	"sort"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+)
+
+// serverDerived is a field the API server computes from another field of
+// the same object, and drops when that field goes back to what does not
+// need it: when kustomize-controller's apply reverts the source, the
+// server removes the derived field in the same write.
+type serverDerived struct {
+	group, kind, source, derived, why string
+}
+
+// serverDerivedFields are the derivations of the built-in kinds (measured
+// on kube-apiserver v1.37.2 under kustomize-controller v1.9.6: make
+// differential seeds 7235 and 9177).
+var serverDerivedFields = []serverDerived{
+	{kind: "Service", source: "/spec/sessionAffinity", derived: "/spec/sessionAffinityConfig",
+		// kubernetes pkg/apis/core/v1/defaults.go SetDefaults_Service
+		// fills it for ClientIP, in the writer's request (so the writer
+		// owns it, and kustomize-controller's managedFields cleanup hands
+		// it over with the source); measured gone after the apply.
+		why: "the API server filled sessionAffinityConfig when sessionAffinity became ClientIP, in the same write; the apply that sets sessionAffinity back removes it"},
+	{kind: "Service", source: "/spec/externalTrafficPolicy", derived: "/spec/healthCheckNodePort",
+		// kubernetes pkg/registry/core/service/storage/alloc.go
+		// (allocHealthCheckNodePort, and its release when the Service no
+		// longer needs one: needsHCNodePort).
+		why: "the API server allocates healthCheckNodePort for externalTrafficPolicy Local and releases it when the apply sets the policy back"},
+}
+
+// addDerived lists the derived fields whose source the apply reverts:
+// they change in the same write (a field no one named would be missed).
+func (j *judgment) addDerived(rep *model.Report) {
+	if j.live == nil {
+		return
+	}
+	gvk := j.live.GroupVersionKind()
+	reverted := map[string]bool{}
+	at := map[string]int{}
+	for i, d := range rep.Drifts {
+		at[d.Path] = i
+		for _, v := range d.Verdicts {
+			if v.Engine == Engine && v.Kind == model.Reverted {
+				reverted[d.Path] = true
+			}
+		}
+	}
+	added := false
+	for _, sd := range serverDerivedFields {
+		if sd.group != gvk.Group || sd.kind != gvk.Kind || !reverted[sd.source] {
+			continue
+		}
+		lv, ok := jsonpointer.Get(j.live.Object, sd.derived)
+		if !ok {
+			continue
+		}
+		v := model.Verdict{Engine: Engine, Kind: model.Reverted,
+			Reason: j.caveat(sd.why + ": it goes with " + sd.source + ", which is reverted " + j.every())}
+		if i, listed := at[sd.derived]; listed {
+			rep.Drifts[i].Verdicts = setVerdict(rep.Drifts[i].Verdicts, v)
+			continue
+		}
+		rep.Drifts = append(rep.Drifts, model.FieldDrift{Path: sd.derived, FieldPath: fieldPathOf(sd.derived),
+			Change: model.Added, Live: lv, Managers: j.ownersOf(j.live, sd.derived), Cause: model.CauseUnknown,
+			Verdicts: []model.Verdict{v}})
+		added = true
+	}
+	if added {
+		sort.SliceStable(rep.Drifts, func(a, b int) bool { return rep.Drifts[a].Path < rep.Drifts[b].Path })
+	}
+}
+
+// setVerdict replaces Flux's verdict in vs (or adds it).
+func setVerdict(vs []model.Verdict, v model.Verdict) []model.Verdict {
+	for i := range vs {
+		if vs[i].Engine == Engine {
+			vs[i] = v
+			return vs
+		}
+	}
+	return append(vs, v)
+}
+
+// ownersOf are the managers of the field at pointer.
+func (j *judgment) ownersOf(obj *unstructured.Unstructured, pointer string) []model.ManagerRef {
+	if j.ix == nil {
+		return nil
+	}
+	return j.ix.Owners(obj, pointer)
+}
+
+// fieldPathOf is a map-only pointer as a field path (".spec.x").
+func fieldPathOf(pointer string) string {
+	tokens, err := jsonpointer.Parse(pointer)
+	if err != nil {
+		return pointer
+	}
+	out := ""
+	for _, t := range tokens {
+		out += "." + t
+	}
+	return out
+}

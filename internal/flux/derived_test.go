@@ -1,0 +1,87 @@
+package flux
+
+import (
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
+)
+
+// A field the API server derived from one the apply reverts changes in the
+// same write (make differential seeds 7235, 9177: kustomize-controller's
+// apply put externalTrafficPolicy back and the healthCheckNodePort went).
+func TestDerivedFieldFollowsItsRevertedSource(t *testing.T) {
+	reader := &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}}
+	live := obj(t, `
+apiVersion: v1
+kind: Service
+metadata:
+  name: lb
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:type: {}}}
+  - manager: kubectl-patch
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:externalTrafficPolicy: {}, f:healthCheckNodePort: {}}}
+spec:
+  type: LoadBalancer
+  externalTrafficPolicy: Local
+  healthCheckNodePort: 31234
+`)
+	desired := obj(t, `{apiVersion: v1, kind: Service, metadata: {name: lb, namespace: prod}, spec: {type: LoadBalancer}}`)
+	a := newTestAdapter(t, reader)
+	rep := judge(t, a, live, desired, drift("/spec/externalTrafficPolicy", model.Added, "Local", "kubectl-patch/Update"))
+	if v := verdictAt(t, rep, "/spec/externalTrafficPolicy"); v.Kind != model.Reverted {
+		t.Fatalf("externalTrafficPolicy: %s %q, want reverted (the cleanup hands it over)", v.Kind, v.Reason)
+	}
+	if v := verdictAt(t, rep, "/spec/healthCheckNodePort"); v.Kind != model.Reverted || !strings.Contains(v.Reason, "/spec/externalTrafficPolicy") {
+		t.Errorf("healthCheckNodePort: %s %q, want reverted with externalTrafficPolicy", v.Kind, v.Reason)
+	}
+
+	// The source stays (another manager's field the apply leaves): so
+	// does the derived field, which is not listed.
+	live.SetManagedFields(nil)
+	other := drift("/spec/externalTrafficPolicy", model.Added, "Local", "platform-operator/Apply")
+	rep = judge(t, a, live, desired, other)
+	for _, d := range rep.Drifts {
+		if d.Path == "/spec/healthCheckNodePort" {
+			t.Errorf("healthCheckNodePort listed (%+v) though its source stays", d.Verdicts)
+		}
+	}
+}
+
+// kubectl wrote the API server's default into a field the manifest leaves
+// out: the cleanup hands it over, the apply drops it, and the server fills
+// the same value again (make differential seed 9153, an IngressClass's
+// parameters.scope). A value other than the default is reverted.
+func TestDefaultWrittenByKubectlStays(t *testing.T) {
+	reader := &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}}
+	scale := fluxApplyAll + `
+  - manager: kubectl-scale
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:replicas: {}}}
+`
+	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod, labels: {app: web}, annotations: {keep: "1"}}, spec: {template: {spec: {containers: [{name: app, image: nginx:2}]}}}}`)
+	a := newTestAdapter(t, reader)
+	for _, tc := range []struct {
+		live int64
+		want model.VerdictKind
+	}{{1, model.LeftAlone}, {5, model.Reverted}} {
+		rep := judge(t, a, liveDeployment(t, "api", "", "", scale), desired, drift("/spec/replicas", model.Added, tc.live, "kubectl-scale/Update"))
+		if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != tc.want {
+			t.Errorf("replicas %d set by kubectl scale, not in the manifest: %s %q, want %s", tc.live, v.Kind, v.Reason, tc.want)
+		}
+	}
+}

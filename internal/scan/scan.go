@@ -6,11 +6,13 @@
 //   - kinds are resolved once against the cached discovery (ResolveKinds);
 //   - each kind is read with one LIST (limit/continue pages, resourceVersion=0
 //     by default so the watch cache answers), never a GET per object;
-//   - the LIST body is decoded one object at a time (cluster.Streamer), and a
-//     first pass decodes only metadata: only objects that are GitOps-owned
-//     and written by another manager are decoded in full and have their
-//     managedFields parsed. Memory holds the drifted objects' reports, not the
-//     listed objects;
+//   - built-in kinds are listed in protobuf, as the controllers read them
+//     (CRs stay JSON); the LIST body is decoded one object at a time
+//     (cluster.Streamer), and a first pass reads only metadata (of a
+//     protobuf object, only its metadata field, walked without decoding the
+//     rest): only objects that are GitOps-owned and written by another
+//     manager are decoded in full and have their managedFields parsed.
+//     Memory holds the drifted objects' reports, not the listed objects;
 //   - kinds are listed concurrently, bounded by Options.Concurrency; the
 //     client-go rate limiter is shared.
 //

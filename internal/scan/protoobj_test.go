@@ -71,10 +71,9 @@ func jsonToProto(t testing.TB, k Kind, raw []byte) []byte {
 }
 
 type encodedPair struct {
-	name      string
-	kind      Kind
-	json, pb  []byte
-	wantDrift bool
+	name     string
+	kind     Kind
+	json, pb []byte
 }
 
 // realPairs are the same real objects in both encodings: the bench

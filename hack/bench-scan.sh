@@ -161,9 +161,11 @@ bench() {
   local listed
   listed=$("$KUBECTL" get "$KINDS" -A --no-headers 2>/dev/null | wc -l)
   local kubectl=("$KUBECTL" --kubeconfig "$READER" get "$KINDS" -A -o json)
-  local scan=("$BIN" --kubeconfig "$READER" scan -A --kinds "$KINDS" -o json)
+  # --request-timeout=0 as kubectl's default: at 100k objects on a loaded
+  # machine the one watch-cache response can outlast scan's 30 s bound.
+  local scan=("$BIN" --kubeconfig "$READER" --request-timeout=0 scan -A --kinds "$KINDS" -o json)
   local base=()
-  [ -n "$BASE" ] && base=("$WORK/kubectl-drift-base" --kubeconfig "$READER" scan -A --kinds "$KINDS" -o json)
+  [ -n "$BASE" ] && base=("$WORK/kubectl-drift-base" --kubeconfig "$READER" --request-timeout=0 scan -A --kinds "$KINDS" -o json)
   # One warm-up of each: neither pays for a cold discovery cache.
   "${kubectl[@]}" >/dev/null
   "${scan[@]}" >"$WORK/scan.json" || true

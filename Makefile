@@ -43,7 +43,7 @@ help:
 	@echo "make dist          release archives for 6 platforms, sha256 files, krew + Flux manifests (dist/)"
 	@echo "make argo-parity   regenerate the Argo CD parity goldens with Argo CD's own code (hack/argoparity)"
 	@echo "make argo-parity-capture  re-capture the parity corpus' live objects from the cluster, then regenerate"
-	@echo "make bench         scan cost at N=1,000 and 10,000 objects vs kubectl get (hack/bench-scan.sh), then Go benchmarks"
+	@echo "make bench         issue 35: scan CPU/RSS/requests at 10k/30k/100k vs kubectl, explain requests, serve RSS (private API servers), hot-path Go benchmarks"
 	@echo "make bench-serve   serve's steady-state API requests/min and peak RSS at 1,000 and 10,000 objects (hack/bench-serve.sh)"
 
 build:
@@ -155,12 +155,22 @@ argo-parity:
 argo-parity-capture: cluster
 	hack/argoparity/run.sh --capture
 
-# Scan cost on the real local cluster: wall time, peak RSS and API requests
-# against `kubectl get -A -o json` (README "Performance"), then the per-object
-# Go benchmarks. BENCH_SIZES / BENCH_RUNS tune the script.
-bench: cluster
-	hack/bench-scan.sh
-	$(GO) test -run '^$$' -bench . -benchmem ./internal/scan/
+# Issue 35's benchmarks (docs/performance.md), each script on its own
+# private API server, one at a time (/tmp/drift-bench.lock), side by side
+# with kubectl in the same run: scan CPU, peak RSS and audit-log requests at
+# BENCH_SCAN_SIZES objects (BENCH_RUNS interleaved rounds, BENCH_BASE=REV
+# adds that revision's scan); explain requests per mode; serve RSS at
+# BENCH_SERVE_SIZES; then the hot paths' Go benchmarks (allocations per
+# op; TestHotPathAllocations guards them in plain `go test`).
+BENCH_SCAN_SIZES ?= 10000 30000 100000
+BENCH_SERVE_SIZES ?= 10000 100000
+BENCH_LOCK ?= flock -o /tmp/drift-bench.lock
+bench: deps
+	BENCH_SIZES="$(BENCH_SCAN_SIZES)" $(BENCH_LOCK) hack/bench-scan.sh
+	$(BENCH_LOCK) hack/bench-explain-requests.sh
+	BENCH_SIZES="$(BENCH_SERVE_SIZES)" $(BENCH_LOCK) hack/bench-serve.sh
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/scan/ ./internal/managedfields/
+	$(GO) test -run '^$$' -bench 'Judge' -benchmem ./internal/argocd/ ./internal/flux/
 
 # serve at steady state on a private API server (ports 16503/12441, audit log
 # on): API requests per minute by serve's user agent and peak RSS, beside

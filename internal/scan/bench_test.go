@@ -17,7 +17,7 @@ import (
 // (testdata/capture.sh). Run with: go test -run=^$ -bench=. ./internal/scan/
 // hack/bench-scan.sh measures the whole command against a cluster.
 
-func itemRaw(b *testing.B, file, name string) []byte {
+func itemRaw(b testing.TB, file, name string) []byte {
 	b.Helper()
 	for _, it := range testutil.ListItems(b, "testdata", file) {
 		var md struct {

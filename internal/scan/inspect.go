@@ -82,18 +82,17 @@ type ownerOf struct {
 // answered from labels and annotations); and whether the object is
 // GitOps-owned at all.
 func (in *Inspector) Precheck(kind Kind, raw []byte) (cand *Candidate, owned bool, err error) {
-	var lo lightObject
-	if err := json.Unmarshal(raw, &lo); err != nil {
+	md, err := decodeLight(raw)
+	if err != nil {
 		return nil, false, fmt.Errorf("decode %s: %w", kind.GVR.GroupResource(), err)
 	}
-	md := &lo.Metadata
-	light := lightUnstructured(kind, md.Name, md.Namespace, md.Labels, md.Annotations)
+	light := lightUnstructured(kind, &md)
 	owners := in.owners(light)
 	if len(owners) == 0 {
 		return nil, false, nil
 	}
-	for _, e := range md.ManagedFields {
-		if in.relevant(e.Manager, e.Operation, e.Subresource) {
+	for _, e := range md.managers {
+		if in.relevant(e.manager, e.operation, e.subresource) {
 			return &Candidate{Kind: kind, Owners: owners, Light: light}, true, nil
 		}
 	}
@@ -101,6 +100,38 @@ func (in *Inspector) Precheck(kind Kind, raw []byte) (cand *Candidate, owned boo
 		return &Candidate{Kind: kind, Owners: owners, Light: light, Clean: true}, true, nil
 	}
 	return nil, true, nil
+}
+
+// lightMeta is what the first pass reads of an object, from JSON
+// (lightObject) or protobuf (protoLight).
+type lightMeta struct {
+	name, namespace     string
+	labels, annotations map[string]any
+	managers            []lightManager
+}
+
+type lightManager struct{ manager, operation, subresource string }
+
+// decodeLight reads the first pass's metadata from either encoding.
+func decodeLight(raw []byte) (lightMeta, error) {
+	if isProto(raw) {
+		return protoLight(raw)
+	}
+	var lo lightObject
+	if err := json.Unmarshal(raw, &lo); err != nil {
+		return lightMeta{}, err
+	}
+	md := lightMeta{name: lo.Metadata.Name, namespace: lo.Metadata.Namespace}
+	if len(lo.Metadata.Labels) > 0 {
+		md.labels = stringMap(lo.Metadata.Labels)
+	}
+	if len(lo.Metadata.Annotations) > 0 {
+		md.annotations = stringMap(lo.Metadata.Annotations)
+	}
+	for _, e := range lo.Metadata.ManagedFields {
+		md.managers = append(md.managers, lightManager{e.Manager, e.Operation, e.Subresource})
+	}
+	return md, nil
 }
 
 // judgesClean says whether an owner's engine asks to judge an object no
@@ -150,16 +181,16 @@ func (in *Inspector) relevant(manager, operation, subresource string) bool {
 	return drift.Relevant(manager, operation, subresource, in.IncludeControllers)
 }
 
-func lightUnstructured(kind Kind, name, namespace string, labels, annotations map[string]string) *unstructured.Unstructured {
-	md := map[string]any{"name": name}
-	if namespace != "" {
-		md["namespace"] = namespace
+func lightUnstructured(kind Kind, m *lightMeta) *unstructured.Unstructured {
+	md := map[string]any{"name": m.name}
+	if m.namespace != "" {
+		md["namespace"] = m.namespace
 	}
-	if len(labels) > 0 {
-		md["labels"] = stringMap(labels)
+	if len(m.labels) > 0 {
+		md["labels"] = m.labels
 	}
-	if len(annotations) > 0 {
-		md["annotations"] = stringMap(annotations)
+	if len(m.annotations) > 0 {
+		md["annotations"] = m.annotations
 	}
 	apiVersion := kind.GVK.Version
 	if kind.GVK.Group != "" {
@@ -182,8 +213,18 @@ func stringMap(m map[string]string) map[string]any {
 
 // Decode fully decodes raw the way the API machinery decodes unstructured
 // objects (integers stay int64), and sets apiVersion/kind, which items of
-// typed lists lack.
+// typed lists lack. raw is JSON or a protobuf object message (decoded
+// through its Go type into the same JSON; see decodeProto).
 func Decode(kind Kind, raw []byte) (*unstructured.Unstructured, error) {
+	if isProto(raw) {
+		m, err := decodeProto(kind, raw)
+		if err != nil {
+			return nil, err
+		}
+		obj := &unstructured.Unstructured{Object: m}
+		obj.SetGroupVersionKind(kind.GVK)
+		return obj, nil
+	}
 	obj := &unstructured.Unstructured{}
 	if err := utiljson.Unmarshal(raw, &obj.Object); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", kind.GVR.GroupResource(), err)

@@ -6,11 +6,13 @@
 //   - kinds are resolved once against the cached discovery (ResolveKinds);
 //   - each kind is read with one LIST (limit/continue pages, resourceVersion=0
 //     by default so the watch cache answers), never a GET per object;
-//   - the LIST body is decoded one object at a time (cluster.Streamer), and a
-//     first pass decodes only metadata: only objects that are GitOps-owned
-//     and written by another manager are decoded in full and have their
-//     managedFields parsed. Memory holds the drifted objects' reports, not the
-//     listed objects;
+//   - built-in kinds are listed in protobuf, as the controllers read them
+//     (CRs stay JSON); the LIST body is decoded one object at a time
+//     (cluster.Streamer), and a first pass reads only metadata (of a
+//     protobuf object, only its metadata field, walked without decoding the
+//     rest): only objects that are GitOps-owned and written by another
+//     manager are decoded in full and have their managedFields parsed.
+//     Memory holds the drifted objects' reports, not the listed objects;
 //   - kinds are listed concurrently, bounded by Options.Concurrency; the
 //     client-go rate limiter is shared.
 //
@@ -25,7 +27,6 @@ import (
 	"slices"
 	"sort"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -146,6 +147,13 @@ type KindResult struct {
 // ErrNoKinds is returned when there is nothing to scan.
 var ErrNoKinds = errors.New("no kinds to scan")
 
+// JSONLister is a Source that can also list a kind as JSON only: Run's
+// fallback when a protobuf object holds fields this client's Go types do
+// not know, and what a watcher lists with.
+type JSONLister interface {
+	ListJSON(ctx context.Context, kind Kind, namespace, labelSelector string, fn func(raw []byte) error) (string, error)
+}
+
 // Run scans. The error is non-nil when a kind failed for another reason
 // than Forbidden/NotFound, or when every kind was skipped; the result then
 // still holds what was scanned.
@@ -165,79 +173,18 @@ func Run(ctx context.Context, src Source, opts Options) (*Result, error) {
 	if in == nil {
 		in = &Inspector{}
 	}
-	res := &Result{
-		APIVersion: model.APIVersion,
-		Kind:       ResultKind,
-		Scope: Scope{
-			Namespace:     opts.Namespace,
-			AllNamespaces: opts.Namespace == "",
-			LabelSelector: opts.LabelSelector,
-			Engine:        opts.Engine,
-		},
-		Started: now(),
-		Items:   []*model.Report{},
-		Summary: []SummaryRow{},
-	}
-	for _, k := range opts.Kinds {
-		res.Scope.Kinds = append(res.Scope.Kinds, k.String())
-	}
-
+	res := newResult(opts, now())
 	var (
-		objects, owned atomic.Int64
-		mu             sync.Mutex // guards errs, res.Items, res.Warnings
-		judgeMu        sync.Mutex // adapters need not be safe for concurrent use
-		errs           []error
-		kr             = make([]KindResult, len(opts.Kinds))
+		judgeMu sync.Mutex // adapters need not be safe for concurrent use
+		kinds   = make([]kindScan, len(opts.Kinds))
 	)
 	Bounded(ctx, len(opts.Kinds), conc, func(i int) {
-		k := opts.Kinds[i]
-		n := 0
-		_, err := src.List(ctx, k, opts.Namespace, opts.LabelSelector, func(raw []byte) error {
-			n++
-			rep, isOwned, warn, err := in.inspect(ctx, &judgeMu, k, raw)
-			if err != nil {
-				return err
-			}
-			if isOwned {
-				owned.Add(1)
-			}
-			if rep != nil || warn != nil {
-				mu.Lock()
-				if rep != nil {
-					res.Items = append(res.Items, rep)
-				}
-				res.Warnings = append(res.Warnings, warn...)
-				mu.Unlock()
-			}
-			return nil
-		})
-		objects.Add(int64(n))
-		kr[i] = KindResult{Kind: k, Objects: n}
-		if err != nil {
-			if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
-				kr[i].Skipped = true
-				kr[i].Warning = fmt.Sprintf("%s not scanned: %v", k, err)
-				return
-			}
-			mu.Lock()
-			errs = append(errs, fmt.Errorf("%s: %w", k, err))
-			mu.Unlock()
-		}
+		kinds[i] = in.scanKind(ctx, src, &judgeMu, opts, opts.Kinds[i])
 	}, nil)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res.KindResults = kr
-	for _, r := range kr {
-		if r.Skipped {
-			res.Stats.KindsSkipped++
-			res.Warnings = append(res.Warnings, r.Warning)
-		} else {
-			res.Stats.Kinds++
-		}
-	}
-	res.Stats.Objects = int(objects.Load())
-	res.Stats.Owned = int(owned.Load())
+	errs := res.collect(kinds)
 	for _, a := range in.Adapters {
 		if w, ok := a.(OwnerWarner); ok {
 			res.Warnings = append(res.Warnings, w.OwnerWarnings()...)
@@ -256,6 +203,103 @@ func Run(ctx context.Context, src Source, opts Options) (*Result, error) {
 		return res, fmt.Errorf("no kind could be listed: %s", res.Warnings[0])
 	}
 	return res, nil
+}
+
+// newResult is the empty result of a scan of opts started at started.
+func newResult(opts Options, started time.Time) *Result {
+	res := &Result{
+		APIVersion: model.APIVersion,
+		Kind:       ResultKind,
+		Scope: Scope{
+			Namespace:     opts.Namespace,
+			AllNamespaces: opts.Namespace == "",
+			LabelSelector: opts.LabelSelector,
+			Engine:        opts.Engine,
+		},
+		Started: started,
+		Items:   []*model.Report{},
+		Summary: []SummaryRow{},
+	}
+	for _, k := range opts.Kinds {
+		res.Scope.Kinds = append(res.Scope.Kinds, k.String())
+	}
+	return res
+}
+
+// kindScan is what listing one kind found, kept apart per kind so that a
+// kind listed again (JSON after protobuf) replaces its first attempt.
+type kindScan struct {
+	result   KindResult
+	owned    int
+	items    []*model.Report
+	warnings []string
+	err      error
+}
+
+// scanKind lists one kind and inspects each object; a protobuf object with
+// fields this client does not know sends the whole kind to JSON.
+func (in *Inspector) scanKind(ctx context.Context, src Source, judgeMu *sync.Mutex, opts Options, k Kind) kindScan {
+	ks := in.listKind(ctx, src.List, judgeMu, opts, k)
+	if j, ok := src.(JSONLister); ok && errors.Is(ks.err, errProtoSkew) {
+		ks = in.listKind(ctx, j.ListJSON, judgeMu, opts, k)
+	}
+	if err := ks.err; err != nil {
+		if apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
+			ks.result.Skipped = true
+			ks.result.Warning = fmt.Sprintf("%s not scanned: %v", k, err)
+			ks.err = nil
+		} else {
+			ks.err = fmt.Errorf("%s: %w", k, err)
+		}
+	}
+	return ks
+}
+
+type listFunc func(ctx context.Context, kind Kind, namespace, labelSelector string, fn func(raw []byte) error) (string, error)
+
+func (in *Inspector) listKind(ctx context.Context, list listFunc, judgeMu *sync.Mutex, opts Options, k Kind) kindScan {
+	ks := kindScan{result: KindResult{Kind: k}}
+	_, ks.err = list(ctx, k, opts.Namespace, opts.LabelSelector, func(raw []byte) error {
+		ks.result.Objects++
+		rep, isOwned, warn, err := in.inspect(ctx, judgeMu, k, raw)
+		if err != nil {
+			return err
+		}
+		if isOwned {
+			ks.owned++
+		}
+		if rep != nil {
+			ks.items = append(ks.items, rep)
+		}
+		ks.warnings = append(ks.warnings, warn...)
+		return nil
+	})
+	return ks
+}
+
+// collect adds the kinds' findings to res and returns their errors.
+func (res *Result) collect(kinds []kindScan) []error {
+	var errs []error
+	res.KindResults = make([]KindResult, len(kinds))
+	for i, ks := range kinds {
+		res.KindResults[i] = ks.result
+		res.Stats.Objects += ks.result.Objects
+		res.Stats.Owned += ks.owned
+		res.Items = append(res.Items, ks.items...)
+		res.Warnings = append(res.Warnings, ks.warnings...)
+		if ks.err != nil {
+			errs = append(errs, ks.err)
+		}
+	}
+	for _, r := range res.KindResults {
+		if r.Skipped {
+			res.Stats.KindsSkipped++
+			res.Warnings = append(res.Warnings, r.Warning)
+		} else {
+			res.Stats.Kinds++
+		}
+	}
+	return errs
 }
 
 // inspect runs the first pass and, for candidates, the full one, then lets

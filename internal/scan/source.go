@@ -20,12 +20,23 @@ type StreamSource struct {
 	Consistent bool
 }
 
-// List implements Source.
+// List implements Source. Built-in kinds come as protobuf (see
+// cluster.StreamOptions.Protobuf), the others as JSON.
 func (s *StreamSource) List(ctx context.Context, kind Kind, namespace, labelSelector string, fn func(raw []byte) error) (string, error) {
+	return s.list(ctx, kind, namespace, labelSelector, true, fn)
+}
+
+// ListJSON implements JSONLister.
+func (s *StreamSource) ListJSON(ctx context.Context, kind Kind, namespace, labelSelector string, fn func(raw []byte) error) (string, error) {
+	return s.list(ctx, kind, namespace, labelSelector, false, fn)
+}
+
+func (s *StreamSource) list(ctx context.Context, kind Kind, namespace, labelSelector string, proto bool, fn func(raw []byte) error) (string, error) {
 	return s.Streamer.List(ctx, kind.Mapping(), namespace, cluster.StreamOptions{
 		LabelSelector:       labelSelector,
 		Limit:               s.ChunkSize,
 		ResourceVersionZero: !s.Consistent,
+		Protobuf:            proto,
 	}, fn)
 }
 

@@ -260,7 +260,13 @@ func (w *Watcher) follow(ctx context.Context, k Kind, f followed) error {
 		// (Re)list: the state of this kind is rebuilt from scratch, and drift
 		// that vanished while we were not watching is reported as reverted.
 		seen := map[types.UID]bool{}
-		rv, err := src.List(ctx, k, f.namespace, f.selector, func(raw []byte) error {
+		// JSON, as the WATCH that follows: a watcher keeps its decoded
+		// objects, which protobuf would not make cheaper.
+		list := src.List
+		if j, ok := src.(JSONLister); ok {
+			list = j.ListJSON
+		}
+		rv, err := list(ctx, k, f.namespace, f.selector, func(raw []byte) error {
 			obj, err := Decode(k, raw)
 			if err != nil {
 				return err

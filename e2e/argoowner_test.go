@@ -93,7 +93,10 @@ type emptyDiffScenario struct {
 	name      string
 	manifests string
 	spec      string
-	// gitAfter is committed after the first sync, when set.
+	// synced, when set, is committed after the first sync and synced by
+	// Argo CD (a second sync: server-side apply, with ServerSideApply=true).
+	synced string
+	// gitAfter is committed after the syncs, when set.
 	gitAfter string
 	drift    func(t *testing.T, k func(...string) string)
 	// field is the JSON pointer explain must name; step a phrase its note
@@ -105,12 +108,19 @@ type emptyDiffScenario struct {
 func emptyDiffScenarios() []emptyDiffScenario {
 	// Values as the API server stores them (base64): dXNlcg== is "user",
 	// b2xkLXRva2Vu "old-token".
+	oneKey := "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\ndata: {user: dXNlcg==}\n"
 	twoKeys := "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\ndata: {user: dXNlcg==, token: b2xkLXRva2Vu}\n"
 	return []emptyDiffScenario{{
+		// The first sync of a ServerSideApply=true Application creates the
+		// Secret with a last-applied-configuration (seen with v3.2.11); a
+		// key added later is server-side applied, so it is not in
+		// last-applied, and removing it from Git again leaves the UI's
+		// 3-way diff empty while the structured-merge diff drops it.
 		name:      "ssa-secret-key-removed-from-git",
-		manifests: twoKeys,
+		manifests: oneKey,
 		spec:      "  syncPolicy:\n    syncOptions: [ServerSideApply=true]\n",
-		gitAfter:  "apiVersion: v1\nkind: Secret\nmetadata: {name: creds}\ndata: {user: dXNlcg==}\n",
+		synced:    twoKeys,
+		gitAfter:  oneKey,
 		field:     "/data/token", step: "the diff strategy",
 		secret: []string{"b2xkLXRva2Vu", "old-token"},
 	}, {
@@ -156,6 +166,10 @@ func runEmptyDiffScenario(t *testing.T, a *ArgoCD, sc emptyDiffScenario) {
 	})
 	a.waitOperation(t, app, 90*time.Second)
 	k := func(args ...string) string { return a.Kubectl(t, append([]string{"-n", ns}, args...)...) }
+	if sc.synced != "" {
+		a.Commit(t, "sync empty-diff/"+sc.name, map[string]string{dir + "/manifests.yaml": sc.synced})
+		secondSync(t, a, app, func() bool { return k("get", "secret/creds", "-o", "jsonpath={.data.token}") != "" })
+	}
 	if sc.drift != nil {
 		sc.drift(t, k)
 	}
@@ -223,4 +237,23 @@ func runEmptyDiffScenario(t *testing.T, a *ArgoCD, sc emptyDiffScenario) {
 		t.Errorf("explain -f: the empty-ui-diff note does not name the step %q and the field %s: %s", sc.step, sc.field, note.Message)
 	}
 	t.Logf("%s: Argo CD %s with an empty UI diff; explain exit %d, note: %v", sc.name, recorded, res.Code, note)
+}
+
+// secondSync has Argo CD sync app once more (automated sync switched on
+// until done() holds, then off again).
+func secondSync(t *testing.T, a *ArgoCD, app string, done func() bool) {
+	t.Helper()
+	a.Kubectl(t, "-n", a.Namespace, "patch", "application", app, "--type=merge", "-p", `{"spec":{"syncPolicy":{"automated":{}}}}`)
+	start := time.Now()
+	for !done() {
+		if time.Since(start) > 90*time.Second {
+			t.Fatalf("Application %s: second sync not done after 90s; controller log:\n%s", app, a.LogTail("controller", 15))
+		}
+		a.RefreshHard(t, app)
+		time.Sleep(time.Second)
+	}
+	a.Kubectl(t, "-n", a.Namespace, "patch", "application", app, "--type=merge", "-p", `{"spec":{"syncPolicy":{"automated":null}}}`)
+	// The operation must end before the next commit (the patch above
+	// stops new ones).
+	a.waitOperation(t, app, 90*time.Second)
 }

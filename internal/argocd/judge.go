@@ -176,6 +176,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		d.SetVerdict(a.verdict(live, d, cfg, res, app, diffOK, modified, seen, diffMode, fromLastApplied))
 	}
 	if desired == nil {
+		keepLiveOnly(rep.Drifts, live)
 		rep.Drifts = append(rep.Drifts, inferredMarkDrifts(rep.Drifts, live, marked, s, owner)...)
 	}
 	rep.Notes = append(rep.Notes, cfg.whyNot(live, res)...)

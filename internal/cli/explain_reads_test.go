@@ -115,7 +115,23 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 		map[string]any{"kustomize.toolkit.fluxcd.io/name": "apps", "kustomize.toolkit.fluxcd.io/namespace": "flux-system"}, map[string]any{})
 	argoWeb := readsDeployment("web-argo", "argocd-controller", map[string]any{},
 		map[string]any{"argocd.argoproj.io/tracking-id": "shop:apps/Deployment:shop/web-argo"})
+	// web-lost: an Argo CD object whose tracking annotation a person
+	// deleted; the Application's status.resources still lists it.
+	argoLost := readsDeployment("web-lost", "argocd-controller", map[string]any{}, map[string]any{})
+	shopApp := map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": map[string]any{"name": "shop", "namespace": "argocd"},
+		"spec": map[string]any{"project": "default", "source": map[string]any{"repoURL": "https://example.com/shop.git", "path": "deploy"},
+			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "shop"},
+			"syncPolicy":  map[string]any{"automated": map[string]any{"selfHeal": true}}},
+		"status": map[string]any{"resources": []any{
+			map[string]any{"group": "apps", "version": "v1", "kind": "Deployment", "namespace": "shop", "name": "web-argo", "status": "OutOfSync"},
+			map[string]any{"group": "apps", "version": "v1", "kind": "Deployment", "namespace": "shop", "name": "web-lost", "status": "OutOfSync"}}},
+	}
 	fake := &explainCluster{objects: map[string]any{
+		"/apis/apps/v1/namespaces/shop/deployments/web-lost": argoLost,
+		"/apis/argoproj.io/v1alpha1/applications": map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationList",
+			"metadata": map[string]any{"resourceVersion": "9"}, "items": []any{shopApp}},
 		"/apis/apps/v1/namespaces/shop/deployments/web-flux": fluxWeb,
 		"/apis/apps/v1/namespaces/shop/deployments/web-argo": argoWeb,
 		"/apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps": map[string]any{
@@ -123,13 +139,7 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 			"metadata": map[string]any{"name": "apps", "namespace": "flux-system"},
 			"spec":     map[string]any{"interval": "10m", "path": "./apps", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "flux-system"}},
 		},
-		"/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop": map[string]any{
-			"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-			"metadata": map[string]any{"name": "shop", "namespace": "argocd"},
-			"spec": map[string]any{"project": "default", "source": map[string]any{"repoURL": "https://example.com/shop.git", "path": "deploy"},
-				"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "shop"},
-				"syncPolicy":  map[string]any{"automated": map[string]any{"selfHeal": true}}},
-		},
+		"/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop": shopApp,
 		"/api/v1/namespaces/argocd/configmaps/argocd-cm": map[string]any{
 			"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "argocd-cm", "namespace": "argocd"}},
 	}}
@@ -144,12 +154,14 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 		return p
 	}
 	const (
-		getFluxWeb = "GET /apis/apps/v1/namespaces/shop/deployments/web-flux"
-		getArgoWeb = "GET /apis/apps/v1/namespaces/shop/deployments/web-argo"
-		getKust    = "GET /apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps"
-		getApp     = "GET /apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop"
-		getCM      = "GET /api/v1/namespaces/argocd/configmaps/argocd-cm"
-		getParams  = "GET /api/v1/namespaces/argocd/configmaps/argocd-cmd-params-cm"
+		getFluxWeb  = "GET /apis/apps/v1/namespaces/shop/deployments/web-flux"
+		getArgoWeb  = "GET /apis/apps/v1/namespaces/shop/deployments/web-argo"
+		getKust     = "GET /apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps"
+		getApp      = "GET /apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop"
+		getCM       = "GET /api/v1/namespaces/argocd/configmaps/argocd-cm"
+		getParams   = "GET /api/v1/namespaces/argocd/configmaps/argocd-cmd-params-cm"
+		getArgoLost = "GET /apis/apps/v1/namespaces/shop/deployments/web-lost"
+		listApps    = "GET /apis/argoproj.io/v1alpha1/applications"
 	)
 	for _, tc := range []struct {
 		name string
@@ -161,6 +173,9 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 		{"argo inferred", []string{"deployments/web-argo"}, []string{getCM, getParams, getApp, getArgoWeb}},
 		{"argo -f", []string{"deployments/web-argo", "-f", manifest("web-argo")}, []string{getCM, getParams, getApp, getArgoWeb}},
 		{"argo --engine argocd", []string{"deployments/web-argo", "--engine", "argocd"}, []string{getCM, getParams, getApp, getArgoWeb}},
+		// No tracking mark: one LIST of the Applications finds the one
+		// whose status.resources lists it, instead of the GET.
+		{"argo marks deleted", []string{"deployments/web-lost"}, []string{getCM, getParams, listApps, getArgoLost}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake.mu.Lock()
@@ -172,6 +187,9 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 			stdout, stderr, code, _ := run(t, KubectlFrontend, args...)
 			if code != ExitDrift {
 				t.Fatalf("exit %d, want 1 (replicas drifted); stderr:\n%s\nstdout:\n%s", code, stderr, stdout)
+			}
+			if strings.HasSuffix(tc.args[0], "web-lost") && !strings.Contains(stdout, "the Application's status.resources") {
+				t.Errorf("web-lost: Application shop not found through its status.resources:\n%s", stdout)
 			}
 			want := slices.Clone(tc.want)
 			slices.Sort(want)

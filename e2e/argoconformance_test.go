@@ -59,7 +59,7 @@ func TestArgoConformance(t *testing.T) {
 	known := readKnownDivergences(t, filepath.Join("testdata", "argocd-known-divergences"), 3,
 		"<group>/<scenario> <[inferred-]object|field|selfheal|api> <path|-> <reason>", nil)
 	tally := &conformanceTally{known: known, used: map[string]bool{}}
-	for _, g := range argoGroups() {
+	for _, g := range append(argoGroups(), ownerGroups()...) {
 		t.Run(g.name, func(t *testing.T) {
 			cm := map[string]string{}
 			for k, v := range g.cm {
@@ -89,6 +89,7 @@ func TestArgoConformance(t *testing.T) {
 			wg.Wait()
 		})
 	}
+	runEmptyDiffScenarios(t, a)
 	t.Cleanup(func() {
 		tally.print(t, time.Since(start))
 		for k := range known {

@@ -72,6 +72,12 @@ type Options struct {
 	// by GET (ReadOwner), argocd-cmd-params-cm only when it can change
 	// that Application's comparison (ReadParams).
 	OneObject bool
+	// FindUntracked (--engine argocd named) makes ReadOwner LIST the
+	// Applications for an object without tracking marks even when no Argo
+	// CD manager wrote it (a server-side apply by another manager can move
+	// all of Argo CD's fields to itself): status.resources may still list
+	// it. Without it, only an object Argo CD wrote costs that LIST.
+	FindUntracked bool
 	// Schema reads the OpenAPI definitions of one group-version when
 	// GVKParser is nil; it is called once per group-version, and only when
 	// a verdict needs the schema (a managedFieldsManagers rule applies to
@@ -141,6 +147,13 @@ type Adapter struct {
 	paramsRead bool
 	// schemas holds what opts.Schema gave, per group-version.
 	schemas schemaCache
+	// listed: the Applications were LISTed (load, or ReadOwner for an
+	// object without tracking marks).
+	listed bool
+	// statusIndex lists, by resource, the Applications (namespace/name)
+	// whose status.resources record it; nil when apps changed since it
+	// was built (statusowner.go).
+	statusIndex map[resKey][]string
 }
 
 var _ model.Adapter = (*Adapter)(nil)
@@ -347,7 +360,6 @@ func (a *Adapter) load(ctx context.Context) {
 	if r == nil {
 		return
 	}
-	warn := a.readFailed
 	if !a.cmFromFile {
 		cm, err := r.Get(ctx, configMapGVK, a.opts.Namespace, cmName)
 		switch {
@@ -358,13 +370,23 @@ func (a *Adapter) load(ctx context.Context) {
 		case apierrors.IsNotFound(err):
 			// No argocd-cm: the defaults apply, as in a fresh install.
 		default:
-			warn("ConfigMap "+a.opts.Namespace+"/"+cmName, err)
+			a.readFailed("ConfigMap "+a.opts.Namespace+"/"+cmName, err)
 		}
 	}
 	if a.opts.OneObject {
 		return
 	}
 	a.readParamsLocked(ctx)
+	a.listAppsLocked(ctx)
+}
+
+// listAppsLocked LISTs the Applications once. Call it with a.mu held.
+func (a *Adapter) listAppsLocked(ctx context.Context) {
+	if a.listed {
+		return
+	}
+	a.listed = true
+	r := a.opts.Reader
 	// One LIST in all namespaces: apps outside the control-plane namespace
 	// track their resources as <ns>_<name>.
 	list, err := r.List(ctx, applicationGVK, "", "")
@@ -375,15 +397,17 @@ func (a *Adapter) load(ctx context.Context) {
 	}
 	if err != nil {
 		if !apierrors.IsNotFound(err) && !meta.IsNoMatchError(err) {
-			warn("Applications", err) // not "Argo CD is not installed"
+			a.readFailed("Applications", err) // not "Argo CD is not installed"
 		}
 		return
 	}
 	a.readOK++
+	a.statusIndex = nil
 	for i := range list {
 		u := &list[i]
 		key := u.GetNamespace() + "/" + u.GetName()
-		if _, fromFile := a.apps[key]; fromFile {
+		if _, known := a.apps[key]; known {
+			// From a file, or read by GET before: kept as read.
 			continue
 		}
 		app, err := decodeApplication(u)
@@ -430,6 +454,11 @@ func (a *Adapter) readParamsLocked(ctx context.Context) {
 // Application, or nil (not tracked, missing, unreadable).
 func (a *Adapter) ReadOwner(ctx context.Context, obj *unstructured.Unstructured) *Application {
 	o := a.trackedOwner(obj)
+	if o == nil && a.readListed(ctx, obj) {
+		// No tracking mark: the Application whose status.resources
+		// lists the object (statusowner.go).
+		o = a.trackedOwner(obj)
+	}
 	if o == nil {
 		return nil
 	}
@@ -526,7 +555,8 @@ func (a *Adapter) Owner(obj *unstructured.Unstructured) *model.Owner {
 }
 
 // trackedOwner is the Application obj's tracking marks name, wherever it
-// deploys.
+// deploys; without marks, the Application whose status.resources lists
+// obj (listedOwner).
 func (a *Adapter) trackedOwner(obj *unstructured.Unstructured) *model.Owner {
 	if obj == nil {
 		return nil
@@ -535,6 +565,9 @@ func (a *Adapter) trackedOwner(obj *unstructured.Unstructured) *model.Owner {
 	s := a.settings
 	a.mu.Unlock()
 	ref := trackingRef(obj, s.TrackingMethod, s.InstanceLabelKey)
+	if ref == nil {
+		ref = a.listedOwner(obj, s)
+	}
 	if ref == nil || !ref.refersTo(obj) {
 		return nil
 	}
@@ -836,6 +869,7 @@ func (a *Adapter) appFromClusterOrMissing(ctx context.Context, ns, name string) 
 	e := &appEntry{app: app, src: cmSource{Object: "Application " + key}}
 	a.mu.Lock()
 	a.apps[key] = e
+	a.statusIndex = nil
 	a.mu.Unlock()
 	return e, false
 }

@@ -228,7 +228,7 @@ func newForCommand(ctx context.Context, cfg engine.Config) (model.Adapter, []mod
 	// only when it can change that Application's comparison; the OpenAPI
 	// schema (managedFieldsManagers rules, structured-merge and server-side
 	// diffs) only when a verdict needs it (Judge).
-	opts.OneObject, opts.Schema = true, cfg.Schema
+	opts.OneObject, opts.Schema, opts.FindUntracked = true, cfg.Schema, cfg.Named
 	if !cfg.Named && cfg.Remote == nil && !mayTrack(cfg.Live) {
 		// --engine auto and an object Argo CD cannot be tracking (a
 		// Kustomization's, a HelmRelease's, kubectl's): nothing of Argo

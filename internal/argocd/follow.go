@@ -65,6 +65,7 @@ func (a *Adapter) UpdateOwner(obj *unstructured.Unstructured, deleted bool) engi
 		delete(a.missingApps, key)
 	}
 	delete(a.outOfSync, key)
+	a.statusIndex = nil // status.resources may list other objects now
 	if old != nil {
 		delete(a.compiled, old.app)
 	}

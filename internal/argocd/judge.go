@@ -131,7 +131,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	// Argo CD's target is the manifest from Git plus the tracking metadata
 	// its controller sets (controller/state.go SetAppInstance); the
 	// manifest a user passes with -f has none.
-	desired := withTracking(given, live, s)
+	// A mark a person deleted is taken from the owner (ownerMarked).
+	marked := a.ownerMarked(live, owner, app, s)
+	desired := withTracking(given, marked, s)
 	trackingPaths := trackingPointers(given, live, s)
 	if n := a.schemaFor(cfg, live, given); n != nil {
 		rep.Notes = append(rep.Notes, *n)
@@ -153,6 +155,10 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			if fromLastApplied && dr.Modified {
 				rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(seen), live, dr.PredictedLive)...)
 			}
+			rep.Drifts = append(rep.Drifts, missingMarkDrifts(rep.Drifts, seen, live, marked, dr.PredictedLive)...)
+			if n := uiDiffNote(cfg, live, desired, dr, seen); n != nil {
+				rep.Notes = append(rep.Notes, *n)
+			}
 			if dr.Fallback != "" && dr.Mode == "two-way" && strings.Contains(dr.Fallback, "failed") {
 				rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "three-way-fallback", Message: "Argo CD falls back to a 2-way diff: " + dr.Fallback})
 			}
@@ -168,6 +174,10 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 			continue
 		}
 		d.SetVerdict(a.verdict(live, d, cfg, res, app, diffOK, modified, seen, diffMode, fromLastApplied))
+	}
+	if desired == nil {
+		keepLiveOnly(rep.Drifts, live)
+		rep.Drifts = append(rep.Drifts, inferredMarkDrifts(rep.Drifts, live, marked, s, owner)...)
 	}
 	rep.Notes = append(rep.Notes, cfg.whyNot(live, res)...)
 	apiNotes, api := a.argoAPINotes(ctx, live, owner, modified, in.Desired != nil)

@@ -138,134 +138,189 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 	if src.Object == "" {
 		s.Source.Object = "ConfigMap " + DefaultNamespace + "/" + cmName
 	}
-	field := func(k string) string {
-		if f := src.Fields[k]; f != "" {
-			return f
-		}
-		return "data[" + k + "]"
+	p := &settingsParser{s: s, data: data, fields: src.Fields, origins: map[originKey]string{}}
+	p.legacyCustomizations()
+	p.splitCustomizations()
+	p.compareOptions()
+	p.overrideRules()
+	// Status: settings.go GetResourceOverrides adds /status to */* (all,
+	// the v3 default, and any unknown value) or to the CRD kind only (crd).
+	if s.Fatal == nil {
+		s.addStatusRule()
 	}
-	ptr := func(k string) string { return "/data/" + jsonpointer.Escape(k) }
-	problem := func(level model.NoteLevel, k, reason, msg string) {
-		o := s.Source.origin(field(k), ptr(k))
-		s.Problems = append(s.Problems, model.Note{Engine: Engine, Level: level, Rule: &o, Reason: reason, Message: msg})
+	for _, r := range s.Rules {
+		r.compile()
 	}
-	fatal := func(k, reason string, err error) {
-		problem(model.NoteError, k, reason, err.Error())
-		if s.Fatal == nil {
-			s.Fatal = fmt.Errorf("argocd-cm %s: %w (Argo CD cannot load its resource overrides: every Application shows a ComparisonError)", k, err)
-		}
+	p.resourceFilters()
+	if v := data[keyTrackingMethod]; v != "" {
+		s.TrackingMethod = v
 	}
+	if v := data[keyInstanceLabelKey]; v != "" {
+		s.InstanceLabelKey = v
+	}
+	return s
+}
 
-	// origins per override key and customization type, for rule origins.
-	type originKey struct{ key, typ string }
-	origins := map[originKey]string{}
+// originKey names the argocd-cm key an override of one customization type
+// came from, for rule origins.
+type originKey struct{ key, typ string }
 
-	// 1. The legacy single-key form: resource.customizations holds a YAML map
-	// of "group/Kind" to overrides.
-	if v, ok := data[keyCustomizations]; ok && v != "" {
-		m, err := parseLegacyCustomizations(v)
-		if err != nil {
-			fatal(keyCustomizations, "invalid-yaml", starHint(v, err))
-		} else {
-			for k, o := range m {
-				s.Overrides[k] = o
-				origins[originKey{k, customizationIgnore}] = keyCustomizations
-				origins[originKey{k, customizationUpdates}] = keyCustomizations
-				origins[originKey{k, customizationKnown}] = keyCustomizations
-			}
-		}
+// settingsParser holds the steps of ParseSettings: the settings being
+// built, argocd-cm's data, and where each override came from.
+type settingsParser struct {
+	s    *Settings
+	data map[string]string
+	// fields maps a data key to the field its origin names (settings
+	// rendered from another object); default data[KEY].
+	fields  map[string]string
+	origins map[originKey]string
+}
+
+func (p *settingsParser) field(k string) string {
+	if f := p.fields[k]; f != "" {
+		return f
 	}
+	return "data[" + k + "]"
+}
 
-	// 2. Split keys resource.customizations.<type>.<group_kind>; they win over
-	// the single-key form for the same type.
-	for _, k := range slices.Sorted(maps.Keys(data)) {
-		v := data[k]
+func (p *settingsParser) ptr(k string) string { return "/data/" + jsonpointer.Escape(k) }
+
+func (p *settingsParser) problem(level model.NoteLevel, k, reason, msg string) {
+	o := p.s.Source.origin(p.field(k), p.ptr(k))
+	p.s.Problems = append(p.s.Problems, model.Note{Engine: Engine, Level: level, Rule: &o, Reason: reason, Message: msg})
+}
+
+// fatal is a problem that makes Argo CD's GetResourceOverrides fail.
+func (p *settingsParser) fatal(k, reason string, err error) {
+	p.problem(model.NoteError, k, reason, err.Error())
+	if p.s.Fatal == nil {
+		p.s.Fatal = fmt.Errorf("argocd-cm %s: %w (Argo CD cannot load its resource overrides: every Application shows a ComparisonError)", k, err)
+	}
+}
+
+// legacyCustomizations reads the single-key form: resource.customizations
+// holds a YAML map of "group/Kind" to overrides.
+func (p *settingsParser) legacyCustomizations() {
+	v, ok := p.data[keyCustomizations]
+	if !ok || v == "" {
+		return
+	}
+	m, err := parseLegacyCustomizations(v)
+	if err != nil {
+		p.fatal(keyCustomizations, "invalid-yaml", starHint(v, err))
+		return
+	}
+	for k, o := range m {
+		p.s.Overrides[k] = o
+		p.origins[originKey{k, customizationIgnore}] = keyCustomizations
+		p.origins[originKey{k, customizationUpdates}] = keyCustomizations
+		p.origins[originKey{k, customizationKnown}] = keyCustomizations
+	}
+}
+
+// splitCustomizations reads the split keys
+// resource.customizations.<type>.<group_kind>; they win over the
+// single-key form for the same type.
+func (p *settingsParser) splitCustomizations() {
+	for _, k := range slices.Sorted(maps.Keys(p.data)) {
 		if !strings.HasPrefix(k, keyCustomizations) {
 			continue
 		}
 		parts := strings.SplitN(k, ".", 4)
 		if len(parts) < 4 {
 			if k != keyCustomizations {
-				problem(model.NoteWarning, k, "unknown-key", fmt.Sprintf("key %q is ignored by Argo CD: expected resource.customizations.<type>.<group_kind>", k))
+				p.problem(model.NoteWarning, k, "unknown-key", fmt.Sprintf("key %q is ignored by Argo CD: expected resource.customizations.<type>.<group_kind>", k))
 			}
 			continue
 		}
 		okey, err := convertToOverrideKey(parts[3])
 		if err != nil {
-			fatal(k, "invalid-key", err)
+			p.fatal(k, "invalid-key", err)
 			continue
 		}
 		if okey == "all" {
 			okey = wildcardOverrideKey
 		}
-		ov := s.Overrides[okey]
-		switch parts[2] {
-		case "health", "actions":
-			// Health and actions scripts do not affect diffing.
-		case "useOpenLibs":
-			if _, err := strconv.ParseBool(v); err != nil {
-				fatal(k, "invalid-value", err)
-				continue
-			}
-		case customizationIgnore, customizationUpdates:
-			var d OverrideIgnoreDiff
-			if err := yaml.Unmarshal([]byte(v), &d); err != nil {
-				fatal(k, "invalid-yaml", starHint(v, err))
-				continue
-			}
-			if parts[2] == customizationIgnore {
-				ov.IgnoreDifferences = d
-			} else {
-				ov.IgnoreResourceUpdates = d
-			}
-			origins[originKey{okey, parts[2]}] = k
-		case customizationKnown:
-			var f []KnownTypeField
-			if err := yaml.Unmarshal([]byte(v), &f); err != nil {
-				fatal(k, "invalid-yaml", starHint(v, err))
-				continue
-			}
-			ov.KnownTypeFields = f
-			origins[originKey{okey, customizationKnown}] = k
-		default:
-			fatal(k, "unknown-key", fmt.Errorf("resource customization type %s not supported", parts[2]))
-			continue
+		ov := p.s.Overrides[okey]
+		if p.customization(k, parts[2], okey, &ov) {
+			p.s.Overrides[okey] = ov
 		}
-		s.Overrides[okey] = ov
 	}
+}
 
-	// 3. Compare options. A parse error makes GetResourceOverrides fail.
-	if v, ok := data[keyCompareOptions]; ok {
-		s.compareOptionsSet = true
-		co := DefaultCompareOptions()
-		if err := yaml.Unmarshal([]byte(v), &co); err != nil {
-			fatal(keyCompareOptions, "invalid-yaml", err)
+// customization reads one split key of type typ into ov; false when it
+// holds nothing for the overrides (or is invalid).
+func (p *settingsParser) customization(k, typ, okey string, ov *ResourceOverride) bool {
+	v := p.data[k]
+	switch typ {
+	case "health", "actions":
+		// Health and actions scripts do not affect diffing.
+	case "useOpenLibs":
+		if _, err := strconv.ParseBool(v); err != nil {
+			p.fatal(k, "invalid-value", err)
+			return false
+		}
+	case customizationIgnore, customizationUpdates:
+		var d OverrideIgnoreDiff
+		if err := yaml.Unmarshal([]byte(v), &d); err != nil {
+			p.fatal(k, "invalid-yaml", starHint(v, err))
+			return false
+		}
+		if typ == customizationIgnore {
+			ov.IgnoreDifferences = d
 		} else {
-			s.Compare = co
+			ov.IgnoreResourceUpdates = d
 		}
+		p.origins[originKey{okey, typ}] = k
+	case customizationKnown:
+		var f []KnownTypeField
+		if err := yaml.Unmarshal([]byte(v), &f); err != nil {
+			p.fatal(k, "invalid-yaml", starHint(v, err))
+			return false
+		}
+		ov.KnownTypeFields = f
+		p.origins[originKey{okey, customizationKnown}] = k
+	default:
+		p.fatal(k, "unknown-key", fmt.Errorf("resource customization type %s not supported", typ))
+		return false
 	}
+	return true
+}
 
-	// Rules in a stable order: override keys sorted.
+// compareOptions reads resource.compareoptions. A parse error makes
+// GetResourceOverrides fail.
+func (p *settingsParser) compareOptions() {
+	v, ok := p.data[keyCompareOptions]
+	if !ok {
+		return
+	}
+	p.s.compareOptionsSet = true
+	co := DefaultCompareOptions()
+	if err := yaml.Unmarshal([]byte(v), &co); err != nil {
+		p.fatal(keyCompareOptions, "invalid-yaml", err)
+		return
+	}
+	p.s.Compare = co
+}
+
+// overrideRules turns the overrides into rules, in a stable order
+// (override keys sorted), each with the key it came from.
+func (p *settingsParser) overrideRules() {
+	s := p.s
 	for _, okey := range slices.Sorted(maps.Keys(s.Overrides)) {
 		ov := s.Overrides[okey]
 		group, kind, kerr := groupKindForOverrideKey(okey)
-		srcKey := func(typ string) string {
-			if k := origins[originKey{okey, typ}]; k != "" {
-				return k
-			}
-			return keyCustomizations
-		}
 		fieldFor := func(typ string) (string, string) {
-			k := srcKey(typ)
-			if k == keyCustomizations {
-				return field(k) + "[" + okey + "]." + typ, ptr(k)
+			k := p.origins[originKey{okey, typ}]
+			if k == "" || k == keyCustomizations {
+				return p.field(keyCustomizations) + "[" + okey + "]." + typ, p.ptr(keyCustomizations)
 			}
-			return field(k), ptr(k)
+			return p.field(k), p.ptr(k)
 		}
 		if d := ov.IgnoreDifferences; len(d.JSONPointers)+len(d.JQPathExpressions)+len(d.ManagedFieldsManagers) > 0 {
-			f, p := fieldFor(customizationIgnore)
+			f, ptr := fieldFor(customizationIgnore)
 			r := &ignoreRule{
-				Origin: s.Source.origin(f, p), FromCM: true, OverrideKey: okey,
+				Origin: s.Source.origin(f, ptr), FromCM: true, OverrideKey: okey,
 				Group: group, Kind: kind,
 				JSONPointers: d.JSONPointers, JQPathExpressions: d.JQPathExpressions, Managers: d.ManagedFieldsManagers,
 				Scope: model.ScopeDiff,
@@ -276,63 +331,47 @@ func ParseSettings(data map[string]string, src cmSource) *Settings {
 			s.Rules = append(s.Rules, r)
 		}
 		if d := ov.IgnoreResourceUpdates; len(d.JSONPointers)+len(d.JQPathExpressions)+len(d.ManagedFieldsManagers) > 0 {
-			f, p := fieldFor(customizationUpdates)
+			f, ptr := fieldFor(customizationUpdates)
 			s.Rules = append(s.Rules, &ignoreRule{
-				Origin: s.Source.origin(f, p), FromCM: true, OverrideKey: okey,
+				Origin: s.Source.origin(f, ptr), FromCM: true, OverrideKey: okey,
 				Group: group, Kind: kind,
 				JSONPointers: d.JSONPointers, JQPathExpressions: d.JQPathExpressions, Managers: d.ManagedFieldsManagers,
 				Scope: model.ScopeRefresh,
 			})
 		}
 		for i, kf := range ov.KnownTypeFields {
-			f, p := fieldFor(customizationKnown)
+			f, ptr := fieldFor(customizationKnown)
 			s.Known = append(s.Known, knownField{Group: group, Kind: kind, Field: kf.Field, Type: kf.Type,
-				Origin: s.Source.origin(fmt.Sprintf("%s[%d]", f, i), p)})
+				Origin: s.Source.origin(fmt.Sprintf("%s[%d]", f, i), ptr)})
 		}
 	}
+}
 
-	// 4. Status: settings.go GetResourceOverrides adds /status to */* (all,
-	// the v3 default, and any unknown value) or to the CRD kind only (crd).
-	if s.Fatal == nil {
-		s.addStatusRule()
-	}
-
-	for _, r := range s.Rules {
-		r.compile()
-	}
-
-	// 5. Resource filter.
+// resourceFilters reads resource.exclusions and resource.inclusions.
+func (p *settingsParser) resourceFilters() {
 	for _, fk := range []struct {
 		key string
 		dst *[]filterRule
-	}{{keyExclusions, &s.Exclusions}, {keyInclusions, &s.Inclusions}} {
-		v, ok := data[fk.key]
+	}{{keyExclusions, &p.s.Exclusions}, {keyInclusions, &p.s.Inclusions}} {
+		v, ok := p.data[fk.key]
 		if !ok {
 			continue
 		}
 		var list []FilteredResource
 		if err := yaml.Unmarshal([]byte(v), &list); err != nil {
-			problem(model.NoteError, fk.key, "invalid-yaml", starHint(v, err).Error())
+			p.problem(model.NoteError, fk.key, "invalid-yaml", starHint(v, err).Error())
 			continue
 		}
 		for i, fr := range list {
-			o := s.Source.origin(fmt.Sprintf("%s[%d]", field(fk.key), i), ptr(fk.key))
+			o := p.s.Source.origin(fmt.Sprintf("%s[%d]", p.field(fk.key), i), p.ptr(fk.key))
 			for _, g := range append(append([]string{}, fr.APIGroups...), fr.Clusters...) {
 				if _, err := compileGlob(g); err != nil {
-					problem(model.NoteError, fk.key, "invalid-glob", fmt.Sprintf("%s[%d]: invalid glob %q: %v (Argo CD never matches it)", fk.key, i, g, err))
+					p.problem(model.NoteError, fk.key, "invalid-glob", fmt.Sprintf("%s[%d]: invalid glob %q: %v (Argo CD never matches it)", fk.key, i, g, err))
 				}
 			}
 			*fk.dst = append(*fk.dst, filterRule{FilteredResource: fr, Origin: o})
 		}
 	}
-
-	if v := data[keyTrackingMethod]; v != "" {
-		s.TrackingMethod = v
-	}
-	if v := data[keyInstanceLabelKey]; v != "" {
-		s.InstanceLabelKey = v
-	}
-	return s
 }
 
 // BuiltinDefaultOrigin is the origin of settings that no argocd-cm gave:

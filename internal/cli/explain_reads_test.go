@@ -120,7 +120,23 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 		map[string]any{"argocd.argoproj.io/tracking-id": "shop:apps/Deployment:shop/web-argo"})
 	argoMF := readsDeployment("web-argo-mf", "argocd-controller", map[string]any{},
 		map[string]any{"argocd.argoproj.io/tracking-id": "shop-mf:apps/Deployment:shop/web-argo-mf"})
+	// web-lost: an Argo CD object whose tracking annotation a person
+	// deleted; the Application's status.resources still lists it.
+	argoLost := readsDeployment("web-lost", "argocd-controller", map[string]any{}, map[string]any{})
+	shopApp := map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": map[string]any{"name": "shop", "namespace": "argocd"},
+		"spec": map[string]any{"project": "default", "source": map[string]any{"repoURL": "https://example.com/shop.git", "path": "deploy"},
+			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "shop"},
+			"syncPolicy":  map[string]any{"automated": map[string]any{"selfHeal": true}}},
+		"status": map[string]any{"resources": []any{
+			map[string]any{"group": "apps", "version": "v1", "kind": "Deployment", "namespace": "shop", "name": "web-argo", "status": "OutOfSync"},
+			map[string]any{"group": "apps", "version": "v1", "kind": "Deployment", "namespace": "shop", "name": "web-lost", "status": "OutOfSync"}}},
+	}
 	fake := &explainCluster{objects: map[string]any{
+		"/apis/apps/v1/namespaces/shop/deployments/web-lost": argoLost,
+		"/apis/argoproj.io/v1alpha1/applications": map[string]any{"apiVersion": "argoproj.io/v1alpha1", "kind": "ApplicationList",
+			"metadata": map[string]any{"resourceVersion": "9"}, "items": []any{shopApp}},
 		"/apis/apps/v1/namespaces/shop/deployments/web-argo-mf": argoMF,
 		// A managedFieldsManagers rule applies to web-argo-mf: its verdict
 		// needs the schema, read from apps/v1's OpenAPI v3 document (saved
@@ -142,13 +158,7 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 			"metadata": map[string]any{"name": "apps", "namespace": "flux-system"},
 			"spec":     map[string]any{"interval": "10m", "path": "./apps", "prune": true, "sourceRef": map[string]any{"kind": "GitRepository", "name": "flux-system"}},
 		},
-		"/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop": map[string]any{
-			"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-			"metadata": map[string]any{"name": "shop", "namespace": "argocd"},
-			"spec": map[string]any{"project": "default", "source": map[string]any{"repoURL": "https://example.com/shop.git", "path": "deploy"},
-				"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "shop"},
-				"syncPolicy":  map[string]any{"automated": map[string]any{"selfHeal": true}}},
-		},
+		"/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop": shopApp,
 		"/api/v1/namespaces/argocd/configmaps/argocd-cm": map[string]any{
 			"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "argocd-cm", "namespace": "argocd"}},
 	}}
@@ -163,16 +173,18 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 		return p
 	}
 	const (
-		getFluxWeb = "GET /apis/apps/v1/namespaces/shop/deployments/web-flux"
-		getArgoWeb = "GET /apis/apps/v1/namespaces/shop/deployments/web-argo"
-		getKust    = "GET /apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps"
-		getApp     = "GET /apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop"
-		getCM      = "GET /api/v1/namespaces/argocd/configmaps/argocd-cm"
-		getParams  = "GET /api/v1/namespaces/argocd/configmaps/argocd-cmd-params-cm"
-		getMFWeb   = "GET /apis/apps/v1/namespaces/shop/deployments/web-argo-mf"
-		getMFApp   = "GET /apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop-mf"
-		getV3      = "GET /openapi/v3"
-		getV3Apps  = "GET /openapi/v3/apis/apps/v1"
+		getFluxWeb  = "GET /apis/apps/v1/namespaces/shop/deployments/web-flux"
+		getArgoWeb  = "GET /apis/apps/v1/namespaces/shop/deployments/web-argo"
+		getKust     = "GET /apis/kustomize.toolkit.fluxcd.io/v1/namespaces/flux-system/kustomizations/apps"
+		getApp      = "GET /apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop"
+		getCM       = "GET /api/v1/namespaces/argocd/configmaps/argocd-cm"
+		getParams   = "GET /api/v1/namespaces/argocd/configmaps/argocd-cmd-params-cm"
+		getMFWeb    = "GET /apis/apps/v1/namespaces/shop/deployments/web-argo-mf"
+		getMFApp    = "GET /apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop-mf"
+		getV3       = "GET /openapi/v3"
+		getV3Apps   = "GET /openapi/v3/apis/apps/v1"
+		getArgoLost = "GET /apis/apps/v1/namespaces/shop/deployments/web-lost"
+		listApps    = "GET /apis/argoproj.io/v1alpha1/applications"
 	)
 	for _, tc := range []struct {
 		name string
@@ -185,6 +197,9 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 		{"argo -f", []string{"deployments/web-argo", "-f", manifest("web-argo")}, []string{getCM, getParams, getApp, getArgoWeb}},
 		{"argo --engine argocd", []string{"deployments/web-argo", "--engine", "argocd"}, []string{getCM, getParams, getApp, getArgoWeb}},
 		{"argo managers rule (schema)", []string{"deployments/web-argo-mf"}, []string{getCM, getParams, getMFApp, getMFWeb, getV3, getV3Apps}},
+		// No tracking mark: one LIST of the Applications finds the one
+		// whose status.resources lists it, instead of the GET.
+		{"argo marks deleted", []string{"deployments/web-lost"}, []string{getCM, getParams, listApps, getArgoLost}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fake.mu.Lock()
@@ -196,6 +211,9 @@ func TestExplainReadsOnlyTheOwner(t *testing.T) {
 			stdout, stderr, code, _ := run(t, KubectlFrontend, args...)
 			if code != ExitDrift {
 				t.Fatalf("exit %d, want 1 (replicas drifted); stderr:\n%s\nstdout:\n%s", code, stderr, stdout)
+			}
+			if strings.HasSuffix(tc.args[0], "web-lost") && !strings.Contains(stdout, "the Application's status.resources") {
+				t.Errorf("web-lost: Application shop not found through its status.resources:\n%s", stdout)
 			}
 			want := slices.Clone(tc.want)
 			slices.Sort(want)

@@ -239,6 +239,11 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 	switch {
 	case api != nil:
 		st.Drift, st.From = api.item.Modified, api.from
+		if api.item.Modified && api.predicted != nil {
+			// Every field of Argo CD's own diff is listed, so that
+			// OutOfSync always comes with the fields that make it so.
+			rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, api.paths, live, api.predicted)...)
+		}
 		applyArgoDiff(rep, api, app)
 	case cmp.ok:
 		st.Drift = cmp.modified
@@ -283,6 +288,8 @@ type argoAnswer struct {
 	// paths are where predictedLiveState and normalizedLiveState differ:
 	// Argo's diff, field by field.
 	paths []string
+	// predicted is predictedLiveState (nil for a created or deleted one).
+	predicted any
 }
 
 // applyArgoDiff makes Argo CD's own diff the truth per field: a field its
@@ -774,6 +781,7 @@ func (a *Adapter) argoAPINotes(ctx context.Context, live *unstructured.Unstructu
 	msg := fmt.Sprintf("Argo CD's own diff (%s): %s", mr.From, status)
 	if norm != nil && pred != nil {
 		ans.paths = argoDiffPaths(changedPaths(pred.Object, norm.Object, ""))
+		ans.predicted = pred.Object
 		if len(ans.paths) > 0 {
 			msg += "; fields differing between predictedLiveState and normalizedLiveState: " + strings.Join(ans.paths, ", ")
 		}

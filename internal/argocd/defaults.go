@@ -7,6 +7,8 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
+	"k8s.io/apimachinery/pkg/util/version"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
 	// The API groups gitops-engine installs into the scheme whose defaulting
@@ -37,6 +39,23 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smpatch"
 )
+
+// ArgoKubernetesVersion is the minor version of k8s.io/kubernetes that
+// Argo CD v3.2 links (argo-cd v3.2.11 go.mod: k8s.io/kubernetes v1.34.2).
+// Its defaulting functions are the ones Argo CD's diff runs; some depend on
+// feature gates whose defaults move between releases (StatefulSet
+// updateStrategy.rollingUpdate.maxUnavailable is defaulted only when
+// MaxUnavailableStatefulSet is on: off in 1.34, on from 1.37).
+const ArgoKubernetesVersion = "1.34"
+
+// init makes the feature gates of the k8s.io/kubernetes this module links
+// (go.mod) answer as those of ArgoKubernetesVersion, the release Argo CD
+// links: the gates are read only by the defaulting functions above (this
+// binary runs no Kubernetes component). A module version too new to
+// emulate 1.34 fails TestSchemeDefaultsAsArgo.
+func init() {
+	_ = utilfeature.DefaultMutableFeatureGate.SetEmulationVersion(version.MustParse(ArgoKubernetesVersion))
+}
 
 // schemeDefaultPatch mirrors gitops-engine pkg/diff/diff.go
 // generateSchemeDefaultPatch: the scheme's defaulting functions run on a

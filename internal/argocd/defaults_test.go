@@ -4,7 +4,10 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"sigs.k8s.io/yaml"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 func yamlObj(t *testing.T, doc string) *unstructured.Unstructured {
@@ -60,5 +63,31 @@ func TestThreeWayDiffSchemeDefaults(t *testing.T) {
 				t.Errorf("modified = %v, want %v; differing: %v", dr.Modified, c.modified, changedPaths(dr.PredictedLive, dr.NormalizedLive, ""))
 			}
 		})
+	}
+}
+
+// TestSchemeDefaultsAsArgo: the scheme defaults are those of the Kubernetes
+// release Argo CD v3.2 links (1.34): a StatefulSet gets no
+// rollingUpdate.maxUnavailable (a 1.37 scheme gives 1; seen with Argo CD
+// v3.2.11 on a 1.37 API server: its structured-merge diff of a
+// ServerSideApply StatefulSet shows the live maxUnavailable, make
+// differential seed 1026). Fails when go.mod moves k8s.io/kubernetes past
+// what can emulate 1.34.
+func TestSchemeDefaultsAsArgo(t *testing.T) {
+	if v := utilfeature.DefaultMutableFeatureGate.EmulationVersion(); v.String() != ArgoKubernetesVersion {
+		t.Fatalf("feature gates emulate %s, want %s", v, ArgoKubernetesVersion)
+	}
+	sts := yamlObj(t, "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db, namespace: ns}\n"+
+		"spec:\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n"+
+		"    spec: {containers: [{name: db, image: postgres}]}\n")
+	got, ok := withSchemeDefaults(sts).(map[string]any)
+	if !ok {
+		t.Fatal("not an object")
+	}
+	if _, has := jsonpointer.Get(got, "/spec/updateStrategy/rollingUpdate/maxUnavailable"); has {
+		t.Errorf("maxUnavailable defaulted: %v", got["spec"])
+	}
+	if v, _ := jsonpointer.Get(got, "/spec/updateStrategy/rollingUpdate/partition"); v != int64(0) && v != float64(0) {
+		t.Errorf("partition = %v (%T), want the 1.34 default 0", v, v)
 	}
 }

@@ -1,12 +1,14 @@
 package argocd
 
 import (
+	"slices"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"sigs.k8s.io/yaml"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
@@ -89,5 +91,30 @@ func TestSchemeDefaultsAsArgo(t *testing.T) {
 	}
 	if v, _ := jsonpointer.Get(got, "/spec/updateStrategy/rollingUpdate/partition"); v != int64(0) && v != float64(0) {
 		t.Errorf("partition = %v (%T), want the 1.34 default 0", v, v)
+	}
+}
+
+// TestDropDefaulted: a field live has and Git leaves out is no field when
+// Kubernetes' defaults give it (from Git, or derived from the rest of live:
+// sessionAffinityConfig after sessionAffinity ClientIP, make differential
+// seeds 5011, 5055) and Argo CD's diff does not show it; any other value,
+// or a field the diff shows, stays.
+func TestDropDefaulted(t *testing.T) {
+	git := yamlObj(t, "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: ns}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n")
+	live := yamlObj(t, "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: ns}\nspec:\n  selector: {app: web}\n"+
+		"  ports: [{port: 80, protocol: TCP, targetPort: 80}]\n  sessionAffinity: ClientIP\n"+
+		"  sessionAffinityConfig: {clientIP: {timeoutSeconds: 10800}}\n  internalTrafficPolicy: Local\n  type: ClusterIP\n")
+	added := func(p string) model.FieldDrift { return model.FieldDrift{Path: p, Change: model.Added} }
+	drifts := []model.FieldDrift{
+		added("/spec/sessionAffinity"), added("/spec/sessionAffinityConfig/clientIP/timeoutSeconds"),
+		added("/spec/internalTrafficPolicy"), added("/spec/type"),
+	}
+	var got []string
+	for _, d := range dropDefaulted(drifts, []string{"/spec/sessionAffinity"}, git, live) {
+		got = append(got, d.Path)
+	}
+	want := []string{"/spec/sessionAffinity", "/spec/internalTrafficPolicy"}
+	if !slices.Equal(got, want) {
+		t.Errorf("kept %v, want %v", got, want)
 	}
 }

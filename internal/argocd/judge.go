@@ -1009,7 +1009,8 @@ func dropPaths(drifts []model.FieldDrift, paths []string) []model.FieldDrift {
 }
 
 // dropDefaulted removes the fields live has and desired leaves out where
-// the live value is the one Kubernetes' scheme defaults give desired, and
+// the live value is the one Kubernetes' scheme defaults give desired (or
+// derive from the rest of live: derivedDefault), and
 // Argo CD's diff (seen) does not show them: its comparison defaults the
 // target the same way (gitops-engine applyPatch, normalizeTypedValue), so
 // they are no difference, whoever owns them (a server-side apply by
@@ -1028,12 +1029,9 @@ func dropDefaulted(drifts []model.FieldDrift, seen []string, desired, live *unst
 		if !computed {
 			defaulted, computed = withSchemeDefaults(desired), true
 		}
-		want, ok := jsonpointer.Get(defaulted, d.Path)
-		if !ok {
-			return false
-		}
+		want, _ := jsonpointer.Get(defaulted, d.Path)
 		got, ok := jsonpointer.Get(live.Object, d.Path)
-		return ok && jsonEqual(want, got)
+		return ok && (jsonEqual(want, got) || derivedDefault(live, d.Path, got))
 	})
 }
 
@@ -1054,4 +1052,27 @@ func withSchemeDefaults(obj *unstructured.Unstructured) any {
 		return r.Object
 	}
 	return out
+}
+
+// derivedDefault says whether the field at p is one Kubernetes' defaults
+// derive from the rest of live (a Service's
+// sessionAffinityConfig.clientIP.timeoutSeconds from sessionAffinity
+// ClientIP, kubernetes pkg/apis/core/v1/defaults.go SetDefaults_Service):
+// live without it, defaulted as Argo CD's diff defaults, has it back with
+// the value live holds. Nobody wrote such a field; it follows the one
+// that was written.
+func derivedDefault(live *unstructured.Unstructured, p string, got any) bool {
+	toks, err := jsonpointer.Parse(p)
+	if err != nil || len(toks) == 0 {
+		return false
+	}
+	without := live.DeepCopy()
+	parent, n := jsonpointer.Walk(without.Object, toks[:len(toks)-1])
+	m, ok := parent.(map[string]any)
+	if n != len(toks)-1 || !ok {
+		return false
+	}
+	delete(m, toks[len(toks)-1])
+	want, ok := jsonpointer.Get(withSchemeDefaults(without), p)
+	return ok && jsonEqual(want, got)
 }

@@ -840,13 +840,6 @@ func oneLine(s string) string {
 	return s
 }
 
-func trackingMethodName(m string) string {
-	if m == "" {
-		return TrackingAnnotation + " (default)"
-	}
-	return m
-}
-
 // withTracking returns desired with the tracking metadata Argo CD sets on
 // its target (util/argo/resource_tracking.go SetAppInstance): the live
 // object's tracking annotation (which names this object: the owner check

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -231,6 +232,79 @@ aggregationRule:
   - matchLabels: {drift-e2e/aggregate: "true"}
 rules: []
 `
+
+// Issue 32's cases: objects Argo CD finds Synced once it defaults its
+// target as Kubernetes does (gitops-engine pkg/diff applyPatch), a
+// ServerSideApply app whose claim templates the API server completes, a
+// custom resource with empty labels in Git.
+const (
+	// i32Webhook selects a resource nobody writes, fails open, with a rule
+	// scope left to the default "*".
+	i32Webhook = `apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata:
+  name: $NAME
+webhooks:
+- name: check.e2e.drift.dev
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  failurePolicy: Ignore
+  timeoutSeconds: 1
+  clientConfig: {url: "https://127.0.0.1:1/validate"}
+  rules:
+  - {apiGroups: [e2e.drift.dev], apiVersions: [v1], operations: [CREATE], resources: [nothings]}
+`
+	i32NetPol = `apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: api}
+spec:
+  podSelector: {matchLabels: {app: api}}
+  policyTypes: [Ingress]
+  ingress:
+  - ports:
+    - {port: 8080}
+`
+	i32Defaults = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web}
+spec:
+  replicas: 1
+  revisionHistoryLimit: 10
+  progressDeadlineSeconds: 600
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - {name: app, image: nginx:1.27}
+`
+	i32StatefulSet = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  serviceName: db
+  replicas: 0
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+      - {name: db, image: postgres:16}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 1Gi}}
+`
+	i32WidgetEmptyLabels = `apiVersion: e2e.drift.dev/v1
+kind: Widget
+metadata:
+  name: gadget
+  labels: {}
+spec:
+  size: 3
+`
+)
 
 func withoutLine(doc, line string) string {
 	out := strings.Replace(doc, line+"\n", "", 1)
@@ -465,7 +539,23 @@ func argoGroups() []argoGroup {
 				k("patch", "role/reader", "--type=json", "-p", `[{"op":"add","path":"/rules/0/verbs/-","value":"list"}]`)
 			}},
 	}
+	issue32 := []argoScenario{
+		{name: "i32-webhook-untouched", manifests: i32Webhook, target: "validatingwebhookconfiguration/$NAME", drift: nothing, noSelfHeal: true},
+		{name: "i32-webhook-cabundle-jq", manifests: i32Webhook, target: "validatingwebhookconfiguration/$NAME", noSelfHeal: true,
+			drift: func(t *testing.T, k func(...string) string, _ func(string, ...string), ns string) {
+				k("patch", "validatingwebhookconfiguration/"+ns, "--field-manager=cainjector", "--type=json", "-p",
+					`[{"op":"add","path":"/webhooks/0/clientConfig/caBundle","value":"`+base64.StdEncoding.EncodeToString([]byte("not a real CA"))+`"}]`)
+			}},
+		{name: "i32-netpol-no-protocol", manifests: i32NetPol, target: "networkpolicy/api", drift: nothing, noSelfHeal: true},
+		{name: "i32-defaults-removed-from-git", manifests: i32Defaults, target: "deployment/web", drift: nothing, noSelfHeal: true,
+			gitAfter: withoutLine(withoutLine(i32Defaults, "  revisionHistoryLimit: 10"), "  progressDeadlineSeconds: 600")},
+		{name: "i32-ssa-statefulset-claims", manifests: i32StatefulSet, target: "statefulset/db", syncOptions: ssa, drift: nothing, noSelfHeal: true},
+		{name: "i32-cr-empty-labels", manifests: i32WidgetEmptyLabels, target: "widget/gadget", drift: nothing, noSelfHeal: true},
+	}
 	return []argoGroup{
+		{name: "issue32", cm: map[string]string{
+			"resource.customizations.ignoreDifferences.admissionregistration.k8s.io_ValidatingWebhookConfiguration": "jqPathExpressions:\n- .webhooks[]?.clientConfig.caBundle\n",
+		}, scenarios: issue32},
 		{name: "defaults", cm: map[string]string{}, scenarios: defaults},
 		{name: "customizations", cm: cmRules, scenarios: customizations},
 		{name: "status-crd", cm: map[string]string{"resource.compareoptions": "ignoreResourceStatusField: crd\n"}, scenarios: statusCRD},

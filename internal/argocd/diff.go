@@ -205,10 +205,9 @@ func createOrDeleteDiff(config, live *unstructured.Unstructured) (*diffResult, e
 }
 
 // threeWayDiff mirrors gitops-engine ThreeWayDiff: a strategic (built-in
-// kinds) or JSON (others) three-way merge patch applied to live. Scheme
-// defaulting of the predicted state is not reproduced (it needs
-// k8s.io/kubernetes); live objects read from an API server are already
-// defaulted.
+// kinds) or JSON (others) three-way merge patch applied to live; for
+// built-in kinds the scheme's defaults are then patched into both the
+// predicted state and live (applyPatch).
 func threeWayDiff(orig, config, live *unstructured.Unstructured) (dr *diffResult, err error) {
 	// strategicpatch compares merge keys with ==, which panics on a key
 	// that is a map or a list (a broken input; smpatch keeps that): one
@@ -257,6 +256,14 @@ func threeWayDiff(orig, config, live *unstructured.Unstructured) (dr *diffResult
 		if err != nil {
 			return nil, fmt.Errorf("failed to construct strategic merge patch: %w", err)
 		}
+		// gitops-engine applyPatch: the scheme's defaults go into the
+		// predicted state and into live, each through its Go type.
+		if predicted, err = defaultsFor(predicted, orig); err != nil {
+			return nil, err
+		}
+		if liveB, err = defaultsFor(liveB, orig); err != nil {
+			return nil, err
+		}
 	} else {
 		trimmed := diff.ProjectMap(orig.Object, live.Object)
 		tB, err := json.Marshal(trimmed)
@@ -280,6 +287,16 @@ func threeWayDiff(orig, config, live *unstructured.Unstructured) (dr *diffResult
 		return nil, err
 	}
 	return &diffResult{Modified: !reflect.DeepEqual(p, l), NormalizedLive: l, PredictedLive: p}, nil
+}
+
+// defaultsFor runs patchDefaults with a new object of like's kind from
+// client-go's scheme (gitops-engine's newVersionedObject).
+func defaultsFor(data []byte, like *unstructured.Unstructured) ([]byte, error) {
+	typed, err := scheme.Scheme.New(like.GroupVersionKind())
+	if err != nil {
+		return data, nil //nolint:nilerr // not a built-in kind: no defaults, as upstream
+	}
+	return patchDefaults(data, typed)
 }
 
 // removeNamespaceAnnotation mirrors gitops-engine's: orig without

@@ -2,6 +2,7 @@ package argocd
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,17 +14,20 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
 // Judge implements model.Adapter: Argo CD's owner, one verdict per drifted
 // field, and notes on every rule that targets the object but removes nothing.
+// The steps follow Argo CD's own: find the Application (owner), build its
+// diff config, run its comparison (compare), then read every field's
+// verdict and the object's sync status off that one comparison.
 func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if in.Report == nil || in.Live == nil {
 		return fmt.Errorf("nothing to judge")
 	}
 	a.load(ctx)
-	rep := in.Report
-	live := in.Live
+	rep, live := in.Report, in.Live
 	a.mu.Lock()
 	rep.Notes = append(rep.Notes, a.loadNotes...)
 	s := a.settings
@@ -32,19 +36,59 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 
 	owner := a.Owner(live)
 	if owner == nil {
-		// A tracking id whose Application deploys to another cluster is
-		// said by the destination-mismatch note (fleet.go), not here.
-		if v := live.GetAnnotations()[AnnotationTrackingID]; v != "" && a.trackedOwner(live) == nil {
-			msg := fmt.Sprintf("annotation %s=%q does not name this object (copied from another object?): Argo CD neither syncs nor prunes it", AnnotationTrackingID, v)
-			if parseTrackingID(v) == nil {
-				msg = fmt.Sprintf("annotation %s=%q is not <app>:<group>/<kind>:<namespace>/<name>: Argo CD ignores it", AnnotationTrackingID, v)
-			}
-			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "tracking-mismatch", Message: msg})
+		a.noteTrackingMismatch(rep, live)
+		return nil
+	}
+	app, appSrc, done := a.resolveApp(ctx, rep, owner)
+	if done {
+		return nil
+	}
+	if !hasOwner(rep, *owner) {
+		rep.Owners = append(rep.Owners, *owner)
+	}
+	gvk := live.GroupVersionKind()
+	if f, ok := s.excluded(gvk.Group, gvk.Kind, a.opts.Cluster); ok {
+		o := f.Origin
+		for i := range rep.Drifts {
+			rep.Drifts[i].SetVerdict(model.Verdict{Engine: Engine, Kind: model.Excluded, Rule: originPtr(o),
+				Reason: "resource kind excluded by " + o.String() + ": Argo CD does not watch it at all"})
 		}
 		return nil
 	}
-	var app *Application
-	var appSrc cmSource
+	cfg := a.diffConfig(ctx, rep, live, app, appSrc)
+	cmp := a.compare(rep, in, cfg, owner, app)
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		d.SetVerdict(a.verdict(live, d, cfg, cmp, app))
+	}
+	if cmp.desired == nil {
+		keepLiveOnly(rep.Drifts, live)
+		rep.Drifts = append(rep.Drifts, inferredMarkDrifts(rep.Drifts, live, cmp.marked, cfg.settings, owner)...)
+	}
+	rep.Notes = append(rep.Notes, cfg.whyNot(live, cmp.res)...)
+	a.objectStatus(ctx, rep, in, owner, app, cmp)
+	return nil
+}
+
+// noteTrackingMismatch warns about a tracking annotation that names another
+// object. A tracking id whose Application deploys to another cluster is
+// said by the destination-mismatch note (fleet.go), not here.
+func (a *Adapter) noteTrackingMismatch(rep *model.Report, live *unstructured.Unstructured) {
+	v := live.GetAnnotations()[AnnotationTrackingID]
+	if v == "" || a.trackedOwner(live) != nil {
+		return
+	}
+	msg := fmt.Sprintf("annotation %s=%q does not name this object (copied from another object?): Argo CD neither syncs nor prunes it", AnnotationTrackingID, v)
+	if parseTrackingID(v) == nil {
+		msg = fmt.Sprintf("annotation %s=%q is not <app>:<group>/<kind>:<namespace>/<name>: Argo CD ignores it", AnnotationTrackingID, v)
+	}
+	rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "tracking-mismatch", Message: msg})
+}
+
+// resolveApp finds the owner's Application (cached, else read from the
+// cluster). done: the Application does not exist, every field got its
+// verdict already.
+func (a *Adapter) resolveApp(ctx context.Context, rep *model.Report, owner *model.Owner) (app *Application, src cmSource, done bool) {
 	e := a.appByKey(owner.Namespace + "/" + owner.Name)
 	if e == nil {
 		var missing bool
@@ -65,29 +109,24 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 				rep.AddVerdict(rep.Drifts[i].Path, model.Verdict{Engine: Engine, Kind: model.NotApplied,
 					Reason: fmt.Sprintf("Application %s/%s does not exist: nothing reconciles this object", owner.Namespace, owner.Name)})
 			}
-			return nil
+			return nil, cmSource{}, true
 		}
 	}
-	if e != nil {
-		app, appSrc = e.app, e.src
-	} else {
+	if e == nil {
 		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "application-unknown",
 			Message: fmt.Sprintf("Application %s/%s (from %s) could not be read: its ignoreDifferences and sync policy are unknown, argocd-cm rules only", owner.Namespace, owner.Name, owner.Via)})
+		return nil, cmSource{}, false
 	}
-	if !hasOwner(rep, *owner) {
-		rep.Owners = append(rep.Owners, *owner)
-	}
+	return e.app, e.src, false
+}
 
-	gvk := live.GroupVersionKind()
-	if f, ok := s.excluded(gvk.Group, gvk.Kind, a.opts.Cluster); ok {
-		o := f.Origin
-		for i := range rep.Drifts {
-			rep.Drifts[i].SetVerdict(model.Verdict{Engine: Engine, Kind: model.Excluded, Rule: originPtr(o),
-				Reason: "resource kind excluded by " + o.String() + ": Argo CD does not watch it at all"})
-		}
-		return nil
-	}
-
+// diffConfig builds the Application's diff config (util/argo/diff/diff.go
+// DiffConfigBuilder as controller/state.go CompareAppState calls it) and
+// notes what keeps it from being Argo CD's own.
+func (a *Adapter) diffConfig(ctx context.Context, rep *model.Report, live *unstructured.Unstructured, app *Application, appSrc cmSource) *compareConfig {
+	a.mu.Lock()
+	s := a.settings
+	a.mu.Unlock()
 	cfg := newCompareConfigRules(s, a.appRulesCached(app, appSrc), a.opts.GVKParser, a.opts.JQTimeout)
 	cfg.applyApp(app)
 	cfg.dryRun, cfg.ctx = a.opts.DryRun, ctx
@@ -104,94 +143,123 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "no-managed-fields",
 			Message: "the live object carries no managedFields (saved with kubectl get without --show-managed-fields?): every managedFieldsManagers rule does nothing, for Argo CD too"})
 	}
+	return cfg
+}
 
-	// Without -f/-k (inferred mode, what scan uses) a client-side sync
-	// leaves Argo CD's last sync on the object: argocd-controller wrote the
-	// manifest it applied into last-applied-configuration. It stands in for
-	// Git, so that the verdicts come from the diff Argo CD runs: its 3-way
-	// diff, or the structured-merge diff of a ServerSideApply=true
-	// Application whose objects a client-side sync created (seen with Argo
-	// CD v3.2.11: the first sync of such an Application wrote
-	// last-applied-configuration with an Update).
+// comparison is Argo CD's comparison of one object, as compare ran it:
+// every field verdict and the object status are read off it.
+type comparison struct {
+	// desired is Argo CD's target (Git, or last-applied in inferred
+	// mode, with the tracking metadata); nil when there is none.
+	desired *unstructured.Unstructured
+	// fromLastApplied: desired is the live object's
+	// last-applied-configuration (inferred mode), not Git.
+	fromLastApplied bool
+	res             *normResult
+	// ok: the diff ran; modified, mode and seen (the top-most pointers
+	// where predictedLive and normalizedLive differ) are its result.
+	ok       bool
+	modified bool
+	mode     string
+	seen     []string
+	// marked is the live object with the tracking marks a person deleted
+	// taken back from the owner (ownerMarked): what Argo CD tracks it by.
+	marked *unstructured.Unstructured
+}
+
+// compare runs Argo CD's comparison (controller/state.go CompareAppState →
+// util/argo/diff StateDiffs → gitops-engine pkg/diff Diff) and makes the
+// field list the one that comparison gives: the tracking metadata Argo CD
+// adds to its target is no field; a field where Argo CD's states differ is
+// listed even where the Git/live comparison found none; a field whose live
+// value is Kubernetes' default of what the target leaves out, and which
+// Argo CD's diff does not show, is no field either.
+func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareConfig, owner *model.Owner, app *Application) *comparison {
+	live, s := in.Live, cfg.settings
+	cmp := &comparison{modified: true}
 	given := in.Desired
-	fromLastApplied := false
 	if given == nil {
-		if la := argoLastApplied(live); la != nil {
-			given, fromLastApplied = la, true
-			if a.opts.Inventory {
-				// Every such object of a scan would repeat it.
-				a.mu.Lock()
-				a.comparedLastApplied = true
-				a.mu.Unlock()
-			} else {
-				rep.Notes = append(rep.Notes, lastAppliedNote())
-			}
-		}
+		given, cmp.fromLastApplied = a.lastAppliedTarget(rep, live)
 	}
 	// Argo CD's target is the manifest from Git plus the tracking metadata
 	// its controller sets (controller/state.go SetAppInstance); the
 	// manifest a user passes with -f has none.
 	// A mark a person deleted is taken from the owner (ownerMarked).
-	marked := a.ownerMarked(live, owner, app, s)
-	desired := withTracking(given, marked, s)
-	trackingPaths := trackingPointers(given, live, s)
+	cmp.marked = a.ownerMarked(live, owner, app, s)
+	cmp.desired = withTracking(given, cmp.marked, s)
+	rep.Drifts = dropPaths(rep.Drifts, trackingPointers(given, live, s))
 	if n := a.schemaFor(cfg, live, given); n != nil {
 		rep.Notes = append(rep.Notes, *n)
 	}
-	res := cfg.normalizePair(live, desired)
-	var seen []string
-	modified := true
-	diffMode := ""
-	diffOK := false
-	if desired != nil {
-		dr, err := cfg.stateDiff(live, desired, res)
-		if err != nil {
-			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Reason: "diff-failed", Message: "Argo CD diff: " + err.Error()})
-		} else {
-			modified = dr.Modified
-			diffMode = dr.Mode
-			diffOK = true
-			seen = changedPaths(dr.PredictedLive, dr.NormalizedLive, "")
-			if fromLastApplied && dr.Modified {
-				rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(seen), live, dr.PredictedLive)...)
-			}
-			rep.Drifts = append(rep.Drifts, missingMarkDrifts(rep.Drifts, seen, live, marked, dr.PredictedLive)...)
-			if n := uiDiffNote(cfg, live, desired, dr, seen); n != nil {
-				rep.Notes = append(rep.Notes, *n)
-			}
-			if dr.Fallback != "" && dr.Mode == "two-way" && strings.Contains(dr.Fallback, "failed") {
-				rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "three-way-fallback", Message: "Argo CD falls back to a 2-way diff: " + dr.Fallback})
-			}
-		}
+	cmp.res = cfg.normalizePair(live, cmp.desired)
+	if cmp.desired == nil {
+		return cmp
 	}
+	dr, err := cfg.stateDiff(live, cmp.desired, cmp.res)
+	if err != nil {
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Reason: "diff-failed", Message: "Argo CD diff: " + err.Error()})
+		return cmp
+	}
+	cmp.ok, cmp.modified, cmp.mode = true, dr.Modified, dr.Mode
+	cmp.seen = changedPaths(dr.PredictedLive, dr.NormalizedLive, "")
+	if dr.Modified {
+		rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(cmp.seen), live, dr.PredictedLive)...)
+	}
+	rep.Drifts = dropDefaulted(rep.Drifts, cmp.seen, cmp.desired, live)
+	rep.Drifts = append(rep.Drifts, missingMarkDrifts(rep.Drifts, cmp.seen, live, cmp.marked, dr.PredictedLive)...)
+	if n := uiDiffNote(cfg, live, cmp.desired, dr, cmp.seen); n != nil {
+		rep.Notes = append(rep.Notes, *n)
+	}
+	if dr.Fallback != "" && dr.Mode == "two-way" && strings.Contains(dr.Fallback, "failed") {
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "three-way-fallback", Message: "Argo CD falls back to a 2-way diff: " + dr.Fallback})
+	}
+	return cmp
+}
 
-	for i := range rep.Drifts {
-		d := &rep.Drifts[i]
-		if contains(trackingPaths, d.Path) {
-			o := model.Origin{Object: "Argo CD resource tracking", Field: "application.resourceTrackingMethod=" + trackingMethodName(s.TrackingMethod)}
-			d.SetVerdict(model.Verdict{Engine: Engine, Kind: model.Ignored, Rule: &o,
-				Reason: "tracking metadata Argo CD's controller adds to every resource it syncs; not in Git, never a difference"})
-			continue
-		}
-		d.SetVerdict(a.verdict(live, d, cfg, res, app, diffOK, modified, seen, diffMode, fromLastApplied))
+// lastAppliedTarget: without -f/-k (inferred mode, what scan uses) a
+// client-side sync leaves Argo CD's last sync on the object:
+// argocd-controller wrote the manifest it applied into
+// last-applied-configuration. It stands in for Git, so that the verdicts
+// come from the diff Argo CD runs: its 3-way diff, or the structured-merge
+// diff of a ServerSideApply=true Application whose objects a client-side
+// sync created (seen with Argo CD v3.2.11: the first sync of such an
+// Application wrote last-applied-configuration with an Update).
+func (a *Adapter) lastAppliedTarget(rep *model.Report, live *unstructured.Unstructured) (*unstructured.Unstructured, bool) {
+	la := argoLastApplied(live)
+	if la == nil {
+		return nil, false
 	}
-	if desired == nil {
-		keepLiveOnly(rep.Drifts, live)
-		rep.Drifts = append(rep.Drifts, inferredMarkDrifts(rep.Drifts, live, marked, s, owner)...)
+	if a.opts.Inventory {
+		// Every such object of a scan would repeat it.
+		a.mu.Lock()
+		a.comparedLastApplied = true
+		a.mu.Unlock()
+	} else {
+		rep.Notes = append(rep.Notes, lastAppliedNote())
 	}
-	rep.Notes = append(rep.Notes, cfg.whyNot(live, res)...)
-	apiNotes, api := a.argoAPINotes(ctx, live, owner, modified, in.Desired != nil)
+	return la, true
+}
+
+// objectStatus sets the object verdict: Argo CD's sync status, its own
+// (read from the API) when there is one, else the status of the comparison
+// the field verdicts came from.
+func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.JudgeInput, owner *model.Owner, app *Application, cmp *comparison) {
+	live := in.Live
+	gvk := live.GroupVersionKind()
+	apiNotes, api := a.argoAPINotes(ctx, live, owner, cmp.modified, in.Desired != nil)
 	rep.Notes = append(rep.Notes, apiNotes...)
-
-	// The object verdict is Argo CD's sync status: its own, read from the
-	// API, when there is one; else the status our diff computes.
 	st := model.ObjectStatus{Engine: Engine, From: "computed"}
 	switch {
 	case api != nil:
 		st.Drift, st.From = api.item.Modified, api.from
+		if api.item.Modified && api.predicted != nil {
+			// Every field of Argo CD's own diff is listed, so that
+			// OutOfSync always comes with the fields that make it so.
+			rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, api.paths, live, api.predicted)...)
+		}
 		applyArgoDiff(rep, api, app)
-	case diffOK:
-		st.Drift = modified
+	case cmp.ok:
+		st.Drift = cmp.modified
 	default:
 		for _, d := range rep.Drifts {
 			if v := verdictOf(d, Engine); v != nil && (v.Kind == model.Reported || v.Kind == model.Reverted) {
@@ -212,10 +280,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	st.Status = "Synced"
 	if st.Drift {
 		st.Status = "OutOfSync"
-		syncReapplies(rep, desired, app)
+		syncReapplies(rep, cmp.desired, app)
 	}
 	rep.SetStatus(st)
-	return nil
 }
 
 func verdictOf(d model.FieldDrift, e model.Engine) *model.Verdict {
@@ -234,6 +301,8 @@ type argoAnswer struct {
 	// paths are where predictedLiveState and normalizedLiveState differ:
 	// Argo's diff, field by field.
 	paths []string
+	// predicted is predictedLiveState (nil for a created or deleted one).
+	predicted any
 }
 
 // applyArgoDiff makes Argo CD's own diff the truth per field: a field its
@@ -281,108 +350,165 @@ func hasOwner(rep *model.Report, o model.Owner) bool {
 
 func originPtr(o model.Origin) *model.Origin { return &o }
 
-// verdict decides one drifted field.
-// fromLastApplied: the desired state is the live object's
-// last-applied-configuration (inferred mode), not Git.
-func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, res *normResult, app *Application, haveDesired, modified bool, seen []string, mode string, fromLastApplied bool) model.Verdict {
-	v := model.Verdict{Engine: Engine}
-	// Ignored: a rule removed the field (or an ancestor) before the diff.
+// verdict decides one drifted field from the comparison: a rule that hid
+// it, then whether Argo CD's diff shows it, then what a sync does.
+func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, cmp *comparison, app *Application) model.Verdict {
+	if v, ok := ruleVerdict(d, cfg, cmp.res); ok {
+		return v
+	}
+	if !cmp.ok {
+		if v, ok := managersVerdict(live, d, cfg); ok {
+			return v
+		}
+	}
+	if v, ok := aggregatedRoleVerdict(live, d, cfg); ok {
+		return v
+	}
+	shown := cmp.modified && anyCovers(cmp.seen, d.Path)
+	if cmp.ok && !shown {
+		if v, ok := knownTypesVerdict(live, d, cfg); ok {
+			return v
+		}
+		return notInDiffVerdict(d, cmp)
+	}
+	if !cmp.ok && cfg.structuredMerge && d.Change == model.Added {
+		// Inferred mode, server-side apply: the field is not argocd-
+		// controller's (diff.Infer lists only fields other managers own) and
+		// was added beside Git's. Argo CD's structured-merge diff applies its
+		// manifest as argocd-controller, which leaves fields of other
+		// managers alone (gitops-engine pkg/diff/diff.go StructuredMergeDiff).
+		return model.Verdict{Engine: Engine, Kind: model.LeftAlone,
+			Reason: "not applied by argocd-controller: a server-side apply leaves other managers' fields alone"}
+	}
+	if !cmp.ok && !cfg.structuredMerge && d.Change == model.Added && !inLastApplied(live, d.Path) {
+		// Inferred mode without Argo CD's last sync (another writer, kubectl
+		// edit for one, rewrote last-applied-configuration): Argo CD's
+		// client-side diff removes a live field only when the live
+		// last-applied-configuration, its "orig", has it (gitops-engine
+		// pkg/diff ThreeWayDiff; TwoWayDiff without it removes none).
+		return model.Verdict{Engine: Engine, Kind: model.LeftAlone,
+			Reason: "not in last-applied-configuration: Argo CD's 3-way diff removes only fields its last apply set"}
+	}
+	return outOfSyncVerdict(app, cmp.fromLastApplied)
+}
+
+// inLastApplied says whether live's last-applied-configuration, whoever
+// wrote it, has the field at p.
+func inLastApplied(live *unstructured.Unstructured, p string) bool {
+	la, err := lastApplied(live)
+	if err != nil || la == nil {
+		return false
+	}
+	_, ok := jsonpointer.Get(la.Object, p)
+	return ok
+}
+
+// ruleVerdict: a rule removed the field (or an ancestor) before the diff.
+func ruleVerdict(d *model.FieldDrift, cfg *compareConfig, res *normResult) (model.Verdict, bool) {
 	for _, r := range cfg.rules {
 		e := res.effects[r]
 		if e == nil {
 			continue
 		}
 		if rm, ok := e.covering(d.Path); ok {
-			v.Kind = model.Ignored
-			v.Rule = originPtr(r.Origin)
-			v.Reason = fmt.Sprintf("ignored by %s (%s removes %s)", r.Origin.String(), rm.By, rm.Path)
-			return v
+			return model.Verdict{Engine: Engine, Kind: model.Ignored, Rule: originPtr(r.Origin),
+				Reason: fmt.Sprintf("ignored by %s (%s removes %s)", r.Origin.String(), rm.By, rm.Path)}, true
 		}
 	}
-	if !haveDesired && cfg.parser != nil {
-		// Desired inferred from managedFields: Argo runs the managers step
-		// against its rendered desired state, where a field owned by a
-		// trusted manager that differs is removed. The drift's owners say
-		// the same thing.
-		gvk := live.GroupVersionKind()
-		for _, r := range cfg.rules {
-			if len(r.Managers) == 0 || !r.managersApply(gvk.Group, gvk.Kind, live.GetName(), live.GetNamespace()) {
-				continue
-			}
-			for _, m := range d.Managers {
-				if contains(r.Managers, m.Manager) {
-					v.Kind = model.Ignored
-					v.Rule = originPtr(r.Origin)
-					v.Reason = fmt.Sprintf("ignored by %s (manager %s owns the field)", r.Origin.String(), m.Manager)
-					return v
-				}
-			}
-		}
+	return model.Verdict{}, false
+}
+
+// managersVerdict: with the desired state inferred from managedFields,
+// Argo runs the managers step against its rendered desired state, where a
+// field owned by a trusted manager that differs is removed. The drift's
+// owners say the same thing.
+func managersVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig) (model.Verdict, bool) {
+	if cfg.parser == nil {
+		return model.Verdict{}, false
 	}
-	if gvk := live.GroupVersionKind(); cfg.settings.Compare.IgnoreAggregatedRoles && gvk.Group == "rbac.authorization.k8s.io" &&
-		(gvk.Kind == "ClusterRole" || gvk.Kind == "Role") && live.Object["aggregationRule"] != nil && covers("/rules", d.Path) {
-		// gitops-engine pkg/diff normalizeRole: an aggregated role's rules
-		// are filled in by the aggregation controller, so they are dropped.
-		o := cfg.settings.Source.origin("data["+keyCompareOptions+"].ignoreAggregatedRoles=true", "/data/"+keyCompareOptions)
-		if o.Object == "" {
-			o.Object = "ConfigMap " + DefaultNamespace + "/" + cmName
+	gvk := live.GroupVersionKind()
+	for _, r := range cfg.rules {
+		if len(r.Managers) == 0 || !r.managersApply(gvk.Group, gvk.Kind, live.GetName(), live.GetNamespace()) {
+			continue
 		}
-		v.Kind, v.Rule = model.Ignored, originPtr(o)
-		v.Reason = "rules of an aggregated role are ignored (" + o.String() + ")"
-		return v
-	}
-	if haveDesired && d.Change == model.Changed && (!modified || !anyCovers(seen, d.Path)) {
-		// knownTypeFields re-format a field (100m and 0.1 compare equal):
-		// name the rule that hid the difference.
-		gvk := live.GroupVersionKind()
-		for _, f := range cfg.knownFieldsFor(gvk.Group, gvk.Kind) {
-			if knownTypeConstructor(f.Type) == nil {
-				continue
-			}
-			if p := "/" + strings.ReplaceAll(f.Field, ".", "/"); covers(p, d.Path) {
-				v.Kind = model.Ignored
-				o := f.Origin
-				if o.Object == "" {
-					o = model.Origin{Object: "Argo CD built-in", Field: "argoproj.io/Rollout spec.template.spec is a PodSpec (util/argo/normalizers/knowntypes_normalizer.go)"}
-				}
-				v.Rule = originPtr(o)
-				v.Reason = fmt.Sprintf("equal once %s is read as %s (knownTypeFields, %s)", f.Field, f.Type, o.String())
-				return v
+		for _, m := range d.Managers {
+			if contains(r.Managers, m.Manager) {
+				return model.Verdict{Engine: Engine, Kind: model.Ignored, Rule: originPtr(r.Origin),
+					Reason: fmt.Sprintf("ignored by %s (manager %s owns the field)", r.Origin.String(), m.Manager)}, true
 			}
 		}
 	}
-	if haveDesired {
-		if !modified || !anyCovers(seen, d.Path) {
-			v.Kind = model.LeftAlone
-			switch {
-			case d.Change == model.Added && mode == "structured-merge" && fromLastApplied:
-				v.Reason = "not in last-applied-configuration (Argo CD's last sync) and not applied by argocd-controller: a server-side apply leaves other managers' fields alone"
-			case d.Change == model.Added && mode == "structured-merge":
-				v.Reason = "not in the desired state and not applied by argocd-controller: a server-side apply leaves other managers' fields alone"
-			case d.Change == model.Added && mode == "three-way" && fromLastApplied:
-				v.Reason = "extraneous: not in last-applied-configuration, Argo CD's 3-way diff does not report it"
-			case d.Change == model.Added && mode == "three-way":
-				v.Reason = "extraneous: in neither the desired state nor last-applied-configuration, so Argo CD's 3-way diff does not report it"
-			case d.Change == model.Added:
-				v.Reason = "extraneous: not in the desired state; Argo CD's 2-way diff never removes fields it does not manage"
-			case !modified:
-				v.Reason = "Argo CD's diff finds the resource Synced after normalization"
-			default:
-				v.Reason = "Argo CD's diff does not see this field after normalization"
+	return model.Verdict{}, false
+}
+
+// aggregatedRoleVerdict: gitops-engine pkg/diff normalizeRole drops the
+// rules of an aggregated role (WithIgnoreAggregatedRoles): the aggregation
+// controller fills them in.
+func aggregatedRoleVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig) (model.Verdict, bool) {
+	gvk := live.GroupVersionKind()
+	if !cfg.settings.Compare.IgnoreAggregatedRoles || gvk.Group != "rbac.authorization.k8s.io" ||
+		(gvk.Kind != "ClusterRole" && gvk.Kind != "Role") || live.Object["aggregationRule"] == nil || !covers("/rules", d.Path) {
+		return model.Verdict{}, false
+	}
+	o := cfg.settings.Source.origin("data["+keyCompareOptions+"].ignoreAggregatedRoles=true", "/data/"+keyCompareOptions)
+	if o.Object == "" {
+		o.Object = "ConfigMap " + DefaultNamespace + "/" + cmName
+	}
+	return model.Verdict{Engine: Engine, Kind: model.Ignored, Rule: originPtr(o),
+		Reason: "rules of an aggregated role are ignored (" + o.String() + ")"}, true
+}
+
+// knownTypesVerdict: knownTypeFields re-format a field (100m and 0.1
+// compare equal): name the rule that hid the difference.
+func knownTypesVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig) (model.Verdict, bool) {
+	if d.Change != model.Changed {
+		return model.Verdict{}, false
+	}
+	gvk := live.GroupVersionKind()
+	for _, f := range cfg.knownFieldsFor(gvk.Group, gvk.Kind) {
+		if knownTypeConstructor(f.Type) == nil {
+			continue
+		}
+		if p := "/" + strings.ReplaceAll(f.Field, ".", "/"); covers(p, d.Path) {
+			o := f.Origin
+			if o.Object == "" {
+				o = model.Origin{Object: "Argo CD built-in", Field: "argoproj.io/Rollout spec.template.spec is a PodSpec (util/argo/normalizers/knowntypes_normalizer.go)"}
 			}
-			return v
+			return model.Verdict{Engine: Engine, Kind: model.Ignored, Rule: originPtr(o),
+				Reason: fmt.Sprintf("equal once %s is read as %s (knownTypeFields, %s)", f.Field, f.Type, o.String())}, true
 		}
 	}
-	if !haveDesired && cfg.structuredMerge && d.Change == model.Added {
-		// Inferred mode, server-side apply: the field is not argocd-
-		// controller's (diff.Infer lists only fields other managers own) and
-		// was added beside Git's. Argo CD's structured-merge diff applies its
-		// manifest as argocd-controller, which leaves fields of other
-		// managers alone (gitops-engine pkg/diff/diff.go StructuredMergeDiff).
-		v.Kind = model.LeftAlone
-		v.Reason = "not applied by argocd-controller: a server-side apply leaves other managers' fields alone"
-		return v
+	return model.Verdict{}, false
+}
+
+// notInDiffVerdict: Argo CD's diff does not show the field; the reason
+// says which of its diffs leaves it alone.
+func notInDiffVerdict(d *model.FieldDrift, cmp *comparison) model.Verdict {
+	v := model.Verdict{Engine: Engine, Kind: model.LeftAlone}
+	added, mode, la := d.Change == model.Added, cmp.mode, cmp.fromLastApplied
+	switch {
+	case added && mode == "structured-merge" && la:
+		v.Reason = "not in last-applied-configuration (Argo CD's last sync) and not applied by argocd-controller: a server-side apply leaves other managers' fields alone"
+	case added && mode == "structured-merge":
+		v.Reason = "not in the desired state and not applied by argocd-controller: a server-side apply leaves other managers' fields alone"
+	case added && mode == "three-way" && la:
+		v.Reason = "extraneous: not in last-applied-configuration, Argo CD's 3-way diff does not report it"
+	case added && mode == "three-way":
+		v.Reason = "extraneous: in neither the desired state nor last-applied-configuration, so Argo CD's 3-way diff does not report it"
+	case added:
+		v.Reason = "extraneous: not in the desired state; Argo CD's 2-way diff never removes fields it does not manage"
+	case !cmp.modified:
+		v.Reason = "Argo CD's diff finds the resource Synced after normalization"
+	default:
+		v.Reason = "Argo CD's diff does not see this field after normalization"
 	}
+	return v
+}
+
+// outOfSyncVerdict: the field is in Argo CD's diff; what happens to it
+// depends on the sync policy.
+func outOfSyncVerdict(app *Application, fromLastApplied bool) model.Verdict {
+	v := model.Verdict{Engine: Engine, Kind: model.Reported}
 	oos := "OutOfSync"
 	if fromLastApplied {
 		oos = "OutOfSync against Argo CD's last sync"
@@ -392,14 +518,11 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		v.Kind = model.Reverted
 		v.Reason = oos + "; automated sync with selfHeal reverts it on the next reconcile"
 	case app != nil && app.AutoSync():
-		v.Kind = model.Reported
 		v.Reason = oos + "; automated sync without selfHeal does not revert live changes (only new Git revisions are synced)"
+	case app == nil:
+		v.Reason = oos + " (the Application's sync policy is unknown)"
 	default:
-		v.Kind = model.Reported
 		v.Reason = oos + " until someone syncs (manual sync policy)"
-		if app == nil {
-			v.Reason = oos + " (the Application's sync policy is unknown)"
-		}
 	}
 	if app != nil && app.HasSyncOption("RespectIgnoreDifferences=true") {
 		v.Reason += "; RespectIgnoreDifferences keeps ignored fields out of syncs"
@@ -691,6 +814,7 @@ func (a *Adapter) argoAPINotes(ctx context.Context, live *unstructured.Unstructu
 	msg := fmt.Sprintf("Argo CD's own diff (%s): %s", mr.From, status)
 	if norm != nil && pred != nil {
 		ans.paths = argoDiffPaths(changedPaths(pred.Object, norm.Object, ""))
+		ans.predicted = pred.Object
 		if len(ans.paths) > 0 {
 			msg += "; fields differing between predictedLiveState and normalizedLiveState: " + strings.Join(ans.paths, ", ")
 		}
@@ -727,13 +851,6 @@ func oneLine(s string) string {
 		return s[:i]
 	}
 	return s
-}
-
-func trackingMethodName(m string) string {
-	if m == "" {
-		return TrackingAnnotation + " (default)"
-	}
-	return m
 }
 
 // withTracking returns desired with the tracking metadata Argo CD sets on
@@ -903,5 +1020,85 @@ func unownedDiffs(drifts []model.FieldDrift, paths []string, live *unstructured.
 		}
 		out = append(out, fd)
 	}
+	// Argo CD's states hold a Secret's values: never in the report.
+	redact.Drifts(model.ResourceID{Group: live.GroupVersionKind().Group, Kind: live.GetKind()}, out)
 	return out
+}
+
+// dropPaths removes the drifts at paths (the tracking metadata Argo CD adds
+// to its own target: no difference in its comparison).
+func dropPaths(drifts []model.FieldDrift, paths []string) []model.FieldDrift {
+	if len(paths) == 0 {
+		return drifts
+	}
+	return slices.DeleteFunc(drifts, func(d model.FieldDrift) bool { return contains(paths, d.Path) })
+}
+
+// dropDefaulted removes the fields live has and desired leaves out where
+// the live value is the one Kubernetes' scheme defaults give desired (or
+// derive from the rest of live: derivedDefault), and
+// Argo CD's diff (seen) does not show them: its comparison defaults the
+// target the same way (gitops-engine applyPatch, normalizeTypedValue), so
+// they are no difference, whoever owns them (a server-side apply by
+// another manager, for one, takes over the defaults the first apply left
+// to nobody).
+func dropDefaulted(drifts []model.FieldDrift, seen []string, desired, live *unstructured.Unstructured) []model.FieldDrift {
+	if desired == nil {
+		return drifts
+	}
+	var defaulted any
+	computed := false
+	return slices.DeleteFunc(drifts, func(d model.FieldDrift) bool {
+		if d.Change != model.Added || anyCovers(seen, d.Path) {
+			return false
+		}
+		if !computed {
+			defaulted, computed = withSchemeDefaults(desired), true
+		}
+		want, _ := jsonpointer.Get(defaulted, d.Path)
+		got, ok := jsonpointer.Get(live.Object, d.Path)
+		return ok && (jsonEqual(want, got) || derivedDefault(live, d.Path, got))
+	})
+}
+
+// withSchemeDefaults is obj, remarshalled as Argo CD does, with the
+// scheme's defaults patched in; obj itself when its kind has none or the
+// defaulting fails.
+func withSchemeDefaults(obj *unstructured.Unstructured) any {
+	r := remarshal(obj)
+	data, err := json.Marshal(r.Object)
+	if err != nil {
+		return r.Object
+	}
+	if data, err = defaultsFor(data, r); err != nil {
+		return r.Object
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return r.Object
+	}
+	return out
+}
+
+// derivedDefault says whether the field at p is one Kubernetes' defaults
+// derive from the rest of live (a Service's
+// sessionAffinityConfig.clientIP.timeoutSeconds from sessionAffinity
+// ClientIP, kubernetes pkg/apis/core/v1/defaults.go SetDefaults_Service):
+// live without it, defaulted as Argo CD's diff defaults, has it back with
+// the value live holds. Nobody wrote such a field; it follows the one
+// that was written.
+func derivedDefault(live *unstructured.Unstructured, p string, got any) bool {
+	toks, err := jsonpointer.Parse(p)
+	if err != nil || len(toks) == 0 {
+		return false
+	}
+	without := live.DeepCopy()
+	parent, n := jsonpointer.Walk(without.Object, toks[:len(toks)-1])
+	m, ok := parent.(map[string]any)
+	if n != len(toks)-1 || !ok {
+		return false
+	}
+	delete(m, toks[len(toks)-1])
+	want, ok := jsonpointer.Get(withSchemeDefaults(without), p)
+	return ok && jsonEqual(want, got)
 }

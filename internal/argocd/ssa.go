@@ -46,30 +46,46 @@ func structuredMergeDiff(config, live *unstructured.Unstructured, pt *typed.Pars
 	if err != nil {
 		return nil, fmt.Errorf("error while running updater.Apply: %w", err)
 	}
-	liveV := typedToMap(tvLive)
 	if merged == nil {
-		return &diffResult{Modified: false, NormalizedLive: liveV, PredictedLive: liveV, Mode: "structured-merge"}, nil
+		// gitops-engine: no change, live as it is on both sides.
+		l := canonicalJSON(live.Object)
+		return &diffResult{Modified: false, NormalizedLive: l, PredictedLive: l, Mode: "structured-merge"}, nil
 	}
-	pred := typedToMap(merged)
+	pred, err := normalizeTypedValue(merged)
+	if err != nil {
+		return nil, fmt.Errorf("error applying default values in predicted live: %w", err)
+	}
+	liveV, err := normalizeTypedValue(tvLive)
+	if err != nil {
+		return nil, fmt.Errorf("error applying default values in live: %w", err)
+	}
 	return &diffResult{Modified: !reflect.DeepEqual(pred, liveV), NormalizedLive: liveV, PredictedLive: pred, Mode: "structured-merge"}, nil
 }
 
-// typedToMap mirrors normalizeTypedValue without scheme defaults: the
-// last-applied annotation is dropped, the value re-decoded through JSON.
-func typedToMap(tv *typed.TypedValue) any {
+// normalizeTypedValue mirrors gitops-engine's: the last-applied annotation
+// is dropped and, for a built-in kind, the scheme's defaults are patched
+// in (so a field the merge took out and Kubernetes defaults back, such as
+// a claim template's volumeMode, is not a difference, while one only the
+// API server's registry sets, such as its apiVersion and kind, is).
+func normalizeTypedValue(tv *typed.TypedValue) (any, error) {
 	m, ok := tv.AsValue().Unstructured().(map[string]any)
 	if !ok {
-		return nil
+		return nil, fmt.Errorf("error converting result typedValue: expected map got %T", tv.AsValue().Unstructured())
 	}
 	u := &unstructured.Unstructured{Object: m}
 	unstructured.RemoveNestedField(u.Object, "metadata", "annotations", LastAppliedAnnotation)
 	data, err := json.Marshal(u.Object)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("error while marshaling merged unstructured: %w", err)
+	}
+	if data, err = defaultsFor(data, u); err != nil {
+		return nil, fmt.Errorf("error applying defaults: %w", err)
 	}
 	var out any
-	_ = json.Unmarshal(data, &out)
-	return out
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // sameVersionConverter: desired and live share one API version here, so

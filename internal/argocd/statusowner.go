@@ -267,3 +267,12 @@ func inferredMarkDrifts(drifts []model.FieldDrift, live, marked *unstructured.Un
 	}
 	return out
 }
+
+// trackingMethodName names argocd-cm's application.resourceTrackingMethod
+// as a user reads it, the default included.
+func trackingMethodName(m string) string {
+	if m == "" {
+		return TrackingAnnotation + " (default)"
+	}
+	return m
+}

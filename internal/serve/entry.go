@@ -31,12 +31,16 @@ type entry struct {
 	name, namespace string
 	uid             types.UID
 	resourceVersion string
-	// raw is the object without status, as JSON, when an engine owned it
+	// raw is the object without status, as JSON compressed by c, when an
+	// engine owned it
 	// as the transform saw it; nil for every other object, of which serve
 	// keeps only the identity (Owned judges from labels, annotations and
 	// managedFields, all dropped then: a change of what marks ownership
 	// needs a restart, see Server.reload).
 	raw []byte
+	// n is raw's length once decompressed; c the kind's codec.
+	n int
+	c *codec
 }
 
 var _ metav1.ObjectMetaAccessor = (*entry)(nil)
@@ -71,15 +75,63 @@ func (e *entry) object(k scan.Kind) (*unstructured.Unstructured, error) {
 		u.SetGroupVersionKind(k.GVK)
 		return u, nil
 	}
+	raw, err := e.json()
+	if err != nil {
+		return nil, err
+	}
 	// scan.Decode is the dynamic client's decoding (utiljson: integers
 	// int64) and sets apiVersion/kind.
-	return scan.Decode(k, e.raw)
+	return scan.Decode(k, raw)
 }
 
-// newEntry builds the entry of a decoded object: judged is in (or a
-// shallow copy of it with its kind set); owned is the pipeline's
-// decision on it. in is read, never written.
-func newEntry(in *unstructured.Unstructured, owned bool) (*entry, error) {
+// metaOnly is what an owner change asks of a cached object
+// (Pipeline.Touches: the adapters' Owner, which reads labels and
+// annotations, as scan's Precheck does).
+type metaOnly struct {
+	Metadata struct {
+		Labels      map[string]string `json:"labels"`
+		Annotations map[string]string `json:"annotations"`
+	} `json:"metadata"`
+}
+
+// light decodes an owned entry's identity, labels and annotations only: an
+// owner change that may concern every object of an owner asks each cached
+// object, and decoding each in full would cost ~10 times more.
+func (e *entry) light(k scan.Kind) (*unstructured.Unstructured, error) {
+	raw, err := e.json()
+	if err != nil {
+		return nil, err
+	}
+	var m metaOnly
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	u, _ := (&entry{name: e.name, namespace: e.namespace, uid: e.uid, resourceVersion: e.resourceVersion}).object(k)
+	md := u.Object["metadata"].(map[string]any)
+	if len(m.Metadata.Labels) > 0 {
+		md["labels"] = anyMap(m.Metadata.Labels)
+	}
+	if len(m.Metadata.Annotations) > 0 {
+		md["annotations"] = anyMap(m.Metadata.Annotations)
+	}
+	return u, nil
+}
+
+func anyMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// json is an owned entry's object as JSON.
+func (e *entry) json() ([]byte, error) { return e.c.decompress(e.raw, e.n) }
+
+// newEntry builds the entry of a decoded object with its kind's codec:
+// in is the object with its kind set, owned the pipeline's decision on
+// it. in is read, never written.
+func newEntry(in *unstructured.Unstructured, owned bool, c *codec) (*entry, error) {
 	meta, _ := in.Object["metadata"].(map[string]any)
 	str := func(f string) string { s, _ := meta[f].(string); return s }
 	e := &entry{
@@ -111,8 +163,10 @@ func newEntry(in *unstructured.Unstructured, owned bool) (*entry, error) {
 		return nil, fmt.Errorf("serve: encode %s/%s for the cache: %w", e.namespace, e.name, err)
 	}
 	*bp = raw
-	// An exact copy: spare capacity would live as long as the entry.
-	e.raw = append([]byte(nil), raw...)
+	if e.raw, err = c.compress(raw); err != nil {
+		return nil, fmt.Errorf("serve: compress %s/%s for the cache: %w", e.namespace, e.name, err)
+	}
+	e.n, e.c = len(raw), c
 	return e, nil
 }
 

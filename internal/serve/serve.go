@@ -240,6 +240,7 @@ func (s *Server) Ready() bool { return s.ready.Load() }
 // tracker does, and -race caught the writes).
 func (s *Server) transform(k scan.Kind) cache.TransformFunc {
 	apiVersion, kind := k.GVK.GroupVersion().String(), k.GVK.Kind
+	c := &codec{}
 	return func(obj any) (any, error) {
 		in, ok := obj.(*unstructured.Unstructured)
 		if !ok {
@@ -254,7 +255,7 @@ func (s *Server) transform(k scan.Kind) cache.TransformFunc {
 			judged = &unstructured.Unstructured{Object: maps.Clone(in.Object)}
 			judged.SetGroupVersionKind(k.GVK)
 		}
-		return newEntry(judged, s.pipe.Load().Owned(k, judged))
+		return newEntry(judged, s.pipe.Load().Owned(k, judged), c)
 	}
 }
 
@@ -464,7 +465,11 @@ func (s *Server) clean(kind scan.Kind, e *entry) bool {
 	if pre == nil {
 		return false
 	}
-	cand, err := pre(kind, e.raw)
+	raw, err := e.json()
+	if err != nil {
+		return false
+	}
+	cand, err := pre(kind, raw)
 	return err == nil && !cand
 }
 
@@ -607,7 +612,7 @@ func (s *Server) followOwner(key string) {
 					if !ok || !e.owned() {
 						continue // no owner: no change of one touches it
 					}
-					if u, err := e.object(s.opts.Kinds[i]); err == nil && pipe.Touches(c, u) {
+					if u, err := e.light(s.opts.Kinds[i]); err == nil && pipe.Touches(c, u) {
 						s.requeueObject(i, e.namespace, e.name)
 					}
 				}

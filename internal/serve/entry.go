@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 	"unique"
@@ -200,17 +201,23 @@ func appendJSON(buf []byte, v any) ([]byte, error) {
 		}
 		return buf, nil
 	case map[string]any:
+		// Keys in order, as encoding/json writes them: objects of a kind
+		// then match their dictionary (codec) in long runs.
+		var small [16]string
+		keys := small[:0]
+		for k := range t {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
 		buf = append(buf, '{')
-		first := true
-		for k, e := range t {
-			if !first {
+		for i, k := range keys {
+			if i > 0 {
 				buf = append(buf, ',')
 			}
-			first = false
 			buf = appendString(buf, k)
 			buf = append(buf, ':')
 			var err error
-			if buf, err = appendJSON(buf, e); err != nil {
+			if buf, err = appendJSON(buf, t[k]); err != nil {
 				return nil, err
 			}
 		}

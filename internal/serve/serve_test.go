@@ -119,6 +119,10 @@ func newFixtureOwners(t testing.TB, ownerKinds []scan.Kind, newAdapter func(mode
 				return owned
 			},
 			Culprit: in.Culprit,
+			Precheck: func(k scan.Kind, raw []byte) (bool, error) {
+				cand, _, err := in.Precheck(k, raw)
+				return cand != nil, err
+			},
 			Follow:  in.UpdateOwner,
 			Touches: in.Touches,
 		}, nil
@@ -137,6 +141,7 @@ func newFixtureOwners(t testing.TB, ownerKinds []scan.Kind, newAdapter func(mode
 		Explain:  p.Explain,
 		Owned:    p.Owned,
 		Culprit:  p.Culprit,
+		Precheck: p.Precheck,
 		Follow:   p.Follow,
 		Touches:  p.Touches,
 		Reload:   func(context.Context) (Pipeline, error) { return pipeline() },

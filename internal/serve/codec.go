@@ -22,8 +22,8 @@ const maxDict = 32 << 10
 // Objects of a kind share most of their bytes: the keys, the shape of
 // their managedFields, the values their engine sets on all of them. With
 // the kind's first object as flate's preset dictionary, what stays of each
-// is mostly what makes it differ: ~100-200 bytes for a Deployment of
-// ~2.4 KiB (BenchmarkEntry). Safe for concurrent use; the dictionary is
+// is mostly what makes it differ: 106 bytes on average for real
+// Deployments and ConfigMaps of 1,952 bytes of JSON (BenchmarkEntry). Safe for concurrent use; the dictionary is
 // set once and never changes, so every entry of the kind decodes with it.
 type codec struct {
 	dict atomic.Pointer[[]byte]

@@ -76,6 +76,7 @@ unit:
 # redis-server (for the real Argo CD) comes from Debian when missing.
 e2e: deps cluster
 	$(GO) test -count=1 -tags e2e -timeout $(E2E_TIMEOUT) ./e2e/...
+	$(GO) test -count=1 -tags e2e -run TestEntriesKeepVerdicts ./internal/serve/
 
 deps:
 	hack/install-deps.sh

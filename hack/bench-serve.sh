@@ -20,7 +20,16 @@
 #     BENCH_WINDOW seconds (default 120): requests received from serve's
 #     user agent, by verb and resource, from the audit log (one per audit
 #     ID), and VmHWM / VmRSS from /proc/PID/status at the window's end;
-#   - reports serve's start-up requests apart.
+#   - reports serve's start-up requests apart;
+#   - reads serve's CPU (utime+stime, /proc/PID/stat) when it synced: the
+#     initial sync's CPU, start-up included;
+#   - also runs serve over an empty namespace (-n bench-empty) once, the
+#     process's floor: bytes per watched object = (RSS at N - RSS empty) / N.
+# BENCH_BASE=REF also builds REF (git archive of this repository) and
+# measures it on the same loaded cluster right before the checkout's binary:
+# before/after figures from one load, one session. BENCH_PPROF=DIR saves a
+# heap profile of each serve at the window's end (serve --pprof) as
+# DIR/heap-LABEL-N.pb.gz.
 # Needs jq (hack/install-deps.sh). Nothing is written inside the checkout;
 # the private control plane is stopped and its directory removed at exit.
 set -euo pipefail
@@ -29,6 +38,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SIZES=${BENCH_SIZES:-1000 10000}
 WINDOW=${BENCH_WINDOW:-120}
 NSCOUNT=${BENCH_NAMESPACES:-10}
+BASE=${BENCH_BASE:-}
+PPROF=${BENCH_PPROF:-}
 PORT=16503
 ETCD_PORT=12441
 METRICS=127.0.0.1:16505
@@ -52,7 +63,18 @@ trap 'stop_all; rm -rf "$WORK"' EXIT
 
 log "building kubectl-drift"
 (cd "$ROOT" && go build -o "$WORK/kubectl-drift" ./plugins/kubectl-drift)
+# BINS: "LABEL=PATH" of each binary measured, in order.
+BINS=("head=$WORK/kubectl-drift")
+if [ -n "$BASE" ]; then
+  log "building kubectl-drift at $BASE (BENCH_BASE)"
+  mkdir -p "$WORK/base-src"
+  git -C "$ROOT" archive "$BASE" | tar -x -C "$WORK/base-src"
+  (cd "$WORK/base-src" && go build -o "$WORK/kubectl-drift-base" ./plugins/kubectl-drift)
+  BINS=("base=$WORK/kubectl-drift-base" "${BINS[@]}")
+fi
+[ -z "$PPROF" ] || mkdir -p "$PPROF"
 CRDS=$("$ROOT/hack/build-tools.sh" flux-crds)
+CLK_TCK=$(getconf CLK_TCK)
 # serve authenticates as the cluster's read-only user "reader": only its
 # requests are audited (the load's applies would drown them).
 bench_audit_policy "$POLICY" reader
@@ -61,8 +83,13 @@ bench_audit_policy "$POLICY" reader
 scrape() { curl -fsS "http://$METRICS/metrics" >"$WORK/metrics" 2>/dev/null || : >"$WORK/metrics"; }
 # sum NAME: the sum of NAME's samples (all labels) in the last scrape.
 sum() { awk -v m="$1" '$1 == m || index($1, m "{") == 1 {s += $2} END {printf "%.0f\n", s}' "$WORK/metrics"; }
+# cpu PID: the process's CPU seconds so far (user + system, /proc/PID/stat).
+cpu() { awk -v t="$CLK_TCK" '{printf "%.2f\n", ($14 + $15) / t}' "/proc/$1/stat"; }
 
-bench() {
+# load N: a fresh private control plane with the Flux CRDs, the
+# Kustomization flux-system/apps, the empty namespace bench-empty and N
+# objects.
+load() {
   local n=$1
   stop_all; SERVE_PID=
   rm -rf "$RUN" "$AUDIT"
@@ -72,6 +99,7 @@ bench() {
   "$KUBECTL" apply --server-side --field-manager=bench -f "$CRDS" >/dev/null
   "$KUBECTL" wait --for=condition=Established --timeout=60s crd/kustomizations.kustomize.toolkit.fluxcd.io >/dev/null
   "$KUBECTL" create namespace flux-system >/dev/null
+  "$KUBECTL" create namespace bench-empty >/dev/null
   "$KUBECTL" apply --server-side --field-manager=bench -f - >/dev/null <<'YAML'
 apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
@@ -79,13 +107,19 @@ metadata: {name: apps, namespace: flux-system}
 spec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
 YAML
   bench_load "$n"
-  local objects
-  objects=$("$KUBECTL" get deployments,configmaps -A --no-headers | wc -l)
+}
 
-  local t0 t_sync from to
+# measure LABEL BIN N SCOPE...: one serve run of BIN over SCOPE (-A, or
+# -n bench-empty), to sync and through the window; appends a RESULT line.
+measure() {
+  local label=$1 bin=$2 n=$3; shift 3
+  local objects=0
+  if [ "$1" = -A ]; then objects=$("$KUBECTL" get deployments,configmaps -A --no-headers | wc -l); fi
+  local t0 from to s0=$SECONDS t_ready=-1 t_sync sync_cpu
+  local extra=()
+  [ -z "$PPROF" ] || extra=(--pprof)
   t0=$(bench_now)
-  local s0=$SECONDS
-  "$WORK/kubectl-drift" serve -A --kinds deployments,configmaps --metrics-bind-address "$METRICS" \
+  "$bin" serve "$@" --kinds deployments,configmaps --metrics-bind-address "$METRICS" "${extra[@]}" \
     --kubeconfig "$DRIFT_READER_KUBECONFIG" 2>"$WORK/serve.log" &
   SERVE_PID=$!
   # Synced: /readyz answers and every listed object was explained, then
@@ -94,6 +128,7 @@ YAML
   while :; do
     kill -0 "$SERVE_PID" 2>/dev/null || { log "serve exited:"; cat "$WORK/serve.log" >&2; return 1; }
     if curl -fsS "http://$METRICS/readyz" >/dev/null 2>&1; then
+      [ "$t_ready" -ge 0 ] || t_ready=$((SECONDS - s0))
       scrape; cur=$(sum kubectl_drift_serve_events_total)
       if [ "$cur" -ge "$objects" ] && [ "$cur" = "$last" ]; then
         stable=$((stable + 1)); [ "$stable" -ge 5 ] && break
@@ -102,54 +137,70 @@ YAML
       fi
       last=$cur
     fi
-    [ $((SECONDS - s0)) -lt 900 ] || { log "serve did not sync in 900 s"; return 1; }
+    [ $((SECONDS - s0)) -lt 1800 ] || { log "serve did not sync in 1800 s"; return 1; }
     sleep 1
   done
+  sync_cpu=$(cpu "$SERVE_PID")
   t_sync=$((SECONDS - s0 - 5))
   from=$(bench_now)
-  log "N=$n: serve synced ($objects objects explained $last times); measuring for ${WINDOW}s"
+  log "$label N=$n ($*): serve synced ($objects objects explained $last times, ${sync_cpu}s CPU); measuring for ${WINDOW}s"
   sleep "$WINDOW"
   to=$(bench_now)
-  local hwm rss heap drifted
+  local hwm rss heap drifted rest_cpu
   hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$SERVE_PID/status")
   rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$SERVE_PID/status")
+  rest_cpu=$(awk -v a="$(cpu "$SERVE_PID")" -v b="$sync_cpu" 'BEGIN {printf "%.2f\n", a - b}')
   scrape
   heap=$(sum go_memstats_heap_alloc_bytes)
   drifted=$(sum kubectl_drift_objects)
+  [ -z "$PPROF" ] || curl -fsS "http://$METRICS/debug/pprof/heap" >"$PPROF/heap-$label-$n.pb.gz" || true
   kill "$SERVE_PID"; wait "$SERVE_PID" || true; SERVE_PID=
 
   local startup window
   startup=$(bench_audit_count "$AUDIT" "$t0" "$from" | awk '$1 == "kubectl-drift"')
   window=$(bench_audit_count "$AUDIT" "$from" "$to" | awk '$1 == "kubectl-drift"')
-  echo "== N=$n (objects: $objects, drifted: $drifted; sync ${t_sync}s; window ${WINDOW}s)"
+  echo "== $label N=$n $* (objects: $objects, drifted: $drifted; ready ${t_ready}s, sync ${t_sync}s, sync CPU ${sync_cpu}s; window ${WINDOW}s, CPU in it ${rest_cpu}s)"
   echo "  start-up requests (verb resource count):"
   awk '{printf "    %-6s %-24s %d\n", $2, $3, $4}' <<<"$startup"
   echo "  steady-state requests in the window:"
   if [ -z "$window" ]; then echo "    none"; else awk '{printf "    %-6s %-24s %d\n", $2, $3, $4}' <<<"$window"; fi
-  awk -v w="$WINDOW" -v hwm="$hwm" -v rss="$rss" -v heap="$heap" -v n="$n" '
+  awk -v w="$WINDOW" -v hwm="$hwm" -v rss="$rss" -v heap="$heap" -v n="$objects" '
     {all += $4; if ($2 != "watch") other += $4}
     END {
       printf "  requests/min: %.1f in all, %.1f other than WATCH (target 0: %s)\n", all*60/w, other*60/w, other == 0 ? "met" : "MISSED"
-      printf "  peak RSS (VmHWM): %.1f MB, RSS at the end %.1f MB, Go heap %.1f MB; target < 300 MB at 10000: %s\n",
-        hwm/1024, rss/1024, heap/1048576, (n < 10000 || hwm < 300*1024) ? "met" : "MISSED"
+      printf "  peak RSS (VmHWM): %.1f MB, RSS at the end %.1f MB, Go heap %.1f MB; target < 300 MB at 100000: %s\n",
+        hwm/1024, rss/1024, heap/1048576, (n < 100000 || hwm < 300*1024) ? "met" : "MISSED"
     }' <<<"$window"
-  RESULT+=("$n $objects $hwm $heap")
+  local rpm
+  rpm=$(awk -v w="$WINDOW" '$2 != "watch" {o += $4} END {printf "%.1f\n", o*60/w}' <<<"$window")
+  RESULT+=("$label $n $objects $hwm $rss $heap $t_ready $t_sync $sync_cpu $rpm")
 }
 
-echo "kubectl-drift serve benchmark: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, kube-apiserver v1.37.2 (private, :$PORT), go $(go env GOVERSION)"
+echo "kubectl-drift serve benchmark: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, kube-apiserver v1.37.2 (private, :$PORT), go $(go env GOVERSION)${BASE:+, base $BASE ($(git -C "$ROOT" rev-parse --short "$BASE")) against head $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD || echo '+changes')}"
 RESULT=()
+first=1
 for n in $SIZES; do
-  bench "$n"
+  load "$n"
+  for b in "${BINS[@]}"; do
+    label=${b%%=*}
+    # The floor (an empty namespace) once per binary, on the first load.
+    [ "$first" = 0 ] || measure "$label" "${b#*=}" 0 -n bench-empty
+    measure "$label" "${b#*=}" "$n" -A
+  done
+  first=0
 done
 
 log "in-process baseline: go test -bench BenchmarkCacheMemory ./internal/serve"
 base=$(cd "$ROOT" && go test -run '^$' -bench 'BenchmarkCacheMemory' -benchtime 1x ./internal/serve | awk '/^BenchmarkCacheMemory\// {split($1, a, "[/-]"); for (i = 2; i < NF; i++) if ($(i + 1) == "MB-heap") print a[2], $i}')
-echo "== against BenchmarkCacheMemory (in-process Go heap of the informer cache and serve's state; N owned + N unowned ConfigMaps)"
-printf '  %-8s %-8s %-14s %-14s %-16s %s\n' N objects "peak RSS MB" "Go heap MB" "baseline MB" "RSS/baseline heap/baseline"
+echo "== summary (RSS and heap in MB; bytes/object: (RSS at end - RSS of the empty run) / objects; CPU in s; non-WATCH requests/min at rest)"
+printf '  %-5s %-7s %-8s %-9s %-9s %-8s %-9s %-6s %-6s %-8s %-8s %s\n' binary N objects "peak RSS" "RSS" "heap" "B/object" ready sync "sync CPU" "req/min" "BenchmarkCacheMemory heap"
 for r in "${RESULT[@]}"; do
-  read -r n objects hwm heap <<<"$r"
+  read -r label n objects hwm rss heap t_ready t_sync sync_cpu rpm <<<"$r"
+  floor=$(printf '%s\n' "${RESULT[@]}" | awk -v l="$label" '$1 == l && $2 == 0 {print $5; exit}')
   b=$(awk -v n="$n" '$1 == n {print $2}' <<<"$base")
-  awk -v n="$n" -v o="$objects" -v hwm="$hwm" -v heap="$heap" -v b="${b:-0}" 'BEGIN {
-    printf "  %-8d %-8d %-14.1f %-14.1f %-16.1f %s\n", n, o, hwm/1024, heap/1048576, b, (b > 0) ? sprintf("%.1f %.1f", hwm/1024/b, heap/1048576/b) : "-"
+  awk -v l="$label" -v n="$n" -v o="$objects" -v hwm="$hwm" -v rss="$rss" -v heap="$heap" -v f="${floor:-0}" \
+    -v tr="$t_ready" -v ts="$t_sync" -v c="$sync_cpu" -v rpm="$rpm" -v b="${b:--}" 'BEGIN {
+    printf "  %-5s %-7d %-8d %-9.1f %-9.1f %-8.1f %-9s %-6d %-6d %-8.2f %-8.1f %s\n", l, n, o, hwm/1024, rss/1024, heap/1048576,
+      (o > 0 ? sprintf("%.0f", (rss - f) * 1024 / o) : "-"), tr, ts, c, rpm, b
   }'
 done

@@ -224,6 +224,7 @@ func (o *ServeOptions) Complete(ctx context.Context) error {
 		Explain:       pipe.Explain,
 		Owned:         pipe.Owned,
 		Culprit:       pipe.Culprit,
+		Precheck:      pipe.Precheck,
 		Follow:        pipe.Follow,
 		Touches:       pipe.Touches,
 		Reload: func(ctx context.Context) (serve.Pipeline, error) {
@@ -334,6 +335,10 @@ func (o *ServeOptions) pipeline(cache *serve.OwnerCache, c *cluster.Client, rm *
 				return owned
 			},
 			Culprit: in.Culprit,
+			Precheck: func(k scan.Kind, raw []byte) (bool, error) {
+				cand, _, err := in.Precheck(k, raw)
+				return cand != nil, err
+			},
 			Follow:  in.UpdateOwner,
 			Touches: in.Touches,
 		}, warns, nil

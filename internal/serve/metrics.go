@@ -3,7 +3,6 @@ package serve
 import (
 	dto "github.com/prometheus/client_model/go"
 	"google.golang.org/protobuf/proto"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
@@ -40,10 +39,12 @@ func (s *Server) gather() ([]*dto.MetricFamily, error) {
 	res := &scan.Result{Items: items, Started: last}
 	res.Stats.Kinds = len(s.opts.Kinds)
 	res.Stats.KindsSkipped = s.opts.SkippedKinds
-	for i, inf := range s.informer {
+	for _, inf := range s.informer {
 		for _, o := range inf.GetStore().List() {
 			res.Stats.Objects++
-			if u, ok := asUnstructured(o); ok && pipe.Owned(s.opts.Kinds[i], u) {
+			// Owned as the transform judged it: asking again would
+			// decode every owned object on every scrape.
+			if e, ok := o.(*entry); ok && e.owned() {
 				res.Stats.Owned++
 			}
 		}
@@ -123,9 +124,4 @@ func groupKind(group, kind string) string {
 		return kind
 	}
 	return kind + "." + group
-}
-
-func asUnstructured(o any) (*unstructured.Unstructured, bool) {
-	u, ok := o.(*unstructured.Unstructured)
-	return u, ok
 }

@@ -119,6 +119,10 @@ func newFixtureOwners(t testing.TB, ownerKinds []scan.Kind, newAdapter func(mode
 				return owned
 			},
 			Culprit: in.Culprit,
+			Precheck: func(k scan.Kind, raw []byte) (bool, error) {
+				cand, _, err := in.Precheck(k, raw)
+				return cand != nil, err
+			},
 			Follow:  in.UpdateOwner,
 			Touches: in.Touches,
 		}, nil
@@ -137,6 +141,7 @@ func newFixtureOwners(t testing.TB, ownerKinds []scan.Kind, newAdapter func(mode
 		Explain:  p.Explain,
 		Owned:    p.Owned,
 		Culprit:  p.Culprit,
+		Precheck: p.Precheck,
 		Follow:   p.Follow,
 		Touches:  p.Touches,
 		Reload:   func(context.Context) (Pipeline, error) { return pipeline() },
@@ -270,11 +275,11 @@ func TestServeHTTPAndTransform(t *testing.T) {
 	if !ok {
 		t.Fatal("unowned object not cached")
 	}
-	if u := plain.(*unstructured.Unstructured); u.Object["data"] != nil || len(u.GetAnnotations()) != 0 || u.GetName() != "plain" {
+	if u := decoded(t, plain); u.Object["data"] != nil || len(u.GetAnnotations()) != 0 || u.GetName() != "plain" {
 		t.Errorf("unowned object kept more than metadata: %v", u.Object)
 	}
 	dr, _, _ := store.GetByKey("shop/drifted")
-	if u := dr.(*unstructured.Unstructured); u.Object["status"] != nil || u.Object["data"] == nil || len(u.GetManagedFields()) == 0 {
+	if u := decoded(t, dr); u.Object["status"] != nil || u.Object["data"] == nil || len(u.GetManagedFields()) == 0 {
 		t.Errorf("owned object: status kept or data/managedFields lost: %v", u.Object)
 	}
 	if _, m := get("/metrics"); !strings.Contains(m, "kubectl_drift_owned_objects 1") || !strings.Contains(m, "kubectl_drift_scan_objects 2") {
@@ -488,7 +493,10 @@ func TestTransformReadsOnly(t *testing.T) {
 		if !equality.Semantic.DeepEqual(before.Object, c.in.Object) {
 			t.Errorf("%s: input written:\n%v\nwas\n%v", before.GetName(), c.in.Object, before.Object)
 		}
-		u := got.(*unstructured.Unstructured)
+		if again, _ := tf(got); again != got {
+			t.Errorf("%s: transform not idempotent", before.GetName())
+		}
+		u := decoded(t, got)
 		if u.GroupVersionKind() != cmKind.GVK || u.GetName() != before.GetName() || u.GetUID() != before.GetUID() {
 			t.Errorf("%s: kept %v", before.GetName(), u.Object)
 		}
@@ -518,4 +526,18 @@ func TestDropManagedFieldsReadsOnly(t *testing.T) {
 	if len(u.GetManagedFields()) != 0 || u.Object["status"] == nil || u.GetName() != "apps" {
 		t.Errorf("kept %v", u.Object)
 	}
+}
+
+// decoded is the object a cached entry decodes to for the configmaps kind.
+func decoded(t testing.TB, obj any) *unstructured.Unstructured {
+	t.Helper()
+	e, ok := obj.(*entry)
+	if !ok {
+		t.Fatalf("cached %T, want *entry", obj)
+	}
+	u, err := e.object(cmKind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }

@@ -272,11 +272,11 @@ func renderTemplate(v any, params map[string]any, goTemplate bool) (any, error) 
 		if goTemplate {
 			tp, err := template.New("").Option("missingkey=zero").Parse(t)
 			if err != nil {
-				return nil, fmt.Errorf("goTemplate %q not evaluated offline: %v", t, err)
+				return nil, fmt.Errorf("goTemplate %q not evaluated offline: %w", t, err)
 			}
 			var b bytes.Buffer
 			if err := tp.Execute(&b, params); err != nil {
-				return nil, fmt.Errorf("goTemplate %q not evaluated offline: %v", t, err)
+				return nil, fmt.Errorf("goTemplate %q not evaluated offline: %w", t, err)
 			}
 			return strings.ReplaceAll(b.String(), "<no value>", ""), nil
 		}

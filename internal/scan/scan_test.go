@@ -520,7 +520,7 @@ func TestPrintTableFits(t *testing.T) {
 					}
 				}
 			}
-			if got := strings.Count(out, ": reverted") + strings.Count(out, ": unknown") + strings.Count(out, ": reported"); got != rows {
+			if got := strings.Count(out, ": reverted") + strings.Count(out, ": unknown") + strings.Count(out, ": reported") + strings.Count(out, ": left-alone"); got != rows {
 				t.Errorf("%d verdict cells, want one per drifted field (%d):\n%s", got, rows, out)
 			}
 			assertGolden(t, fmt.Sprintf("shop-table-%dcol.golden", width), out)

@@ -361,49 +361,8 @@ func (w *Watcher) drain(ctx context.Context, k Kind, f followed, wi watch.Interf
 func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj *unstructured.Unstructured, deleted bool) error {
 	uid := obj.GetUID()
 	now := w.now()
-	cur := map[string]trackedField{}
-	var rep *model.Report
-	var cand *Candidate
-	if !deleted {
-		cand, _ = w.Inspector.PrecheckObject(k, obj)
-	}
-	if cand != nil {
-		var err error
-		rep, _, err = w.Inspector.Explain(ctx, judgeMu, cand, obj)
-		if err != nil {
-			rep = nil
-		}
-	}
-	if rep != nil {
-		for _, d := range rep.Drifts {
-			if !d.Counts() {
-				continue // every engine ignores it: not drift worth following
-			}
-			m := w.Inspector.culprit(d)
-			since := now
-			if m.Time != nil && m.Time.Before(now) {
-				since = *m.Time
-			}
-			cur[d.Path] = trackedField{fieldPath: d.FieldPath, manager: m, since: since, verdicts: d.Verdicts, source: rep.DesiredSource}
-		}
-		if st := statusOnly(rep); len(cur) == 0 && st != "" {
-			cur[statusField] = trackedField{since: now, source: rep.DesiredSource, status: st}
-		}
-	}
-	var fights []fight.Fight
-	if deleted {
-		w.fights.Forget(string(uid))
-	} else {
-		drifted := make([]FightDrift, 0, len(cur))
-		for p, f := range cur {
-			if p != statusField {
-				drifted = append(drifted, FightDrift{Path: p, Manager: f.manager.Manager})
-			}
-		}
-		gvk := obj.GroupVersionKind()
-		ref := fight.Object{UID: string(uid), Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
-		_, fights = FeedFights(w.fights, ref, obj, drifted, now)
-	}
+	rep, cur := w.currentDrift(ctx, judgeMu, k, obj, deleted, now)
+	fights := w.feedFights(obj, cur, deleted, now)
 
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -422,6 +381,79 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 		gvk := obj.GroupVersionKind()
 		t.id = model.ResourceID{Group: gvk.Group, Version: gvk.Version, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
 	}
+	events := w.endedFields(t, cur, obj, deleted, now)
+	events = append(events, w.startedFields(t, cur, now)...)
+	events = append(events, fightEvents(t, fights, now)...)
+	if len(t.fields) == 0 {
+		delete(w.state, uid)
+	}
+	// By field; at one field the fight after the drift that completed it.
+	sort.SliceStable(events, func(i, j int) bool { return events[i].Path < events[j].Path })
+	for _, ev := range events {
+		if err := w.Emit(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// currentDrift judges obj now (nothing for a deleted object) and returns
+// the report and the fields worth following, by path; an object whose
+// only drift is its status is followed under statusField.
+func (w *Watcher) currentDrift(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj *unstructured.Unstructured, deleted bool, now time.Time) (*model.Report, map[string]trackedField) {
+	cur := map[string]trackedField{}
+	if deleted {
+		return nil, cur
+	}
+	cand, _ := w.Inspector.PrecheckObject(k, obj)
+	if cand == nil {
+		return nil, cur
+	}
+	rep, _, err := w.Inspector.Explain(ctx, judgeMu, cand, obj)
+	if err != nil || rep == nil {
+		return nil, cur
+	}
+	for _, d := range rep.Drifts {
+		if !d.Counts() {
+			continue // every engine ignores it: not drift worth following
+		}
+		m := w.Inspector.culprit(d)
+		since := now
+		if m.Time != nil && m.Time.Before(now) {
+			since = *m.Time
+		}
+		cur[d.Path] = trackedField{fieldPath: d.FieldPath, manager: m, since: since, verdicts: d.Verdicts, source: rep.DesiredSource}
+	}
+	if st := statusOnly(rep); len(cur) == 0 && st != "" {
+		cur[statusField] = trackedField{since: now, source: rep.DesiredSource, status: st}
+	}
+	return rep, cur
+}
+
+// feedFights gives the fight detector the object's drifted fields (a
+// deleted object is forgotten) and returns the fights it completed.
+func (w *Watcher) feedFights(obj *unstructured.Unstructured, cur map[string]trackedField, deleted bool, now time.Time) []fight.Fight {
+	uid := obj.GetUID()
+	if deleted {
+		w.fights.Forget(string(uid))
+		return nil
+	}
+	drifted := make([]FightDrift, 0, len(cur))
+	for p, f := range cur {
+		if p != statusField {
+			drifted = append(drifted, FightDrift{Path: p, Manager: f.manager.Manager})
+		}
+	}
+	gvk := obj.GroupVersionKind()
+	ref := fight.Object{UID: string(uid), Group: gvk.Group, Kind: gvk.Kind, Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	_, fights := FeedFights(w.fights, ref, obj, drifted, now)
+	return fights
+}
+
+// endedFields removes from t the fields no longer drifted and returns
+// their events: deleted with the object, reverted when GitOps took the
+// field back, else resolved. The caller holds w.mu.
+func (w *Watcher) endedFields(t *tracked, cur map[string]trackedField, obj *unstructured.Unstructured, deleted bool, now time.Time) []WatchEvent {
 	var events []WatchEvent
 	for p, f := range t.fields {
 		if _, still := cur[p]; still {
@@ -437,6 +469,14 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 		events = append(events, w.ended(typ, t, p, f, now))
 		delete(t.fields, p)
 	}
+	return events
+}
+
+// startedFields records in t the fields drifted now and returns an event
+// for each new one; a field already drifted keeps its since. The caller
+// holds w.mu.
+func (w *Watcher) startedFields(t *tracked, cur map[string]trackedField, now time.Time) []WatchEvent {
+	var events []WatchEvent
 	for p, f := range cur {
 		if old, had := t.fields[p]; had {
 			f.since = old.since // the same drift goes on
@@ -448,6 +488,12 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 			Manager: f.manager.Manager, Class: f.manager.Class, Owner: t.owner, Since: f.since, Interval: intervalString(t.ival), Verdicts: f.verdicts,
 			DesiredSource: f.source, Status: f.status})
 	}
+	return events
+}
+
+// fightEvents are the events of the fights completed at this observation.
+func fightEvents(t *tracked, fights []fight.Fight, now time.Time) []WatchEvent {
+	events := make([]WatchEvent, 0, len(fights))
 	for _, fg := range fights {
 		f := t.fields[fg.Field]
 		events = append(events, WatchEvent{Time: now, Type: EventFight, Resource: t.id, Path: fg.Field, FieldPath: f.fieldPath,
@@ -456,17 +502,7 @@ func (w *Watcher) observe(ctx context.Context, judgeMu *sync.Mutex, k Kind, obj 
 			Fight: &WatchFight{EngineManager: fg.EngineManager, EngineValue: fg.EngineValue, Manager: fg.Manager, Value: fg.Value,
 				Flips: fg.Flips, First: fg.First, Last: fg.Last, PeriodSeconds: fg.Period.Seconds()}})
 	}
-	if len(t.fields) == 0 {
-		delete(w.state, uid)
-	}
-	// By field; at one field the fight after the drift that completed it.
-	sort.SliceStable(events, func(i, j int) bool { return events[i].Path < events[j].Path })
-	for _, ev := range events {
-		if err := w.Emit(ev); err != nil {
-			return err
-		}
-	}
-	return nil
+	return events
 }
 
 // forgetUnseen ends the drift of objects of kind k that a relist did not

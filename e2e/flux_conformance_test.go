@@ -577,8 +577,14 @@ func TestFluxConformance(t *testing.T) {
 // fxUnknownCap is the most `unknown` verdicts each mode may give over the
 // whole suite (fields the tool says it cannot judge, naming why). Measured
 // on the 61 scenarios; lower it when a verdict becomes certain, never
-// raise it to let a change pass.
-var fxUnknownCap = map[string]int{modeInferred: 17, modeFile: 1, modeDryRun: 0}
+// raise it to let a change pass. Raised once, 17 -> 18 (2026-12-05, issue
+// 30's R1): a kubectl write under a `.spec.ignore` path is `unknown` in
+// inferred mode, because whether the next apply removes it depends on
+// whether Git sets the field, which inferred mode cannot see; the
+// differential generator found it confidently wrong when Git does not set
+// it (seeds 4073, 4078, 4154, 4276, 6077), and ignore-image-path here is
+// the case where Git does. An honest "cannot tell", not a regression.
+var fxUnknownCap = map[string]int{modeInferred: 18, modeFile: 1, modeDryRun: 0}
 
 // fxInferredBlindCap caps inferred-mode unknown verdicts on fields the
 // controller then changed (in -f and --server-dry-run such a verdict is a

@@ -233,7 +233,12 @@ func NewEnv(root string) (*Env, error) {
 	}
 	docs, _ := source.LoadFiles([]string{abs}, nil, source.Options{Recursive: true, NoPositions: true})
 	env := &Env{Root: abs, Remotes: gitRemotes(abs), Secrets: redact.NewScrubber(), origins: map[*unstructured.Unstructured]string{}}
+	patches := patchFiles(abs)
 	for _, d := range source.WithObject(docs) {
+		// Kustomize patch fragments are no objects to render or look up.
+		if patches[filepath.Clean(d.File)] || hasPatchDirective(d.Object.Object, 0) {
+			continue
+		}
 		if !d.Object.IsList() {
 			env.Files = append(env.Files, d.Object)
 			env.origins[d.Object] = d.File

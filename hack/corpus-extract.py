@@ -27,7 +27,7 @@ def spdx(text):
         return "MIT" if b"above copyright notice and this permission notice shall be included" in b" ".join(text.split()) else "MIT-0"
     return "unknown (read LICENSE.upstream)"
 
-def extract(owner_repo, patterns, excludes=(), docfilter=None, maxbytes=60000, limit=None):
+def extract(owner_repo, patterns, excludes=(), docfilter=None, maxbytes=60000, limit=None, whole=()):
     repo = owner_repo.replace("/", "+")
     commit = git(repo, "rev-parse", "HEAD").decode().strip()
     files = git(repo, "ls-tree", "-r", "--name-only", "HEAD").decode().splitlines()
@@ -49,7 +49,12 @@ def extract(owner_repo, patterns, excludes=(), docfilter=None, maxbytes=60000, l
     for f in files:
         if not any(fnmatch.fnmatch(f, p) for p in patterns):
             continue
-        if not f.endswith((".yaml", ".yml", ".json")) or any(fnmatch.fnmatch(f, p) for p in excludes):
+        # A chart directory (whole) is kept with every file Helm reads
+        # (templates, helpers, .helmignore), for render to be compared with
+        # helm template; elsewhere only YAML and JSON.
+        if not (f.endswith((".yaml", ".yml", ".json")) or any(fnmatch.fnmatch(f, p) for p in whole)):
+            continue
+        if any(fnmatch.fnmatch(f, p) for p in excludes):
             continue
         try:
             data = git(repo, "show", f"HEAD:{f}")
@@ -156,11 +161,19 @@ if __name__ == "__main__":
      "theepicsaxguy/homelab": dict(patterns=["k8s/infrastructure/auth/authentik/*", "k8s/infrastructure/controllers/argocd/*", "website/tsconfig.json"]),
      "ricsanfre/pi-cluster": dict(patterns=["kubernetes/platform/kube-prometheus-stack/*"]),
      "cnoe-io/reference-implementation-aws": dict(patterns=["packages/*"]),
-     "awslabs/data-on-eks": dict(patterns=["infra/terraform/helm-values/*", "data-stacks/spark-on-eks/benchmarks/*"]),
+     # event-store: an Application whose helm source is a chart of the
+     # same repository (issue 33's render of an Argo CD Application).
+     "awslabs/data-on-eks": dict(patterns=["infra/terraform/helm-values/*", "data-stacks/spark-on-eks/benchmarks/*",
+        "infra/terraform/argocd-applications/event-store.yaml", "infra/terraform/manifests/event-store/*"]),
      "gitops-ziichat-app/argo-config": dict(patterns=["*"]),
      "fluxcd/flux2-hub-spoke-example": dict(patterns=["*"]),
      "aws-samples/eks-saas-gitops": dict(patterns=["gitops/*"]),
      "argoproj-labs/argocd-agent": dict(patterns=["hack/dev-env/*"]),
+     # Added for issue 33's render on real repositories: helm-controller's
+     # own end-to-end HelmRelease whose chart is a directory of the same
+     # repository (GitRepository "this"), kept whole for helm template.
+     "fluxcd/helm-controller": dict(patterns=["config/testdata/upgrade-chart-name-change/upgrade.yaml",
+        "config/testdata/charts/upgrade-chart-name-change/*"], whole=["config/testdata/charts/upgrade-chart-name-change/*"]),
     }
     ok = True
     for k, v in J.items():

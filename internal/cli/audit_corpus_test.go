@@ -39,6 +39,7 @@ var soundCorpusRepos = map[string]string{
 	"fluxcd_flux2-kustomize-helm-example":                           "no rules",
 	"fluxcd_flux2-monitoring-example":                               "one prune mark",
 	"fluxcd_flux2-multi-tenancy":                                    "no rules",
+	"fluxcd_helm-controller":                                        "no rules; one HelmRelease of a chart in the same repository",
 	"gitops-bridge-dev_gitops-bridge-argocd-control-plane-template": "argo-cd chart values and ApplicationSet rules on generated fields",
 	"gitops-ziichat-app_argo-config":                                "instance-wide rules of controller-written fields (failurePolicy, defaultCompositionRef, env)",
 	"kubefirst_gitops-template":                                     "webhook caBundle and replica rules of remote charts",

@@ -41,6 +41,11 @@ type RenderFlags struct {
 	// RenderTimeout bounds one chart's rendering (--render-timeout):
 	// a template is a program, and Go cannot stop one.
 	RenderTimeout time.Duration
+	// KubeVersion and APIVersions are the .Capabilities charts see when
+	// no cluster gives them (--kube-version, --api-versions), as helm
+	// template takes them and Argo CD's repo-server passes them.
+	KubeVersion string
+	APIVersions []string
 	// controlPlanes are the control-plane namespaces adopt was given, by
 	// the API group of the engine objects there (--argocd-namespace);
 	// where --app NAME is when set, else the engine's default.
@@ -58,6 +63,8 @@ func (f *RenderFlags) addFlags(cmd *cobra.Command) {
 	fl.StringArrayVar(&f.Apps, "app", nil, "Argo CD Application to render, NAME or NAMESPACE/NAME (NAME alone: argocd); may be repeated")
 	fl.BoolVar(&f.NoRemoteBases, "no-remote-bases", false, "Refuse kustomize bases fetched from the network (as kustomize-controller --no-remote-bases)")
 	fl.BoolVar(&f.StrictSubstitute, "strict-substitute", false, "Fail a Flux postBuild substitution on a variable without a value or default (kustomize-controller's StrictPostBuildSubstitutions)")
+	fl.StringVar(&f.KubeVersion, "kube-version", "", "Without a cluster: the Kubernetes version charts see as .Capabilities.KubeVersion (as helm template --kube-version; default Helm's); with one, its discovery")
+	fl.StringSliceVar(&f.APIVersions, "api-versions", nil, "Without a cluster: API versions (GROUP/VERSION or GROUP/VERSION/Kind) charts see in .Capabilities.APIVersions besides Helm's defaults (as helm template --api-versions)")
 	fl.DurationVar(&f.RenderTimeout, "render-timeout", bound.DefaultTimeout, "How long one Helm chart may take to render; past it the command stops with one line naming the chart and the template")
 }
 
@@ -65,6 +72,11 @@ func (f *RenderFlags) addFlags(cmd *cobra.Command) {
 func (f *RenderFlags) validate() error {
 	if f.RenderTimeout < 0 {
 		return fmt.Errorf("invalid --render-timeout %s: give a positive duration", f.RenderTimeout)
+	}
+	if f.KubeVersion != "" {
+		if _, err := render.StaticCapabilities(f.KubeVersion, f.APIVersions); err != nil {
+			return fmt.Errorf("invalid --kube-version: %w", err)
+		}
 	}
 	for _, m := range f.SourceMap {
 		if u, d, ok := strings.Cut(m, "="); !ok || u == "" || d == "" {
@@ -222,9 +234,9 @@ URL), with values and valuesFrom composed as helm-controller composes them,
 its post-renderers, common metadata and the labels helm-controller adds.
 Charts see the cluster's .Capabilities (Kubernetes version and served API
 versions, from discovery, as helm-controller's installs do) with
---from-cluster; without it, Helm's defaults (the Kubernetes version of
-Helm's client library and the API versions it compiles in), as helm
-template without --kube-version.
+--from-cluster; without it, --kube-version and --api-versions when given
+(as helm template takes them), else Helm's defaults (the Kubernetes version
+of Helm's client library and the API versions it compiles in).
 An Argo CD Application (one source or several, with $ref value files) is
 rendered as its repo-server would: a directory (recurse, include/exclude),
 a kustomization with the Application's kustomize edits, or a chart with its

@@ -46,8 +46,15 @@ func (f *RenderFlags) renderEnv(g *GlobalOptions, reader model.Reader, c *cluste
 		return nil, err
 	}
 	env.Reader = reader
-	if c != nil {
+	switch {
+	case c != nil:
 		env.Capabilities = clusterCapabilities(c)
+	case f.KubeVersion != "" || len(f.APIVersions) > 0:
+		caps, err := render.StaticCapabilities(f.KubeVersion, f.APIVersions)
+		if err != nil {
+			return nil, err
+		}
+		env.Capabilities = func(context.Context) (*render.Capabilities, error) { return caps, nil }
 	}
 	return env, nil
 }

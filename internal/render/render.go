@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	k8sversion "k8s.io/apimachinery/pkg/util/version"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/bound"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -137,6 +139,22 @@ type Env struct {
 	origins map[*unstructured.Unstructured]string
 }
 
+// StaticCapabilities are the Capabilities given by hand when there is no
+// cluster (render --kube-version/--api-versions, as helm template's flags
+// and as Argo CD's repo-server passes the destination cluster's): version
+// is "v1.37.2" or "1.37.2" ("" leaves Helm's default).
+func StaticCapabilities(version string, apiVersions []string) (*Capabilities, error) {
+	if version == "" {
+		return &Capabilities{APIVersions: apiVersions}, nil
+	}
+	v, err := k8sversion.ParseGeneric(version)
+	if err != nil {
+		return nil, fmt.Errorf("%q: %w", version, err)
+	}
+	return &Capabilities{KubeVersion: "v" + strings.TrimPrefix(version, "v"), Major: strconv.Itoa(int(v.Major())),
+		Minor: strconv.Itoa(int(v.Minor())), APIVersions: apiVersions}, nil
+}
+
 // Capabilities are the cluster's version and served API versions, as
 // discovery gives them.
 type Capabilities struct {
@@ -233,7 +251,12 @@ func NewEnv(root string) (*Env, error) {
 	}
 	docs, _ := source.LoadFiles([]string{abs}, nil, source.Options{Recursive: true, NoPositions: true})
 	env := &Env{Root: abs, Remotes: gitRemotes(abs), Secrets: redact.NewScrubber(), origins: map[*unstructured.Unstructured]string{}}
+	patches := patchFiles(abs)
 	for _, d := range source.WithObject(docs) {
+		// Kustomize patch fragments are no objects to render or look up.
+		if patches[filepath.Clean(d.File)] || hasPatchDirective(d.Object.Object, 0) {
+			continue
+		}
 		if !d.Object.IsList() {
 			env.Files = append(env.Files, d.Object)
 			env.origins[d.Object] = d.File
@@ -371,6 +394,14 @@ func Resolve(ctx context.Context, env *Env, ref Ref) (*unstructured.Unstructured
 			return nil, &Error{Ref: ref, Err: errors.New("not found in the cluster or the checkout")}
 		}
 		return nil, &Error{Ref: ref, Err: err}
+	}
+	if obj.GetNamespace() == "" && ref.Namespace != "" && env.Reader == nil {
+		// A checkout object without metadata.namespace, named as
+		// ref.Namespace/NAME (Lookup checked that no parent applies it
+		// elsewhere): it is in that namespace, as the engine sees it once
+		// applied there (its sources, values and labels are read in it).
+		obj = obj.DeepCopy()
+		obj.SetNamespace(ref.Namespace)
 	}
 	return obj, nil
 }

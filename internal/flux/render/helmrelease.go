@@ -60,6 +60,7 @@ var errOffline = errors.New("not available offline")
 // namespace stay so (Helm's client puts namespaced ones in the release
 // namespace when it applies them).
 func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
+	obj = withLandingNamespace(env, obj)
 	var hr helmv2.HelmRelease
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &hr); err != nil {
 		return nil, fmt.Errorf("not a valid HelmRelease: %w", err)
@@ -163,6 +164,12 @@ func capabilities(ctx context.Context, env *render.Env, install *action.Install)
 	if caps == nil {
 		return nil
 	}
+	install.APIVersions = caps.APIVersions
+	if caps.KubeVersion == "" {
+		// API versions given alone (render --api-versions): Helm's
+		// default version stays.
+		return nil
+	}
 	kv, err := common.ParseKubeVersion(caps.KubeVersion)
 	if err != nil {
 		return fmt.Errorf("the cluster's version %q: %w", caps.KubeVersion, err)
@@ -173,7 +180,6 @@ func capabilities(ctx context.Context, env *render.Env, install *action.Install)
 		kv.Major, kv.Minor = caps.Major, caps.Minor
 	}
 	install.KubeVersion = kv
-	install.APIVersions = caps.APIVersions
 	return nil
 }
 
@@ -200,17 +206,17 @@ func chartDir(ctx context.Context, env *render.Env, hr *helmv2.HelmRelease) (cha
 		case "OCIRepository":
 			src, err := env.Lookup(ctx, schema.GroupVersionKind{Group: sourceGroup, Version: "v1", Kind: ref.Kind}, ns, ref.Name)
 			if err != nil {
-				return chartSource{}, fmt.Errorf("chartRef OCIRepository/%s/%s: %w", ns, ref.Name, err)
+				return chartSource{}, fmt.Errorf("chartRef %s: %w", sourceName(ref.Kind, ns, ref.Name), err)
 			}
 			url, _, _ := unstructured.NestedString(src.Object, "spec", "url")
 			if d, ok := env.SourceMap[url]; ok {
 				return chartSource{dir: d, base: d}, nil
 			}
-			return chartSource{}, fmt.Errorf("chartRef OCIRepository/%s/%s (%s): %w; map it with --source-map %s=DIR", ns, ref.Name, url, errOffline, url)
+			return chartSource{}, fmt.Errorf("chartRef %s (%s): %w; map it with --source-map %s=DIR", sourceName(ref.Kind, ns, ref.Name), url, errOffline, url)
 		case "HelmChart":
 			hc, err := env.Lookup(ctx, schema.GroupVersionKind{Group: sourceGroup, Version: "v1", Kind: ref.Kind}, ns, ref.Name)
 			if err != nil {
-				return chartSource{}, fmt.Errorf("chartRef HelmChart/%s/%s: %w", ns, ref.Name, err)
+				return chartSource{}, fmt.Errorf("chartRef %s: %w", sourceName(ref.Kind, ns, ref.Name), err)
 			}
 			chart, _, _ := unstructured.NestedString(hc.Object, "spec", "chart")
 			kind, _, _ := unstructured.NestedString(hc.Object, "spec", "sourceRef", "kind")
@@ -233,6 +239,16 @@ func chartDir(ctx context.Context, env *render.Env, hr *helmv2.HelmRelease) (cha
 	src, err := chartIn(ctx, env, s.SourceRef.Kind, ns, s.SourceRef.Name, s.Chart)
 	src.valuesFiles, src.ignoreMissing = s.ValuesFiles, s.IgnoreMissingValuesFiles
 	return src, err
+}
+
+// sourceName names a source reference as KIND/NAMESPACE/NAME; without a
+// namespace (a HelmRelease of the checkout whose namespace is unknown,
+// the reference's default) it says so rather than print KIND//NAME.
+func sourceName(kind, ns, name string) string {
+	if ns == "" {
+		return kind + "/" + name + " (in the HelmRelease's namespace, unknown: name the HelmRelease NAMESPACE/NAME)"
+	}
+	return kind + "/" + ns + "/" + name
 }
 
 // chartSource is where a HelmRelease's chart is in the checkout, and the
@@ -304,7 +320,7 @@ func chartIn(ctx context.Context, env *render.Env, kind, ns, name, path string) 
 				return chartSource{dir: dir, base: dir}, nil
 			}
 		}
-		return chartSource{}, fmt.Errorf("chart %q from HelmRepository/%s/%s: %w (keep the chart in a GitRepository or Bucket, or map the repository URL with --source-map URL=DIR holding DIR/%s)", path, ns, name, errOffline, path)
+		return chartSource{}, fmt.Errorf("chart %q from %s: %w (keep the chart in a GitRepository or Bucket, or map the repository URL with --source-map URL=DIR holding DIR/%s)", path, sourceName(kind, ns, name), errOffline, path)
 	default:
 		return chartSource{}, fmt.Errorf("chart source kind %q is not supported", kind)
 	}
@@ -393,7 +409,12 @@ func (p postRenderer) Run(in *bytes.Buffer) (*bytes.Buffer, error) {
 				FieldSpecs: []kustypes.FieldSpec{{Path: "metadata/annotations", CreateIfNotPresent: true}}})
 		}
 	}
-	ts = append(ts, labels(map[string]string{helmGroup + "/name": p.hr.GetName(), helmGroup + "/namespace": p.hr.GetNamespace()}))
+	origin := map[string]string{helmGroup + "/name": p.hr.GetName()}
+	if ns := p.hr.GetNamespace(); ns != "" {
+		// Unknown (warned of): no empty namespace label.
+		origin[helmGroup+"/namespace"] = ns
+	}
+	ts = append(ts, labels(origin))
 	rf := resmap.NewFactory(provider.NewDefaultDepProvider().GetResourceFactory())
 	m, err := rf.NewResMapFromBytes(out.Bytes())
 	if err != nil {

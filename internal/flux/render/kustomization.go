@@ -122,10 +122,14 @@ func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured
 	return objects, nil
 }
 
-// withLandingNamespace gives a Kustomization of the checkout without
-// metadata.namespace the namespace its parent applies it to: the
-// controller reads its sources and variables there and labels its objects
-// with it. Unknown, it warns and returns obj as it is.
+// withLandingNamespace gives a Kustomization or HelmRelease of the
+// checkout without metadata.namespace the namespace its parent applies it
+// to: the controller reads its sources, variables and values there and
+// labels its objects with it (a HelmRelease's sourceRef without a
+// namespace is in the HelmRelease's: helm-controller api/v2
+// HelmChartTemplate.GetNamespace(hr.Namespace); its release namespace is
+// it unless targetNamespace, GetReleaseNamespace). Unknown, it warns and
+// returns obj as it is.
 func withLandingNamespace(env *render.Env, obj *unstructured.Unstructured) *unstructured.Unstructured {
 	if obj.GetNamespace() != "" {
 		return obj
@@ -134,9 +138,14 @@ func withLandingNamespace(env *render.Env, obj *unstructured.Unstructured) *unst
 		obj = obj.DeepCopy()
 		obj.SetNamespace(ns)
 	} else if env.Warn != nil {
-		env.Warn(fmt.Sprintf("Kustomization %s has no metadata.namespace and no Kustomization of the checkout sets its targetNamespace: its namespace is unknown, its objects get no %s/namespace label", obj.GetName(), kustomizeGroup))
+		env.Warn(fmt.Sprintf("%s %s has no metadata.namespace and no Kustomization of the checkout sets its targetNamespace: its namespace is unknown, its objects get no %s/namespace label (name it NAMESPACE/%s)", obj.GetKind(), obj.GetName(), groupOf(obj), obj.GetName()))
 	}
 	return obj
+}
+
+// groupOf is the API group of obj's kind.
+func groupOf(obj *unstructured.Unstructured) string {
+	return obj.GroupVersionKind().Group
 }
 
 // buildKustomization generates the kustomization.yaml of dir the way the

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"helm.sh/helm/v4/pkg/chart/common"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -401,6 +402,73 @@ func TestNamespaceLabelOfKustomizationWithoutNamespace(t *testing.T) {
 		t.Errorf("loose: label %q written, want none", got)
 	}
 	if len(warnings) != 1 || !strings.Contains(warnings[0], "Kustomization loose has no metadata.namespace") || strings.Contains(warnings[0], "\n") {
+		t.Errorf("warnings %q", warnings)
+	}
+}
+
+// TestHelmReleaseWithoutNamespace: a HelmRelease of the checkout without
+// metadata.namespace takes the namespace its parent Kustomization applies
+// it to, and its sourceRef without a namespace is in that namespace
+// (helm-controller api/v2 HelmChartTemplate.GetNamespace(hr.Namespace));
+// named NAMESPACE/NAME it is in that namespace. When nothing says, the
+// error names the reference without an empty namespace
+// ("HelmRepository//podinfo" before) and a warning says why; the
+// HelmRelease that fluxcd/flux2-hub-spoke-example's
+// deploy/infra-controllers/cert-manager.yaml holds is of that kind.
+func TestHelmReleaseWithoutNamespace(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, c string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(c), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hr := func(name string) string {
+		return "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: " + name + "}\n" +
+			"spec:\n  interval: 1m\n  chart: {spec: {chart: podinfo, sourceRef: {kind: HelmRepository, name: podinfo}}}\n"
+	}
+	write("clusters/apps.yaml", "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\n"+
+		"spec: {interval: 1m, path: ./apps, prune: true, targetNamespace: team-a, sourceRef: {kind: GitRepository, name: flux-system}}\n")
+	write("apps/hr.yaml", hr("landed"))
+	write("loose/hr.yaml", hr("loose"))
+	env, err := render.NewEnv(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env.Lands = render.LandsBy(env, []render.Renderer{New()})
+	var warnings []string
+	env.Warn = func(msg string) { warnings = append(warnings, msg) }
+	gvk := helmv2.GroupVersion.WithKind(helmv2.HelmReleaseKind)
+	errOf := func(obj *unstructured.Unstructured) string {
+		t.Helper()
+		res := render.Render(context.Background(), env, []render.Renderer{New()}, []*unstructured.Unstructured{obj})
+		if res[0].Err == nil {
+			t.Fatalf("%s rendered without its chart", obj.GetName())
+		}
+		return res[0].Err.Error()
+	}
+	landed, err := render.Resolve(context.Background(), env, render.Ref{GVK: gvk, Namespace: "team-a", Name: "landed"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := errOf(landed); !strings.Contains(msg, "from HelmRepository/team-a/podinfo:") {
+		t.Errorf("landed: %q, want the reference in team-a", msg)
+	}
+	named, err := render.Resolve(context.Background(), env, render.Ref{GVK: gvk, Namespace: "default", Name: "loose"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := errOf(named); !strings.Contains(msg, "from HelmRepository/default/podinfo:") {
+		t.Errorf("loose named default/loose: %q, want the reference in default", msg)
+	}
+	warnings = nil
+	msg := errOf(target(t, env, "loose"))
+	if strings.Contains(msg, "//") || !strings.Contains(msg, "HelmRepository/podinfo (in the HelmRelease's namespace, unknown") {
+		t.Errorf("loose: %q, want the reference without an empty namespace, saying it is unknown", msg)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "HelmRelease loose has no metadata.namespace") {
 		t.Errorf("warnings %q", warnings)
 	}
 }

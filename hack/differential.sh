@@ -42,8 +42,8 @@ case $engine in
   flux-helm) run=TestDifferentialFluxHelm file=differential_flux_helm_test.go lock=/tmp/drift-differential.lock
     ports=(DRIFT_E2E_FLUX_LAB_PORTS=16493/12431)
     timeout_min=$(( 20 + count / 4 )) ;;
-  # Untouched objects of every corpus entry, both Flux owners (COUNT and
-  # SEED unused): no drift, exit 0, every mode.
+  # Untouched objects of every corpus entry (KINDS=id,id: those only),
+  # both Flux owners (COUNT and SEED unused): no drift, exit 0, every mode.
   untouched) run=TestDifferentialUntouched file=differential_flux_helm_test.go lock=/tmp/drift-differential.lock
     ports=(DRIFT_E2E_FLUX_LAB_PORTS=16493/12431)
     timeout_min=30 ;;
@@ -68,7 +68,7 @@ log=${LOG:-/tmp/differential-$engine-seed-$seed-count-$count.log}
 set +e
 env "${ports[@]}" \
 DRIFT_DIFFERENTIAL_SEED=$seed DRIFT_DIFFERENTIAL_COUNT=$count DRIFT_DIFFERENTIAL_SHOW=${SHOW:-} \
-DRIFT_DIFFERENTIAL_UNTOUCHED=$([ "$engine" = untouched ] && echo 1) \
+DRIFT_DIFFERENTIAL_UNTOUCHED=$([ "$engine" = untouched ] && echo "${KINDS:-1}") \
 DRIFT_DIFFERENTIAL_MINIMIZE=${MINIMIZE:-} DRIFT_DIFFERENTIAL_SAVE_ISSUE=${SAVE_ISSUE:-} \
 DRIFT_DIFFERENTIAL_SUMMARY=$work/summary DRIFT_DIFFERENTIAL_REPORT=${REPORT:-$work/report} \
 DRIFT_DIFFERENTIAL_FINDINGS=${FINDINGS:-$work/findings} \

@@ -192,6 +192,13 @@ func (a *Adapter) dryRun(ctx context.Context, j *judgment, in model.JudgeInput, 
 		return nil
 	}
 	send := a.withOwnerLabels(in.Desired, j.owner)
+	if j.helm && j.st != nil && j.st.hr != nil {
+		// helm-controller dry-runs the release manifest with the Helm
+		// release metadata set (internal/action/diff.go setHelmMetadata):
+		// without it the dry-run drops what helm-controller owns there
+		// (make differential ENGINE=untouched: a Secret, class H5).
+		setHelmMetadata(send, j.st.hr.GetReleaseName(), j.st.hr.GetReleaseNamespace())
+	}
 	// The live object is the one the manifest builds into (its
 	// targetNamespace, namePrefix/nameSuffix): a dry-run elsewhere
 	// would create a new object and every field would read as drift
@@ -273,11 +280,11 @@ func (j *judgment) unwritten(d model.FieldDrift) bool {
 	switch {
 	case flux.Kind == model.LeftAlone:
 	case flux.Kind == model.NotApplied && d.Change == model.Added && len(d.Managers) > 0:
-	case j.helm && flux.Kind == model.NotWatched && d.Change == model.Added && len(d.Managers) > 0:
-		// Drift detection off: the Helm release metadata and the
-		// defaults the install wrote, which the release manifest leaves
-		// out, differ from it on every Helm object (make differential
-		// ENGINE=flux-helm, class H1).
+	case j.helm && (flux.Kind == model.NotWatched || flux.Kind == model.Ignored) && d.Change == model.Added && len(d.Managers) > 0:
+		// Drift detection off, or an ignore rule over the path: the Helm
+		// release metadata and the defaults the install wrote, which the
+		// release manifest leaves out, differ from it on every Helm
+		// object (make differential ENGINE=flux-helm, classes H1, H4).
 	default:
 		return false
 	}
@@ -341,6 +348,24 @@ func (j *judgment) releaseValue(d *model.FieldDrift) bool {
 	}
 	got, ok := jsonpointer.Get(j.live.Object, d.Path)
 	return ok && apiequality.Semantic.DeepEqual(want, got)
+}
+
+// setHelmMetadata sets the label and annotations Helm writes on every
+// object of a release (helm-controller internal/action/diff.go
+// setHelmMetadata).
+func setHelmMetadata(obj *unstructured.Unstructured, release, namespace string) {
+	l := obj.GetLabels()
+	if l == nil {
+		l = map[string]string{}
+	}
+	l["app.kubernetes.io/managed-by"] = "Helm"
+	obj.SetLabels(l)
+	an := obj.GetAnnotations()
+	if an == nil {
+		an = map[string]string{}
+	}
+	an["meta.helm.sh/release-name"], an["meta.helm.sh/release-namespace"] = release, namespace
+	obj.SetAnnotations(an)
 }
 
 // helmDryRunVerdict is the verdict of a field helm-controller's

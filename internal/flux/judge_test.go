@@ -998,3 +998,53 @@ func TestHelmDryRunChangesFollowTheDriftMode(t *testing.T) {
 		}
 	}
 }
+
+// TestHelmMetadataUnderAnIgnoreRuleIsNotListed (seed 9034, class H4): an
+// ignore rule on /metadata/labels covers Helm's managed-by label, which
+// only the install wrote: not drift, not listed (it was, ignored, with -f).
+func TestHelmMetadataUnderAnIgnoreRuleIsNotListed(t *testing.T) {
+	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: flux-system}, spec: {interval: 1h, driftDetection: {mode: warn, ignore: [{paths: [/metadata/labels]}]}, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr}})
+	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: prod}, spec: {replicas: 4}}`)
+	rep := judge(t, a, helmLive(t, "Deployment", `annotations: {x: y}`), desired,
+		drift("/metadata/labels/app.kubernetes.io~1managed-by", model.Added, "Helm", "helm-controller/Apply"),
+		drift("/metadata/labels/hotfix", model.Added, "x", "kubectl-label/Update"))
+	notListed(t, rep, "/metadata/labels/app.kubernetes.io~1managed-by")
+	if v := verdictAt(t, rep, "/metadata/labels/hotfix"); v.Kind != model.Ignored {
+		t.Errorf("a label kubectl added under the rule: %+v", v)
+	}
+}
+
+// TestHelmDryRunSendsTheHelmMetadata (make differential ENGINE=untouched,
+// class H5: an untouched Secret of a HelmRelease, --server-dry-run):
+// helm-controller dry-runs the release manifest with the Helm release
+// metadata set (internal/action/diff.go setHelmMetadata); a dry-run
+// without it drops the annotations helm-controller owns, and they were
+// listed reverted.
+func TestHelmDryRunSendsTheHelmMetadata(t *testing.T) {
+	hr := obj(t, fmt.Sprintf(helmRelease, "enabled"))
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr}})
+	a.serverDryRun = true
+	// The server-side apply as helm-controller keeps exactly what it is
+	// sent (helm-controller owns every field of this object).
+	a.dryRunner = func(_ context.Context, o *unstructured.Unstructured, _ string) (*unstructured.Unstructured, error) {
+		return o.DeepCopy(), nil
+	}
+	live := obj(t, `
+apiVersion: v1
+kind: Secret
+metadata:
+  name: web
+  namespace: prod
+  labels: {app.kubernetes.io/managed-by: Helm, helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: flux-system}
+  annotations: {meta.helm.sh/release-name: prod-web, meta.helm.sh/release-namespace: prod}
+type: Opaque
+data: {token: dG9rZW4=}
+`)
+	desired := obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: web, namespace: prod}, type: Opaque, data: {token: dG9rZW4=}}`)
+	_ = unstructured.SetNestedField(hr.Object, "prod", "spec", "targetNamespace")
+	rep := judge(t, a, live, desired)
+	for _, p := range []string{"/metadata/annotations/meta.helm.sh~1release-name", "/metadata/annotations/meta.helm.sh~1release-namespace", "/metadata/labels/app.kubernetes.io~1managed-by"} {
+		notListed(t, rep, p)
+	}
+}

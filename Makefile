@@ -181,7 +181,9 @@ bench-serve: deps
 
 # Differential conformance (issue 30, docs/verdicts.md): generated scenarios
 # judged by the real controllers; ends with one summary line, exit 1 on any
-# wrong/missed/noise. ENGINE=flux|argocd SEED=N COUNT=M (hack/differential.sh).
+# wrong/missed/noise. ENGINE=flux|flux-helm|argocd SEED=N COUNT=M; ENGINE=untouched:
+# every corpus kind applied by both Flux controllers, written by nobody
+# (hack/differential.sh).
 differential: deps
 	@ENGINE=$(ENGINE) SEED=$(SEED) COUNT=$(COUNT) hack/differential.sh
 

@@ -47,6 +47,9 @@ type diffResult struct {
 	findings map[string][]differential.Finding
 	// skipped says why the scenario could not be judged ("" when judged).
 	skipped string
+	// tool is what explain said per mode (the untouched-object test reads
+	// it).
+	tool map[string]toolOut
 }
 
 // failing lists the findings the summary counts (see above). Inferred
@@ -274,60 +277,13 @@ func runDiffCase(t *testing.T, l *fluxLab, sc differential.Scenario) diffResult 
 		return res
 	}
 
-	var touched []string
-	for _, c := range sc.Changes {
-		cmd, live, err := c.Command(o, ns, first)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !live {
-			touched = append(touched, c.Touched(o)...)
-			continue
-		}
-		r := E.Run(t, RunOpts{Kubeconfig: l.kubeconfig, Stdin: []byte(cmd.Stdin), Env: cmd.Env},
-			filepath.Join(E.KubeBinDir, "kubectl"), cmd.Args...)
-		if r.Code != 0 {
-			// The API server refused the write: it changed nothing.
-			t.Logf("%s: writer %s refused: %s", sc, c.Writer, strings.TrimSpace(r.Stderr))
-			continue
-		}
-		touched = append(touched, c.Touched(o)...)
-	}
-
+	touched := l.writeLive(t, sc, ns, first)
 	gitFile := fluxWrite(t, t.TempDir(), "app.yaml", first)
 	if second != "" {
 		gitFile = fluxWrite(t, t.TempDir(), "app.yaml", second)
 	}
 	before, _ := get()
-	type out struct {
-		fields []differential.Field
-		code   int
-	}
-	tool := map[string]out{}
-	ref := o.ExplainRef(ns)
-	for _, m := range fxModes {
-		r := l.drift(t, fxExplainArgs(ref, ns, m, gitFile)...)
-		if r.Code > 1 {
-			res.findings[m] = append(res.findings[m], differential.Finding{Path: "exit", Class: differential.Wrong,
-				Detail: fmt.Sprintf("explain exited %d: %s", r.Code, firstLine(r.Stderr))})
-			continue
-		}
-		if os.Getenv("DRIFT_DIFFERENTIAL_SHOW") != "" {
-			// Debugging one seed: what the tool said, in full.
-			t.Logf("%s: %s: tool output:\n%s", sc, m, r.Stdout)
-		}
-		var rep model.Report
-		DecodeJSON(t, r.Stdout, &rep)
-		var fs []differential.Field
-		for _, d := range rep.Drifts {
-			v := "none"
-			if fv := fluxVerdict(d); fv != nil {
-				v = string(fv.Kind)
-			}
-			fs = append(fs, differential.Field{Path: d.Path, Verdict: v})
-		}
-		tool[m] = out{fs, r.Code}
-	}
+	tool := l.explainModes(t, sc, ns, gitFile, &res)
 
 	if second != "" {
 		repo := l.getJSON(t, gvrGitRepo, ns, "repo")
@@ -359,7 +315,74 @@ func runDiffCase(t *testing.T, l *fluxLab, sc differential.Scenario) diffResult 
 	for m, x := range tool {
 		res.findings[m] = append(res.findings[m], differential.Score(x.fields, truth, touched, x.code)...)
 	}
+	res.tool = tool
 	return res
+}
+
+// writeLive makes the scenario's live changes (real kubectl calls) and
+// returns the pointers they touched (Git changes count as touched too).
+// gitManifest is the object as Git has it (client-side apply sends it).
+func (l *fluxLab) writeLive(t *testing.T, sc differential.Scenario, ns, gitManifest string) []string {
+	t.Helper()
+	o := sc.Object
+	var touched []string
+	for _, c := range sc.Changes {
+		cmd, live, err := c.Command(o, ns, gitManifest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !live {
+			touched = append(touched, c.Touched(o)...)
+			continue
+		}
+		r := E.Run(t, RunOpts{Kubeconfig: l.kubeconfig, Stdin: []byte(cmd.Stdin), Env: cmd.Env},
+			filepath.Join(E.KubeBinDir, "kubectl"), cmd.Args...)
+		if r.Code != 0 {
+			// The API server refused the write: it changed nothing.
+			t.Logf("%s: writer %s refused: %s", sc, c.Writer, strings.TrimSpace(r.Stderr))
+			continue
+		}
+		touched = append(touched, c.Touched(o)...)
+	}
+	return touched
+}
+
+// toolOut is what explain said in one mode: its fields and exit code.
+type toolOut struct {
+	fields []differential.Field
+	code   int
+}
+
+// explainModes runs explain of the scenario's object in every mode (an
+// exit above 1 is recorded as a wrong finding in res).
+func (l *fluxLab) explainModes(t *testing.T, sc differential.Scenario, ns, gitFile string, res *diffResult) map[string]toolOut {
+	t.Helper()
+	tool := map[string]toolOut{}
+	ref := sc.Object.ExplainRef(ns)
+	for _, m := range fxModes {
+		r := l.drift(t, fxExplainArgs(ref, ns, m, gitFile)...)
+		if r.Code > 1 {
+			res.findings[m] = append(res.findings[m], differential.Finding{Path: "exit", Class: differential.Wrong,
+				Detail: fmt.Sprintf("explain exited %d: %s", r.Code, firstLine(r.Stderr))})
+			continue
+		}
+		if os.Getenv("DRIFT_DIFFERENTIAL_SHOW") != "" {
+			// Debugging one seed: what the tool said, in full.
+			t.Logf("%s: %s: tool output:\n%s", sc, m, r.Stdout)
+		}
+		var rep model.Report
+		DecodeJSON(t, r.Stdout, &rep)
+		var fs []differential.Field
+		for _, d := range rep.Drifts {
+			v := "none"
+			if fv := fluxVerdict(d); fv != nil {
+				v = string(fv.Kind)
+			}
+			fs = append(fs, differential.Field{Path: d.Path, Verdict: v})
+		}
+		tool[m] = toolOut{fs, r.Code}
+	}
+	return tool
 }
 
 // waitAttempted waits until Kustomization ns/apps attempted rev (applied

@@ -476,10 +476,22 @@ func (l *fluxLab) publish(t testing.TB, ns string, gen int64, files map[string]s
 // (templates: file name -> YAML) and returns the chart version.
 func (l *fluxLab) helmChart(t testing.TB, ns, name string, templates map[string]string) string {
 	t.Helper()
-	const version = "0.1.0"
-	files := map[string]string{"Chart.yaml": fmt.Sprintf("apiVersion: v2\nname: %s\nversion: %s\n", name, version)}
+	files := map[string]string{}
 	for n, c := range templates {
 		files["templates/"+n] = c
+	}
+	return l.helmChartFiles(t, ns, name, files)
+}
+
+// helmChartFiles creates HelmChart ns/name whose artifact is the packaged
+// chart of files (path in the chart -> content; Chart.yaml is written
+// here) and returns the chart version.
+func (l *fluxLab) helmChartFiles(t testing.TB, ns, name string, chart map[string]string) string {
+	t.Helper()
+	const version = "0.1.0"
+	files := map[string]string{"Chart.yaml": fmt.Sprintf("apiVersion: v2\nname: %s\nversion: %s\n", name, version)}
+	for n, c := range chart {
+		files[n] = c
 	}
 	data := tarGz(t, name, files)
 	url, digest := l.serve(name+"-"+version+".tgz", data)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Differential conformance (issue 30): `make differential ENGINE=flux SEED=N
-# COUNT=M` draws M scenarios from seeds N..N+M-1, runs them on the real
+# COUNT=M` (ENGINE=flux-helm: HelmRelease scenarios, issue 31) draws M scenarios from seeds N..N+M-1, runs them on the real
 # controllers (e2e/differential_flux_test.go; ENGINE=argocd:
 # e2e/differential_argo_test.go on a real Argo CD) and ends with one line:
 #   differential ENGINE seed N: cases M, wrong W, missed X, noise Y
@@ -37,11 +37,21 @@ case $engine in
   flux) run=TestDifferentialFlux file=differential_flux_test.go lock=/tmp/drift-differential.lock
     ports=(DRIFT_E2E_FLUX_LAB_PORTS=16493/12431)
     timeout_min=$(( 20 + count / 4 )) ;;
+  # The HelmRelease backend (issue 31): the same lab, helm-controller
+  # releasing the object (e2e/differential_flux_helm_test.go).
+  flux-helm) run=TestDifferentialFluxHelm file=differential_flux_helm_test.go lock=/tmp/drift-differential.lock
+    ports=(DRIFT_E2E_FLUX_LAB_PORTS=16493/12431)
+    timeout_min=$(( 20 + count / 4 )) ;;
+  # Untouched objects of every corpus entry (KINDS=id,id: those only),
+  # both Flux owners (COUNT and SEED unused): no drift, exit 0, every mode.
+  untouched) run=TestDifferentialUntouched file=differential_flux_helm_test.go lock=/tmp/drift-differential.lock
+    ports=(DRIFT_E2E_FLUX_LAB_PORTS=16493/12431)
+    timeout_min=30 ;;
   # An Argo CD case takes longer (first sync, hard refreshes, self-heal).
   argocd) run=TestDifferentialArgo file=differential_argo_test.go lock=/tmp/drift-differential-argo.lock
     ports=(DRIFT_E2E_ARGOCD_PORTS=16543/12481)
     timeout_min=$(( 20 + count / 2 )) ;;
-  *) echo "differential: ENGINE=$engine: want flux or argocd" >&2; exit 2 ;;
+  *) echo "differential: ENGINE=$engine: want flux, flux-helm, untouched or argocd" >&2; exit 2 ;;
 esac
 if [ -n "${PORTS:-}" ]; then
   case $PORTS in
@@ -58,6 +68,7 @@ log=${LOG:-/tmp/differential-$engine-seed-$seed-count-$count.log}
 set +e
 env "${ports[@]}" \
 DRIFT_DIFFERENTIAL_SEED=$seed DRIFT_DIFFERENTIAL_COUNT=$count DRIFT_DIFFERENTIAL_SHOW=${SHOW:-} \
+DRIFT_DIFFERENTIAL_UNTOUCHED=$([ "$engine" = untouched ] && echo "${KINDS:-1}") \
 DRIFT_DIFFERENTIAL_MINIMIZE=${MINIMIZE:-} DRIFT_DIFFERENTIAL_SAVE_ISSUE=${SAVE_ISSUE:-} \
 DRIFT_DIFFERENTIAL_SUMMARY=$work/summary DRIFT_DIFFERENTIAL_REPORT=${REPORT:-$work/report} \
 DRIFT_DIFFERENTIAL_FINDINGS=${FINDINGS:-$work/findings} \

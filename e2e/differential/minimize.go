@@ -66,11 +66,15 @@ type Case struct {
 	Scenario string `json:"scenario"`
 }
 
-// Draw redraws the case's scenario (DrawArgo for engine argocd).
+// Draw redraws the case's scenario (DrawArgo for engine argocd, DrawHelm
+// for flux-helm).
 func (c Case) Draw() (Scenario, error) {
 	s := Draw(c.Seed)
-	if c.Engine == "argocd" {
+	switch c.Engine {
+	case "argocd":
 		s = DrawArgo(c.Seed)
+	case "flux-helm":
+		s = DrawHelm(c.Seed)
 	}
 	for _, i := range c.Settings {
 		if i < 0 || i >= len(s.Settings) {

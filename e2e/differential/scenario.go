@@ -31,6 +31,10 @@ type Scenario struct {
 	// of the whole Argo CD, not of an Application: the cases of a run are
 	// grouped by it, and minimization keeps it.
 	Tracking string
+	// Helm: the object is released by a HelmRelease (DrawHelm) whose
+	// driftDetection.mode is DriftMode ("" leaves it out: disabled).
+	Helm      bool
+	DriftMode string
 }
 
 // Setting is one engine setting. Flux: on the Kustomization (Spec) or an
@@ -55,6 +59,9 @@ type Setting struct {
 	CompareOption string
 	// SelfHeal turns on automated sync with selfHeal (after the tool ran).
 	SelfHeal bool
+	// DriftIgnore is one entry of the HelmRelease's
+	// spec.driftDetection.ignore.
+	DriftIgnore map[string]any
 }
 
 // Writers of live changes (each a real client call) and of Git changes.
@@ -260,6 +267,13 @@ func (s Scenario) String() string {
 	}
 	if s.Tracking != "" {
 		d += " tracking=" + s.Tracking
+	}
+	if s.Helm {
+		mode := s.DriftMode
+		if mode == "" {
+			mode = "absent"
+		}
+		d += " helmrelease drift=" + mode
 	}
 	return fmt.Sprintf("seed %d: %s%s settings[%s] changes[%s]", s.Seed, s.Object.ID, d, strings.Join(set, ","), strings.Join(ch, ","))
 }

@@ -19,8 +19,12 @@ type Truth struct {
 	// Changed are the JSON pointers the controller changed between the
 	// tool's run and the end of two reconciles.
 	Changed []string
-	// ApplyFailed: the Kustomization reported Ready=False.
+	// ApplyFailed: the Kustomization (HelmRelease) reported Ready=False.
 	ApplyFailed bool
+	// Reported is helm-controller's Drifted condition of a HelmRelease
+	// whose driftDetection.mode is warn (nil otherwise): drift it
+	// reports and does not correct, which moves no field.
+	Reported *bool
 }
 
 // Outcome classes of one field verdict.
@@ -68,6 +72,8 @@ func Score(fields []Field, truth Truth, touched []string, exitCode int) []Findin
 			out = append(out, Finding{f.Path, Wrong, "tool: apply-fails; the Kustomization stayed Ready"})
 		case f.Verdict == "apply-fails":
 			out = append(out, Finding{f.Path, Agreed, ""})
+		case f.Verdict == "reported" && truth.Reported != nil && !*truth.Reported:
+			out = append(out, Finding{f.Path, Wrong, "tool: reported; the HelmRelease reports no drift (Drifted=False)"})
 		case f.Verdict == "reverted" && len(moved) == 0:
 			out = append(out, Finding{f.Path, Wrong, "tool: reverted; the controller left it"})
 		case f.Verdict != "reverted" && len(moved) > 0:
@@ -85,12 +91,25 @@ func Score(fields []Field, truth Truth, touched []string, exitCode int) []Findin
 			out = append(out, Finding{p, Missed, "the controller changed it; the tool named nothing there"})
 		}
 	}
-	if want := len(truth.Changed) > 0 || acts; (exitCode == 1) != want {
+	reported := truth.Reported != nil && *truth.Reported
+	if reported && !slices.ContainsFunc(fields, func(f Field) bool { return f.Verdict == "reported" || f.Verdict == "unknown" }) {
+		// helm-controller reports drift of the object (it holds one
+		// object) and the tool names no field it reports.
+		class, detail := Missed, "the HelmRelease reports drift (Drifted=True); the tool named nothing there"
+		if len(fields) > 0 {
+			class, detail = Wrong, "the HelmRelease reports drift (Drifted=True); the tool reports no field"
+		}
+		out = append(out, Finding{"drifted", class, detail})
+	}
+	if want := len(truth.Changed) > 0 || acts || reported; (exitCode == 1) != want {
 		// An exit 0 where the controller changed only fields the tool did
 		// not name is the same blind spot as those fields (missed, e.g.
 		// inferred mode cannot see Git); any other mismatch is wrong.
 		class := Wrong
-		if exitCode == 0 && !acts && !slices.ContainsFunc(truth.Changed, func(p string) bool { return anyRelated(p, named) }) {
+		// A field named but not reported where helm-controller reports
+		// drift is a wrong answer, not a blind spot.
+		if exitCode == 0 && !acts && !slices.ContainsFunc(truth.Changed, func(p string) bool { return anyRelated(p, named) }) &&
+			(!reported || len(fields) == 0) {
 			class = Missed
 		}
 		out = append(out, Finding{"exit", class, fmt.Sprintf("explain exited %d; the controller changed %d fields", exitCode, len(truth.Changed))})

@@ -192,6 +192,13 @@ func (a *Adapter) dryRun(ctx context.Context, j *judgment, in model.JudgeInput, 
 		return nil
 	}
 	send := a.withOwnerLabels(in.Desired, j.owner)
+	if j.helm && j.st != nil && j.st.hr != nil {
+		// helm-controller dry-runs the release manifest with the Helm
+		// release metadata set (internal/action/diff.go setHelmMetadata):
+		// without it the dry-run drops what helm-controller owns there
+		// (make differential ENGINE=untouched: a Secret, class H5).
+		setHelmMetadata(send, j.st.hr.GetReleaseName(), j.st.hr.GetReleaseNamespace())
+	}
 	// The live object is the one the manifest builds into (its
 	// targetNamespace, namePrefix/nameSuffix): a dry-run elsewhere
 	// would create a new object and every field would read as drift
@@ -273,6 +280,11 @@ func (j *judgment) unwritten(d model.FieldDrift) bool {
 	switch {
 	case flux.Kind == model.LeftAlone:
 	case flux.Kind == model.NotApplied && d.Change == model.Added && len(d.Managers) > 0:
+	case j.helm && (flux.Kind == model.NotWatched || flux.Kind == model.Ignored) && d.Change == model.Added && len(d.Managers) > 0:
+		// Drift detection off, or an ignore rule over the path: the Helm
+		// release metadata and the defaults the install wrote, which the
+		// release manifest leaves out, differ from it on every Helm
+		// object (make differential ENGINE=flux-helm, classes H1, H4).
 	default:
 		return false
 	}
@@ -308,17 +320,70 @@ func (j *judgment) addDryRunChanges(rep *model.Report) {
 		}
 		v := model.Verdict{Engine: Engine, Kind: model.Reverted,
 			Reason: j.caveat("the server-side dry-run as " + j.manager + " changes it: it is reverted " + j.every())}
-		if mv, ok := j.markVerdict(); ok {
+		if j.helm {
+			// helm-controller corrects what its dry-run changes only with
+			// drift detection enabled for the object and the path (make
+			// differential ENGINE=flux-helm seeds 9003, 9055: a Service's
+			// healthCheckNodePort with drift detection off).
+			v = j.helmDryRunVerdict(&d)
+		} else if mv, ok := j.markVerdict(); ok {
 			// The dry-run applies regardless of the object's marks; the
 			// controller does not (ssa: IfNotPresent on an existing
 			// object, make differential seed 20119).
 			v = mv
-			v.Engine = Engine
 		}
+		v.Engine = Engine
 		d.Verdicts = []model.Verdict{v}
 		rep.Drifts = append(rep.Drifts, d)
 	}
 	sort.SliceStable(rep.Drifts, func(a, b int) bool { return rep.Drifts[a].Path < rep.Drifts[b].Path })
+}
+
+// releaseValue says whether the live value of the field is the release
+// manifest's.
+func (j *judgment) releaseValue(d *model.FieldDrift) bool {
+	want, ok := j.lookupKeyed(j.desired.Object, d.Path)
+	if !ok || j.live == nil {
+		return false
+	}
+	got, ok := jsonpointer.Get(j.live.Object, d.Path)
+	return ok && apiequality.Semantic.DeepEqual(want, got)
+}
+
+// setHelmMetadata sets the label and annotations Helm writes on every
+// object of a release (helm-controller internal/action/diff.go
+// setHelmMetadata).
+func setHelmMetadata(obj *unstructured.Unstructured, release, namespace string) {
+	l := obj.GetLabels()
+	if l == nil {
+		l = map[string]string{}
+	}
+	l["app.kubernetes.io/managed-by"] = "Helm"
+	obj.SetLabels(l)
+	an := obj.GetAnnotations()
+	if an == nil {
+		an = map[string]string{}
+	}
+	an["meta.helm.sh/release-name"], an["meta.helm.sh/release-namespace"] = release, namespace
+	obj.SetAnnotations(an)
+}
+
+// helmDryRunVerdict is the verdict of a field helm-controller's
+// server-side dry-run changes (internal/action/diff.go Diff: the dry-run
+// result against the live object, jsondiff): corrected by a JSON patch
+// in mode enabled (ApplyDiff), reported in mode warn, untouched when
+// drift detection is off or ignores the path.
+func (j *judgment) helmDryRunVerdict(d *model.FieldDrift) model.Verdict {
+	if v, ok := j.helmGate(d); ok {
+		return v
+	}
+	switch {
+	case j.st == nil:
+		return model.Verdict{Kind: model.Reported, Reason: "the server-side dry-run as helm-controller changes it: drift if " + j.owner.Ref() + " has drift detection enabled or warn (the HelmRelease could not be read; the default is disabled)"}
+	case j.owner.DriftDetection == string(helmv2.DriftDetectionWarn):
+		return model.Verdict{Kind: model.Reported, Reason: "the server-side dry-run as helm-controller changes it: helm-controller reports it (Drifted condition, DriftDetected event) but does not correct it (driftDetection.mode: warn)"}
+	}
+	return model.Verdict{Kind: model.Reverted, Reason: "the server-side dry-run as helm-controller changes it: it is patched back (driftDetection.mode: enabled) " + j.every()}
 }
 
 func addOwner(rep *model.Report, o model.Owner) {
@@ -978,23 +1043,25 @@ func (j *judgment) ownerVerdict(d *model.FieldDrift, known bool) model.Verdict {
 	return model.Verdict{Kind: model.LeftAlone, Reason: "not set by the manifest: server-side apply leaves it"}
 }
 
-// helmVerdict decides what helm-controller's drift detection does with one
-// field (helm-controller internal/action/diff.go Diff/ApplyDiff,
-// internal/reconcile/atomic_release.go; jsondiff.UnstructuredList).
-func (j *judgment) helmVerdict(d *model.FieldDrift) model.Verdict {
+// helmGate is the verdict of a field helm-controller's drift detection
+// does not correct whatever its value: the HelmRelease is suspended, drift
+// detection is off (for the release or, by its annotation or label, for
+// the object), or an ignore rule covers the path. ok is false when drift
+// detection looks at the field.
+func (j *judgment) helmGate(d *model.FieldDrift) (model.Verdict, bool) {
 	hr := j.owner.Ref()
 	mode := j.owner.DriftDetection
 	switch {
 	case j.owner.Suspended:
-		return model.Verdict{Kind: model.NotApplied, Reason: hr + " is suspended (.spec.suspend: true): helm-controller does nothing until it is resumed"}
+		return model.Verdict{Kind: model.NotApplied, Reason: hr + " is suspended (.spec.suspend: true): helm-controller does nothing until it is resumed"}, true
 	case j.st == nil:
 		// Without the HelmRelease its mode is unknown; helm's default is off.
 	case mode == string(helmv2.DriftDetectionDisabled) || mode == "":
-		return model.Verdict{Kind: model.NotWatched, Reason: hr + " has drift detection disabled (.spec.driftDetection.mode unset or disabled, the default): helm-controller never looks at live fields"}
+		return model.Verdict{Kind: model.NotWatched, Reason: hr + " has drift detection disabled (.spec.driftDetection.mode unset or disabled, the default): helm-controller never looks at live fields"}, true
 	}
 	if j.driftOff != nil {
 		return model.Verdict{Kind: model.NotWatched, Rule: markOrigin(j.driftOff),
-			Reason: fmt.Sprintf("%s %s: %s on this object: helm-controller excludes it from drift detection", j.driftOff.where, DriftDetectionKey, j.driftOff.value)}
+			Reason: fmt.Sprintf("%s %s: %s on this object: helm-controller excludes it from drift detection", j.driftOff.where, DriftDetectionKey, j.driftOff.value)}, true
 	}
 	if r, p := j.ruleFor(d.Path); r != nil {
 		what := "path " + p
@@ -1002,8 +1069,20 @@ func (j *judgment) helmVerdict(d *model.FieldDrift) model.Verdict {
 			what = "the whole object"
 		}
 		return model.Verdict{Kind: model.Ignored, Rule: r.origin(),
-			Reason: fmt.Sprintf("ignored by %s %s (%s): left out of drift detection and correction; a Helm upgrade still writes the chart's value", r.rule.Origin.Object, r.rule.Origin.Field, what)}
+			Reason: fmt.Sprintf("ignored by %s %s (%s): left out of drift detection and correction; a Helm upgrade still writes the chart's value", r.rule.Origin.Object, r.rule.Origin.Field, what)}, true
 	}
+	return model.Verdict{}, false
+}
+
+// helmVerdict decides what helm-controller's drift detection does with one
+// field (helm-controller internal/action/diff.go Diff/ApplyDiff,
+// internal/reconcile/atomic_release.go; jsondiff.UnstructuredList).
+func (j *judgment) helmVerdict(d *model.FieldDrift) model.Verdict {
+	if v, ok := j.helmGate(d); ok {
+		return v
+	}
+	hr := j.owner.Ref()
+	mode := j.owner.DriftDetection
 	if j.ownLabel(d) {
 		return model.Verdict{Kind: model.LeftAlone, Reason: "helm-controller sets this label/annotation itself (ownership labels, Helm release metadata), with this value: nothing changes"}
 	}
@@ -1014,6 +1093,13 @@ func (j *judgment) helmVerdict(d *model.FieldDrift) model.Verdict {
 			return model.Verdict{Kind: model.Unknown, Reason: "not owned by helm-controller: drift for Flux if the chart sets it, left alone otherwise; the release Secret could not be read, give -f or --server-dry-run to know"}
 		}
 		return model.Verdict{Kind: model.LeftAlone, Reason: reason}
+	}
+	if j.fromRelease && j.releaseValue(d) {
+		// Inferred mode lists fields by their managers: kubectl may own a
+		// field it wrote back with the chart's own value (a client-side
+		// apply of the chart), where the dry-run changes nothing (make
+		// differential ENGINE=flux-helm seed 9024: Drifted=False).
+		return model.Verdict{Kind: model.LeftAlone, Reason: "the live value is the release manifest's: helm-controller's dry-run changes nothing here, whoever wrote it"}
 	}
 	if j.st == nil {
 		return model.Verdict{Kind: model.Reported, Reason: "in the release manifest: drift if " + hr + " has drift detection enabled or warn (the HelmRelease could not be read; the default is disabled)"}

@@ -942,3 +942,109 @@ func TestForceRecreatesOnImmutableDryRun(t *testing.T) {
 		}
 	}
 }
+
+// TestHelmDifferencesOnlyHelmMadeAreNotListed (make differential
+// ENGINE=flux-helm, class H1): with drift detection off, the Helm release
+// metadata and the API server's defaults that helm-controller's install
+// wrote are differences from the release manifest that nobody else made;
+// with -f they were listed not-watched (noise in every unwritten case).
+// A field another manager wrote stays listed.
+func TestHelmDifferencesOnlyHelmMadeAreNotListed(t *testing.T) {
+	for _, mode := range []string{"''", "disabled", "enabled"} {
+		hr := obj(t, fmt.Sprintf(helmRelease, mode))
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr}})
+		desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: prod}, spec: {replicas: 4}}`)
+		rep := judge(t, a, helmLive(t, "Deployment", `annotations: {meta.helm.sh/release-name: web}`), desired,
+			drift("/metadata/annotations/meta.helm.sh~1release-name", model.Added, "web", "helm-controller/Apply"),
+			drift("/spec/progressDeadlineSeconds", model.Added, int64(600), "helm/Update"),
+			drift("/metadata/labels/hotfix", model.Added, "x", "kubectl-label/Update"))
+		notListed(t, rep, "/metadata/annotations/meta.helm.sh~1release-name")
+		notListed(t, rep, "/spec/progressDeadlineSeconds")
+		if v := verdictAt(t, rep, "/metadata/labels/hotfix"); v.Kind != model.NotWatched && v.Kind != model.LeftAlone {
+			t.Errorf("mode %s: a label kubectl added: %+v", mode, v)
+		}
+	}
+}
+
+// TestHelmDryRunChangesFollowTheDriftMode (class H2): a field only the
+// server-side dry-run changes (a Service's healthCheckNodePort the API
+// server allocates) is reverted only when helm-controller corrects drift;
+// with drift detection off, or off for the object, it is not watched, and
+// in warn mode reported.
+func TestHelmDryRunChangesFollowTheDriftMode(t *testing.T) {
+	for _, tc := range []struct {
+		mode, extra string
+		want        model.VerdictKind
+	}{
+		{"''", "", model.NotWatched},
+		{"warn", "", model.Reported},
+		{"enabled", "", model.Reverted},
+		{"enabled", "annotations: {helm.toolkit.fluxcd.io/driftDetection: disabled}", model.NotWatched},
+	} {
+		hr := obj(t, fmt.Sprintf(helmRelease, tc.mode))
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr}})
+		a.serverDryRun = true
+		a.dryRunner = func(_ context.Context, o *unstructured.Unstructured, _ string) (*unstructured.Unstructured, error) {
+			m := o.DeepCopy()
+			_ = unstructured.SetNestedField(m.Object, true, "spec", "paused")
+			_ = unstructured.SetNestedField(m.Object, int64(3), "spec", "minReadySeconds")
+			return m, nil
+		}
+		live := helmLive(t, "Deployment", tc.extra)
+		desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: prod}, spec: {replicas: 4, paused: true}}`)
+		rep := judge(t, a, live, desired)
+		if v := verdictAt(t, rep, "/spec/minReadySeconds"); v.Kind != tc.want {
+			t.Errorf("mode %s %s: %+v, want %s", tc.mode, tc.extra, v, tc.want)
+		}
+	}
+}
+
+// TestHelmMetadataUnderAnIgnoreRuleIsNotListed (seed 9034, class H4): an
+// ignore rule on /metadata/labels covers Helm's managed-by label, which
+// only the install wrote: not drift, not listed (it was, ignored, with -f).
+func TestHelmMetadataUnderAnIgnoreRuleIsNotListed(t *testing.T) {
+	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: flux-system}, spec: {interval: 1h, driftDetection: {mode: warn, ignore: [{paths: [/metadata/labels]}]}, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr}})
+	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: prod}, spec: {replicas: 4}}`)
+	rep := judge(t, a, helmLive(t, "Deployment", `annotations: {x: y}`), desired,
+		drift("/metadata/labels/app.kubernetes.io~1managed-by", model.Added, "Helm", "helm-controller/Apply"),
+		drift("/metadata/labels/hotfix", model.Added, "x", "kubectl-label/Update"))
+	notListed(t, rep, "/metadata/labels/app.kubernetes.io~1managed-by")
+	if v := verdictAt(t, rep, "/metadata/labels/hotfix"); v.Kind != model.Ignored {
+		t.Errorf("a label kubectl added under the rule: %+v", v)
+	}
+}
+
+// TestHelmDryRunSendsTheHelmMetadata (make differential ENGINE=untouched,
+// class H5: an untouched Secret of a HelmRelease, --server-dry-run):
+// helm-controller dry-runs the release manifest with the Helm release
+// metadata set (internal/action/diff.go setHelmMetadata); a dry-run
+// without it drops the annotations helm-controller owns, and they were
+// listed reverted.
+func TestHelmDryRunSendsTheHelmMetadata(t *testing.T) {
+	hr := obj(t, fmt.Sprintf(helmRelease, "enabled"))
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr}})
+	a.serverDryRun = true
+	// The server-side apply as helm-controller keeps exactly what it is
+	// sent (helm-controller owns every field of this object).
+	a.dryRunner = func(_ context.Context, o *unstructured.Unstructured, _ string) (*unstructured.Unstructured, error) {
+		return o.DeepCopy(), nil
+	}
+	live := obj(t, `
+apiVersion: v1
+kind: Secret
+metadata:
+  name: web
+  namespace: prod
+  labels: {app.kubernetes.io/managed-by: Helm, helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: flux-system}
+  annotations: {meta.helm.sh/release-name: prod-web, meta.helm.sh/release-namespace: prod}
+type: Opaque
+data: {token: dG9rZW4=}
+`)
+	desired := obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: web, namespace: prod}, type: Opaque, data: {token: dG9rZW4=}}`)
+	_ = unstructured.SetNestedField(hr.Object, "prod", "spec", "targetNamespace")
+	rep := judge(t, a, live, desired)
+	for _, p := range []string{"/metadata/annotations/meta.helm.sh~1release-name", "/metadata/annotations/meta.helm.sh~1release-namespace", "/metadata/labels/app.kubernetes.io~1managed-by"} {
+		notListed(t, rep, p)
+	}
+}

@@ -221,3 +221,26 @@ spec:
 		}
 	}
 }
+
+// TestHelmInferredValueEqualToTheReleaseIsNotDrift (make differential
+// ENGINE=flux-helm seed 9024, class H3): a client-side apply wrote a
+// chart field back with the chart's own value; managedFields name kubectl
+// as its owner, but helm-controller's dry-run changes nothing there
+// (Drifted=False in warn mode). Reported was wrong.
+func TestHelmInferredValueEqualToTheReleaseIsNotDrift(t *testing.T) {
+	secret := helmReleaseSecret(t, "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: apps}\nspec:\n  replicas: 1\n  paused: false\n")
+	for _, mode := range []string{"warn", "enabled"} {
+		hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, driftDetection: {mode: `+mode+`}, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{secret, hr}})
+		live := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: web, namespace: apps, labels: {helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: apps}}, spec: {replicas: 1, paused: true}}`)
+		rep := judge(t, a, live, nil,
+			drift("/spec/replicas", model.Changed, int64(1), "kubectl-client-side-apply/Update"),
+			drift("/spec/paused", model.Changed, true, "kubectl-edit/Update"))
+		if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != model.LeftAlone {
+			t.Errorf("mode %s: the chart's own value written by kubectl: %s %q, want left-alone", mode, v.Kind, v.Reason)
+		}
+		if v := verdictAt(t, rep, "/spec/paused"); v.Kind == model.LeftAlone {
+			t.Errorf("mode %s: a chart field changed live: %s %q", mode, v.Kind, v.Reason)
+		}
+	}
+}

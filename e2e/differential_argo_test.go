@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -51,8 +52,8 @@ func TestDifferentialArgo(t *testing.T) {
 	// a group's cases in parallel.
 	groups := map[string][]differential.Scenario{}
 	var order []string
-	for i := uint64(0); i < count; i++ {
-		sc := differential.DrawArgo(seed + i)
+	for _, n := range argoDiffSeeds(t, seed, count) {
+		sc := differential.DrawArgo(n)
 		if groups[sc.Tracking] == nil {
 			order = append(order, sc.Tracking)
 		}
@@ -245,6 +246,14 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 		t.Logf("%s: %s", sc, res.skipped)
 		return res
 	}
+	show := os.Getenv("DRIFT_DIFFERENTIAL_SHOW") != ""
+	if show {
+		// Debugging one seed (SHOW=1): the case in full, Argo CD's states
+		// beside Git and the live object.
+		liveNow, _ := get()
+		t.Logf("%s: Git first:\n%s\nGit second:\n%s\nlive: %s\nArgo CD target: %s\npredictedLive: %s\nnormalizedLive: %s",
+			sc, first, second, showJSON(liveNow), showJSON(item.Target), showJSON(item.PredictedLive), showJSON(item.NormalizedLive))
+	}
 	truth := differential.ArgoTruth{OutOfSync: st.Sync.Status == "OutOfSync", SelfHeal: sc.ArgoApp().SelfHeal}
 	if item.PredictedLive != nil {
 		truth.Diff = filterArgoPaths(diffPaths(item.PredictedLive, item.NormalizedLive, ""))
@@ -286,6 +295,9 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 			res.findings[m] = append(res.findings[m], differential.Finding{Path: "exit", Class: differential.Wrong,
 				Detail: fmt.Sprintf("explain exited %d: %s", r.Code, firstLine(r.Stderr))})
 			continue
+		}
+		if show {
+			t.Logf("%s: %s: tool output:\n%s", sc, m, r.Stdout)
 		}
 		var rep model.Report
 		DecodeJSON(t, r.Stdout, &rep)
@@ -438,4 +450,36 @@ func argoDiffSetup(t *testing.T, a *ArgoCD) {
 	if err := a.kubectlRaw("", "wait", "--for=condition=Established", "--timeout=60s", "crd/backups.diff.drift.test"); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// showJSON renders an object for a SHOW=1 log line.
+func showJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return string(b)
+}
+
+// argoDiffSeeds are the seeds of the run: seed..seed+count-1, or the list
+// DRIFT_DIFFERENTIAL_SEEDS gives (SEEDS="20002 20028" with make
+// differential: rerunning a few scattered seeds costs one Argo CD start,
+// not one each).
+func argoDiffSeeds(t *testing.T, seed, count uint64) []uint64 {
+	t.Helper()
+	var out []uint64
+	for _, f := range strings.Fields(strings.ReplaceAll(os.Getenv("DRIFT_DIFFERENTIAL_SEEDS"), ",", " ")) {
+		n, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			t.Fatalf("DRIFT_DIFFERENTIAL_SEEDS: %q is not a seed", f)
+		}
+		out = append(out, n)
+	}
+	if out != nil {
+		return out
+	}
+	for i := uint64(0); i < count; i++ {
+		out = append(out, seed+i)
+	}
+	return out
 }

@@ -23,7 +23,8 @@
 # PORTS=API/ETCD and LOCK=path run on other API server ports under another
 # lock (the CI slice, hack/differential-ci.sh, runs its Argo CD beside a
 # developer's); FINDINGS=path keeps the counted findings, one
-# "SEED MODE PATH CLASS" line each.
+# "SEED MODE PATH CLASS" line each. SEEDS="20002 20028" (ENGINE=argocd)
+# runs those seeds in place of SEED..SEED+COUNT-1, on one Argo CD start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -69,6 +70,7 @@ set +e
 env "${ports[@]}" \
 DRIFT_DIFFERENTIAL_SEED=$seed DRIFT_DIFFERENTIAL_COUNT=$count DRIFT_DIFFERENTIAL_SHOW=${SHOW:-} \
 DRIFT_DIFFERENTIAL_UNTOUCHED=$([ "$engine" = untouched ] && echo "${KINDS:-1}") \
+"DRIFT_DIFFERENTIAL_SEEDS=${SEEDS:-}" \
 DRIFT_DIFFERENTIAL_MINIMIZE=${MINIMIZE:-} DRIFT_DIFFERENTIAL_SAVE_ISSUE=${SAVE_ISSUE:-} \
 DRIFT_DIFFERENTIAL_SUMMARY=$work/summary DRIFT_DIFFERENTIAL_REPORT=${REPORT:-$work/report} \
 DRIFT_DIFFERENTIAL_FINDINGS=${FINDINGS:-$work/findings} \

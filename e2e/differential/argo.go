@@ -158,6 +158,12 @@ type ArgoTruth struct {
 // CD. A field is drift for the tool when its verdict is reported or
 // reverted (Argo CD's OutOfSync); Resync marks a field hidden from the
 // diff that the tool says a sync of the OutOfSync object writes back.
+// What a sync does is the verdict's kind: reverted (and Resync) say a sync
+// writes the field back, reported says Argo CD shows it and a sync leaves
+// it as it is (model.Reported: "reports drift but does not revert"; e.g.
+// RespectIgnoreDifferences copies live's value into the sync, or the API
+// server sets the field again), so with selfHeal a reported field that
+// self-heal kept agrees and one it changed is wrong.
 //
 //   - wrong: drift for the tool and not in Argo's diff, or in Argo's diff
 //     and a kept verdict (left-alone, ignored...); where selfHeal ran, a
@@ -182,7 +188,7 @@ func ScoreArgo(fields []ArgoField, truth ArgoTruth, touched []string, exitCode i
 			healed = related(f.Path, truth.Healed)
 		}
 		drift := f.Verdict == "reported" || f.Verdict == "reverted"
-		writesBack := drift || f.Resync
+		writesBack := f.Verdict == "reverted" || f.Resync
 		switch {
 		case f.Verdict == "none" && (len(shown) > 0 || len(healed) > 0):
 			// Named, but with no Argo CD verdict at all (the tool found no

@@ -185,9 +185,13 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 	// its controller sets (controller/state.go SetAppInstance); the
 	// manifest a user passes with -f has none.
 	// A mark a person deleted is taken from the owner (ownerMarked).
-	cmp.marked = a.ownerMarked(live, owner, app, s)
-	cmp.desired = withTracking(given, cmp.marked, s)
-	rep.Drifts = dropPaths(rep.Drifts, trackingPointers(given, live, s))
+	// A CRD's target has no marks (argoMarksTarget).
+	cmp.marked, cmp.desired = live, given
+	if argoMarksTarget(live, given) {
+		cmp.marked = a.ownerMarked(live, owner, app, s)
+		cmp.desired = withTracking(given, cmp.marked, s)
+		rep.Drifts = dropPaths(rep.Drifts, trackingPointers(given, live, s))
+	}
 	if n := a.schemaFor(cfg, live, given); n != nil {
 		rep.Notes = append(rep.Notes, *n)
 	}
@@ -353,7 +357,13 @@ func originPtr(o model.Origin) *model.Origin { return &o }
 // verdict decides one drifted field from the comparison: a rule that hid
 // it, then whether Argo CD's diff shows it, then what a sync does.
 func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, cmp *comparison, app *Application) model.Verdict {
+	if v, ok := ignoredButShownVerdict(d, cfg, cmp, app); ok {
+		return v
+	}
 	if v, ok := ruleVerdict(d, cfg, cmp.res); ok {
+		return v
+	}
+	if v, ok := partlyIgnoredVerdict(d, cfg, cmp); ok {
 		return v
 	}
 	if !cmp.ok {

@@ -1,0 +1,78 @@
+package argocd
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// ignoredButShownVerdict: a rule removed the field on both sides, yet
+// Argo CD's diff shows a map or list that holds it. The ignore normalizer
+// removes only the pointer (util/argo/normalizers/diff_normalizer.go: one
+// RFC 6902 remove per pointer, on live, target and last-applied alike), so
+// the map it emptied stays, and gitops-engine's diff compares that empty
+// map with a target that has none (remarshal drops an empty map of an
+// omitempty field, and the 3-way patch deletes it: pkg/diff/diff.go Diff,
+// ThreeWayDiff). Seen on Argo CD v3.2.11 (differential seeds 20003, 20097):
+// a jsonPointers rule on /spec/selector/app of a Service, Git's selector
+// emptied; Argo CD is OutOfSync on /spec/selector and a sync removes the
+// selector, app with it, unless RespectIgnoreDifferences=true copies
+// live's ignored value into the sync's target (controller/sync.go
+// normalizeTargetResources): then the sync keeps it and the object stays
+// OutOfSync.
+func ignoredButShownVerdict(d *model.FieldDrift, cfg *compareConfig, cmp *comparison, app *Application) (model.Verdict, bool) {
+	if !cmp.ok || !cmp.modified {
+		return model.Verdict{}, false
+	}
+	shown := ""
+	for _, s := range cmp.seen {
+		if covers(s, d.Path) {
+			shown = s
+			break
+		}
+	}
+	if shown == "" {
+		return model.Verdict{}, false
+	}
+	rule, ok := ruleVerdict(d, cfg, cmp.res)
+	if !ok {
+		return model.Verdict{}, false
+	}
+	why := fmt.Sprintf("Argo CD's diff shows %s, which holds this field: %s, but what is left of %s still differs", shown, strings.TrimPrefix(rule.Reason, "ignored by "), shown)
+	if app != nil && app.HasSyncOption("RespectIgnoreDifferences=true") {
+		return model.Verdict{Engine: Engine, Kind: model.Reported, Rule: rule.Rule,
+			Reason: "OutOfSync: " + why + "; RespectIgnoreDifferences=true copies the live value of the ignored field into the sync, so a sync does not change it and the object stays OutOfSync"}, true
+	}
+	v := outOfSyncVerdict(app, cmp.fromLastApplied)
+	v.Rule = rule.Rule
+	v.Reason = why + "; a sync applies Git's " + shown + ", this field with it: " + v.Reason
+	return v, true
+}
+
+// partlyIgnoredVerdict: without a desired state (inferred mode, no Argo CD
+// last sync to compare with), a field another writer set whose value
+// holds a path an ignore rule removes (an atomic podSelector written by a
+// client-side apply, a rule on podSelector/matchLabels/app): whether Argo
+// CD's diff shows the field depends on whether Git's value differs only
+// there, and nothing in the cluster says what Git holds (differential seed
+// 20052: Argo CD's diff did not show it).
+func partlyIgnoredVerdict(d *model.FieldDrift, cfg *compareConfig, cmp *comparison) (model.Verdict, bool) {
+	if cmp.desired != nil || cmp.res == nil {
+		return model.Verdict{}, false
+	}
+	for _, r := range cfg.rules {
+		e := cmp.res.effects[r]
+		if e == nil {
+			continue
+		}
+		for _, rm := range e.removed["live"] {
+			if rm.Path != d.Path && covers(d.Path, rm.Path) {
+				o := r.Origin
+				return model.Verdict{Engine: Engine, Kind: model.Unknown, Rule: &o,
+					Reason: fmt.Sprintf("%s ignores %s inside this field (%s): Argo CD's diff shows the field only if Git's value differs elsewhere, which inferred mode cannot see; give the desired state (-f, -k, --source)", o.String(), rm.Path, rm.By)}, true
+			}
+		}
+	}
+	return model.Verdict{}, false
+}

@@ -43,6 +43,9 @@ type compareConfig struct {
 	serverSide             bool
 	includeMutationWebhook bool
 	dryRun                 DryRunner
+	// localSSD: no dry-run is allowed (-f without --server-dry-run, or
+	// inferred), so the server-side diff applies in memory (ssdlocal.go).
+	localSSD bool
 	ctx                    context.Context
 }
 
@@ -109,7 +112,7 @@ func (c *compareConfig) needsSchema(obj, desired *unstructured.Unstructured) boo
 	if c.structuredMerge || (desired != nil && hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true")) {
 		return true
 	}
-	return c.serverSide && c.dryRun != nil && !c.includeMutationWebhook
+	return c.serverSide && (c.dryRun != nil || c.localSSD) && !c.includeMutationWebhook
 }
 
 // fatal is the error that makes Argo CD's own comparison fail, if any.

@@ -46,7 +46,7 @@ type compareConfig struct {
 	// localSSD: no dry-run is allowed (-f without --server-dry-run, or
 	// inferred), so the server-side diff applies in memory (ssdlocal.go).
 	localSSD bool
-	ctx                    context.Context
+	ctx      context.Context
 }
 
 // applyApp sets the Application's diff strategy (controller/state.go

@@ -43,10 +43,11 @@ type compareConfig struct {
 	serverSide             bool
 	includeMutationWebhook bool
 	dryRun                 DryRunner
+	ctx                    context.Context
+
 	// localSSD: no dry-run is allowed (-f without --server-dry-run, or
 	// inferred), so the server-side diff applies in memory (ssdlocal.go).
 	localSSD bool
-	ctx      context.Context
 }
 
 // applyApp sets the Application's diff strategy (controller/state.go

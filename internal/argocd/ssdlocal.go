@@ -10,6 +10,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/merge"
@@ -82,10 +84,11 @@ func (c *compareConfig) localApply(stored, config *unstructured.Unstructured, ma
 		if !ok {
 			return nil, errors.New("applied object is not a map")
 		}
-		out = &unstructured.Unstructured{Object: m}
-		// The API server decodes the applied object, which runs the
-		// scheme's defaulting (nothing for kinds it does not know).
-		if out, err = withDefaults(out); err != nil {
+		// The API server decodes the applied object into its Go type,
+		// defaults it and encodes it again: a field the apply pruned that
+		// the type always encodes (a container's resources: {}) is back,
+		// as after remarshal (nothing changes for kinds it does not know).
+		if out, err = serverRoundTrip(&unstructured.Unstructured{Object: m}); err != nil {
 			return nil, err
 		}
 	}
@@ -130,14 +133,27 @@ func stripMeta(managers fieldpath.ManagedFields, manager string) {
 	managers[manager] = fieldpath.NewVersionedSet(s, vs.APIVersion(), vs.Applied())
 }
 
-// withDefaults patches the scheme's defaults into obj (defaultsFor).
-func withDefaults(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+// serverRoundTrip is what the API server stores of an applied built-in
+// object: decoded into its Go type, defaulted (the defaulting functions
+// of the release Argo CD links, defaults.go) and encoded again, so a
+// field the type always encodes (a container's resources: {}) is there
+// even when the apply pruned it. A kind the scheme does not know is
+// returned as it is (a CRD's structural defaults are not known here).
+func serverRoundTrip(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	typedObj, err := scheme.Scheme.New(obj.GroupVersionKind())
+	if err != nil {
+		return obj, nil //nolint:nilerr // not a built-in kind: stored as applied
+	}
 	data, err := json.Marshal(obj.Object)
 	if err != nil {
 		return nil, err
 	}
-	if data, err = defaultsFor(data, obj); err != nil {
-		return nil, fmt.Errorf("defaulting the applied object: %w", err)
+	if err := json.Unmarshal(data, typedObj); err != nil {
+		return nil, fmt.Errorf("the applied object does not decode into its type: %w", err)
+	}
+	legacyscheme.Scheme.Default(typedObj)
+	if data, err = json.Marshal(typedObj); err != nil {
+		return nil, err
 	}
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {

@@ -249,3 +249,79 @@ kind: ConfigMap
 metadata: {name: argocd-cm, namespace: argocd}
 data: {application.resourceTrackingMethod: label}
 `
+
+// A CronJob whose fields argocd-controller owns as an Apply (kubectl
+// migrated its client-side sync), the container's resources: {} with
+// them: the API server encodes that struct whether set or not.
+const cronJobMigrated = `
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: cj
+  namespace: ns
+  annotations:
+    argocd.argoproj.io/tracking-id: app:batch/CronJob:ns/cj
+  managedFields:
+  - manager: argocd-controller
+    operation: Apply
+    apiVersion: batch/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          f:argocd.argoproj.io/tracking-id: {}
+      f:spec:
+        f:schedule: {}
+        f:jobTemplate:
+          f:spec:
+            f:template:
+              f:spec:
+                f:restartPolicy: {}
+                f:containers:
+                  k:{"name":"app"}:
+                    .: {}
+                    f:name: {}
+                    f:image: {}
+                    f:resources: {}
+spec:
+  schedule: "*/5 * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+          - name: app
+            image: busybox
+            resources: {}
+status: {}
+`
+
+// TestLocalServerSideDiffRoundTrip (seed 20118): the apply prunes the
+// container's resources: {} (argocd-controller applied it last, Git
+// leaves it out), and the API server's decode and encode put it back, so
+// Argo CD's diff does not show it.
+func TestLocalServerSideDiffRoundTrip(t *testing.T) {
+	rep := explainSSD(t, cronJobMigrated, `
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: cj, namespace: ns}
+spec:
+  schedule: "*/5 * * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          restartPolicy: OnFailure
+          containers:
+          - {name: app, image: busybox}
+`)
+	for _, d := range rep.Drifts {
+		if v := verdictOf(d, Engine); v != nil && (v.Kind == model.Reported || v.Kind == model.Reverted) {
+			t.Errorf("%s: %s (%s), Argo CD's diff does not show it", d.Path, v.Kind, v.Reason)
+		}
+	}
+	if st := statusOf(t, rep); st.Drift {
+		t.Errorf("status %+v, want Synced", st)
+	}
+}

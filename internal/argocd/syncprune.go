@@ -17,12 +17,13 @@ import (
 // kubectl apply by hand that added a label leaves it there, and a
 // server-side diff (ServerSideDiff=true) does not show the label, yet the
 // sync removes it (differential seed 20056: selfHeal removed
-// /metadata/labels/audited). With selfHeal the field is reverted; under
-// another sync policy the reason says what a sync does. The reverse: a
+// /metadata/labels/audited). The field stays left alone (Argo CD's diff
+// does not show it) and the reason says a sync deletes it, as
+// syncReapplies says of ignored fields. The reverse: a
 // live-only field the server-side diff shows (argocd-controller applied
 // it last, by a server-side apply) that last-applied-configuration does
 // not list survives the sync (seed 20086: /metadata/labels/quota shown,
-// selfHeal kept it): reported, not reverted.
+// selfHeal kept it): reported, not reverted, whatever the sync policy.
 func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app *Application) {
 	if desired == nil || app == nil || app.HasSyncOption("ServerSideApply=true") ||
 		hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true") {
@@ -40,12 +41,12 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app
 		if v == nil || d.Change != model.Added || pointerPresent(desired, d.Path) {
 			continue
 		}
-		if v.Kind == model.Reverted && !pointerPresent(orig, d.Path) {
+		if (v.Kind == model.Reverted || v.Kind == model.Reported) && !pointerPresent(orig, d.Path) {
 			// Shown by a server-side diff (argocd-controller applied it
 			// last), yet the client-side sync keeps it: OutOfSync for good.
 			nv := *v
 			nv.Kind = model.Reported
-			nv.Reason = "OutOfSync, and selfHeal's sync does not remove it: Argo CD syncs with a client-side kubectl apply, whose 3-way patch deletes only what last-applied-configuration lists, and it does not list this field"
+			nv.Reason = "OutOfSync; " + SyncKeepsPhrase
 			d.SetVerdict(nv)
 			continue
 		}
@@ -53,14 +54,18 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app
 			continue
 		}
 		nv := *v
-		if app.SelfHeal() {
-			nv.Kind = model.Reverted
-			nv.Reason = syncPrunesPhrase + ": selfHeal's sync deletes it (the object is OutOfSync for another field)"
-		} else {
-			nv.Reason += "; the object is OutOfSync and " + syncPrunesPhrase + ": a sync deletes it"
-		}
+		nv.Reason += "; the object is OutOfSync and " + SyncDeletesPhrase
 		d.SetVerdict(nv)
 	}
 }
 
-const syncPrunesPhrase = "last-applied-configuration lists it and Git does not, and Argo CD syncs with a client-side kubectl apply, whose 3-way patch deletes such fields"
+// SyncDeletesPhrase ends the reason of a field Argo CD's diff does not
+// show that a sync of the OutOfSync object deletes (selfHeal's sync does
+// it on its own); the differential harness reads it, as it reads
+// SyncReappliesPhrase.
+const SyncDeletesPhrase = "a sync deletes it: last-applied-configuration lists it and Git does not, and Argo CD syncs with a client-side kubectl apply, whose 3-way patch deletes such fields"
+
+// SyncKeepsPhrase ends the reason of a field Argo CD's diff shows that its
+// sync does not change (the object stays OutOfSync after a sync, also
+// selfHeal's); the differential harness reads it.
+const SyncKeepsPhrase = "a sync does not remove it: Argo CD syncs with a client-side kubectl apply, whose 3-way patch deletes only what last-applied-configuration lists, and it does not list this field, so the object stays OutOfSync after the sync"

@@ -1,6 +1,7 @@
 package argocd
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -59,9 +60,9 @@ data: {a: "1", b: "2"}
 // /data/b. Its sync is kubectl apply with the live
 // last-applied-configuration as the 3-way patch's original: the label the
 // person's kubectl apply listed there is deleted though the server-side
-// diff does not show it (reverted); the label argocd-controller applied
-// server-side is shown (the dry-run apply prunes it) but the sync keeps
-// it (reported, OutOfSync for good).
+// diff does not show it (left alone, the reason saying a sync deletes
+// it); the label argocd-controller applied server-side is shown (the
+// dry-run apply prunes it) but the sync keeps it (reported, saying so).
 func TestSyncPrunes(t *testing.T) {
 	rep := explainSSDWith(t, "", csaThenTwoWriters, `
 apiVersion: v1
@@ -72,13 +73,16 @@ data: {a: "1", b: "3"}
 	if st := statusOf(t, rep); !st.Drift {
 		t.Fatalf("status %+v, want OutOfSync", st)
 	}
-	for p, want := range map[string]model.VerdictKind{
-		"/data/b":                  model.Reverted,
-		"/metadata/labels/audited": model.Reverted,
-		"/metadata/labels/quota":   model.Reported,
+	for p, want := range map[string]struct {
+		kind   model.VerdictKind
+		phrase string
+	}{
+		"/data/b":                  {model.Reverted, ""},
+		"/metadata/labels/audited": {model.LeftAlone, SyncDeletesPhrase},
+		"/metadata/labels/quota":   {model.Reported, SyncKeepsPhrase},
 	} {
-		if v := argoVerdict(t, rep, p); v.Kind != want {
-			t.Errorf("%s: %s (%s), want %s", p, v.Kind, v.Reason, want)
+		if v := argoVerdict(t, rep, p); v.Kind != want.kind || !strings.Contains(v.Reason, want.phrase) {
+			t.Errorf("%s: %s (%s), want %s saying %q", p, v.Kind, v.Reason, want.kind, want.phrase)
 		}
 	}
 }

@@ -180,7 +180,7 @@ func encodeManagedFields(managers fieldpath.ManagedFields) ([]metav1.ManagedFiel
 		}
 		e.APIVersion = string(vs.APIVersion())
 		e.FieldsType = "FieldsV1"
-		e.FieldsV1 = &metav1.FieldsV1{Raw: buf.Bytes()}
+		e.FieldsV1 = metav1.NewFieldsV1(buf.String())
 		out = append(out, e)
 	}
 	return out, nil

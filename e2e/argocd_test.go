@@ -248,7 +248,8 @@ data:
 
 // TestArgoCDServerSideDiff: an Application with compare option
 // ServerSideDiff=true is judged by a real server-side apply dry-run as
-// argocd-controller when --server-dry-run is given, and says so otherwise.
+// argocd-controller when --server-dry-run is given, and by the same apply
+// computed in memory otherwise (saying so).
 func TestArgoCDServerSideDiff(t *testing.T) {
 	installApplicationCRD(t)
 	ctrl := E.Namespace(t, "argo")
@@ -286,8 +287,17 @@ func TestArgoCDServerSideDiff(t *testing.T) {
 		t.Fatalf("replicas now %q: the dry-run persisted", rep)
 	}
 
+	// Without --server-dry-run the apply is computed in memory (issue 32,
+	// A3): the same verdicts, and a note saying so.
 	r = explainJSON(t, 1, "deploy/web", "-n", ns, "-f", desired, "--engine", "argocd", "--argocd-namespace", ctrl)
 	if !hasNote(r, "server-side-diff") {
 		t.Errorf("no server-side-diff note without --server-dry-run: %+v", r.Notes)
+	}
+	got = byFieldPath(r)
+	if v := argoVerdictOf(got[".spec.replicas"]); v == nil || v.Kind != model.Reported {
+		t.Errorf("in memory: replicas verdict %+v, want reported", v)
+	}
+	if v := argoVerdictOf(got[".metadata.labels.hotfix"]); v == nil || v.Kind != model.LeftAlone {
+		t.Errorf("in memory: hotfix label verdict %+v, want left alone", v)
 	}
 }

@@ -306,7 +306,9 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 			f := differential.ArgoField{Field: differential.Field{Path: d.Path, Verdict: "none"}}
 			if v := argoVerdictOf(d); v != nil {
 				f.Verdict = string(v.Kind)
-				f.Resync = v.Kind == model.Ignored && strings.Contains(v.Reason, argocd.SyncReappliesPhrase)
+				f.Resync = v.Kind == model.Ignored && strings.Contains(v.Reason, argocd.SyncReappliesPhrase) ||
+					v.Kind == model.LeftAlone && strings.Contains(v.Reason, argocd.SyncDeletesPhrase)
+				f.Kept = v.Kind == model.Reported && strings.Contains(v.Reason, argocd.SyncKeepsPhrase)
 			}
 			fs = append(fs, f)
 		}

@@ -132,10 +132,13 @@ func (s Scenario) ArgoApp() ArgoApp {
 }
 
 // ArgoField is a field the tool named, with Resync: Argo CD's diff hides
-// it, yet the tool says a sync of the OutOfSync object writes it back.
+// it, yet the tool says a sync of the OutOfSync object writes it back
+// (or deletes it); Kept: Argo CD's diff shows it, yet the tool says a
+// sync leaves it as it is (the object stays OutOfSync).
 type ArgoField struct {
 	Field
 	Resync bool
+	Kept   bool
 }
 
 // ArgoTruth is what Argo CD said and did about one object.
@@ -188,7 +191,7 @@ func ScoreArgo(fields []ArgoField, truth ArgoTruth, touched []string, exitCode i
 			healed = related(f.Path, truth.Healed)
 		}
 		drift := f.Verdict == "reported" || f.Verdict == "reverted"
-		writesBack := f.Verdict == "reverted" || f.Resync
+		writesBack := f.Verdict == "reverted" && !f.Kept || f.Resync
 		switch {
 		case f.Verdict == "none" && (len(shown) > 0 || len(healed) > 0):
 			// Named, but with no Argo CD verdict at all (the tool found no

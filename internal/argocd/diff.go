@@ -37,7 +37,10 @@ type diffResult struct {
 func (c *compareConfig) stateDiff(live, target *unstructured.Unstructured, res *normResult) (*diffResult, error) {
 	pre := c.preDiffNormalize(live, target)
 	if c.serverSide && pre.Live != nil && pre.Target != nil {
-		return c.serverSideDiff(pre.Target, pre.Live)
+		if c.localSSD {
+			return c.localServerSideDiff(live, pre, res)
+		}
+		return c.serverSideDiff(pre.Target, pre.Live, c.dryRun)
 	}
 	// Keep the rule effects of the pre-diff step in res (normalizePair
 	// already recorded them; a second run would double them).

@@ -131,9 +131,7 @@ func (a *Adapter) diffConfig(ctx context.Context, rep *model.Report, live *unstr
 	cfg.applyApp(app)
 	cfg.dryRun, cfg.ctx = a.opts.DryRun, ctx
 	if cfg.serverSide && cfg.dryRun == nil {
-		cfg.serverSide = false
-		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "server-side-diff",
-			Message: "Argo CD compares this Application with a server-side apply dry-run (server-side diff); without --server-dry-run the verdicts come from the client-side diff, which may differ for defaulted or webhook-mutated fields"})
+		rep.Notes = append(rep.Notes, cfg.withoutDryRun())
 	}
 	if err := cfg.fatal(); err != nil {
 		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Reason: "comparison-error",
@@ -200,6 +198,9 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 		return cmp
 	}
 	dr, err := cfg.stateDiff(live, cmp.desired, cmp.res)
+	if n := localSSDNote(dr); n != nil {
+		rep.Notes = append(rep.Notes, *n)
+	}
 	if err != nil {
 		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Reason: "diff-failed", Message: "Argo CD diff: " + err.Error()})
 		return cmp
@@ -285,6 +286,7 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 	if st.Drift {
 		st.Status = "OutOfSync"
 		syncReapplies(rep, cmp.desired, app)
+		syncPrunes(rep, live, cmp.desired, app)
 	}
 	rep.SetStatus(st)
 }
@@ -501,6 +503,8 @@ func notInDiffVerdict(d *model.FieldDrift, cmp *comparison) model.Verdict {
 		v.Reason = "not in last-applied-configuration (Argo CD's last sync) and not applied by argocd-controller: a server-side apply leaves other managers' fields alone"
 	case added && mode == "structured-merge":
 		v.Reason = "not in the desired state and not applied by argocd-controller: a server-side apply leaves other managers' fields alone"
+	case added && strings.HasPrefix(mode, "server-side"):
+		v.Reason = serverSideKeeps
 	case added && mode == "three-way" && la:
 		v.Reason = "extraneous: not in last-applied-configuration, Argo CD's 3-way diff does not report it"
 	case added && mode == "three-way":

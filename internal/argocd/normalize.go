@@ -44,6 +44,10 @@ type compareConfig struct {
 	includeMutationWebhook bool
 	dryRun                 DryRunner
 	ctx                    context.Context
+
+	// localSSD: no dry-run is allowed (-f without --server-dry-run, or
+	// inferred), so the server-side diff applies in memory (ssdlocal.go).
+	localSSD bool
 }
 
 // applyApp sets the Application's diff strategy (controller/state.go
@@ -109,7 +113,7 @@ func (c *compareConfig) needsSchema(obj, desired *unstructured.Unstructured) boo
 	if c.structuredMerge || (desired != nil && hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true")) {
 		return true
 	}
-	return c.serverSide && c.dryRun != nil && !c.includeMutationWebhook
+	return c.serverSide && (c.dryRun != nil || c.localSSD) && !c.includeMutationWebhook
 }
 
 // fatal is the error that makes Argo CD's own comparison fail, if any.

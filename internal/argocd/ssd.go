@@ -43,12 +43,12 @@ func NewRESTDryRunner(cfg *rest.Config) (DryRunner, error) {
 // dry-run applied as argocd-controller; mutation-webhook changes are taken
 // out unless IncludeMutationWebhook=true; then both sides get the full
 // normalization, lose managedFields and last-applied, and are compared.
-func (c *compareConfig) serverSideDiff(config, live *unstructured.Unstructured) (*diffResult, error) {
+func (c *compareConfig) serverSideDiff(config, live *unstructured.Unstructured, dryRun DryRunner) (*diffResult, error) {
 	ctx := c.ctx
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if c.dryRun == nil {
+	if dryRun == nil {
 		return nil, errors.New("server-side diff needs a server-side apply dry-run (--server-dry-run)")
 	}
 	scratch := &normResult{}
@@ -56,7 +56,7 @@ func (c *compareConfig) serverSideDiff(config, live *unstructured.Unstructured) 
 	c.gitopsNormalizeShallow(config)
 	live = remarshal(live)
 	c.gitopsNormalizeShallow(live)
-	predicted, err := c.dryRun(ctx, config, SSAManager)
+	predicted, err := dryRun(ctx, config, SSAManager)
 	if err != nil {
 		return nil, fmt.Errorf("server-side apply dry-run of %s/%s: %w", config.GetKind(), config.GetName(), err)
 	}

@@ -1,0 +1,237 @@
+package argocd
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/kubernetes/pkg/api/legacyscheme"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
+	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/merge"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// localDryRunner is the server-side apply dry-run of Argo CD's
+// server-side diff (gitops-engine pkg/diff/diff_options.go
+// K8sServerSideDryRunner: kubectl apply --server-side --dry-run=server
+// --force-conflicts as argocd-controller) computed in memory, for -f
+// without --server-dry-run: the API server's apply is structured-merge-diff's
+// Updater.Apply on the stored object and its managedFields (k8s.io/apimachinery
+// pkg/util/managedfields/internal/structuredmerge.go Apply), with the
+// version Argo CD v3.2 links (internal/argocd/smd), followed by the
+// defaulting a decode runs (the Kubernetes scheme for built-in kinds).
+//
+// What it cannot see: admission webhooks (Argo CD removes their mutations
+// anyway unless IncludeMutationWebhook=true, and then the real dry-run is
+// needed) and a CRD's structural defaults for a field the apply prunes.
+// stored is the object as the API server holds it, before any of Argo
+// CD's normalizations.
+func (c *compareConfig) localDryRunner(stored *unstructured.Unstructured) DryRunner {
+	return func(_ context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+		return c.localApply(stored, obj, manager)
+	}
+}
+
+// localApply applies config onto stored as manager with force, and returns
+// the object the API server would store, managedFields included.
+func (c *compareConfig) localApply(stored, config *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
+	if c.parser == nil {
+		return nil, errors.New("no OpenAPI schema to apply with")
+	}
+	pt := c.parser.Type(config.GroupVersionKind())
+	if pt == nil {
+		return nil, fmt.Errorf("the OpenAPI schema has no type for %s", config.GroupVersionKind())
+	}
+	live := stored.DeepCopy()
+	entries := live.GetManagedFields()
+	// The API server strips managedFields and the other metadata it keeps
+	// out of field sets before merging (managedfields/internal/stripmeta.go).
+	unstructured.RemoveNestedField(live.Object, "metadata", "managedFields")
+	tvLive, err := pt.FromUnstructured(live.Object)
+	if err != nil {
+		return nil, fmt.Errorf("live object does not fit its schema: %w", err)
+	}
+	applied := config.DeepCopy()
+	unstructured.RemoveNestedField(applied.Object, "metadata", "managedFields")
+	tvConfig, err := pt.FromUnstructured(applied.Object)
+	if err != nil {
+		return nil, fmt.Errorf("desired object does not fit its schema: %w", err)
+	}
+	managed, err := decodeManagedFields(entries)
+	if err != nil {
+		return nil, fmt.Errorf("error decoding managed fields: %w", err)
+	}
+	key, err := managerIdentifier(metav1.ManagedFieldsEntry{Manager: manager, Operation: metav1.ManagedFieldsOperationApply})
+	if err != nil {
+		return nil, err
+	}
+	u := (&merge.UpdaterBuilder{Converter: sameVersionConverter{}}).BuildUpdater()
+	merged, managers, err := u.Apply(tvLive, tvConfig, fieldpath.APIVersion(config.GetAPIVersion()), managed, key, true)
+	if err != nil {
+		return nil, fmt.Errorf("server-side apply in memory: %w", err)
+	}
+	stripMeta(managers, key)
+	out := live
+	if merged != nil {
+		m, ok := merged.AsValue().Unstructured().(map[string]any)
+		if !ok {
+			return nil, errors.New("applied object is not a map")
+		}
+		// The API server decodes the applied object into its Go type,
+		// defaults it and encodes it again: a field the apply pruned that
+		// the type always encodes (a container's resources: {}) is back,
+		// as after remarshal (nothing changes for kinds it does not know).
+		if out, err = serverRoundTrip(&unstructured.Unstructured{Object: m}); err != nil {
+			return nil, err
+		}
+	}
+	mfs, err := encodeManagedFields(managers)
+	if err != nil {
+		return nil, err
+	}
+	out.SetManagedFields(mfs)
+	return out, nil
+}
+
+// metaStripped are the fields the API server never records an owner for
+// (k8s.io/apimachinery pkg/util/managedfields/internal/stripmeta.go).
+var metaStripped = []fieldpath.Path{
+	fieldpath.MakePathOrDie("apiVersion"),
+	fieldpath.MakePathOrDie("kind"),
+	fieldpath.MakePathOrDie("metadata"),
+	fieldpath.MakePathOrDie("metadata", "name"),
+	fieldpath.MakePathOrDie("metadata", "namespace"),
+	fieldpath.MakePathOrDie("metadata", "creationTimestamp"),
+	fieldpath.MakePathOrDie("metadata", "selfLink"),
+	fieldpath.MakePathOrDie("metadata", "uid"),
+	fieldpath.MakePathOrDie("metadata", "clusterName"),
+	fieldpath.MakePathOrDie("metadata", "generation"),
+	fieldpath.MakePathOrDie("metadata", "managedFields"),
+	fieldpath.MakePathOrDie("metadata", "resourceVersion"),
+}
+
+// stripMeta takes those fields out of the applier's set after the apply,
+// as stripMetaManager.Apply does (a plain difference: the fields under
+// metadata stay).
+func stripMeta(managers fieldpath.ManagedFields, manager string) {
+	vs, ok := managers[manager]
+	if !ok {
+		return
+	}
+	s := vs.Set().Difference(fieldpath.NewSet(metaStripped...))
+	if s.Empty() {
+		delete(managers, manager)
+		return
+	}
+	managers[manager] = fieldpath.NewVersionedSet(s, vs.APIVersion(), vs.Applied())
+}
+
+// serverRoundTrip is what the API server stores of an applied built-in
+// object: decoded into its Go type, defaulted (the defaulting functions
+// of the release Argo CD links, defaults.go) and encoded again, so a
+// field the type always encodes (a container's resources: {}) is there
+// even when the apply pruned it. A kind the scheme does not know is
+// returned as it is (a CRD's structural defaults are not known here).
+func serverRoundTrip(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	typedObj, err := scheme.Scheme.New(obj.GroupVersionKind())
+	if err != nil {
+		return obj, nil //nolint:nilerr // not a built-in kind: stored as applied
+	}
+	data, err := json.Marshal(obj.Object)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, typedObj); err != nil {
+		return nil, fmt.Errorf("the applied object does not decode into its type: %w", err)
+	}
+	legacyscheme.Scheme.Default(typedObj)
+	if data, err = json.Marshal(typedObj); err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// encodeManagedFields turns the Updater's managers back into the entries
+// the API server stores (the inverse of decodeManagedFields).
+func encodeManagedFields(managers fieldpath.ManagedFields) ([]metav1.ManagedFieldsEntry, error) {
+	out := make([]metav1.ManagedFieldsEntry, 0, len(managers))
+	for key, vs := range managers {
+		var e metav1.ManagedFieldsEntry
+		if err := json.Unmarshal([]byte(key), &e); err != nil {
+			return nil, fmt.Errorf("manager identifier %q: %w", key, err)
+		}
+		if vs.Set().Empty() {
+			continue
+		}
+		var buf bytes.Buffer
+		if err := vs.Set().ToJSONStream(&buf); err != nil {
+			return nil, err
+		}
+		e.APIVersion = string(vs.APIVersion())
+		e.FieldsType = "FieldsV1"
+		e.FieldsV1 = metav1.NewFieldsV1(buf.String())
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// withoutDryRun decides how a server-side diff runs when no dry-run may be
+// sent (-f without --server-dry-run, inferred mode): in memory
+// (localSSD), unless the Application includes mutation webhooks, whose
+// changes only the API server's dry-run shows; then the client-side diff
+// stands in. The note says which.
+func (c *compareConfig) withoutDryRun() model.Note {
+	if c.includeMutationWebhook {
+		c.serverSide = false
+		return model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "server-side-diff",
+			Message: "Argo CD compares this Application with a server-side apply dry-run that keeps mutation webhooks' changes (IncludeMutationWebhook=true); without --server-dry-run the verdicts come from the client-side diff, which may differ for defaulted or webhook-mutated fields"}
+	}
+	c.localSSD = true
+	return model.Note{Engine: Engine, Level: model.NoteInfo, Reason: "server-side-diff",
+		Message: "Argo CD compares this Application with a server-side apply dry-run as argocd-controller (server-side diff); without --server-dry-run that apply is computed in memory from the live object's managedFields, as the API server merges (webhooks' mutations are left out, as Argo CD leaves them out)"}
+}
+
+// localServerSideDiff is serverSideDiff with the in-memory apply of stored
+// (the live object before normalization, as the API server holds it). When
+// the apply cannot run (no schema for the kind), the client-side diff
+// stands in and its Fallback says why (localSSDNote).
+func (c *compareConfig) localServerSideDiff(stored *unstructured.Unstructured, pre, res *normResult) (*diffResult, error) {
+	dr, err := c.serverSideDiff(pre.Target, pre.Live, c.localDryRunner(stored))
+	if err == nil {
+		dr.Mode = "server-side (in memory)"
+		return dr, nil
+	}
+	dr, cerr := c.gitopsDiff(pre.Target, pre.Live, res)
+	if cerr != nil {
+		return nil, cerr
+	}
+	dr.Fallback = localSSDFailed + err.Error()
+	return dr, nil
+}
+
+const localSSDFailed = "server-side diff in memory could not run, client-side diff instead: "
+
+// localSSDNote warns when the in-memory server-side diff fell back.
+func localSSDNote(dr *diffResult) *model.Note {
+	if dr == nil || !strings.HasPrefix(dr.Fallback, localSSDFailed) {
+		return nil
+	}
+	return &model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "server-side-diff",
+		Message: "Argo CD compares this Application with a server-side apply dry-run; the " + dr.Fallback + " (pass --server-dry-run for Argo CD's own)"}
+}
+
+// serverSideKeeps is why a live field Git leaves out is not in a
+// server-side diff: the apply dry-run prunes only what argocd-controller
+// itself applied last time (structured-merge-diff merge/update.go prune).
+const serverSideKeeps = "not in the desired state and not applied by argocd-controller last time: the server-side diff's apply dry-run leaves it, as a server-side apply prunes only its own manager's fields"

@@ -1,0 +1,88 @@
+package argocd
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// A ConfigMap a client-side sync created, then changed by two writers:
+// a kubectl apply by hand of Git's manifest with a label audited
+// (kubectl-client-side-apply; last-applied-configuration is now the
+// person's), and a server-side apply as argocd-controller of a label quota
+// (a second argocd-controller entry, an Apply).
+const csaThenTwoWriters = `
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm
+  namespace: ns
+  labels: {audited: "yes", quota: q1}
+  annotations:
+    argocd.argoproj.io/tracking-id: app:/ConfigMap:ns/cm
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","data":{"a":"1","b":"2"},"kind":"ConfigMap","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"app:/ConfigMap:ns/cm"},"labels":{"audited":"yes"},"name":"cm","namespace":"ns"}}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:data: {f:a: {}, f:b: {}}
+      f:metadata:
+        f:annotations:
+          .: {}
+          f:argocd.argoproj.io/tracking-id: {}
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          f:kubectl.kubernetes.io/last-applied-configuration: {}
+        f:labels:
+          .: {}
+          f:audited: {}
+  - manager: argocd-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:labels:
+          f:quota: {}
+data: {a: "1", b: "2"}
+`
+
+// TestSyncPrunes (issue 32, A4; seeds 20056, 20086): a selfHeal
+// Application with ServerSideDiff=true syncing client-side, OutOfSync for
+// /data/b. Its sync is kubectl apply with the live
+// last-applied-configuration as the 3-way patch's original: the label the
+// person's kubectl apply listed there is deleted though the server-side
+// diff does not show it (left alone, the reason saying a sync deletes
+// it); the label argocd-controller applied server-side is shown (the
+// dry-run apply prunes it) but the sync keeps it (reported, saying so).
+func TestSyncPrunes(t *testing.T) {
+	rep := explainSSDWith(t, "", csaThenTwoWriters, `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cm, namespace: ns}
+data: {a: "1", b: "3"}
+`, "spec:\n", "spec:\n  syncPolicy: {automated: {selfHeal: true}}\n")
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync", st)
+	}
+	for p, want := range map[string]struct {
+		kind   model.VerdictKind
+		phrase string
+	}{
+		"/data/b":                  {model.Reverted, ""},
+		"/metadata/labels/audited": {model.LeftAlone, SyncDeletesPhrase},
+		"/metadata/labels/quota":   {model.Reported, SyncKeepsPhrase},
+	} {
+		if v := argoVerdict(t, rep, p); v.Kind != want.kind || !strings.Contains(v.Reason, want.phrase) {
+			t.Errorf("%s: %s (%s), want %s saying %q", p, v.Kind, v.Reason, want.kind, want.phrase)
+		}
+	}
+}

@@ -59,6 +59,12 @@ type judgment struct {
 	// badRules are rules whose selector does not compile: the controller
 	// fails before applying (kustomize) or diffing (helm) anything.
 	badRules []string
+	// handover is the dry-run of the apply after the managedFields
+	// cleanup (--server-dry-run), nil when nothing is handed over.
+	handover *handover
+	// crdRoot is the CRD schema of a custom resource, read with -f when
+	// the cleanup hands over one of its fields (schemaRequiredHandover).
+	crdRoot map[string]any
 	// appliedAtAll: kustomize-controller applies this object on its next
 	// reconcile (objectApplied).
 	appliedAtAll bool
@@ -951,6 +957,9 @@ func (j *judgment) ownerVerdict(d *model.FieldDrift, known bool) model.Verdict {
 		}
 		return model.Verdict{Kind: model.LeftAlone, Reason: reason}
 	}
+	if v, ok := j.handoverVerdict(d, cleaned); ok && len(cleaned) > 0 {
+		return v
+	}
 	if len(cleaned) > 0 && known && j.liveIsDefault(d) {
 		// The cleanup hands it over and the apply drops it, then the API
 		// server fills the same default again (an IngressClass's
@@ -1361,7 +1370,7 @@ func (j *judgment) liveIsDefault(d *model.FieldDrift) bool {
 		return false
 	}
 	gvk := j.live.GroupVersionKind()
-	return diff.IsServerDefaultValue(gvk.Group, gvk.Kind, tokens, d.Live, j.live.Object)
+	return diff.IsServerDefaultValue(gvk.Group, gvk.Kind, tokens, d.Live, j.live.Object) || j.schemaDefault(d.Path, d.Live)
 }
 
 // serverBookkeeping are annotations the API server or a built-in

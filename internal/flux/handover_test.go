@@ -207,3 +207,61 @@ spec: {schedule: "0 5 * * *", `+tc.field+`: `+fmt.Sprint(tc.live)+`}
 		}
 	}
 }
+
+// With -f, an ignore rule on a key inside an atomic value the manifest
+// sets (a NetworkPolicy's podSelector, a LabelSelector): the forced dry-run
+// apply replaces the value whole, so the path changes although kubectl,
+// not kustomize-controller, owns it; Flux adopts the live value with a
+// JSON patch replace on a manifest that lacks the key, which fails the
+// apply (measured, make differential seed 20056: Ready=False "replace
+// operation does not apply: doc is missing path", every field stays).
+func TestFileIgnoreInsideAnAtomicValueTheManifestSets(t *testing.T) {
+	ks := obj(t, `
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: repo}
+  ignore:
+  - paths: ["/spec/podSelector/matchLabels/app"]
+    target: {kind: NetworkPolicy}
+`)
+	live := obj(t, `
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: web
+  namespace: prod
+  resourceVersion: "5"
+  labels: {audited: "yes", kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {f:ingress: {}}}
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:audited: {}}}, f:spec: {f:podSelector: {}}}
+spec:
+  podSelector: {matchLabels: {app: db}}
+  ingress: [{ports: [{port: 5432, protocol: TCP}]}]
+  policyTypes: [Ingress]
+`)
+	desired := obj(t, `{apiVersion: networking.k8s.io/v1, kind: NetworkPolicy, metadata: {name: web, namespace: prod}, spec: {podSelector: {matchLabels: {}}, ingress: [{ports: [{port: 5432}]}]}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks}})
+	rep := judge(t, a, live, desired,
+		drift("/metadata/labels/audited", model.Added, "yes", "kubectl-client-side-apply/Update"),
+		drift("/spec/podSelector/matchLabels/app", model.Added, "db", "kubectl-client-side-apply/Update"))
+	if v := verdictAt(t, rep, "/metadata/labels/audited"); v.Kind != model.ApplyFails || !strings.Contains(v.Reason, "doc is missing path") {
+		t.Errorf("audited: got %s %q, want apply-fails (the adopt fails)", v.Kind, v.Reason)
+	}
+	if v := verdictAt(t, rep, "/spec/podSelector/matchLabels/app"); v.Kind == model.Reverted {
+		t.Errorf("matchLabels/app: got %s %q; the apply fails, it stays", v.Kind, v.Reason)
+	}
+}

@@ -1207,6 +1207,14 @@ func (j *judgment) ignoreDrifted(p string) (drifted, known bool) {
 		if !lok || j.ix == nil {
 			return false, true
 		}
+		if owners := j.ix.Owners(j.live, p); len(owners) > 0 && j.atomicAncestorInManifest(&model.FieldDrift{Path: p}, owners) != "" {
+			// Inside an atomic value the manifest sets (a LabelSelector):
+			// the forced dry-run apply replaces it whole, so the path the
+			// manifest lacks changes, whoever owns it (make differential
+			// seed 20056: an ignored podSelector.matchLabels key Git
+			// removed and kubectl had written).
+			return true, true
+		}
 		if tokens, err := jsonpointer.Parse(p); err == nil {
 			if gvk := j.live.GroupVersionKind(); diff.IsServerDefault(gvk.Group, gvk.Kind, tokens, lv, j.live.Object) {
 				return false, true

@@ -265,3 +265,36 @@ spec:
 		t.Errorf("matchLabels/app: got %s %q; the apply fails, it stays", v.Kind, v.Reason)
 	}
 }
+
+// With -f, Git removes the last key of an atomic value it still sets
+// (podSelector: {matchLabels: {}}, emptied further by the typed
+// normalization): the apply sends podSelector empty and the key goes
+// (measured, make differential seed 20398: the controller emptied
+// podSelector). An empty map the normalization made up where Git sets
+// nothing (a Deployment's strategy) still only gets defaults below it.
+func TestFileGitEmptiesAnAtomicValue(t *testing.T) {
+	live := obj(t, `
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: web
+  namespace: prod
+  resourceVersion: "5"
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {f:podSelector: {}, f:policyTypes: {}}}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Ingress]
+`)
+	desired := obj(t, `{apiVersion: networking.k8s.io/v1, kind: NetworkPolicy, metadata: {name: web, namespace: prod}, spec: {podSelector: {matchLabels: {}}, policyTypes: [Ingress]}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
+	rep := judge(t, a, live, desired, drift("/spec/podSelector/matchLabels/app", model.Added, "web", "kustomize-controller/Apply"))
+	if v := verdictAt(t, rep, "/spec/podSelector/matchLabels/app"); v.Kind != model.Reverted {
+		t.Errorf("got %s %q, want reverted: the apply empties podSelector", v.Kind, v.Reason)
+	}
+}

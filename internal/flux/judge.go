@@ -1093,12 +1093,27 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 		if !ok {
 			continue
 		}
+		if _, inRaw := j.lookupKeyed(j.desired.Object, anc); inRaw && !emptyMap(j.desired.Object, anc) {
+			// Git sets this value and the typed normalization emptied it
+			// (a LabelSelector's matchLabels: {} is dropped): the apply
+			// sends it empty, and an atomic value loses the key (make
+			// differential seed 20398: Git removed podSelector's last
+			// label, the controller emptied podSelector).
+			return ""
+		}
 		if m, isMap := v.(map[string]any); isMap && len(m) == 0 {
 			return fmt.Sprintf("an API-server default below %s, which Flux applies as an empty map (its typed normalization of the manifest): every apply gets the same default, nothing changes", anc)
 		}
 		return ""
 	}
 	return ""
+}
+
+// emptyMap: obj holds an empty map at pointer.
+func emptyMap(obj map[string]any, pointer string) bool {
+	v, ok := jsonpointer.Get(obj, pointer)
+	m, isMap := v.(map[string]any)
+	return ok && isMap && len(m) == 0
 }
 
 // appliedByFlux says whether the live mark m is owned by the controller's

@@ -95,6 +95,9 @@ var objectDefaults = []serverDefault{
 	{kinds: "CronJob", path: "spec/suspend", value: false},
 	{kinds: "CronJob", path: "spec/successfulJobsHistoryLimit", value: int64(3)},
 	{kinds: "CronJob", path: "spec/failedJobsHistoryLimit", value: int64(1)},
+	// autoscaling/v1 and v2 SetDefaults_HorizontalPodAutoscaler (kubernetes
+	// pkg/apis/autoscaling/v{1,2}/defaults.go): an omitted minReplicas is 1.
+	{kinds: "HorizontalPodAutoscaler", path: "spec/minReplicas", value: int64(1)},
 	{kinds: "Service", path: "spec/type", value: "ClusterIP"},
 	{kinds: "Service", path: "spec/sessionAffinity", value: "None"},
 	{kinds: "Service", path: "spec/clusterIP", anyValue: true},

@@ -28,6 +28,9 @@ type Adapter struct {
 	serverDryRun bool
 	// dryRunner runs the SSA dry-run; tests replace it.
 	dryRunner func(ctx context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error)
+	// patchRunner runs a dry-run JSON patch as kustomize-controller
+	// (jsonPatchDryRun); tests replace it.
+	patchRunner func(ctx context.Context, live *unstructured.Unstructured, ops []map[string]any) (*unstructured.Unstructured, error)
 	// client is created on the first dry-run, with restMapper when set.
 	client     client.Client
 	restMapper func() (meta.RESTMapper, error)
@@ -37,6 +40,9 @@ type Adapter struct {
 	// listed counts the kinds Rules listed from the cluster (Flux
 	// installed and readable).
 	listed int
+	// crds are the structural schemas of the cluster's custom resources
+	// by group, version and kind (crdSchema), read once.
+	crds map[schema.GroupVersionKind]map[string]any
 	// inventory indexes the Kustomizations' inventories by object id,
 	// read on the first object whose ownership labels are gone (ownerOf).
 	inventory map[string]*model.Owner
@@ -54,6 +60,7 @@ func newAdapter(reader model.Reader, docs []doc, cfg *rest.Config, serverDryRun 
 	}
 	a := &Adapter{reader: reader, docs: docs, restConfig: cfg, serverDryRun: serverDryRun}
 	a.dryRunner = a.ssaDryRun
+	a.patchRunner = a.jsonPatchDryRun
 	return a, nil
 }
 

@@ -2,7 +2,6 @@ package flux
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -11,8 +10,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -91,6 +88,13 @@ func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunEr
 		}
 		return nil
 	}
+	if a.serverDryRun && j.merged != nil {
+		if f := a.dryRunHandover(ctx, j, rep); f != nil {
+			return f
+		}
+	} else if f := a.schemaRequiredHandover(ctx, j); f != nil {
+		return f
+	}
 	removals := j.cleanupRemovals()
 	if len(removals) == 0 {
 		return nil
@@ -102,7 +106,7 @@ func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunEr
 			// puts them back, or validation does not require them).
 			return nil
 		}
-		if !apierrors.IsInvalid(err) {
+		if !isValidationError(err) {
 			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "dry-run-failed",
 				Message: fmt.Sprintf("the server-side dry-run of removing %s as kustomize-controller failed: %v; whether the next apply fails is not known", removalList(removals), err)})
 			return nil
@@ -251,24 +255,15 @@ func contains(xs []string, s string) bool {
 }
 
 // dryRunRemove sends the removals as a JSON patch with dryRun=All as
-// kustomize-controller, guarded by the live resourceVersion: the API server
-// runs its admission webhooks and validation on the result. Nothing is
-// written.
+// kustomize-controller (jsonPatchDryRun): the API server runs its
+// admission webhooks and validation on the result. Only fields of items
+// that stay are removed, never list items, so no removal shifts another's
+// pointer.
 func (a *Adapter) dryRunRemove(ctx context.Context, live *unstructured.Unstructured, rs []cleanupRemoval) error {
-	c, err := a.kubeClient()
-	if err != nil {
-		return err
+	ptrs := make([]string, len(rs))
+	for i, r := range rs {
+		ptrs[i] = r.pointer
 	}
-	ops := []map[string]any{{"op": "test", "path": "/metadata/resourceVersion", "value": live.GetResourceVersion()}}
-	// Only fields of items that stay are removed, never list items, so no
-	// removal shifts another's pointer.
-	for _, r := range rs {
-		ops = append(ops, map[string]any{"op": "remove", "path": r.pointer})
-	}
-	raw, err := json.Marshal(ops)
-	if err != nil {
-		return err
-	}
-	obj := live.DeepCopy()
-	return c.Patch(ctx, obj, client.RawPatch(types.JSONPatchType, raw), client.DryRunAll, client.FieldOwner(KustomizeManager))
+	_, err := a.patchRunner(ctx, live, removeOps(ptrs))
+	return err
 }

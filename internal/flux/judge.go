@@ -59,6 +59,12 @@ type judgment struct {
 	// badRules are rules whose selector does not compile: the controller
 	// fails before applying (kustomize) or diffing (helm) anything.
 	badRules []string
+	// handover is the dry-run of the apply after the managedFields
+	// cleanup (--server-dry-run), nil when nothing is handed over.
+	handover *handover
+	// crdRoot is the CRD schema of a custom resource, read with -f when
+	// the cleanup hands over one of its fields (schemaRequiredHandover).
+	crdRoot map[string]any
 	// appliedAtAll: kustomize-controller applies this object on its next
 	// reconcile (objectApplied).
 	appliedAtAll bool
@@ -1016,6 +1022,9 @@ func (j *judgment) ownerVerdict(d *model.FieldDrift, known bool) model.Verdict {
 		}
 		return model.Verdict{Kind: model.LeftAlone, Reason: reason}
 	}
+	if v, ok := j.handoverVerdict(d, cleaned); ok && len(cleaned) > 0 {
+		return v
+	}
 	if len(cleaned) > 0 && known && j.liveIsDefault(d) {
 		// The cleanup hands it over and the apply drops it, then the API
 		// server fills the same default again (an IngressClass's
@@ -1170,12 +1179,27 @@ func (j *judgment) serverDefault(d *model.FieldDrift) string {
 		if !ok {
 			continue
 		}
+		if _, inRaw := j.lookupKeyed(j.desired.Object, anc); inRaw && !emptyMap(j.desired.Object, anc) {
+			// Git sets this value and the typed normalization emptied it
+			// (a LabelSelector's matchLabels: {} is dropped): the apply
+			// sends it empty, and an atomic value loses the key (make
+			// differential seed 20398: Git removed podSelector's last
+			// label, the controller emptied podSelector).
+			return ""
+		}
 		if m, isMap := v.(map[string]any); isMap && len(m) == 0 {
 			return fmt.Sprintf("an API-server default below %s, which Flux applies as an empty map (its typed normalization of the manifest): every apply gets the same default, nothing changes", anc)
 		}
 		return ""
 	}
 	return ""
+}
+
+// emptyMap: obj holds an empty map at pointer.
+func emptyMap(obj map[string]any, pointer string) bool {
+	v, ok := jsonpointer.Get(obj, pointer)
+	m, isMap := v.(map[string]any)
+	return ok && isMap && len(m) == 0
 }
 
 // appliedByFlux says whether the live mark m is owned by the controller's
@@ -1283,6 +1307,14 @@ func (j *judgment) ignoreDrifted(p string) (drifted, known bool) {
 		}
 		if !lok || j.ix == nil {
 			return false, true
+		}
+		if owners := j.ix.Owners(j.live, p); len(owners) > 0 && j.atomicAncestorInManifest(&model.FieldDrift{Path: p}, owners) != "" {
+			// Inside an atomic value the manifest sets (a LabelSelector):
+			// the forced dry-run apply replaces it whole, so the path the
+			// manifest lacks changes, whoever owns it (make differential
+			// seed 20056: an ignored podSelector.matchLabels key Git
+			// removed and kubectl had written).
+			return true, true
 		}
 		if tokens, err := jsonpointer.Parse(p); err == nil {
 			if gvk := j.live.GroupVersionKind(); diff.IsServerDefault(gvk.Group, gvk.Kind, tokens, lv, j.live.Object) {
@@ -1447,7 +1479,7 @@ func (j *judgment) liveIsDefault(d *model.FieldDrift) bool {
 		return false
 	}
 	gvk := j.live.GroupVersionKind()
-	return diff.IsServerDefaultValue(gvk.Group, gvk.Kind, tokens, d.Live, j.live.Object)
+	return diff.IsServerDefaultValue(gvk.Group, gvk.Kind, tokens, d.Live, j.live.Object) || j.schemaDefault(d.Path, d.Live)
 }
 
 // serverBookkeeping are annotations the API server or a built-in

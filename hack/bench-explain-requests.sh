@@ -188,3 +188,28 @@ for obj in web-flux web-argo web-argo-mf; do
   row "explain deploy/$obj -n shop --engine argocd" kubectl-drift "$BIN" --kubeconfig "$READER" explain "deploy/$obj" -n shop --engine argocd
   row "explain deploy/$obj -n shop -f $obj.yaml --server-dry-run" kubectl-drift "$BIN" --kubeconfig "$ADMIN" explain "deploy/$obj" -n shop -f "$WORK/$obj.yaml" --server-dry-run
 done
+
+# CPU of `explain --engine argocd` of the Argo CD-owned Deployment beside
+# `kubectl get` of it (issue 35: <= 1.5x), in BENCH_CPU_RUNS interleaved
+# pairs (default 7) under GNU time, warm caches: the median of each, and
+# the median of the pairs' ratios (the machine's speed drifts between
+# pairs less than within a pair).
+CPU_RUNS=${BENCH_CPU_RUNS:-7}
+if [ "$CPU_RUNS" -gt 0 ] && [ -x /usr/bin/time ]; then
+  cpu() {
+    /usr/bin/time -f '%U %S' -o "$WORK/time" "$@" >/dev/null 2>&1 || true
+    awk '{printf "%.3f\n", $1 + $2}' "$WORK/time" | tail -1
+  }
+  : >"$WORK/cpu"
+  for _ in $(seq "$CPU_RUNS"); do
+    g=$(cpu "$KUBECTL" --kubeconfig "$READER" get deploy/web-argo -n shop)
+    e=$(cpu "$BIN" --kubeconfig "$READER" explain deploy/web-argo -n shop --engine argocd)
+    echo "$g $e" >>"$WORK/cpu"
+  done
+  median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+  echo "== CPU (user+sys), $CPU_RUNS interleaved pairs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "  kubectl get deploy/web-argo:              median $(awk '{print $1}' "$WORK/cpu" | median) s"
+  echo "  explain deploy/web-argo --engine argocd:  median $(awk '{print $2}' "$WORK/cpu" | median) s"
+  echo "  ratio explain/get (median of pairs):      $(awk '$1 > 0 {printf "%.3f\n", $2 / $1}' "$WORK/cpu" | median)"
+  echo "  pairs (get explain): $(tr '\n' ';' <"$WORK/cpu")"
+fi

@@ -5,7 +5,8 @@
 #   kubectl get deployments,configmaps -A -o json > /dev/null
 #
 # It starts its own control plane (hack/cluster.sh, private directory under
-# $TMPDIR, ports 16583/12521, never the shared cluster) with the API server's
+# $TMPDIR, ports BENCH_SCAN_PORTS, default 16683/12621, never the shared
+# cluster nor the CI slice's 16583/12521) with the API server's
 # audit log for the read-only user "reader" both commands run as, installs
 # the Flux CRDs with the Kustomization flux-system/apps and Argo CD's
 # Application CRD with the Application argocd/bench (the owners the objects
@@ -24,7 +25,9 @@
 #
 # BENCH_KEEP=1 leaves the control plane and its last load up (its kubeconfig
 # is printed) and a later run with BENCH_KEEP=1 reuses a load of the same
-# size. Needs jq and GNU time. Run it under `flock -o /tmp/drift-bench.lock`
+# size; BENCH_LOAD_ONLY=1 (with BENCH_KEEP=1) only loads, so a 100k load
+# (~17 minutes on a loaded machine) is paid once for every measured run
+# after it. Needs jq and GNU time. Run it under `flock -o /tmp/drift-bench.lock`
 # when others share the machine. Nothing is written inside the checkout.
 set -euo pipefail
 
@@ -33,8 +36,9 @@ SIZES=${BENCH_SIZES:-10000 30000 100000}
 RUNS=${BENCH_RUNS:-3}
 NSCOUNT=${BENCH_NAMESPACES:-10}
 BASE=${BENCH_BASE:-}
-PORT=16583
-ETCD_PORT=12521
+PORTS=${BENCH_SCAN_PORTS:-16683/12621}
+PORT=${PORTS%/*}
+ETCD_PORT=${PORTS#*/}
 KINDS=deployments,configmaps
 
 log() { printf '[bench-scan] %s\n' "$*" >&2; }
@@ -84,7 +88,14 @@ owners() {
   argo=$(cd "$ROOT" && go mod download -json "github.com/argoproj/argo-cd/v3@v3.2.12" | jq -r .Dir)
   "$KUBECTL" apply --server-side --force-conflicts --field-manager=bench -f "$crds" >/dev/null
   "$KUBECTL" apply --server-side --force-conflicts --field-manager=bench -f "$argo/manifests/crds/application-crd.yaml" >/dev/null
-  "$KUBECTL" wait --for=condition=Established --timeout=60s crd/kustomizations.kustomize.toolkit.fluxcd.io crd/applications.argoproj.io >/dev/null
+  # A CRD read before the API server wrote its status makes kubectl wait
+  # fail at once (".status.conditions accessor error"): try again.
+  local i
+  for i in 1 2 3 4 5; do
+    "$KUBECTL" wait --for=condition=Established --timeout=60s crd/kustomizations.kustomize.toolkit.fluxcd.io crd/applications.argoproj.io >/dev/null 2>&1 && break
+    [ "$i" -lt 5 ] || { echo "bench-scan: the CRDs were not Established" >&2; exit 1; }
+    sleep 2
+  done
   "$KUBECTL" apply --server-side --field-manager=bench -f - >/dev/null <<'YAML'
 apiVersion: v1
 kind: Namespace
@@ -157,6 +168,10 @@ bench() {
     cleanup
     bench_load "$n"
     echo "$n" >"$WORK/loaded"
+  fi
+  if [ -n "${BENCH_LOAD_ONLY:-}" ]; then
+    log "loaded $n objects; BENCH_LOAD_ONLY: not measured"
+    return 0
   fi
   local listed
   listed=$("$KUBECTL" get "$KINDS" -A --no-headers 2>/dev/null | wc -l)

@@ -55,6 +55,8 @@ type Client struct {
 	mapper    meta.RESTMapper
 	discovery discovery.CachedDiscoveryInterface
 	counter   *Counter
+	// openAPIRootFile caches the /openapi/v3 list beside discovery's.
+	openAPIRootFile string
 }
 
 var _ model.Reader = (*Client)(nil)
@@ -96,7 +98,8 @@ func New(flags *genericclioptions.ConfigFlags, opts Options) (*Client, error) {
 	if err != nil {
 		return nil, ConfigError(err)
 	}
-	return &Client{flags: flags, opts: opts, config: cfg, dynamic: dyn, mapper: mapper, discovery: disc, counter: counter}, nil
+	return &Client{flags: flags, opts: opts, config: cfg, dynamic: dyn, mapper: mapper, discovery: disc, counter: counter,
+		openAPIRootFile: openAPIRootPath(flags, cfg.Host)}, nil
 }
 
 // Mapper returns the RESTMapper (with short names) the client resolves with.

@@ -1,12 +1,12 @@
 package cluster
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/openapi3"
+	"k8s.io/kube-openapi/pkg/spec3"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 	"sigs.k8s.io/yaml"
 )
@@ -15,27 +15,27 @@ import (
 // group-version, keyed by name: the components.schemas of the cluster's
 // /openapi/v3/apis/<group>/<version> (/openapi/v3/api/v1 for the core
 // group) document, the way kubectl reads OpenAPI (kubectl explain, apply
-// --validate; client-go openapi3.Root.GVSpec): the list of group-versions
-// at /openapi/v3 is revalidated with its ETag through discovery's disk
-// cache (~/.kube/cache/http), and each document is fetched by its hashed
-// URL, which the API server marks immutable, so a warm cache serves it
-// without a request. explain needs the types of one object, not the whole
-// /openapi/v2 (several MB). A server that publishes no v3 document for gv
-// (older than Kubernetes 1.27, or an aggregated API without one) falls
-// back to the definitions of /openapi/v2.
+// --validate; client-go openapi3.Root.GVSpec). The list of group-versions
+// at /openapi/v3 comes from the discovery disk cache under discovery's
+// 6-hour TTL, as kubectl's group and resource lists do (openAPIRoot), and
+// each document is fetched by its hashed URL, which the API server marks
+// immutable, so a warm cache serves it without a request. explain needs
+// the types of one object, not the whole /openapi/v2 (several MB). A
+// server that publishes no v3 document for gv (older than Kubernetes 1.27,
+// or an aggregated API without one) falls back to the definitions of
+// /openapi/v2.
 func (c *Client) OpenAPIModels(gv schema.GroupVersion) (map[string]*spec.Schema, error) {
-	root := openapi3.NewRoot(c.discovery.OpenAPIV3())
-	if _, err := root.GroupVersions(); err != nil {
-		// No /openapi/v3 at all.
-		return c.openAPIV2Models()
-	}
-	doc, err := root.GVSpec(gv)
-	var notFound *openapi3.GroupVersionNotFoundError
-	if errors.As(err, &notFound) {
-		return c.openAPIV2Models()
-	}
+	root := &openAPIRoot{rest: c.discovery.RESTClient(), file: c.openAPIRootFile, ttl: discoveryTTL}
+	raw, found, err := root.document(context.Background(), gv)
 	if err != nil {
 		return nil, ServerError(c.config.Host, fmt.Errorf("reading the OpenAPI v3 schema of %s: %w", gv, err))
+	}
+	if !found {
+		return c.openAPIV2Models()
+	}
+	var doc spec3.OpenAPI
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("parsing the OpenAPI v3 schema of %s: %w", gv, err)
 	}
 	if doc.Components == nil {
 		return map[string]*spec.Schema{}, nil

@@ -171,7 +171,7 @@ func Explain(ctx context.Context, req Request) (*model.Report, error) {
 	report.Notes = append(report.Notes, notes...)
 	report.Notes = append(report.Notes, req.Notes...)
 
-	judge(ctx, req, report)
+	judge(ctx, req, report, ix)
 	if cleanJudged && len(report.Drifts) == 0 && !report.StatusDrift() {
 		return nil, nil
 	}
@@ -207,13 +207,13 @@ func buildDesired(ctx context.Context, req Request, secrets *redact.Scrubber) (*
 
 // judge lets every adapter add its owner, verdicts and notes. An adapter
 // that fails leaves the drift reported, without its verdicts.
-func judge(ctx context.Context, req Request, report *model.Report) {
+func judge(ctx context.Context, req Request, report *model.Report, ix *managedfields.Index) {
 	if req.JudgeLock != nil {
 		req.JudgeLock.Lock()
 		defer req.JudgeLock.Unlock()
 	}
 	for _, a := range req.Adapters {
-		err := a.Judge(ctx, model.JudgeInput{Live: req.Live, Desired: req.Desired, Report: report})
+		err := a.Judge(ctx, model.JudgeInput{Live: req.Live, Desired: req.Desired, Report: report, ManagedFields: ix})
 		switch {
 		case err == nil:
 		case req.JudgeFailed != nil:

@@ -32,6 +32,8 @@ type judgment struct {
 	manager string
 	live    *unstructured.Unstructured
 	desired *unstructured.Unstructured
+	// managedCount is len(live.GetManagedFields()), read once.
+	managedCount int
 	// fromRelease: desired is the release manifest read from the Helm
 	// release Secret (inferred mode), and the drifts come from inference,
 	// whose change kinds are guesses, not a comparison with it.
@@ -165,13 +167,13 @@ func (a *Adapter) prepare(ctx context.Context, j *judgment, in model.JudgeInput,
 		}
 	}
 	if in.Live != nil {
-		if ix, err := managedfields.Parse(in.Live); err == nil {
+		if ix, err := managedfields.ParseOnce(in.ManagedFields, in.Live); err == nil {
 			j.ix = ix
 		}
 	}
 	j.sel = a.selectionObject(j)
-	j.entries = parseManagedFields(in.Live)
-	if in.Live != nil && len(in.Live.GetManagedFields()) == 0 {
+	j.entries, j.managedCount = parseManagedFields(in.Live)
+	if in.Live != nil && j.managedCount == 0 {
 		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "no-managed-fields",
 			Message: "the live object has no managedFields (saved without --show-managed-fields?): field ownership, kubectl cleanup and Strip/Adopt cannot be judged"})
 	}
@@ -977,7 +979,7 @@ func (j *judgment) ownerVerdict(d *model.FieldDrift, known bool) model.Verdict {
 	// owns it (then its apply drops it) or it belongs only to managers its
 	// cleanup hands over to kustomize-controller first.
 	if len(d.Managers) == 0 {
-		if j.live != nil && len(j.live.GetManagedFields()) == 0 {
+		if j.live != nil && j.managedCount == 0 {
 			return model.Verdict{Kind: model.LeftAlone, Reason: "not in the manifest; ownership unknown (no managedFields)"}
 		}
 		return model.Verdict{Kind: model.LeftAlone, Reason: "not in the manifest and owned by no field manager (defaulted by the API server?): server-side apply leaves it"}

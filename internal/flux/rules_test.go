@@ -243,7 +243,7 @@ func TestOwnedByOtherApplyManagerResolvesListKeys(t *testing.T) {
     fieldsV1:
       f:spec: {f:template: {f:spec: {f:containers: {'k:{"name":"app"}': {f:resources: {}}}}}}
 `)
-	entries := parseManagedFields(live)
+	entries, _ := parseManagedFields(live)
 	if other, who := ownedByOtherApplyManager(live, "/spec/template/spec/containers/0/resources", KustomizeManager, entries); !other || who != "vpa" {
 		t.Errorf("resources: other=%v who=%q", other, who)
 	}

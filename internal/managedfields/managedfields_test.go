@@ -3,6 +3,7 @@ package managedfields
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -580,5 +581,32 @@ func TestClientSideDefault(t *testing.T) {
 	var empty *Index
 	if empty.ClientSideDefault(loadFixture(t, "deployment-csa-then-image-set.yaml"), "/spec/revisionHistoryLimit") {
 		t.Error("nil index reports a default")
+	}
+}
+
+// TestLeavesRemembersTheLastObject: Leaves answers the object it is asked
+// about, whether the answer is remembered (the same object again) or not
+// (another object with the same index, then the first again).
+func TestLeavesRemembersTheLastObject(t *testing.T) {
+	a := loadFixture(t, "deployment-ssa-then-kubectl-drifted.yaml")
+	ix := mustParse(t, a)
+	want := ix.walkLeaves(a)
+	if len(want) == 0 {
+		t.Fatal("no leaves")
+	}
+	b := a.DeepCopy()
+	unstructured.RemoveNestedField(b.Object, "spec", "replicas")
+	wantB := ix.walkLeaves(b)
+	if reflect.DeepEqual(want, wantB) {
+		t.Fatal("the two objects have the same leaves: the test tells nothing")
+	}
+	for i, obj := range []*unstructured.Unstructured{a, a, b, a, b, b} {
+		exp := want
+		if obj == b {
+			exp = wantB
+		}
+		if got := ix.Leaves(obj); !reflect.DeepEqual(got, exp) {
+			t.Fatalf("call %d: %v, want %v", i, got, exp)
+		}
 	}
 }

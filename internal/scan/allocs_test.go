@@ -99,7 +99,7 @@ func hotPaths() []hotPath {
 				}
 			}
 		}},
-		{name: "judge-flux", measured: 914, ceiling: 1830, setup: func(tb testing.TB) func(testing.TB) {
+		{name: "judge-flux", measured: 634, ceiling: 1270, setup: func(tb testing.TB) func(testing.TB) {
 			js, _ := captured(tb, kindDeployments, "list-deployments.json", "web-scaled")
 			return judge(tb, model.Engine("flux"), decoded(tb, kindDeployments, js))
 		}},
@@ -115,7 +115,7 @@ func hotPaths() []hotPath {
 			js, _ := captured(tb, kindConfigMaps, "list-configmaps.json", "cfg-patched")
 			return normalize(tb, model.Engine("argocd"), decoded(tb, kindConfigMaps, js))
 		}},
-		{name: "inspect-drifted-protobuf", measured: 1785, ceiling: 3600, setup: func(tb testing.TB) func(testing.TB) {
+		{name: "inspect-drifted-protobuf", measured: 1015, ceiling: 2030, setup: func(tb testing.TB) func(testing.TB) {
 			_, pb := captured(tb, kindDeployments, "list-deployments.json", "web-scaled")
 			in := bothEngines(tb)
 			var mu sync.Mutex

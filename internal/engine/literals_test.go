@@ -14,13 +14,13 @@ import (
 )
 
 // engineLiteral matches a string literal that is engine knowledge written
-// as code: an engine's name or owner kind as the whole literal ("flux",
-// "Kustomization"), or an engine's API group or default namespace
+// as code: an engine's name, owner kind or the registry's --engine auto
+// (engine.Auto) as the whole literal ("flux", "Kustomization", "auto"), or an engine's API group or default namespace
 // anywhere in it ("kustomize.toolkit.fluxcd.io", "flux-system/"). A
 // literal with white space in it is prose (help, messages) and not
 // checked: it is documentation, as comments are, and may cite an
 // annotation (argocd.argoproj.io/tracking-id) to explain a behaviour.
-var engineLiteral = regexp.MustCompile(`^(argocd|flux|Application|Kustomization|HelmRelease)$|argoproj\.io|fluxcd\.io|flux-system`)
+var engineLiteral = regexp.MustCompile(`^(auto|argocd|flux|Application|Kustomization|HelmRelease)$|argoproj\.io|fluxcd\.io|flux-system`)
 
 // literalFreePackages are the engine-neutral packages that must take
 // every engine name, kind, group and default namespace from the registry
@@ -100,7 +100,8 @@ func TestEngineLiteralPattern(t *testing.T) {
 		" flux ":                      true,
 		"File with Argo CD Applications/argocd-cm or Flux Kustomizations/HelmReleases": false,
 		"Kustomization directory whose build is the desired state":                     false,
-		"auto": false,
+		"auto":      true,
+		"automatic": false,
 	} {
 		if got := isEngineLiteral(s); got != want {
 			t.Errorf("%q: matched %v, want %v", s, got, want)

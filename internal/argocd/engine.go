@@ -73,6 +73,10 @@ func Descriptor() engine.Descriptor {
 			}
 			return nil
 		},
+		// An Application without a namespace is in the control plane
+		// (Namespace ""), as a tracking id without one is.
+		OwnerKinds: []engine.OwnerKind{{GVK: applicationGVK, Flag: "app",
+			Usage: "Argo CD Application to render, NAME or NAMESPACE/NAME (NAME alone: " + DefaultNamespace + "); may be repeated"}},
 	}
 }
 

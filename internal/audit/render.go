@@ -1,13 +1,13 @@
 package audit
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
 	"strings"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/output"
 	"github.com/kubectl-drift/kubectl-drift/internal/version"
 )
 
@@ -147,9 +147,7 @@ func renderJSON(w io.Writer, r *Result) error {
 	for _, f := range r.Findings {
 		rep.Summary.BySeverity[string(f.Severity)]++
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(rep)
+	return output.PrintObject(w, output.JSON, rep)
 }
 
 // SARIF 2.1.0 (OASIS), the subset GitHub code scanning reads:
@@ -327,9 +325,7 @@ func renderSARIF(w io.Writer, r *Result) error {
 	}
 	run.Invocations = []sarifInvocation{{ExecutionSuccessful: true, ToolExecutionNotifications: notes}}
 	log := sarifLog{Schema: sarifSchemaURI, Version: "2.1.0", Runs: []sarifRun{run}}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(log)
+	return output.PrintObject(w, output.JSON, log)
 }
 
 func fingerprint(f Finding) string {

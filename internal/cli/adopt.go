@@ -148,7 +148,7 @@ func (o *AdoptOptions) Validate() error {
 		return errors.New("give the object's source with exactly one of -f FILE, -k DIR, --chart DIR or --source DIR")
 	}
 	if len(o.refs()) > 1 {
-		return errors.New("adopt writes one owner's sources: give one of --kustomization, --helmrelease or --app, once")
+		return errors.New("adopt writes one owner's sources: " + o.oneOwnerOf())
 	}
 	if err := o.validate(); err != nil {
 		return err

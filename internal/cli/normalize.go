@@ -69,7 +69,7 @@ func newNormalizeCommand(g *GlobalOptions) *cobra.Command {
 func newNormalizeCmd(o *NormalizeOptions) *cobra.Command {
 	g := o.GlobalOptions
 	cmd := &cobra.Command{
-		Use:   "normalize (-f FILE | TYPE/NAME) [--engine argocd|flux] [--rules PATH...] [-k DIR] [--from-cluster] [--diff (-f DESIRED | --source DIR)]",
+		Use:   "normalize (-f FILE | TYPE/NAME) [--engine " + strings.Join(engine.Names(), "|") + "] [--rules PATH...] [-k DIR] [--from-cluster] [--diff (-f DESIRED | --source DIR)]",
 		Short: "Print an object as Argo CD or Flux sees it before diffing",
 		Long: `Normalize prints an object the way one engine sees it just before it
 diffs: for Argo CD after its normalizers and the ignoreDifferences rules that

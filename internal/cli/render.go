@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/bound"
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
@@ -28,12 +28,6 @@ type RenderFlags struct {
 	Source string
 	// SourceMap are URL=DIR pairs: the checkout of each source URL.
 	SourceMap []string
-	// Kustomizations name Flux Kustomizations (NS/NAME) to render.
-	Kustomizations []string
-	// HelmReleases name Flux HelmReleases (NS/NAME) to render.
-	HelmReleases []string
-	// Apps name Argo CD Applications (NAME, or NS/NAME) to render.
-	Apps []string
 	// NoRemoteBases refuses kustomize bases fetched from the network.
 	NoRemoteBases bool
 	// StrictSubstitute fails on a postBuild variable without a value.
@@ -46,10 +40,41 @@ type RenderFlags struct {
 	// template takes them and Argo CD's repo-server passes them.
 	KubeVersion string
 	APIVersions []string
+	// owners are the engines' owner-kind flags (--kustomization,
+	// --helmrelease, --app: engine.OwnerKind) with the objects they name.
+	owners []*ownerFlag
 	// controlPlanes are the control-plane namespaces adopt was given, by
 	// the API group of the engine objects there (--argocd-namespace);
-	// where --app NAME is when set, else the engine's default.
+	// where an owner named without a namespace is when set, else the
+	// engine's default.
 	controlPlanes map[string]string
+}
+
+// ownerFlag is one engine owner kind's flag and the objects it names.
+type ownerFlag struct {
+	kind engine.OwnerKind
+	// controlPlane is the engine's, for a kind whose NAME alone is there.
+	controlPlane *engine.ControlPlane
+	// title is the engine's (messages: "Flux Kustomization").
+	title  string
+	values []string
+}
+
+// ownerFlags are the registry's owner kinds that have a flag, in
+// descending flag-name order (kustomization, helmrelease, app): the order
+// render's output and messages listed them in before the engines declared
+// them, which scripts and tests rely on.
+func ownerFlags() []*ownerFlag {
+	var out []*ownerFlag
+	for _, d := range engine.All() {
+		for _, k := range d.OwnerKinds {
+			if k.Flag != "" {
+				out = append(out, &ownerFlag{kind: k, controlPlane: d.ControlPlane, title: d.Title})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].kind.Flag > out[j].kind.Flag })
+	return out
 }
 
 // addFlags registers the flags; withTargets adds the ones naming engine
@@ -58,9 +83,10 @@ func (f *RenderFlags) addFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.Source, "source", "", "Checkout (directory) the engines' desired state is rendered from")
 	fl.StringArrayVar(&f.SourceMap, "source-map", nil, "URL=DIR: the checkout of a source URL (GitRepository/OCIRepository spec.url); may be repeated; other sources are --source")
-	fl.StringArrayVar(&f.Kustomizations, "kustomization", nil, "Flux Kustomization to render, NAMESPACE/NAME (NAME alone: flux-system); may be repeated")
-	fl.StringArrayVar(&f.HelmReleases, "helmrelease", nil, "Flux HelmRelease to render, NAMESPACE/NAME (NAME alone: flux-system); may be repeated")
-	fl.StringArrayVar(&f.Apps, "app", nil, "Argo CD Application to render, NAME or NAMESPACE/NAME (NAME alone: argocd); may be repeated")
+	f.owners = ownerFlags()
+	for _, o := range f.owners {
+		fl.StringArrayVar(&o.values, o.kind.Flag, nil, o.kind.Usage)
+	}
 	fl.BoolVar(&f.NoRemoteBases, "no-remote-bases", false, "Refuse kustomize bases fetched from the network (as kustomize-controller --no-remote-bases)")
 	fl.BoolVar(&f.StrictSubstitute, "strict-substitute", false, "Fail a Flux postBuild substitution on a variable without a value or default (kustomize-controller's StrictPostBuildSubstitutions)")
 	fl.StringVar(&f.KubeVersion, "kube-version", "", "Without a cluster: the Kubernetes version charts see as .Capabilities.KubeVersion (as helm template --kube-version; default Helm's); with one, its discovery")
@@ -83,31 +109,52 @@ func (f *RenderFlags) validate() error {
 			return fmt.Errorf("invalid --source-map %q: want URL=DIR", m)
 		}
 	}
-	for _, k := range f.Kustomizations {
-		if _, _, err := parseNamespacedName(k); err != nil {
-			return fmt.Errorf("invalid --kustomization %q: %w", k, err)
+	named := false
+	for _, o := range f.owners {
+		for _, v := range o.values {
+			if _, _, err := parseOwnerName(v, f.nameAloneIn(o)); err != nil {
+				return fmt.Errorf("invalid --%s %q: %w", o.kind.Flag, v, err)
+			}
+			named = true
 		}
 	}
-	for _, k := range f.HelmReleases {
-		if _, _, err := parseNamespacedName(k); err != nil {
-			return fmt.Errorf("invalid --helmrelease %q: %w", k, err)
-		}
-	}
-	for _, a := range f.Apps {
-		if _, _, err := parseAppName(a, f.appNamespace()); err != nil {
-			return fmt.Errorf("invalid --app %q: %w", a, err)
-		}
-	}
-	if f.Source == "" && (len(f.SourceMap) > 0 || len(f.Kustomizations) > 0 || len(f.HelmReleases) > 0 || len(f.Apps) > 0) {
-		return errors.New("--source-map, --kustomization, --helmrelease and --app need --source DIR")
+	if f.Source == "" && (len(f.SourceMap) > 0 || named) {
+		return fmt.Errorf("%s need --source DIR", and(append([]string{"--source-map"}, f.ownerFlagNames()...)))
 	}
 	return nil
 }
 
-func parseNamespacedName(s string) (string, string, error) {
+// ownerFlagNames are the owner-kind flags, "--kustomization"...
+func (f *RenderFlags) ownerFlagNames() []string {
+	var out []string
+	for _, o := range f.owners {
+		out = append(out, "--"+o.kind.Flag)
+	}
+	return out
+}
+
+// oneOwnerOf is the message asking for one owner-kind flag, once.
+func (f *RenderFlags) oneOwnerOf() string {
+	return "give one of " + engine.Or(f.ownerFlagNames()) + ", once"
+}
+
+// and joins values as "a, b and c".
+func and(values []string) string {
+	if len(values) < 2 {
+		return strings.Join(values, "")
+	}
+	return strings.Join(values[:len(values)-1], ", ") + " and " + values[len(values)-1]
+}
+
+// parseOwnerName reads NAMESPACE/NAME; NAME alone is in nameAlone ("":
+// a namespace is required).
+func parseOwnerName(s, nameAlone string) (string, string, error) {
 	ns, name, ok := strings.Cut(s, "/")
 	if !ok {
-		ns, name = "flux-system", s
+		if nameAlone == "" {
+			return "", "", errors.New("want NAMESPACE/NAME")
+		}
+		ns, name = nameAlone, s
 	}
 	if ns == "" || name == "" || strings.Contains(name, "/") {
 		return "", "", errors.New("want NAMESPACE/NAME")
@@ -115,29 +162,17 @@ func parseNamespacedName(s string) (string, string, error) {
 	return ns, name, nil
 }
 
-// appNamespace is where --app NAME (NAME alone) is: the control plane of
-// the engine whose kind Application is, as adopt's flag names it or as a
-// default install has it.
-func (f *RenderFlags) appNamespace() string {
-	if ns := f.controlPlanes[applicationGVK.Group]; ns != "" {
+// nameAloneIn is where an owner the flag names without a namespace is:
+// the kind's namespace, else the engine's control plane as adopt's flag
+// names it or as a default install has it.
+func (f *RenderFlags) nameAloneIn(o *ownerFlag) string {
+	if o.kind.Namespace != "" || o.controlPlane == nil {
+		return o.kind.Namespace
+	}
+	if ns := f.controlPlanes[o.controlPlane.Group]; ns != "" {
 		return ns
 	}
-	if cp, ok := engine.ControlPlaneOf(applicationGVK.Group); ok {
-		return cp.Default
-	}
-	return ""
-}
-
-// parseAppName reads --app: NAME alone is an Application of the
-// control-plane namespace controlPlane.
-func parseAppName(s, controlPlane string) (string, string, error) {
-	if !strings.Contains(s, "/") {
-		if controlPlane == "" {
-			return "", "", errors.New("want NAMESPACE/NAME")
-		}
-		s = controlPlane + "/" + s
-	}
-	return parseNamespacedName(s)
+	return o.controlPlane.Default
 }
 
 // env reads the checkout (and the --source-map directories).
@@ -172,17 +207,11 @@ func (f *RenderFlags) env() (*render.Env, error) {
 // refs are the engine objects the flags name, in flag order.
 func (f *RenderFlags) refs() []render.Ref {
 	var out []render.Ref
-	for _, k := range f.Kustomizations {
-		ns, name, _ := parseNamespacedName(k)
-		out = append(out, render.Ref{GVK: kustomizationGVK, Namespace: ns, Name: name})
-	}
-	for _, h := range f.HelmReleases {
-		ns, name, _ := parseNamespacedName(h)
-		out = append(out, render.Ref{GVK: helmReleaseGVK, Namespace: ns, Name: name})
-	}
-	for _, a := range f.Apps {
-		ns, name, _ := parseAppName(a, f.appNamespace())
-		out = append(out, render.Ref{GVK: applicationGVK, Namespace: ns, Name: name})
+	for _, o := range f.owners {
+		for _, v := range o.values {
+			ns, name, _ := parseOwnerName(v, f.nameAloneIn(o))
+			out = append(out, render.Ref{GVK: o.kind.GVK, Namespace: ns, Name: name})
+		}
 	}
 	return out
 }
@@ -197,12 +226,44 @@ func (f *RenderFlags) owner() *render.Ref {
 	return &refs[0]
 }
 
-// The kinds --kustomization, --helmrelease and --app name.
-var (
-	kustomizationGVK = schema.GroupVersionKind{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: "Kustomization"}
-	helmReleaseGVK   = schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: "HelmRelease"}
-	applicationGVK   = schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: "Application"}
-)
+// ownerKindsTitled names the owner kinds for messages, each engine's
+// title once: "Flux Kustomization or HelmRelease or Argo CD Application".
+func (f *RenderFlags) ownerKindsTitled() string {
+	var parts []string
+	title := ""
+	for _, o := range f.owners {
+		if o.title != title {
+			title = o.title
+			parts = append(parts, title+" "+o.kind.GVK.Kind)
+			continue
+		}
+		parts = append(parts, o.kind.GVK.Kind)
+	}
+	return strings.Join(parts, " or ")
+}
+
+// ownerUsage is the owner-kind flags in a usage line:
+// " [--kustomization NS/NAME]..." for each.
+func ownerUsage() string {
+	var b strings.Builder
+	for _, o := range ownerFlags() {
+		b.WriteString(" [--" + o.kind.Flag + " NS/NAME]...")
+	}
+	return b.String()
+}
+
+// examples are the engines' example lines for command.
+func examples(command, bin string) string {
+	var parts []string
+	for _, d := range engine.All() {
+		if d.Example != nil {
+			if e := d.Example(command, bin); e != "" {
+				parts = append(parts, e)
+			}
+		}
+	}
+	return strings.Join(parts, "\n\n")
+}
 
 // RenderOptions are the flags and state of `render`.
 type RenderOptions struct {
@@ -220,7 +281,7 @@ type RenderOptions struct {
 func newRenderCommand(g *GlobalOptions) *cobra.Command {
 	o := &RenderOptions{GlobalOptions: g, Output: "yaml"}
 	cmd := &cobra.Command{
-		Use:   "render --source DIR [--kustomization NS/NAME]... [--helmrelease NS/NAME]... [--source-map URL=DIR]... [--from-cluster] [-o yaml|json]",
+		Use:   "render --source DIR" + ownerUsage() + " [--source-map URL=DIR]... [--from-cluster] [-o yaml|json]",
 		Short: "Print what each engine would apply from a local checkout",
 		Long: `Print the objects each GitOps engine would apply, rendered from a local
 checkout the way the engine renders it: a Flux Kustomization is built with
@@ -253,12 +314,8 @@ are masked in the output.
 An engine object that fails to render is reported on stderr (one line,
 naming it and the file) and the others are still printed; the exit code
 is then 2.`,
-		Example: `  # Render every Flux Kustomization of a checkout
-  ` + g.Frontend.Name + ` render --source .
-
-  # Render one, with postBuild.substituteFrom read from the cluster
-  ` + g.Frontend.Name + ` render --source . --kustomization flux-system/apps --from-cluster`,
-		Args: cobra.NoArgs,
+		Example: examples("render", g.Frontend.Name),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.Validate(); err != nil {
 				return failure(err)
@@ -325,7 +382,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	} else {
 		targets = render.Targets(env, rs)
 		if len(targets) == 0 {
-			return failure(fmt.Errorf("no Flux Kustomization or HelmRelease or Argo CD Application found in %s: name one with --kustomization, --helmrelease or --app", o.Source))
+			return failure(fmt.Errorf("no %s found in %s: name one with %s", o.ownerKindsTitled(), o.Source, engine.Or(o.ownerFlagNames())))
 		}
 	}
 	results := render.Render(ctx, env, rs, targets)

@@ -442,7 +442,7 @@ func (o *ScanOptions) watchedOwners(src *scan.StreamSource) ([]scan.Kind, scan.W
 		ownerSrc = &scan.StreamSource{Client: c, Streamer: streamer, ChunkSize: o.ChunkSize}
 	}
 	var out []scan.Kind
-	for _, gk := range ownerKinds {
+	for _, gk := range ownerKinds() {
 		m, err := c.Mapper().RESTMapping(gk)
 		if err != nil {
 			continue // engine not installed

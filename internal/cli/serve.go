@@ -73,12 +73,16 @@ func NewServeOptions(g *GlobalOptions) *ServeOptions {
 // state, where the cache changes slowly.
 const serveGCPercent = 25
 
-// ownerKinds are the engines' objects the adapters judge with, cached by
-// informers over all namespaces (group, kind).
-var ownerKinds = []schema.GroupKind{
-	{Group: "argoproj.io", Kind: "Application"},
-	{Group: "kustomize.toolkit.fluxcd.io", Kind: "Kustomization"},
-	{Group: "helm.toolkit.fluxcd.io", Kind: "HelmRelease"},
+// ownerKinds are the engines' objects the adapters judge with
+// (engine.OwnerKind), cached by informers over all namespaces.
+func ownerKinds() []schema.GroupKind {
+	var out []schema.GroupKind
+	for _, d := range engine.All() {
+		for _, k := range d.OwnerKinds {
+			out = append(out, k.GVK.GroupKind())
+		}
+	}
+	return out
 }
 
 func newServeCommand(g *GlobalOptions) *cobra.Command {
@@ -304,7 +308,7 @@ func (o *ServeOptions) watchedKinds(ctx context.Context, c *cluster.Client, dyn 
 // owner side, cached by informers; an engine not installed is left out,
 // a kind that may not be listed is read one object at a time (warned).
 func cachedOwnerKinds(ctx context.Context, owner ownerSide) (owners []scan.Kind, warns []string) {
-	for _, gk := range ownerKinds {
+	for _, gk := range ownerKinds() {
 		m, err := owner.mapper.RESTMapping(gk)
 		if err != nil {
 			continue // engine not installed

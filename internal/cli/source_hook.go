@@ -121,7 +121,7 @@ func clusterCapabilities(c *cluster.Client) func(context.Context) (*render.Capab
 // owner.
 func (f *RenderFlags) validateSourceFor(command string) error {
 	if len(f.refs()) > 1 {
-		return fmt.Errorf("%s renders one owner: give one of --kustomization, --helmrelease or --app, once", command)
+		return fmt.Errorf("%s renders one owner: %s", command, f.oneOwnerOf())
 	}
 	return f.validate()
 }

@@ -206,6 +206,43 @@ type Descriptor struct {
 	// own checks; Name is filled from the Descriptor. nil: its rules are
 	// audited as settings (no ignore rules) with the neutral checks only.
 	Audit *auditapi.Engine
+	// OwnerKinds are the engine's own kinds that own workloads, in the
+	// order the engine lists them: its adapter judges with them, serve and
+	// scan --watch cache them, render names them with a flag each.
+	OwnerKinds []OwnerKind
+	// Example returns the engine's lines of a command's example text
+	// (bin is the command name the user types, "kubectl drift"); "" for
+	// none. nil: no examples.
+	Example func(command, bin string) string
+}
+
+// OwnerKind is one kind of an engine's objects that own workloads (an
+// Argo CD Application, a Flux Kustomization): the commands that render
+// from a checkout name such objects with a flag of their own, and the
+// long-running modes cache them, so the kind, its flag and where a name
+// without a namespace points are the engine's to say.
+type OwnerKind struct {
+	// GVK is the kind at the version the engine reads and renders.
+	GVK schema.GroupVersionKind
+	// Flag is the repeatable flag naming objects of this kind,
+	// NAMESPACE/NAME (kustomization); Usage is its help text. "": no flag.
+	Flag, Usage string
+	// Namespace is where NAME alone is; "": the engine's control plane
+	// (ControlPlane: the value of its flag, else its Default).
+	Namespace string
+}
+
+// OwnerKindOf returns the owner kind that engine e names kind (an owner's
+// model.Owner.Kind), if e has one.
+func OwnerKindOf(e model.Engine, kind string) (OwnerKind, bool) {
+	if d, ok := Lookup(string(e)); ok {
+		for _, k := range d.OwnerKinds {
+			if k.GVK.Kind == kind {
+				return k, true
+			}
+		}
+	}
+	return OwnerKind{}, false
 }
 
 // ControlPlane declares an engine's control-plane namespace: where its own

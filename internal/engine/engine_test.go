@@ -9,6 +9,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	_ "github.com/kubectl-drift/kubectl-drift/internal/engines"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
 func TestRegistryAnswersFromTheEngines(t *testing.T) {
@@ -74,6 +75,30 @@ func TestControlPlaneOf(t *testing.T) {
 	for _, g := range []string{"kustomize.toolkit.fluxcd.io", "apps", ""} {
 		if cp, ok := engine.ControlPlaneOf(g); ok {
 			t.Errorf("ControlPlaneOf(%q) = %+v, want none", g, cp)
+		}
+	}
+}
+
+// The owner kinds come from the engines' descriptors, each with the flag
+// that names it and where a name alone is (issue 34: render's
+// --kustomization/--helmrelease/--app and serve's cache used to be written
+// in internal/cli).
+func TestOwnerKindOf(t *testing.T) {
+	for _, c := range []struct {
+		engine, kind, gvk, flag, namespace string
+	}{
+		{"argocd", "Application", "argoproj.io/v1alpha1, Kind=Application", "app", ""},
+		{"flux", "Kustomization", "kustomize.toolkit.fluxcd.io/v1, Kind=Kustomization", "kustomization", "flux-system"},
+		{"flux", "HelmRelease", "helm.toolkit.fluxcd.io/v2, Kind=HelmRelease", "helmrelease", "flux-system"},
+	} {
+		k, ok := engine.OwnerKindOf(model.Engine(c.engine), c.kind)
+		if !ok || k.GVK.String() != c.gvk || k.Flag != c.flag || k.Namespace != c.namespace {
+			t.Errorf("OwnerKindOf(%s, %s) = %+v, %v; want %s --%s in %q", c.engine, c.kind, k, ok, c.gvk, c.flag, c.namespace)
+		}
+	}
+	for _, c := range [][2]string{{"argocd", "Kustomization"}, {"flux", "Application"}, {"toy", "Application"}} {
+		if k, ok := engine.OwnerKindOf(model.Engine(c[0]), c[1]); ok {
+			t.Errorf("OwnerKindOf(%s, %s) = %+v, want none", c[0], c[1], k)
 		}
 	}
 }

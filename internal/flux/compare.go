@@ -161,7 +161,7 @@ func translate(src compare.Source) compare.Translation {
 }
 
 func fluxDoc(g *compare.Group, form string) *yaml.Node {
-	ns := "flux-system"
+	ns := DefaultNamespace
 	ignore, left := compare.RuleEntries(g, func(r model.Rule) *yaml.Node {
 		entry := compare.Mapping("paths", compare.StrSeq(r.JSONPointers))
 		if tg := fluxTarget(r.Target); tg != nil {

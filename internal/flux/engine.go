@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
+	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
@@ -35,7 +37,33 @@ func Descriptor() engine.Descriptor {
 		Audit:              AuditSemantics(),
 		New:                newForCommand,
 		Renderer:           fluxrender.New(),
+		// The order render has always listed them in (kustomizations
+		// first); a name alone is in flux-system, where `flux bootstrap`
+		// puts its objects.
+		OwnerKinds: []engine.OwnerKind{
+			{GVK: kustomizev1.GroupVersion.WithKind(kustomizev1.KustomizationKind), Flag: "kustomization",
+				Usage: "Flux Kustomization to render, NAMESPACE/NAME (NAME alone: " + DefaultNamespace + "); may be repeated", Namespace: DefaultNamespace},
+			{GVK: helmv2.GroupVersion.WithKind(helmv2.HelmReleaseKind), Flag: "helmrelease",
+				Usage: "Flux HelmRelease to render, NAMESPACE/NAME (NAME alone: " + DefaultNamespace + "); may be repeated", Namespace: DefaultNamespace},
+		},
+		Example: example,
 	}
+}
+
+// DefaultNamespace is the namespace of a default install's objects
+// (`flux bootstrap`'s flux-system).
+const DefaultNamespace = "flux-system"
+
+// example is Flux's part of a command's example text.
+func example(command, bin string) string {
+	if command != "render" {
+		return ""
+	}
+	return `  # Render every Flux Kustomization of a checkout
+  ` + bin + ` render --source .
+
+  # Render one, with postBuild.substituteFrom read from the cluster
+  ` + bin + ` render --source . --kustomization ` + DefaultNamespace + `/apps --from-cluster`
 }
 
 // Engine is Flux's name: the --engine value and the engine of its

@@ -79,7 +79,7 @@ func fileBothEngines() *model.Report {
 			Desired: []any{map[string]any{"name": "LOG_LEVEL", "value": "debug"}, map[string]any{"name": "A_VERY_LONG_VARIABLE_NAME", "value": "with a long value that gets cut"}},
 			Cause:   model.CauseUnknown,
 			Verdicts: []model.Verdict{
-				{Engine: model.Engine("argocd"), Kind: model.Reported, Reason: "OutOfSync; self-heal syncs it back"},
+				{Engine: model.Engine("argocd"), Kind: model.Reverted, Reason: "OutOfSync; self-heal syncs it back"},
 				{Engine: model.Engine("flux"), Kind: model.Reverted},
 			}},
 	}

@@ -10,6 +10,7 @@ import (
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
@@ -270,7 +271,7 @@ func (in *Inspector) Explain(ctx context.Context, judgeMu sync.Locker, cand *Can
 		Live:               obj,
 		Desired:            desired,
 		Source:             src,
-		Engine:             "auto",
+		Engine:             engine.Auto,
 		IncludeControllers: in.IncludeControllers,
 		Inventory:          true,
 		CleanAsked:         cleanAsked,

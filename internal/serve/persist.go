@@ -7,20 +7,14 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
-// ownerGVK is the engine object of an owner.
+// ownerGVK is the engine object of an owner (engine.OwnerKind).
 func ownerGVK(o model.Owner) (schema.GroupVersionKind, bool) {
-	switch o.Kind {
-	case "Application":
-		return schema.GroupVersionKind{Group: "argoproj.io", Version: "v1alpha1", Kind: o.Kind}, true
-	case "Kustomization":
-		return schema.GroupVersionKind{Group: "kustomize.toolkit.fluxcd.io", Version: "v1", Kind: o.Kind}, true
-	case "HelmRelease":
-		return schema.GroupVersionKind{Group: "helm.toolkit.fluxcd.io", Version: "v2", Kind: o.Kind}, true
-	}
-	return schema.GroupVersionKind{}, false
+	k, ok := engine.OwnerKindOf(o.Engine, o.Kind)
+	return k.GVK, ok
 }
 
 // reconciledAt is the owner's last reconcile its status records: Flux's

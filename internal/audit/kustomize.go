@@ -17,15 +17,8 @@ var kustomizationNames = map[string]bool{"kustomization.yaml": true, "kustomizat
 // kustomizationFile is what the audit needs of a kustomization.yaml: the
 // files it patches with and the charts it inflates.
 type kustomizationFile struct {
-	Patches []struct {
-		Path string `yaml:"path"`
-	} `yaml:"patches"`
-	// PatchesStrategicMerge items are file paths or inline patches.
-	PatchesStrategicMerge []string `yaml:"patchesStrategicMerge"`
-	PatchesJSON6902       []struct {
-		Path string `yaml:"path"`
-	} `yaml:"patchesJson6902"`
-	HelmCharts []struct {
+	source.KustomizationPatches `yaml:",inline"`
+	HelmCharts                  []struct {
 		Name string `yaml:"name"`
 		Repo string `yaml:"repo"`
 	} `yaml:"helmCharts"`
@@ -74,20 +67,8 @@ func readKustomizations(root string, files []string) kustomizations {
 			continue
 		}
 		dir := path.Dir(f)
-		add := func(p string) {
-			// An inline patch spans lines; a file name does not.
-			if p = strings.TrimSpace(p); p != "" && !strings.Contains(p, "\n") {
-				k.patchFiles[path.Clean(path.Join(dir, p))] = true
-			}
-		}
-		for _, p := range kf.Patches {
-			add(p.Path)
-		}
-		for _, p := range kf.PatchesStrategicMerge {
-			add(p)
-		}
-		for _, p := range kf.PatchesJSON6902 {
-			add(p.Path)
+		for _, p := range kf.Files() {
+			k.patchFiles[path.Clean(path.Join(dir, p))] = true
 		}
 		for _, g := range append(kf.ConfigMapGenerator, kf.SecretGenerator...) {
 			for _, f := range append(g.Files, g.Envs...) {
@@ -114,31 +95,5 @@ func readKustomizations(root string, files []string) kustomizations {
 // comes from a file a kustomization patches with, or it holds a $patch
 // directive (strategic merge: delete, replace, merge) anywhere.
 func (k kustomizations) isPatch(d Document) bool {
-	return k.patchFiles[d.File] || d.Object != nil && hasPatchDirective(d.Object.Object, 0)
-}
-
-// hasPatchDirective looks for a "$patch" key, at most a few levels deep
-// (directives sit on the object or on the list items it patches).
-func hasPatchDirective(v any, depth int) bool {
-	if depth > 6 {
-		return false
-	}
-	switch t := v.(type) {
-	case map[string]any:
-		if _, ok := t["$patch"]; ok {
-			return true
-		}
-		for _, x := range t {
-			if hasPatchDirective(x, depth+1) {
-				return true
-			}
-		}
-	case []any:
-		for _, x := range t {
-			if hasPatchDirective(x, depth+1) {
-				return true
-			}
-		}
-	}
-	return false
+	return k.patchFiles[d.File] || d.Object != nil && source.HasPatchDirective(d.Object.Object)
 }

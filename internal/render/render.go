@@ -254,7 +254,7 @@ func NewEnv(root string) (*Env, error) {
 	patches := patchFiles(abs)
 	for _, d := range source.WithObject(docs) {
 		// Kustomize patch fragments are no objects to render or look up.
-		if patches[filepath.Clean(d.File)] || hasPatchDirective(d.Object.Object, 0) {
+		if patches[filepath.Clean(d.File)] || source.HasPatchDirective(d.Object.Object) {
 			continue
 		}
 		if !d.Object.IsList() {

@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 
@@ -174,9 +175,9 @@ func isServerDefault(group, kind string, tokens []string, live any, obj map[stri
 			return computed
 		case d.samePort:
 			port, ok := portOf(obj, tokens)
-			return ok && equality.Semantic.DeepEqual(normalizeNumber(live), port)
+			return ok && equality.Semantic.DeepEqual(NormalizeNumber(live), port)
 		}
-		return equality.Semantic.DeepEqual(normalizeNumber(live), d.value)
+		return equality.Semantic.DeepEqual(NormalizeNumber(live), d.value)
 	}
 	for _, d := range objectDefaults {
 		if d.path == p && (d.kinds == "" || strings.Contains(","+d.kinds+",", ","+kind+",")) && check(d) {
@@ -203,11 +204,13 @@ func portOf(obj map[string]any, tokens []string) (any, bool) {
 		return nil, false
 	}
 	p, ok := m["port"]
-	return normalizeNumber(p), ok
+	return NormalizeNumber(p), ok
 }
 
-// normalizeNumber makes JSON numbers comparable with the table's int64s.
-func normalizeNumber(v any) any {
+// NormalizeNumber makes integers of any Go type compare equal: JSON
+// numbers (float64, json.Number) with the int64s of decoded objects and
+// of the defaults table.
+func NormalizeNumber(v any) any {
 	switch n := v.(type) {
 	case int:
 		return int64(n)
@@ -216,6 +219,10 @@ func normalizeNumber(v any) any {
 	case float64:
 		if n == float64(int64(n)) {
 			return int64(n)
+		}
+	case json.Number:
+		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
+			return i
 		}
 	}
 	return v

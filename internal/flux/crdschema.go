@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
@@ -112,5 +113,5 @@ func (j *judgment) schemaDefault(pointer string, live any) bool {
 	}
 	f, _ := schemaField(j.crdRoot, pointer)
 	def, ok := f["default"]
-	return ok && apiequality.Semantic.DeepEqual(normalizeJSONNumber(def), normalizeJSONNumber(live))
+	return ok && apiequality.Semantic.DeepEqual(diff.NormalizeNumber(def), diff.NormalizeNumber(live))
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -14,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
@@ -155,7 +155,7 @@ func (j *judgment) handoverVerdict(d *model.FieldDrift, cleaned []model.ManagerR
 	}
 	lv, lok := jsonpointer.Get(j.live.Object, d.Path)
 	rv, rok := jsonpointer.Get(h.result.Object, d.Path)
-	if lok && rok && apiequality.Semantic.DeepEqual(normalizeJSONNumber(lv), normalizeJSONNumber(rv)) {
+	if lok && rok && apiequality.Semantic.DeepEqual(diff.NormalizeNumber(lv), diff.NormalizeNumber(rv)) {
 		return model.Verdict{Kind: model.LeftAlone, Reason: fmt.Sprintf(
 			"set by %s: the managedFields cleanup hands it to kustomize-controller, whose apply drops it (not in the manifest), but a server-side dry-run of that removal as kustomize-controller gets the same value back (an API-server default): nothing changes", managerList(cleaned))}, true
 	}
@@ -165,25 +165,6 @@ func (j *judgment) handoverVerdict(d *model.FieldDrift, cleaned []model.ManagerR
 	}
 	return model.Verdict{Kind: model.Reverted, Reason: j.caveat(fmt.Sprintf(
 		"set by %s: the managedFields cleanup hands it to kustomize-controller, whose apply drops it (not in the manifest); a server-side dry-run of that removal as kustomize-controller %s %s", managerList(cleaned), what, j.every()))}, true
-}
-
-// normalizeJSONNumber makes integers of any Go type compare equal.
-func normalizeJSONNumber(v any) any {
-	switch n := v.(type) {
-	case int:
-		return int64(n)
-	case int32:
-		return int64(n)
-	case float64:
-		if n == float64(int64(n)) {
-			return int64(n)
-		}
-	case json.Number:
-		if i, err := strconv.ParseInt(string(n), 10, 64); err == nil {
-			return i
-		}
-	}
-	return v
 }
 
 // jsonPatchDryRun sends ops as a JSON patch with dryRun=All as

@@ -10,7 +10,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,10 +42,9 @@ func TestDifferentialArgo(t *testing.T) {
 	}
 	seed := envUint(t, "DRIFT_DIFFERENTIAL_SEED", 0)
 	count := envUint(t, "DRIFT_DIFFERENTIAL_COUNT", 20)
-	minimize := os.Getenv("DRIFT_DIFFERENTIAL_MINIMIZE") != ""
-	saveIssue := envUint(t, "DRIFT_DIFFERENTIAL_SAVE_ISSUE", 0)
 	a := RealArgoCD(t)
 	argoDiffSetup(t, a)
+	g := newGenerated(t, "argocd", func(t *testing.T, sc differential.Scenario) diffResult { return runArgoDiffCase(t, a, sc) })
 	// The tracking method is one argocd-cm key for the whole Argo CD (and
 	// the tool reads it there too): the cases run in one group per method,
 	// a group's cases in parallel.
@@ -59,10 +57,6 @@ func TestDifferentialArgo(t *testing.T) {
 		}
 		groups[sc.Tracking] = append(groups[sc.Tracking], sc)
 	}
-	var (
-		mu      sync.Mutex
-		results []diffResult
-	)
 	start := time.Now()
 	for _, tracking := range order {
 		t.Run("tracking-"+strings.ReplaceAll(tracking, "+", "-"), func(t *testing.T) {
@@ -71,26 +65,11 @@ func TestDifferentialArgo(t *testing.T) {
 			// hard-refreshes before it judges.
 			time.Sleep(2 * time.Second)
 			for _, sc := range groups[tracking] {
-				t.Run(fmt.Sprintf("seed-%d", sc.Seed), func(t *testing.T) {
-					t.Parallel()
-					res := runArgoDiffCase(t, a, sc)
-					fails := res.failing()
-					for _, f := range fails {
-						t.Errorf("%s: %s", sc, f)
-					}
-					if len(fails) > 0 && minimize {
-						minimizeCase(t, "argocd", sc, fails, saveIssue, func(s differential.Scenario) []string {
-							return runArgoDiffCase(t, a, s).failing()
-						})
-					}
-					mu.Lock()
-					results = append(results, res)
-					mu.Unlock()
-				})
+				g.Case(t, sc)
 			}
 		})
 	}
-	summarizeDiff(t, "argocd", seed, results, time.Since(start))
+	summarizeDiff(t, "argocd", seed, g.Results(), time.Since(start))
 }
 
 // TestDifferentialArgoRegressions runs the saved Argo CD cases

@@ -44,38 +44,17 @@ func TestDifferentialFluxHelm(t *testing.T) {
 	}
 	seed := envUint(t, "DRIFT_DIFFERENTIAL_SEED", 0)
 	count := envUint(t, "DRIFT_DIFFERENTIAL_COUNT", 20)
-	minimize := os.Getenv("DRIFT_DIFFERENTIAL_MINIMIZE") != ""
-	saveIssue := envUint(t, "DRIFT_DIFFERENTIAL_SAVE_ISSUE", 0)
 	l := lab(t)
 	l.diffSetup(t)
 	l.helm(t)
-	var (
-		mu      sync.Mutex
-		results []diffResult
-	)
+	g := newGenerated(t, "flux-helm", func(t *testing.T, sc differential.Scenario) diffResult { return runHelmCase(t, l, sc) })
 	start := time.Now()
 	t.Run("cases", func(t *testing.T) {
 		for i := uint64(0); i < count; i++ {
-			sc := differential.DrawHelm(seed + i)
-			t.Run(fmt.Sprintf("seed-%d", sc.Seed), func(t *testing.T) {
-				t.Parallel()
-				res := runHelmCase(t, l, sc)
-				fails := res.failing()
-				for _, f := range fails {
-					t.Errorf("%s: %s", sc, f)
-				}
-				if len(fails) > 0 && minimize {
-					minimizeCase(t, "flux-helm", sc, fails, saveIssue, func(s differential.Scenario) []string {
-						return runHelmCase(t, l, s).failing()
-					})
-				}
-				mu.Lock()
-				results = append(results, res)
-				mu.Unlock()
-			})
+			g.Case(t, differential.DrawHelm(seed+i))
 		}
 	})
-	summarizeDiff(t, "flux-helm", seed, results, time.Since(start))
+	summarizeDiff(t, "flux-helm", seed, g.Results(), time.Since(start))
 }
 
 // TestDifferentialUntouched (issue 31): an object of every corpus entry,

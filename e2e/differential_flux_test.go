@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -104,37 +103,16 @@ func TestDifferentialFlux(t *testing.T) {
 	}
 	seed := envUint(t, "DRIFT_DIFFERENTIAL_SEED", 0)
 	count := envUint(t, "DRIFT_DIFFERENTIAL_COUNT", 20)
-	minimize := os.Getenv("DRIFT_DIFFERENTIAL_MINIMIZE") != ""
-	saveIssue := envUint(t, "DRIFT_DIFFERENTIAL_SAVE_ISSUE", 0)
 	l := lab(t)
 	l.diffSetup(t)
-	var (
-		mu      sync.Mutex
-		results []diffResult
-	)
+	g := newGenerated(t, "flux", func(t *testing.T, sc differential.Scenario) diffResult { return runDiffCase(t, l, sc) })
 	start := time.Now()
 	t.Run("cases", func(t *testing.T) {
 		for i := uint64(0); i < count; i++ {
-			sc := differential.Draw(seed + i)
-			t.Run(fmt.Sprintf("seed-%d", sc.Seed), func(t *testing.T) {
-				t.Parallel()
-				res := runDiffCase(t, l, sc)
-				fails := res.failing()
-				for _, f := range fails {
-					t.Errorf("%s: %s", sc, f)
-				}
-				if len(fails) > 0 && minimize {
-					minimizeCase(t, "flux", sc, fails, saveIssue, func(s differential.Scenario) []string {
-						return runDiffCase(t, l, s).failing()
-					})
-				}
-				mu.Lock()
-				results = append(results, res)
-				mu.Unlock()
-			})
+			g.Case(t, differential.Draw(seed+i))
 		}
 	})
-	summarizeDiff(t, "flux", seed, results, time.Since(start))
+	summarizeDiff(t, "flux", seed, g.Results(), time.Since(start))
 }
 
 // diffSetup installs what the corpus needs beside its objects

@@ -80,6 +80,16 @@ merge() {
     }' "$old" "$@" | sort -n -k1,1 -k2
 }
 
+# unfinished LOG: what the failed attempts of `go test -v` LOG printed
+# (lines under their "=== RUN/CONT/NAME" headers, then their "--- FAIL").
+unfinished() {
+  awk '
+    FNR == NR { if (match($0, /--- FAIL: [^ ]*\/attempt-[0-9]+/)) failed[substr($0, RSTART + 10, RLENGTH - 10)] = 1; next }
+    /^=== (RUN|CONT|NAME|PAUSE)/ { cur = $3; next }
+    /--- (FAIL|PASS|SKIP):/ { cur = ""; if (match($0, /--- FAIL: [^ ]*\/attempt-[0-9]+/)) print; next }
+    cur in failed { print cur ": " $0 }' "$1" "$1"
+}
+
 # run ENGINE OUTDIR TAG: one slice run of ENGINE; its findings in
 # OUTDIR/ENGINE-TAG.findings, its summary line in OUTDIR/ENGINE-TAG.line.
 run() {
@@ -101,6 +111,9 @@ run() {
   # that agreed.
   if ! grep -q "cases $count," "$out/$engine-$tag.line"; then
     echo "differential-ci: $engine: not every case was judged: $(cat "$out/$engine-$tag.line") (want cases $count; log /tmp/differential-ci-$engine-$tag.log)" >&2
+    # The log stays on the machine that ran it: say here why each case
+    # was not finished (its harness failure and the test's failure lines).
+    unfinished "/tmp/differential-ci-$engine-$tag.log" | head -60 >&2
     return 2
   fi
 }

@@ -35,12 +35,12 @@ for v in "$seed" "$count" "${PARALLEL:-6}"; do
   case $v in ''|*[!0-9]*) echo "differential: SEED, COUNT and PARALLEL must be non-negative integers (got '$v')" >&2; exit 2;; esac
 done
 case $engine in
-  flux) run=TestDifferentialFlux file=differential_flux_test.go lock=/tmp/drift-differential.lock
+  flux) run=TestDifferentialFlux file=differential_run_test.go lock=/tmp/drift-differential.lock
     ports=(DRIFT_E2E_FLUX_LAB_PORTS=16493/12431)
     timeout_min=$(( 20 + count / 4 )) ;;
   # The HelmRelease backend (issue 31): the same lab, helm-controller
   # releasing the object (e2e/differential_flux_helm_test.go).
-  flux-helm) run=TestDifferentialFluxHelm file=differential_flux_helm_test.go lock=/tmp/drift-differential.lock
+  flux-helm) run=TestDifferentialFluxHelm file=differential_run_test.go lock=/tmp/drift-differential.lock
     ports=(DRIFT_E2E_FLUX_LAB_PORTS=16493/12431)
     timeout_min=$(( 20 + count / 4 )) ;;
   # Untouched objects of every corpus entry (KINDS=id,id: those only),
@@ -49,7 +49,7 @@ case $engine in
     ports=(DRIFT_E2E_FLUX_LAB_PORTS=16493/12431)
     timeout_min=30 ;;
   # An Argo CD case takes longer (first sync, hard refreshes, self-heal).
-  argocd) run=TestDifferentialArgo file=differential_argo_test.go lock=/tmp/drift-differential-argo.lock
+  argocd) run=TestDifferentialArgo file=differential_run_test.go lock=/tmp/drift-differential-argo.lock
     ports=(DRIFT_E2E_ARGOCD_PORTS=16543/12481)
     timeout_min=$(( 20 + count / 2 )) ;;
   *) echo "differential: ENGINE=$engine: want flux, flux-helm, untouched or argocd" >&2; exit 2 ;;

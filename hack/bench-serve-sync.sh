@@ -53,11 +53,11 @@ done
 echo "== sync CPU by round (s; load average at sync), ratio large/small"
 awk -v s="${SMALL%@*}" -v l="${LARGE%@*}" '
   $1 == "RESULT" && $3 == s { sc[++i] = $10; sl[i] = $12 }
-  $1 == "RESULT" && $3 == l { lc[++j] = $10; ll[j] = $12; rss[j] = $6; rpm[j] = $11 }
+  $1 == "RESULT" && $3 == l { lc[++j] = $10; ll[j] = $12; hwm[j] = $5; rss[j] = $6; rpm[j] = $11 }
   END {
     for (k = 1; k <= j && k <= i; k++) {
       r[k] = lc[k] / sc[k]
-      printf "  round %d: %s: %.2f s (load %s), %s: %.2f s (load %s), RSS %.1f MiB, %s req/min at rest: ratio %.2f\n", k, s, sc[k], sl[k], l, lc[k], ll[k], rss[k] / 1024, rpm[k], r[k]
+      printf "  round %d: %s: %.2f s (load %s), %s: %.2f s (load %s; peak RSS %.1f MiB, RSS %.1f MiB, %s req/min at rest): ratio %.2f\n", k, s, sc[k], sl[k], l, lc[k], ll[k], hwm[k] / 1024, rss[k] / 1024, rpm[k], r[k]
     }
     n = k - 1
     for (a = 1; a <= n; a++) for (b = a + 1; b <= n; b++) if (r[b] < r[a]) { t = r[a]; r[a] = r[b]; r[b] = t }

@@ -23,7 +23,7 @@ FUZZTIME ?= 10s
 # The e2e suite builds its own binaries and starts the cluster if needed.
 E2E_TIMEOUT ?= 60m
 
-.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify verify-fmt vet tidy lint verify-imports verify-architecture verify-funclen clean dist demo-offline argo-parity argo-parity-capture bench bench-serve differential differential-save differential-regressions differential-ci differential-ci-baseline
+.PHONY: help build test unit e2e deps cluster cluster-stop demo fuzz verify verify-fmt vet tidy lint verify-imports verify-architecture verify-funclen clean dist demo-offline argo-parity argo-parity-capture bench bench-serve bench-serve-sync differential differential-save differential-regressions differential-ci differential-ci-baseline
 
 help:
 	@echo "make build         bin/kubectl-drift, bin/argocd-drift, bin/flux-drift (version-stamped), bin/kubectl_complete-drift"
@@ -45,6 +45,7 @@ help:
 	@echo "make argo-parity-capture  re-capture the parity corpus' live objects from the cluster, then regenerate"
 	@echo "make bench         issue 35: scan CPU/RSS/requests at 10k/30k/100k vs kubectl, explain requests, serve RSS (private API servers), hot-path Go benchmarks"
 	@echo "make bench-serve   serve's steady-state API requests/min and peak RSS at 1,000 and 10,000 objects (hack/bench-serve.sh)"
+	@echo "make bench-serve-sync  serve's initial sync CPU at 100k over 10k objects, interleaved rounds on two kept loads (hack/bench-serve-sync.sh)"
 
 build:
 	@mkdir -p bin
@@ -162,7 +163,10 @@ argo-parity-capture: cluster
 # BENCH_SCAN_SIZES objects (BENCH_RUNS interleaved rounds, BENCH_BASE=REV
 # adds that revision's scan); explain requests per mode; serve RSS at
 # BENCH_SERVE_SIZES; then the hot paths' Go benchmarks (allocations per
-# op; TestHotPathAllocations guards them in plain `go test`).
+# op; TestHotPathAllocations guards them in plain `go test`). Ports:
+# BENCH_SCAN_PORTS, BENCH_EXPLAIN_PORTS, BENCH_SERVE_PORTS (API/ETCD).
+# bench-serve-sync: serve's sync CPU at 100k over 10k, interleaved on two
+# kept loads (hack/bench-serve-sync.sh; BENCH_SMALL, BENCH_LARGE, BENCH_ROUNDS).
 BENCH_SCAN_SIZES ?= 10000 30000 100000
 BENCH_SERVE_SIZES ?= 10000 100000
 BENCH_LOCK ?= flock -o /tmp/drift-bench.lock
@@ -173,11 +177,14 @@ bench: deps
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/scan/ ./internal/managedfields/
 	$(GO) test -run '^$$' -bench 'Judge' -benchmem ./internal/argocd/ ./internal/flux/
 
-# serve at steady state on a private API server (ports 16503/12441, audit log
-# on): API requests per minute by serve's user agent and peak RSS, beside
+# serve at steady state on a private API server (ports BENCH_SERVE_PORTS,
+# default 16503/12441, audit log on): API requests per minute by serve's user agent and peak RSS, beside
 # BenchmarkCacheMemory (docs/serve.md). BENCH_SIZES / BENCH_WINDOW tune it.
 bench-serve: deps
 	hack/bench-serve.sh
+
+bench-serve-sync: deps
+	$(BENCH_LOCK) hack/bench-serve-sync.sh
 
 # Differential conformance (issue 30, docs/verdicts.md): generated scenarios
 # judged by the real controllers; ends with one summary line, exit 1 on any

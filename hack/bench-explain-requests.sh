@@ -3,7 +3,8 @@
 # itself (issue 35): what explain reads besides the object and its owner.
 #
 # It starts its own control plane (hack/cluster.sh, private directory under
-# $TMPDIR, ports 16573/12501, never the shared cluster) with the API server's
+# $TMPDIR, ports BENCH_EXPLAIN_PORTS, default 16573/12501, never the shared
+# cluster) with the API server's
 # audit log (Metadata level: no bodies), installs the Flux CRDs
 # (hack/build-tools.sh flux-crds) and Argo CD's Application CRD (argo-cd
 # module zip, as e2e/argocd_test.go does), argocd-cm and
@@ -30,8 +31,9 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 EXTRA=${BENCH_EXTRA:-300}
-PORT=16573
-ETCD_PORT=12501
+PORTS=${BENCH_EXPLAIN_PORTS:-16573/12501}
+PORT=${PORTS%/*}
+ETCD_PORT=${PORTS#*/}
 NSCOUNT=0 # bench-lib's namespaces: none here
 
 log() { printf '[bench-explain] %s\n' "$*" >&2; }

@@ -7,7 +7,8 @@
 #
 # For each size N (default 1000 and 10000; BENCH_SIZES="1000 10000") it
 #   - starts its own control plane (hack/cluster.sh with a private directory
-#     under $TMPDIR and ports 16503/12441, never the shared cluster's) with
+#     under $TMPDIR and ports BENCH_SERVE_PORTS, default 16503/12441, never
+#     the shared cluster's; serve's metrics on 127.0.0.1:API port + 2) with
 #     the API server's audit log on for the read-only user serve runs as;
 #   - installs the Flux CRDs and the Kustomization flux-system/apps the
 #     objects are labelled with (so owners come from serve's owner cache);
@@ -30,6 +31,14 @@
 # before/after figures from one load, one session. BENCH_PPROF=DIR saves a
 # heap profile of each serve at the window's end (serve --pprof) as
 # DIR/heap-LABEL-N.pb.gz.
+# BENCH_KEEP=1 leaves the control plane and its load up (a fixed directory
+# per port, $TMPDIR/bench-serve-keep-PORT) and a later run with BENCH_KEEP=1
+# reuses a load of the same size; BENCH_LOAD_ONLY=1 (with BENCH_KEEP=1) only
+# loads: a 100k load (~15-25 minutes on a loaded machine) is paid once, and
+# hack/bench-serve-sync.sh interleaves runs on two kept loads. BENCH_FLOOR=0
+# skips the empty-namespace run, BENCH_INPROCESS=0 the in-process baseline.
+# Each measured run also prints a line "RESULT LABEL N OBJECTS PEAK_KIB
+# RSS_KIB HEAP_B READY_S SYNC_S SYNC_CPU_S REQ_PER_MIN LOADAVG_1M" for scripts.
 # Needs jq (hack/install-deps.sh). Nothing is written inside the checkout;
 # the private control plane is stopped and its directory removed at exit.
 set -euo pipefail
@@ -40,9 +49,11 @@ WINDOW=${BENCH_WINDOW:-120}
 NSCOUNT=${BENCH_NAMESPACES:-10}
 BASE=${BENCH_BASE:-}
 PPROF=${BENCH_PPROF:-}
-PORT=16503
-ETCD_PORT=12441
-METRICS=127.0.0.1:16505
+PORTS=${BENCH_SERVE_PORTS:-16503/12441}
+PORT=${PORTS%/*}
+ETCD_PORT=${PORTS#*/}
+METRICS=127.0.0.1:$((PORT + 2))
+KEEP=${BENCH_KEEP:-}
 
 log() { printf '[bench-serve] %s\n' "$*" >&2; }
 
@@ -50,16 +61,30 @@ log() { printf '[bench-serve] %s\n' "$*" >&2; }
 . "$ROOT/hack/bench-lib.sh"
 command -v jq >/dev/null || { echo "bench-serve: jq is needed (hack/install-deps.sh installs it)" >&2; exit 2; }
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-serve.XXXXXX")
+if [ -n "$KEEP" ]; then
+  # A fixed directory, so a later run finds the cluster and its load.
+  WORK=${TMPDIR:-/tmp}/bench-serve-keep-$PORT
+  mkdir -p "$WORK"
+else
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-serve.XXXXXX")
+fi
 RUN=$WORK/cluster
 POLICY=$WORK/audit-policy.yaml
 AUDIT=$WORK/audit.log
 SERVE_PID=
-stop_all() {
+stop_serve() {
   if [ -n "$SERVE_PID" ]; then kill "$SERVE_PID" 2>/dev/null || true; wait "$SERVE_PID" 2>/dev/null || true; fi
+  SERVE_PID=
+}
+stop_all() {
+  stop_serve
   bench_private_cluster stop "$RUN" "$PORT" "$ETCD_PORT" >/dev/null 2>&1 || true
 }
-trap 'stop_all; rm -rf "$WORK"' EXIT
+if [ -n "$KEEP" ]; then
+  trap 'stop_serve; log "kept: $(bench_private_cluster env "$RUN" "$PORT" "$ETCD_PORT" | grep KUBECONFIG= | head -1)"' EXIT
+else
+  trap 'stop_all; rm -rf "$WORK"' EXIT
+fi
 
 log "building kubectl-drift"
 (cd "$ROOT" && go build -o "$WORK/kubectl-drift" ./plugins/kubectl-drift)
@@ -88,11 +113,19 @@ cpu() { awk -v t="$CLK_TCK" '{printf "%.2f\n", ($14 + $15) / t}' "/proc/$1/stat"
 
 # load N: a fresh private control plane with the Flux CRDs, the
 # Kustomization flux-system/apps, the empty namespace bench-empty and N
-# objects.
+# objects. With BENCH_KEEP, a running control plane that holds N objects
+# already is reused.
 load() {
   local n=$1
-  stop_all; SERVE_PID=
-  rm -rf "$RUN" "$AUDIT"
+  if [ -n "$KEEP" ] && [ "$(cat "$WORK/loaded" 2>/dev/null)" = "$n" ] &&
+    bench_private_cluster status "$RUN" "$PORT" "$ETCD_PORT" >/dev/null 2>&1; then
+    eval "$(bench_private_cluster env "$RUN" "$PORT" "$ETCD_PORT")"
+    KUBECTL="$DRIFT_BIN_DIR/kubectl"
+    log "reusing the kept load of $n objects ($RUN)"
+    return 0
+  fi
+  stop_all
+  rm -rf "$RUN" "$AUDIT" "$WORK/loaded"
   bench_private_cluster start "$RUN" "$PORT" "$ETCD_PORT" "$POLICY" "$AUDIT" >&2
   eval "$(bench_private_cluster env "$RUN" "$PORT" "$ETCD_PORT")"
   KUBECTL="$DRIFT_BIN_DIR/kubectl"
@@ -107,6 +140,7 @@ metadata: {name: apps, namespace: flux-system}
 spec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: flux-system}}
 YAML
   bench_load "$n"
+  echo "$n" >"$WORK/loaded"
 }
 
 # measure LABEL BIN N SCOPE...: one serve run of BIN over SCOPE (-A, or
@@ -115,7 +149,7 @@ measure() {
   local label=$1 bin=$2 n=$3; shift 3
   local objects=0
   if [ "$1" = -A ]; then objects=$("$KUBECTL" get deployments,configmaps -A --no-headers | wc -l); fi
-  local t0 from to s0=$SECONDS t_ready=-1 t_sync sync_cpu
+  local t0 from to s0=$SECONDS t_ready=-1 t_sync sync_cpu loadavg
   local extra=()
   [ -z "$PPROF" ] || extra=(--pprof)
   t0=$(bench_now)
@@ -142,6 +176,7 @@ measure() {
   done
   sync_cpu=$(cpu "$SERVE_PID")
   t_sync=$((SECONDS - s0 - 5))
+  loadavg=$(cut -d' ' -f1 /proc/loadavg)
   from=$(bench_now)
   log "$label N=$n ($*): serve synced ($objects objects explained $last times, ${sync_cpu}s CPU); measuring for ${WINDOW}s"
   sleep "$WINDOW"
@@ -154,12 +189,12 @@ measure() {
   heap=$(sum go_memstats_heap_alloc_bytes)
   drifted=$(sum kubectl_drift_objects)
   [ -z "$PPROF" ] || curl -fsS "http://$METRICS/debug/pprof/heap" >"$PPROF/heap-$label-$n.pb.gz" || true
-  kill "$SERVE_PID"; wait "$SERVE_PID" || true; SERVE_PID=
+  stop_serve
 
   local startup window
   startup=$(bench_audit_count "$AUDIT" "$t0" "$from" | awk '$1 == "kubectl-drift"')
   window=$(bench_audit_count "$AUDIT" "$from" "$to" | awk '$1 == "kubectl-drift"')
-  echo "== $label N=$n $* (objects: $objects, drifted: $drifted; ready ${t_ready}s, sync ${t_sync}s, sync CPU ${sync_cpu}s; window ${WINDOW}s, CPU in it ${rest_cpu}s)"
+  echo "== $label N=$n $* (objects: $objects, drifted: $drifted; ready ${t_ready}s, sync ${t_sync}s, sync CPU ${sync_cpu}s; window ${WINDOW}s, CPU in it ${rest_cpu}s; load average at sync $loadavg)"
   echo "  start-up requests (verb resource count):"
   awk '{printf "    %-6s %-24s %d\n", $2, $3, $4}' <<<"$startup"
   echo "  steady-state requests in the window:"
@@ -174,6 +209,7 @@ measure() {
   local rpm
   rpm=$(awk -v w="$WINDOW" '$2 != "watch" {o += $4} END {printf "%.1f\n", o*60/w}' <<<"$window")
   RESULT+=("$label $n $objects $hwm $rss $heap $t_ready $t_sync $sync_cpu $rpm")
+  echo "RESULT $label $n $objects $hwm $rss $heap $t_ready $t_sync $sync_cpu $rpm $loadavg"
 }
 
 echo "kubectl-drift serve benchmark: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, kube-apiserver v1.37.2 (private, :$PORT), go $(go env GOVERSION)${BASE:+, base $BASE ($(git -C "$ROOT" rev-parse --short "$BASE")) against head $(git -C "$ROOT" rev-parse --short HEAD)$(git -C "$ROOT" diff --quiet HEAD || echo '+changes')}"
@@ -181,17 +217,23 @@ RESULT=()
 first=1
 for n in $SIZES; do
   load "$n"
+  if [ -n "${BENCH_LOAD_ONLY:-}" ]; then
+    log "loaded $n objects; BENCH_LOAD_ONLY: not measured"
+    continue
+  fi
   for b in "${BINS[@]}"; do
     label=${b%%=*}
     # The floor (an empty namespace) once per binary, on the first load.
-    [ "$first" = 0 ] || measure "$label" "${b#*=}" 0 -n bench-empty
+    [ "$first" = 0 ] || [ "${BENCH_FLOOR:-1}" = 0 ] || measure "$label" "${b#*=}" 0 -n bench-empty
     measure "$label" "${b#*=}" "$n" -A
   done
   first=0
 done
 
-log "in-process baseline: go test -bench BenchmarkCacheMemory ./internal/serve"
-base=$(cd "$ROOT" && go test -run '^$' -bench 'BenchmarkCacheMemory' -benchtime 1x ./internal/serve | awk '/^BenchmarkCacheMemory\// {split($1, a, "[/-]"); for (i = 2; i < NF; i++) if ($(i + 1) == "MB-heap") print a[2], $i}')
+[ -z "${BENCH_LOAD_ONLY:-}" ] || exit 0
+base=""
+[ "${BENCH_INPROCESS:-1}" = 0 ] || log "in-process baseline: go test -bench BenchmarkCacheMemory ./internal/serve"
+[ "${BENCH_INPROCESS:-1}" = 0 ] || base=$(cd "$ROOT" && go test -run '^$' -bench 'BenchmarkCacheMemory' -benchtime 1x ./internal/serve | awk '/^BenchmarkCacheMemory\// {split($1, a, "[/-]"); for (i = 2; i < NF; i++) if ($(i + 1) == "MB-heap") print a[2], $i}')
 echo "== summary (RSS and heap in MB; bytes/object: (RSS at end - RSS of the empty run) / objects; CPU in s; non-WATCH requests/min at rest)"
 printf '  %-5s %-7s %-8s %-9s %-9s %-8s %-9s %-6s %-6s %-8s %-8s %s\n' binary N objects "peak RSS" "RSS" "heap" "B/object" ready sync "sync CPU" "req/min" "BenchmarkCacheMemory heap"
 for r in "${RESULT[@]}"; do

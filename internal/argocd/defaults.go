@@ -50,11 +50,14 @@ const ArgoKubernetesVersion = "1.34"
 
 // init makes the feature gates of the k8s.io/kubernetes this module links
 // (go.mod) answer as those of ArgoKubernetesVersion, the release Argo CD
-// links: the gates are read only by the defaulting functions above (this
+// links: those gates are read only by the defaulting functions above (this
 // binary runs no Kubernetes component). A module version too new to
-// emulate 1.34 fails TestSchemeDefaultsAsArgo.
+// emulate 1.34 fails TestSchemeDefaultsAsArgo. client-go's own gates,
+// which k8s.io/kubernetes/pkg/features ties to the same gate, are given
+// back their defaults (clientGates): the informers are not Argo CD's.
 func init() {
 	_ = utilfeature.DefaultMutableFeatureGate.SetEmulationVersion(version.MustParse(ArgoKubernetesVersion))
+	restoreClientGates()
 }
 
 // schemeDefaultPatch mirrors gitops-engine pkg/diff/diff.go

@@ -6,6 +6,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	clientfeatures "k8s.io/client-go/features"
 	"sigs.k8s.io/yaml"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -116,5 +117,28 @@ func TestDropDefaulted(t *testing.T) {
 	want := []string{"/spec/sessionAffinity", "/spec/internalTrafficPolicy"}
 	if !slices.Equal(got, want) {
 		t.Errorf("kept %v, want %v", got, want)
+	}
+}
+
+// TestClientGatesUnaffected: emulating Kubernetes 1.34 for the scheme
+// defaults leaves client-go's gates at client-go's own defaults
+// (k8s.io/kubernetes/pkg/features ties them to the emulated gate): with
+// 1.34's, WatchListClient was off and serve's informers held each kind's
+// whole LIST before their transform (issue 35).
+func TestClientGatesUnaffected(t *testing.T) {
+	if utilfeature.DefaultFeatureGate.Enabled("WatchListClient") {
+		t.Log("the emulated gate has WatchListClient on: this test no longer tells the two apart")
+	}
+	for _, f := range []clientfeatures.Feature{clientfeatures.WatchListClient, clientfeatures.InformerResourceVersion, clientfeatures.InOrderInformersBatchProcess} {
+		if !clientfeatures.FeatureGates().Enabled(f) {
+			t.Errorf("client-go gate %s is off, want client-go v0.37's default (on)", f)
+		}
+	}
+	if clientfeatures.FeatureGates().Enabled(clientfeatures.ClientsAllowCBOR) {
+		t.Errorf("client-go gate %s is on, want its default (off)", clientfeatures.ClientsAllowCBOR)
+	}
+	t.Setenv("KUBE_FEATURE_WatchListClient", "false")
+	if clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient) {
+		t.Error("KUBE_FEATURE_WatchListClient=false did not turn the gate off")
 	}
 }

@@ -26,7 +26,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -551,15 +550,18 @@ func engineOf(manager string) string {
 	return ""
 }
 
-// snapshot returns the drifted reports sorted as scan sorts its items.
+// snapshot returns the drifted reports held and the time of the last change.
 func (s *Server) snapshot() ([]*model.Report, time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Unordered: gather, the only reader, sums them into families, and
+	// the exposition sorts the series. Sorting 13,500 reports (a
+	// 100k-object cluster) under s.mu cost a scrape ~9 ms of its ~33 and
+	// held the workers off meanwhile (BenchmarkGather).
 	out := make([]*model.Report, 0, len(s.reports))
 	for _, r := range s.reports {
 		out = append(out, r)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Resource.Less(out[j].Resource) })
 	return out, s.lastChange
 }
 

@@ -473,10 +473,10 @@ func readObjectFile(path string) (*unstructured.Unstructured, error) {
 	}
 	docs, err := source.LoadFiles([]string{path}, nil, source.Options{NoPositions: true})
 	if err != nil {
-		return nil, loadError(err)
+		return nil, drift.LoadError(err)
 	}
 	for _, d := range docs {
-		if objs := expandList(d.Object); len(objs) > 0 {
+		if objs := drift.ExpandList(d.Object); len(objs) > 0 {
 			return objs[0], nil
 		}
 	}

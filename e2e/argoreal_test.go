@@ -196,7 +196,7 @@ func startArgoCD() (*ArgoCD, error) {
 	cs := exec.Command(filepath.Join(root, "hack", "cluster.sh"), "start")
 	cs.Env = append(os.Environ(), a.clusterVars...)
 	if b, err := cs.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("dedicated API server (hack/cluster.sh start): %v\n%s", err, b)
+		return nil, fmt.Errorf("dedicated API server (hack/cluster.sh start): %w\n%s", err, b)
 	}
 	ce := exec.Command(filepath.Join(root, "hack", "cluster.sh"), "env")
 	ce.Env = append(os.Environ(), a.clusterVars...)
@@ -399,7 +399,7 @@ func (a *ArgoCD) stop() {
 
 // failed adds the tail of a component's log to err.
 func (a *ArgoCD) failed(name string, err error) error {
-	return fmt.Errorf("%s: %v\n%s", name, err, a.LogTail(name, 30))
+	return fmt.Errorf("%s: %w\n%s", name, err, a.LogTail(name, 30))
 }
 
 // LogTail returns the last n lines of a component's log.
@@ -421,7 +421,7 @@ func waitTCP(addr string, timeout time.Duration) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s not listening after %s: %v", addr, timeout, err)
+			return fmt.Errorf("%s not listening after %s: %w", addr, timeout, err)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -437,7 +437,7 @@ func (a *ArgoCD) waitHTTP(path string, timeout time.Duration, failed func() bool
 			return nil
 		}
 		if time.Now().After(deadline) || failed() {
-			return fmt.Errorf("GET %s not answering after %s: %v", path, timeout, err)
+			return fmt.Errorf("GET %s not answering after %s: %w", path, timeout, err)
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
@@ -499,7 +499,7 @@ func (a *ArgoCD) kubectlRaw(stdin string, args ...string) error {
 		cmd.Stdin = strings.NewReader(stdin)
 	}
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("kubectl %s: %v\n%s", strings.Join(args, " "), err, b)
+		return fmt.Errorf("kubectl %s: %w\n%s", strings.Join(args, " "), err, b)
 	}
 	return nil
 }
@@ -574,7 +574,7 @@ func (a *ArgoCD) git(args ...string) error {
 	cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=e2e", "GIT_AUTHOR_EMAIL=e2e@example.com",
 		"GIT_COMMITTER_NAME=e2e", "GIT_COMMITTER_EMAIL=e2e@example.com", "GIT_CONFIG_NOSYSTEM=1")
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, b)
+		return fmt.Errorf("git %s: %w\n%s", strings.Join(args, " "), err, b)
 	}
 	return nil
 }

@@ -198,7 +198,7 @@ func (l *fluxLab) start() error {
 			cmd.Stdin = bytes.NewReader(stdin)
 		}
 		if b, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("kubectl %s: %v\n%s", strings.Join(args, " "), err, b)
+			return fmt.Errorf("kubectl %s: %w\n%s", strings.Join(args, " "), err, b)
 		}
 		return nil
 	}

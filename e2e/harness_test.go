@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -115,7 +116,7 @@ func prepare() (*Env, func(), error) {
 		build.Dir = root
 		if b, err := build.CombinedOutput(); err != nil {
 			cleanup()
-			return nil, noop, fmt.Errorf("go build ./plugins/%s: %v\n%s", name, err, b)
+			return nil, noop, fmt.Errorf("go build ./plugins/%s: %w\n%s", name, err, b)
 		}
 	}
 	return env, cleanup, nil
@@ -210,7 +211,8 @@ func (e *Env) Run(t testing.TB, opts RunOpts, bin string, args ...string) Result
 	err := cmd.Run()
 	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), Code: cmd.ProcessState.ExitCode()}
 	if err != nil {
-		if _, ok := err.(*exec.ExitError); !ok {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
 			t.Fatalf("run %s %s: %v\nstderr: %s", bin, strings.Join(args, " "), err, res.Stderr)
 		}
 	}

@@ -158,6 +158,18 @@ func (f *File) Write(data []byte) error {
 
 // replace writes data over the file, atomically, without checking.
 func (f *File) replace(data []byte) error {
+	if err := f.writeAtomically(data); err != nil {
+		// The errors name the temporary file, which the user never sees.
+		return fmt.Errorf("cannot write %s: %w", f.target(), err)
+	}
+	f.Data, f.sum = data, sha256.Sum256(data)
+	return nil
+}
+
+// writeAtomically writes data into a temporary file beside the target and
+// renames it over the target, so that a reader sees the old file or the
+// new one, never a part.
+func (f *File) writeAtomically(data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(f.target()), ".drift-adopt-*")
 	if err != nil {
 		return err
@@ -178,11 +190,7 @@ func (f *File) replace(data []byte) error {
 	if err := os.Chmod(name, f.mode); err != nil {
 		return err
 	}
-	if err := os.Rename(name, f.target()); err != nil {
-		return err
-	}
-	f.Data, f.sum = data, sha256.Sum256(data)
-	return nil
+	return os.Rename(name, f.target())
 }
 
 // SecretRefusal returns an error when a field must not be written in

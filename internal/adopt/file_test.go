@@ -228,3 +228,27 @@ func TestWriteThroughSymlink(t *testing.T) {
 		t.Fatalf("the file outside the checkout changed: %q", got)
 	}
 }
+
+// TestReplaceErrorNamesTheFile: a write that fails names the file the
+// user asked to change, not the temporary file adopt writes first, and
+// still unwraps to the operating system's error.
+func TestReplaceErrorNamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(p, []byte("a: 1\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The directory is gone: the temporary file cannot be created (root
+	// ignores permissions, so a read-only directory would not do).
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	err = f.replace([]byte("a: 2\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "cannot write "+p+": ") || !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("replace = %v; want it to name %s and unwrap to ErrNotExist", err, p)
+	}
+}

@@ -47,8 +47,9 @@ func Plan(loc Locator, obj Object, live map[string]any, fields []Field) ([]*File
 	named := map[string]string{}
 	var skips []Skip
 	for _, f := range fields {
-		if err := SecretRefusal(obj.Group, obj.Kind, f.Pointer); err != nil {
-			skips = append(skips, Skip{Pointer: f.Pointer, Reason: ReasonSecret, Message: err.(*EditError).Msg})
+		var refused *EditError
+		if err := SecretRefusal(obj.Group, obj.Kind, f.Pointer); errors.As(err, &refused) {
+			skips = append(skips, Skip{Pointer: f.Pointer, Reason: ReasonSecret, Message: refused.Msg})
 			continue
 		}
 		t, err := loc.Locate(obj, f.Pointer, live)

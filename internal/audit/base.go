@@ -55,7 +55,7 @@ func git(ctx context.Context, dir string, w io.Writer, args ...string) ([]byte, 
 // worktree list of the checkout change.
 func exportTree(ctx context.Context, repo, ref, dir string) error {
 	if _, err := git(ctx, repo, nil, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
-		return fmt.Errorf("--base %s: not a commit in %s", ref, repo)
+		return fmt.Errorf("not a commit in %s", repo)
 	}
 	var buf bytes.Buffer
 	if _, err := git(ctx, repo, &buf, "archive", "--format=tar", ref); err != nil {
@@ -115,7 +115,8 @@ func RunBase(ctx context.Context, opts Options, ref string) (*Result, error) {
 	// Best effort: a temp directory left behind does not change the audit.
 	defer func() { _ = os.RemoveAll(tmp) }()
 	if err := exportTree(ctx, opts.Root, ref, tmp); err != nil {
-		return nil, err
+		// A tar or file error alone would not say it was --base's tree.
+		return nil, fmt.Errorf("--base %s: %w", ref, err)
 	}
 	head, err := collect(opts, opts.Root, rel, false)
 	if err != nil {

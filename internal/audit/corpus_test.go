@@ -367,7 +367,8 @@ func independentCount(t *testing.T, root string) map[string]int {
 				break
 			}
 			if err != nil {
-				if _, ok := err.(*yaml.TypeError); ok && !strings.Contains(err.Error(), "already defined") {
+				var te *yaml.TypeError
+				if errors.As(err, &te) && !strings.Contains(err.Error(), "already defined") {
 					continue // not a mapping
 				}
 				if strings.Contains(err.Error(), "already defined") && isValuesFile(p) {

@@ -7,15 +7,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/adopt"
-	"github.com/kubectl-drift/kubectl-drift/internal/model"
-	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // AdoptOptions are the flags and state of `adopt`.
@@ -192,7 +188,7 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	fields, err := o.pick(report, live)
+	fields, err := adopt.Pick(report, live.Object, o.Fields)
 	if err != nil {
 		return err
 	}
@@ -233,68 +229,7 @@ func (o *AdoptOptions) Run(ctx context.Context) error {
 	return nil
 }
 
-// pick returns the fields to adopt: those --field names, else every
-// drift an engine would revert or reports (what makes the object out of
-// sync). Values are the live object's own.
-func (o *AdoptOptions) pick(r *model.Report, live *unstructured.Unstructured) ([]adopt.Field, error) {
-	var out []adopt.Field
-	add := func(d model.FieldDrift) {
-		f := adopt.Field{Pointer: d.Path, Remove: d.Change == model.Removed}
-		if !f.Remove {
-			v, ok := jsonpointer.Get(live.Object, d.Path)
-			if !ok {
-				return
-			}
-			f.Value = v
-		}
-		out = append(out, f)
-	}
-	if len(o.Fields) == 0 {
-		for _, d := range r.Drifts {
-			for _, v := range d.Verdicts {
-				if v.Kind == model.Reverted || v.Kind == model.Reported {
-					add(d)
-					break
-				}
-			}
-		}
-		return out, nil
-	}
-	for _, want := range o.Fields {
-		found := false
-		for _, d := range r.Drifts {
-			if d.Path == want || d.FieldPath == want || strings.TrimPrefix(d.FieldPath, ".") == strings.TrimPrefix(want, ".") {
-				add(d)
-				found = true
-			}
-		}
-		if found {
-			continue
-		}
-		if !strings.HasPrefix(want, "/") {
-			return nil, fmt.Errorf("--field %s: no drifted field has this path (drifted: %s)", want, driftedPaths(r))
-		}
-		v, ok := jsonpointer.Get(live.Object, want)
-		if !ok {
-			return nil, fmt.Errorf("--field %s: the live object has no such field", want)
-		}
-		out = append(out, adopt.Field{Pointer: want, Value: v})
-	}
-	return out, nil
-}
-
-func driftedPaths(r *model.Report) string {
-	var ps []string
-	for _, d := range r.Drifts {
-		ps = append(ps, d.FieldPath)
-	}
-	sort.Strings(ps)
-	if len(ps) == 0 {
-		return "none"
-	}
-	return strings.Join(ps, ", ")
-}
-
+// jsonValue is v as JSON, for a value the user writes by hand.
 func jsonValue(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {

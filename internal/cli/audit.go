@@ -131,7 +131,8 @@ func (o *AuditOptions) Complete(ctx context.Context, args []string) error {
 	}
 	first, err := filepath.Abs(o.Paths[0])
 	if err != nil {
-		return err
+		// Only a working directory that cannot be read fails here.
+		return fmt.Errorf("%s: %w", o.Paths[0], err)
 	}
 	dir := first
 	if st, err := os.Stat(first); err == nil && !st.IsDir() {
@@ -162,7 +163,7 @@ func (o *AuditOptions) Complete(ctx context.Context, args []string) error {
 	case o.ConfigFile != "":
 		file, err := filepath.Abs(o.ConfigFile)
 		if err != nil {
-			return err
+			return fmt.Errorf("--config %s: %w", o.ConfigFile, err)
 		}
 		if o.config, err = audit.LoadConfig(file); err != nil {
 			return err

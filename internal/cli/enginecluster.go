@@ -87,7 +87,7 @@ func (o *EngineClusterOptions) configure(cfg *engine.Config, flags *genericcliop
 func (o *EngineClusterOptions) remote(flags *genericclioptions.ConfigFlags, liveContext string, live, ec *cluster.Client) (*engine.Remote, error) {
 	servers, err := cluster.Contexts(flags)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--engine-context: reading the kubeconfig's contexts: %w", err)
 	}
 	byServer := map[string][]string{}
 	for name, s := range servers {

@@ -3,17 +3,12 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"sigs.k8s.io/kustomize/api/konfig"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
@@ -387,134 +382,24 @@ func (o *ExplainOptions) live(ctx context.Context) (*unstructured.Unstructured, 
 	return obj, nil
 }
 
+// liveFromFile reads the live object from --live-file: the one it
+// holds, or the one the arguments name (drift.Inputs.LiveFile).
 func (o *ExplainOptions) liveFromFile() (*unstructured.Unstructured, error) {
-	docs, err := source.LoadFiles([]string{o.LiveFile}, o.In, source.Options{NoPositions: true})
-	if err != nil {
-		return nil, fmt.Errorf("--live-file: %w", loadError(err))
+	var typ, name string
+	if len(o.args) > 0 {
+		typ, name, _ = cluster.ParseArgs(o.args)
 	}
-	var objs []*unstructured.Unstructured
-	for _, d := range docs {
-		objs = append(objs, expandList(d.Object)...)
-	}
-	o.remember(objs...)
-	if len(objs) == 0 {
-		return nil, fmt.Errorf("--live-file %s holds no Kubernetes object", o.LiveFile)
-	}
-	if len(o.args) == 0 {
-		if len(objs) > 1 {
-			return nil, fmt.Errorf("--live-file %s holds %d objects: name one as TYPE/NAME", o.LiveFile, len(objs))
-		}
-		return objs[0], nil
-	}
-	typ, name, _ := cluster.ParseArgs(o.args)
-	var match []*unstructured.Unstructured
-	for _, obj := range objs {
-		if obj.GetName() == name && typeMatchesKind(typ, obj.GetObjectKind().GroupVersionKind()) {
-			match = append(match, obj)
-		}
-	}
-	switch len(match) {
-	case 0:
-		return nil, fmt.Errorf("--live-file %s holds no %s named %q", o.LiveFile, typ, name)
-	case 1:
-		return match[0], nil
-	}
-	return nil, fmt.Errorf("--live-file %s holds %d objects named %s/%s: keep one", o.LiveFile, len(match), typ, name)
+	return o.inputs().LiveFile(o.LiveFile, typ, name)
 }
 
-// typeMatchesKind compares a command-line type with a kind without a
-// cluster to ask: "deploy", "deployment", "deployments", "Deployment",
-// "deployments.apps" all name apps/Deployment. Offline there is no
-// discovery, so only the common short names are known.
-func typeMatchesKind(typ string, gvk schema.GroupVersionKind) bool {
-	t := strings.ToLower(typ)
-	res, group, _ := strings.Cut(t, ".")
-	if group != "" {
-		// "deployments.apps" or "deployments.v1.apps".
-		if i := strings.LastIndex(group, "."); i >= 0 && strings.HasPrefix(group, "v") {
-			group = group[i+1:]
-		}
-		if group != strings.ToLower(gvk.Group) {
-			return false
-		}
-	}
-	kind := strings.ToLower(gvk.Kind)
-	if res == kind || res == kind+"s" || res == kind+"es" || (strings.HasSuffix(kind, "y") && res == kind[:len(kind)-1]+"ies") {
-		return true
-	}
-	return offlineShortName(res) == kind
+// inputs is where explain's files are read from and whom they are told:
+// stdin, the Secret scrubber, warnings on stderr.
+func (o *ExplainOptions) inputs() drift.Inputs {
+	return drift.Inputs{In: o.In, Remember: o.remember, Warn: o.warnf}
 }
 
-// offlineShortName maps kubectl's short names of built-in kinds to the
-// lower-case kind, for --live-file without a cluster.
-func offlineShortName(short string) string {
-	switch short {
-	case "deploy":
-		return "deployment"
-	case "cm":
-		return "configmap"
-	case "svc":
-		return "service"
-	case "sa":
-		return "serviceaccount"
-	case "ds":
-		return "daemonset"
-	case "sts":
-		return "statefulset"
-	case "rs":
-		return "replicaset"
-	case "po":
-		return "pod"
-	case "ns":
-		return "namespace"
-	case "ing":
-		return "ingress"
-	case "pvc":
-		return "persistentvolumeclaim"
-	case "pv":
-		return "persistentvolume"
-	case "hpa":
-		return "horizontalpodautoscaler"
-	case "cj":
-		return "cronjob"
-	case "netpol":
-		return "networkpolicy"
-	case "pdb":
-		return "poddisruptionbudget"
-	case "crd":
-		return "customresourcedefinition"
-	case "ep":
-		return "endpoints"
-	case "limits":
-		return "limitrange"
-	case "quota":
-		return "resourcequota"
-	case "no":
-		return "node"
-	case "sc":
-		return "storageclass"
-	}
-	return ""
-}
-
-// expandList flattens a `kind: List` (what kubectl get -o yaml prints for
-// several objects) into its items.
-func expandList(obj *unstructured.Unstructured) []*unstructured.Unstructured {
-	if obj == nil {
-		return nil
-	}
-	if !obj.IsList() {
-		return []*unstructured.Unstructured{obj}
-	}
-	var out []*unstructured.Unstructured
-	_ = obj.EachListItem(func(o runtime.Object) error {
-		if u, ok := o.(*unstructured.Unstructured); ok {
-			out = append(out, u)
-		}
-		return nil
-	})
-	return out
-}
+// warnf prints a warning on stderr.
+func (o *ExplainOptions) warnf(msg string) { stderrf(o.ErrOut, "warning: %s\n", msg) }
 
 // explain reads the desired state and the engines' adapters, then runs
 // the pipeline (drift.Explain) on one live object.
@@ -532,11 +417,11 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 		Engine:        o.Engine,
 		Adapters:      adapters,
 		Notes:         adapterNotes,
-		Bystanders:    o.bystanders(ctx),
-		CompareStatus: comparesStatus(o.Engine),
+		Bystanders:    drift.Bystanders(ctx, o.Engine, o.engineFlags),
+		CompareStatus: drift.ComparesStatus(o.Engine),
 		Offline:       o.LiveFile != "",
 		Secrets:       o.Secrets,
-		Warn:          func(msg string) { stderrf(o.ErrOut, "warning: %s\n", msg) },
+		Warn:          o.warnf,
 	})
 	if err != nil {
 		return nil, err
@@ -544,171 +429,36 @@ func (o *ExplainOptions) explain(ctx context.Context, live *unstructured.Unstruc
 	return report, nil
 }
 
-// bystanders are the adapters of the engines --engine left out, asked only
-// who owns the object.
-func (o *ExplainOptions) bystanders(ctx context.Context) []model.Adapter {
-	var out []model.Adapter
-	for _, d := range engine.Others(o.Engine) {
-		if a, _, err := d.New(ctx, engine.Config{Purpose: engine.ForOwner, Flags: o.engineFlags[d.Name]}); err == nil {
-			out = append(out, a)
-		}
-	}
-	return out
-}
-
-// comparesStatus: a status in the desired state is compared only for an
-// engine that judges it (Argo CD, per resource.compareoptions
-// ignoreResourceStatusField); Flux applies with server-side apply, which
-// never writes status.
-func comparesStatus(selected string) bool {
-	d, ok := engine.Lookup(selected)
-	return ok && d.ComparesStatus
-}
-
-// rulesEngineMismatch warns when --rules holds only objects of engines
-// --engine leaves out (or of no engine): they would be ignored silently.
-func rulesEngineMismatch(selected string, docs []source.Document, files []string) string {
-	count := map[model.Engine]int{}
-	for _, d := range source.WithObject(docs) {
-		if e, ok := engine.EngineOf(d.Object); ok {
-			count[e.Name]++
-		}
-	}
-	what := strings.Join(files, ", ")
-	var kinds, present, use []string
-	for _, d := range engine.All() {
-		kinds = append(kinds, d.RuleObjects)
-		if count[d.Name] > 0 {
-			present = append(present, d.Title)
-			use = append(use, "--engine "+string(d.Name))
-		}
-	}
-	switch {
-	case len(present) == 0:
-		return fmt.Sprintf("--rules %s holds no %s: it adds no rule", what, strings.Join(kinds, " and no "))
-	case selected != engine.Auto && count[model.Engine(selected)] == 0:
-		return fmt.Sprintf("--rules %s holds only %s objects, which --engine %s does not use (use %s or auto)", what, engine.Or(present), selected, strings.Join(use, ", "))
-	}
-	return ""
-}
-
 // desired loads the desired state: the document of -f/-k that is this
-// object, or nil (inferred) when neither flag is given.
+// object (drift.Inputs.Desired), the render of --source, or nil
+// (inferred) when none is given.
 func (o *ExplainOptions) desired(ctx context.Context, live *unstructured.Unstructured) (*unstructured.Unstructured, model.DesiredSource, error) {
-	var (
-		docs []source.Document
-		err  error
-		src  model.DesiredSource
-		from string
-	)
+	files := drift.DesiredFiles{Filenames: o.Filenames, Kustomize: o.Kustomize, Namespace: o.namespace}
 	switch {
 	case len(o.Filenames) > 0:
-		// Compared, not cited: no YAML node trees kept (a 4 MB
-		// manifest would hold hundreds of MB of them).
-		hint := ""
-		for _, f := range o.Filenames {
-			if k := kustomizationIn(f); k != "" {
-				// The raw files of an overlay are not what gets applied
-				// (patches, name prefixes, generated ConfigMaps...).
-				hint = fmt.Sprintf("%s holds %s: -f reads its files as they are; use -k %s to compare with its kustomize build", f, k, f)
-			}
-		}
-		docs, err = source.LoadFiles(o.Filenames, o.In, source.Options{NoPositions: true})
-		o.fileDocs = docs
-		if hint != "" {
-			if err != nil {
-				return nil, model.SourceFile, fmt.Errorf("%w (%s)", loadError(err), hint)
-			}
-			stderrf(o.ErrOut, "warning: %s\n", hint)
-		}
-		src, from = model.SourceFile, strings.Join(o.Filenames, ", ")
 	case o.Kustomize != "":
-		kopts, kerr := o.kustomizeOptions()
-		if kerr != nil {
-			return nil, model.SourceKustomize, kerr
+		var err error
+		if files.KustomizeOptions, err = o.kustomizeOptions(); err != nil {
+			return nil, model.SourceKustomize, err
 		}
-		docs, err = source.LoadKustomizeWith(o.Kustomize, kopts)
-		src, from = model.SourceKustomize, o.Kustomize
 	case o.Source != "":
 		return o.desiredFromSource(ctx, live)
-	default:
-		return nil, model.SourceManagedFields, nil
 	}
-	var objs []*unstructured.Unstructured
-	for _, d := range docs {
-		objs = append(objs, expandList(d.Object)...)
+	d, err := o.inputs().Desired(files, live)
+	if len(o.Filenames) > 0 {
+		o.fileDocs = d.FileDocs
 	}
-	o.remember(objs...)
-	if err != nil {
-		// Even one bad document fails the command: a desired state read
-		// in part would report drift that is not there.
-		return nil, src, loadError(err)
-	}
-	obj, err := drift.PickDocument(objs, live, o.namespace)
-	if err != nil {
-		return nil, src, fmt.Errorf("%s: %w", from, err)
-	}
-	return obj, src, nil
+	return d.Object, d.Source, err
 }
-
-// kustomizationIn returns the kustomization file name in dir ("" when
-// path is not a directory or holds none), by the names kustomize looks for.
-func kustomizationIn(path string) string {
-	if fi, err := os.Stat(path); err != nil || !fi.IsDir() {
-		return ""
-	}
-	for _, name := range konfig.RecognizedKustomizationFileNames() {
-		if _, err := os.Stat(filepath.Join(path, name)); err == nil {
-			return name
-		}
-	}
-	return ""
-}
-
-// loadError keeps a loader's error to one line: the loaders join one
-// error per bad document, and the user needs the first, and how many more.
-func loadError(err error) error {
-	des := source.DocumentErrors(err)
-	switch {
-	case len(des) > 1:
-		return fmt.Errorf("%w (and %d more problems)", oneLineError{des[0]}, len(des)-1)
-	case len(des) == 1:
-		return oneLineError{des[0]}
-	}
-	return oneLineError{err}
-}
-
-func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// oneLineError is err told on one line (a YAML or label-selector error
-// may span lines; a command's error is one line), still unwrapping to err
-// so that callers can tell what failed.
-type oneLineError struct{ err error }
-
-func (e oneLineError) Error() string { return oneLine(e.err.Error()) }
-func (e oneLineError) Unwrap() error { return e.err }
 
 // defaultAdapters builds the adapters of the engines --engine selects
-// (auto: all) through the registry; commands never reach into an
-// adapter's internals. Problems that leave an engine partly blind (no
-// OpenAPI schema) become notes.
+// (drift.Adapters) with the --rules documents (drift.Inputs.Rules) and
+// the clients explain holds: the live cluster's, or the engines' own
+// cluster (--engine-context).
 func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.Unstructured) ([]model.Adapter, []model.Note, error) {
-	var ruleDocs []source.Document
-	var notes []model.Note
-	if len(o.Rules) > 0 {
-		var err error
-		if ruleDocs, err = source.LoadFiles(o.Rules, o.In, source.Options{}); err != nil {
-			return nil, nil, fmt.Errorf("--rules: %w", loadError(err))
-		}
-		for _, d := range ruleDocs {
-			o.remember(d.Object)
-		}
-		if msg := rulesEngineMismatch(o.Engine, ruleDocs, o.Rules); msg != "" {
-			stderrf(o.ErrOut, "warning: %s\n", msg)
-			notes = append(notes, model.Note{Level: model.NoteWarning, Reason: "rules-unused", Message: msg})
-		}
+	ruleDocs, notes, err := o.inputs().Rules(o.Engine, o.Rules)
+	if err != nil {
+		return nil, nil, err
 	}
 	cfg := engine.Config{
 		Purpose: engine.ForExplain, Documents: ruleDocs, Manifests: o.fileDocs, Live: live,
@@ -728,15 +478,22 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 	if err := o.EngineCluster.configure(&cfg, o.ConfigFlags, o.client, cluster.Options{QPS: o.QPS, Burst: o.Burst}); err != nil {
 		return nil, nil, err
 	}
-	var out []model.Adapter
-	for _, d := range engine.Selected(o.Engine) {
-		cfg.Flags, cfg.Named = o.engineFlags[d.Name], o.Engine == string(d.Name)
-		a, n, err := d.New(ctx, cfg)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", d.Name, err)
-		}
-		out = append(out, a)
-		notes = append(notes, n...)
+	adapters, adapterNotes, err := drift.Adapters(ctx, o.Engine, cfg, o.engineFlags)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, notes, nil
+	return adapters, append(notes, adapterNotes...), nil
 }
+
+// oneLine folds a multi-line message onto one line.
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// oneLineError is err told on one line (a label-selector or address
+// error may span lines; a command's error is one line), still unwrapping
+// to err so that callers can tell what failed.
+type oneLineError struct{ err error }
+
+func (e oneLineError) Error() string { return oneLine(e.err.Error()) }
+func (e oneLineError) Unwrap() error { return e.err }

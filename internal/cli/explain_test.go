@@ -12,7 +12,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/cli-runtime/pkg/genericiooptions"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
@@ -167,31 +166,6 @@ func TestPickDocument(t *testing.T) {
 	nsLive := obj("v1", "Namespace", "", "shop")
 	if got, err := drift.PickDocument([]*unstructured.Unstructured{obj("v1", "Namespace", "", "shop")}, nsLive, "default"); err != nil || got == nil {
 		t.Errorf("cluster-scoped: %v, %v", got, err)
-	}
-}
-
-func TestTypeMatchesKind(t *testing.T) {
-	deploy := schema.GroupVersionKind{Group: "apps", Version: "v1", Kind: "Deployment"}
-	policy := schema.GroupVersionKind{Group: "networking.k8s.io", Version: "v1", Kind: "NetworkPolicy"}
-	for _, tc := range []struct {
-		typ  string
-		gvk  schema.GroupVersionKind
-		want bool
-	}{
-		{"deploy", deploy, true},
-		{"deployment", deploy, true},
-		{"deployments", deploy, true},
-		{"Deployment", deploy, true},
-		{"deployments.apps", deploy, true},
-		{"deployments.v1.apps", deploy, true},
-		{"deployments.extensions", deploy, false},
-		{"statefulset", deploy, false},
-		{"networkpolicies", policy, true},
-		{"netpol", policy, true},
-	} {
-		if got := typeMatchesKind(tc.typ, tc.gvk); got != tc.want {
-			t.Errorf("typeMatchesKind(%q, %s) = %v", tc.typ, tc.gvk.Kind, got)
-		}
 	}
 }
 

@@ -247,7 +247,7 @@ func (o *NormalizeOptions) desiredFromSource(ctx context.Context, live *unstruct
 	if err != nil {
 		return nil, err
 	}
-	obj, _, objs, err := newSourceDesired(env, nil, o.owner(), nil).desired(ctx, live, namespace)
+	obj, _, objs, err := drift.NewRendered(env, engine.Renderers(nil), o.owner(), nil).Desired(ctx, live, namespace)
 	o.remember(objs...)
 	return obj, err
 }
@@ -473,10 +473,10 @@ func readObjectFile(path string) (*unstructured.Unstructured, error) {
 	}
 	docs, err := source.LoadFiles([]string{path}, nil, source.Options{NoPositions: true})
 	if err != nil {
-		return nil, loadError(err)
+		return nil, drift.LoadError(err)
 	}
 	for _, d := range docs {
-		if objs := expandList(d.Object); len(objs) > 0 {
+		if objs := drift.ExpandList(d.Object); len(objs) > 0 {
 			return objs[0], nil
 		}
 	}

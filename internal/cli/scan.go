@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/output"
@@ -57,7 +58,7 @@ type ScanOptions struct {
 	adapters  []model.Adapter
 	warnings  []string
 	// source is --source's desired state, nil without it.
-	source *sourceDesired
+	source *drift.Rendered
 	// The engine's cluster (--engine-context/--engine-kubeconfig): one
 	// client and one cache for the whole command (engineSide).
 	engineOnce   sync.Once
@@ -261,7 +262,7 @@ func (o *ScanOptions) Complete() error {
 		if err != nil {
 			return err
 		}
-		o.source = newSourceDesired(env, nil, nil, o.refs())
+		o.source = drift.NewRendered(env, engine.Renderers(nil), nil, o.refs())
 	}
 	return nil
 }
@@ -304,19 +305,15 @@ func (o *ScanOptions) engineSide(c *cluster.Client, liveContext string) (*scan.C
 // before it is asked about ownership (Owner never reads the cluster).
 func engineAdapters(ctx context.Context, selected string, reader model.Reader, c *cluster.Client, rm *engine.Remote) ([]model.Adapter, []string, error) {
 	cfg := engine.Config{Purpose: engine.ForScan, Reader: reader, Schema: c.OpenAPIModels, Server: c.Host(), Remote: rm}
-	var out []model.Adapter
-	var warnings []string
-	for _, d := range engine.Selected(selected) {
-		a, notes, err := d.New(ctx, cfg)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w", d.Name, err)
-		}
-		for _, n := range notes {
-			warnings = append(warnings, n.Message)
-		}
-		out = append(out, a)
+	adapters, notes, err := drift.Adapters(ctx, selected, cfg, nil)
+	if err != nil {
+		return nil, nil, err
 	}
-	return out, warnings, nil
+	var warnings []string
+	for _, n := range notes {
+		warnings = append(warnings, n.Message)
+	}
+	return adapters, warnings, nil
 }
 
 // scanGCPercent is a one-shot scan's GOGC unless the environment sets one.
@@ -466,8 +463,8 @@ func (o *ScanOptions) printStats(res *scan.Result, wall time.Duration, kindLists
 // render (an engine without a renderer, or one the flags leave out) is
 // scanned from managedFields, as without --source.
 func (o *ScanOptions) scanDesired(ctx context.Context, live *unstructured.Unstructured) (*unstructured.Unstructured, model.DesiredSource, error) {
-	obj, _, _, err := o.source.desired(ctx, live, live.GetNamespace())
-	var nr *notRendered
+	obj, _, _, err := o.source.Desired(ctx, live, live.GetNamespace())
+	var nr *drift.NotRendered
 	if errors.As(err, &nr) {
 		return nil, model.SourceManagedFields, nil
 	}
@@ -486,7 +483,12 @@ func (o *ScanOptions) sourceOutcome(res *scan.Result) error {
 	if o.source == nil {
 		return nil
 	}
-	compared, failed, unowned := o.source.counts()
+	return o.renderOutcome(o.source.Counts(), res)
+}
+
+// renderOutcome is sourceOutcome for the counts c.
+func (o *ScanOptions) renderOutcome(c drift.RenderCounts, res *scan.Result) error {
+	compared, failed, unowned := c.Compared, c.Failed, c.Unowned
 	if unowned > 0 {
 		msg := fmt.Sprintf("--source: %d objects another manager wrote have no owner that --source renders: their drift is inferred from managedFields", unowned)
 		stderrf(o.ErrOut, "warning: %s\n", msg)

@@ -1,120 +1,13 @@
 package cli
 
 import (
-	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-
-	"github.com/kubectl-drift/kubectl-drift/internal/render"
+	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
-
-// countingRenderer owns objects labelled owner=NAME (engine object
-// Owner/NAME in namespace "ns") and renders one ConfigMap per name in its
-// spec.names, counting its renders; an owner named "broken" fails.
-type countingRenderer struct{ renders map[string]int }
-
-var ownerGVK = schema.GroupVersionKind{Group: "test.example.com", Version: "v1", Kind: "Owner"}
-
-func (r *countingRenderer) Handles(obj *unstructured.Unstructured) bool {
-	return obj.GroupVersionKind().GroupKind() == ownerGVK.GroupKind()
-}
-
-func (r *countingRenderer) Owner(live *unstructured.Unstructured) (render.Ref, bool) {
-	name, ok := live.GetLabels()["owner"]
-	return render.Ref{GVK: ownerGVK, Namespace: "ns", Name: name}, ok
-}
-
-func (r *countingRenderer) Render(_ context.Context, _ *render.Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	r.renders[obj.GetName()]++
-	if obj.GetName() == "broken" {
-		return nil, errors.New("chart fails to template")
-	}
-	names, _, _ := unstructured.NestedStringSlice(obj.Object, "spec", "names")
-	var out []*unstructured.Unstructured
-	for _, n := range names {
-		out = append(out, configMap(n, nil))
-	}
-	return out, nil
-}
-
-func configMap(name string, labels map[string]string) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
-		"metadata": map[string]any{"name": name, "namespace": "ns"}, "data": map[string]any{"k": name}}}
-	u.SetLabels(labels)
-	return u
-}
-
-// TestSourceDesiredRendersOwnerOnce: objects of one owner share one
-// render; a failing owner is one error naming it and its file, for each of
-// its objects, rendered once too; an object without an owner mark, or
-// whose owner the flags leave out, is notRendered (scan infers it).
-func TestSourceDesiredRendersOwnerOnce(t *testing.T) {
-	dir := t.TempDir()
-	owners := `apiVersion: test.example.com/v1
-kind: Owner
-metadata: {name: app, namespace: ns}
-spec: {names: [a, b, c]}
----
-apiVersion: test.example.com/v1
-kind: Owner
-metadata: {name: broken, namespace: ns}
-`
-	if err := os.MkdirAll(filepath.Join(dir, "owners"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "owners", "owners.yaml"), []byte(owners), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	env, err := render.NewEnv(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &countingRenderer{renders: map[string]int{}}
-	s := newSourceDesired(env, nil, nil, nil)
-	s.renderers = []render.Renderer{r}
-	ctx := context.Background()
-	for _, n := range []string{"a", "b", "c"} {
-		got, ref, _, err := s.desired(ctx, configMap(n, map[string]string{"owner": "app"}), "")
-		if err != nil {
-			t.Fatalf("%s: %v", n, err)
-		}
-		if got.GetName() != n || ref.Name != "app" {
-			t.Errorf("%s: got %s from %s", n, got.GetName(), ref)
-		}
-	}
-	for range 2 {
-		_, _, _, err := s.desired(ctx, configMap("x", map[string]string{"owner": "broken"}), "")
-		if err == nil || !strings.Contains(err.Error(), "Owner/ns/broken: chart fails to template") || !strings.Contains(err.Error(), "owners/owners.yaml") {
-			t.Errorf("broken owner: %v; want one line naming Owner/ns/broken and owners/owners.yaml", err)
-		}
-	}
-	if r.renders["app"] != 1 || r.renders["broken"] != 1 {
-		t.Errorf("renders %v, want each owner rendered once", r.renders)
-	}
-	var nr *notRendered
-	if _, _, _, err := s.desired(ctx, configMap("a", nil), ""); !errors.As(err, &nr) {
-		t.Errorf("no owner mark: %v, want notRendered", err)
-	}
-	if _, _, _, err := s.desired(ctx, configMap("zz", map[string]string{"owner": "app"}), ""); err == nil || errors.As(err, &nr) || !strings.Contains(err.Error(), "no document is") {
-		t.Errorf("object not in the render: %v", err)
-	}
-	if c, f, u := s.counts(); c != 3 || f != 3 || u != 1 {
-		t.Errorf("counts compared=%d failed=%d unowned=%d, want 3 3 1", c, f, u)
-	}
-
-	only := newSourceDesired(env, nil, nil, []render.Ref{{GVK: ownerGVK, Namespace: "ns", Name: "other"}})
-	only.renderers = []render.Renderer{r}
-	if _, _, _, err := only.desired(ctx, configMap("a", map[string]string{"owner": "app"}), ""); !errors.As(err, &nr) {
-		t.Errorf("owner left out by the flags: %v, want notRendered", err)
-	}
-}
 
 // TestNormalizeSourceSameAsFile: normalize --diff --source diffs live with
 // the rendered object exactly as --diff -f with the hand-rendered file.
@@ -169,10 +62,10 @@ func TestScanSourceOutcome(t *testing.T) {
 		{},
 	} {
 		var errOut strings.Builder
-		o := &ScanOptions{GlobalOptions: &GlobalOptions{}, source: &sourceDesired{compared: c.compared, failed: c.failed, unowned: c.unowned}}
+		o := &ScanOptions{GlobalOptions: &GlobalOptions{}}
 		o.ErrOut = &errOut
 		res := &scan.Result{}
-		err := o.sourceOutcome(res)
+		err := o.renderOutcome(drift.RenderCounts{Compared: c.compared, Failed: c.failed, Unowned: c.unowned}, res)
 		var ee *ExitError
 		switch {
 		case c.code != 0 && (!errors.As(err, &ee) || ee.Code != c.code):

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
@@ -151,53 +150,20 @@ func (o *SuggestOptions) Run(ctx context.Context) error {
 	return err
 }
 
-// holders reads the engine objects that reconcile the object, as the
-// report's owners name them: from --rules first, then from the cluster
-// (one GET each, read-only).
+// holders reads the engine objects that reconcile the object
+// (suggest.Holders): from --rules first, then from the cluster explain
+// read the object from.
 func (o *SuggestOptions) holders(ctx context.Context, ex *explained, engines []suggestapi.Semantics) ([]suggest.EngineObject, []string) {
 	var ruleDocs []source.Document
 	if len(o.Rules) > 0 {
 		ruleDocs, _ = source.LoadFiles(o.Rules, o.In, source.Options{NoPositions: true})
 	}
-	var out []suggest.EngineObject
-	var missing []string
-	for _, ow := range ex.report.Owners {
-		if ow.NotJudged {
-			continue
-		}
-		var e suggestapi.Semantics
-		var h suggestapi.Holder
-		for _, c := range engines {
-			if c.Engine == ow.Engine {
-				e = c
-				h, _ = c.Holder(ow.Kind)
-			}
-		}
-		if h.GVK.Kind == "" {
-			continue
-		}
-		var found *unstructured.Unstructured
-		for _, d := range ruleDocs {
-			if d.Object != nil && d.Object.GetKind() == ow.Kind && d.Object.GetName() == ow.Name && d.Object.GetNamespace() == ow.Namespace {
-				found = d.Object
-			}
-		}
-		if found == nil && ex.client != nil {
-			if u, err := ex.client.Get(ctx, h.GVK, ow.Namespace, ow.Name); err == nil {
-				found = u
-			} else {
-				missing = append(missing, fmt.Sprintf("%s: %s", ow.Ref(), oneLine(err.Error())))
-			}
-		}
-		if found == nil {
-			if ex.client == nil {
-				missing = append(missing, ow.Ref()+": not in --rules")
-			}
-			continue
-		}
-		out = append(out, suggest.EngineObject{Object: found, Engine: e})
+	// A nil *cluster.Client in the interface would not be a nil Reader.
+	var reader model.Reader
+	if ex.client != nil {
+		reader = ex.client
 	}
-	return out, missing
+	return suggest.Holders(ctx, ex.report.Owners, engines, ruleDocs, reader)
 }
 
 // textSuggestions renders the -o text form: each engine's rule as added to

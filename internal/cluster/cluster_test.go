@@ -228,7 +228,7 @@ func TestAPIErrorMessages(t *testing.T) {
 
 func TestServerErrorLeavesOtherErrorsAlone(t *testing.T) {
 	plain := errors.New("something else")
-	if got := ServerError("h", plain); got != plain {
+	if got := ServerError("h", plain); got != plain { //nolint:errorlint // the very error, unwrapped
 		t.Fatalf("ServerError wrapped a non-transport error: %v", got)
 	}
 	var ue *UnreachableError

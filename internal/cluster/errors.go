@@ -49,7 +49,8 @@ func (e *APIError) Error() string {
 	case apierrors.IsUnauthorized(e.Err):
 		return fmt.Sprintf("unauthorized: the API server at %s rejected the credentials (check --kubeconfig, --context, --token)", e.Host)
 	}
-	if se := ServerError(e.Host, e.Err); se != e.Err {
+	// ServerError returns its argument itself when it has nothing to add.
+	if se := ServerError(e.Host, e.Err); se != e.Err { //nolint:errorlint // identity
 		return se.Error()
 	}
 	return fmt.Sprintf("cannot %s %s%s: %s", e.Verb, what, where, oneLine(e.Err.Error()))

@@ -98,7 +98,8 @@ func MappingFor(mapper meta.RESTMapper, host, arg string) (*meta.RESTMapping, er
 	if meta.IsNoMatchError(err) {
 		return nil, &UnknownTypeError{Type: arg, Resource: groupResource.Resource, Group: groupResource.Group, Err: err}
 	}
-	if se := ServerError(host, err); se != err {
+	// ServerError returns its argument itself when it has nothing to add.
+	if se := ServerError(host, err); se != err { //nolint:errorlint // identity
 		return nil, se
 	}
 	var nm *meta.NoResourceMatchError

@@ -1,9 +1,6 @@
 package scan
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -162,47 +159,11 @@ func OwnerCell(owners []model.Owner) string {
 	return strings.Join(parts, ", ")
 }
 
-// itemsMarker is how json.MarshalIndent writes a nil Items at the top
-// level of a Result (two spaces in; a string value holding it would be
-// escaped).
-const itemsMarker = "\n  \"items\": null"
-
-// printJSON writes exactly what output.PrintObject writes for res (JSON
-// indented by two spaces, a newline), one item at a time: the whole
-// document is never in memory, where json.MarshalIndent would hold it
-// about three times over (compact, indented, with the newline appended),
-// which at 100,000 objects was most of scan's memory.
+// printJSON writes exactly what output.PrintObject writes for res, one
+// item at a time (output.PrintJSONList): at 100,000 objects the whole
+// document in memory was most of scan's memory.
 func printJSON(w io.Writer, res *Result) error {
 	head := *res
 	head.Items = nil
-	b, err := json.MarshalIndent(&head, "", "  ")
-	if err != nil {
-		return err
-	}
-	before, after, ok := bytes.Cut(b, []byte(itemsMarker))
-	if !ok {
-		return fmt.Errorf("print json: no items field in %T", res)
-	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	_, _ = bw.Write(before)
-	_, _ = bw.WriteString("\n  \"items\": [")
-	for i, it := range res.Items {
-		if i > 0 {
-			_ = bw.WriteByte(',')
-		}
-		item, err := json.MarshalIndent(it, "    ", "  ")
-		if err != nil {
-			return err
-		}
-		_, _ = bw.WriteString("\n    ")
-		_, _ = bw.Write(item)
-	}
-	if len(res.Items) > 0 {
-		_, _ = bw.WriteString("\n  ")
-	}
-	_ = bw.WriteByte(']')
-	_, _ = bw.Write(after)
-	_ = bw.WriteByte('\n')
-	// bufio keeps the first write error and returns it here.
-	return bw.Flush()
+	return output.PrintJSONList(w, &head, res.Items)
 }

@@ -133,7 +133,9 @@ func DocumentErrors(err error) []*DocumentError {
 			return
 		}
 		var de *DocumentError
-		if errors.As(e, &de) && de == e {
+		// Identity, not errors.Is: a DocumentError is collected where it
+		// is, and the errors wrapping one are walked into.
+		if errors.As(e, &de) && de == e { //nolint:errorlint // identity, see above
 			out = append(out, de)
 			return
 		}
@@ -206,7 +208,7 @@ func decode(data []byte, file string) ([]Document, error) {
 	for index := 0; ; index++ {
 		var root yaml.Node
 		err := dec.Decode(&root)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
@@ -264,7 +266,7 @@ func decodeJSON(data []byte, file string) ([]Document, error) {
 		start := dec.InputOffset()
 		var v any
 		err := dec.Decode(&v)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		line := lineAt(data, start)

@@ -375,7 +375,7 @@ func (c *lookupClient) Get(_ context.Context, key client.ObjectKey, obj client.O
 		content = map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": u.Object["metadata"], "data": bin}
 		b, err := json.Marshal(content)
 		if err != nil {
-			return err
+			return fmt.Errorf("reading Secret/%s: %w", key.Name, err)
 		}
 		return json.Unmarshal(b, obj)
 	}

@@ -1035,6 +1035,9 @@ func (j *judgment) ownerVerdict(d *model.FieldDrift, known bool) model.Verdict {
 		return model.Verdict{Kind: model.LeftAlone, Reason: fmt.Sprintf(
 			"set by %s to the API server's default, which the manifest leaves out (kubernetes pkg/apis/*/v1 defaults.go): the apply drops it and the server fills the same value again, nothing changes", managerList(cleaned))}
 	}
+	if why := j.inferredRestore(d, cleaned); why != "" {
+		return model.Verdict{Kind: model.Unknown, Reason: why}
+	}
 	if len(cleaned) > 0 {
 		c := cleanedUpBy(cleaned[0].Manager, cleaned[0].Operation, cleaned[0].Subresource)
 		what := "absent from the manifest, so the apply removes it"

@@ -96,6 +96,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	j.addVerdicts(rep, fails)
 	if !j.helm {
 		j.addDerived(rep)
+		j.addDeleted(rep, fails)
 	}
 	if j.merged != nil {
 		j.addDryRunChanges(rep)

@@ -70,6 +70,9 @@ type judgment struct {
 	// appliedAtAll: kustomize-controller applies this object on its next
 	// reconcile (objectApplied).
 	appliedAtAll bool
+	// noMutatingWebhook: with -f, no mutating webhook may rewrite this
+	// object on kustomize-controller's apply (readWebhooks).
+	noMutatingWebhook bool
 }
 
 // Judge adds Flux's owner, a verdict per drifted field and notes about the
@@ -180,6 +183,7 @@ func (a *Adapter) prepare(ctx context.Context, j *judgment, in model.JudgeInput,
 	}
 	a.readMarks(j)
 	a.ruleNotes(j, rep)
+	a.readWebhooks(ctx, j, rep)
 	if j.desired == nil && !j.helm && in.Live != nil && !j.owner.Suspended {
 		// Measured (e2e edit-removes-git-label, operator-git-field): a
 		// field deleted live, or one Git no longer sets, leaves no trace
@@ -952,7 +956,7 @@ func (j *judgment) ignoreVerdict(d *model.FieldDrift) (model.Verdict, bool) {
 
 // manifestVerdict: the manifest sets the field; the forced apply writes it.
 func (j *judgment) manifestVerdict(d *model.FieldDrift) model.Verdict {
-	if j.merged == nil && j.desired != nil && d.Change == model.Changed && onlyFluxApplies(d.Managers) && !j.liveIsDefault(d) {
+	if j.merged == nil && j.desired != nil && d.Change == model.Changed && onlyFluxApplies(d.Managers) && !j.liveIsDefault(d) && !j.noMutatingWebhook {
 		// Nobody but kustomize-controller's own apply wrote this value,
 		// yet it is not the manifest's: either the manifest changed since
 		// that apply (the next one writes it), or a mutating webhook

@@ -94,6 +94,8 @@ func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunEr
 		}
 	} else if f := a.schemaRequiredHandover(ctx, j); f != nil {
 		return f
+	} else if f := a.schemaRequiredDropped(ctx, j, rep); f != nil {
+		return f
 	}
 	removals := j.cleanupRemovals()
 	if len(removals) == 0 {

@@ -206,12 +206,13 @@ differential-save: deps
 # The saved cases (TestDifferentialFluxRegressions; ENGINE=argocd:
 # TestDifferentialArgoRegressions): a case marked with an open issue must
 # still fail, an unmarked one must pass.
+# PORTS=API/ETCD and LOCK=path run them on another lab, as for differential.
 differential-regressions: deps
 ifeq ($(ENGINE),argocd)
-	DRIFT_E2E_ARGOCD_PORTS=16543/12481 DRIFT_DIFFERENTIAL_REGRESSIONS=1 flock -o /tmp/drift-differential-argo.lock \
+	DRIFT_E2E_ARGOCD_PORTS=$(or $(PORTS),16543/12481) DRIFT_DIFFERENTIAL_REGRESSIONS=1 flock -o $(or $(LOCK),/tmp/drift-differential-argo.lock) \
 	  $(GO) test -count=1 -tags e2e -run '^TestDifferentialArgoRegressions$$' ./e2e/
 else
-	DRIFT_E2E_FLUX_LAB_PORTS=16493/12431 DRIFT_DIFFERENTIAL_REGRESSIONS=1 flock -o /tmp/drift-differential.lock \
+	DRIFT_E2E_FLUX_LAB_PORTS=$(or $(PORTS),16493/12431) DRIFT_DIFFERENTIAL_REGRESSIONS=1 flock -o $(or $(LOCK),/tmp/drift-differential.lock) \
 	  $(GO) test -count=1 -tags e2e -run '^TestDifferentialFluxRegressions$$' ./e2e/
 endif
 

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +49,7 @@ func TestDifferentialArgo(t *testing.T) {
 	// a group's cases in parallel.
 	groups := map[string][]differential.Scenario{}
 	var order []string
-	for _, n := range argoDiffSeeds(t, seed, count) {
+	for _, n := range diffSeeds(t, seed, count) {
 		sc := differential.DrawArgo(n)
 		if groups[sc.Tracking] == nil {
 			order = append(order, sc.Tracking)
@@ -440,27 +439,4 @@ func showJSON(v any) string {
 		return fmt.Sprintf("%v", v)
 	}
 	return string(b)
-}
-
-// argoDiffSeeds are the seeds of the run: seed..seed+count-1, or the list
-// DRIFT_DIFFERENTIAL_SEEDS gives (SEEDS="20002 20028" with make
-// differential: rerunning a few scattered seeds costs one Argo CD start,
-// not one each).
-func argoDiffSeeds(t *testing.T, seed, count uint64) []uint64 {
-	t.Helper()
-	var out []uint64
-	for _, f := range strings.Fields(strings.ReplaceAll(os.Getenv("DRIFT_DIFFERENTIAL_SEEDS"), ",", " ")) {
-		n, err := strconv.ParseUint(f, 10, 64)
-		if err != nil {
-			t.Fatalf("DRIFT_DIFFERENTIAL_SEEDS: %q is not a seed", f)
-		}
-		out = append(out, n)
-	}
-	if out != nil {
-		return out
-	}
-	for i := uint64(0); i < count; i++ {
-		out = append(out, seed+i)
-	}
-	return out
 }

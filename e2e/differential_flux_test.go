@@ -108,8 +108,8 @@ func TestDifferentialFlux(t *testing.T) {
 	g := newGenerated(t, "flux", func(t *testing.T, sc differential.Scenario) diffResult { return runDiffCase(t, l, sc) })
 	start := time.Now()
 	t.Run("cases", func(t *testing.T) {
-		for i := uint64(0); i < count; i++ {
-			g.Case(t, differential.Draw(seed+i))
+		for _, n := range diffSeeds(t, seed, count) {
+			g.Case(t, differential.Draw(n))
 		}
 	})
 	summarizeDiff(t, "flux", seed, g.Results(), time.Since(start))
@@ -372,6 +372,29 @@ func (l *fluxLab) waitAttempted(t testing.TB, ns, rev string) {
 		s, _, _ := condition(o, "Ready")
 		return r == rev && (s == "True" || s == "False")
 	})
+}
+
+// diffSeeds are the seeds of a Flux or Argo CD run: seed..seed+count-1, or the list
+// DRIFT_DIFFERENTIAL_SEEDS gives (SEEDS="20002 20028" with make
+// differential: rerunning a few scattered seeds costs one lab or Argo CD
+// start, not one each).
+func diffSeeds(t *testing.T, seed, count uint64) []uint64 {
+	t.Helper()
+	var out []uint64
+	for _, f := range strings.Fields(strings.ReplaceAll(os.Getenv("DRIFT_DIFFERENTIAL_SEEDS"), ",", " ")) {
+		n, err := strconv.ParseUint(f, 10, 64)
+		if err != nil {
+			t.Fatalf("DRIFT_DIFFERENTIAL_SEEDS: %q is not a seed", f)
+		}
+		out = append(out, n)
+	}
+	if out != nil {
+		return out
+	}
+	for i := uint64(0); i < count; i++ {
+		out = append(out, seed+i)
+	}
+	return out
 }
 
 // findingKey is "mode path class" of a failing() line, without the detail

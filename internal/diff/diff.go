@@ -531,6 +531,11 @@ func equalIntOrString(d, l any) bool {
 // value). Custom resources keep what was written: for them "0.1" and "100m"
 // differ, for the API server and for Argo CD (unless knownTypeFields says
 // otherwise, which its adapter judges).
+// IsBuiltinGroup says whether an API group is one of Kubernetes' own (the
+// core group, a group without a dot, *.k8s.io), whose kinds follow the
+// API's naming conventions.
+func IsBuiltinGroup(g string) bool { return builtinGroup(g) }
+
 func builtinGroup(g string) bool {
 	return g == "" || !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io")
 }

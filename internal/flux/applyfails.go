@@ -94,6 +94,8 @@ func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunEr
 		}
 	} else if f := a.schemaRequiredHandover(ctx, j); f != nil {
 		return f
+	} else if f := a.schemaRequiredDropped(ctx, j, rep); f != nil {
+		return f
 	}
 	removals := j.cleanupRemovals()
 	if len(removals) == 0 {
@@ -266,4 +268,22 @@ func (a *Adapter) dryRunRemove(ctx context.Context, live *unstructured.Unstructu
 	}
 	_, err := a.patchRunner(ctx, live, removeOps(ptrs))
 	return err
+}
+
+// objectPointer names the whole object (RFC 6901: the empty pointer).
+const objectPointer = ""
+
+// addDeleted lists the object itself when kustomize-controller's forced
+// apply deletes it and its re-creation is rejected the same way
+// (forcedVerdict, creationFails): every field goes, apiVersion and kind
+// included, not only the drifted ones (measured, make differential seeds
+// 6146, 6175, 6288, 40166: after the reconciles the object is gone; the
+// tool had named only its drifted fields).
+func (j *judgment) addDeleted(rep *model.Report, f *applyFailure) {
+	if f == nil || !f.forced || !f.creationFails || j.live == nil {
+		return
+	}
+	rep.Drifts = append(rep.Drifts, model.FieldDrift{Path: objectPointer, FieldPath: "(the whole object)", Change: model.Changed,
+		Cause: model.CauseUnknown, Verdicts: []model.Verdict{{Engine: Engine, Kind: model.ApplyFails,
+			Reason: j.caveat(f.cause + "; force is enabled, so kustomize-controller deletes the object first and its re-creation is rejected the same way: the whole object is deleted until Git is fixed")}}})
 }

@@ -10,6 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
@@ -114,4 +115,37 @@ func (j *judgment) schemaDefault(pointer string, live any) bool {
 	f, _ := schemaField(j.crdRoot, pointer)
 	def, ok := f["default"]
 	return ok && apiequality.Semantic.DeepEqual(diff.NormalizeNumber(def), diff.NormalizeNumber(live))
+}
+
+// schemaRequiredDropped, with -f: a custom resource's field the manifest
+// no longer sets, which only kustomize-controller's apply owns, so the
+// apply removes it, while the CRD's schema requires it (and gives no
+// default): the API server rejects the dry-run apply itself (Required
+// value), the Kustomization turns Ready=False and nothing changes (make
+// differential seed 40979: Git removed a Backup's schedule; -f said
+// reverted, --server-dry-run's failed dry-run said apply-fails).
+func (a *Adapter) schemaRequiredDropped(ctx context.Context, j *judgment, rep *model.Report) *applyFailure {
+	if j.desired == nil || j.merged != nil || j.live == nil {
+		return nil
+	}
+	var root map[string]any
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		if d.Change != model.Added || !onlyFluxApplies(d.Managers) {
+			continue
+		}
+		if in, _ := j.inManifest(d); in {
+			continue
+		}
+		if root == nil {
+			if root = a.crdSchema(ctx, j.live.GroupVersionKind()); root == nil {
+				return nil
+			}
+		}
+		if f, req := schemaField(root, d.Path); req && f["default"] == nil {
+			return &applyFailure{beforeCleanup: true, creationFails: true, cause: fmt.Sprintf(
+				"the manifest no longer sets %s, which only kustomize-controller's apply owns, so the apply removes it, but the CustomResourceDefinition's schema requires it: the API server rejects the dry-run apply (Required value)", d.Path)}
+		}
+	}
+	return nil
 }

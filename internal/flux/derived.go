@@ -15,6 +15,10 @@ import (
 // server removes the derived field in the same write.
 type serverDerived struct {
 	group, kind, source, derived, why string
+	// creates says whether the server computes the derived field for the
+	// object the apply sends (the normalized manifest), and why: then a
+	// reverted source brings it in when the live object lacks it.
+	creates func(desired map[string]any) string
 }
 
 // serverDerivedFields are the derivations of the built-in kinds (measured
@@ -26,12 +30,26 @@ var serverDerivedFields = []serverDerived{
 		// fills it for ClientIP, in the writer's request (so the writer
 		// owns it, and kustomize-controller's managedFields cleanup hands
 		// it over with the source); measured gone after the apply.
-		why: "the API server filled sessionAffinityConfig when sessionAffinity became ClientIP, in the same write; the apply that sets sessionAffinity back removes it"},
+		why: "the API server filled sessionAffinityConfig when sessionAffinity became ClientIP, in the same write; the apply that sets sessionAffinity back removes it",
+		creates: func(d map[string]any) string {
+			if v, _, _ := unstructured.NestedString(d, "spec", "sessionAffinity"); v == "ClientIP" {
+				return "the apply sets sessionAffinity ClientIP and the API server fills sessionAffinityConfig in the same write"
+			}
+			return ""
+		}},
 	{kind: "Service", source: "/spec/externalTrafficPolicy", derived: "/spec/healthCheckNodePort",
 		// kubernetes pkg/registry/core/service/storage/alloc.go
 		// (allocHealthCheckNodePort, and its release when the Service no
 		// longer needs one: needsHCNodePort).
-		why: "the API server allocates healthCheckNodePort for externalTrafficPolicy Local and releases it when the apply sets the policy back"},
+		why: "the API server allocates healthCheckNodePort for externalTrafficPolicy Local and releases it when the apply sets the policy back",
+		creates: func(d map[string]any) string {
+			typ, _, _ := unstructured.NestedString(d, "spec", "type")
+			policy, _, _ := unstructured.NestedString(d, "spec", "externalTrafficPolicy")
+			if typ == "LoadBalancer" && policy == "Local" {
+				return "the apply sets externalTrafficPolicy Local on a LoadBalancer Service and the API server allocates healthCheckNodePort in the same write"
+			}
+			return ""
+		}},
 }
 
 // addDerived lists the derived fields whose source the apply reverts:
@@ -57,23 +75,40 @@ func (j *judgment) addDerived(rep *model.Report) {
 			continue
 		}
 		lv, ok := jsonpointer.Get(j.live.Object, sd.derived)
+		why, change := sd.why, model.Added
 		if !ok {
-			continue
+			// The live object lacks it: the apply brings it in when the
+			// server computes it for the manifest (make differential seed
+			// 40412: Git sets externalTrafficPolicy Local, the server
+			// allocated healthCheckNodePort; -f named nothing there).
+			if why, change = j.derivedCreated(sd), model.Removed; why == "" {
+				continue
+			}
 		}
 		v := model.Verdict{Engine: Engine, Kind: model.Reverted,
-			Reason: j.caveat(sd.why + ": it goes with " + sd.source + ", which is reverted " + j.every())}
+			Reason: j.caveat(why + ": it goes with " + sd.source + ", which is reverted " + j.every())}
 		if i, listed := at[sd.derived]; listed {
 			rep.Drifts[i].Verdicts = setVerdict(rep.Drifts[i].Verdicts, v)
 			continue
 		}
 		rep.Drifts = append(rep.Drifts, model.FieldDrift{Path: sd.derived, FieldPath: fieldPathOf(sd.derived),
-			Change: model.Added, Live: lv, Managers: j.ownersOf(j.live, sd.derived), Cause: model.CauseUnknown,
+			Change: change, Live: lv, Managers: j.ownersOf(j.live, sd.derived), Cause: model.CauseUnknown,
 			Verdicts: []model.Verdict{v}})
 		added = true
 	}
 	if added {
 		sort.SliceStable(rep.Drifts, func(a, b int) bool { return rep.Drifts[a].Path < rep.Drifts[b].Path })
 	}
+}
+
+// derivedCreated says why the apply brings in sd's derived field the live
+// object lacks, or "" (no manifest, or the server does not compute it for
+// the manifest).
+func (j *judgment) derivedCreated(sd serverDerived) string {
+	if sd.creates == nil || j.normDesired == nil {
+		return ""
+	}
+	return sd.creates(j.normDesired.Object)
 }
 
 // setVerdict replaces Flux's verdict in vs (or adds it).

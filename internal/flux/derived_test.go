@@ -85,3 +85,49 @@ func TestDefaultWrittenByKubectlStays(t *testing.T) {
 		}
 	}
 }
+
+// Git sets externalTrafficPolicy Local on a LoadBalancer Service whose
+// live policy is Cluster: the apply reverts the policy and the API server
+// allocates healthCheckNodePort in the same write (make differential seed
+// 40412, kustomize-controller v1.9.6: -f named nothing there, missed).
+func TestDerivedFieldTheApplyBringsIn(t *testing.T) {
+	reader := &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}}
+	live := obj(t, `
+apiVersion: v1
+kind: Service
+metadata:
+  name: lb
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:type: {}}}
+spec:
+  type: LoadBalancer
+  externalTrafficPolicy: Cluster
+`)
+	for _, tc := range []struct {
+		typ  string
+		want bool
+	}{{"LoadBalancer", true}, {"NodePort", false}} {
+		desired := obj(t, `{apiVersion: v1, kind: Service, metadata: {name: lb, namespace: prod}, spec: {type: `+tc.typ+`, externalTrafficPolicy: Local}}`)
+		d := drift("/spec/externalTrafficPolicy", model.Changed, "Cluster")
+		d.Desired = "Local"
+		rep := judge(t, newTestAdapter(t, reader), live, desired, d)
+		listed := false
+		for _, x := range rep.Drifts {
+			if x.Path == "/spec/healthCheckNodePort" {
+				listed = true
+				if v := verdictAt(t, rep, x.Path); v.Kind != model.Reverted || !strings.Contains(v.Reason, "allocates healthCheckNodePort") {
+					t.Errorf("%s: healthCheckNodePort %s %q, want reverted (the server allocates it)", tc.typ, v.Kind, v.Reason)
+				}
+			}
+		}
+		if listed != tc.want {
+			t.Errorf("%s: healthCheckNodePort listed %v, want %v", tc.typ, listed, tc.want)
+		}
+	}
+}

@@ -298,3 +298,46 @@ spec:
 		t.Errorf("got %s %q, want reverted: the apply empties podSelector", v.Kind, v.Reason)
 	}
 }
+
+// With -f, Git removes a custom resource's field only kustomize-controller
+// applied, which its CRD's schema requires: the dry-run apply itself is
+// rejected (Required value), the Kustomization turns Ready=False and
+// nothing changes (make differential seed 40979, kustomize-controller
+// v1.9.6: -f said reverted for schedule and for a /scale write of replicas;
+// --server-dry-run's failed dry-run said apply-fails). A field the schema
+// does not require is removed.
+func TestFileGitDropsAFieldTheCRDRequires(t *testing.T) {
+	for _, tc := range []struct {
+		field string
+		want  model.VerdictKind
+	}{{"schedule", model.ApplyFails}, {"suspend", model.Reverted}} {
+		live := obj(t, `
+apiVersion: diff.drift.test/v1
+kind: Backup
+metadata:
+  name: web
+  namespace: prod
+  resourceVersion: "3"
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: diff.drift.test/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {f:schedule: {}, f:suspend: {}}}
+spec: {schedule: "0 5 * * *", suspend: true}
+`)
+		git := `{schedule: "0 5 * * *"}`
+		if tc.field == "schedule" {
+			git = `{suspend: true}`
+		}
+		desired := obj(t, `{apiVersion: diff.drift.test/v1, kind: Backup, metadata: {name: web, namespace: prod}, spec: `+git+`}`)
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization), obj(t, backupCRD)}})
+		p := "/spec/" + tc.field
+		lv, _ := jsonpointer.Get(live.Object, p)
+		rep := judge(t, a, live, desired, drift(p, model.Added, lv, "kustomize-controller/Apply"))
+		if v := verdictAt(t, rep, p); v.Kind != tc.want {
+			t.Errorf("%s: got %s %q, want %s", tc.field, v.Kind, v.Reason, tc.want)
+		}
+	}
+}

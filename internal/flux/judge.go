@@ -70,6 +70,9 @@ type judgment struct {
 	// appliedAtAll: kustomize-controller applies this object on its next
 	// reconcile (objectApplied).
 	appliedAtAll bool
+	// noMutatingWebhook: with -f, no mutating webhook may rewrite this
+	// object on kustomize-controller's apply (readWebhooks).
+	noMutatingWebhook bool
 }
 
 // Judge adds Flux's owner, a verdict per drifted field and notes about the
@@ -96,6 +99,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	j.addVerdicts(rep, fails)
 	if !j.helm {
 		j.addDerived(rep)
+		j.addDeleted(rep, fails)
 	}
 	if j.merged != nil {
 		j.addDryRunChanges(rep)
@@ -179,6 +183,7 @@ func (a *Adapter) prepare(ctx context.Context, j *judgment, in model.JudgeInput,
 	}
 	a.readMarks(j)
 	a.ruleNotes(j, rep)
+	a.readWebhooks(ctx, j, rep)
 	if j.desired == nil && !j.helm && in.Live != nil && !j.owner.Suspended {
 		// Measured (e2e edit-removes-git-label, operator-git-field): a
 		// field deleted live, or one Git no longer sets, leaves no trace
@@ -951,7 +956,7 @@ func (j *judgment) ignoreVerdict(d *model.FieldDrift) (model.Verdict, bool) {
 
 // manifestVerdict: the manifest sets the field; the forced apply writes it.
 func (j *judgment) manifestVerdict(d *model.FieldDrift) model.Verdict {
-	if j.merged == nil && j.desired != nil && d.Change == model.Changed && onlyFluxApplies(d.Managers) && !j.liveIsDefault(d) {
+	if j.merged == nil && j.desired != nil && d.Change == model.Changed && onlyFluxApplies(d.Managers) && !j.liveIsDefault(d) && !j.noMutatingWebhook {
 		// Nobody but kustomize-controller's own apply wrote this value,
 		// yet it is not the manifest's: either the manifest changed since
 		// that apply (the next one writes it), or a mutating webhook
@@ -1034,6 +1039,9 @@ func (j *judgment) ownerVerdict(d *model.FieldDrift, known bool) model.Verdict {
 		// differential seed 9153).
 		return model.Verdict{Kind: model.LeftAlone, Reason: fmt.Sprintf(
 			"set by %s to the API server's default, which the manifest leaves out (kubernetes pkg/apis/*/v1 defaults.go): the apply drops it and the server fills the same value again, nothing changes", managerList(cleaned))}
+	}
+	if why := j.inferredRestore(d, cleaned); why != "" {
+		return model.Verdict{Kind: model.Unknown, Reason: why}
 	}
 	if len(cleaned) > 0 {
 		c := cleanedUpBy(cleaned[0].Manager, cleaned[0].Operation, cleaned[0].Subresource)
@@ -1384,27 +1392,52 @@ func collectLeaves(v any, at string, out *[]string) {
 	}
 }
 
-// adoptsNothing: the dry-run changes the ignored label or annotation p,
-// the live object does not have it and no other Apply manager owns it, so
-// Flux "adopts" the missing live value: its JSON patch replaces p in the
-// payload with null, which a label or annotation takes as "" (measured,
-// make differential seed 4115: the label Git added appears, empty). The
-// rule then protects nothing, provided the object is applied at all.
+// adoptsNothing: the dry-run changes the ignored path p, the live object
+// does not have it and no other Apply manager owns it, so Flux "adopts"
+// the missing live value: its JSON patch replaces p in the payload with
+// null (fluxcd/pkg ssa manager_apply.go computeDriftedPaths,
+// applyDriftResult). The API server decodes that null into the field's
+// type: a label or annotation takes it as "" (measured, make differential
+// seed 4115: the label Git added appears, empty), a map of quantities as
+// "0" (seed 40101: a ResourceQuota's hard limit Git added appears as 0),
+// while a pointer or an omitted field stays unset, as the rule wants
+// (seed 4295: a PDB's minAvailable Git sets stays deleted). The rule then
+// protects nothing, provided the object is applied at all.
 func (j *judgment) adoptsNothing(p string) bool {
 	if j.live == nil || !j.appliedAtAll {
-		return false
-	}
-	if !strings.HasPrefix(p, "/metadata/labels/") && !strings.HasPrefix(p, "/metadata/annotations/") {
-		// Elsewhere null unsets the field: it stays absent, as the rule
-		// wants (measured, make differential seed 4295: a PDB's
-		// minAvailable Git sets stays deleted).
 		return false
 	}
 	if _, ok := jsonpointer.Get(j.live.Object, p); ok {
 		return false
 	}
-	other, _ := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries)
-	return !other
+	if other, _ := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries); other {
+		return false
+	}
+	if strings.HasPrefix(p, "/metadata/labels/") || strings.HasPrefix(p, "/metadata/annotations/") {
+		return true
+	}
+	return j.adoptedNullStays(p)
+}
+
+// adoptedNullStays says whether the adopting patch's null at p, decoded
+// into the object's type as the API server decodes the apply (the typed
+// round trip of fluxcd/pkg ssa normalize.Unstructured), leaves a value
+// there: a map of quantities gets "0", a pointer nothing.
+func (j *judgment) adoptedNullStays(p string) bool {
+	if j.normDesired == nil {
+		return false
+	}
+	payload := j.normDesired.DeepCopy()
+	patch := jsondiff.GenerateReplacePatch(jsondiff.ReplaceOp{Path: p, Value: nil})
+	if err := jsondiff.ApplyPatchToUnstructured(payload, patch); err != nil {
+		// The payload lacks p: the apply fails (adoptFailure).
+		return false
+	}
+	if err := normalize.Unstructured(payload); err != nil {
+		return false
+	}
+	v, ok := jsonpointer.Get(payload.Object, p)
+	return ok && v != nil
 }
 
 // cleanedUp: a manager whose entries kustomize-controller's managedFields
@@ -1586,8 +1619,14 @@ func (j *judgment) objectApplied(rep *model.Report) bool {
 		if r, _ := j.ruleForDrift(d); r != nil {
 			continue
 		}
-		// Only a field the apply changes makes the dry-run differ.
+		// Only a field the apply changes makes the dry-run differ: one
+		// the manifest sets, or one kustomize-controller's Apply owns
+		// that the manifest dropped (the apply removes it; make
+		// differential seed 40101: Git removed a ResourceQuota limit).
 		if in, _ := j.inManifest(d); in {
+			return true
+		}
+		if d.Change == model.Added && j.merged == nil && j.desired != nil && appliedBy(d.Managers, j.manager) && j.serverDefault(d) == "" {
 			return true
 		}
 	}

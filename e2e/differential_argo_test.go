@@ -382,7 +382,8 @@ func (a *ArgoCD) diffItem(t *testing.T, app, kind, name string) (AppStatus, *Man
 
 // waitHealed waits for self-heal after skip-reconcile was lifted at
 // lifted. An OutOfSync app: until a sync that finished after lifted
-// failed (returns its message), or succeeded and the app is Synced (or
+// failed (returns its message; an attempt Argo CD retries is a failed
+// sync), or succeeded and the app is Synced (or
 // stays OutOfSync 10 s on: a sync that cannot make it converge; returns
 // ""). A Synced one: a few seconds (there is nothing to heal, and the time
 // shows whether Argo CD acts anyway).
@@ -406,6 +407,18 @@ func (a *ArgoCD) waitHealed(t *testing.T, app string, outOfSync bool, lifted tim
 		switch {
 		case fresh && (op.Phase == "Failed" || op.Phase == "Error"):
 			return op.Phase + ": " + firstLine(op.Message)
+		case fresh && op.Phase == "Running" && op.RetryCount > 0:
+			// An attempt failed and Argo CD retries it: an automated
+			// sync carries Retry{Limit: 5} by default (argo-cd
+			// controller/appcontroller.go autoSync), and
+			// processRequestedAppOperation keeps the phase Running with
+			// finishedAt set and "Retrying attempt #N" until the last
+			// attempt, 5+10+20+40+80 s of backoff later (RetryStrategy
+			// NextRetryAt). Each retry applies the same manifest to the
+			// same object, so the first failed attempt is the answer
+			// (seed 20089: the API server rejects a CronJob without
+			// spec.schedule; the 60 s below ran out before the fifth retry).
+			return "Failed (attempt " + strconv.FormatInt(op.RetryCount, 10) + ", Argo CD retries): " + firstLine(op.Message)
 		case fresh && op.Phase == "Succeeded" && st.Sync.Status == "Synced":
 			return ""
 		case fresh && op.Phase == "Succeeded" && synced.IsZero():

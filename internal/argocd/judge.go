@@ -286,6 +286,7 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		st.Status = "OutOfSync"
 		syncReapplies(rep, cmp.desired, app)
 		syncPrunes(rep, live, cmp.desired, app)
+		a.syncFails(rep, live, cmp.desired, app)
 	}
 	rep.SetStatus(st)
 }

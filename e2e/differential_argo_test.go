@@ -5,6 +5,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -311,21 +312,41 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 		if !ok {
 			after = map[string]any{}
 		}
-		for _, p := range changedLeaves(before, after) {
-			switch p {
-			case "/metadata/annotations/deprecated.daemonset.template.generation",
-				// A client-side sync rewrites its own bookkeeping.
-				"/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration":
-				continue
-			}
-			truth.Healed = append(truth.Healed, p)
-		}
+		truth.Healed = changedLeaves(withoutBookkeeping(before), withoutBookkeeping(after))
 	}
 	t.Logf("%s: Argo CD: %s, diff %v; self-heal: %v, changed %v, failed %q", sc, st.Sync.Status, truth.Diff, truth.SelfHeal, truth.Healed, truth.SyncFailed)
 	for m, x := range tool {
 		res.findings[m] = append(res.findings[m], differential.ScoreArgo(x.fields, truth, touched, x.code)...)
 	}
 	return res
+}
+
+// withoutBookkeeping is obj without the annotations a sync rewrites for
+// itself (a client-side sync's last-applied-configuration, the
+// DaemonSet controller's generation), and without an annotations map
+// they were all of: a sync that writes last-applied-configuration into
+// an object with no annotations (label tracking; seeds 50026, 50106)
+// changes no field of the object's own.
+func withoutBookkeeping(obj map[string]any) map[string]any {
+	md, _ := obj["metadata"].(map[string]any)
+	ann, _ := md["annotations"].(map[string]any)
+	if ann == nil {
+		return obj
+	}
+	kept := map[string]any{}
+	for k, v := range ann {
+		if k != "kubectl.kubernetes.io/last-applied-configuration" && k != "deprecated.daemonset.template.generation" {
+			kept[k] = v
+		}
+	}
+	out, mdc := maps.Clone(obj), maps.Clone(md)
+	out["metadata"] = mdc
+	if len(kept) == 0 {
+		delete(mdc, "annotations")
+	} else {
+		mdc["annotations"] = kept
+	}
+	return out
 }
 
 // firstSync waits for the operation CreateApp started and returns ""

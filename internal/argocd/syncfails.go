@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -45,9 +46,14 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 	if !ok {
 		return
 	}
+	// A built-in kind's published defaults are its Go zero values
+	// (openapi-gen writes "default": "" for a required string), which the
+	// API server does not apply; a custom resource's structural defaults
+	// it applies before validating.
+	structural := !scheme.Scheme.Recognizes(gvk)
 	var missing []string
 	for _, p := range deleted {
-		if requiredField(models, models[root], p) && parentStays(p, deleted, desired) {
+		if requiredField(models, models[root], p, structural) && parentStays(p, deleted, desired) {
 			missing = append(missing, p)
 		}
 	}
@@ -111,8 +117,9 @@ func parentStays(p string, deleted []string, desired *unstructured.Unstructured)
 }
 
 // requiredField says whether the schema (root, the kind's definition)
-// lists the last segment of p as required in its parent's definition.
-func requiredField(models map[string]*spec.Schema, root *spec.Schema, p string) bool {
+// lists the last segment of p as required in its parent's definition,
+// and, with structural defaults, gives it no default.
+func requiredField(models map[string]*spec.Schema, root *spec.Schema, p string, structural bool) bool {
 	segs, err := jsonpointer.Parse(p)
 	if err != nil || len(segs) == 0 || root == nil {
 		return false
@@ -124,7 +131,7 @@ func requiredField(models map[string]*spec.Schema, root *spec.Schema, p string) 
 		}
 	}
 	parent, last := resolveSchema(models, s), segs[len(segs)-1]
-	if c, ok := parent.Properties[last]; ok && c.Default != nil {
+	if c, ok := parent.Properties[last]; ok && structural && c.Default != nil {
 		// The API server defaults it before validating (a CRD's
 		// structural default): the patched object is valid.
 		return false

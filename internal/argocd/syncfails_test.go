@@ -92,17 +92,18 @@ spec:
 
 // cronJobSchema is the part of the API server's OpenAPI v3 document of
 // batch/v1 the check reads: CronJobSpec requires jobTemplate and schedule
-// (as kube-apiserver v1.37.2 serves it), reached through an allOf $ref as
+// (as kube-apiserver v1.37.2 serves it, with openapi-gen's zero-value
+// defaults: "default": "" on schedule), reached through an allOf $ref as
 // v3 wraps typed references.
 func cronJobSchema(t *testing.T) SchemaFunc {
 	t.Helper()
 	const doc = `{
  "io.k8s.api.batch.v1.CronJob": {"type": "object",
-   "properties": {"spec": {"allOf": [{"$ref": "#/components/schemas/io.k8s.api.batch.v1.CronJobSpec"}]}},
+   "properties": {"spec": {"default": {}, "allOf": [{"$ref": "#/components/schemas/io.k8s.api.batch.v1.CronJobSpec"}]}},
    "x-kubernetes-group-version-kind": [{"group": "batch", "kind": "CronJob", "version": "v1"}]},
  "io.k8s.api.batch.v1.CronJobSpec": {"type": "object", "required": ["schedule", "jobTemplate"],
-   "properties": {"schedule": {"type": "string"}, "suspend": {"type": "boolean"},
-     "jobTemplate": {"type": "object"}, "timeZone": {"type": "string"}}}
+   "properties": {"schedule": {"default": "", "type": "string"}, "suspend": {"type": "boolean"},
+     "jobTemplate": {"default": {}, "type": "object"}, "timeZone": {"type": "string"}}}
 }`
 	var models map[string]*spec.Schema
 	if err := json.Unmarshal([]byte(doc), &models); err != nil {

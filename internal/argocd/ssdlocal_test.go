@@ -125,7 +125,14 @@ func explainSSDWith(t *testing.T, cm, live, desired string, appEdits ...string) 
 	if cm != "" {
 		inputs = append(inputs, Input{Object: objectOf(t, cm)})
 	}
-	a, err := New(Options{Inputs: inputs, GVKParser: parser})
+	return explainFile(t, Options{Inputs: inputs, GVKParser: parser}, live, desired)
+}
+
+// explainFile runs explain -f (desired from a file) with an adapter of
+// opts.
+func explainFile(t *testing.T, opts Options, live, desired string) *model.Report {
+	t.Helper()
+	a, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

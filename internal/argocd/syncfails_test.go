@@ -1,7 +1,6 @@
 package argocd
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -9,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -118,16 +116,7 @@ func explainWithSchema(t *testing.T, live, desired string, schemaOf SchemaFunc) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := New(Options{Inputs: []Input{{Object: objectOf(t, selfHealApp)}}, GVKParser: parser, Schema: schemaOf})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := drift.Explain(context.Background(), drift.Request{Live: objectOf(t, live), Desired: objectOf(t, desired),
-		Source: model.SourceFile, Engine: string(Engine), Adapters: []model.Adapter{a}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rep
+	return explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, selfHealApp)}}, GVKParser: parser, Schema: schemaOf}, live, desired)
 }
 
 // TestSyncFailsOnARequiredField (seed 20089): Git drops a CronJob's

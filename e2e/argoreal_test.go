@@ -630,6 +630,9 @@ type AppStatus struct {
 		Phase      string `json:"phase"`
 		Message    string `json:"message"`
 		FinishedAt string `json:"finishedAt"`
+		// RetryCount: attempts of this operation that failed and are
+		// retried (an automated sync retries 5 times by default).
+		RetryCount int64 `json:"retryCount"`
 	} `json:"operationState"`
 	ReconciledAt string `json:"reconciledAt"`
 }

@@ -62,7 +62,6 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		d.SetVerdict(a.verdict(live, d, cfg, cmp, app))
 	}
 	if cmp.desired == nil {
-		keepLiveOnly(rep.Drifts, live)
 		rep.Drifts = append(rep.Drifts, inferredMarkDrifts(rep.Drifts, live, cmp.marked, cfg.settings, owner)...)
 	}
 	rep.Notes = append(rep.Notes, cfg.whyNot(live, cmp.res)...)
@@ -287,6 +286,7 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		st.Status = "OutOfSync"
 		syncReapplies(rep, cmp.desired, app)
 		syncPrunes(rep, live, cmp.desired, app)
+		a.syncFails(rep, live, cmp.desired, app)
 	}
 	rep.SetStatus(st)
 }
@@ -392,27 +392,10 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		return model.Verdict{Engine: Engine, Kind: model.LeftAlone,
 			Reason: "not applied by argocd-controller: a server-side apply leaves other managers' fields alone"}
 	}
-	if !cmp.ok && !cfg.structuredMerge && d.Change == model.Added && !inLastApplied(live, d.Path) {
-		// Inferred mode without Argo CD's last sync (another writer, kubectl
-		// edit for one, rewrote last-applied-configuration): Argo CD's
-		// client-side diff removes a live field only when the live
-		// last-applied-configuration, its "orig", has it (gitops-engine
-		// pkg/diff ThreeWayDiff; TwoWayDiff without it removes none).
-		return model.Verdict{Engine: Engine, Kind: model.LeftAlone,
-			Reason: "not in last-applied-configuration: Argo CD's 3-way diff removes only fields its last apply set"}
+	if v, ok := liveOnlyVerdict(live, d, cfg, cmp); ok {
+		return v
 	}
 	return outOfSyncVerdict(app, cmp.fromLastApplied)
-}
-
-// inLastApplied says whether live's last-applied-configuration, whoever
-// wrote it, has the field at p.
-func inLastApplied(live *unstructured.Unstructured, p string) bool {
-	la, err := lastApplied(live)
-	if err != nil || la == nil {
-		return false
-	}
-	_, ok := jsonpointer.Get(la.Object, p)
-	return ok
 }
 
 // ruleVerdict: a rule removed the field (or an ancestor) before the diff.

@@ -7,11 +7,12 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
-// TestKeepLiveOnly: W3 of docs/verdicts.md, as Argo CD v3.2.11 showed it
+// TestLiveOnlyVerdict: W3 of docs/verdicts.md, as Argo CD v3.2.11 showed it
 // (owner-annotation-label/w3-live-only-annotation-and-edit): a kubectl
 // annotate, then a kubectl edit that patched last-applied with its own
-// change; Argo CD's 3-way diff shows the edit, not the annotation.
-func TestKeepLiveOnly(t *testing.T) {
+// change; Argo CD's 3-way diff shows the edit, not the annotation. The one
+// rule decides only where no comparison ran and the sync is client-side.
+func TestLiveOnlyVerdict(t *testing.T) {
 	const la = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"settings","namespace":"shop"},"data":{"color":"blue","size":"small"}}`
 	live := testutil.Object(t, `apiVersion: v1
 kind: ConfigMap
@@ -26,28 +27,34 @@ metadata:
   - {manager: kubectl-edit, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:data": {"f:size": {}}, "f:metadata": {"f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
 data: {color: blue, size: small}
 `)
-	reported := model.Verdict{Engine: Engine, Kind: model.Reported, Reason: "test"}
-	drifts := []model.FieldDrift{{Path: "/metadata/annotations/owner", Change: model.Added}, {Path: "/data/size", Change: model.Changed}}
-	for i := range drifts {
-		drifts[i].SetVerdict(reported)
+	noLA := live.DeepCopy()
+	noLA.SetAnnotations(map[string]string{"owner": "alice"})
+	owner := model.FieldDrift{Path: "/metadata/annotations/owner", Change: model.Added}
+	csa, ssa := &compareConfig{}, &compareConfig{structuredMerge: true}
+	cases := []struct {
+		name   string
+		d      model.FieldDrift
+		cfg    *compareConfig
+		cmp    *comparison
+		noLA   bool
+		decide bool
+	}{
+		{name: "live-only annotation, kubectl's last-applied", d: owner, cfg: csa, cmp: &comparison{}, decide: true},
+		{name: "live-only annotation, no last-applied (TwoWayDiff)", d: owner, cfg: csa, cmp: &comparison{}, noLA: true, decide: true},
+		{name: "edited field the last-applied holds", d: model.FieldDrift{Path: "/data/size", Change: model.Changed}, cfg: csa, cmp: &comparison{}},
+		{name: "added key the last-applied holds", d: model.FieldDrift{Path: "/data/color", Change: model.Added}, cfg: csa, cmp: &comparison{}},
+		{name: "Argo CD's last sync: its diff decides", d: owner, cfg: csa, cmp: &comparison{ok: true}},
+		{name: "ServerSideApply: managers decide", d: owner, cfg: ssa, cmp: &comparison{}},
 	}
-	keepLiveOnly(drifts, live)
-	if v := verdictOf(drifts[0], Engine); v.Kind != model.LeftAlone {
-		t.Errorf("live-only annotation: %s, want left-alone", v.Kind)
-	}
-	if v := verdictOf(drifts[1], Engine); v.Kind != model.Reported {
-		t.Errorf("edited field in last-applied: %s, want reported", v.Kind)
-	}
-
-	// Argo CD's own last-applied: the 3-way diff of Judge decides, not
-	// this step.
-	argoLive := live.DeepCopy()
-	mf := argoLive.GetManagedFields()
-	mf[1].Manager = "argocd-controller"
-	argoLive.SetManagedFields(mf)
-	drifts[0].SetVerdict(reported)
-	keepLiveOnly(drifts, argoLive)
-	if v := verdictOf(drifts[0], Engine); v.Kind != model.Reported {
-		t.Errorf("with Argo CD's last-applied: %s, want reported (left to the diff)", v.Kind)
+	for _, c := range cases {
+		obj := live
+		if c.noLA {
+			obj = noLA
+		}
+		d := c.d
+		v, ok := liveOnlyVerdict(obj, &d, c.cfg, c.cmp)
+		if ok != c.decide || ok && v.Kind != model.LeftAlone {
+			t.Errorf("%s: decided %v (%s), want decided %v (left-alone)", c.name, ok, v.Kind, c.decide)
+		}
 	}
 }

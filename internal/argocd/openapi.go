@@ -125,20 +125,34 @@ type schemaCache struct {
 
 type schemaEntry struct {
 	parser GVKParser
+	// models are the definitions read (nil when the read failed).
+	models map[string]*spec.Schema
 	note   *model.Note
 }
 
 // parser returns the parser of gv, reading it with read on first use; a
 // failure is a "no-schema" note, remembered like a success.
 func (c *schemaCache) parser(read SchemaFunc, gv schema.GroupVersion) (GVKParser, *model.Note) {
+	e := c.entry(read, gv)
+	return e.parser, e.note
+}
+
+// models returns the definitions of gv (nil when they cannot be read),
+// reading them with read on first use, as parser does.
+func (c *schemaCache) models(read SchemaFunc, gv schema.GroupVersion) map[string]*spec.Schema {
+	return c.entry(read, gv).models
+}
+
+func (c *schemaCache) entry(read SchemaFunc, gv schema.GroupVersion) schemaEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.byGV[gv]; ok {
-		return e.parser, e.note
+		return e
 	}
 	var e schemaEntry
 	models, err := read(gv)
 	if err == nil {
+		e.models = models
 		e.parser, err = GVKParserFromModels(models)
 	}
 	if err != nil {
@@ -149,7 +163,7 @@ func (c *schemaCache) parser(read SchemaFunc, gv schema.GroupVersion) (GVKParser
 		c.byGV = map[schema.GroupVersion]schemaEntry{}
 	}
 	c.byGV[gv] = e
-	return e.parser, e.note
+	return e
 }
 
 // protoModels is proto.Models with some models left out of ListModels.

@@ -10,6 +10,8 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 
@@ -152,7 +154,8 @@ func serverRoundTrip(obj *unstructured.Unstructured) (*unstructured.Unstructured
 		return nil, fmt.Errorf("the applied object does not decode into its type: %w", err)
 	}
 	legacyscheme.Scheme.Default(typedObj)
-	if data, err = json.Marshal(typedObj); err != nil {
+	stored := storedForm(typedObj, obj.GroupVersionKind().GroupVersion())
+	if data, err = json.Marshal(stored); err != nil {
 		return nil, err
 	}
 	var m map[string]any
@@ -160,6 +163,28 @@ func serverRoundTrip(obj *unstructured.Unstructured) (*unstructured.Unstructured
 		return nil, err
 	}
 	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// storedForm is a defaulted object as the API server returns it: converted
+// to the internal version (where it validates and stores it) and back to
+// gv, through the conversion functions of k8s.io/kubernetes. Some set
+// fields of their own: Convert_apps_StatefulSetSpec_To_v1_StatefulSetSpec
+// (pkg/apis/apps/v1/conversion.go) writes apiVersion v1 and kind
+// PersistentVolumeClaim into every volumeClaimTemplates item, so Argo CD's
+// server-side dry-run has them though Git leaves them out (differential
+// seeds 50005, 50018, 50124: -f said the two fields reported, Argo CD's
+// diff does not show them). A kind without an internal version is
+// returned as it is.
+func storedForm(obj runtime.Object, gv schema.GroupVersion) runtime.Object {
+	internal, err := legacyscheme.Scheme.ConvertToVersion(obj, schema.GroupVersion{Group: gv.Group, Version: runtime.APIVersionInternal})
+	if err != nil {
+		return obj
+	}
+	out, err := legacyscheme.Scheme.ConvertToVersion(internal, gv)
+	if err != nil {
+		return obj
+	}
+	return out
 }
 
 // encodeManagedFields turns the Updater's managers back into the entries

@@ -125,7 +125,14 @@ func explainSSDWith(t *testing.T, cm, live, desired string, appEdits ...string) 
 	if cm != "" {
 		inputs = append(inputs, Input{Object: objectOf(t, cm)})
 	}
-	a, err := New(Options{Inputs: inputs, GVKParser: parser})
+	return explainFile(t, Options{Inputs: inputs, GVKParser: parser}, live, desired)
+}
+
+// explainFile runs explain -f (desired from a file) with an adapter of
+// opts.
+func explainFile(t *testing.T, opts Options, live, desired string) *model.Report {
+	t.Helper()
+	a, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,5 +330,44 @@ spec:
 	}
 	if st := statusOf(t, rep); st.Drift {
 		t.Errorf("status %+v, want Synced", st)
+	}
+}
+
+// TestServerRoundTripStatefulSetClaimTemplates (seeds 50005, 50018,
+// 50124): the API server returns a StatefulSet's volumeClaimTemplates with
+// apiVersion and kind, which its conversion to apps/v1 sets
+// (k8s.io/kubernetes pkg/apis/apps/v1/conversion.go); Argo CD's
+// server-side dry-run has them, so the in-memory one must too.
+func TestServerRoundTripStatefulSetClaimTemplates(t *testing.T) {
+	applied := objectOf(t, `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: ns}
+spec:
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+      - {name: db, image: postgres}
+  volumeClaimTemplates:
+  - metadata: {name: data}
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: {requests: {storage: 1Gi}}
+`)
+	got, err := serverRoundTrip(applied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string]string{"apiVersion": "v1", "kind": "PersistentVolumeClaim"} {
+		tpl, _, _ := unstructured.NestedSlice(got.Object, "spec", "volumeClaimTemplates")
+		if len(tpl) != 1 || tpl[0].(map[string]any)[f] != want {
+			t.Errorf("volumeClaimTemplates[0].%s: %v, want %q", f, tpl, want)
+		}
+	}
+	if got.GetAPIVersion() != "apps/v1" || got.GetKind() != "StatefulSet" {
+		t.Errorf("round trip gave %s %s, want apps/v1 StatefulSet", got.GetAPIVersion(), got.GetKind())
 	}
 }

@@ -1,0 +1,151 @@
+package argocd
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/kube-openapi/pkg/validation/spec"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// The Application of differential seed 20089: selfHeal,
+// RespectIgnoreDifferences=true and a managedFieldsManagers rule.
+const selfHealApp = `
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: app, namespace: argocd}
+spec:
+  destination: {server: https://kubernetes.default.svc, namespace: ns}
+  source: {repoURL: https://example.test/repo.git, path: .}
+  ignoreDifferences:
+  - {group: batch, kind: CronJob, managedFieldsManagers: [kubectl-patch]}
+  syncPolicy:
+    automated: {selfHeal: true}
+    syncOptions: [RespectIgnoreDifferences=true]
+`
+
+// A CronJob Argo CD created by a client-side sync (schedule "0 3 * * *"),
+// whose schedule kubectl patch then changed, as seed 20089 left it.
+const cronJobPatched = `
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: web
+  namespace: ns
+  annotations:
+    argocd.argoproj.io/tracking-id: app:batch/CronJob:ns/web
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"app:batch/CronJob:ns/web"},"name":"web","namespace":"ns"},"spec":{"jobTemplate":{"spec":{"template":{"spec":{"containers":[{"args":["echo","backup"],"image":"busybox:1.36","name":"backup"}],"restartPolicy":"OnFailure"}}}},"schedule":"0 3 * * *"}}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: batch/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          .: {}
+          f:argocd.argoproj.io/tracking-id: {}
+          f:kubectl.kubernetes.io/last-applied-configuration: {}
+      f:spec:
+        f:jobTemplate:
+          f:spec:
+            f:template:
+              f:spec:
+                f:containers:
+                  'k:{"name":"backup"}': {.: {}, f:args: {}, f:image: {}, f:name: {}}
+                f:restartPolicy: {}
+  - manager: kubectl-patch
+    operation: Update
+    apiVersion: batch/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:spec: {f:schedule: {}}
+spec:
+  schedule: 0 4 * * *
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers:
+          - {name: backup, image: "busybox:1.36", args: [echo, backup]}
+          restartPolicy: OnFailure
+`
+
+const cronJobGitNoSchedule = `
+apiVersion: batch/v1
+kind: CronJob
+metadata: {name: web, namespace: ns}
+spec:
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers:
+          - {name: backup, image: "busybox:1.36", args: [echo, backup]}
+          restartPolicy: OnFailure
+`
+
+// cronJobSchema is the part of the API server's OpenAPI v3 document of
+// batch/v1 the check reads: CronJobSpec requires jobTemplate and schedule
+// (as kube-apiserver v1.37.2 serves it, with openapi-gen's zero-value
+// defaults: "default": "" on schedule), reached through an allOf $ref as
+// v3 wraps typed references.
+func cronJobSchema(t *testing.T) SchemaFunc {
+	t.Helper()
+	const doc = `{
+ "io.k8s.api.batch.v1.CronJob": {"type": "object",
+   "properties": {"spec": {"default": {}, "allOf": [{"$ref": "#/components/schemas/io.k8s.api.batch.v1.CronJobSpec"}]}},
+   "x-kubernetes-group-version-kind": [{"group": "batch", "kind": "CronJob", "version": "v1"}]},
+ "io.k8s.api.batch.v1.CronJobSpec": {"type": "object", "required": ["schedule", "jobTemplate"],
+   "properties": {"schedule": {"default": "", "type": "string"}, "suspend": {"type": "boolean"},
+     "jobTemplate": {"default": {}, "type": "object"}, "timeZone": {"type": "string"}}}
+}`
+	var models map[string]*spec.Schema
+	if err := json.Unmarshal([]byte(doc), &models); err != nil {
+		t.Fatal(err)
+	}
+	return func(gv schema.GroupVersion) (map[string]*spec.Schema, error) { return models, nil }
+}
+
+func explainWithSchema(t *testing.T, live, desired string, schemaOf SchemaFunc) *model.Report {
+	t.Helper()
+	parser, err := parityParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, selfHealApp)}}, GVKParser: parser, Schema: schemaOf}, live, desired)
+}
+
+// TestSyncFailsOnARequiredField (seed 20089): Git drops a CronJob's
+// required schedule. Argo CD v3.2.11 shows /spec/schedule (OutOfSync), and
+// every self-heal attempt fails ("spec.schedule: Required value"): the
+// field is reported, not reverted. A field the schema does not require
+// (timeZone) is still reverted.
+func TestSyncFailsOnARequiredField(t *testing.T) {
+	rep := explainWithSchema(t, cronJobPatched, cronJobGitNoSchedule, cronJobSchema(t))
+	v := argoVerdict(t, rep, "/spec/schedule")
+	if v.Kind != model.Reported || !strings.Contains(v.Reason, "a sync fails") {
+		t.Fatalf("/spec/schedule: %+v, want reported with the failing sync named (notes %+v)", v, rep.Notes)
+	}
+	if st := statusOf(t, rep); st.Status != "OutOfSync" {
+		t.Errorf("status %+v, want OutOfSync", st)
+	}
+	if !hasNote(rep, "sync-fails") {
+		t.Errorf("no sync-fails note: %+v", rep.Notes)
+	}
+
+	// timeZone, not required: the sync deletes it and succeeds.
+	live := strings.Replace(strings.Replace(cronJobPatched, `"schedule":"0 3 * * *"}}`, `"schedule":"0 3 * * *","timeZone":"UTC"}}`, 1),
+		"  schedule: 0 4 * * *\n", "  schedule: 0 4 * * *\n  timeZone: UTC\n", 1)
+	git := strings.Replace(cronJobGitNoSchedule, "spec:\n  jobTemplate:", "spec:\n  schedule: 0 3 * * *\n  jobTemplate:", 1)
+	rep = explainWithSchema(t, live, git, cronJobSchema(t))
+	if v := argoVerdict(t, rep, "/spec/timeZone"); v.Kind != model.Reverted {
+		t.Errorf("/spec/timeZone: %+v, want reverted", v)
+	}
+	if hasNote(rep, "sync-fails") {
+		t.Errorf("sync-fails note on a sync that succeeds: %+v", rep.Notes)
+	}
+}

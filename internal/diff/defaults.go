@@ -157,7 +157,7 @@ func IsServerDefaultValue(group, kind string, tokens []string, live any, obj map
 }
 
 func isServerDefault(group, kind string, tokens []string, live any, obj map[string]any, computed bool) bool {
-	if group != "" && !builtinGroup(group) {
+	if group != "" && !IsBuiltinGroup(group) {
 		return false
 	}
 	path := make([]string, len(tokens))

@@ -81,7 +81,7 @@ func Compute(desired, live *unstructured.Unstructured, opts Options) ([]model.Fi
 		live:    live,
 		desired: &unstructured.Unstructured{Object: dm},
 		secret:  isSecret(live) || isSecret(desired),
-		builtin: builtinGroup(live.GroupVersionKind().Group),
+		builtin: IsBuiltinGroup(live.GroupVersionKind().Group),
 		// Never nil: "drifts": [] in JSON output, not null.
 		out: []model.FieldDrift{},
 	}
@@ -526,17 +526,14 @@ func equalIntOrString(d, l any) bool {
 	return false
 }
 
-// builtinGroup: Kubernetes' own API groups, whose objects the API server
-// decodes into Go types (so quantities are canonical: 0.1 and 100m are one
-// value). Custom resources keep what was written: for them "0.1" and "100m"
+// IsBuiltinGroup says whether an API group is one of Kubernetes' own (the
+// core group, a group without a dot, *.k8s.io): the API server decodes
+// their objects into Go types (so quantities are canonical: 0.1 and 100m
+// are one value) and their kinds follow the API's naming conventions.
+// Custom resources keep what was written: for them "0.1" and "100m"
 // differ, for the API server and for Argo CD (unless knownTypeFields says
 // otherwise, which its adapter judges).
-// IsBuiltinGroup says whether an API group is one of Kubernetes' own (the
-// core group, a group without a dot, *.k8s.io), whose kinds follow the
-// API's naming conventions.
-func IsBuiltinGroup(g string) bool { return builtinGroup(g) }
-
-func builtinGroup(g string) bool {
+func IsBuiltinGroup(g string) bool {
 	return g == "" || !strings.Contains(g, ".") || strings.HasSuffix(g, ".k8s.io")
 }
 

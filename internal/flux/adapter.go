@@ -46,6 +46,11 @@ type Adapter struct {
 	// inventory indexes the Kustomizations' inventories by object id,
 	// read on the first object whose ownership labels are gone (ownerOf).
 	inventory map[string]*model.Owner
+	// webhooks are the cluster's MutatingWebhookConfigurations
+	// (mutatingWebhooks), read once; webhooksRead says the read was
+	// tried, webhooksOK that it succeeded.
+	webhooks                 []unstructured.Unstructured
+	webhooksRead, webhooksOK bool
 }
 
 var (

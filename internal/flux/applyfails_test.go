@@ -174,3 +174,27 @@ func TestOnlyFluxWroteADifferentValueWithoutWebhooksIsReverted(t *testing.T) {
 		})
 	}
 }
+
+// A scan judges many objects with one adapter: the webhook configurations
+// are listed once, not once per object ("One LIST per kind").
+func TestWebhooksListedOncePerAdapter(t *testing.T) {
+	r := &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}}
+	a := newTestAdapter(t, r)
+	live := liveDeployment(t, "api", "    tier: backend", "", kustomizeApply(`      f:metadata:
+        f:labels: {f:app: {}, f:tier: {}, f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}
+`))
+	desired := obj(t, `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod, labels: {app: web, tier: gold}}, spec: {replicas: 5, template: {spec: {containers: [{name: app, image: nginx:2}]}}}}`)
+	var lists []int
+	for range 3 {
+		d := drift("/metadata/labels/tier", model.Changed, "backend", "kustomize-controller/Apply")
+		d.Desired = "gold"
+		rep := judge(t, a, live, desired, d)
+		if v := verdictAt(t, rep, "/metadata/labels/tier"); v.Kind != model.Reverted {
+			t.Fatalf("tier: got %s %q, want reverted", v.Kind, v.Reason)
+		}
+		lists = append(lists, len(r.Lists))
+	}
+	if lists[0] == 0 || lists[1] != lists[0] || lists[2] != lists[0] {
+		t.Errorf("LISTs after each of three judgments: %v, want the first judgment's only", lists)
+	}
+}

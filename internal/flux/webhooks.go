@@ -29,8 +29,8 @@ func (a *Adapter) readWebhooks(ctx context.Context, j *judgment, rep *model.Repo
 		!slices.ContainsFunc(rep.Drifts, func(d model.FieldDrift) bool { return d.Change == model.Changed && onlyFluxApplies(d.Managers) }) {
 		return
 	}
-	list, err := a.reader.List(ctx, mutatingWebhookGVK, "", "")
-	if err != nil {
+	list, ok := a.mutatingWebhooks(ctx)
+	if !ok {
 		return
 	}
 	gvk := j.live.GroupVersionKind()
@@ -40,6 +40,21 @@ func (a *Adapter) readWebhooks(ctx context.Context, j *judgment, rep *model.Repo
 		}
 	}
 	j.noMutatingWebhook = true
+}
+
+// mutatingWebhooks lists the cluster's MutatingWebhookConfigurations once
+// per adapter (a scan judges many objects: one LIST, not one per object);
+// a failed read (Forbidden) is remembered too, and ok is false.
+func (a *Adapter) mutatingWebhooks(ctx context.Context) (list []unstructured.Unstructured, ok bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !a.webhooksRead {
+		a.webhooksRead = true
+		var err error
+		a.webhooks, err = a.reader.List(ctx, mutatingWebhookGVK, "", "")
+		a.webhooksOK = err == nil
+	}
+	return a.webhooks, a.webhooksOK
 }
 
 // webhookMayMutate says whether a rule of a MutatingWebhookConfiguration

@@ -28,11 +28,13 @@ func (a *Adapter) crdSchema(ctx context.Context, gvk schema.GroupVersionKind) ma
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.crds == nil {
+		// A failed read (Forbidden) is remembered as no schema: one LIST
+		// per adapter, not one per judged object.
+		a.crds = map[schema.GroupVersionKind]map[string]any{}
 		crds, err := a.reader.List(ctx, crdGVK, "", "")
 		if err != nil {
 			return nil
 		}
-		a.crds = map[schema.GroupVersionKind]map[string]any{}
 		for i := range crds {
 			addCRDSchemas(a.crds, &crds[i])
 		}

@@ -489,11 +489,3 @@ func defaultAdapters(ctx context.Context, o *ExplainOptions, live *unstructured.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
-
-// oneLineError is err told on one line (a label-selector or address
-// error may span lines; a command's error is one line), still unwrapping
-// to err so that callers can tell what failed.
-type oneLineError struct{ err error }
-
-func (e oneLineError) Error() string { return oneLine(e.err.Error()) }
-func (e oneLineError) Unwrap() error { return e.err }

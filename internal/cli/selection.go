@@ -8,6 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
 )
 
@@ -36,7 +37,7 @@ func (s *Selection) validateSelector() error {
 		return nil
 	}
 	if _, err := labels.Parse(s.LabelSelector); err != nil {
-		return fmt.Errorf("invalid --selector %q: %w", s.LabelSelector, oneLineError{err})
+		return fmt.Errorf("invalid --selector %q: %w", s.LabelSelector, drift.OneLineError(err))
 	}
 	return nil
 }

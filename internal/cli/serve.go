@@ -22,6 +22,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/cluster"
+	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/engine"
 	"github.com/kubectl-drift/kubectl-drift/internal/fight"
 	"github.com/kubectl-drift/kubectl-drift/internal/scan"
@@ -170,7 +171,7 @@ func (o *ServeOptions) Validate() error {
 		return errors.New("--qps and --burst must be positive")
 	}
 	if _, _, err := net.SplitHostPort(o.MetricsBindAddress); err != nil {
-		return fmt.Errorf("invalid --metrics-bind-address %q: %w", o.MetricsBindAddress, oneLineError{err})
+		return fmt.Errorf("invalid --metrics-bind-address %q: %w", o.MetricsBindAddress, drift.OneLineError(err))
 	}
 	return o.EngineCluster.validate(false)
 }

@@ -384,9 +384,11 @@ func LoadError(err error) error {
 	return oneLineError{err}
 }
 
-// oneLineError is err told on one line (a YAML error may span lines; a
-// command's error is one line), still unwrapping to err so that callers
-// can tell what failed.
+// OneLineError is err told on one line (a YAML, label-selector or
+// address error may span lines; a command's error is one line), still
+// unwrapping to err so that callers can tell what failed.
+func OneLineError(err error) error { return oneLineError{err} }
+
 type oneLineError struct{ err error }
 
 func (e oneLineError) Error() string { return strings.Join(strings.Fields(e.err.Error()), " ") }

@@ -1047,11 +1047,13 @@ func (j *judgment) ownerVerdict(d *model.FieldDrift, known bool) model.Verdict {
 		c := cleanedUpBy(cleaned[0].Manager, cleaned[0].Operation, cleaned[0].Subresource)
 		what := "absent from the manifest, so the apply removes it"
 		if !known {
-			what = "so the apply resets it to the manifest or removes it"
+			what = "the apply resets it to the manifest or removes it"
 		}
+		// The consequence comes first: the default view cuts a reason to
+		// three lines, and the mechanism is what a reader can skip.
 		return model.Verdict{Kind: model.Reverted, Reason: j.caveat(fmt.Sprintf(
-			"set by %s: before applying, kustomize-controller merges %q %s entries (%s) into its own (managedFields cleanup), %s %s",
-			managerList(cleaned), c.name, c.operation, c.why, what, j.every()))}
+			"set by %s: %s %s, because kustomize-controller first merges %q %s entries (%s) into its own (managedFields cleanup)",
+			managerList(cleaned), what, j.every(), c.name, c.operation, c.why))}
 	}
 	if fluxOwns {
 		if why := j.serverDefault(d); why != "" {

@@ -14,10 +14,10 @@ import (
 // fluxCleanup is kustomize-controller's managedFields cleanup reason as the
 // Flux judge words it (internal/flux/judge.go), for the field's manager.
 func fluxCleanup(manager string) string {
-	return "set by " + manager + ` (Update): before applying, kustomize-controller merges "kubectl" Update entries ` +
+	return "set by " + manager + " (Update): the apply resets it to the manifest or removes it on its next reconcile (interval 10m), " +
+		`because kustomize-controller first merges "kubectl" Update entries ` +
 		"(kubectl edit/patch/apply/set/label, not kubectl scale: it writes through the scale subresource, which the cleanup skips) " +
-		"into its own (managedFields cleanup), so the apply resets it to the manifest or removes it on its next reconcile " +
-		"(interval 10m); unless Git marks the object reconcile: disabled or ssa: Ignore (not visible live; give -f to know)"
+		"into its own (managedFields cleanup); unless Git marks the object reconcile: disabled or ssa: Ignore (not visible live; give -f to know)"
 }
 
 // demoInferred is what make demo explains (hack/demo.sh): applied as
@@ -163,7 +163,7 @@ func TestWideKeepsEverything(t *testing.T) {
 	}
 	out := buf.String()
 	for _, want := range []string{"CAUSE", "CHANGED BY", ".spec.template.spec.containers[name=sidecar].image", "(2026-12-02T14:59:00Z)",
-		"(not visible live; give -f to know)", "set by kubectl-annotate, kubectl-label, kubectl-set, kubectl-edit (Update): before applying"} {
+		"(not visible live; give -f to know)", "set by kubectl-annotate, kubectl-label, kubectl-set, kubectl-edit (Update): the apply resets it"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("-o wide lacks %q:\n%s", want, out)
 		}

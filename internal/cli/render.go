@@ -82,7 +82,7 @@ func ownerFlags() []*ownerFlag {
 func (f *RenderFlags) addFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.Source, "source", "", "Checkout (directory) the engines' desired state is rendered from")
-	fl.StringArrayVar(&f.SourceMap, "source-map", nil, "URL=DIR: the checkout of a source URL (GitRepository/OCIRepository spec.url); may be repeated; other sources are --source")
+	fl.StringArrayVar(&f.SourceMap, "source-map", nil, "URL=DIR: the checkout of a source URL (GitRepository/OCIRepository spec.url), or ExternalArtifact/NAMESPACE/NAME=DIR: the unpacked artifact of a Flux ExternalArtifact; may be repeated; other sources are --source")
 	f.owners = ownerFlags()
 	for _, o := range f.owners {
 		fl.StringArrayVar(&o.values, o.kind.Flag, nil, o.kind.Usage)
@@ -105,8 +105,16 @@ func (f *RenderFlags) validate() error {
 		}
 	}
 	for _, m := range f.SourceMap {
-		if u, d, ok := strings.Cut(m, "="); !ok || u == "" || d == "" {
-			return fmt.Errorf("invalid --source-map %q: want URL=DIR", m)
+		u, d, ok := strings.Cut(m, "=")
+		if !ok || u == "" || d == "" {
+			return fmt.Errorf("invalid --source-map %q: want URL=DIR or ExternalArtifact/NAMESPACE/NAME=DIR", m)
+		}
+		// An ExternalArtifact has no URL: it is named by kind, namespace
+		// and name, as render's error names it.
+		if rest, ok := strings.CutPrefix(u, "ExternalArtifact/"); ok {
+			if ns, name, ok := strings.Cut(rest, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+				return fmt.Errorf("invalid --source-map %q: want ExternalArtifact/NAMESPACE/NAME=DIR", m)
+			}
 		}
 	}
 	named := false
@@ -369,6 +377,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return failure(err)
 	}
+	defer func() { _ = env.Close() }()
 	rs := engine.Renderers(nil)
 	var targets []*unstructured.Unstructured
 	if refs := o.refs(); len(refs) > 0 {

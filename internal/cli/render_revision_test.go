@@ -176,7 +176,7 @@ spec:
 	for _, tc := range []struct {
 		app, value, stderr string
 	}{
-		{"at-tag", "one", "warning: Application at-tag: spec.source targetRevision v1: rendered from commit " + one[:12] + " of the local git history (not the working tree)\n"},
+		{"at-tag", "one", "warning: Application at-tag: spec.source targetRevision v1: rendered from commit " + one[:12] + " of the local git history (not the working tree: --working-tree renders it)\n"},
 		{"at-commit", "one", "warning: Application at-commit: spec.source targetRevision " + one[:12] + ": rendered from commit " + one[:12]},
 		{"at-head", "three", ""},
 		{"at-nowhere", "three", "warning: Application at-nowhere: spec.source targetRevision v9: not a branch, tag or commit of the local git history: rendered from the working tree of " + dir},
@@ -189,7 +189,12 @@ spec:
 			t.Errorf("%s: stderr %q, want %q", tc.app, stderr, tc.stderr)
 		}
 	}
-	stdout, _ := render("at-branch")
+	// --working-tree: the checkout as it is, without a word.
+	stdout, stderr, code, _ := run(t, KubectlFrontend, "render", "--source", dir, "--app", "argocd/at-tag", "--working-tree")
+	if code != 0 || stderr != "" || !strings.Contains(stdout, "v: three\n") {
+		t.Errorf("--working-tree: exit %d, stderr %q:\n%s", code, stderr, stdout)
+	}
+	stdout, _ = render("at-branch")
 	for _, want := range []string{"image: example.com/app:" + one[:8], "rev: " + one} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("at-branch: $ARGOCD_APP_REVISION not the commit of release (%q):\n%s", want, stdout)
@@ -226,7 +231,7 @@ spec: {interval: 1m, path: ./web, prune: true, sourceRef: {kind: GitRepository, 
 	for _, tc := range []struct {
 		name, value, stderr string
 	}{
-		{"tag", "one", "warning: GitRepository flux-system/tag spec.ref.tag v1: rendered from commit " + one[:12] + " of the local git history (not the working tree)\n"},
+		{"tag", "one", "warning: GitRepository flux-system/tag spec.ref.tag v1: rendered from commit " + one[:12] + " of the local git history (not the working tree: --working-tree renders it)\n"},
 		{"commit", "one", "warning: GitRepository flux-system/commit spec.ref.commit " + one + ": rendered from commit " + one[:12]},
 		{"refname", "one", "warning: GitRepository flux-system/refname spec.ref.name refs/heads/release: rendered from commit " + one[:12]},
 		{"main", "three", ""},

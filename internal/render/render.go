@@ -103,6 +103,10 @@ type Env struct {
 	Files []*unstructured.Unstructured
 	// NoRemoteBases refuses kustomize bases fetched from the network.
 	NoRemoteBases bool
+	// WorkingTree reads every source from the working tree as it is,
+	// whatever revision it names (--working-tree): ReadAt then reads no
+	// history.
+	WorkingTree bool
 	// RenderLimits bound one chart's rendering in time and memory.
 	RenderLimits bound.Limits
 	// FetchTimeout bounds a kustomize build that fetches remote bases

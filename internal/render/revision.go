@@ -95,7 +95,7 @@ func (e *Env) ReadAt(ctx context.Context, root, rev, who string) Revision {
 	case why != "":
 		msg = fmt.Sprintf("%s %s: %s: rendered from the working tree of %s instead", who, rev, why, root)
 	case !r.WorkingTree:
-		msg = fmt.Sprintf("%s %s: rendered from commit %s of the local git history (not the working tree)", who, rev, short(r.Commit, 12))
+		msg = fmt.Sprintf("%s %s: rendered from commit %s of the local git history (not the working tree: --working-tree renders it)", who, rev, short(r.Commit, 12))
 	}
 	if msg != "" {
 		e.WarnOnce(msg)
@@ -125,7 +125,7 @@ func (e *Env) WarnOnce(msg string) {
 // working tree was used although rev names something else.
 func (e *Env) readAt(ctx context.Context, root, rev string) (Revision, string) {
 	wt := Revision{Dir: root, WorkingTree: true}
-	head := rev == "" || rev == "HEAD"
+	head := rev == "" || rev == "HEAD" || e.WorkingTree
 	if _, err := exec.LookPath("git"); err != nil {
 		if head {
 			return wt, ""

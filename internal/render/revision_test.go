@@ -100,7 +100,7 @@ func TestReadAtRevision(t *testing.T) {
 		{rev: "HEAD", value: "value: three", commit: two, workingTree: true},
 		{rev: "main", value: "value: three", commit: two, workingTree: true},
 		{rev: two, value: "value: three", commit: two, workingTree: true},
-		{rev: "v1", value: "value: one", commit: one, warn: "app targetRevision v1: rendered from commit " + one[:12] + " of the local git history (not the working tree)"},
+		{rev: "v1", value: "value: one", commit: one, warn: "app targetRevision v1: rendered from commit " + one[:12] + " of the local git history (not the working tree: --working-tree renders it)"},
 		{rev: "old", value: "value: one", commit: one, warn: "app targetRevision old: rendered from commit " + one[:12]},
 		{rev: one[:10], value: "value: one", commit: one, warn: "rendered from commit " + one[:12]},
 		{rev: "refs/tags/v1", value: "value: one", commit: one, warn: "rendered from commit " + one[:12]},

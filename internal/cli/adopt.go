@@ -100,6 +100,9 @@ Exit codes: 0 written or nothing to do, 2 error.`,
 	f.StringArrayVar(&o.Fields, "field", nil, "Field to adopt, as a JSON pointer (/spec/replicas) or field path (.spec.template.spec.containers[name=app].image); repeatable")
 	f.BoolVar(&o.DryRun, "dry-run", false, "Print the unified diff of the change instead of writing it")
 	o.addFlags(cmd)
+	// adopt edits the working tree: it locates manifests there whatever
+	// revision a source names, so the flag would change nothing.
+	_ = cmd.Flags().MarkHidden("working-tree")
 	_ = cmd.MarkFlagFilename("filename", "yaml", "yml", "json")
 	_ = cmd.MarkFlagDirname("kustomize")
 	_ = cmd.MarkFlagDirname("chart")

@@ -24,6 +24,7 @@ func (o *AdoptOptions) sourceLocator(ctx context.Context, ex *explained) (adopt.
 	if err != nil {
 		return nil, err
 	}
+	defer func() { _ = env.Close() }()
 	ref, loc, err := render.LocateForLive(ctx, env, engine.Renderers(ex.engineFlags), ex.live, o.owner())
 	if err != nil {
 		return nil, err

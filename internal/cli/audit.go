@@ -30,6 +30,9 @@ type AuditOptions struct {
 	// FailOn is error, warning or never: the least severe finding that
 	// makes the command exit 1.
 	FailOn string
+	// Explain is a check ID or name (--explain CODE): print why the check
+	// exists, an example and the fix, and audit nothing.
+	Explain string
 
 	root   string
 	config *audit.Config
@@ -91,6 +94,9 @@ Configuration: --config FILE, or .drift-audit.yaml at the top of the checkout:
   jq:            {timeout: 1s, slowAfter: 500ms}
   allow:         [{check: DRIFT002, file: apps/x.yaml, line: 12, reason: "..."}]
 
+--explain CODE prints why a check exists, an example of what it finds and
+the fix (kubectl drift audit --explain DRIFT002).
+
 Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error.`,
 		Example: `  # Lint the whole checkout
   ` + g.Frontend.Name + ` audit
@@ -101,6 +107,9 @@ Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error.`,
   # SARIF for GitHub code scanning
   ` + g.Frontend.Name + ` audit -o sarif > drift-audit.sarif`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.Explain != "" {
+				return o.RunExplain(args)
+			}
 			if err := o.Complete(cmd.Context(), args); err != nil {
 				return &ExitError{Code: ExitFailure, Err: err}
 			}
@@ -116,10 +125,25 @@ Exit codes: 0 no finding at or above --fail-on, 1 findings, 2 error.`,
 	f.IntVar(&o.MaxRules, "max-rules", o.MaxRules, "Budget: the most ignore rules allowed in total (overrides the config; 0 = config)")
 	f.StringVar(&o.ConfigFile, "config", o.ConfigFile, "Audit configuration file (default: .drift-audit.yaml at the top of the checkout)")
 	addOutputFlag(cmd, &o.Output, audit.Formats(), "")
+	f.StringVar(&o.Explain, "explain", "", "Print why the check CODE (DRIFT001..., or its name) exists, an example and its fix, and exit")
 	f.StringVar(&o.FailOn, "fail-on", o.FailOn, "Exit 1 on findings at or above this severity: error, warning or never")
 	_ = cmd.RegisterFlagCompletionFunc("fail-on", cobra.FixedCompletions([]string{"error", "warning", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("config", "yaml", "yml")
 	return cmd
+}
+
+// RunExplain prints the explanation of the check --explain names; it
+// takes no paths (exit 2 for an unknown check or a path given).
+func (o *AuditOptions) RunExplain(args []string) error {
+	if len(args) > 0 {
+		return &ExitError{Code: ExitFailure, Err: errors.New("--explain takes no paths: it explains a check, it audits nothing")}
+	}
+	text, err := audit.Explain(o.Explain)
+	if err != nil {
+		return &ExitError{Code: ExitFailure, Err: fmt.Errorf("--explain: %w", err)}
+	}
+	_, err = fmt.Fprint(o.Out, text)
+	return err
 }
 
 // Complete finds the root (the Git top level, so that positions are

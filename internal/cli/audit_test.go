@@ -204,3 +204,24 @@ spec:
 		t.Errorf("unknown ref: exit %d, %s", code, errOut)
 	}
 }
+
+// TestAuditExplain: audit --explain CODE prints the check's reason, an
+// example and its fix without auditing anything (exit 0); an unknown
+// check or a path with it is exit 2.
+func TestAuditExplain(t *testing.T) {
+	stdout, stderr, code, _ := run(t, KubectlFrontend, "audit", "--explain", "DRIFT002")
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"DRIFT002 dangerous-target (error)", "Why:", "Example:", "Fix:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("--explain DRIFT002 lacks %q:\n%s", want, stdout)
+		}
+	}
+	if _, stderr, code, _ := run(t, KubectlFrontend, "audit", "--explain", "NOPE"); code != ExitFailure || !strings.Contains(stderr, `unknown check "NOPE"`) {
+		t.Errorf("unknown check: exit %d: %s", code, stderr)
+	}
+	if _, _, code, _ := run(t, KubectlFrontend, "audit", "--explain", "DRIFT001", "."); code != ExitFailure {
+		t.Errorf("--explain with a path: exit %d", code)
+	}
+}

@@ -247,6 +247,7 @@ func (o *NormalizeOptions) desiredFromSource(ctx context.Context, live *unstruct
 	if err != nil {
 		return nil, err
 	}
+	defer func() { _ = env.Close() }()
 	obj, _, objs, err := drift.NewRendered(env, engine.Renderers(nil), o.owner(), nil).Desired(ctx, live, namespace)
 	o.remember(objs...)
 	return obj, err

@@ -30,6 +30,9 @@ type RenderFlags struct {
 	SourceMap []string
 	// NoRemoteBases refuses kustomize bases fetched from the network.
 	NoRemoteBases bool
+	// WorkingTree renders every source from the working tree, whatever
+	// revision it names (--working-tree).
+	WorkingTree bool
 	// StrictSubstitute fails on a postBuild variable without a value.
 	StrictSubstitute bool
 	// RenderTimeout bounds one chart's rendering (--render-timeout):
@@ -82,11 +85,12 @@ func ownerFlags() []*ownerFlag {
 func (f *RenderFlags) addFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.StringVar(&f.Source, "source", "", "Checkout (directory) the engines' desired state is rendered from")
-	fl.StringArrayVar(&f.SourceMap, "source-map", nil, "URL=DIR: the checkout of a source URL (GitRepository/OCIRepository spec.url); may be repeated; other sources are --source")
+	fl.StringArrayVar(&f.SourceMap, "source-map", nil, "URL=DIR: the checkout of a source URL (GitRepository/OCIRepository spec.url), or ExternalArtifact/NAMESPACE/NAME=DIR: the unpacked artifact of a Flux ExternalArtifact; may be repeated; other sources are --source")
 	f.owners = ownerFlags()
 	for _, o := range f.owners {
 		fl.StringArrayVar(&o.values, o.kind.Flag, nil, o.kind.Usage)
 	}
+	fl.BoolVar(&f.WorkingTree, "working-tree", false, "Render every source from the checkout's working tree as it is, not at the revision it names (an Application's targetRevision, a GitRepository's ref, read from the local git history by default): to see changes not yet committed on that revision")
 	fl.BoolVar(&f.NoRemoteBases, "no-remote-bases", false, "Refuse kustomize bases fetched from the network (as kustomize-controller --no-remote-bases)")
 	fl.BoolVar(&f.StrictSubstitute, "strict-substitute", false, "Fail a Flux postBuild substitution on a variable without a value or default (kustomize-controller's StrictPostBuildSubstitutions)")
 	fl.StringVar(&f.KubeVersion, "kube-version", "", "Without a cluster: the Kubernetes version charts see as .Capabilities.KubeVersion (as helm template --kube-version; default Helm's); with one, its discovery")
@@ -105,8 +109,16 @@ func (f *RenderFlags) validate() error {
 		}
 	}
 	for _, m := range f.SourceMap {
-		if u, d, ok := strings.Cut(m, "="); !ok || u == "" || d == "" {
-			return fmt.Errorf("invalid --source-map %q: want URL=DIR", m)
+		u, d, ok := strings.Cut(m, "=")
+		if !ok || u == "" || d == "" {
+			return fmt.Errorf("invalid --source-map %q: want URL=DIR or ExternalArtifact/NAMESPACE/NAME=DIR", m)
+		}
+		// An ExternalArtifact has no URL: it is named by kind, namespace
+		// and name, as render's error names it.
+		if rest, ok := strings.CutPrefix(u, "ExternalArtifact/"); ok {
+			if ns, name, ok := strings.Cut(rest, "/"); !ok || ns == "" || name == "" || strings.Contains(name, "/") {
+				return fmt.Errorf("invalid --source-map %q: want ExternalArtifact/NAMESPACE/NAME=DIR", m)
+			}
 		}
 	}
 	named := false
@@ -182,6 +194,7 @@ func (f *RenderFlags) env() (*render.Env, error) {
 		return nil, err
 	}
 	env.NoRemoteBases = f.NoRemoteBases
+	env.WorkingTree = f.WorkingTree
 	env.StrictSubstitute = f.StrictSubstitute
 	env.RenderLimits.Timeout = f.RenderTimeout
 	for _, m := range f.SourceMap {
@@ -303,8 +316,17 @@ rendered as its repo-server would: a directory (recurse, include/exclude),
 a kustomization with the Application's kustomize edits, or a chart with its
 value files, values/valuesObject and parameters; then the tracking marks
 of argocd-cm's resourceTrackingMethod and the destination namespace. Plugin
-and jsonnet sources are reported as not supported. The checkout is read as
-it is: targetRevision is not checked out.
+and jsonnet sources are reported as not supported.
+
+A source is read at the revision it names (an Application's
+targetRevision, a GitRepository's ref): from the local git history when
+the checkout is a git repository's root holding it (read with git archive
+into a temporary directory; the repository is not changed), with a
+warning naming the commit; HEAD, or a revision at HEAD's commit, is the
+working tree as it is. A revision the history does not hold is rendered
+from the working tree with a warning. --working-tree renders every
+source from the working tree. A Flux ExternalArtifact is built in the
+cluster: map it with --source-map ExternalArtifact/NAMESPACE/NAME=DIR.
 
 Without --kustomization/--helmrelease/--app every Flux Kustomization,
 HelmRelease and Argo CD Application found in the checkout is rendered. Nothing outside --source (and the --source-map directories) is
@@ -369,6 +391,7 @@ func (o *RenderOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return failure(err)
 	}
+	defer func() { _ = env.Close() }()
 	rs := engine.Renderers(nil)
 	var targets []*unstructured.Unstructured
 	if refs := o.refs(); len(refs) > 0 {

@@ -346,6 +346,7 @@ func (o *ScanOptions) Run(ctx context.Context) error {
 	in := &scan.Inspector{Adapters: o.adapters, IncludeControllers: o.IncludeControllers}
 	if o.source != nil {
 		in.Desired, in.Secrets = o.scanDesired, o.Secrets
+		defer func() { _ = o.source.Close() }()
 	}
 	for _, w := range o.warnings {
 		stderrf(o.ErrOut, "warning: %s\n", w)

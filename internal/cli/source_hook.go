@@ -147,6 +147,7 @@ func (o *ExplainOptions) desiredFromSource(ctx context.Context, live *unstructur
 	if err != nil {
 		return nil, src, err
 	}
+	defer func() { _ = env.Close() }()
 	obj, ref, objs, err := drift.NewRendered(env, engine.Renderers(o.engineFlags), o.owner(), nil).Desired(ctx, live, o.namespace)
 	o.remember(objs...)
 	if err != nil {

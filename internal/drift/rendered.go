@@ -48,6 +48,10 @@ func NewRendered(env *render.Env, renderers []render.Renderer, override *render.
 	return &Rendered{env: env, renderers: renderers, override: override, only: only, cache: map[render.Ref]*renderedOwner{}}
 }
 
+// Close removes what rendering kept on disk (the trees of the revisions
+// the sources named, render.Env.Close).
+func (r *Rendered) Close() error { return r.env.Close() }
+
 // NotRendered is the error of an object whose owner --source does not
 // render (no renderer knows it, or scan's flags leave it out): scan infers
 // its drift from managedFields, as without --source.

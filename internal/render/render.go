@@ -92,8 +92,9 @@ func LandsBy(env *Env, renderers []Renderer) func(obj *unstructured.Unstructured
 type Env struct {
 	// Root is the checkout (--source DIR), absolute with symlinks resolved.
 	Root string
-	// SourceMap maps a source URL (GitRepository spec.url, ...) to a
-	// directory (--source-map URL=DIR); a source not in it is Root.
+	// SourceMap maps a source URL (GitRepository spec.url, ...), or the
+	// ExternalArtifactKey of an artifact, to a directory (--source-map
+	// URL=DIR); a source not in it is Root.
 	SourceMap map[string]string
 	// Reader reads engine objects, sources, ConfigMaps and Secrets from the
 	// cluster; nil renders from the checkout alone.
@@ -102,6 +103,10 @@ type Env struct {
 	Files []*unstructured.Unstructured
 	// NoRemoteBases refuses kustomize bases fetched from the network.
 	NoRemoteBases bool
+	// WorkingTree reads every source from the working tree as it is,
+	// whatever revision it names (--working-tree): ReadAt then reads no
+	// history.
+	WorkingTree bool
 	// RenderLimits bound one chart's rendering in time and memory.
 	RenderLimits bound.Limits
 	// FetchTimeout bounds a kustomize build that fetches remote bases
@@ -137,6 +142,9 @@ type Env struct {
 
 	// origins are the files Files were read from.
 	origins map[*unstructured.Unstructured]string
+	// revisions are the trees ReadAt extracted from the git history,
+	// which Close removes.
+	revisions *revisions
 }
 
 // StaticCapabilities are the Capabilities given by hand when there is no
@@ -184,9 +192,10 @@ func (e *Env) AddSecret(secret *unstructured.Unstructured, derived ...string) {
 }
 
 // CheckoutOf is the checkout dir was found in: the --source-map
-// directory or Root that holds it, else dir itself.
+// directory, the tree of a revision (ReadAt) or Root that holds it, else
+// dir itself.
 func (e *Env) CheckoutOf(dir string) string {
-	for _, d := range append(slices.Sorted(maps.Values(e.SourceMap)), e.Root) {
+	for _, d := range append(append(slices.Sorted(maps.Values(e.SourceMap)), e.revisionDirs()...), e.Root) {
 		if d == "" {
 			continue
 		}
@@ -250,7 +259,7 @@ func NewEnv(root string) (*Env, error) {
 		return nil, fmt.Errorf("--source %s: not a directory", root)
 	}
 	docs, _ := source.LoadFiles([]string{abs}, nil, source.Options{Recursive: true, NoPositions: true})
-	env := &Env{Root: abs, Remotes: gitRemotes(abs), Secrets: redact.NewScrubber(), origins: map[*unstructured.Unstructured]string{}}
+	env := &Env{Root: abs, Remotes: gitRemotes(abs), Secrets: redact.NewScrubber(), origins: map[*unstructured.Unstructured]string{}, revisions: newRevisions()}
 	patches := patchFiles(abs)
 	for _, d := range source.WithObject(docs) {
 		// Kustomize patch fragments are no objects to render or look up.
@@ -312,6 +321,12 @@ func (e *Env) Lookup(ctx context.Context, gvk schema.GroupVersionKind, namespace
 		return f, nil
 	}
 	return nil, apierrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind)}, name)
+}
+
+// ExternalArtifactKey is the --source-map key of a Flux ExternalArtifact,
+// which has no URL: "ExternalArtifact/NAMESPACE/NAME".
+func ExternalArtifactKey(namespace, name string) string {
+	return "ExternalArtifact/" + namespace + "/" + name
 }
 
 // SourceRoot is the directory of the checkout that holds the source at url:

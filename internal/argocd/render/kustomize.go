@@ -511,8 +511,6 @@ func (e envVars) subst(s string) string {
 	})
 }
 
-// buildEnv is repository.go newEnv. The revision is not known: the
-// checkout is read as it is, not at targetRevision.
 // appEnv is buildEnv as the repo-server sets it for the tools: with
 // ARGOCD_APP_NAME the Application's instance name.
 func (r *Renderer) appEnv(app *application, s *appSource) envVars {
@@ -521,11 +519,16 @@ func (r *Renderer) appEnv(app *application, s *appSource) envVars {
 	return vars
 }
 
+// buildEnv is repository.go newEnv: the revision is the commit the
+// source was read at (readAt; "" when unknown, not a git repository).
 func buildEnv(app *application, s *appSource) envVars {
 	return envVars{
 		"ARGOCD_APP_NAME":                   app.Metadata.Name,
 		"ARGOCD_APP_NAMESPACE":              app.Spec.Destination.Namespace,
 		"ARGOCD_APP_PROJECT_NAME":           app.Spec.Project,
+		"ARGOCD_APP_REVISION":               s.Revision,
+		"ARGOCD_APP_REVISION_SHORT":         render.ShortRevision(s.Revision, 7),
+		"ARGOCD_APP_REVISION_SHORT_8":       render.ShortRevision(s.Revision, 8),
 		"ARGOCD_APP_SOURCE_REPO_URL":        s.RepoURL,
 		"ARGOCD_APP_SOURCE_PATH":            s.Path,
 		"ARGOCD_APP_SOURCE_TARGET_REVISION": s.TargetRevision,

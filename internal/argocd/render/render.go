@@ -11,8 +11,9 @@
 // without a namespace get the destination namespace. It implements
 // internal/render's Renderer.
 //
-// The checkout is read as it is: an Application's targetRevision is not
-// checked out. It never imports github.com/argoproj/argo-cd (see
+// A Git source is read at its targetRevision from the local git history
+// when the checkout is a git repository that has it (render.Env.ReadAt),
+// else from the working tree, with a warning. It never imports github.com/argoproj/argo-cd (see
 // internal/argocd's package comment): the few Application fields that
 // rendering reads have their own small structs here.
 package render
@@ -96,7 +97,7 @@ var ErrUnsupported = errors.New("not supported")
 // the manifests of each of its sources in order, as GetRepoObjs
 // concatenates them, with the tracking marks and namespaces set.
 func (r *Renderer) Render(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
-	app, sources, refs, err := parseSources(obj, env)
+	app, sources, refs, err := parseSources(ctx, obj, env, true)
 	if err != nil {
 		return nil, err
 	}
@@ -125,15 +126,31 @@ func (r *Renderer) Render(ctx context.Context, env *render.Env, obj *unstructure
 }
 
 // parseSources reads the fields of an Application rendering needs, and
-// its manifestSources.
-func parseSources(obj *unstructured.Unstructured, env *render.Env) (*application, []manifestSource, map[string]string, error) {
+// its manifestSources; atRevision reads its Git sources at their
+// targetRevision (render), else in the working tree (adopt, which edits
+// it).
+func parseSources(ctx context.Context, obj *unstructured.Unstructured, env *render.Env, atRevision bool) (*application, []manifestSource, map[string]string, error) {
 	var app application
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &app); err != nil {
 		return nil, nil, nil, fmt.Errorf("not a valid Application: %w", err)
 	}
 	app.Metadata.Name, app.Metadata.Namespace = obj.GetName(), obj.GetNamespace()
 	sources, refs, err := app.manifestSources(env)
-	return &app, sources, refs, err
+	if err != nil || !atRevision {
+		return &app, sources, refs, err
+	}
+	for i := range sources {
+		sources[i].source.readAt(ctx, env, &app, sources[i].field)
+	}
+	for i, s := range app.Spec.Sources {
+		// A ref source's files ($name/values.yaml) are read at its own
+		// targetRevision.
+		if s.Ref != "" && s.gitSource() {
+			s.readAt(ctx, env, &app, fmt.Sprintf("spec.sources[%d]", i))
+			refs["$"+s.Ref] = s.root(env)
+		}
+	}
+	return &app, sources, refs, nil
 }
 
 // manifestSource is a source that gives manifests, the field that holds

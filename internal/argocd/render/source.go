@@ -54,6 +54,16 @@ type appSource struct {
 	Kustomize      *kustomizeSource `json:"kustomize,omitempty"`
 	Directory      *directorySource `json:"directory,omitempty"`
 	Plugin         map[string]any   `json:"plugin,omitempty"`
+
+	// ReadDir is the directory a Git source is read from when render read
+	// it at targetRevision (readAt): the tree of that commit, or the
+	// working tree; "" for the checkout as it is (env.SourceRoot).
+	// Revision is the commit targetRevision resolved to,
+	// $ARGOCD_APP_REVISION. Not Application fields: exported only because
+	// runtime's converter sets every field (the tags keep it and
+	// encoding/json off them).
+	ReadDir  string `json:"-"`
+	Revision string `json:"-"`
 }
 
 // helmSource is ApplicationSourceHelm.
@@ -191,7 +201,7 @@ func discoverType(appPath string) (string, error) {
 // renderSource generates the manifests of one source, as GenerateManifests
 // does after GetAppSourceType.
 func (r *Renderer) renderSource(ctx context.Context, app *application, s *appSource, env *render.Env, refs, cm map[string]string) ([]*unstructured.Unstructured, error) {
-	root := env.SourceRoot(s.RepoURL)
+	root := s.root(env)
 	if s.Chart != "" {
 		// A chart from a Helm repository: local only when --source-map
 		// maps the repository URL to a directory of unpacked charts.
@@ -297,6 +307,7 @@ func mergeSourceParameters(s *appSource, appPath, appName string) error {
 		return fmt.Errorf("source parameter overrides: %w", err)
 	}
 	out.Chart, out.Path, out.RepoURL, out.TargetRevision = s.Chart, s.Path, s.RepoURL, s.TargetRevision
+	out.ReadDir, out.Revision = s.ReadDir, s.Revision
 	*s = out
 	return nil
 }
@@ -317,7 +328,9 @@ var _ render.SourceLocator = (*Renderer)(nil)
 // string (which win over every file) are refused with the reason: a value
 // written in the checkout would not be the one Argo CD applies.
 func (r *Renderer) Locate(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) (*render.Location, error) {
-	app, sources, refs, err := parseSources(obj, env)
+	// adopt edits the checkout: its files are located in the working
+	// tree, whatever targetRevision says.
+	app, sources, refs, err := parseSources(ctx, obj, env, false)
 	if err != nil {
 		return nil, err
 	}
@@ -444,6 +457,36 @@ func (r *Renderer) locateHelm(ctx context.Context, env *render.Env, obj *unstruc
 		loc.Values = append(loc.Values, render.ValuesLayer{File: p})
 	}
 	return loc, nil
+}
+
+// root is the directory the source is read from: where readAt read it,
+// else its --source-map entry or the checkout.
+func (s *appSource) root(env *render.Env) string {
+	if s.ReadDir != "" {
+		return s.ReadDir
+	}
+	return env.SourceRoot(s.RepoURL)
+}
+
+// gitSource says the source is a Git repository, whose targetRevision
+// is a branch, tag or commit (not a chart version, not an OCI tag).
+func (s *appSource) gitSource() bool {
+	return s.Chart == "" && !strings.HasPrefix(s.RepoURL, "oci://")
+}
+
+// readAt reads a Git source of the checkout's repository (or of its
+// --source-map directory) at its targetRevision, as the repo-server
+// checks it out (repository.go GenerateManifests on the resolved
+// revision): the tree of that commit from the local git history, else
+// the working tree with a warning (render.Env.ReadAt). A source of
+// another repository rendered from the checkout is left as it is:
+// warnOtherRepository says so.
+func (s *appSource) readAt(ctx context.Context, env *render.Env, app *application, field string) {
+	if !s.gitSource() || env.OtherRepository(s.RepoURL) {
+		return
+	}
+	rev := env.ReadAt(ctx, env.SourceRoot(s.RepoURL), s.TargetRevision, fmt.Sprintf("Application %s: %s targetRevision", app.Metadata.Name, field))
+	s.ReadDir, s.Revision = rev.Dir, rev.Commit
 }
 
 // warnOtherRepository says, in one line, that a source of another

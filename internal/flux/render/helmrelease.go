@@ -65,7 +65,7 @@ func renderHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &hr); err != nil {
 		return nil, fmt.Errorf("not a valid HelmRelease: %w", err)
 	}
-	src, err := chartDir(ctx, env, &hr)
+	src, err := chartDir(ctx, env, &hr, true)
 	if err != nil {
 		return nil, err
 	}
@@ -195,8 +195,9 @@ func shortenName(name string) string {
 	return name[:maxLength-(hashLength+1)] + "-" + sum[:hashLength]
 }
 
-// chartDir finds the chart of hr in the checkout.
-func chartDir(ctx context.Context, env *render.Env, hr *helmv2.HelmRelease) (chartSource, error) {
+// chartDir finds the chart of hr in the checkout (atRevision: a
+// GitRepository's at its ref, sourceDir).
+func chartDir(ctx context.Context, env *render.Env, hr *helmv2.HelmRelease, atRevision bool) (chartSource, error) {
 	if ref := hr.Spec.ChartRef; ref != nil {
 		ns := ref.Namespace
 		if ns == "" {
@@ -213,6 +214,10 @@ func chartDir(ctx context.Context, env *render.Env, hr *helmv2.HelmRelease) (cha
 				return chartSource{dir: d, base: d}, nil
 			}
 			return chartSource{}, fmt.Errorf("chartRef %s (%s): %w; map it with --source-map %s=DIR", sourceName(ref.Kind, ns, ref.Name), url, errOffline, url)
+		case externalArtifactKind:
+			// The artifact is the chart, as an OCIRepository's is.
+			d, err := externalArtifactDir(env, "chartRef", ns, ref.Name)
+			return chartSource{dir: d, base: d}, err
 		case "HelmChart":
 			hc, err := env.Lookup(ctx, schema.GroupVersionKind{Group: sourceGroup, Version: "v1", Kind: ref.Kind}, ns, ref.Name)
 			if err != nil {
@@ -221,7 +226,7 @@ func chartDir(ctx context.Context, env *render.Env, hr *helmv2.HelmRelease) (cha
 			chart, _, _ := unstructured.NestedString(hc.Object, "spec", "chart")
 			kind, _, _ := unstructured.NestedString(hc.Object, "spec", "sourceRef", "kind")
 			name, _, _ := unstructured.NestedString(hc.Object, "spec", "sourceRef", "name")
-			src, err := chartIn(ctx, env, kind, ns, name, chart)
+			src, err := chartIn(ctx, env, kind, ns, name, chart, atRevision)
 			src.valuesFiles, _, _ = unstructured.NestedStringSlice(hc.Object, "spec", "valuesFiles")
 			src.ignoreMissing, _, _ = unstructured.NestedBool(hc.Object, "spec", "ignoreMissingValuesFiles")
 			return src, err
@@ -236,7 +241,7 @@ func chartDir(ctx context.Context, env *render.Env, hr *helmv2.HelmRelease) (cha
 	if ns == "" {
 		ns = hr.GetNamespace()
 	}
-	src, err := chartIn(ctx, env, s.SourceRef.Kind, ns, s.SourceRef.Name, s.Chart)
+	src, err := chartIn(ctx, env, s.SourceRef.Kind, ns, s.SourceRef.Name, s.Chart, atRevision)
 	src.valuesFiles, src.ignoreMissing = s.ValuesFiles, s.IgnoreMissingValuesFiles
 	return src, err
 }
@@ -302,7 +307,7 @@ func (c chartSource) mergeValuesFiles(chrt *helmchart.Chart) error {
 	return nil
 }
 
-func chartIn(ctx context.Context, env *render.Env, kind, ns, name, path string) (chartSource, error) {
+func chartIn(ctx context.Context, env *render.Env, kind, ns, name, path string, atRevision bool) (chartSource, error) {
 	switch kind {
 	case "GitRepository", "Bucket":
 	case "HelmRepository":
@@ -325,11 +330,8 @@ func chartIn(ctx context.Context, env *render.Env, kind, ns, name, path string) 
 		return chartSource{}, fmt.Errorf("chart source kind %q is not supported", kind)
 	}
 	root := env.Root
-	if len(env.SourceMap) > 0 {
-		if src, err := env.Lookup(ctx, schema.GroupVersionKind{Group: sourceGroup, Version: "v1", Kind: kind}, ns, name); err == nil {
-			url, _, _ := unstructured.NestedString(src.Object, "spec", "url")
-			root = env.SourceRoot(url)
-		}
+	if src, err := env.Lookup(ctx, schema.GroupVersionKind{Group: sourceGroup, Version: "v1", Kind: kind}, ns, name); err == nil {
+		root = sourceDir(ctx, env, src, atRevision)
 	}
 	dir, err := render.Join(root, path)
 	if err != nil {

@@ -40,6 +40,32 @@ const (
 	sourceGroup    = "source.toolkit.fluxcd.io"
 )
 
+// externalArtifactKind is source.toolkit.fluxcd.io/v1 ExternalArtifact
+// (source-controller api/v1/externalartifact_types.go, Flux 2.7+): an
+// artifact a third-party controller (source-watcher's ArtifactGenerator...)
+// publishes in the cluster, in its status.artifact; its spec names only
+// the object it is generated for. kustomize-controller reads it as a
+// sourceRef (internal/controller/kustomization_controller.go getSource),
+// helm-controller as a chartRef whose artifact is the chart
+// (internal/controller/helmrelease_controller.go
+// getSourceFromExternalArtifact).
+const externalArtifactKind = "ExternalArtifact"
+
+// externalArtifactDir is the directory --source-map
+// ExternalArtifact/NAMESPACE/NAME=DIR gives the artifact. Without one the
+// artifact is unreachable: it is built in the cluster from inputs the
+// checkout may not hold, never a path of the checkout, so the error names
+// the source and the mapping instead of reading the checkout root.
+func externalArtifactDir(env *render.Env, field, ns, name string) (string, error) {
+	key, label := render.ExternalArtifactKey(ns, name), externalArtifactKind+"/"+ns+"/"+name
+	if ns == "" {
+		key, label = render.ExternalArtifactKey("NAMESPACE", name), externalArtifactKind+"/"+name+" (namespace unknown)"
+	} else if d, ok := env.SourceMap[key]; ok {
+		return d, nil
+	}
+	return "", fmt.Errorf("%s %s: an artifact a controller publishes in the cluster, not a directory of the checkout: %w; map it with --source-map %s=DIR", field, label, errOffline, key)
+}
+
 // Renderer renders Flux Kustomizations and HelmReleases.
 type Renderer struct{}
 
@@ -92,7 +118,7 @@ func (*Renderer) Render(ctx context.Context, env *render.Env, obj *unstructured.
 //     that explain --source judges exactly as explain -f does.
 func renderKustomization(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) ([]*unstructured.Unstructured, error) {
 	obj = withLandingNamespace(env, obj)
-	ks, root, dir, err := kustomizationPath(ctx, env, obj)
+	ks, root, dir, err := kustomizationPath(ctx, env, obj, true)
 	if err != nil {
 		return nil, err
 	}
@@ -240,13 +266,14 @@ func labelObjects(ks *kustomizev1.Kustomization, objects []*unstructured.Unstruc
 
 // kustomizationPath decodes the Kustomization obj and finds its spec.path
 // in the checkout: the source root and the directory below it, the way
-// Render and Locate both find them.
-func kustomizationPath(ctx context.Context, env *render.Env, obj *unstructured.Unstructured) (ks *kustomizev1.Kustomization, root, dir string, err error) {
+// Render and Locate both find them (atRevision: at the GitRepository's
+// ref, sourceDir).
+func kustomizationPath(ctx context.Context, env *render.Env, obj *unstructured.Unstructured, atRevision bool) (ks *kustomizev1.Kustomization, root, dir string, err error) {
 	ks = &kustomizev1.Kustomization{}
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, ks); err != nil {
 		return nil, "", "", fmt.Errorf("not a valid Kustomization: %w", err)
 	}
-	if root, err = sourceRoot(ctx, env, *ks); err != nil {
+	if root, err = sourceRoot(ctx, env, *ks, atRevision); err != nil {
 		return nil, "", "", err
 	}
 	if dir, err = render.Join(root, ks.Spec.Path); err != nil {
@@ -256,15 +283,18 @@ func kustomizationPath(ctx context.Context, env *render.Env, obj *unstructured.U
 }
 
 // sourceRoot is the checkout directory of the Kustomization's source: its
-// --source-map entry by the source's URL, else the checkout root.
-func sourceRoot(ctx context.Context, env *render.Env, ks kustomizev1.Kustomization) (string, error) {
-	if len(env.SourceMap) == 0 {
-		return env.Root, nil
-	}
+// --source-map entry by the source's URL, else the checkout root, at the
+// GitRepository's ref (sourceDir). An ExternalArtifact has no URL and no
+// checkout: only its own --source-map entry (externalArtifactDir) gives
+// it a directory.
+func sourceRoot(ctx context.Context, env *render.Env, ks kustomizev1.Kustomization, atRevision bool) (string, error) {
 	ref := ks.Spec.SourceRef
 	ns := ref.Namespace
 	if ns == "" {
 		ns = ks.GetNamespace()
+	}
+	if ref.Kind == externalArtifactKind {
+		return externalArtifactDir(env, "sourceRef", ns, ref.Name)
 	}
 	gv := schema.GroupVersion{Group: sourceGroup, Version: "v1"}
 	if ref.APIVersion != "" {
@@ -274,13 +304,48 @@ func sourceRoot(ctx context.Context, env *render.Env, ks kustomizev1.Kustomizati
 	}
 	src, err := env.Lookup(ctx, gv.WithKind(ref.Kind), ns, ref.Name)
 	if err != nil {
-		if apierrors.IsNotFound(err) {
+		// Without a --source-map the source only says which ref to read:
+		// unreadable, the checkout is read as it is, as before refs were.
+		if apierrors.IsNotFound(err) || len(env.SourceMap) == 0 {
 			return env.Root, nil
 		}
 		return "", fmt.Errorf("reading source %s/%s/%s: %w", ref.Kind, ns, ref.Name, err)
 	}
+	return sourceDir(ctx, env, src, atRevision), nil
+}
+
+// sourceDir is the directory of a source object: its --source-map entry
+// by spec.url, else the checkout root; for a GitRepository of the
+// checkout's repository read atRevision, that directory at its spec.ref
+// from the local git history (render.Env.ReadAt: the working tree when
+// the ref does not resolve there, with a warning naming it).
+func sourceDir(ctx context.Context, env *render.Env, src *unstructured.Unstructured, atRevision bool) string {
 	url, _, _ := unstructured.NestedString(src.Object, "spec", "url")
-	return env.SourceRoot(url), nil
+	root := env.SourceRoot(url)
+	if !atRevision || src.GetKind() != "GitRepository" || env.OtherRepository(url) {
+		return root
+	}
+	who := fmt.Sprintf("GitRepository %s/%s", src.GetNamespace(), src.GetName())
+	rev, field := gitRef(src)
+	if field == "spec.ref.semver" {
+		// The highest tag in the range needs the remote's tags: not read.
+		env.WarnOnce(fmt.Sprintf("%s %s %s: a semver range is not resolved from the local git history: rendered from the working tree of %s instead", who, field, rev, root))
+		return root
+	}
+	return env.ReadAt(ctx, root, rev, who+" "+field).Dir
+}
+
+// gitRef is the revision a GitRepository's spec.ref names and its field,
+// in source-controller's order (fluxcd/pkg/git gogit/client.go clone:
+// commit, then name, tag, semver, then branch, "master" when none is set;
+// git.DefaultBranch).
+func gitRef(src *unstructured.Unstructured) (rev, field string) {
+	for _, f := range []string{"commit", "name", "tag", "semver", "branch"} {
+		if v, _, _ := unstructured.NestedString(src.Object, "spec", "ref", f); v != "" {
+			return v, "spec.ref." + f
+		}
+	}
+	return "master", "spec.ref.branch (source-controller's default)"
 }
 
 // loadVariables reads postBuild.substituteFrom as the library's

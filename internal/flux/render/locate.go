@@ -23,7 +23,9 @@ func (*Renderer) Locate(ctx context.Context, env *render.Env, obj *unstructured.
 	if obj.GroupVersionKind().Kind == helmv2.HelmReleaseKind {
 		return locateHelmRelease(ctx, env, obj)
 	}
-	ks, root, dir, err := kustomizationPath(ctx, env, obj)
+	// adopt edits the checkout: the working tree, whatever ref the
+	// source names.
+	ks, root, dir, err := kustomizationPath(ctx, env, obj, false)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +97,7 @@ func locateHelmRelease(ctx context.Context, env *render.Env, obj *unstructured.U
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &hr); err != nil {
 		return nil, fmt.Errorf("not a valid HelmRelease: %w", err)
 	}
-	src, err := chartDir(ctx, env, &hr)
+	src, err := chartDir(ctx, env, &hr, false)
 	if err != nil {
 		return nil, err
 	}

@@ -176,9 +176,10 @@ func TestScanSourceWithEngineClusterListsEachKindOnce(t *testing.T) {
 	got := engineSide.count("")
 	want := map[string]int{
 		"LIST /apis/kustomize.toolkit.fluxcd.io/v1/kustomizations": 1,
-		// The owner's source, read once for its ref (the revision the
-		// render reads the checkout at; render.Env.ReadAt).
-		"GET /apis/source.toolkit.fluxcd.io/v1/namespaces/shop/gitrepositories/repo": 1,
+		// The owners' sources, listed once for their refs (the revision
+		// the render reads the checkout at; render.Env.ReadAt): a LIST
+		// per kind, as for the rule objects, not a GET per owner.
+		"LIST /apis/source.toolkit.fluxcd.io/v1/gitrepositories": 1,
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("requests to the engine's cluster %v, want one LIST per engine kind %v", got, want)

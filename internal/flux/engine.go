@@ -27,7 +27,7 @@ func Descriptor() engine.Descriptor {
 		RuleObjects:        "Flux Kustomization/HelmRelease",
 		OwnershipRules:     "Flux field ownership",
 		IsManager:          IsManager,
-		APIGroups:          []string{KustomizeGroup, HelmGroup},
+		APIGroups:          []string{KustomizeGroup, HelmGroup, SourceGroup},
 		IsEngineObject:     isEngineObject,
 		OwnerLabels:        []string{KustomizeNameLabel, KustomizeNamespaceLabel, HelmNameLabel, HelmNamespaceLabel},
 		RulesFromDocuments: RulesFromDocuments,
@@ -74,6 +74,10 @@ const Engine model.Engine = "flux"
 const (
 	KustomizeGroup = "kustomize.toolkit.fluxcd.io"
 	HelmGroup      = "helm.toolkit.fluxcd.io"
+	// SourceGroup holds the sources (GitRepository, OCIRepository...)
+	// whose ref a render reads: listed once per kind like the rule
+	// objects, never fetched one GET per owner.
+	SourceGroup = "source.toolkit.fluxcd.io"
 )
 
 // IsManager reports Flux's field managers: the controllers apply as

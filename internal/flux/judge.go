@@ -1120,6 +1120,10 @@ func (j *judgment) helmVerdict(d *model.FieldDrift) model.Verdict {
 		// differential ENGINE=flux-helm seed 9024: Drifted=False).
 		return model.Verdict{Kind: model.LeftAlone, Reason: "the live value is the release manifest's: helm-controller's dry-run changes nothing here, whoever wrote it"}
 	}
+	if r, p := j.ignoredBelow(d); r != nil {
+		return model.Verdict{Kind: model.Ignored, Rule: r.origin(),
+			Reason: fmt.Sprintf("differs from the release manifest only at %s, ignored by %s %s: drift detection removes it before comparing, so nothing is detected or corrected here", p, r.rule.Origin.Object, r.rule.Origin.Field)}
+	}
 	if j.st == nil {
 		return model.Verdict{Kind: model.Reported, Reason: "in the release manifest: drift if " + hr + " has drift detection enabled or warn (the HelmRelease could not be read; the default is disabled)"}
 	}

@@ -95,6 +95,8 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	var fails *applyFailure
 	if !j.helm {
 		fails = a.predictFailure(ctx, j, dryRunErr, rep)
+	} else {
+		j.addReleaseDiffers(rep)
 	}
 	j.addVerdicts(rep, fails)
 	if !j.helm {

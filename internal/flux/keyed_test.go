@@ -269,3 +269,42 @@ func TestHelmInferredIgnoredKeyOfAnAtomicValue(t *testing.T) {
 		}
 	}
 }
+
+// TestHelmInferredFieldAnotherEngineWrote (make differential
+// ENGINE=flux-helm seed 9046): a server-side apply as argocd-controller
+// forced a PodDisruptionBudget's maxUnavailable away from the chart's
+// value. Inference lists no field a GitOps manager owns, so inferred mode
+// named nothing; helm-controller diffs the release manifest with the live
+// object whoever wrote it and, with drift detection enabled, put it back.
+func TestHelmInferredFieldAnotherEngineWrote(t *testing.T) {
+	secret := helmReleaseSecret(t, "---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web, namespace: apps}\nspec:\n  maxUnavailable: 25%\n  selector: {matchLabels: {app: web}}\n")
+	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, driftDetection: {mode: enabled}, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{secret, hr}})
+	live := obj(t, `
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: web
+  namespace: apps
+  labels: {helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: apps}
+  managedFields:
+  - manager: helm-controller
+    operation: Apply
+    apiVersion: policy/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:helm.toolkit.fluxcd.io/name: {}, f:helm.toolkit.fluxcd.io/namespace: {}}}, f:spec: {f:selector: {}}}
+  - manager: argocd-controller
+    operation: Apply
+    apiVersion: policy/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:maxUnavailable: {}}}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: web}}
+`)
+	rep := judge(t, a, live, nil)
+	if v := verdictAt(t, rep, "/spec/maxUnavailable"); v.Kind != model.Reverted {
+		t.Errorf("maxUnavailable another engine applied: %s %q, want reverted", v.Kind, v.Reason)
+	}
+	notListed(t, rep, "/spec/selector")
+}

@@ -1,6 +1,9 @@
 package flux
 
 import (
+	"strings"
+
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -91,4 +94,49 @@ func removePointer(doc any, tokens []string) any {
 		}
 	}
 	return doc
+}
+
+// secretCorrectionFails turns the reverted verdicts of a Secret into
+// reported when helm-controller would correct one of its data keys: its
+// drift correction then fails and changes nothing on the object.
+// helm-controller v1.6.0 logs the drift of a Secret after masking its
+// patch with jsondiff.MaskSecretPatchData (internal/reconcile/
+// atomic_release.go, ReleaseStatusDrifted), which rewrites the values of
+// the /data operations in place, in the DiffSet that CorrectClusterDrift
+// then applies (internal/action/diff.go ApplyDiff: one JSON patch per
+// object); "***" is no base64, so the API server rejects the whole patch
+// (DriftCorrectionFailed event) and every field of it stays (make
+// differential ENGINE=flux-helm seeds 60287, 60311, 60389, class H7).
+func (j *judgment) secretCorrectionFails(rep *model.Report) {
+	if j.live == nil || j.live.GetKind() != "Secret" || j.live.GroupVersionKind().Group != "" ||
+		j.owner.DriftDetection != string(helmv2.DriftDetectionEnabled) {
+		return
+	}
+	data := false
+	for _, d := range rep.Drifts {
+		if (d.Path == "/data" || strings.HasPrefix(d.Path, "/data/")) && flux(d.Verdicts) == model.Reverted {
+			data = true
+		}
+	}
+	if !data {
+		return
+	}
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		if flux(d.Verdicts) != model.Reverted {
+			continue
+		}
+		d.Verdicts = setVerdict(d.Verdicts, model.Verdict{Engine: Engine, Kind: model.Reported,
+			Reason: "in the release manifest: helm-controller detects the drift (Drifted condition, DriftDetected event) but its correction of this Secret fails: helm-controller masks the Secret's data in the patch it then applies (jsondiff.MaskSecretPatchData in internal/reconcile/atomic_release.go), the API server rejects \"***\" as base64 and nothing in the patch changes (DriftCorrectionFailed event)"})
+	}
+}
+
+// flux is Flux's verdict kind in vs, or "".
+func flux(vs []model.Verdict) model.VerdictKind {
+	for _, v := range vs {
+		if v.Engine == Engine {
+			return v.Kind
+		}
+	}
+	return ""
 }

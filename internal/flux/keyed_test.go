@@ -308,3 +308,72 @@ spec:
 	}
 	notListed(t, rep, "/spec/selector")
 }
+
+// TestHelmSecretDataCorrectionFails (make differential ENGINE=flux-helm
+// seeds 60287, 60311, 60389, class H7): a Secret's data key the chart sets
+// changed live, drift detection enabled. helm-controller v1.6.0 masks the
+// Secret's patch in place before applying it, the API server rejects the
+// masked value, and nothing changes: reported, not reverted, for the data
+// key and for a chart label in the same patch; with the key ignored the
+// label is corrected.
+func TestHelmSecretDataCorrectionFails(t *testing.T) {
+	secret := helmReleaseSecret(t, "---\napiVersion: v1\nkind: Secret\nmetadata: {name: web, namespace: apps, labels: {tier: be}}\ntype: Opaque\ndata: {token: Z2l0}\n")
+	live := obj(t, `{apiVersion: v1, kind: Secret, metadata: {name: web, namespace: apps, labels: {tier: fe, helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: apps}}, type: Opaque, data: {token: bGl2ZQ==}}`)
+	for _, tc := range []struct {
+		ignore      string
+		token, tier model.VerdictKind
+	}{{"", model.Reported, model.Reported}, {"/data/token", model.Ignored, model.Reverted}} {
+		dd := `{mode: enabled}`
+		if tc.ignore != "" {
+			dd = `{mode: enabled, ignore: [{paths: [` + tc.ignore + `]}]}`
+		}
+		hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, driftDetection: `+dd+`, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{secret, hr}})
+		rep := judge(t, a, live, nil,
+			drift("/data/token", model.Changed, "bGl2ZQ==", "kubectl-edit/Update"),
+			drift("/metadata/labels/tier", model.Changed, "fe", "kubectl-label/Update"))
+		if v := verdictAt(t, rep, "/data/token"); v.Kind != tc.token {
+			t.Errorf("ignore %q: /data/token %s %q, want %s", tc.ignore, v.Kind, v.Reason, tc.token)
+		}
+		if v := verdictAt(t, rep, "/metadata/labels/tier"); v.Kind != tc.tier {
+			t.Errorf("ignore %q: the chart's label in the same patch: %s %q, want %s", tc.ignore, v.Kind, v.Reason, tc.tier)
+		}
+	}
+}
+
+// TestHelmItemOfAnAtomicListTheReleaseSets (make differential
+// ENGINE=flux-helm seed 60328, class H8): the release sets an aggregated
+// ClusterRole's rules to [] and another manager filled the (atomic) list.
+// helm-controller's dry-run apply replaces the list whole and ApplyDiff
+// puts [] back; with the release manifest as -f the tool said left-alone
+// (the item is not in the manifest).
+func TestHelmItemOfAnAtomicListTheReleaseSets(t *testing.T) {
+	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, driftDetection: {mode: enabled}, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr}})
+	desired := obj(t, `{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {name: web}, aggregationRule: {clusterRoleSelectors: [{matchLabels: {agg: "true"}}]}, rules: []}`)
+	live := obj(t, `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: web
+  labels: {helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: apps}
+  managedFields:
+  - manager: helm-controller
+    operation: Apply
+    apiVersion: rbac.authorization.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:aggregationRule: {f:clusterRoleSelectors: {}}}
+  - manager: clusterrole-aggregation-controller
+    operation: Apply
+    apiVersion: rbac.authorization.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:rules: {}}
+aggregationRule: {clusterRoleSelectors: [{matchLabels: {agg: "true"}}]}
+rules: [{apiGroups: [""], resources: [pods], verbs: [get]}]
+`)
+	rep := judge(t, a, live, desired,
+		drift("/rules/0", model.Added, map[string]any{"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get"}}, "clusterrole-aggregation-controller/Apply"))
+	if v := verdictAt(t, rep, "/rules/0"); v.Kind != model.Reverted {
+		t.Errorf("an item of the atomic rules the release sets to []: %s %q, want reverted", v.Kind, v.Reason)
+	}
+}

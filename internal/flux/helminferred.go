@@ -1,6 +1,7 @@
 package flux
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -11,20 +12,31 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
 )
 
-// addReleaseDiffers lists, in inferred mode on a Helm object (the release
-// manifest read from its Secret), the fields the release manifest sets
-// whose live value differs from it while neither helm-controller nor the
-// Helm SDK owns them and inference did not list them: fields another
-// GitOps engine's manager (argocd-controller) or a built-in controller
-// wrote, which inference counts as no one's drift. helm-controller's drift
-// detection compares the release manifest's dry-run with the live object
-// whoever wrote it (internal/action/diff.go Diff, jsondiff.UnstructuredList)
-// and patches the difference back in mode enabled (ApplyDiff): make
-// differential ENGINE=flux-helm seed 9046, a PodDisruptionBudget's
-// maxUnavailable applied server-side as argocd-controller, put back by
-// helm-controller, not named. Their verdicts follow (helmVerdict).
-func (j *judgment) addReleaseDiffers(rep *model.Report) {
-	if !j.fromRelease || j.live == nil || j.ix == nil {
+// alignWithRelease makes inferred mode on a Helm object (the release
+// manifest read from its Secret) list what helm-controller's drift
+// detection compares: the release manifest's dry-run with the live object,
+// whoever wrote it (internal/action/diff.go Diff, jsondiff.UnstructuredList;
+// ApplyDiff patches the difference back in mode enabled).
+//   - A field inference listed whose live value is the release's is no
+//     drift: kubectl took ownership of a value it did not change (a
+//     client-side apply sends the chart's `rules: []`, which the API
+//     server stores as null like helm-controller's own apply: seeds 60374,
+//     60451, class H9), or wrote the chart's own value back (H3). With -f
+//     the comparison never lists it either.
+//   - A field the release sets whose live value differs while neither
+//     helm-controller nor the Helm SDK owns it is drift inference does not
+//     list: another GitOps engine's manager (argocd-controller) or a
+//     built-in controller wrote it (seed 9046: a PodDisruptionBudget's
+//     maxUnavailable applied as argocd-controller, put back, not named).
+func (j *judgment) alignWithRelease(rep *model.Report) {
+	if !j.fromRelease || j.live == nil {
+		return
+	}
+	rep.Drifts = slices.DeleteFunc(rep.Drifts, func(d model.FieldDrift) bool {
+		_, set, differs := j.releaseDiffers(d.Path)
+		return set && !differs
+	})
+	if j.ix == nil {
 		return
 	}
 	listed := make([]string, 0, len(rep.Drifts))
@@ -34,10 +46,10 @@ func (j *judgment) addReleaseDiffers(rep *model.Report) {
 	added := false
 	for _, leaf := range j.ix.Leaves(j.live) {
 		p := leaf.Pointer
-		if p == "/status" || strings.HasPrefix(p, "/status/") || strings.HasPrefix(p, "/metadata/managedFields") || j.helmOwned(leaf.Owners) || relatedToAny(p, listed) {
+		if p == "/status" || strings.HasPrefix(p, "/status/") || j.helmOwned(leaf.Owners) || relatedToAny(p, listed) {
 			continue
 		}
-		want, differs := j.releaseDiffers(p)
+		want, _, differs := j.releaseDiffers(p)
 		if !differs {
 			continue
 		}
@@ -67,17 +79,17 @@ func (j *judgment) helmOwned(owners []model.ManagerRef) bool {
 	return false
 }
 
-// releaseDiffers returns the release manifest's value at p and whether the
-// live value differs from it, both as written and after Flux's typed
-// normalization (a quantity's canonical form): only a value that differs
-// from both counts.
-func (j *judgment) releaseDiffers(p string) (any, bool) {
-	lv, lok := jsonpointer.Get(j.live.Object, p)
-	if !lok {
-		return nil, false
+// releaseDiffers returns the release manifest's value at p, whether the
+// release sets p, and whether the live value differs from it both as
+// written and after Flux's typed normalization (a quantity's canonical
+// form). An empty list or map the release sets equals a live null or
+// absent value: the API server stores an empty value of a field without
+// omitempty as null, and the dry-run of the release gets the same.
+func (j *judgment) releaseDiffers(p string) (want any, set, differs bool) {
+	if j.desired == nil || j.live == nil {
+		return nil, false, false
 	}
-	var want any
-	found := false
+	lv, lok := jsonpointer.Get(j.live.Object, p)
 	for _, o := range []map[string]any{j.desired.Object, normObject(j)} {
 		if o == nil {
 			continue
@@ -86,14 +98,25 @@ func (j *judgment) releaseDiffers(p string) (any, bool) {
 		if !ok {
 			continue
 		}
-		if apiequality.Semantic.DeepEqual(v, lv) {
-			return nil, false
+		if (lok && apiequality.Semantic.DeepEqual(v, lv)) || (emptyValue(v) && (!lok || lv == nil)) {
+			return v, true, false
 		}
-		if !found {
-			want, found = v, true
+		if !set {
+			want, set = v, true
 		}
 	}
-	return want, found
+	return want, set, set && lok
+}
+
+// emptyValue: an empty list or map.
+func emptyValue(v any) bool {
+	switch x := v.(type) {
+	case []any:
+		return len(x) == 0
+	case map[string]any:
+		return len(x) == 0
+	}
+	return false
 }
 
 func normObject(j *judgment) map[string]any {

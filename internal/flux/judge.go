@@ -96,7 +96,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if !j.helm {
 		fails = a.predictFailure(ctx, j, dryRunErr, rep)
 	} else {
-		j.addReleaseDiffers(rep)
+		j.alignWithRelease(rep)
 	}
 	j.addVerdicts(rep, fails)
 	if !j.helm {
@@ -358,14 +358,10 @@ func (j *judgment) addDryRunChanges(rep *model.Report) {
 }
 
 // releaseValue says whether the live value of the field is the release
-// manifest's.
+// manifest's (releaseDiffers).
 func (j *judgment) releaseValue(d *model.FieldDrift) bool {
-	want, ok := j.lookupKeyed(j.desired.Object, d.Path)
-	if !ok || j.live == nil {
-		return false
-	}
-	got, ok := jsonpointer.Get(j.live.Object, d.Path)
-	return ok && apiequality.Semantic.DeepEqual(want, got)
+	_, set, differs := j.releaseDiffers(d.Path)
+	return set && !differs
 }
 
 // setHelmMetadata sets the label and annotations Helm writes on every

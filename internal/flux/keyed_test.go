@@ -226,7 +226,7 @@ spec:
 // ENGINE=flux-helm seed 9024, class H3): a client-side apply wrote a
 // chart field back with the chart's own value; managedFields name kubectl
 // as its owner, but helm-controller's dry-run changes nothing there
-// (Drifted=False in warn mode). Reported was wrong.
+// (Drifted=False in warn mode). Reported was wrong; it is not drift.
 func TestHelmInferredValueEqualToTheReleaseIsNotDrift(t *testing.T) {
 	secret := helmReleaseSecret(t, "---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web, namespace: apps}\nspec:\n  replicas: 1\n  paused: false\n")
 	for _, mode := range []string{"warn", "enabled"} {
@@ -236,9 +236,9 @@ func TestHelmInferredValueEqualToTheReleaseIsNotDrift(t *testing.T) {
 		rep := judge(t, a, live, nil,
 			drift("/spec/replicas", model.Changed, int64(1), "kubectl-client-side-apply/Update"),
 			drift("/spec/paused", model.Changed, true, "kubectl-edit/Update"))
-		if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != model.LeftAlone {
-			t.Errorf("mode %s: the chart's own value written by kubectl: %s %q, want left-alone", mode, v.Kind, v.Reason)
-		}
+		// Not listed at all since class H9 (as -f, whose comparison with
+		// the release manifest finds nothing there).
+		notListed(t, rep, "/spec/replicas")
 		if v := verdictAt(t, rep, "/spec/paused"); v.Kind == model.LeftAlone {
 			t.Errorf("mode %s: a chart field changed live: %s %q", mode, v.Kind, v.Reason)
 		}
@@ -375,5 +375,22 @@ rules: [{apiGroups: [""], resources: [pods], verbs: [get]}]
 		drift("/rules/0", model.Added, map[string]any{"apiGroups": []any{""}, "resources": []any{"pods"}, "verbs": []any{"get"}}, "clusterrole-aggregation-controller/Apply"))
 	if v := verdictAt(t, rep, "/rules/0"); v.Kind != model.Reverted {
 		t.Errorf("an item of the atomic rules the release sets to []: %s %q, want reverted", v.Kind, v.Reason)
+	}
+}
+
+// TestHelmInferredEmptyListTheServerStoresAsNull (make differential
+// ENGINE=flux-helm seeds 60374, 60451, class H9): a client-side apply of
+// the chart sends an aggregated ClusterRole's `rules: []`, which the API
+// server stores as null, as it did for helm-controller's own apply; kubectl
+// now owns rules and inference listed it: not-watched (noise) or reverted
+// (wrong: the controller left it, its dry-run finds nothing). Not drift.
+func TestHelmInferredEmptyListTheServerStoresAsNull(t *testing.T) {
+	secret := helmReleaseSecret(t, "---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: web}\naggregationRule: {clusterRoleSelectors: [{matchLabels: {agg: \"true\"}}]}\nrules: []\n")
+	for _, mode := range []string{"", "enabled"} {
+		hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, driftDetection: {mode: "`+mode+`"}, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{secret, hr}})
+		live := obj(t, `{apiVersion: rbac.authorization.k8s.io/v1, kind: ClusterRole, metadata: {name: web, labels: {helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: apps}}, aggregationRule: {clusterRoleSelectors: [{matchLabels: {agg: "true"}}]}, rules: null}`)
+		rep := judge(t, a, live, nil, drift("/rules", model.Changed, nil, "kubectl-client-side-apply/Update"))
+		notListed(t, rep, "/rules")
 	}
 }

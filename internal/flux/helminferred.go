@@ -79,6 +79,14 @@ func (j *judgment) helmOwned(owners []model.ManagerRef) bool {
 	return false
 }
 
+// notHelm are the managers in owners other than helm-controller and the
+// Helm SDK.
+func (j *judgment) notHelm(owners []model.ManagerRef) []model.ManagerRef {
+	return slices.DeleteFunc(slices.Clone(owners), func(m model.ManagerRef) bool {
+		return m.Manager == j.manager || m.Manager == helmSDKManager
+	})
+}
+
 // releaseDiffers returns the release manifest's value at p, whether the
 // release sets p, and whether the live value differs from it both as
 // written and after Flux's typed normalization (a quantity's canonical

@@ -394,3 +394,50 @@ func TestHelmInferredEmptyListTheServerStoresAsNull(t *testing.T) {
 		notListed(t, rep, "/rules")
 	}
 }
+
+// TestHelmDefaultInsideAnAtomicListHelmWrote (make differential
+// ENGINE=flux-helm seeds 60658, 60666, 60746, 60765): with the release
+// manifest, a volumeClaimTemplate's apiVersion, kind and volumeMode are
+// server defaults inside the atomic list helm-controller applied; its
+// dry-run gets them again. H8's rule (the release replaces an atomic value
+// whole) holds only for a value another manager wrote: these stay out.
+func TestHelmDefaultInsideAnAtomicListHelmWrote(t *testing.T) {
+	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, driftDetection: {mode: enabled}, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr}})
+	desired := obj(t, `{apiVersion: apps/v1, kind: StatefulSet, metadata: {name: web, namespace: apps}, spec: {serviceName: web, selector: {matchLabels: {app: web}}, template: {metadata: {labels: {app: web}}, spec: {containers: [{name: app, image: nginx}]}}, volumeClaimTemplates: [{metadata: {name: data}, spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}}]}}`)
+	live := obj(t, `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: web
+  namespace: apps
+  labels: {helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: apps}
+  managedFields:
+  - manager: helm-controller
+    operation: Apply
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:serviceName: {}, f:selector: {}, f:volumeClaimTemplates: {}}}
+spec:
+  serviceName: web
+  selector: {matchLabels: {app: web}}
+  template: {metadata: {labels: {app: web}}, spec: {containers: [{name: app, image: nginx}]}}
+  volumeClaimTemplates:
+  - apiVersion: v1
+    kind: PersistentVolumeClaim
+    metadata: {name: data}
+    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}, volumeMode: Filesystem}
+`)
+	rep := judge(t, a, live, desired,
+		drift("/spec/volumeClaimTemplates/0/apiVersion", model.Added, "v1", "helm-controller/Apply"),
+		drift("/spec/volumeClaimTemplates/0/spec/volumeMode", model.Added, "Filesystem", "helm-controller/Apply"))
+	for _, p := range []string{"/spec/volumeClaimTemplates/0/apiVersion", "/spec/volumeClaimTemplates/0/spec/volumeMode"} {
+		for _, d := range rep.Drifts {
+			for _, v := range d.Verdicts {
+				if d.Path == p && v.Kind == model.Reverted {
+					t.Errorf("%s, a server default inside the list Helm applied: reverted %q", p, v.Reason)
+				}
+			}
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"github.com/kubectl-drift/kubectl-drift/internal/redact"
@@ -77,6 +78,28 @@ func (j *judgment) helmOwned(owners []model.ManagerRef) bool {
 		}
 	}
 	return false
+}
+
+// atomicReplaced says whether d, which the release manifest does not set,
+// lies inside an atomic value the release sets and another manager wrote
+// (a ClusterRole's rules: []): the dry-run apply as helm-controller
+// replaces that value whole, and ApplyDiff patches the difference back
+// (seed 60328, class H8: an aggregated role's rules put back to []). A
+// server default inside it comes back with the release's value: inside
+// the atomic volumeClaimTemplates only Helm wrote (seeds 60658, 60765:
+// apiVersion, volumeMode), or a NetworkPolicy port's protocol after a
+// client-side apply took its atomic list (seed 60639).
+func (j *judgment) atomicReplaced(d *model.FieldDrift) bool {
+	if j.atomicAncestorInManifest(d, j.notHelm(d.Managers)) == "" {
+		return false
+	}
+	tokens, err := jsonpointer.Parse(d.Path)
+	if err != nil {
+		return false
+	}
+	lv, _ := jsonpointer.Get(j.live.Object, d.Path)
+	gvk := j.live.GroupVersionKind()
+	return !diff.IsServerDefault(gvk.Group, gvk.Kind, tokens, lv, j.live.Object)
 }
 
 // notHelm are the managers in owners other than helm-controller and the

@@ -797,15 +797,8 @@ func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
 		// their merge keys, not by position (an injected container must
 		// not shift the verdicts of the ones after it).
 		_, ok := j.lookupKeyed(j.desired.Object, d.Path)
-		if !ok && j.helm && j.atomicAncestorInManifest(d, j.notHelm(d.Managers)) != "" {
-			// Inside an atomic value the release sets and another manager
-			// wrote (a ClusterRole's rules: []): the dry-run apply as
-			// helm-controller replaces it whole, and ApplyDiff patches
-			// the difference back (seed 60328, class H8: an aggregated
-			// role's rules put back to []). Inside one only Helm wrote,
-			// it is a server default the dry-run gets again (a
-			// volumeClaimTemplate's apiVersion, seed 60765).
-			ok = true
+		if !ok && j.helm {
+			ok = j.atomicReplaced(d)
 		}
 		if j.fromRelease {
 			// Drift correction puts back what the chart sets and removes

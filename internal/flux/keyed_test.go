@@ -441,3 +441,38 @@ spec:
 		}
 	}
 }
+
+// TestHelmDefaultInsideAnAtomicListKubectlTook (make differential
+// ENGINE=flux-helm seed 60639): a client-side apply took a NetworkPolicy's
+// atomic ports list; the release's port comes back with the server's
+// protocol: TCP, so the protocol is no drift (was reported).
+func TestHelmDefaultInsideAnAtomicListKubectlTook(t *testing.T) {
+	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, driftDetection: {mode: warn}, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr}})
+	desired := obj(t, `{apiVersion: networking.k8s.io/v1, kind: NetworkPolicy, metadata: {name: web, namespace: apps}, spec: {podSelector: {matchLabels: {app: web}}, ingress: [{ports: [{port: 80}]}]}}`)
+	live := obj(t, `
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: web
+  namespace: apps
+  labels: {helm.toolkit.fluxcd.io/name: web, helm.toolkit.fluxcd.io/namespace: apps}
+  managedFields:
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:ingress: {}}}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  ingress: [{ports: [{port: 80, protocol: TCP}]}]
+`)
+	rep := judge(t, a, live, desired, drift("/spec/ingress/0/ports/0/protocol", model.Added, "TCP", "kubectl-client-side-apply/Update"))
+	for _, d := range rep.Drifts {
+		for _, v := range d.Verdicts {
+			if d.Path == "/spec/ingress/0/ports/0/protocol" && (v.Kind == model.Reported || v.Kind == model.Reverted) {
+				t.Errorf("a port's defaulted protocol: %s %q", v.Kind, v.Reason)
+			}
+		}
+	}
+}

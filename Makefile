@@ -203,7 +203,8 @@ differential: deps
 differential-save: deps
 	@ENGINE=$(ENGINE) SEED=$(SEED) COUNT=1 MINIMIZE=1 SAVE_ISSUE=$(or $(ISSUE),30) hack/differential.sh || [ $$? -eq 1 ]
 
-# The saved cases (TestDifferentialFluxRegressions; ENGINE=argocd:
+# The saved cases (TestDifferentialFluxRegressions, the Kustomization and
+# the HelmRelease ones, ENGINE=flux or flux-helm; ENGINE=argocd:
 # TestDifferentialArgoRegressions): a case marked with an open issue must
 # still fail, an unmarked one must pass.
 # PORTS=API/ETCD and LOCK=path run them on another lab, as for differential.

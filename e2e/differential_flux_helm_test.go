@@ -50,8 +50,8 @@ func TestDifferentialFluxHelm(t *testing.T) {
 	g := newGenerated(t, "flux-helm", func(t *testing.T, sc differential.Scenario) diffResult { return runHelmCase(t, l, sc) })
 	start := time.Now()
 	t.Run("cases", func(t *testing.T) {
-		for i := uint64(0); i < count; i++ {
-			g.Case(t, differential.DrawHelm(seed+i))
+		for _, n := range diffSeeds(t, seed, count) {
+			g.Case(t, differential.DrawHelm(n))
 		}
 	})
 	summarizeDiff(t, "flux-helm", seed, g.Results(), time.Since(start))

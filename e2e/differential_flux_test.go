@@ -160,15 +160,21 @@ func minimizeCase(t *testing.T, engine string, sc differential.Scenario, fails [
 }
 
 // TestDifferentialFluxRegressions runs the saved cases
-// (testdata/differential/flux-seed-*.yaml). A case marked with an issue
-// shows a defect not fixed yet: one of the wrong findings it was saved
-// with must still show (else the mark is stale and the test fails, asking
-// to remove it); an unmarked case must pass.
+// (testdata/differential/flux-seed-*.yaml, and the HelmRelease ones,
+// flux-helm-seed-*.yaml, on the same lab with helm-controller). A case
+// marked with an issue shows a defect not fixed yet: one of the wrong
+// findings it was saved with must still show (else the mark is stale and
+// the test fails, asking to remove it); an unmarked case must pass.
 func TestDifferentialFluxRegressions(t *testing.T) {
 	cases, err := differential.LoadCases(diffSavedDir, "flux")
 	if err != nil {
 		t.Fatal(err)
 	}
+	helmCases, err := differential.LoadCases(diffSavedDir, "flux-helm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, helmCases...)
 	if len(cases) == 0 {
 		t.Skip("no saved flux cases")
 	}
@@ -178,8 +184,15 @@ func TestDifferentialFluxRegressions(t *testing.T) {
 	all := os.Getenv("DRIFT_DIFFERENTIAL_REGRESSIONS") != ""
 	l := lab(t)
 	l.diffSetup(t)
+	if len(helmCases) > 0 {
+		l.helm(t)
+	}
 	for _, c := range cases {
-		t.Run(fmt.Sprintf("seed-%d", c.Seed), func(t *testing.T) {
+		name := fmt.Sprintf("seed-%d", c.Seed)
+		if c.Engine == "flux-helm" {
+			name = "helm-" + name
+		}
+		t.Run(name, func(t *testing.T) {
 			if c.Issue != 0 && !all {
 				t.Skipf("marked with open issue %d: set DRIFT_DIFFERENTIAL_REGRESSIONS=1 (make differential-regressions)", c.Issue)
 			}
@@ -188,7 +201,11 @@ func TestDifferentialFluxRegressions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			judgeSaved(t, c, sc, runDiffCase(t, l, sc).failing())
+			run := runDiffCase
+			if c.Engine == "flux-helm" {
+				run = runHelmCase
+			}
+			judgeSaved(t, c, sc, run(t, l, sc).failing())
 		})
 	}
 }

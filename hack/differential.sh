@@ -23,7 +23,7 @@
 # PORTS=API/ETCD and LOCK=path run on other API server ports under another
 # lock (the CI slice, hack/differential-ci.sh, runs its Argo CD beside a
 # developer's); FINDINGS=path keeps the counted findings, one
-# "SEED MODE PATH CLASS" line each. SEEDS="20002 20028" (ENGINE=flux or argocd)
+# "SEED MODE PATH CLASS" line each. SEEDS="20002 20028" (ENGINE=flux, flux-helm or argocd)
 # runs those seeds in place of SEED..SEED+COUNT-1, on one Argo CD start.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -151,5 +152,24 @@ func TestScoreWarnMode(t *testing.T) {
 		if got := classes(Score(c.fields, c.truth, touched, c.code)); got != c.want {
 			t.Errorf("%s: %s, want %s", c.name, got, c.want)
 		}
+	}
+}
+
+// TestEditTouchesEveryLineItRewrites: kubectl edit's sed rewrites the old
+// value on every line that holds it, so an aggregated ClusterRole's
+// selector key (aggregate-to-monitoring) counts as touched with its label
+// (seed 60575 counted it as noise).
+func TestEditTouchesEveryLineItRewrites(t *testing.T) {
+	var o Object
+	for _, c := range Corpus {
+		if c.ID == "clusterrole-aggregated" {
+			o = c
+		}
+	}
+	ch := Change{Writer: WEdit, Knob: o.Knobs[0]}
+	got := ch.Touched(o)
+	want := "/aggregationRule/clusterRoleSelectors/0/matchLabels"
+	if !slices.Contains(got, want) || !slices.Contains(got, Pointer(o.Knobs[0].Path)) {
+		t.Errorf("Touched = %v, want the knob and %s", got, want)
 	}
 }

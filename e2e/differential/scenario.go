@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"sigs.k8s.io/yaml"
@@ -512,6 +514,8 @@ func (c Change) Touched(o Object) []string {
 		return []string{Pointer(o.Containers)}
 	case WApplyCSA:
 		return append([]string{Pointer(c.Knob.Path), "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration"}, c.Knob.Derived...)
+	case WEdit:
+		return append(append([]string{Pointer(c.Knob.Path)}, c.Knob.Derived...), editTouched(o, fmt.Sprint(c.Knob.Git))...)
 	case WController:
 		m := map[string]any{}
 		// A corpus entry's Controller is valid YAML (TestScenariosRender).
@@ -561,4 +565,41 @@ func render(m map[string]any) (string, error) {
 		return "", fmt.Errorf("rendering manifest: %w", err)
 	}
 	return string(b), nil
+}
+
+// editTouched are the pointers kubectl edit's substitution (sed, the
+// first match on each line: Command) rewrites besides its knob: every leaf
+// of the object whose value holds the old value, and every map with a key
+// that holds it (make differential ENGINE=flux-helm seed 60575: an
+// aggregated ClusterRole's selector key aggregate-to-monitoring changed
+// with its label monitoring, and counted as noise).
+func editTouched(o Object, old string) []string {
+	m := map[string]any{}
+	if old == "" || yaml.Unmarshal([]byte(o.Manifest), &m) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any, path []string)
+	walk = func(v any, path []string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, child := range x {
+				if strings.Contains(k, old) && len(path) > 0 {
+					out = append(out, Pointer(path))
+				}
+				walk(child, append(slices.Clone(path), k))
+			}
+		case []any:
+			for i, child := range x {
+				walk(child, append(slices.Clone(path), strconv.Itoa(i)))
+			}
+		default:
+			if strings.Contains(fmt.Sprint(x), old) && len(path) > 0 {
+				out = append(out, Pointer(path))
+			}
+		}
+	}
+	walk(m, nil)
+	sort.Strings(out)
+	return slices.Compact(out)
 }

@@ -95,6 +95,8 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	var fails *applyFailure
 	if !j.helm {
 		fails = a.predictFailure(ctx, j, dryRunErr, rep)
+	} else {
+		j.alignWithRelease(rep)
 	}
 	j.addVerdicts(rep, fails)
 	if !j.helm {
@@ -103,6 +105,9 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	}
 	if j.merged != nil {
 		j.addDryRunChanges(rep)
+	}
+	if j.helm {
+		j.secretCorrectionFails(rep)
 	}
 	rep.Drifts = slices.DeleteFunc(rep.Drifts, j.unwritten)
 	return nil
@@ -353,14 +358,10 @@ func (j *judgment) addDryRunChanges(rep *model.Report) {
 }
 
 // releaseValue says whether the live value of the field is the release
-// manifest's.
+// manifest's (releaseDiffers).
 func (j *judgment) releaseValue(d *model.FieldDrift) bool {
-	want, ok := j.lookupKeyed(j.desired.Object, d.Path)
-	if !ok || j.live == nil {
-		return false
-	}
-	got, ok := jsonpointer.Get(j.live.Object, d.Path)
-	return ok && apiequality.Semantic.DeepEqual(want, got)
+	_, set, differs := j.releaseDiffers(d.Path)
+	return set && !differs
 }
 
 // setHelmMetadata sets the label and annotations Helm writes on every
@@ -796,6 +797,9 @@ func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
 		// their merge keys, not by position (an injected container must
 		// not shift the verdicts of the ones after it).
 		_, ok := j.lookupKeyed(j.desired.Object, d.Path)
+		if !ok && j.helm {
+			ok = j.atomicReplaced(d)
+		}
 		if j.fromRelease {
 			// Drift correction puts back what the chart sets and removes
 			// nothing it never set (helm-controller diffs the release
@@ -1121,6 +1125,10 @@ func (j *judgment) helmVerdict(d *model.FieldDrift) model.Verdict {
 		// apply of the chart), where the dry-run changes nothing (make
 		// differential ENGINE=flux-helm seed 9024: Drifted=False).
 		return model.Verdict{Kind: model.LeftAlone, Reason: "the live value is the release manifest's: helm-controller's dry-run changes nothing here, whoever wrote it"}
+	}
+	if r, p := j.ignoredBelow(d); r != nil {
+		return model.Verdict{Kind: model.Ignored, Rule: r.origin(),
+			Reason: fmt.Sprintf("differs from the release manifest only at %s, ignored by %s %s: drift detection removes it before comparing, so nothing is detected or corrected here", p, r.rule.Origin.Object, r.rule.Origin.Field)}
 	}
 	if j.st == nil {
 		return model.Verdict{Kind: model.Reported, Reason: "in the release manifest: drift if " + hr + " has drift detection enabled or warn (the HelmRelease could not be read; the default is disabled)"}

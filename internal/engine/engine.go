@@ -146,8 +146,9 @@ type Descriptor struct {
 	OwnershipRules string
 	// IsManager reports the field managers the engine writes with.
 	IsManager func(manager string) bool
-	// APIGroups are the groups of the engine's own kinds: a scan reads
-	// them with one LIST each instead of a GET per object.
+	// APIGroups are the groups of the engine's own kinds and of the
+	// sources its objects name: a scan reads them with one LIST each
+	// instead of a GET per object.
 	APIGroups []string
 	// IsEngineObject reports the engine's own objects (rule sources such
 	// as Applications and argocd-cm), which are not workloads to compare.
@@ -456,7 +457,8 @@ func Enabled(value string, e model.Engine) bool {
 	return value == "" || value == Auto || value == string(e)
 }
 
-// OwnsGroup reports whether group holds an engine's own kinds.
+// OwnsGroup reports whether group holds an engine's own kinds or sources
+// (Descriptor.APIGroups).
 func OwnsGroup(group string) bool {
 	for _, d := range reg.read() {
 		if slices.Contains(d.APIGroups, group) {

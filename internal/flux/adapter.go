@@ -46,6 +46,10 @@ type Adapter struct {
 	// inventory indexes the Kustomizations' inventories by object id,
 	// read on the first object whose ownership labels are gone (ownerOf).
 	inventory map[string]*model.Owner
+	// releases indexes the HelmReleases by the Helm release they manage
+	// ("namespace/name"), read on the first object helm-controller wrote
+	// whose ownership labels are gone (releaseOwner).
+	releases map[string]*model.Owner
 	// webhooks are the cluster's MutatingWebhookConfigurations
 	// (mutatingWebhooks), read once; webhooksRead says the read was
 	// tried, webhooksOK that it succeeded.

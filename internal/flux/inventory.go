@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -23,9 +24,15 @@ func (a *Adapter) ownerOf(ctx context.Context, obj *unstructured.Unstructured) *
 	if o := a.Owner(obj); o != nil || obj == nil || a.reader == nil {
 		return o
 	}
-	wrote := false
+	wrote, helmWrote := false, false
 	for _, m := range obj.GetManagedFields() {
 		wrote = wrote || m.Manager == KustomizeManager
+		helmWrote = helmWrote || m.Manager == HelmManager
+	}
+	if helmWrote {
+		if o := a.releaseOwner(ctx, obj); o != nil {
+			return o
+		}
 	}
 	if !wrote {
 		return nil
@@ -63,4 +70,82 @@ func (a *Adapter) ownerOf(ctx context.Context, obj *unstructured.Unstructured) *
 	}
 	o := *found
 	return &o
+}
+
+// releaseOwner is the HelmRelease of an object helm-controller wrote whose
+// ownership labels a person removed (a client-side apply that drops the
+// labels map: make differential ENGINE=flux-helm seed 60903).
+// helm-controller does not find its objects by those labels: it reconciles
+// the Helm release, whose objects carry the Helm SDK's
+// meta.helm.sh/release-name and release-namespace annotations (Helm
+// pkg/action/validate.go), so the release they name leads to the
+// HelmRelease that manages it (helm-controller api/v2 HelmRelease
+// GetReleaseName/GetReleaseNamespace, and the release its history last
+// recorded). One LIST of HelmReleases, on the first such object.
+func (a *Adapter) releaseOwner(ctx context.Context, obj *unstructured.Unstructured) *model.Owner {
+	an := obj.GetAnnotations()
+	name, ns := an[helmReleaseNameAnnotation], an[helmReleaseNamespaceAnnotation]
+	if name == "" || ns == "" {
+		return nil
+	}
+	a.mu.Lock()
+	if a.releases == nil {
+		a.mu.Unlock()
+		list, err := a.reader.List(ctx, HelmReleaseGVK, "", "")
+		if err != nil {
+			return nil
+		}
+		index := releaseIndex(list)
+		a.mu.Lock()
+		a.releases = index
+	}
+	found := a.releases[ns+"/"+name]
+	a.mu.Unlock()
+	if found == nil {
+		return nil
+	}
+	o := *found
+	return &o
+}
+
+// releaseIndex maps each HelmRelease's Helm release ("namespace/name") to
+// it: the release its spec names and the one its history last recorded
+// (they differ while a renamed release is being replaced).
+func releaseIndex(list []unstructured.Unstructured) map[string]*model.Owner {
+	index := map[string]*model.Owner{}
+	for i := range list {
+		u := &list[i]
+		// Only the fields the release's name derives from: a whole
+		// typed conversion would fail on a status written by another
+		// helm-controller version, and lose the object.
+		var hr helmv2.HelmRelease
+		hr.Name, hr.Namespace = u.GetName(), u.GetNamespace()
+		hr.Spec.ReleaseName, _, _ = unstructured.NestedString(u.Object, "spec", "releaseName")
+		hr.Spec.TargetNamespace, _, _ = unstructured.NestedString(u.Object, "spec", "targetNamespace")
+		owner := &model.Owner{Engine: Engine, Kind: helmv2.HelmReleaseKind, Namespace: hr.Namespace, Name: hr.Name,
+			Via: "the Helm release " + hr.GetReleaseNamespace() + "/" + hr.GetReleaseName() + " its meta.helm.sh annotations name (its ownership labels were removed)"}
+		index[hr.GetReleaseNamespace()+"/"+hr.GetReleaseName()] = owner
+		if key := latestRelease(u); key != "" {
+			index[key] = owner
+		}
+	}
+	return index
+}
+
+// latestRelease is "namespace/name" of the release a HelmRelease's history
+// recorded last: the snapshot of the highest version (api/v2
+// Snapshots.Latest sorts by version).
+func latestRelease(u *unstructured.Unstructured) string {
+	history, _, _ := unstructured.NestedSlice(u.Object, "status", "history")
+	key, newest := "", int64(-1)
+	for _, h := range history {
+		m, _ := h.(map[string]any)
+		name, _ := m["name"].(string)
+		ns, _ := m["namespace"].(string)
+		v, _, _ := unstructured.NestedInt64(m, "version")
+		if name != "" && ns != "" && v > newest {
+			key, newest = ns+"/"+name, v
+		}
+	}
+	return key
 }

@@ -364,6 +364,14 @@ func (j *judgment) releaseValue(d *model.FieldDrift) bool {
 	return set && !differs
 }
 
+// The Helm SDK's marks of the release an object belongs to (Helm
+// pkg/action/validate.go): helm-controller finds its objects through the
+// release, not through its ownership labels.
+const (
+	helmReleaseNameAnnotation      = "meta.helm.sh/release-name"
+	helmReleaseNamespaceAnnotation = "meta.helm.sh/release-namespace"
+)
+
 // setHelmMetadata sets the label and annotations Helm writes on every
 // object of a release (helm-controller internal/action/diff.go
 // setHelmMetadata).
@@ -378,7 +386,7 @@ func setHelmMetadata(obj *unstructured.Unstructured, release, namespace string) 
 	if an == nil {
 		an = map[string]string{}
 	}
-	an["meta.helm.sh/release-name"], an["meta.helm.sh/release-namespace"] = release, namespace
+	an[helmReleaseNameAnnotation], an[helmReleaseNamespaceAnnotation] = release, namespace
 	obj.SetAnnotations(an)
 }
 
@@ -837,8 +845,8 @@ func (j *judgment) ownLabel(d *model.FieldDrift) bool {
 		want[labels+jsonpointer.Escape(HelmNamespaceLabel)] = j.owner.Namespace
 		if j.st != nil && j.st.hr != nil {
 			want[labels+jsonpointer.Escape("app.kubernetes.io/managed-by")] = "Helm"
-			want[annotations+jsonpointer.Escape("meta.helm.sh/release-name")] = j.st.hr.GetReleaseName()
-			want[annotations+jsonpointer.Escape("meta.helm.sh/release-namespace")] = j.st.hr.GetReleaseNamespace()
+			want[annotations+jsonpointer.Escape(helmReleaseNameAnnotation)] = j.st.hr.GetReleaseName()
+			want[annotations+jsonpointer.Escape(helmReleaseNamespaceAnnotation)] = j.st.hr.GetReleaseNamespace()
 		}
 	default:
 		want[labels+jsonpointer.Escape(KustomizeNameLabel)] = j.owner.Name

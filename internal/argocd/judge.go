@@ -209,7 +209,7 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 	if dr.Modified {
 		rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(cmp.seen), live, dr.PredictedLive)...)
 	}
-	rep.Drifts = dropDefaulted(rep.Drifts, cmp.seen, cmp.desired, live)
+	rep.Drifts = dropDefaulted(rep.Drifts, cmp.seen, cmp.desired, live, a.defaulterFor(live.GroupVersionKind()))
 	rep.Drifts = append(rep.Drifts, missingMarkDrifts(rep.Drifts, cmp.seen, live, cmp.marked, dr.PredictedLive)...)
 	if n := uiDiffNote(cfg, live, cmp.desired, dr, cmp.seen); n != nil {
 		rep.Notes = append(rep.Notes, *n)
@@ -1032,14 +1032,15 @@ func dropPaths(drifts []model.FieldDrift, paths []string) []model.FieldDrift {
 }
 
 // dropDefaulted removes the fields live has and desired leaves out where
-// the live value is the one Kubernetes' scheme defaults give desired (or
-// derive from the rest of live: derivedDefault), and
+// the live value is the one Kubernetes' defaults give desired (defaults:
+// the scheme's, or a custom resource's structural defaults, defaulterFor;
+// or derive from the rest of live: derivedDefault), and
 // Argo CD's diff (seen) does not show them: its comparison defaults the
 // target the same way (gitops-engine applyPatch, normalizeTypedValue), so
 // they are no difference, whoever owns them (a server-side apply by
 // another manager, for one, takes over the defaults the first apply left
 // to nobody).
-func dropDefaulted(drifts []model.FieldDrift, seen []string, desired, live *unstructured.Unstructured) []model.FieldDrift {
+func dropDefaulted(drifts []model.FieldDrift, seen []string, desired, live *unstructured.Unstructured, defaults func(*unstructured.Unstructured) any) []model.FieldDrift {
 	if desired == nil {
 		return drifts
 	}
@@ -1050,7 +1051,7 @@ func dropDefaulted(drifts []model.FieldDrift, seen []string, desired, live *unst
 			return false
 		}
 		if !computed {
-			defaulted, computed = withSchemeDefaults(desired), true
+			defaulted, computed = defaults(desired), true
 		}
 		want, _ := jsonpointer.Get(defaulted, d.Path)
 		got, ok := jsonpointer.Get(live.Object, d.Path)

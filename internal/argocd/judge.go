@@ -162,6 +162,9 @@ type comparison struct {
 	// marked is the live object with the tracking marks a person deleted
 	// taken back from the owner (ownerMarked): what Argo CD tracks it by.
 	marked *unstructured.Unstructured
+	// cfg is the diff config the comparison ran with (what a sync
+	// applies with, serverSideSyncKeeps).
+	cfg *compareConfig
 }
 
 // compare runs Argo CD's comparison (controller/state.go CompareAppState →
@@ -173,7 +176,7 @@ type comparison struct {
 // Argo CD's diff does not show, is no field either.
 func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareConfig, owner *model.Owner, app *Application) *comparison {
 	live, s := in.Live, cfg.settings
-	cmp := &comparison{modified: true}
+	cmp := &comparison{modified: true, cfg: cfg}
 	given := in.Desired
 	if given == nil {
 		given, cmp.fromLastApplied = a.lastAppliedTarget(rep, live)
@@ -287,6 +290,7 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		syncReapplies(rep, cmp.desired, app)
 		syncPrunes(rep, live, cmp.desired, app)
 		a.syncFails(rep, live, cmp.desired, app)
+		serverSideSyncKeeps(rep, live, cmp, app)
 	}
 	rep.SetStatus(st)
 }

@@ -3,6 +3,7 @@ package argocd
 import (
 	"encoding/json"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -22,6 +23,9 @@ import (
 // template's defaults owned by a server-side apply, listed as drift).
 // Without the cluster's schema a custom resource has no defaults here.
 func (a *Adapter) defaulterFor(gvk schema.GroupVersionKind) func(*unstructured.Unstructured) any {
+	if gvk == apiextv1.SchemeGroupVersion.WithKind("CustomResourceDefinition") {
+		return crdDefaults
+	}
 	if !servedByCRD(gvk) || a.opts.Schema == nil {
 		return withSchemeDefaults
 	}
@@ -42,6 +46,25 @@ func (a *Adapter) defaulterFor(gvk schema.GroupVersionKind) func(*unstructured.U
 		structuralDefault(models[root], out)
 		return out
 	}
+}
+
+// crdDefaults is a CustomResourceDefinition with the defaults its own
+// group's API server sets (apiextensions-apiserver
+// pkg/apis/apiextensions/v1/defaults.go: conversion strategy None, the
+// singular and list kind names, a webhook service's port 443), which
+// neither the Kubernetes scheme nor a CRD schema has (differential seed
+// 50157: /spec/conversion/strategy None listed).
+func crdDefaults(obj *unstructured.Unstructured) any {
+	var crd apiextv1.CustomResourceDefinition
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(obj.Object, &crd); err != nil {
+		return obj.Object
+	}
+	apiextv1.SetObjectDefaults_CustomResourceDefinition(&crd)
+	out, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&crd)
+	if err != nil {
+		return obj.Object
+	}
+	return out
 }
 
 // servedByCRD: gvk is no kind of the API server's own groups (those

@@ -159,3 +159,61 @@ func TestCustomResourceStructuralDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestCRDConversionStrategyDefault (issue 32, A11; differential seed
+// 50157): a CustomResourceDefinition Git writes without spec.conversion
+// has conversion.strategy None live, the default apiextensions sets
+// (apiextensions-apiserver pkg/apis/apiextensions/v1/defaults.go
+// SetDefaults_CustomResourceDefinitionSpec), owned by the manager whose
+// apply the server defaulted. It is the server's default: not listed. A
+// strategy Webhook is.
+func TestCRDConversionStrategyDefault(t *testing.T) {
+	const live = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: caches.diff.drift.test
+  annotations:
+    argocd.argoproj.io/tracking-id: app:apiextensions.k8s.io/CustomResourceDefinition:ns/caches.diff.drift.test
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: apiextensions.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:annotations: {.: {}, f:argocd.argoproj.io/tracking-id: {}}}
+      f:spec: {f:group: {}, f:scope: {}, f:names: {f:kind: {}, f:plural: {}}}
+  - manager: ops
+    operation: Apply
+    apiVersion: apiextensions.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:spec: {f:conversion: {.: {}, f:strategy: {}}}
+spec:
+  group: diff.drift.test
+  scope: Namespaced
+  names: {kind: Cache, plural: caches, singular: cache, listKind: CacheList}
+  conversion: {strategy: STRATEGY}
+`
+	const git = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: caches.diff.drift.test}
+spec:
+  group: diff.drift.test
+  scope: Namespaced
+  names: {kind: Cache, plural: caches, singular: cache, listKind: CacheList}
+`
+	for strategy, want := range map[string]bool{"None": false, "Webhook": true} {
+		rep := explainWithSchema(t, strings.Replace(live, "STRATEGY", strategy, 1), git, nil)
+		listed := false
+		for _, d := range rep.Drifts {
+			if d.Path == "/spec/conversion/strategy" || d.Path == "/spec/conversion" {
+				listed = true
+			}
+		}
+		if listed != want {
+			t.Errorf("strategy %s: listed %v, want %v (%+v)", strategy, listed, want, rep.Drifts)
+		}
+	}
+}

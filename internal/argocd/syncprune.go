@@ -112,16 +112,22 @@ func csaMigrates(live *unstructured.Unstructured, app *Application) bool {
 	if app.HasSyncOption("ClientSideApplyMigration=false") {
 		return false
 	}
-	manager := app.Metadata.Annotations[AnnotationCSAMigrationManager]
-	if manager == "" {
-		manager = DefaultCSAMigrationManager
-	}
+	manager := csaMigrationManager(app)
 	for _, f := range live.GetManagedFields() {
 		if f.Manager == manager {
 			return true
 		}
 	}
 	return false
+}
+
+// csaMigrationManager is the manager a ServerSideApply=true sync
+// migrates (argo-cd controller/sync.go).
+func csaMigrationManager(app *Application) string {
+	if m := app.Metadata.Annotations[AnnotationCSAMigrationManager]; m != "" {
+		return m
+	}
+	return DefaultCSAMigrationManager
 }
 
 // AnnotationCSAMigrationManager on an Application names the manager whose

@@ -99,8 +99,12 @@ data: {a: "1", b: "3"}
 // apply as kubectl-client-side-apply when that manager has fields
 // (gitops-engine pkg/sync/sync_context.go applyObject,
 // needsClientSideApplyMigration, performClientSideApplyMigration), whose
-// 3-way patch deletes the field too; ClientSideApplyMigration=false turns
-// that step off, and then nothing deletes it.
+// 3-way patch deletes the field too. ClientSideApplyMigration=false turns
+// that step off, yet the server-side apply still prunes it: kubectl apply
+// --server-side hands the fields of the Update manager owning
+// last-applied-configuration (kubectl-client-side-apply) to
+// argocd-controller and applies again (k8s.io/kubectl
+// pkg/cmd/apply/apply.go migrateToSSAIfNecessary; serverSideSyncResult).
 func TestSyncPrunesIgnoredFields(t *testing.T) {
 	const rule = "spec:\n  ignoreDifferences: [{kind: ConfigMap, jsonPointers: [/metadata/labels/audited]}]\n"
 	for _, c := range []struct {
@@ -110,7 +114,7 @@ func TestSyncPrunesIgnoredFields(t *testing.T) {
 		{"client-side sync", "  syncPolicy: {automated: {selfHeal: true}}\n", true},
 		{"RespectIgnoreDifferences", "  syncPolicy: {automated: {selfHeal: true}, syncOptions: [RespectIgnoreDifferences=true]}\n", false},
 		{"ServerSideApply, client-side apply migration", "  syncPolicy: {automated: {selfHeal: true}, syncOptions: [ServerSideApply=true]}\n", true},
-		{"ServerSideApply, ClientSideApplyMigration=false", "  syncPolicy: {automated: {selfHeal: true}, syncOptions: [ServerSideApply=true, ClientSideApplyMigration=false]}\n", false},
+		{"ServerSideApply, ClientSideApplyMigration=false", "  syncPolicy: {automated: {selfHeal: true}, syncOptions: [ServerSideApply=true, ClientSideApplyMigration=false]}\n", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rep := explainSSDWith(t, "", csaThenTwoWriters, `

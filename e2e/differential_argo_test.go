@@ -287,7 +287,7 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 			if v := argoVerdictOf(d); v != nil {
 				f.Verdict = string(v.Kind)
 				f.Resync = v.Kind == model.Ignored && strings.Contains(v.Reason, argocd.SyncReappliesPhrase) ||
-					v.Kind == model.LeftAlone && strings.Contains(v.Reason, argocd.SyncDeletesPhrase)
+					(v.Kind == model.LeftAlone || v.Kind == model.Ignored) && strings.Contains(v.Reason, argocd.SyncDeletesPhrase)
 				f.Kept = v.Kind == model.Reported && strings.Contains(v.Reason, argocd.SyncKeepsPhrase)
 			}
 			fs = append(fs, f)

@@ -111,7 +111,7 @@ func TestDropDefaulted(t *testing.T) {
 		added("/spec/internalTrafficPolicy"), added("/spec/type"),
 	}
 	var got []string
-	for _, d := range dropDefaulted(drifts, []string{"/spec/sessionAffinity"}, git, live) {
+	for _, d := range dropDefaulted(drifts, []string{"/spec/sessionAffinity"}, git, live, withSchemeDefaults) {
 		got = append(got, d.Path)
 	}
 	want := []string{"/spec/sessionAffinity", "/spec/internalTrafficPolicy"}

@@ -162,6 +162,9 @@ type comparison struct {
 	// marked is the live object with the tracking marks a person deleted
 	// taken back from the owner (ownerMarked): what Argo CD tracks it by.
 	marked *unstructured.Unstructured
+	// cfg is the diff config the comparison ran with (what a sync
+	// applies with, serverSideSyncKeeps).
+	cfg *compareConfig
 }
 
 // compare runs Argo CD's comparison (controller/state.go CompareAppState →
@@ -173,7 +176,7 @@ type comparison struct {
 // Argo CD's diff does not show, is no field either.
 func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareConfig, owner *model.Owner, app *Application) *comparison {
 	live, s := in.Live, cfg.settings
-	cmp := &comparison{modified: true}
+	cmp := &comparison{modified: true, cfg: cfg}
 	given := in.Desired
 	if given == nil {
 		given, cmp.fromLastApplied = a.lastAppliedTarget(rep, live)
@@ -209,7 +212,7 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 	if dr.Modified {
 		rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(cmp.seen), live, dr.PredictedLive)...)
 	}
-	rep.Drifts = dropDefaulted(rep.Drifts, cmp.seen, cmp.desired, live)
+	rep.Drifts = dropDefaulted(rep.Drifts, cmp.seen, cmp.desired, live, a.defaulterFor(live.GroupVersionKind()))
 	rep.Drifts = append(rep.Drifts, missingMarkDrifts(rep.Drifts, cmp.seen, live, cmp.marked, dr.PredictedLive)...)
 	if n := uiDiffNote(cfg, live, cmp.desired, dr, cmp.seen); n != nil {
 		rep.Notes = append(rep.Notes, *n)
@@ -287,6 +290,7 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		syncReapplies(rep, cmp.desired, app)
 		syncPrunes(rep, live, cmp.desired, app)
 		a.syncFails(rep, live, cmp.desired, app)
+		serverSideSyncKeeps(rep, live, cmp, app)
 	}
 	rep.SetStatus(st)
 }
@@ -1032,14 +1036,15 @@ func dropPaths(drifts []model.FieldDrift, paths []string) []model.FieldDrift {
 }
 
 // dropDefaulted removes the fields live has and desired leaves out where
-// the live value is the one Kubernetes' scheme defaults give desired (or
-// derive from the rest of live: derivedDefault), and
+// the live value is the one Kubernetes' defaults give desired (defaults:
+// the scheme's, or a custom resource's structural defaults, defaulterFor;
+// or derive from the rest of live: derivedDefault), and
 // Argo CD's diff (seen) does not show them: its comparison defaults the
 // target the same way (gitops-engine applyPatch, normalizeTypedValue), so
 // they are no difference, whoever owns them (a server-side apply by
 // another manager, for one, takes over the defaults the first apply left
 // to nobody).
-func dropDefaulted(drifts []model.FieldDrift, seen []string, desired, live *unstructured.Unstructured) []model.FieldDrift {
+func dropDefaulted(drifts []model.FieldDrift, seen []string, desired, live *unstructured.Unstructured, defaults func(*unstructured.Unstructured) any) []model.FieldDrift {
 	if desired == nil {
 		return drifts
 	}
@@ -1050,7 +1055,7 @@ func dropDefaulted(drifts []model.FieldDrift, seen []string, desired, live *unst
 			return false
 		}
 		if !computed {
-			defaulted, computed = withSchemeDefaults(desired), true
+			defaulted, computed = defaults(desired), true
 		}
 		want, _ := jsonpointer.Get(defaulted, d.Path)
 		got, ok := jsonpointer.Get(live.Object, d.Path)

@@ -1,6 +1,8 @@
 package argocd
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -24,9 +26,16 @@ import (
 // it last, by a server-side apply) that last-applied-configuration does
 // not list survives the sync (seed 20086: /metadata/labels/quota shown,
 // selfHeal kept it): reported, not reverted, whatever the sync policy.
+// A field an ignoreDifferences rule hides is deleted the same way
+// (prunable). A ServerSideApply=true sync deletes such fields only in its
+// client-side apply migration step (csaMigrates).
 func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app *Application) {
-	if desired == nil || app == nil || app.HasSyncOption("ServerSideApply=true") ||
-		hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true") {
+	if desired == nil || app == nil {
+		return
+	}
+	ssa := app.HasSyncOption("ServerSideApply=true") ||
+		hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true")
+	if ssa && !csaMigrates(live, app) {
 		return
 	}
 	// Without the annotation kubectl's patch has no original: it deletes
@@ -35,13 +44,18 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app
 	if err != nil {
 		return
 	}
+	why := SyncDeletesPhrase + ": " + clientSideDeletes
+	if ssa {
+		why = SyncDeletesPhrase + ": " + migrationDeletes
+	}
+	respect := app.HasSyncOption("RespectIgnoreDifferences=true")
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		v := verdictOf(*d, Engine)
 		if v == nil || d.Change != model.Added || pointerPresent(desired, d.Path) {
 			continue
 		}
-		if (v.Kind == model.Reverted || v.Kind == model.Reported) && !pointerPresent(orig, d.Path) {
+		if !ssa && (v.Kind == model.Reverted || v.Kind == model.Reported) && !pointerPresent(orig, d.Path) {
 			// Shown by a server-side diff (argocd-controller applied it
 			// last), yet the client-side sync keeps it: OutOfSync for good.
 			nv := *v
@@ -50,20 +64,91 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app
 			d.SetVerdict(nv)
 			continue
 		}
-		if v.Kind != model.LeftAlone || !pointerPresent(orig, d.Path) {
+		if !prunable(*v, d.Path, respect) || !pointerPresent(orig, d.Path) {
 			continue
 		}
 		nv := *v
-		nv.Reason += "; the object is OutOfSync and " + SyncDeletesPhrase
+		nv.Reason += "; the object is OutOfSync and " + why
 		d.SetVerdict(nv)
 	}
 }
+
+// prunable: a field Argo CD's diff leaves out that the sync's target does
+// not have either. Left alone, or hidden by an ignoreDifferences rule:
+// the rule hides the field from the diff, not from the sync, unless
+// RespectIgnoreDifferences=true, with which the sync's target takes the
+// live value of every ignored field (argo-cd controller/sync.go
+// normalizeTargetResources: the patch from normalized live to live is
+// applied to the normalized target), so the sync keeps it. Differential
+// seeds 50256, 50291, 50525: a label, a Job's activeDeadlineSeconds under
+// a jq rule that Git lacks and last-applied-configuration lists, deleted
+// by self-heal. The tracking marks' own rule is no user rule
+// (syncReapplies leaves them out too).
+func prunable(v model.Verdict, path string, respect bool) bool {
+	switch v.Kind {
+	case model.LeftAlone:
+		return true
+	case model.Ignored:
+		return !respect && v.Rule != nil && !strings.HasPrefix(v.Rule.Object, "Argo CD resource tracking") &&
+			!strings.HasPrefix(path, "/status")
+	}
+	return false
+}
+
+// csaMigrates: a ServerSideApply=true sync of an object with fields of
+// kubectl-client-side-apply (a person's kubectl apply) first applies the
+// target client-side as that manager, so that kubectl's server-side apply
+// after it hands those fields to argocd-controller (gitops-engine
+// pkg/sync/sync_context.go applyObject: needsClientSideApplyMigration,
+// performClientSideApplyMigration; on by default, argo-cd
+// controller/sync.go: off with ClientSideApplyMigration=false, another
+// manager by the Application annotation
+// argocd.argoproj.io/client-side-apply-migration-manager). That step is a
+// client-side kubectl apply: its 3-way patch deletes what the live
+// last-applied-configuration lists and Git does not. Differential seeds
+// 50358, 50589: a label, an annotation a person's kubectl apply added,
+// hidden by a rule, deleted by self-heal's server-side sync.
+func csaMigrates(live *unstructured.Unstructured, app *Application) bool {
+	if app.HasSyncOption("ClientSideApplyMigration=false") {
+		return false
+	}
+	manager := csaMigrationManager(app)
+	for _, f := range live.GetManagedFields() {
+		if f.Manager == manager {
+			return true
+		}
+	}
+	return false
+}
+
+// csaMigrationManager is the manager a ServerSideApply=true sync
+// migrates (argo-cd controller/sync.go).
+func csaMigrationManager(app *Application) string {
+	if m := app.Metadata.Annotations[AnnotationCSAMigrationManager]; m != "" {
+		return m
+	}
+	return DefaultCSAMigrationManager
+}
+
+// AnnotationCSAMigrationManager on an Application names the manager whose
+// fields a ServerSideApply=true sync migrates (argo-cd common/common.go
+// AnnotationClientSideApplyMigrationManager).
+const AnnotationCSAMigrationManager = "argocd.argoproj.io/client-side-apply-migration-manager"
+
+// DefaultCSAMigrationManager is that manager when the annotation is not
+// set (gitops-engine pkg/sync/common/types.go
+// DefaultClientSideApplyMigrationManager).
+const DefaultCSAMigrationManager = "kubectl-client-side-apply"
+
+const clientSideDeletes = "last-applied-configuration lists it and Git does not, and Argo CD syncs with a client-side kubectl apply, whose 3-way patch deletes such fields"
+
+const migrationDeletes = "last-applied-configuration lists it and Git does not; with ServerSideApply=true Argo CD first migrates kubectl-client-side-apply's fields with a client-side kubectl apply of Git's manifest (ClientSideApplyMigration), whose 3-way patch deletes such fields"
 
 // SyncDeletesPhrase ends the reason of a field Argo CD's diff does not
 // show that a sync of the OutOfSync object deletes (selfHeal's sync does
 // it on its own); the differential harness reads it, as it reads
 // SyncReappliesPhrase.
-const SyncDeletesPhrase = "a sync deletes it: last-applied-configuration lists it and Git does not, and Argo CD syncs with a client-side kubectl apply, whose 3-way patch deletes such fields"
+const SyncDeletesPhrase = "a sync deletes it"
 
 // SyncKeepsPhrase ends the reason of a field Argo CD's diff shows that its
 // sync does not change (the object stays OutOfSync after a sync, also

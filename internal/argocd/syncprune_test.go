@@ -86,3 +86,50 @@ data: {a: "1", b: "3"}
 		}
 	}
 }
+
+// TestSyncPrunesIgnoredFields (issue 32, A12; differential seeds 50256,
+// 50291, 50358, 50525, 50589): a field an ignoreDifferences rule hides
+// that Git does not have and the live last-applied-configuration lists is
+// deleted by the sync of the object OutOfSync for another field, as a
+// left-alone one is (syncPrunes): ignoreDifferences only hides it from the
+// diff, the sync's 3-way patch deletes it all the same. With
+// RespectIgnoreDifferences=true the sync's target takes the ignored live
+// value (argo-cd controller/sync.go normalizeTargetResources), so it
+// stays. With ServerSideApply=true the sync first runs a client-side
+// apply as kubectl-client-side-apply when that manager has fields
+// (gitops-engine pkg/sync/sync_context.go applyObject,
+// needsClientSideApplyMigration, performClientSideApplyMigration), whose
+// 3-way patch deletes the field too. ClientSideApplyMigration=false turns
+// that step off, yet the server-side apply still prunes it: kubectl apply
+// --server-side hands the fields of the Update manager owning
+// last-applied-configuration (kubectl-client-side-apply) to
+// argocd-controller and applies again (k8s.io/kubectl
+// pkg/cmd/apply/apply.go migrateToSSAIfNecessary; serverSideSyncResult).
+func TestSyncPrunesIgnoredFields(t *testing.T) {
+	const rule = "spec:\n  ignoreDifferences: [{kind: ConfigMap, jsonPointers: [/metadata/labels/audited]}]\n"
+	for _, c := range []struct {
+		name, syncPolicy string
+		deletes          bool
+	}{
+		{"client-side sync", "  syncPolicy: {automated: {selfHeal: true}}\n", true},
+		{"RespectIgnoreDifferences", "  syncPolicy: {automated: {selfHeal: true}, syncOptions: [RespectIgnoreDifferences=true]}\n", false},
+		{"ServerSideApply, client-side apply migration", "  syncPolicy: {automated: {selfHeal: true}, syncOptions: [ServerSideApply=true]}\n", true},
+		{"ServerSideApply, ClientSideApplyMigration=false", "  syncPolicy: {automated: {selfHeal: true}, syncOptions: [ServerSideApply=true, ClientSideApplyMigration=false]}\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep := explainSSDWith(t, "", csaThenTwoWriters, `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cm, namespace: ns, labels: {quota: q1}}
+data: {a: "1", b: "3"}
+`, "spec:\n", rule+c.syncPolicy)
+			if st := statusOf(t, rep); !st.Drift {
+				t.Fatalf("status %+v, want OutOfSync", st)
+			}
+			v := argoVerdict(t, rep, "/metadata/labels/audited")
+			if v.Kind != model.Ignored || strings.Contains(v.Reason, SyncDeletesPhrase) != c.deletes {
+				t.Errorf("audited: %s (%s), want ignored, saying a sync deletes it: %v", v.Kind, v.Reason, c.deletes)
+			}
+		})
+	}
+}

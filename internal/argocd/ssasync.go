@@ -1,0 +1,106 @@
+package argocd
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/sets"
+	"k8s.io/client-go/util/csaupgrade"
+	smdfieldpath "sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
+)
+
+// ServerSetsAgainPhrase ends the reason of a field Argo CD's diff shows
+// that its server-side apply sync leaves as it is (the differential
+// harness reads the verdict, reported).
+const ServerSetsAgainPhrase = "a sync does not change it: Argo CD's server-side apply prunes it, and the API server sets it again (it decodes the object into its Go type, defaults and converts it, and encodes it again), so the object stays OutOfSync after the sync"
+
+// serverSideSyncKeeps: a ServerSideApply=true sync (selfHeal's too) is a
+// server-side apply of the target as argocd-controller (gitops-engine
+// pkg/sync/sync_context.go applyObject, pkg/utils/kube/resource_ops.go
+// ApplyResource with serverSideApply). What it stores is localApply's
+// object: the merge of the target into live, then the API server's decode,
+// defaulting, conversion and encode (serverRoundTrip). A field Argo CD's
+// diff shows that holds its live value in that object is one the apply
+// prunes and the server sets again: a StatefulSet claim template's
+// apiVersion and kind (the conversion to apps/v1 writes them), a
+// container's resources: {} (its type always encodes it). The sync
+// changes nothing there: reported, not reverted (differential seeds 50336,
+// 50389, 50562: Argo CD OutOfSync on them before and after self-heal).
+// Without a schema for the kind the apply cannot be computed and the
+// verdicts stay.
+func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp *comparison, app *Application) {
+	if cmp == nil || cmp.cfg == nil || cmp.desired == nil || cmp.fromLastApplied || app == nil || live == nil {
+		return
+	}
+	if !app.HasSyncOption("ServerSideApply=true") &&
+		!hasAnnotationOption(cmp.desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true") {
+		return
+	}
+	if cmp.cfg.parser == nil || cmp.cfg.parser.Type(live.GroupVersionKind()) == nil {
+		return
+	}
+	after, err := serverSideSyncResult(cmp.cfg, live, cmp.desired, app)
+	if err != nil {
+		return
+	}
+	respect := app.HasSyncOption("RespectIgnoreDifferences=true")
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		v := verdictOf(*d, Engine)
+		if v == nil {
+			continue
+		}
+		lv, inLive := jsonpointer.Get(live.Object, d.Path)
+		av, inAfter := jsonpointer.Get(after.Object, d.Path)
+		switch {
+		case v.Kind == model.Reverted && inLive && inAfter && jsonEqual(lv, av):
+			nv := *v
+			nv.Kind = model.Reported
+			nv.Reason = "OutOfSync; " + ServerSetsAgainPhrase
+			d.SetVerdict(nv)
+		case d.Change == model.Added && inLive && !inAfter && prunable(*v, d.Path, respect) &&
+			!strings.Contains(v.Reason, SyncDeletesPhrase) && !pointerPresent(cmp.desired, d.Path):
+			nv := *v
+			nv.Reason += "; the object is OutOfSync and " + SyncDeletesPhrase + ": " + migratedPrunes
+			d.SetVerdict(nv)
+		}
+	}
+}
+
+const migratedPrunes = "with ServerSideApply=true Argo CD syncs with kubectl apply --server-side as argocd-controller, which hands the fields of the client-side apply that wrote last-applied-configuration to argocd-controller (kubectl migrateToSSAIfNecessary) and applies again, so the apply prunes them where Git no longer has them"
+
+// serverSideSyncResult is the object a ServerSideApply=true sync leaves.
+// gitops-engine runs kubectl apply --server-side as argocd-controller,
+// which, after its apply, moves the fields of every Update manager that
+// owns last-applied-configuration into argocd-controller's Apply entry
+// and applies again (k8s.io/kubectl pkg/cmd/apply/apply.go
+// migrateToSSAIfNecessary, client-go util/csaupgrade
+// UpgradeManagedFields): what those managers set that Git no longer has
+// is pruned (differential seed 50880: a Service's selector key Git
+// dropped, set by the first sync, which was client-side). When
+// kubectl-client-side-apply has fields, gitops-engine's client-side apply
+// migration step runs first and that manager then owns the annotation
+// (csaMigrates); what its 3-way patch deletes syncPrunes says.
+func serverSideSyncResult(cfg *compareConfig, live, target *unstructured.Unstructured, app *Application) (*unstructured.Unstructured, error) {
+	stored := live.DeepCopy()
+	names := sets.New[string]()
+	if csaMigrates(live, app) {
+		names.Insert(csaMigrationManager(app))
+	} else {
+		lastApplied := smdfieldpath.NewSet(smdfieldpath.MakePathOrDie("metadata", "annotations", LastAppliedAnnotation))
+		for _, e := range csaupgrade.FindFieldsOwners(stored.GetManagedFields(), metav1.ManagedFieldsOperationUpdate, lastApplied) {
+			names.Insert(e.Manager)
+		}
+	}
+	if names.Len() > 0 {
+		if err := csaupgrade.UpgradeManagedFields(stored, names, SSAManager); err != nil {
+			return nil, fmt.Errorf("client-side apply managers to %s: %w", SSAManager, err)
+		}
+	}
+	return cfg.localApply(stored, target, SSAManager)
+}

@@ -94,6 +94,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	dryRunErr := a.prepare(ctx, j, in, rep)
 	var fails *applyFailure
 	if !j.helm {
+		j.addKeptZeros(rep)
 		fails = a.predictFailure(ctx, j, dryRunErr, rep)
 	}
 	j.addVerdicts(rep, fails)

@@ -329,7 +329,7 @@ func (j *judgment) addDryRunChanges(rep *model.Report) {
 		listed[d.Path] = true
 	}
 	for _, d := range changed {
-		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil || serverBookkeeping[d.Path] {
+		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil || serverBookkeeping[d.Path] || j.derivedOfIgnored(rep, d.Path) {
 			continue
 		}
 		v := model.Verdict{Engine: Engine, Kind: model.Reverted,

@@ -142,3 +142,34 @@ func fieldPathOf(pointer string) string {
 	}
 	return out
 }
+
+// derivedOfIgnored says whether pointer is a field the API server derives
+// from a source that an ignore rule keeps from changing. The tool's
+// dry-run sends the manifest's value of the source, but kustomize-controller
+// sends the live one (Adopt) or none (Strip) in its place (fluxcd/pkg ssa
+// manager_apply.go computeDriftedPaths, applyDriftResult), so the server
+// derives nothing new (make differential seed 42340, class R14: Git sets
+// externalTrafficPolicy Local under an ignore rule; the dry-run allocated
+// healthCheckNodePort, the controller's apply did not).
+func (j *judgment) derivedOfIgnored(rep *model.Report, pointer string) bool {
+	if j.live == nil {
+		return false
+	}
+	gvk := j.live.GroupVersionKind()
+	for _, sd := range serverDerivedFields {
+		if sd.derived != pointer || sd.group != gvk.Group || sd.kind != gvk.Kind {
+			continue
+		}
+		for _, d := range rep.Drifts {
+			if d.Path != sd.source {
+				continue
+			}
+			for _, v := range d.Verdicts {
+				if v.Engine == Engine && v.Kind == model.Ignored {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}

@@ -1,6 +1,7 @@
 package flux
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -129,5 +130,105 @@ spec:
 		if listed != tc.want {
 			t.Errorf("%s: healthCheckNodePort listed %v, want %v", tc.typ, listed, tc.want)
 		}
+	}
+}
+
+// Git sets externalTrafficPolicy Local on a LoadBalancer Service under an
+// ignore rule of the path: kustomize-controller's apply adopts the live
+// Cluster, so the API server allocates no healthCheckNodePort, which the
+// tool's dry-run of the manifest did (make differential seed 42340, class
+// R14: --server-dry-run said reverted, the controller left it).
+func TestDryRunDerivedFieldOfAnIgnoredSource(t *testing.T) {
+	ks := obj(t, `
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: repo}
+  ignore:
+  - paths: ["/spec/externalTrafficPolicy"]
+    target: {kind: Service}
+`)
+	live := obj(t, `
+apiVersion: v1
+kind: Service
+metadata:
+  name: lb
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {f:type: {}, f:externalTrafficPolicy: {}}}
+spec:
+  type: LoadBalancer
+  externalTrafficPolicy: Cluster
+`)
+	desired := obj(t, `{apiVersion: v1, kind: Service, metadata: {name: lb, namespace: prod}, spec: {type: LoadBalancer, externalTrafficPolicy: Local}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks}})
+	a.serverDryRun = true
+	a.dryRunner = func(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+		m := live.DeepCopy()
+		_ = unstructured.SetNestedField(m.Object, "Local", "spec", "externalTrafficPolicy")
+		_ = unstructured.SetNestedField(m.Object, int64(31234), "spec", "healthCheckNodePort")
+		return m, nil
+	}
+	d := drift("/spec/externalTrafficPolicy", model.Changed, "Cluster", "kustomize-controller/Apply")
+	d.Desired = "Local"
+	rep := judge(t, a, live, desired, d)
+	if v := verdictAt(t, rep, "/spec/externalTrafficPolicy"); v.Kind != model.Ignored {
+		t.Fatalf("externalTrafficPolicy: %s %q, want ignored", v.Kind, v.Reason)
+	}
+	for _, x := range rep.Drifts {
+		if x.Path == "/spec/healthCheckNodePort" {
+			t.Errorf("healthCheckNodePort listed %+v: the apply adopts the live policy, the server allocates nothing", x.Verdicts)
+		}
+	}
+}
+
+// The 1.37 API server defaults a StatefulSet's rollingUpdate.maxUnavailable
+// (MaxUnavailableStatefulSet): a manifest that now sets updateStrategy.type
+// drops the empty updateStrategy under which kustomize-controller owned the
+// defaults, and the server fills the same 1 again (make differential seed
+// 42210, class R8: -f said reverted, the controller left it).
+func TestStatefulSetMaxUnavailableDefaultStays(t *testing.T) {
+	reader := &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}}
+	live := obj(t, `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:updateStrategy: {f:type: {}, f:rollingUpdate: {f:partition: {}, f:maxUnavailable: {}}}}}
+spec:
+  serviceName: db
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {partition: 0, maxUnavailable: 1}}
+`)
+	desired := obj(t, `{apiVersion: apps/v1, kind: StatefulSet, metadata: {name: db, namespace: prod}, spec: {serviceName: db, updateStrategy: {type: RollingUpdate}}}`)
+	const p = "/spec/updateStrategy/rollingUpdate/maxUnavailable"
+	rep := judge(t, newTestAdapter(t, reader), live, desired, drift(p, model.Added, int64(1), "kustomize-controller/Apply"))
+	for _, d := range rep.Drifts {
+		// Left alone and written by no one but the apply: not drift
+		// (judgment.unwritten), so not listed.
+		if d.Path == p {
+			t.Errorf("maxUnavailable 1 listed %+v: the server's default again, nothing changes", d.Verdicts)
+		}
+	}
+	two := live.DeepCopy()
+	_ = unstructured.SetNestedField(two.Object, int64(2), "spec", "updateStrategy", "rollingUpdate", "maxUnavailable")
+	rep = judge(t, newTestAdapter(t, reader), two, desired, drift(p, model.Added, int64(2), "kustomize-controller/Apply"))
+	if v := verdictAt(t, rep, p); v.Kind != model.Reverted {
+		t.Errorf("maxUnavailable 2: %s %q, want reverted (not the default)", v.Kind, v.Reason)
 	}
 }

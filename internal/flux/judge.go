@@ -94,6 +94,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	dryRunErr := a.prepare(ctx, j, in, rep)
 	var fails *applyFailure
 	if !j.helm {
+		j.addKeptZeros(rep)
 		fails = a.predictFailure(ctx, j, dryRunErr, rep)
 	} else {
 		j.alignWithRelease(rep)
@@ -333,7 +334,7 @@ func (j *judgment) addDryRunChanges(rep *model.Report) {
 		listed[d.Path] = true
 	}
 	for _, d := range changed {
-		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil || serverBookkeeping[d.Path] {
+		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil || serverBookkeeping[d.Path] || j.derivedOfIgnored(rep, d.Path) {
 			continue
 		}
 		v := model.Verdict{Engine: Engine, Kind: model.Reverted,

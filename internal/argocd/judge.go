@@ -162,6 +162,8 @@ type comparison struct {
 	// marked is the live object with the tracking marks a person deleted
 	// taken back from the owner (ownerMarked): what Argo CD tracks it by.
 	marked *unstructured.Unstructured
+	// settings are the argocd-cm settings the comparison ran with.
+	settings *Settings
 }
 
 // compare runs Argo CD's comparison (controller/state.go CompareAppState →
@@ -173,7 +175,7 @@ type comparison struct {
 // Argo CD's diff does not show, is no field either.
 func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareConfig, owner *model.Owner, app *Application) *comparison {
 	live, s := in.Live, cfg.settings
-	cmp := &comparison{modified: true}
+	cmp := &comparison{modified: true, settings: s}
 	given := in.Desired
 	if given == nil {
 		given, cmp.fromLastApplied = a.lastAppliedTarget(rep, live)
@@ -285,6 +287,7 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 	if st.Drift {
 		st.Status = "OutOfSync"
 		syncReapplies(rep, cmp.desired, app)
+		inferredSyncUnknown(rep, live, cmp, app)
 		syncPrunes(rep, live, cmp.desired, app)
 		a.syncFails(rep, live, cmp.desired, app)
 	}
@@ -369,6 +372,9 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		return v
 	}
 	if !cmp.ok {
+		if v, ok := foreignLastAppliedVerdict(live, d, cfg, cmp); ok {
+			return v
+		}
 		if v, ok := managersVerdict(live, d, cfg); ok {
 			return v
 		}
@@ -383,6 +389,9 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		}
 		return notInDiffVerdict(d, cmp)
 	}
+	if v, ok := liveOnlyVerdict(live, d, cfg, cmp, app); ok {
+		return v
+	}
 	if !cmp.ok && cfg.structuredMerge && d.Change == model.Added {
 		// Inferred mode, server-side apply: the field is not argocd-
 		// controller's (diff.Infer lists only fields other managers own) and
@@ -391,9 +400,6 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		// managers alone (gitops-engine pkg/diff/diff.go StructuredMergeDiff).
 		return model.Verdict{Engine: Engine, Kind: model.LeftAlone,
 			Reason: "not applied by argocd-controller: a server-side apply leaves other managers' fields alone"}
-	}
-	if v, ok := liveOnlyVerdict(live, d, cfg, cmp); ok {
-		return v
 	}
 	return outOfSyncVerdict(app, cmp.fromLastApplied)
 }

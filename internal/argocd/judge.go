@@ -372,10 +372,13 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		return v
 	}
 	if !cmp.ok {
-		if v, ok := foreignLastAppliedVerdict(live, d, cfg, cmp); ok {
+		if v, ok := foreignLastAppliedVerdict(live, d, cfg, cmp, laForeign); ok {
 			return v
 		}
 		if v, ok := managersVerdict(live, d, cfg); ok {
+			return v
+		}
+		if v, ok := foreignLastAppliedVerdict(live, d, cfg, cmp, laNone); ok {
 			return v
 		}
 	}

@@ -79,15 +79,33 @@ func labelKeyOf(s *Settings) string {
 // where Git sets another value (util/argo/managedfields Normalize removes
 // the trusted manager's fields of the comparison's Modified set, not its
 // Removed set), so it depends on Git too (50324).
-func foreignLastAppliedVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, cmp *comparison) (model.Verdict, bool) {
+//
+// With no annotation at all and a client-side sync (laNone: an RBAC object,
+// which kubectl auth reconcile writes without one, or one a server-side
+// apply migrated away) Argo CD's 2-way diff shows a field a person wrote only where Git sets
+// another value: a label a person changed is shown (seed 50027), one a
+// person added is not (50207), and managedFields cannot tell the two
+// apart (an Update takes the field from the manager that wrote it). A
+// managedFieldsManagers rule is never contradicted there (its field is
+// hidden where Git sets it, left alone where it does not), so the chain
+// asks it first: want is the origin this call decides.
+func foreignLastAppliedVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, cmp *comparison, want laOrigin) (model.Verdict, bool) {
 	if cmp.desired != nil || isTrackingPath(d.Path, cfg.settings) || strings.HasPrefix(d.Path, "/status") {
 		return model.Verdict{}, false
 	}
-	if o, _ := lastAppliedOrigin(live, cfg.settings); o != laForeign {
+	if o, _ := lastAppliedOrigin(live, cfg.settings); o != want {
 		return model.Verdict{}, false
 	}
 	if _, ok := aggregatedRoleVerdict(live, d, cfg); ok {
 		return model.Verdict{}, false
+	}
+	if want == laNone {
+		if cfg.structuredMerge {
+			// A server-side Application: its structured-merge diff, not
+			// the 2-way one (the branch in verdict).
+			return model.Verdict{}, false
+		}
+		return model.Verdict{Engine: Engine, Kind: model.Unknown, Reason: noLastAppliedReason}, true
 	}
 	return model.Verdict{Engine: Engine, Kind: model.Unknown, Reason: foreignReason}, true
 }
@@ -95,6 +113,10 @@ func foreignLastAppliedVerdict(live *unstructured.Unstructured, d *model.FieldDr
 const foreignReason = "last-applied-configuration is a person's kubectl apply (no Argo CD tracking mark), not Argo CD's last sync: " +
 	"Argo CD's diff shows this field if Git's value differs from live, or if Git lacks it and that annotation lists it; " +
 	"what Git holds is unknown without it; give the desired state (-f, -k, --source) or --argocd-server"
+
+const noLastAppliedReason = "no last-applied-configuration (kubectl auth reconcile writes none on RBAC objects): " +
+	"Argo CD's 2-way diff shows this field only if Git sets another value, and nothing on the object records Git's; " +
+	"give the desired state (-f, -k, --source) or --argocd-server"
 
 // liveOnlyVerdict is the one place of class W3 (docs/verdicts.md): in
 // inferred mode without Argo CD's last sync (no comparison ran: a kubectl

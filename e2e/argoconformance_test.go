@@ -892,6 +892,33 @@ type conformanceTally struct {
 	known        map[string]string
 	used         map[string]bool
 	knownHits    int
+	// unknown counts inferred-mode verdicts that said unknown (Git
+	// decides, and the object no longer records Git), by level: neither
+	// agreement nor disagreement, capped by argoInferredUnknownCap.
+	unknown map[string]int
+}
+
+// argoInferredUnknownCap is the most inferred-mode `unknown` field verdicts
+// the suite accepts (issue 30: a change that made every verdict unknown
+// would otherwise pass). Session 13 (I4): the three M1 scenarios (a
+// person's kubectl apply of Git's manifest with color changed) say unknown
+// on /data/color at the field and self-heal levels, where the confident
+// verdict was right there but wrong in differential seeds 50023, 50224 and
+// 50204 (the same apply, setting a patched field back to Git's value).
+const argoInferredUnknownCap = 6
+
+// unknownApart counts an inferred-mode unknown verdict apart and says so.
+func (c *conformanceTally) unknownApart(mode, level string, v *model.Verdict) bool {
+	if mode != "inferred-" || v == nil || v.Kind != model.Unknown {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.unknown == nil {
+		c.unknown = map[string]int{}
+	}
+	c.unknown[mode+level]++
+	return true
 }
 
 // check records one comparison; a disagreement fails the test unless
@@ -943,6 +970,16 @@ func (c *conformanceTally) fields(t *testing.T, id, mode string, argoPaths []str
 	matched := map[string]bool{}
 	for _, d := range rep.Drifts {
 		toolOut, v := toolSaysOutOfSync(d)
+		if c.unknownApart(mode, "field", v) {
+			// Still matched, so that Argo CD's path is not reported as
+			// a field the tool did not list.
+			for _, p := range argoPaths {
+				if pathCovers(p, d.Path) || pathCovers(d.Path, p) {
+					matched[p] = true
+				}
+			}
+			continue
+		}
 		argoOut := false
 		for _, p := range argoPaths {
 			if pathCovers(p, d.Path) || pathCovers(d.Path, p) {
@@ -979,6 +1016,9 @@ func (c *conformanceTally) selfHeal(t *testing.T, id, mode string, rep model.Rep
 			continue
 		}
 		toolOut, v := toolSaysOutOfSync(d)
+		if c.unknownApart(mode, "selfheal", v) {
+			continue
+		}
 		if v != nil && v.Kind == model.Ignored && strings.Contains(v.Reason, argocd.SyncReappliesPhrase) {
 			// Hidden from the diff, but the sync of the OutOfSync object
 			// writes it back, and the tool says so.
@@ -1039,9 +1079,13 @@ func (c *conformanceTally) print(t *testing.T, took time.Duration) {
 		line("inferred-object", "inferred (no -f, as scan): object level") +
 		line("inferred-field", "inferred (no -f, as scan): field level") +
 		line("inferred-selfheal", "inferred (no -f, as scan): self-heal") +
+		fmt.Sprintf("\n  inferred unknown (not compared): field %d, self-heal %d (cap %d in all)", c.unknown["inferred-field"], c.unknown["inferred-selfheal"], argoInferredUnknownCap) +
 		fmt.Sprintf("\n  disagreements listed as known divergences: %d", c.knownHits)
 	t.Log(msg)
 	fmt.Fprintln(os.Stderr, msg)
+	if n := c.unknown["inferred-field"] + c.unknown["inferred-selfheal"]; n > argoInferredUnknownCap && wholeSuiteRan() {
+		t.Errorf("inferred mode: %d unknown verdicts, above the cap of %d (argoInferredUnknownCap)", n, argoInferredUnknownCap)
+	}
 }
 
 // syncedWebApp commits webDeploy, creates a manual Application for it in

@@ -124,9 +124,16 @@ const Group = "argoproj.io"
 // IsManager reports Argo CD's field managers: it syncs as
 // "argocd-controller" (argo-cd common/common.go ArgoCDSSAManager;
 // "argocd-application-controller" is the controller's name, which older
-// client-side syncs left). manager is lower-case.
+// client-side syncs left). An RBAC object is first written by gitops-engine's
+// in-process kubectl auth reconcile (pkg/utils/kube/resource_ops.go
+// rbacReconcile) with a client whose manager is the API server's default,
+// the user agent's first segment: the binary's name, "argocd" when the
+// controller runs as the argocd multi-call binary (seen on Argo CD v3.2.11:
+// ClusterRoleBinding, RoleBinding and Role owned by "argocd" alone, with no
+// last-applied-configuration; differential seeds 50000, 50207).
+// manager is lower-case.
 func IsManager(manager string) bool {
-	return manager == "argocd-controller" || manager == "argocd-application-controller"
+	return manager == "argocd-controller" || manager == "argocd-application-controller" || manager == "argocd"
 }
 
 // isEngineObject: Applications, ApplicationSets, AppProjects and the

@@ -163,7 +163,8 @@ type comparison struct {
 	// taken back from the owner (ownerMarked): what Argo CD tracks it by.
 	marked *unstructured.Unstructured
 	// cfg is the diff config the comparison ran with (what a sync
-	// applies with, serverSideSyncKeeps).
+	// applies with, serverSideSyncKeeps; its argocd-cm settings,
+	// inferredSyncUnknown).
 	cfg *compareConfig
 }
 
@@ -288,6 +289,7 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 	if st.Drift {
 		st.Status = "OutOfSync"
 		syncReapplies(rep, cmp.desired, app)
+		inferredSyncUnknown(rep, live, cmp, app)
 		syncPrunes(rep, live, cmp.desired, app)
 		a.syncFails(rep, live, cmp.desired, app)
 		serverSideSyncKeeps(rep, live, cmp, app)
@@ -373,7 +375,13 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		return v
 	}
 	if !cmp.ok {
+		if v, ok := foreignLastAppliedVerdict(live, d, cfg, cmp, laForeign); ok {
+			return v
+		}
 		if v, ok := managersVerdict(live, d, cfg); ok {
+			return v
+		}
+		if v, ok := foreignLastAppliedVerdict(live, d, cfg, cmp, laNone); ok {
 			return v
 		}
 	}
@@ -387,6 +395,9 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		}
 		return notInDiffVerdict(d, cmp)
 	}
+	if v, ok := liveOnlyVerdict(live, d, cfg, cmp, app); ok {
+		return v
+	}
 	if !cmp.ok && cfg.structuredMerge && d.Change == model.Added {
 		// Inferred mode, server-side apply: the field is not argocd-
 		// controller's (diff.Infer lists only fields other managers own) and
@@ -395,9 +406,6 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		// managers alone (gitops-engine pkg/diff/diff.go StructuredMergeDiff).
 		return model.Verdict{Engine: Engine, Kind: model.LeftAlone,
 			Reason: "not applied by argocd-controller: a server-side apply leaves other managers' fields alone"}
-	}
-	if v, ok := liveOnlyVerdict(live, d, cfg, cmp); ok {
-		return v
 	}
 	return outOfSyncVerdict(app, cmp.fromLastApplied)
 }

@@ -1,11 +1,122 @@
 package argocd
 
 import (
+	"strings"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
+
+// laOrigin says whose manifest the live last-applied-configuration is, in
+// inferred mode (no Git): what Argo CD's 3-way diff takes as its "orig"
+// (gitops-engine pkg/diff/diff.go Diff, ThreeWayDiff), and what tells the
+// tool which fields Git set.
+type laOrigin int
+
+const (
+	// laNone: no last-applied-configuration (a server-side sync, or an
+	// RBAC object, which gitops-engine writes with kubectl auth reconcile:
+	// pkg/utils/kube/resource_ops.go rbacReconcile; seen on Argo CD
+	// v3.2.11, differential seeds 50000, 50207).
+	laNone laOrigin = iota
+	// laArgo: an Argo CD manager owns it: Argo CD's last sync, compared
+	// as Git (lastAppliedTarget).
+	laArgo
+	// laArgoEdited: another manager owns it, but it carries the tracking
+	// marks Argo CD puts on its target (controller/state.go
+	// SetAppInstance): Argo CD's last sync that a kubectl edit patched
+	// with its own change. Its keys are still the ones Git set.
+	laArgoEdited
+	// laForeign: a person's kubectl apply replaced it with their own
+	// manifest (no tracking mark): it says nothing of Git, and Argo CD's
+	// 3-way diff deletes what it lists and Git lacks.
+	laForeign
+)
+
+// lastAppliedOrigin classifies live's last-applied-configuration.
+func lastAppliedOrigin(live *unstructured.Unstructured, s *Settings) (laOrigin, *unstructured.Unstructured) {
+	if la := argoLastApplied(live); la != nil {
+		return laArgo, la
+	}
+	la, err := lastApplied(live)
+	if err != nil || la == nil || la.Object == nil {
+		return laNone, nil
+	}
+	if la.GetAnnotations()[AnnotationTrackingID] != "" || la.GetLabels()[labelKeyOf(s)] != "" {
+		return laArgoEdited, la
+	}
+	return laForeign, la
+}
+
+// isTrackingPath: the tracking annotation or instance label, which Argo
+// CD's target carries whatever Git holds (inferredMarkDrifts judges them).
+func isTrackingPath(p string, s *Settings) bool {
+	return p == "/metadata/annotations/"+jsonpointer.Escape(AnnotationTrackingID) ||
+		p == "/metadata/labels/"+jsonpointer.Escape(labelKeyOf(s))
+}
+
+// labelKeyOf is instanceLabelKey, also without settings (a bare
+// compareConfig).
+func labelKeyOf(s *Settings) string {
+	if s == nil {
+		return DefaultInstanceLabelKey
+	}
+	return instanceLabelKey(s)
+}
+
+// foreignLastAppliedVerdict is class I4 (docs/verdicts.md, session 13):
+// in inferred mode, after a person's client-side kubectl apply replaced
+// Argo CD's last-applied-configuration, every verdict on a field depends
+// on Git, which nothing on the object records any more. Argo CD's 3-way
+// diff patches from that annotation to Git: a field Git sets shows when
+// its value differs from live (whatever the person applied), a field the
+// annotation lists and Git lacks is deleted, the others stay. Seen on Argo
+// CD v3.2.11: the person's apply reset a patched field to Git's value (Argo
+// CD Synced on it; seeds 50023, 50224, 50204) or set a label Git lacks
+// (OutOfSync; 50324, 50197). A managedFieldsManagers rule hides a field only
+// where Git sets another value (util/argo/managedfields Normalize removes
+// the trusted manager's fields of the comparison's Modified set, not its
+// Removed set), so it depends on Git too (50324).
+//
+// With no annotation at all and a client-side sync (laNone: an RBAC object,
+// which kubectl auth reconcile writes without one, or one a server-side
+// apply migrated away) Argo CD's 2-way diff shows a field a person wrote only where Git sets
+// another value: a label a person changed is shown (seed 50027), one a
+// person added is not (50207), and managedFields cannot tell the two
+// apart (an Update takes the field from the manager that wrote it). A
+// managedFieldsManagers rule is never contradicted there (its field is
+// hidden where Git sets it, left alone where it does not), so the chain
+// asks it first: want is the origin this call decides.
+func foreignLastAppliedVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, cmp *comparison, want laOrigin) (model.Verdict, bool) {
+	if cmp.desired != nil || isTrackingPath(d.Path, cfg.settings) || strings.HasPrefix(d.Path, "/status") {
+		return model.Verdict{}, false
+	}
+	if o, _ := lastAppliedOrigin(live, cfg.settings); o != want {
+		return model.Verdict{}, false
+	}
+	if _, ok := aggregatedRoleVerdict(live, d, cfg); ok {
+		return model.Verdict{}, false
+	}
+	if want == laNone {
+		if cfg.structuredMerge {
+			// A server-side Application: its structured-merge diff, not
+			// the 2-way one (the branch in verdict).
+			return model.Verdict{}, false
+		}
+		return model.Verdict{Engine: Engine, Kind: model.Unknown, Reason: noLastAppliedReason}, true
+	}
+	return model.Verdict{Engine: Engine, Kind: model.Unknown, Reason: foreignReason}, true
+}
+
+const foreignReason = "last-applied-configuration is a person's kubectl apply (no Argo CD tracking mark), not Argo CD's last sync: " +
+	"Argo CD's diff shows this field if Git's value differs from live, or if Git lacks it and that annotation lists it; " +
+	"what Git holds is unknown without it; give the desired state (-f, -k, --source) or --argocd-server"
+
+const noLastAppliedReason = "no last-applied-configuration (kubectl auth reconcile writes none on RBAC objects): " +
+	"Argo CD's 2-way diff shows this field only if Git sets another value, and nothing on the object records Git's; " +
+	"give the desired state (-f, -k, --source) or --argocd-server"
 
 // liveOnlyVerdict is the one place of class W3 (docs/verdicts.md): in
 // inferred mode without Argo CD's last sync (no comparison ran: a kubectl
@@ -20,8 +131,28 @@ import (
 // and a sync keeps it. Seen on Argo CD v3.2.11: a kubectl annotate, then a
 // kubectl edit, which patched last-applied with its own change only (seeds
 // 5046, 5023; owner-annotation-label/w3-live-only-annotation-and-edit).
-func liveOnlyVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, cmp *comparison) (model.Verdict, bool) {
-	if cmp.ok || cfg.structuredMerge || d.Change != model.Added || inLastApplied(live, d.Path) {
+//
+// When that annotation is Argo CD's last sync patched by a kubectl edit
+// (laArgoEdited), its keys are Git's, for a changed field too: a field it
+// lacks is in neither Git nor the orig, and Argo CD leaves it alone, with a
+// client-side sync (the 3-way patch) or a server-side one (the structured-
+// merge diff applies Git as argocd-controller, which leaves other managers'
+// fields). A field it holds is Git's, changed by the person who owns it:
+// OutOfSync (seeds
+// 50370, 50248: a server-side Application; a field patched in beside
+// Git's left alone, Git's annotation edited shown).
+func liveOnlyVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, cmp *comparison, app *Application) (model.Verdict, bool) {
+	if cmp.ok {
+		return model.Verdict{}, false
+	}
+	if o, la := lastAppliedOrigin(live, cfg.settings); cmp.desired == nil && o == laArgoEdited && !isTrackingPath(d.Path, cfg.settings) {
+		if _, in := jsonpointer.Get(la.Object, d.Path); in {
+			return outOfSyncVerdict(app, false), true
+		}
+		return model.Verdict{Engine: Engine, Kind: model.LeftAlone,
+			Reason: "not in last-applied-configuration (Argo CD's last sync, edited since), so not in Git: Argo CD's diff leaves a field Git does not set alone"}, true
+	}
+	if cfg.structuredMerge || d.Change != model.Added || inLastApplied(live, d.Path) {
 		return model.Verdict{}, false
 	}
 	return model.Verdict{Engine: Engine, Kind: model.LeftAlone,
@@ -37,4 +168,41 @@ func inLastApplied(live *unstructured.Unstructured, p string) bool {
 	}
 	_, ok := jsonpointer.Get(la.Object, p)
 	return ok
+}
+
+// inferredSyncUnknown is class I2 (docs/verdicts.md, session 13): in
+// inferred mode without Argo CD's last sync, a field an ignore rule hides
+// on an OutOfSync object. ignoreDifferences only hides a field from the
+// diff; the sync applies Git's manifest, this field with it when Git sets
+// it (syncReapplies), and a client-side sync deletes it when
+// last-applied-configuration lists it and Git does not. Without Argo CD's
+// last sync which of these happens is Git's to say: the verdict is
+// unknown, the rule kept (seen on Argo CD v3.2.11: self-heal changed such
+// fields after a person's kubectl apply, seeds 50031, 50159, 50265, 50358,
+// and after a kubectl edit of an RBAC object with no annotation, 50135).
+// An annotation that is Argo CD's last sync edited lists Git's fields:
+// syncReapplies reads it as Git.
+func inferredSyncUnknown(rep *model.Report, live *unstructured.Unstructured, cmp *comparison, app *Application) {
+	s := cmp.cfg.settings
+	if cmp.desired != nil || (app != nil && app.HasSyncOption("RespectIgnoreDifferences=true")) {
+		return
+	}
+	o, la := lastAppliedOrigin(live, s)
+	if o == laArgoEdited {
+		syncReapplies(rep, la, app)
+		return
+	}
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		v := verdictOf(*d, Engine)
+		if v == nil || v.Kind != model.Ignored || v.Rule == nil || isTrackingPath(d.Path, s) ||
+			strings.HasPrefix(v.Rule.Object, "Argo CD resource tracking") || strings.HasPrefix(d.Path, "/status") {
+			continue
+		}
+		nv := *v
+		nv.Kind = model.Unknown
+		nv.Reason += "; the object is OutOfSync and a sync applies Git's manifest: it rewrites this field if Git sets it" +
+			" (or deletes it if last-applied-configuration lists it and Git does not), and what Git holds is unknown without Argo CD's last sync; give the desired state (-f, -k, --source)"
+		d.SetVerdict(nv)
+	}
 }

@@ -52,7 +52,7 @@ data: {color: blue, size: small}
 			obj = noLA
 		}
 		d := c.d
-		v, ok := liveOnlyVerdict(obj, &d, c.cfg, c.cmp)
+		v, ok := liveOnlyVerdict(obj, &d, c.cfg, c.cmp, nil)
 		if ok != c.decide || ok && v.Kind != model.LeftAlone {
 			t.Errorf("%s: decided %v (%s), want decided %v (left-alone)", c.name, ok, v.Kind, c.decide)
 		}

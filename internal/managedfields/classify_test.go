@@ -67,7 +67,10 @@ func TestIsGitOpsManager(t *testing.T) {
 	for m, want := range map[string]bool{
 		"argocd-controller": true, "kustomize-controller": true, "helm-controller": true,
 		"flux-client-side-apply": true, "gotk-sync": true, "argocd-application-controller": true,
-		"kubectl": false, "kube-controller-manager": false, "argocd": false, "": false,
+		"kubectl": false, "kube-controller-manager": false, "": false,
+		// kubectl auth reconcile run by the controller as the argocd binary
+		// (internal/argocd IsManager).
+		"argocd": true,
 	} {
 		if got := IsGitOpsManager(m); got != want {
 			t.Errorf("IsGitOpsManager(%q) = %v, want %v", m, got, want)

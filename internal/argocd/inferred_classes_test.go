@@ -1,0 +1,160 @@
+package argocd
+
+import (
+	"context"
+	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/drift"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
+)
+
+// TestInferredClasses: the inferred classes I1-I4 of docs/verdicts.md
+// (session 13), each on the live object's shape as Argo CD v3.2.11 left it
+// in the differential seed named, judged without a desired state as
+// explain without -f and scan do. want is Argo CD's own answer in that
+// seed, or unknown where it depends on Git, which the object no longer
+// records; absent are fields the tool must not list; exit is the exit code.
+func TestInferredClasses(t *testing.T) {
+	const app = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: dx, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: "file:///repo", path: apps/dx, targetRevision: HEAD}
+  destination: {server: "https://kubernetes.default.svc", namespace: dx}
+`
+	cases := []struct {
+		name, app, live string
+		want            map[string]model.VerdictKind
+		absent          []string
+		exit            int
+	}{{
+		// I1, I3 (seed 50207): kubectl auth reconcile wrote the Role as
+		// "argocd" (no last-applied-configuration); a person labelled it.
+		// Argo CD: Synced, no diff.
+		name: "rbac-auth-reconcile", app: app, live: `apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: reader
+  namespace: dx
+  annotations: {argocd.argoproj.io/tracking-id: "dx:rbac.authorization.k8s.io/Role:dx/reader"}
+  labels: {app: reader, app.kubernetes.io/part-of: shop}
+  managedFields:
+  - {manager: argocd, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {".": {}, "f:argocd.argoproj.io/tracking-id": {}}, "f:labels": {".": {}, "f:app": {}}}, "f:rules": {}}}
+  - {manager: kubectl-label, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {"f:app.kubernetes.io/part-of": {}}}}}
+rules:
+- {apiGroups: [""], resources: [configmaps], verbs: [get]}
+`,
+		// A label a person added (Argo CD leaves it alone) or changed
+		// (seed 50027: in Argo CD's diff): Git decides.
+		want:   map[string]model.VerdictKind{"/metadata/labels/app.kubernetes.io~1part-of": model.Unknown},
+		absent: []string{"/rules", "/metadata/labels/app", "/metadata/annotations/argocd.argoproj.io~1tracking-id"},
+		exit:   1,
+	}, {
+		// I4 (seed 50023): ingressClassName patched, then a person's
+		// kubectl apply of Git's manifest with a label set it back (Argo
+		// CD: not in its diff) and added the label (in its diff).
+		name: "foreign-last-applied", app: app, live: `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+  namespace: dx
+  annotations:
+    argocd.argoproj.io/tracking-id: "dx:networking.k8s.io/Ingress:dx/web"
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"labels":{"exposure":"public"},"name":"web","namespace":"dx"},"spec":{"ingressClassName":"nginx"}}'
+  labels: {exposure: public}
+  managedFields:
+  - {manager: argocd-controller, operation: Update, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {".": {}, "f:argocd.argoproj.io/tracking-id": {}}}}}
+  - {manager: kubectl-client-side-apply, operation: Update, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}}, "f:labels": {".": {}, "f:exposure": {}}}, "f:spec": {"f:ingressClassName": {}}}}
+spec: {ingressClassName: nginx}
+`,
+		want: map[string]model.VerdictKind{"/spec/ingressClassName": model.Unknown, "/metadata/labels/exposure": model.Unknown},
+		exit: 1,
+	}, {
+		// I4, edited (seed 50370): a server-side Application; Argo CD's
+		// last-applied (with its tracking annotation) patched by kubectl
+		// edit of Git's annotation (in Argo CD's diff); ingressClassName,
+		// which Git lacks, patched in (not in its diff).
+		name: "argo-last-applied-edited", app: app + "  syncPolicy: {syncOptions: [ServerSideApply=true]}\n", live: `apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+  namespace: dx
+  annotations:
+    argocd.argoproj.io/tracking-id: "dx:networking.k8s.io/Ingress:dx/web"
+    cert-manager.io/cluster-issuer: letsencrypt-staging
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"dx:networking.k8s.io/Ingress:dx/web","cert-manager.io/cluster-issuer":"letsencrypt-staging"},"name":"web","namespace":"dx"},"spec":{"rules":[{"host":"api.example.com"}]}}'
+  managedFields:
+  - {manager: argocd-controller, operation: Apply, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:argocd.argoproj.io/tracking-id": {}}}, "f:spec": {"f:rules": {}}}}
+  - {manager: kubectl-patch, operation: Update, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:spec": {"f:ingressClassName": {}}}}
+  - {manager: kubectl-edit, operation: Update, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:cert-manager.io/cluster-issuer": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
+spec:
+  ingressClassName: nginx
+  rules: [{host: api.example.com}]
+`,
+		want: map[string]model.VerdictKind{"/spec/ingressClassName": model.LeftAlone, "/metadata/annotations/cert-manager.io~1cluster-issuer": model.Reported},
+		exit: 1,
+	}, {
+		// I2 (seed 50159): a label a jq rule hides, after a person's
+		// kubectl apply; Argo CD records the object OutOfSync, and
+		// self-heal's sync changed the label.
+		name: "ignored-on-outofsync", app: app + `  ignoreDifferences:
+  - {group: "", kind: ConfigMap, jqPathExpressions: [.metadata.labels.app]}
+status:
+  resources:
+  - {version: v1, kind: ConfigMap, namespace: dx, name: cfg, status: OutOfSync}
+`, live: `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cfg
+  namespace: dx
+  annotations:
+    argocd.argoproj.io/tracking-id: "dx:/ConfigMap:dx/cfg"
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"labels":{"app":"edge"},"name":"cfg","namespace":"dx"},"data":{"a":"1"}}'
+  labels: {app: edge}
+  managedFields:
+  - {manager: argocd-controller, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:data": {".": {}, "f:a": {}}, "f:metadata": {"f:annotations": {".": {}, "f:argocd.argoproj.io/tracking-id": {}}}}}
+  - {manager: kubectl-client-side-apply, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}}, "f:labels": {".": {}, "f:app": {}}}}}
+data: {a: "1"}
+`,
+		want: map[string]model.VerdictKind{"/metadata/labels/app": model.Unknown},
+		exit: 1,
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			parser, err := parityParser()
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := New(Options{Inputs: []Input{{Object: testutil.Object(t, c.app)}}, GVKParser: parser})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := drift.Explain(context.Background(), drift.Request{
+				Live: testutil.Object(t, c.live), Engine: string(Engine), Adapters: []model.Adapter{a}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]*model.Verdict{}
+			for _, d := range rep.Drifts {
+				got[d.Path] = verdictOf(d, Engine)
+			}
+			for p, want := range c.want {
+				if v := got[p]; v == nil || v.Kind != want {
+					t.Errorf("%s: got %+v, want %s", p, v, want)
+				} else if want == model.Unknown && v.Reason == "" {
+					t.Errorf("%s: unknown without a reason", p)
+				}
+			}
+			for _, p := range c.absent {
+				if v, ok := got[p]; ok {
+					t.Errorf("%s listed (%+v): Argo CD wrote it", p, v)
+				}
+			}
+			if code := rep.ExitCode(); code != c.exit {
+				t.Errorf("exit %d, want %d (fields %v)", code, c.exit, got)
+			}
+		})
+	}
+}

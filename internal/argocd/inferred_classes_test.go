@@ -120,6 +120,27 @@ data: {a: "1"}
 `,
 		want: map[string]model.VerdictKind{"/metadata/labels/app": model.Unknown},
 		exit: 1,
+	}, {
+		// A resource Argo CD synced server-side by its own sync-options
+		// annotation in Git (the Application has no ServerSideApply): no
+		// last-applied-configuration, as on an RBAC object, but its
+		// argocd-controller Apply entry says the structured-merge diff
+		// decides, which leaves a label only another manager set (the
+		// scan fixture's cfg-labelled, internal/scan/testdata/capture.sh).
+		name: "server-side-by-annotation", app: app, live: `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cfg
+  namespace: dx
+  annotations: {argocd.argoproj.io/tracking-id: "dx:/ConfigMap:dx/cfg"}
+  labels: {team: oncall}
+  managedFields:
+  - {manager: argocd-controller, operation: Apply, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:data": {"f:a": {}}, "f:metadata": {"f:annotations": {"f:argocd.argoproj.io/tracking-id": {}}}}}
+  - {manager: kubectl-label, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {".": {}, "f:team": {}}}}}
+data: {a: "1"}
+`,
+		want: map[string]model.VerdictKind{"/metadata/labels/team": model.LeftAlone},
+		exit: 0,
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

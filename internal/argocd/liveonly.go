@@ -3,6 +3,7 @@ package argocd
 import (
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -100,14 +101,30 @@ func foreignLastAppliedVerdict(live *unstructured.Unstructured, d *model.FieldDr
 		return model.Verdict{}, false
 	}
 	if want == laNone {
-		if cfg.structuredMerge {
-			// A server-side Application: its structured-merge diff, not
-			// the 2-way one (the branch in verdict).
+		if cfg.structuredMerge || appliedServerSide(live) {
+			// A server-side sync (the Application's option, or a
+			// resource's own sync-options annotation in Git, which only
+			// argocd-controller's Apply entry shows in inferred mode):
+			// its structured-merge diff, not the 2-way one (the branch
+			// in verdict).
 			return model.Verdict{}, false
 		}
 		return model.Verdict{Engine: Engine, Kind: model.Unknown, Reason: noLastAppliedReason}, true
 	}
 	return model.Verdict{Engine: Engine, Kind: model.Unknown, Reason: foreignReason}, true
+}
+
+// appliedServerSide says whether Argo CD synced the object with a
+// server-side apply: its manager holds an Apply entry (a client-side sync
+// writes Update entries and last-applied-configuration; argo-cd
+// common/common.go ArgoCDSSAManager).
+func appliedServerSide(live *unstructured.Unstructured) bool {
+	for _, m := range live.GetManagedFields() {
+		if m.Manager == SSAManager && m.Operation == metav1.ManagedFieldsOperationApply {
+			return true
+		}
+	}
+	return false
 }
 
 const foreignReason = "last-applied-configuration is a person's kubectl apply (no Argo CD tracking mark), not Argo CD's last sync: " +

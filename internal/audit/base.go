@@ -1,102 +1,33 @@
 package audit
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/audit/auditapi"
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // GitTopLevel returns the top-level directory of the Git checkout holding
 // dir, or an error when dir is not in one (or git is missing).
 func GitTopLevel(ctx context.Context, dir string) (string, error) {
-	out, err := git(ctx, dir, nil, "rev-parse", "--show-toplevel")
+	out, err := source.Git(ctx, dir, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", err
 	}
-	return filepath.Clean(strings.TrimSpace(string(out))), nil
+	return filepath.Clean(out), nil
 }
 
-// git runs git in dir. Output goes to w when given.
-func git(ctx context.Context, dir string, w io.Writer, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	if w != nil {
-		cmd.Stdout = w
-	}
-	cmd.Stderr = &stderr
-	// The checkout may belong to another user (CI containers); reading is
-	// all we do, so do not let safe.directory stop us.
-	cmd.Env = append(os.Environ(), "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=safe.directory", "GIT_CONFIG_VALUE_0=*")
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if i := strings.IndexByte(msg, '\n'); i >= 0 {
-			msg = msg[:i]
-		}
-		if msg == "" {
-			msg = err.Error()
-		}
-		return nil, fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
-	}
-	return stdout.Bytes(), nil
-}
-
-// exportTree writes the tree of ref into dir, read-only on the repository:
-// `git archive` streams it, so neither the index, the work tree nor the
-// worktree list of the checkout change.
+// exportTree writes the tree of ref into dir, read-only on the repository
+// (source.ExportTree); ref must name a commit.
 func exportTree(ctx context.Context, repo, ref, dir string) error {
-	if _, err := git(ctx, repo, nil, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
+	if _, err := source.Git(ctx, repo, "rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
 		return fmt.Errorf("not a commit in %s", repo)
 	}
-	var buf bytes.Buffer
-	if _, err := git(ctx, repo, &buf, "archive", "--format=tar", ref); err != nil {
-		return err
-	}
-	tr := tar.NewReader(&buf)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("reading git archive: %w", err)
-		}
-		name := filepath.FromSlash(h.Name)
-		if !filepath.IsLocal(name) {
-			continue
-		}
-		target := filepath.Join(dir, name)
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(target, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-				return err
-			}
-			f, err := os.OpenFile(target, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(f, tr)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-		}
-	}
+	return source.ExportTree(ctx, repo, ref, dir)
 }
 
 // RunBase audits only what the working tree adds or widens relative to the

@@ -1,12 +1,9 @@
 package render
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"os/exec"
@@ -14,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
 )
 
 // A source names a git revision the engine checks out (an Argo CD
@@ -135,7 +134,7 @@ func (e *Env) readAt(ctx context.Context, root, rev string) (Revision, string) {
 	// The checkout must be a repository's root: the engines' paths are
 	// relative to it. A directory inside another repository (a test
 	// fixture, a vendored copy) is not the source's repository.
-	top, err := git(ctx, root, "rev-parse", "--show-toplevel")
+	top, err := source.Git(ctx, root, "rev-parse", "--show-toplevel")
 	if err == nil {
 		if top, err = filepath.EvalSymlinks(top); err == nil && top != root {
 			err = errors.New("inside another repository")
@@ -147,7 +146,7 @@ func (e *Env) readAt(ctx context.Context, root, rev string) (Revision, string) {
 		}
 		return wt, "the checkout is not the root of a git repository"
 	}
-	wt.Commit, _ = git(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	wt.Commit, _ = source.Git(ctx, root, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
 	if head {
 		return wt, ""
 	}
@@ -172,15 +171,15 @@ func resolve(ctx context.Context, dir, rev string) string {
 	if strings.HasPrefix(rev, "-") || strings.ContainsAny(rev, "\x00\n") {
 		return ""
 	}
-	if c, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}"); err == nil && c != "" {
+	if c, err := source.Git(ctx, dir, "rev-parse", "--verify", "--quiet", rev+"^{commit}"); err == nil && c != "" {
 		return c
 	}
-	remotes, err := git(ctx, dir, "remote")
+	remotes, err := source.Git(ctx, dir, "remote")
 	if err != nil {
 		return ""
 	}
 	for _, r := range strings.Fields(remotes) {
-		if c, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", "refs/remotes/"+r+"/"+rev+"^{commit}"); err == nil && c != "" {
+		if c, err := source.Git(ctx, dir, "rev-parse", "--verify", "--quiet", "refs/remotes/"+r+"/"+rev+"^{commit}"); err == nil && c != "" {
 			return c
 		}
 	}
@@ -207,95 +206,11 @@ func (e *Env) extract(ctx context.Context, top, commit string) (string, error) {
 	if dir, err = filepath.EvalSymlinks(dir); err != nil {
 		return "", err
 	}
-	cmd := exec.CommandContext(ctx, "git", "-C", top, "archive", "--format=tar", commit)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
+	if err := source.ExportTree(ctx, top, commit, dir); err != nil {
 		return "", err
-	}
-	if err := cmd.Start(); err != nil {
-		return "", err
-	}
-	untarErr := untar(out, dir)
-	_, _ = io.Copy(io.Discard, out)
-	if err := cmd.Wait(); err != nil {
-		return "", fmt.Errorf("git archive: %s", firstLine(stderr.String(), err))
-	}
-	if untarErr != nil {
-		return "", untarErr
 	}
 	e.revisions.dirs[key] = dir
 	return dir, nil
-}
-
-// untar writes a tar stream of git archive into dir: directories, files
-// with their mode's executable bit, symlinks as they are (Join refuses
-// one that leaves the tree when it is read, as in the working tree).
-func untar(r io.Reader, dir string) error {
-	tr := tar.NewReader(r)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("reading git archive: %w", err)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(h.Name))
-		if !within(dir, p) {
-			return fmt.Errorf("git archive entry %q leaves the tree", h.Name)
-		}
-		switch h.Typeflag {
-		case tar.TypeDir:
-			err = os.MkdirAll(p, 0o755)
-		case tar.TypeReg:
-			err = writeEntry(p, tr, os.FileMode(h.Mode)&0o755|0o600)
-		case tar.TypeSymlink:
-			if err = os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
-				err = os.Symlink(h.Linkname, p)
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("extracting %s: %w", h.Name, err)
-		}
-	}
-}
-
-func writeEntry(p string, r io.Reader, mode os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, r); err != nil {
-		_ = f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// git runs a read-only git command in dir and returns its output without
-// the trailing newline.
-func git(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return "", errors.New(firstLine(stderr.String(), err))
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-// firstLine is the first line of a command's stderr, else err's text.
-func firstLine(stderr string, err error) string {
-	if l, _, _ := strings.Cut(strings.TrimSpace(stderr), "\n"); l != "" {
-		return l
-	}
-	return err.Error()
 }
 
 // short is the first n characters of a commit id.

@@ -142,3 +142,22 @@ func TestClientGatesUnaffected(t *testing.T) {
 		t.Error("KUBE_FEATURE_WatchListClient=false did not turn the gate off")
 	}
 }
+
+// A DaemonSet's template generation annotation follows a template write
+// (kubectl set env) in the same request: not listed when Argo CD's diff
+// does not show it (seeds 52136, 52182: listed left-alone, noise), kept
+// when it does.
+func TestDropBookkeeping(t *testing.T) {
+	gen := "/metadata/annotations/deprecated.daemonset.template.generation"
+	drifts := []model.FieldDrift{
+		{Path: gen, Change: model.Changed, Live: "2", Desired: nil},
+		{Path: "/spec/template/spec/containers/0/env", Change: model.Added},
+	}
+	got := dropBookkeeping(slices.Clone(drifts), []string{"/spec/template/spec/containers/0/env"})
+	if len(got) != 1 || got[0].Path != "/spec/template/spec/containers/0/env" {
+		t.Errorf("not shown by Argo CD: got %+v, want only the env", got)
+	}
+	if got := dropBookkeeping(slices.Clone(drifts), []string{gen}); len(got) != 2 {
+		t.Errorf("shown by Argo CD: got %+v, want both", got)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
@@ -214,6 +215,7 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 		rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(cmp.seen), live, dr.PredictedLive)...)
 	}
 	rep.Drifts = dropDefaulted(rep.Drifts, cmp.seen, cmp.desired, live, a.defaulterFor(live.GroupVersionKind()))
+	rep.Drifts = dropBookkeeping(rep.Drifts, cmp.seen)
 	rep.Drifts = append(rep.Drifts, missingMarkDrifts(rep.Drifts, cmp.seen, live, cmp.marked, dr.PredictedLive)...)
 	if n := uiDiffNote(cfg, live, cmp.desired, dr, cmp.seen); n != nil {
 		rep.Notes = append(rep.Notes, *n)
@@ -1041,6 +1043,17 @@ func dropPaths(drifts []model.FieldDrift, paths []string) []model.FieldDrift {
 		return drifts
 	}
 	return slices.DeleteFunc(drifts, func(d model.FieldDrift) bool { return contains(paths, d.Path) })
+}
+
+// dropBookkeeping removes the annotations the API server recomputes with
+// the template (diff.IsServerBookkeeping) where Argo CD's diff (seen) does
+// not show them: a writer who changed a DaemonSet's template also owns its
+// new template generation, which Argo CD neither shows nor changes
+// (make differential ENGINE=argocd seeds 52136, 52182).
+func dropBookkeeping(drifts []model.FieldDrift, seen []string) []model.FieldDrift {
+	return slices.DeleteFunc(drifts, func(d model.FieldDrift) bool {
+		return diff.IsServerBookkeeping(d.Path) && !anyCovers(seen, d.Path)
+	})
 }
 
 // dropDefaulted removes the fields live has and desired leaves out where

@@ -250,3 +250,20 @@ func AddDerivedDefaults(obj map[string]any) {
 	}
 	spec["sessionAffinityConfig"] = map[string]any{"clientIP": map[string]any{"timeoutSeconds": int64(10800)}}
 }
+
+// serverBookkeeping are annotations the API server or a built-in
+// controller recomputes on every write (kubernetes
+// pkg/registry/apps/daemonset/strategy.go sets the DaemonSet's template
+// generation when the template changes; the deployment controller writes
+// the revision): a write of the template changes them in the same request,
+// so they follow the field a person wrote and are no drift of their own
+// (make differential seeds 3022, 52136, 52182).
+var serverBookkeeping = map[string]bool{
+	"/metadata/annotations/deprecated.daemonset.template.generation": true,
+	"/metadata/annotations/deployment.kubernetes.io~1revision":       true,
+}
+
+// IsServerBookkeeping says whether the field at pointer is one the API
+// server or a built-in controller recomputes on every write
+// (serverBookkeeping).
+func IsServerBookkeeping(pointer string) bool { return serverBookkeeping[pointer] }

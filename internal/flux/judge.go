@@ -334,7 +334,7 @@ func (j *judgment) addDryRunChanges(rep *model.Report) {
 		listed[d.Path] = true
 	}
 	for _, d := range changed {
-		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil || serverBookkeeping[d.Path] || j.derivedOfIgnored(rep, d.Path) {
+		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil || diff.IsServerBookkeeping(d.Path) || j.derivedOfIgnored(rep, d.Path) {
 			continue
 		}
 		v := model.Verdict{Engine: Engine, Kind: model.Reverted,
@@ -1534,15 +1534,6 @@ func (j *judgment) liveIsDefault(d *model.FieldDrift) bool {
 	}
 	gvk := j.live.GroupVersionKind()
 	return diff.IsServerDefaultValue(gvk.Group, gvk.Kind, tokens, d.Live, j.live.Object) || j.schemaDefault(d.Path, d.Live)
-}
-
-// serverBookkeeping are annotations the API server or a built-in
-// controller recomputes on every write: a dry-run shows them changing
-// with the template, not as something the apply writes (make differential
-// seed 3022).
-var serverBookkeeping = map[string]bool{
-	"/metadata/annotations/deprecated.daemonset.template.generation": true,
-	"/metadata/annotations/deployment.kubernetes.io~1revision":       true,
 }
 
 // requiredLeftOut: without the dry-run, a manifest that leaves out a field

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
@@ -45,7 +46,7 @@ func (j *judgment) addKeptZeros(rep *model.Report) {
 	zerosLeftOut(src.Object, j.live.Object, nil, &found)
 	added := false
 	for _, p := range found {
-		if listed[p] || serverBookkeeping[p] {
+		if listed[p] || diff.IsServerBookkeeping(p) {
 			continue
 		}
 		want, _ := jsonpointer.Get(src.Object, p)

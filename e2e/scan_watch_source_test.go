@@ -38,7 +38,10 @@ postBuild:
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	w := startJSONWatch(t, ctx, l.kubeconfig, "scan", "-n", ns, "--watch", "-o", "json", "--watch-timeout", "110s",
-		"--source", dir, "--source-map", "https://example.invalid/repo.git="+filepath.Join(dir, "app"))
+		// A plain directory, not a git repository: --working-tree
+		// renders it as it is, without the warning that the ref cannot
+		// be read from history.
+		"--source", dir, "--working-tree", "--source-map", "https://example.invalid/repo.git="+filepath.Join(dir, "app"))
 	greetingOf := func(ev map[string]any) bool {
 		r, _ := ev["resource"].(map[string]any)
 		fp, _ := ev["fieldPath"].(string)

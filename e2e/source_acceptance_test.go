@@ -52,7 +52,11 @@ postBuild:
 	for name, body := range renderLabFiles {
 		fluxWrite(t, dir, name, body)
 	}
-	srcArgs := []string{"--source", dir,
+	// The checkout is a plain directory, not a git repository: the
+	// GitRepository's ref cannot be read from history, and
+	// --working-tree says the directory is what to render (without it
+	// the render says so in a warning).
+	srcArgs := []string{"--source", dir, "--working-tree",
 		"--source-map", "https://example.invalid/repo.git=" + filepath.Join(dir, "app"),
 		"--source-map", "https://charts.example.invalid=" + filepath.Join(dir, "charts")}
 

@@ -264,7 +264,7 @@ spec: {interval: 10m, prune: true, sourceRef: {kind: GitRepository, name: repo}}
 		t.Errorf("--why: the cleanup reason is not said once, or does not exclude kubectl scale:\n%s", whole.Stdout)
 	}
 	wide := E.Run(t, RunOpts{Env: []string{"COLUMNS=100"}}, KubectlDrift, append(args, "-o", "wide")...)
-	if !strings.Contains(wide.Stdout, "into its own (managedFields cleanup), absent from the manifest") {
+	if !strings.Contains(wide.Stdout, "absent from the manifest, so the apply removes it on its next reconcile (interval 10m), because kustomize-controller first merges") {
 		t.Errorf("-o wide wrapped the reason:\n%s", wide.Stdout)
 	}
 }

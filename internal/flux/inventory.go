@@ -7,6 +7,7 @@ import (
 	helmv2 "github.com/fluxcd/helm-controller/api/v2"
 	kustomizev1 "github.com/fluxcd/kustomize-controller/api/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
@@ -39,31 +40,45 @@ func (a *Adapter) ownerOf(ctx context.Context, obj *unstructured.Unstructured) *
 	}
 	gvk := obj.GroupVersionKind()
 	id := strings.Join([]string{obj.GetNamespace(), obj.GetName(), gvk.Group, gvk.Kind}, "_")
+	return a.indexedOwner(ctx, &a.inventory, KustomizationGVK, inventoryIndex, id)
+}
+
+// inventoryIndex maps each inventory entry's id to its Kustomization.
+func inventoryIndex(list []unstructured.Unstructured) map[string]*model.Owner {
+	index := map[string]*model.Owner{}
+	for i := range list {
+		ks := &list[i]
+		entries, _, _ := unstructured.NestedSlice(ks.Object, "status", "inventory", "entries")
+		for _, e := range entries {
+			m, _ := e.(map[string]any)
+			eid, _ := m["id"].(string)
+			if eid != "" {
+				index[eid] = &model.Owner{Engine: Engine, Kind: kustomizev1.KustomizationKind,
+					Namespace: ks.GetNamespace(), Name: ks.GetName(),
+					Via: "the inventory of Kustomization " + ks.GetNamespace() + "/" + ks.GetName() + " (its ownership labels were removed)"}
+			}
+		}
+	}
+	return index
+}
+
+// indexedOwner looks key up in the index *field holds, built by build from
+// one LIST of gvk on the first lookup and kept for the adapter's life; a
+// failed LIST builds nothing, and the next lookup tries again.
+func (a *Adapter) indexedOwner(ctx context.Context, field *map[string]*model.Owner, gvk schema.GroupVersionKind,
+	build func([]unstructured.Unstructured) map[string]*model.Owner, key string) *model.Owner {
 	a.mu.Lock()
-	if a.inventory == nil {
+	if *field == nil {
 		a.mu.Unlock()
-		index := map[string]*model.Owner{}
-		list, err := a.reader.List(ctx, KustomizationGVK, "", "")
+		list, err := a.reader.List(ctx, gvk, "", "")
 		if err != nil {
 			return nil
 		}
-		for i := range list {
-			ks := &list[i]
-			entries, _, _ := unstructured.NestedSlice(ks.Object, "status", "inventory", "entries")
-			for _, e := range entries {
-				m, _ := e.(map[string]any)
-				eid, _ := m["id"].(string)
-				if eid != "" {
-					index[eid] = &model.Owner{Engine: Engine, Kind: kustomizev1.KustomizationKind,
-						Namespace: ks.GetNamespace(), Name: ks.GetName(),
-						Via: "the inventory of Kustomization " + ks.GetNamespace() + "/" + ks.GetName() + " (its ownership labels were removed)"}
-				}
-			}
-		}
+		index := build(list)
 		a.mu.Lock()
-		a.inventory = index
+		*field = index
 	}
-	found := a.inventory[id]
+	found := (*field)[key]
 	a.mu.Unlock()
 	if found == nil {
 		return nil
@@ -88,24 +103,7 @@ func (a *Adapter) releaseOwner(ctx context.Context, obj *unstructured.Unstructur
 	if name == "" || ns == "" {
 		return nil
 	}
-	a.mu.Lock()
-	if a.releases == nil {
-		a.mu.Unlock()
-		list, err := a.reader.List(ctx, HelmReleaseGVK, "", "")
-		if err != nil {
-			return nil
-		}
-		index := releaseIndex(list)
-		a.mu.Lock()
-		a.releases = index
-	}
-	found := a.releases[ns+"/"+name]
-	a.mu.Unlock()
-	if found == nil {
-		return nil
-	}
-	o := *found
-	return &o
+	return a.indexedOwner(ctx, &a.releases, HelmReleaseGVK, releaseIndex, ns+"/"+name)
 }
 
 // releaseIndex maps each HelmRelease's Helm release ("namespace/name") to

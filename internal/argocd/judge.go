@@ -167,6 +167,12 @@ type comparison struct {
 	// applies with, serverSideSyncKeeps; its argocd-cm settings,
 	// inferredSyncUnknown).
 	cfg *compareConfig
+	// origin and originLA are whose the live last-applied-configuration
+	// is and that manifest (comparison.lastAppliedOrigin), read once;
+	// originRead says they were.
+	origin     laOrigin
+	originLA   *unstructured.Unstructured
+	originRead bool
 }
 
 // compare runs Argo CD's comparison (controller/state.go CompareAppState →

@@ -36,6 +36,17 @@ const (
 	laForeign
 )
 
+// lastAppliedOrigin is lastAppliedOrigin of the comparison's live object,
+// classified once: each field's verdict asks it, and each answer would
+// parse the annotation again.
+func (c *comparison) lastAppliedOrigin(live *unstructured.Unstructured, s *Settings) (laOrigin, *unstructured.Unstructured) {
+	if !c.originRead {
+		c.origin, c.originLA = lastAppliedOrigin(live, s)
+		c.originRead = true
+	}
+	return c.origin, c.originLA
+}
+
 // lastAppliedOrigin classifies live's last-applied-configuration.
 func lastAppliedOrigin(live *unstructured.Unstructured, s *Settings) (laOrigin, *unstructured.Unstructured) {
 	if la := argoLastApplied(live); la != nil {
@@ -94,7 +105,7 @@ func foreignLastAppliedVerdict(live *unstructured.Unstructured, d *model.FieldDr
 	if cmp.desired != nil || isTrackingPath(d.Path, cfg.settings) || strings.HasPrefix(d.Path, "/status") {
 		return model.Verdict{}, false
 	}
-	if o, _ := lastAppliedOrigin(live, cfg.settings); o != want {
+	if o, _ := cmp.lastAppliedOrigin(live, cfg.settings); o != want {
 		return model.Verdict{}, false
 	}
 	if _, ok := aggregatedRoleVerdict(live, d, cfg); ok {
@@ -162,7 +173,7 @@ func liveOnlyVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *
 	if cmp.ok {
 		return model.Verdict{}, false
 	}
-	if o, la := lastAppliedOrigin(live, cfg.settings); cmp.desired == nil && o == laArgoEdited && !isTrackingPath(d.Path, cfg.settings) {
+	if o, la := cmp.lastAppliedOrigin(live, cfg.settings); cmp.desired == nil && o == laArgoEdited && !isTrackingPath(d.Path, cfg.settings) {
 		if _, in := jsonpointer.Get(la.Object, d.Path); in {
 			return outOfSyncVerdict(app, false), true
 		}
@@ -204,7 +215,7 @@ func inferredSyncUnknown(rep *model.Report, live *unstructured.Unstructured, cmp
 	if cmp.desired != nil || (app != nil && app.HasSyncOption("RespectIgnoreDifferences=true")) {
 		return
 	}
-	o, la := lastAppliedOrigin(live, s)
+	o, la := cmp.lastAppliedOrigin(live, s)
 	if o == laArgoEdited {
 		syncReapplies(rep, la, app)
 		return

@@ -376,16 +376,23 @@ func isVacuous(v any) bool {
 	case []any:
 		return len(x) == 0
 	}
-	return isZeroScalar(v)
+	return IsZeroScalar(v)
 }
 
-func isZeroScalar(v any) bool {
+// IsZeroScalar says whether v is false, 0 or "": the zero an omitempty
+// field's JSON leaves out, so the API server drops it (an int or int32
+// holds it in an object converted from a typed one).
+func IsZeroScalar(v any) bool {
 	switch x := v.(type) {
 	case string:
 		return x == ""
 	case bool:
 		return !x
 	case int64:
+		return x == 0
+	case int32:
+		return x == 0
+	case int:
 		return x == 0
 	case float64:
 		return x == 0

@@ -83,29 +83,9 @@ func zerosLeftOut(want, live map[string]any, tok []string, out *[]string) {
 			}
 			zerosLeftOut(w, lm, t, out)
 		default:
-			if !inLive && zeroScalar(w) {
+			if !inLive && diff.IsZeroScalar(w) {
 				*out = append(*out, jsonpointer.Join(t...))
 			}
 		}
 	}
-}
-
-// zeroScalar: false, 0 or "" (what internal/diff reads as an omitempty
-// zero).
-func zeroScalar(v any) bool {
-	switch x := v.(type) {
-	case bool:
-		return !x
-	case string:
-		return x == ""
-	case int64:
-		return x == 0
-	case int32:
-		return x == 0
-	case int:
-		return x == 0
-	case float64:
-		return x == 0
-	}
-	return false
 }

@@ -3,7 +3,6 @@ package audit
 import (
 	"context"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -15,26 +14,20 @@ import (
 type gitRepo struct {
 	t   *testing.T
 	dir string
+	run func(args ...string) string
 }
 
 func newGitRepo(t *testing.T) *gitRepo {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Fatalf("git is required for --base: %v", err)
-	}
-	r := &gitRepo{t: t, dir: t.TempDir()}
+	dir := t.TempDir()
+	r := &gitRepo{t: t, dir: dir, run: testutil.Git(t, dir)}
 	r.git("init", "-q", "-b", "main")
 	return r
 }
 
 func (r *gitRepo) git(args ...string) string {
 	r.t.Helper()
-	cmd := exec.Command("git", append([]string{"-C", r.dir, "-c", "user.name=test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false"}, args...)...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return r.run(args...)
 }
 
 func (r *gitRepo) commit(msg string, files map[string]string) {

@@ -1,11 +1,12 @@
 package cli
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // TestRenderExternalArtifactSources: a Flux Kustomization whose sourceRef
@@ -96,20 +97,8 @@ spec:
 // checkout and commit one.
 func revisionRepo(t *testing.T, engineObjects func(one string) string) (dir, one string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	dir = t.TempDir()
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := testutil.Git(t, dir)
 	cm := func(v string) {
 		writeFile(t, filepath.Join(dir, "web/cm.yaml"), "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web, namespace: web}\ndata: {v: \""+v+"\"}\n")
 	}

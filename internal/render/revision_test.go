@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // gitRepo makes a real repository in a temporary directory: commit one
@@ -15,20 +17,8 @@ import (
 // It returns the directory and the two commits.
 func gitRepo(t *testing.T) (dir, one, two string) {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	dir = t.TempDir()
-	run := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"}, args...)...)
-		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	run := testutil.Git(t, dir)
 	write := func(v string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(dir, "cm.yaml"), []byte("value: "+v+"\n"), 0o644); err != nil {

@@ -1,27 +1,20 @@
-package source
+package source_test
 
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/source"
+	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
 // ExportTree writes a commit's tree (not the working tree's edits) with
 // executable bits and symlinks, and leaves the repository as it was.
 func TestExportTree(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	repo := t.TempDir()
-	run := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", repo, "-c", "user.email=t@example.com", "-c", "user.name=t"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	run := testutil.Git(t, repo)
 	write := func(name, body string, mode os.FileMode) {
 		t.Helper()
 		p := filepath.Join(repo, name)
@@ -43,12 +36,12 @@ func TestExportTree(t *testing.T) {
 	write("apps/web.yaml", "replicas: 5\n", 0o644) // not committed
 
 	ctx := context.Background()
-	commit, err := Git(ctx, repo, "rev-parse", "HEAD")
+	commit, err := source.Git(ctx, repo, "rev-parse", "HEAD")
 	if err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if err := ExportTree(ctx, repo, commit, dir); err != nil {
+	if err := source.ExportTree(ctx, repo, commit, dir); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "apps", "web.yaml")); err != nil || string(b) != "replicas: 2\n" {
@@ -60,13 +53,13 @@ func TestExportTree(t *testing.T) {
 	if l, err := os.Readlink(filepath.Join(dir, "apps", "link.yaml")); err != nil || l != "web.yaml" {
 		t.Errorf("apps/link.yaml = %q, %v; want the symlink", l, err)
 	}
-	if st, err := Git(ctx, repo, "status", "--porcelain"); err != nil || st != "M apps/web.yaml" {
+	if st, err := source.Git(ctx, repo, "status", "--porcelain"); err != nil || st != "M apps/web.yaml" {
 		t.Errorf("repository changed: %q %v", st, err)
 	}
-	if _, err := Git(ctx, repo, "rev-parse", "--verify", "--quiet", "no-such-ref^{commit}"); err == nil {
+	if _, err := source.Git(ctx, repo, "rev-parse", "--verify", "--quiet", "no-such-ref^{commit}"); err == nil {
 		t.Error("an unknown ref resolved")
 	}
-	if err := ExportTree(ctx, repo, "no-such-ref", t.TempDir()); err == nil {
+	if err := source.ExportTree(ctx, repo, "no-such-ref", t.TempDir()); err == nil {
 		t.Error("no error exporting an unknown ref")
 	}
 }

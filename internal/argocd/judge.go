@@ -407,11 +407,14 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		return v
 	}
 	if !cmp.ok && cfg.structuredMerge && d.Change == model.Added {
-		// Inferred mode, server-side apply: the field is not argocd-
-		// controller's (diff.Infer lists only fields other managers own) and
-		// was added beside Git's. Argo CD's structured-merge diff applies its
-		// manifest as argocd-controller, which leaves fields of other
-		// managers alone (gitops-engine pkg/diff/diff.go StructuredMergeDiff).
+		// Inferred mode, server-side apply, with a last-applied-
+		// configuration that names Git's fields (without one,
+		// foreignLastAppliedVerdict said unknown: class I5): the field is
+		// not argocd-controller's (diff.Infer lists only fields other
+		// managers own) and was added beside Git's. Argo CD's structured-
+		// merge diff applies its manifest as argocd-controller, which
+		// leaves fields of other managers alone (gitops-engine
+		// pkg/diff/diff.go StructuredMergeDiff).
 		return model.Verdict{Engine: Engine, Kind: model.LeftAlone,
 			Reason: "not applied by argocd-controller: a server-side apply leaves other managers' fields alone"}
 	}

@@ -2,6 +2,7 @@ package argocd
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
@@ -251,6 +252,13 @@ metadata:
 			for _, p := range c.absent {
 				if v, ok := got[p]; ok {
 					t.Errorf("%s listed (%+v): Argo CD wrote it", p, v)
+				}
+			}
+			for _, n := range rep.Notes {
+				if n.Reason == "outofsync-in-status" && len(c.want) > 0 && strings.Contains(n.Message, "equals Argo CD's last sync") {
+					// A field Git decides may be what Argo CD shows
+					// (seed 52019): the object need not equal its last sync.
+					t.Errorf("note says the object equals Argo CD's last sync beside fields Git decides: %s", n.Message)
 				}
 			}
 			if code := rep.ExitCode(); code != c.exit {

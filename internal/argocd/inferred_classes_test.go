@@ -2,6 +2,7 @@ package argocd
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/drift"
@@ -10,7 +11,7 @@ import (
 )
 
 // TestInferredClasses: the inferred classes I1-I4 of docs/verdicts.md
-// (session 13), each on the live object's shape as Argo CD v3.2.11 left it
+// (session 13) and I5 (session 14: argo-inf2), each on the live object's shape as Argo CD v3.2.11 left it
 // in the differential seed named, judged without a desired state as
 // explain without -f and scan do. want is Argo CD's own answer in that
 // seed, or unknown where it depends on Git, which the object no longer
@@ -139,8 +140,88 @@ metadata:
   - {manager: kubectl-label, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {".": {}, "f:team": {}}}}}
 data: {a: "1"}
 `,
-		want: map[string]model.VerdictKind{"/metadata/labels/team": model.LeftAlone},
-		exit: 0,
+		// Was left-alone (right here: Git lacks the label); class I5 (seeds
+		// 52019, 52060, 52079) showed the same managedFields when another
+		// manager changed a label Git sets: Git decides.
+		want: map[string]model.VerdictKind{"/metadata/labels/team": model.Unknown},
+		exit: 1,
+	}, {
+		// I5 (seed 52019): a server-side Application; kubectl auth
+		// reconcile wrote the ClusterRole as "argocd" (Update, no
+		// last-applied-configuration); helm's forced server-side apply
+		// changed Git's label app.kubernetes.io/name and took it from
+		// "argocd". Argo CD: OutOfSync on the label, self-heal reverted it.
+		name: "ssa-rbac-label-taken", app: app + `  syncPolicy: {automated: {selfHeal: true}, syncOptions: [ServerSideApply=true]}
+status:
+  resources:
+  - {group: rbac.authorization.k8s.io, version: v1, kind: ClusterRole, name: dx-clusterrole, status: OutOfSync}
+`, live: `apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: dx-clusterrole
+  labels: {app.kubernetes.io/instance: dx, app.kubernetes.io/name: metrics-admin}
+  managedFields:
+  - {manager: helm, operation: Apply, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {"f:app.kubernetes.io/name": {}}}}}
+  - {manager: argocd, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {".": {}, "f:app.kubernetes.io/instance": {}}}, "f:rules": {}}}
+rules:
+- {apiGroups: [metrics.k8s.io], resources: [pods, nodes], verbs: [get, list]}
+`,
+		want: map[string]model.VerdictKind{"/metadata/labels/app.kubernetes.io~1name": model.Unknown},
+		exit: 1,
+	}, {
+		// I5 (seed 52060): a server-side Application; a person's client-
+		// side apply, a server-side apply of platform-operator and a patch
+		// left no annotation, and publishNotReadyAddresses, which Git lacks,
+		// platform-operator's. Argo CD: not in its diff (the tracking
+		// annotation is).
+		name: "ssa-field-another-manager", app: app + `  syncPolicy: {syncOptions: [ServerSideApply=true]}
+status:
+  resources:
+  - {version: v1, kind: Service, namespace: dx, name: web, status: OutOfSync}
+`, live: `apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: dx
+  managedFields:
+  - {manager: platform-operator, operation: Apply, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:spec": {"f:publishNotReadyAddresses": {}}}}
+  - {manager: argocd-controller, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {}}, "f:spec": {"f:clusterIP": {}, "f:internalTrafficPolicy": {}, "f:ports": {}, "f:selector": {}, "f:sessionAffinity": {}, "f:type": {}}}}
+spec:
+  clusterIP: None
+  clusterIPs: [None]
+  internalTrafficPolicy: Cluster
+  ipFamilies: [IPv4]
+  ipFamilyPolicy: SingleStack
+  ports: [{port: 5432, protocol: TCP, targetPort: 5432}]
+  publishNotReadyAddresses: true
+  selector: {app: db}
+  sessionAffinity: None
+  type: ClusterIP
+`,
+		want: map[string]model.VerdictKind{"/spec/publishNotReadyAddresses": model.Unknown},
+		exit: 1,
+	}, {
+		// I5 (seed 52079): a client-side Application; a server-side apply
+		// as argocd-controller of one annotation dropped the rest of Argo
+		// CD's fields and its last-applied-configuration, and a JSON patch
+		// changed Git's label app.kubernetes.io/name. Argo CD's 2-way diff
+		// shows the label.
+		name: "no-last-applied-label-patched", app: app + `  syncPolicy: {automated: {selfHeal: true}}
+status:
+  resources:
+  - {group: admissionregistration.k8s.io, version: v1, kind: MutatingWebhookConfiguration, name: dx-mutatingwebhook, status: OutOfSync}
+`, live: `apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata:
+  name: dx-mutatingwebhook
+  annotations: {cert-manager.io/inject-ca-from: injector/serving-cert}
+  labels: {app.kubernetes.io/name: injector-v2}
+  managedFields:
+  - {manager: argocd-controller, operation: Apply, apiVersion: admissionregistration.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:cert-manager.io/inject-ca-from": {}}}}}
+  - {manager: kubectl-patch, operation: Update, apiVersion: admissionregistration.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {"f:app.kubernetes.io/name": {}}}}}
+`,
+		want: map[string]model.VerdictKind{"/metadata/labels/app.kubernetes.io~1name": model.Unknown},
+		exit: 1,
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -171,6 +252,13 @@ data: {a: "1"}
 			for _, p := range c.absent {
 				if v, ok := got[p]; ok {
 					t.Errorf("%s listed (%+v): Argo CD wrote it", p, v)
+				}
+			}
+			for _, n := range rep.Notes {
+				if n.Reason == "outofsync-in-status" && len(c.want) > 0 && strings.Contains(n.Message, "equals Argo CD's last sync") {
+					// A field Git decides may be what Argo CD shows
+					// (seed 52019): the object need not equal its last sync.
+					t.Errorf("note says the object equals Argo CD's last sync beside fields Git decides: %s", n.Message)
 				}
 			}
 			if code := rep.ExitCode(); code != c.exit {

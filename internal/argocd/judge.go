@@ -290,8 +290,6 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		// own comparison, recorded in the Application's status.resources,
 		// still says OutOfSync. Which fields differ stays unknown.
 		st.Drift, st.From = true, "Application status"
-		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "outofsync-in-status",
-			Message: fmt.Sprintf("Application %s/%s records this object OutOfSync, but it equals Argo CD's last sync: Git changed since (a commit not synced yet); give the desired state (-f, -k, --source) or --argocd-server to see which fields", owner.Namespace, owner.Name)})
 	}
 	st.Status = "Synced"
 	if st.Drift {
@@ -302,7 +300,26 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		a.syncFails(rep, live, cmp.desired, app)
 		serverSideSyncKeeps(rep, live, cmp, app)
 	}
+	if st.From == "Application status" {
+		// After inferredSyncUnknown, whose unknown verdicts the note names.
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "outofsync-in-status",
+			Message: fmt.Sprintf("Application %s/%s records this object OutOfSync, %s; give the desired state (-f, -k, --source) or --argocd-server to see which fields", owner.Namespace, owner.Name, outOfSyncInStatusCause(rep))})
+	}
 	rep.SetStatus(st)
+}
+
+// outOfSyncInStatusCause says why the Application's status can record
+// OutOfSync where no field verdict does: a field whose verdict Git decides
+// (unknown: seed 52019, a label another manager took, which Argo CD's diff
+// showed) may be the cause; without one, the object equals Argo CD's last
+// sync and Git changed since.
+func outOfSyncInStatusCause(rep *model.Report) string {
+	for _, d := range rep.Drifts {
+		if v := verdictOf(d, Engine); v != nil && v.Kind == model.Unknown {
+			return "and a field whose verdict is unknown (Git decides it) may be why, or Git changed since (a commit not synced yet)"
+		}
+	}
+	return "but it equals Argo CD's last sync: Git changed since (a commit not synced yet)"
 }
 
 func verdictOf(d model.FieldDrift, e model.Engine) *model.Verdict {
@@ -407,11 +424,14 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		return v
 	}
 	if !cmp.ok && cfg.structuredMerge && d.Change == model.Added {
-		// Inferred mode, server-side apply: the field is not argocd-
-		// controller's (diff.Infer lists only fields other managers own) and
-		// was added beside Git's. Argo CD's structured-merge diff applies its
-		// manifest as argocd-controller, which leaves fields of other
-		// managers alone (gitops-engine pkg/diff/diff.go StructuredMergeDiff).
+		// Inferred mode, server-side apply, with a last-applied-
+		// configuration that names Git's fields (without one,
+		// foreignLastAppliedVerdict said unknown: class I5): the field is
+		// not argocd-controller's (diff.Infer lists only fields other
+		// managers own) and was added beside Git's. Argo CD's structured-
+		// merge diff applies its manifest as argocd-controller, which
+		// leaves fields of other managers alone (gitops-engine
+		// pkg/diff/diff.go StructuredMergeDiff).
 		return model.Verdict{Engine: Engine, Kind: model.LeftAlone,
 			Reason: "not applied by argocd-controller: a server-side apply leaves other managers' fields alone"}
 	}

@@ -101,6 +101,17 @@ func labelKeyOf(s *Settings) string {
 // managedFieldsManagers rule is never contradicted there (its field is
 // hidden where Git sets it, left alone where it does not), so the chain
 // asks it first: want is the origin this call decides.
+//
+// A server-side sync leaves no annotation either (class I5, session 14):
+// Argo CD's structured-merge diff applies Git as argocd-controller and
+// shows a field another manager owns only where Git sets another value.
+// That manager took the field from argocd-controller if it changed Git's
+// value (an Update, or a forced apply: seed 52019, helm's label on a
+// ClusterRole; 52060, a Service's publishNotReadyAddresses), and owns it
+// alone just the same if Git lacks it: unknown too. So is an object with
+// an argocd-controller Apply entry in a client-side Application (52079: a
+// server-side apply under that name dropped the annotation; the 2-way
+// diff showed the label a JSON patch changed).
 func foreignLastAppliedVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, cmp *comparison, want laOrigin) (model.Verdict, bool) {
 	if cmp.desired != nil || isTrackingPath(d.Path, cfg.settings) || strings.HasPrefix(d.Path, "/status") {
 		return model.Verdict{}, false
@@ -113,12 +124,7 @@ func foreignLastAppliedVerdict(live *unstructured.Unstructured, d *model.FieldDr
 	}
 	if want == laNone {
 		if cfg.structuredMerge || appliedServerSide(live) {
-			// A server-side sync (the Application's option, or a
-			// resource's own sync-options annotation in Git, which only
-			// argocd-controller's Apply entry shows in inferred mode):
-			// its structured-merge diff, not the 2-way one (the branch
-			// in verdict).
-			return model.Verdict{}, false
+			return model.Verdict{Engine: Engine, Kind: model.Unknown, Reason: noLastAppliedSSAReason}, true
 		}
 		return model.Verdict{Engine: Engine, Kind: model.Unknown, Reason: noLastAppliedReason}, true
 	}
@@ -144,6 +150,11 @@ const foreignReason = "last-applied-configuration is a person's kubectl apply (n
 
 const noLastAppliedReason = "no last-applied-configuration (kubectl auth reconcile writes none on RBAC objects): " +
 	"Argo CD's 2-way diff shows this field only if Git sets another value, and nothing on the object records Git's; " +
+	"give the desired state (-f, -k, --source) or --argocd-server"
+
+const noLastAppliedSSAReason = "no last-applied-configuration (a server-side sync writes none): " +
+	"Argo CD's structured-merge diff applies Git as argocd-controller and shows this field only if Git sets another value; " +
+	"another manager that changed a field Git sets took it from Argo CD's manager, so managedFields read the same as for a field Git lacks; " +
 	"give the desired state (-f, -k, --source) or --argocd-server"
 
 // liveOnlyVerdict is the one place of class W3 (docs/verdicts.md): in

@@ -30,6 +30,9 @@ spec:
 		want            map[string]model.VerdictKind
 		absent          []string
 		exit            int
+		// status, when set, is the object's Argo CD status the report
+		// must give (Synced, OutOfSync, Unknown).
+		status string
 	}{{
 		// I1, I3 (seed 50207): kubectl auth reconcile wrote the Role as
 		// "argocd" (no last-applied-configuration); a person labelled it.
@@ -145,6 +148,9 @@ data: {a: "1"}
 		// manager changed a label Git sets: Git decides.
 		want: map[string]model.VerdictKind{"/metadata/labels/team": model.Unknown},
 		exit: 1,
+		// Nothing records Argo CD's comparison (no status.resources): a
+		// computed Synced would claim what the unknown field may deny.
+		status: "Unknown",
 	}, {
 		// I5 (seed 52019): a server-side Application; kubectl auth
 		// reconcile wrote the ClusterRole as "argocd" (Update, no
@@ -166,8 +172,9 @@ metadata:
 rules:
 - {apiGroups: [metrics.k8s.io], resources: [pods, nodes], verbs: [get, list]}
 `,
-		want: map[string]model.VerdictKind{"/metadata/labels/app.kubernetes.io~1name": model.Unknown},
-		exit: 1,
+		want:   map[string]model.VerdictKind{"/metadata/labels/app.kubernetes.io~1name": model.Unknown},
+		exit:   1,
+		status: "OutOfSync",
 	}, {
 		// I5 (seed 52060): a server-side Application; a person's client-
 		// side apply, a server-side apply of platform-operator and a patch
@@ -259,6 +266,17 @@ metadata:
 					// A field Git decides may be what Argo CD shows
 					// (seed 52019): the object need not equal its last sync.
 					t.Errorf("note says the object equals Argo CD's last sync beside fields Git decides: %s", n.Message)
+				}
+			}
+			if c.status != "" {
+				var got string
+				for _, st := range rep.Status {
+					if st.Engine == Engine {
+						got = st.Status
+					}
+				}
+				if got != c.status {
+					t.Errorf("object status %q, want %q", got, c.status)
 				}
 			}
 			if code := rep.ExitCode(); code != c.exit {

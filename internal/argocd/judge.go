@@ -292,6 +292,14 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		st.Drift, st.From = true, "Application status"
 	}
 	st.Status = "Synced"
+	if !st.Drift && api == nil && !cmp.ok && hasUnknown(rep) {
+		// Nothing says OutOfSync, but a field whose verdict Git decides
+		// may (class I5: a label another manager changed or added reads
+		// the same without Git). A computed "Synced" would claim what no
+		// field verdict does; Argo CD's own word for a comparison it
+		// cannot make is Unknown (SyncStatusCodeUnknown).
+		st.Status = "Unknown"
+	}
 	if st.Drift {
 		st.Status = "OutOfSync"
 		syncReapplies(rep, cmp.desired, app)
@@ -308,16 +316,24 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 	rep.SetStatus(st)
 }
 
+// hasUnknown: some field's Argo CD verdict is unknown.
+func hasUnknown(rep *model.Report) bool {
+	for _, d := range rep.Drifts {
+		if v := verdictOf(d, Engine); v != nil && v.Kind == model.Unknown {
+			return true
+		}
+	}
+	return false
+}
+
 // outOfSyncInStatusCause says why the Application's status can record
 // OutOfSync where no field verdict does: a field whose verdict Git decides
 // (unknown: seed 52019, a label another manager took, which Argo CD's diff
 // showed) may be the cause; without one, the object equals Argo CD's last
 // sync and Git changed since.
 func outOfSyncInStatusCause(rep *model.Report) string {
-	for _, d := range rep.Drifts {
-		if v := verdictOf(d, Engine); v != nil && v.Kind == model.Unknown {
-			return "and a field whose verdict is unknown (Git decides it) may be why, or Git changed since (a commit not synced yet)"
-		}
+	if hasUnknown(rep) {
+		return "and a field whose verdict is unknown (Git decides it) may be why, or Git changed since (a commit not synced yet)"
 	}
 	return "but it equals Argo CD's last sync: Git changed since (a commit not synced yet)"
 }

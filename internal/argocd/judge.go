@@ -301,6 +301,7 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		syncPrunes(rep, live, cmp.desired, app)
 		a.syncFails(rep, live, cmp.desired, app)
 		serverSideSyncKeeps(rep, live, cmp, app)
+		syncReleases(rep, live, app)
 	}
 	rep.SetStatus(st)
 }

@@ -93,6 +93,9 @@ func (c *compareConfig) localApply(stored, config *unstructured.Unstructured, ma
 		if out, err = serverRoundTrip(&unstructured.Unstructured{Object: m}); err != nil {
 			return nil, err
 		}
+		// Then the update strategy (a Service's allocated fields the
+		// change no longer needs are cleared).
+		out = serverUpdate(live, out)
 	}
 	mfs, err := encodeManagedFields(managers)
 	if err != nil {

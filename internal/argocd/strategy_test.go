@@ -1,0 +1,116 @@
+package argocd
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+)
+
+// A LoadBalancer Service a client-side sync created, then a person's
+// kubectl apply set externalTrafficPolicy Local; the API server allocated
+// healthCheckNodePort in that write (differential seed 52110).
+const lbLocalByHand = `
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: ns
+  annotations:
+    argocd.argoproj.io/tracking-id: app:/Service:ns/web
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","kind":"Service","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"app:/Service:ns/web"},"name":"web","namespace":"ns"},"spec":{"externalTrafficPolicy":"Local","ports":[{"name":"https","port":443,"targetPort":8443}],"selector":{"app":"web"},"type":"LoadBalancer"}}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          .: {}
+          f:argocd.argoproj.io/tracking-id: {}
+      f:spec:
+        f:allocateLoadBalancerNodePorts: {}
+        f:internalTrafficPolicy: {}
+        f:ports:
+          .: {}
+          k:{"port":443,"protocol":"TCP"}:
+            .: {}
+            f:name: {}
+            f:port: {}
+            f:protocol: {}
+            f:targetPort: {}
+        f:selector: {}
+        f:sessionAffinity: {}
+        f:type: {}
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          f:kubectl.kubernetes.io/last-applied-configuration: {}
+      f:spec:
+        f:externalTrafficPolicy: {}
+        f:healthCheckNodePort: {}
+spec:
+  allocateLoadBalancerNodePorts: true
+  clusterIP: 10.96.6.150
+  clusterIPs: [10.96.6.150]
+  externalTrafficPolicy: Local
+  healthCheckNodePort: 32327
+  internalTrafficPolicy: Cluster
+  ipFamilies: [IPv4]
+  ipFamilyPolicy: SingleStack
+  ports:
+  - {name: https, nodePort: 31762, port: 443, protocol: TCP, targetPort: 8443}
+  selector: {app: web}
+  sessionAffinity: None
+  type: LoadBalancer
+`
+
+// TestSyncReleasesHealthCheckNodePort (issue 32, A10; differential seeds
+// 52110, 50186, 51028, 51148): the sync of the OutOfSync Service deletes
+// externalTrafficPolicy (last-applied-configuration lists it, Git does
+// not); the API server defaults it to Cluster and its update strategy
+// releases healthCheckNodePort in the same write (kubernetes
+// pkg/registry/core/service/strategy.go dropTypeDependentFields), which
+// Argo CD's diff does not show: left alone, a sync deletes it. Where Git
+// sets the policy to Cluster itself, the server-side diff's apply
+// dry-run (in memory here) clears it too, so Argo CD's diff shows it.
+func TestSyncReleasesHealthCheckNodePort(t *testing.T) {
+	const git = `
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: ns, annotations: {team: a}}
+spec:
+  ports: [{name: https, port: 443, protocol: TCP, targetPort: 8443}]
+  selector: {app: web}
+  type: LoadBalancer
+`
+	for _, c := range []struct{ name, syncPolicy string }{
+		{"client-side sync", "  syncPolicy: {automated: {selfHeal: true}}\n"},
+		{"ServerSideApply", "  syncPolicy: {automated: {selfHeal: true}, syncOptions: [ServerSideApply=true]}\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep := explainSSDWith(t, "", lbLocalByHand, git, "spec:\n", "spec:\n"+c.syncPolicy)
+			if st := statusOf(t, rep); !st.Drift {
+				t.Fatalf("status %+v, want OutOfSync", st)
+			}
+			for _, p := range []string{"/spec/externalTrafficPolicy", "/spec/healthCheckNodePort"} {
+				if v := argoVerdict(t, rep, p); v.Kind != model.LeftAlone || !strings.Contains(v.Reason, SyncDeletesPhrase) {
+					t.Errorf("%s: %s (%s), want left alone saying %q", p, v.Kind, v.Reason, SyncDeletesPhrase)
+				}
+			}
+		})
+	}
+	t.Run("Git sets Cluster", func(t *testing.T) {
+		rep := explainSSDWith(t, "", lbLocalByHand, strings.Replace(git, "type: LoadBalancer", "type: LoadBalancer\n  externalTrafficPolicy: Cluster", 1))
+		for _, p := range []string{"/spec/externalTrafficPolicy", "/spec/healthCheckNodePort"} {
+			if v := argoVerdict(t, rep, p); v.Kind != model.Reported {
+				t.Errorf("%s: %s (%s), want reported (in Argo CD's diff)", p, v.Kind, v.Reason)
+			}
+		}
+	})
+}

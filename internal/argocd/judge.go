@@ -223,6 +223,9 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 	rep.Drifts = dropDefaulted(rep.Drifts, cmp.seen, cmp.desired, live, a.defaulterFor(live.GroupVersionKind()))
 	rep.Drifts = dropBookkeeping(rep.Drifts, cmp.seen)
 	rep.Drifts = append(rep.Drifts, missingMarkDrifts(rep.Drifts, cmp.seen, live, cmp.marked, dr.PredictedLive)...)
+	if n := lastAppliedOnlyNote(dr, cmp.seen); n != nil {
+		rep.Notes = append(rep.Notes, *n)
+	}
 	if n := uiDiffNote(cfg, live, cmp.desired, dr, cmp.seen); n != nil {
 		rep.Notes = append(rep.Notes, *n)
 	}

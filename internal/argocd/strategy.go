@@ -188,37 +188,70 @@ func serviceDependentPointers(live *unstructured.Unstructured) []string {
 // fields whose verdicts say so and writes Git's value where it reverts
 // one; the server defaults the result and runs its update strategy
 // (serverUpdate), which releases a Service's healthCheckNodePort when
-// externalTrafficPolicy Local is gone (differential seed 52110:
-// ServerSideApply=true, the client-side apply migration deleted the
-// policy a person's kubectl apply set, self-heal changed
-// /spec/healthCheckNodePort, which neither Argo CD's diff nor the tool
-// named). They are left alone (Argo CD's diff does not show them) and a
-// sync deletes them.
+// externalTrafficPolicy Local is gone (differential seeds 52110, 51028,
+// 51148: self-heal changed /spec/healthCheckNodePort, which Argo CD's diff
+// did not show and the tool did not name). Such a field Argo CD's diff
+// does not show is left alone, a sync deletes it; one it shows that a
+// client-side sync was said to keep (syncPrunes: last-applied-configuration
+// does not list it) goes too (seed 50186: Git sets externalTrafficPolicy
+// Cluster, the server-side diff shows both fields, self-heal changed both).
 func syncReleases(rep *model.Report, live *unstructured.Unstructured, app *Application) {
 	if app == nil || live == nil || live.GroupVersionKind().Group != "" || live.GetKind() != "Service" {
 		return
 	}
+	after, ok := syncWrite(rep, live)
+	if !ok {
+		return
+	}
+	const why = "the sync changes the fields this one goes with"
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		v := verdictOf(*d, Engine)
+		if v == nil || v.Kind != model.Reported || !strings.Contains(v.Reason, SyncKeepsPhrase) || !slices.Contains(serviceDependentPointers(live), d.Path) {
+			continue
+		}
+		if _, kept := jsonpointer.Get(after.Object, d.Path); !kept {
+			nv := outOfSyncVerdict(app, false)
+			nv.Reason += "; " + why + ", and the API server clears this one in the same write (kubernetes pkg/registry/core/service/strategy.go dropTypeDependentFields)"
+			d.SetVerdict(nv)
+		}
+	}
+	rep.Drifts = append(rep.Drifts, released(rep, live, after, why)...)
+}
+
+// syncWrite is the object a sync of rep's fields stores: live without the
+// fields it deletes (a verdict saying so, or a field of Argo CD's diff Git
+// lacks), with Git's value where Argo CD's diff shows one, defaulted by the server's decode
+// and through its update strategy (serverUpdate). ok is false when the
+// sync changes none of them.
+func syncWrite(rep *model.Report, live *unstructured.Unstructured) (*unstructured.Unstructured, bool) {
 	after := live.DeepCopy()
 	changed := false
 	for _, d := range rep.Drifts {
 		v := verdictOf(d, Engine)
+		if v == nil {
+			continue
+		}
+		// Argo CD's diff shows it and the sync writes Git's side of it,
+		// or a verdict says the sync writes it anyway.
+		written := v.Kind == model.Reverted || v.Kind == model.Reported &&
+			!strings.Contains(v.Reason, SyncKeepsPhrase) && !strings.Contains(v.Reason, ServerSetsAgainPhrase)
 		switch {
-		case v == nil:
-		case d.Change == model.Added && strings.Contains(v.Reason, SyncDeletesPhrase):
+		case d.Change == model.Added && (written || strings.Contains(v.Reason, SyncDeletesPhrase)):
 			removeAt(after.Object, d.Path)
 			changed = true
-		case v.Kind == model.Reverted && d.Change != model.Added:
+		case written, v.Kind == model.Ignored && strings.Contains(v.Reason, SyncReappliesPhrase):
 			changed = setAt(after.Object, d.Path, d.Desired) || changed
 		}
 	}
 	if !changed {
-		return
+		return nil, false
 	}
 	stored, err := serverRoundTrip(after)
 	if err != nil {
-		return
+		return nil, false
 	}
-	rep.Drifts = append(rep.Drifts, released(rep, live, serverUpdate(live, stored), "the sync changes the fields this one goes with")...)
+	return serverUpdate(live, stored), true
 }
 
 // setAt sets the field at pointer p of doc to v when its parent is a map

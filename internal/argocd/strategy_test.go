@@ -105,12 +105,39 @@ spec:
 			}
 		})
 	}
-	t.Run("Git sets Cluster", func(t *testing.T) {
-		rep := explainSSDWith(t, "", lbLocalByHand, strings.Replace(git, "type: LoadBalancer", "type: LoadBalancer\n  externalTrafficPolicy: Cluster", 1))
-		for _, p := range []string{"/spec/externalTrafficPolicy", "/spec/healthCheckNodePort"} {
-			if v := argoVerdict(t, rep, p); v.Kind != model.Reported {
-				t.Errorf("%s: %s (%s), want reported (in Argo CD's diff)", p, v.Kind, v.Reason)
-			}
+	// Without ServerSideDiff the 3-way diff shows the policy
+	// (last-applied-configuration lists it, Git does not): reverted, and
+	// healthCheckNodePort, which it does not show, goes with it.
+	t.Run("3-way diff", func(t *testing.T) {
+		rep := explainSSDWith(t, "", lbLocalByHand, git, "    argocd.argoproj.io/compare-options: ServerSideDiff=true\n", "",
+			"spec:\n", "spec:\n  syncPolicy: {automated: {selfHeal: true}}\n")
+		if v := argoVerdict(t, rep, "/spec/externalTrafficPolicy"); v.Kind != model.Reverted {
+			t.Errorf("externalTrafficPolicy: %s (%s), want reverted", v.Kind, v.Reason)
+		}
+		if v := argoVerdict(t, rep, "/spec/healthCheckNodePort"); v.Kind != model.LeftAlone || !strings.Contains(v.Reason, SyncDeletesPhrase) {
+			t.Errorf("healthCheckNodePort: %s (%s), want left alone saying %q", v.Kind, v.Reason, SyncDeletesPhrase)
 		}
 	})
+	// Git sets the policy to Cluster itself: the server-side diff's
+	// apply dry-run (in memory here) clears healthCheckNodePort too, so
+	// Argo CD's diff shows both, and the client-side sync, though
+	// last-applied-configuration does not list healthCheckNodePort,
+	// changes it (seed 50186).
+	for _, c := range []struct {
+		name, syncPolicy string
+		want             model.VerdictKind
+	}{
+		{"Git sets Cluster, manual sync", "", model.Reported},
+		{"Git sets Cluster, selfHeal", "  syncPolicy: {automated: {selfHeal: true}}\n", model.Reverted},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep := explainSSDWith(t, "", lbLocalByHand, strings.Replace(git, "type: LoadBalancer", "type: LoadBalancer\n  externalTrafficPolicy: Cluster", 1),
+				"spec:\n", "spec:\n"+c.syncPolicy)
+			for _, p := range []string{"/spec/externalTrafficPolicy", "/spec/healthCheckNodePort"} {
+				if v := argoVerdict(t, rep, p); v.Kind != c.want || strings.Contains(v.Reason, SyncKeepsPhrase) {
+					t.Errorf("%s: %s (%s), want %s (in Argo CD's diff, changed by a sync)", p, v.Kind, v.Reason, c.want)
+				}
+			}
+		})
+	}
 }

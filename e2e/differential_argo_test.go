@@ -287,7 +287,8 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 			if v := argoVerdictOf(d); v != nil {
 				f.Verdict = string(v.Kind)
 				f.Resync = v.Kind == model.Ignored && strings.Contains(v.Reason, argocd.SyncReappliesPhrase) ||
-					(v.Kind == model.LeftAlone || v.Kind == model.Ignored) && strings.Contains(v.Reason, argocd.SyncDeletesPhrase)
+					(v.Kind == model.LeftAlone || v.Kind == model.Ignored) &&
+						(strings.Contains(v.Reason, argocd.SyncDeletesPhrase) || strings.Contains(v.Reason, argocd.SyncAddsPhrase))
 				f.Kept = v.Kind == model.Reported && strings.Contains(v.Reason, argocd.SyncKeepsPhrase)
 			}
 			fs = append(fs, f)

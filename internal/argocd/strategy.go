@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
@@ -217,6 +218,56 @@ func syncReleases(rep *model.Report, live *unstructured.Unstructured, app *Appli
 		}
 	}
 	rep.Drifts = append(rep.Drifts, released(rep, live, after, why)...)
+	rep.Drifts = append(rep.Drifts, allocated(rep, live, after)...)
+}
+
+// SyncAddsPhrase ends the reason of a field the live object lacks that
+// Argo CD's diff does not show and a sync of the OutOfSync object makes
+// the API server add; the differential harness reads it, as it reads
+// SyncDeletesPhrase.
+const SyncAddsPhrase = "a sync adds it"
+
+// allocated are the drifts of the fields the API server's Service
+// storage allocates in the sync's write (after) that live lacks: a
+// healthCheckNodePort once the type is LoadBalancer with
+// externalTrafficPolicy Local, a node port for each port once the type
+// needs them (kubernetes pkg/registry/core/service/storage/alloc.go
+// allocHealthCheckNodePort, initNodePorts; storage.go needsHCNodePort,
+// needsNodePort). Differential seeds 51028, 51148: Git adds
+// externalTrafficPolicy Local, Argo CD's diff shows the policy alone,
+// self-heal's sync changed /spec/healthCheckNodePort (allocated).
+func allocated(rep *model.Report, live, after *unstructured.Unstructured) []model.FieldDrift {
+	var n corev1.Service
+	if runtime.DefaultUnstructuredConverter.FromUnstructured(after.Object, &n) != nil {
+		return nil
+	}
+	var paths []string
+	if needsHCNodePort(&n) && n.Spec.HealthCheckNodePort == 0 {
+		paths = append(paths, "/spec/healthCheckNodePort")
+	}
+	if n.Spec.Type == corev1.ServiceTypeNodePort || n.Spec.Type == corev1.ServiceTypeLoadBalancer &&
+		(n.Spec.AllocateLoadBalancerNodePorts == nil || *n.Spec.AllocateLoadBalancerNodePorts) {
+		for i, p := range n.Spec.Ports {
+			if p.NodePort == 0 {
+				paths = append(paths, "/spec/ports/"+strconv.Itoa(i)+"/nodePort")
+			}
+		}
+	}
+	var listed []string
+	for _, d := range rep.Drifts {
+		listed = append(listed, d.Path)
+	}
+	var out []model.FieldDrift
+	for _, p := range paths {
+		if pointerPresent(live, p) || anyCovers(listed, p) {
+			continue
+		}
+		out = append(out, model.FieldDrift{Path: p, FieldPath: managedfields.FieldPath(live, p), Change: model.Removed, Cause: model.CauseUnknown,
+			Verdicts: []model.Verdict{{Engine: Engine, Kind: model.LeftAlone,
+				Reason: "not in Argo CD's diff: the API server allocates it, no manifest sets it; the object is OutOfSync and " + SyncAddsPhrase +
+					": the sync changes the Service's type or traffic policy so that it needs one, and the API server allocates it in the same write (kubernetes pkg/registry/core/service/storage/alloc.go)"}}})
+	}
+	return out
 }
 
 // syncWrite is the object a sync of rep's fields stores: live without the

@@ -141,3 +141,30 @@ spec:
 		})
 	}
 }
+
+// TestSyncAllocatesHealthCheckNodePort (issue 32, A10; differential seeds
+// 51028, 51148): Git adds externalTrafficPolicy Local to a LoadBalancer
+// Service whose live policy is Cluster. Argo CD's diff shows the policy;
+// its sync sets it and the API server allocates healthCheckNodePort in
+// the same write (pkg/registry/core/service/storage/alloc.go), which the
+// diff does not show: left alone, a sync adds it.
+func TestSyncAllocatesHealthCheckNodePort(t *testing.T) {
+	live := strings.NewReplacer("externalTrafficPolicy: Local", "externalTrafficPolicy: Cluster",
+		"  healthCheckNodePort: 32327\n", "", "        f:healthCheckNodePort: {}\n", "", `\"externalTrafficPolicy\":\"Local\",`, "").Replace(lbLocalByHand)
+	rep := explainSSDWith(t, "", live, `
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: ns}
+spec:
+  externalTrafficPolicy: Local
+  ports: [{name: https, port: 443, protocol: TCP, targetPort: 8443}]
+  selector: {app: web}
+  type: LoadBalancer
+`, "    argocd.argoproj.io/compare-options: ServerSideDiff=true\n", "", "spec:\n", "spec:\n  syncPolicy: {automated: {selfHeal: true}}\n")
+	if v := argoVerdict(t, rep, "/spec/externalTrafficPolicy"); v.Kind != model.Reverted {
+		t.Errorf("externalTrafficPolicy: %s (%s), want reverted", v.Kind, v.Reason)
+	}
+	if v := argoVerdict(t, rep, "/spec/healthCheckNodePort"); v.Kind != model.LeftAlone || !strings.Contains(v.Reason, SyncAddsPhrase) {
+		t.Errorf("healthCheckNodePort: %s (%s), want left alone saying %q", v.Kind, v.Reason, SyncAddsPhrase)
+	}
+}

@@ -130,6 +130,9 @@ func (a *Adapter) diffConfig(ctx context.Context, rep *model.Report, live *unstr
 	cfg := newCompareConfigRules(s, a.appRulesCached(app, appSrc), a.opts.GVKParser, a.opts.JQTimeout)
 	cfg.applyApp(app)
 	cfg.dryRun, cfg.ctx = a.opts.DryRun, ctx
+	if gvk := live.GroupVersionKind(); servedByCRD(gvk) && a.opts.Schema != nil {
+		cfg.crDefaults = a.defaulterFor(gvk)
+	}
 	if cfg.serverSide && cfg.dryRun == nil {
 		rep.Notes = append(rep.Notes, cfg.withoutDryRun())
 	}
@@ -1090,8 +1093,27 @@ func dropDefaulted(drifts []model.FieldDrift, seen []string, desired, live *unst
 		}
 		want, _ := jsonpointer.Get(defaulted, d.Path)
 		got, ok := jsonpointer.Get(live.Object, d.Path)
-		return ok && (jsonEqual(want, got) || derivedDefault(live, d.Path, got))
+		return ok && (jsonEqual(want, got) || derivedDefault(live, d.Path, got) || apiServerDefault(live, d.Path, got))
 	})
+}
+
+// apiServerDefault says whether got, at p of live, is the value the API
+// server the object lives on fills in when a write leaves the field out
+// (diff.IsServerDefaultValue: the defaults of kube-apiserver v1.37, whose
+// feature gates may differ from those of the release Argo CD links). A
+// server-side apply of another field takes such a default over (the
+// server defaults the apply's body), yet whoever deletes it gets it back:
+// no sync changes it (differential seed 50562: a StatefulSet's
+// rollingUpdate.maxUnavailable, which MaxUnavailableStatefulSet defaults
+// on 1.37 and not on Argo CD's 1.34, owned by a platform-operator's apply
+// of a label; Argo CD neither shows nor changes it).
+func apiServerDefault(live *unstructured.Unstructured, p string, got any) bool {
+	toks, err := jsonpointer.Parse(p)
+	if err != nil || len(toks) == 0 {
+		return false
+	}
+	gvk := live.GroupVersionKind()
+	return diff.IsServerDefaultValue(gvk.Group, gvk.Kind, toks, got, live.Object)
 }
 
 // withSchemeDefaults is obj, remarshalled as Argo CD does, with the

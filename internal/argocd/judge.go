@@ -220,6 +220,12 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 	}
 	cmp.ok, cmp.modified, cmp.mode = true, dr.Modified, dr.Mode
 	cmp.seen = changedPaths(dr.PredictedLive, dr.NormalizedLive, "")
+	if ui := secretUISeen(cfg, live, cmp.desired); dr.Modified && len(ui) > 0 {
+		// The fields Argo CD shows are its UI diff's; an empty one is
+		// "OutOfSync with an empty diff" (uiDiffNote names the status
+		// diff's fields).
+		cmp.seen = ui
+	}
 	if dr.Modified {
 		rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(cmp.seen), live, dr.PredictedLive)...)
 	}

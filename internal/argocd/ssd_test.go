@@ -78,3 +78,52 @@ data: {a: "1"}
 		t.Errorf("label app: %s (%s), want ignored saying %q", v.Kind, v.Reason, SyncReappliesPhrase)
 	}
 }
+
+// TestSecretFieldsOfTheUIDiff (issue 32, A9; differential seed 50046): a
+// Secret of a ServerSideDiff Application to which a person's kubectl
+// apply added an annotation (last-applied-configuration is the
+// person's), OutOfSync on data.k. The server-side diff (the sync status) does not show the
+// annotation, but the diff Argo CD shows for a Secret is computed again by
+// controller/appcontroller.go hideSecretData as a client-side diff, whose
+// 3-way patch from that last-applied-configuration deletes it: Argo CD
+// v3.2.11 lists /metadata/annotations/vault. Reported, as Argo CD shows.
+func TestSecretFieldsOfTheUIDiff(t *testing.T) {
+	const live = `
+apiVersion: v1
+kind: Secret
+metadata:
+  name: s
+  namespace: ns
+  annotations:
+    vault: "on"
+    argocd.argoproj.io/tracking-id: app:/Secret:ns/s
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","data":{"k":"dg=="},"kind":"Secret","metadata":{"annotations":{"vault":"on"},"name":"s","namespace":"ns"}}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:data: {f:k: {}}
+      f:metadata: {f:annotations: {.: {}, f:argocd.argoproj.io/tracking-id: {}}}
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:annotations: {f:vault: {}, f:kubectl.kubernetes.io/last-applied-configuration: {}}}
+data: {k: dg==}
+`
+	rep := explainSSDWith(t, "", live, `
+apiVersion: v1
+kind: Secret
+metadata: {name: s, namespace: ns}
+data: {k: dzI=}
+`)
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync (data.k)", st)
+	}
+	if v := argoVerdict(t, rep, "/metadata/annotations/vault"); v.Kind != model.Reported {
+		t.Errorf("vault: %s (%s), want reported (Argo CD's Secret diff shows it)", v.Kind, v.Reason)
+	}
+}

@@ -25,10 +25,16 @@ import (
 // object; the client-side computations of both need it too (differential
 // seeds 52110, 50186, 51028, 51148: self-heal deleted
 // externalTrafficPolicy Local and the server released
-// /spec/healthCheckNodePort). Other kinds are returned as they are.
+// /spec/healthCheckNodePort); a DaemonSet's template generation
+// (daemonSetUpdate). Other kinds are returned as they are.
 func serverUpdate(old, updated *unstructured.Unstructured) *unstructured.Unstructured {
-	if old == nil || updated == nil || old.GroupVersionKind() != updated.GroupVersionKind() ||
-		updated.GroupVersionKind().Group != "" || updated.GetKind() != "Service" {
+	if old == nil || updated == nil || old.GroupVersionKind() != updated.GroupVersionKind() {
+		return updated
+	}
+	switch gvk := updated.GroupVersionKind(); {
+	case gvk.Group == "apps" && gvk.Kind == "DaemonSet":
+		return daemonSetUpdate(old, updated)
+	case gvk.Group != "" || gvk.Kind != "Service":
 		return updated
 	}
 	var o, n corev1.Service
@@ -319,4 +325,37 @@ func setAt(doc map[string]any, p string, v any) bool {
 	}
 	m[toks[len(toks)-1]] = v
 	return true
+}
+
+// templateGenerationAnnotation is where apps/v1 keeps a DaemonSet's
+// spec.templateGeneration (kubernetes pkg/apis/apps/v1/conversion.go).
+const templateGenerationAnnotation = "deprecated.daemonset.template.generation"
+
+// daemonSetUpdate is the DaemonSet strategy's PrepareForUpdate (kubernetes
+// pkg/registry/apps/daemonset/strategy.go): no update sets the template
+// generation; the server keeps the stored one, plus one when the template
+// changes (and the generation with it). Argo CD's server-side diff sees
+// the new value in its dry-run and shows the annotation where the dry-run
+// changes the template (differential seed 53130: a jq rule hides the
+// container image a person changed, the dry-run of Git's manifest puts it
+// back, and Argo CD is OutOfSync on the annotation alone).
+func daemonSetUpdate(old, updated *unstructured.Unstructured) *unstructured.Unstructured {
+	out := updated.DeepCopy()
+	gen, _ := strconv.ParseInt(old.GetAnnotations()[templateGenerationAnnotation], 10, 64)
+	oldT, _, _ := unstructured.NestedFieldNoCopy(old.Object, "spec", "template")
+	newT, _, _ := unstructured.NestedFieldNoCopy(updated.Object, "spec", "template")
+	changed := !jsonEqual(oldT, newT)
+	if changed {
+		gen++
+		out.SetGeneration(old.GetGeneration() + 1)
+	}
+	if changed || gen != 0 {
+		ann := out.GetAnnotations()
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann[templateGenerationAnnotation] = strconv.FormatInt(gen, 10)
+		out.SetAnnotations(ann)
+	}
+	return out
 }

@@ -168,3 +168,73 @@ spec:
 		t.Errorf("healthCheckNodePort: %s (%s), want left alone saying %q", v.Kind, v.Reason, SyncAddsPhrase)
 	}
 }
+
+// TestDaemonSetTemplateGeneration (issue 32; differential seed 53130): a
+// DaemonSet whose container image a person changed, hidden by a jq rule,
+// under ServerSideDiff. The dry-run of Git's manifest puts the image back,
+// so the DaemonSet strategy bumps the template generation (kubernetes
+// pkg/registry/apps/daemonset/strategy.go PrepareForUpdate), which apps/v1
+// keeps in deprecated.daemonset.template.generation: Argo CD is OutOfSync
+// on that annotation alone. The in-memory dry-run bumps it too. (The
+// client-side sync's Update entry owns the annotation the server set in
+// its request, so the dry-run's result keeps the server's value:
+// gitops-engine removeWebhookMutation keeps every field of
+// argocd-controller's entries, Update or Apply.)
+func TestDaemonSetTemplateGeneration(t *testing.T) {
+	const live = `
+apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+  namespace: ns
+  generation: 2
+  annotations:
+    argocd.argoproj.io/tracking-id: app:apps/DaemonSet:ns/agent
+    deprecated.daemonset.template.generation: "2"
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:annotations: {f:argocd.argoproj.io/tracking-id: {}, f:deprecated.daemonset.template.generation: {}}}
+      f:spec:
+        f:selector: {}
+        f:template:
+          f:metadata: {f:labels: {f:app: {}}}
+          f:spec:
+            f:containers:
+              'k:{"name":"agent"}': {.: {}, f:name: {}}
+  - manager: kubectl-patch
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:spec: {f:template: {f:spec: {f:containers: {'k:{"name":"agent"}': {f:image: {}}}}}}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: "fluent/fluent-bit:3.1"}]}
+`
+	const git = `
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: ns}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: "fluent/fluent-bit:3.0"}]}
+`
+	rep := explainSSDWith(t, "", live, git, "spec:\n",
+		"spec:\n  ignoreDifferences: [{group: apps, kind: DaemonSet, jqPathExpressions: ['.spec.template.spec.containers[].image']}]\n")
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync (the template generation)", st)
+	}
+	if v := argoVerdict(t, rep, "/metadata/annotations/"+templateGenerationPointer); v.Kind != model.Reported {
+		t.Errorf("template generation: %s (%s), want reported", v.Kind, v.Reason)
+	}
+}
+
+const templateGenerationPointer = "deprecated.daemonset.template.generation"

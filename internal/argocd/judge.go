@@ -163,6 +163,9 @@ type comparison struct {
 	modified bool
 	mode     string
 	seen     []string
+	// statusSeen are the status diff's pointers where seen are those of
+	// the diff Argo CD shows for a Secret (secretUISeen); nil otherwise.
+	statusSeen []string
 	// marked is the live object with the tracking marks a person deleted
 	// taken back from the owner (ownerMarked): what Argo CD tracks it by.
 	marked *unstructured.Unstructured
@@ -224,7 +227,7 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 		// The fields Argo CD shows are its UI diff's; an empty one is
 		// "OutOfSync with an empty diff" (uiDiffNote names the status
 		// diff's fields).
-		cmp.seen = ui
+		cmp.statusSeen, cmp.seen = cmp.seen, ui
 	}
 	if dr.Modified {
 		rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(cmp.seen), live, dr.PredictedLive)...)
@@ -414,7 +417,7 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		if v, ok := knownTypesVerdict(live, d, cfg); ok {
 			return v
 		}
-		return notInDiffVerdict(d, cmp)
+		return statusOnlyVerdict(d, cmp, notInDiffVerdict(d, cmp))
 	}
 	if v, ok := liveOnlyVerdict(live, d, cfg, cmp, app); ok {
 		return v
@@ -507,6 +510,24 @@ func knownTypesVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg
 		}
 	}
 	return model.Verdict{}, false
+}
+
+// statusOnlyVerdict: a Secret's field the status diff shows and the diff
+// Argo CD shows for the Secret does not (secretUISeen): the sync of the
+// OutOfSync object applies Git's manifest and writes it all the same
+// (differential seed 53020: ServerSideApply=true, Git adds an
+// annotation; Argo CD's diff shows /data and /metadata/labels, self-heal
+// added the annotation).
+func statusOnlyVerdict(d *model.FieldDrift, cmp *comparison, v model.Verdict) model.Verdict {
+	if !anyCovers(cmp.statusSeen, d.Path) {
+		return v
+	}
+	phrase := map[model.ChangeKind]string{model.Added: SyncDeletesPhrase, model.Removed: SyncAddsPhrase}[d.Change]
+	if phrase == "" {
+		return v
+	}
+	v.Reason = "not in the diff Argo CD shows for this Secret (controller/appcontroller.go hideSecretData recomputes it client-side), but in its status diff; the object is OutOfSync and " + phrase + ": the sync applies Git's manifest"
+	return v
 }
 
 // notInDiffVerdict: Argo CD's diff does not show the field; the reason

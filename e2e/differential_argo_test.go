@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/e2e/differential"
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd"
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -201,8 +202,16 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 			touched = append(touched, c.Touched(o)...)
 			continue
 		}
+		before, _ := get()
 		r := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig, Stdin: []byte(cmd.Stdin), Env: cmd.Env},
 			filepath.Join(E.KubeBinDir, "kubectl"), cmd.Args...)
+		if after, ok := get(); ok && before != nil {
+			// What the write changed besides the field it names: a
+			// kubectl apply --server-side as argocd-controller migrates
+			// the client-side sync's fields to its own entry and prunes
+			// the ones it no longer applies (seed 50665: the whole spec).
+			touched = append(touched, changedLeaves(withoutBookkeeping(before), withoutBookkeeping(after))...)
+		}
 		if r.Code != 0 {
 			// The API server refused the write: it changed nothing.
 			t.Logf("%s: writer %s refused: %s", sc, c.Writer, strings.TrimSpace(r.Stderr))
@@ -287,8 +296,14 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 			if v := argoVerdictOf(d); v != nil {
 				f.Verdict = string(v.Kind)
 				f.Resync = v.Kind == model.Ignored && strings.Contains(v.Reason, argocd.SyncReappliesPhrase) ||
-					(v.Kind == model.LeftAlone || v.Kind == model.Ignored) && strings.Contains(v.Reason, argocd.SyncDeletesPhrase)
-				f.Kept = v.Kind == model.Reported && strings.Contains(v.Reason, argocd.SyncKeepsPhrase)
+					(v.Kind == model.LeftAlone || v.Kind == model.Ignored) &&
+						(strings.Contains(v.Reason, argocd.SyncDeletesPhrase) || strings.Contains(v.Reason, argocd.SyncAddsPhrase))
+				f.Kept = v.Kind == model.Reported && strings.Contains(v.Reason, argocd.SyncKeepsPhrase) ||
+					// What the API server recomputes with the template
+					// (a DaemonSet's template generation) is left out of
+					// the self-heal comparison (withoutBookkeeping):
+					// whether self-heal changed it is not seen.
+					diff.IsServerBookkeeping(d.Path)
 			}
 			fs = append(fs, f)
 		}

@@ -65,10 +65,40 @@ func statusStrategy(cfg *compareConfig) string {
 	return "a structured-merge diff (ServerSideApply=true: the manifest merged into live as the argocd-controller manager)"
 }
 
+// secretUISeen are the fields of the diff Argo CD shows for a Secret
+// whose status diff is server-side or structured-merge: the managed
+// resources' diff of a Secret is computed again by hideSecretData, a
+// client-side diff (the paths where its states differ); nil for any other
+// object, or when that diff cannot run. Differential seed 50046: a
+// ServerSideDiff Application, a person's kubectl apply added an
+// annotation; the server-side diff does not show it, Argo CD's UI and API
+// do (the 3-way diff from the person's last-applied-configuration).
+func secretUISeen(cfg *compareConfig, live, desired *unstructured.Unstructured) []string {
+	if live == nil || desired == nil || !cfg.structuredMerge && !cfg.serverSide {
+		return nil
+	}
+	if gvk := live.GroupVersionKind(); gvk.Group != "" || gvk.Kind != "Secret" {
+		return nil
+	}
+	ui := *cfg
+	ui.structuredMerge, ui.serverSide, ui.includeMutationWebhook = false, false, false
+	dr, err := uiDiff(&ui, live, desired, true)
+	if err != nil {
+		return nil
+	}
+	return changedPaths(dr.PredictedLive, dr.NormalizedLive, "")
+}
+
 // uiModified runs the diff hideSecretData runs: ui's rules on copies of
 // live and desired, with stringData merged into data first when
 // mergeStringData (in live's last-applied-configuration too).
 func uiModified(ui *compareConfig, live, desired *unstructured.Unstructured, mergeStringData bool) bool {
+	dr, err := uiDiff(ui, live, desired, mergeStringData)
+	return err != nil || dr.Modified
+}
+
+// uiDiff is the diff uiModified reads.
+func uiDiff(ui *compareConfig, live, desired *unstructured.Unstructured, mergeStringData bool) (*diffResult, error) {
 	l, d := live.DeepCopy(), desired.DeepCopy()
 	if mergeStringData {
 		normalizeSecret(d)
@@ -83,6 +113,5 @@ func uiModified(ui *compareConfig, live, desired *unstructured.Unstructured, mer
 		}
 	}
 	res := ui.normalizePair(l, d)
-	dr, err := ui.stateDiff(l, d, res)
-	return err != nil || dr.Modified
+	return ui.stateDiff(l, d, res)
 }

@@ -130,6 +130,9 @@ func (a *Adapter) diffConfig(ctx context.Context, rep *model.Report, live *unstr
 	cfg := newCompareConfigRules(s, a.appRulesCached(app, appSrc), a.opts.GVKParser, a.opts.JQTimeout)
 	cfg.applyApp(app)
 	cfg.dryRun, cfg.ctx = a.opts.DryRun, ctx
+	if gvk := live.GroupVersionKind(); servedByCRD(gvk) && a.opts.Schema != nil {
+		cfg.crDefaults = a.defaulterFor(gvk)
+	}
 	if cfg.serverSide && cfg.dryRun == nil {
 		rep.Notes = append(rep.Notes, cfg.withoutDryRun())
 	}
@@ -160,6 +163,9 @@ type comparison struct {
 	modified bool
 	mode     string
 	seen     []string
+	// statusSeen are the status diff's pointers where seen are those of
+	// the diff Argo CD shows for a Secret (secretUISeen); nil otherwise.
+	statusSeen []string
 	// marked is the live object with the tracking marks a person deleted
 	// taken back from the owner (ownerMarked): what Argo CD tracks it by.
 	marked *unstructured.Unstructured
@@ -217,12 +223,21 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 	}
 	cmp.ok, cmp.modified, cmp.mode = true, dr.Modified, dr.Mode
 	cmp.seen = changedPaths(dr.PredictedLive, dr.NormalizedLive, "")
+	if ui := secretUISeen(cfg, live, cmp.desired); dr.Modified && len(ui) > 0 {
+		// The fields Argo CD shows are its UI diff's; an empty one is
+		// "OutOfSync with an empty diff" (uiDiffNote names the status
+		// diff's fields).
+		cmp.statusSeen, cmp.seen = cmp.seen, ui
+	}
 	if dr.Modified {
 		rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(cmp.seen), live, dr.PredictedLive)...)
 	}
 	rep.Drifts = dropDefaulted(rep.Drifts, cmp.seen, cmp.desired, live, a.defaulterFor(live.GroupVersionKind()))
 	rep.Drifts = dropBookkeeping(rep.Drifts, cmp.seen)
 	rep.Drifts = append(rep.Drifts, missingMarkDrifts(rep.Drifts, cmp.seen, live, cmp.marked, dr.PredictedLive)...)
+	if n := lastAppliedOnlyNote(dr, cmp.seen); n != nil {
+		rep.Notes = append(rep.Notes, *n)
+	}
 	if n := uiDiffNote(cfg, live, cmp.desired, dr, cmp.seen); n != nil {
 		rep.Notes = append(rep.Notes, *n)
 	}
@@ -307,6 +322,7 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		syncPrunes(rep, live, cmp.desired, app)
 		a.syncFails(rep, live, cmp.desired, app)
 		serverSideSyncKeeps(rep, live, cmp, app)
+		syncReleases(rep, live, app)
 	}
 	if st.From == "Application status" {
 		// After inferredSyncUnknown, whose unknown verdicts the note names.
@@ -434,7 +450,7 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		if v, ok := knownTypesVerdict(live, d, cfg); ok {
 			return v
 		}
-		return notInDiffVerdict(d, cmp)
+		return statusOnlyVerdict(d, cmp, notInDiffVerdict(d, cmp))
 	}
 	if v, ok := liveOnlyVerdict(live, d, cfg, cmp, app); ok {
 		return v
@@ -530,6 +546,24 @@ func knownTypesVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg
 		}
 	}
 	return model.Verdict{}, false
+}
+
+// statusOnlyVerdict: a Secret's field the status diff shows and the diff
+// Argo CD shows for the Secret does not (secretUISeen): the sync of the
+// OutOfSync object applies Git's manifest and writes it all the same
+// (differential seed 53020: ServerSideApply=true, Git adds an
+// annotation; Argo CD's diff shows /data and /metadata/labels, self-heal
+// added the annotation).
+func statusOnlyVerdict(d *model.FieldDrift, cmp *comparison, v model.Verdict) model.Verdict {
+	if !anyCovers(cmp.statusSeen, d.Path) {
+		return v
+	}
+	phrase := map[model.ChangeKind]string{model.Added: SyncDeletesPhrase, model.Removed: SyncAddsPhrase}[d.Change]
+	if phrase == "" {
+		return v
+	}
+	v.Reason = "not in the diff Argo CD shows for this Secret (controller/appcontroller.go hideSecretData recomputes it client-side), but in its status diff; the object is OutOfSync and " + phrase + ": the sync applies Git's manifest"
+	return v
 }
 
 // notInDiffVerdict: Argo CD's diff does not show the field; the reason
@@ -1122,8 +1156,27 @@ func dropDefaulted(drifts []model.FieldDrift, seen []string, desired, live *unst
 		}
 		want, _ := jsonpointer.Get(defaulted, d.Path)
 		got, ok := jsonpointer.Get(live.Object, d.Path)
-		return ok && (jsonEqual(want, got) || derivedDefault(live, d.Path, got))
+		return ok && (jsonEqual(want, got) || derivedDefault(live, d.Path, got) || apiServerDefault(live, d.Path, got))
 	})
+}
+
+// apiServerDefault says whether got, at p of live, is the value the API
+// server the object lives on fills in when a write leaves the field out
+// (diff.IsServerDefaultValue: the defaults of kube-apiserver v1.37, whose
+// feature gates may differ from those of the release Argo CD links). A
+// server-side apply of another field takes such a default over (the
+// server defaults the apply's body), yet whoever deletes it gets it back:
+// no sync changes it (differential seed 50562: a StatefulSet's
+// rollingUpdate.maxUnavailable, which MaxUnavailableStatefulSet defaults
+// on 1.37 and not on Argo CD's 1.34, owned by a platform-operator's apply
+// of a label; Argo CD neither shows nor changes it).
+func apiServerDefault(live *unstructured.Unstructured, p string, got any) bool {
+	toks, err := jsonpointer.Parse(p)
+	if err != nil || len(toks) == 0 {
+		return false
+	}
+	gvk := live.GroupVersionKind()
+	return diff.IsServerDefaultValue(gvk.Group, gvk.Kind, toks, got, live.Object)
 }
 
 // withSchemeDefaults is obj, remarshalled as Argo CD does, with the

@@ -48,6 +48,10 @@ type compareConfig struct {
 	// localSSD: no dry-run is allowed (-f without --server-dry-run, or
 	// inferred), so the server-side diff applies in memory (ssdlocal.go).
 	localSSD bool
+	// crDefaults are the structural defaults of the custom resource's
+	// CRD (Adapter.defaulterFor), which the in-memory apply sets as the
+	// API server does; nil for a built-in kind or without the schema.
+	crDefaults func(*unstructured.Unstructured) any
 }
 
 // applyApp sets the Application's diff strategy (controller/state.go

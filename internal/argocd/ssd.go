@@ -7,12 +7,16 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
+	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // DryRunner performs a server-side apply dry-run of obj as manager and
@@ -42,7 +46,7 @@ func NewRESTDryRunner(cfg *rest.Config) (DryRunner, error) {
 // the desired object (remarshalled, without the ignore normalization) is
 // dry-run applied as argocd-controller; mutation-webhook changes are taken
 // out unless IncludeMutationWebhook=true; then both sides get the full
-// normalization, lose managedFields and last-applied, and are compared.
+// normalization, lose managedFields, and are compared.
 func (c *compareConfig) serverSideDiff(config, live *unstructured.Unstructured, dryRun DryRunner) (*diffResult, error) {
 	ctx := c.ctx
 	if ctx == nil {
@@ -67,13 +71,15 @@ func (c *compareConfig) serverSideDiff(config, live *unstructured.Unstructured, 
 	}
 	predicted = remarshal(predicted)
 	c.gitopsNormalize(predicted, scratch)
-	strip := func(u *unstructured.Unstructured) {
-		unstructured.RemoveNestedField(u.Object, "metadata", "managedFields")
-		unstructured.RemoveNestedField(u.Object, "metadata", "annotations", LastAppliedAnnotation)
-	}
-	strip(predicted)
+	// Only managedFields go: last-applied-configuration stays on both
+	// sides (gitops-engine removes it in structuredMergeDiff alone). The
+	// dry-run prunes it when argocd-controller's Apply entry owns it (a
+	// kubectl apply --server-side as argocd-controller migrated the
+	// client-side sync's Update entry into it), and Argo CD is OutOfSync
+	// with nothing its diff view shows (differential seed 52136).
+	unstructured.RemoveNestedField(predicted.Object, "metadata", "managedFields")
 	c.gitopsNormalize(live, scratch)
-	strip(live)
+	unstructured.RemoveNestedField(live.Object, "metadata", "managedFields")
 	p, l := canonicalJSON(predicted.Object), canonicalJSON(live.Object)
 	return &diffResult{Modified: !reflect.DeepEqual(p, l), NormalizedLive: l, PredictedLive: p, Mode: "server-side"}, nil
 }
@@ -197,4 +203,17 @@ func canonicalJSON(v any) any {
 		return v
 	}
 	return out
+}
+
+// lastAppliedOnlyNote says why the object is OutOfSync when the only
+// difference of Argo CD's states is last-applied-configuration, which its
+// diff view (and this tool's field list) leaves out: nil otherwise.
+func lastAppliedOnlyNote(dr *diffResult, seen []string) *model.Note {
+	la := "/metadata/annotations/" + jsonpointer.Escape(LastAppliedAnnotation)
+	if dr == nil || !dr.Modified || dr.Mode != "server-side" && !strings.HasPrefix(dr.Mode, "server-side ") ||
+		len(argoDiffPaths(seen)) > 0 || !slices.Contains(seen, la) {
+		return nil
+	}
+	return &model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "outofsync-on-last-applied",
+		Message: "Argo CD is OutOfSync on " + LastAppliedAnnotation + " alone, which its diff view does not show: argocd-controller's Apply entry owns the annotation (a kubectl apply --server-side as argocd-controller took it over from the client-side sync), so the server-side diff's dry-run of Git's manifest prunes it (gitops-engine serverSideDiff compares it as any other field)"}
 }

@@ -32,7 +32,7 @@ import (
 //
 // What it cannot see: admission webhooks (Argo CD removes their mutations
 // anyway unless IncludeMutationWebhook=true, and then the real dry-run is
-// needed) and a CRD's structural defaults for a field the apply prunes.
+// needed), and a CRD's structural defaults without the cluster's schema.
 // stored is the object as the API server holds it, before any of Argo
 // CD's normalizations.
 func (c *compareConfig) localDryRunner(stored *unstructured.Unstructured) DryRunner {
@@ -93,6 +93,20 @@ func (c *compareConfig) localApply(stored, config *unstructured.Unstructured, ma
 		if out, err = serverRoundTrip(&unstructured.Unstructured{Object: m}); err != nil {
 			return nil, err
 		}
+		// A custom resource gets its CRD's structural defaults back
+		// where the apply pruned them (apiextensions-apiserver
+		// pkg/apiserver/schema/defaulting: the server defaults every
+		// object it decodes; differential seed 50886: a Backup's pod
+		// template imagePullPolicy and terminationGracePeriodSeconds,
+		// owned by argocd-controller's Apply entry after a migration).
+		if c.crDefaults != nil {
+			if d, ok := c.crDefaults(out).(map[string]any); ok {
+				out = &unstructured.Unstructured{Object: d}
+			}
+		}
+		// Then the update strategy (a Service's allocated fields the
+		// change no longer needs are cleared).
+		out = serverUpdate(live, out)
 	}
 	mfs, err := encodeManagedFields(managers)
 	if err != nil {

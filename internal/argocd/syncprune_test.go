@@ -64,10 +64,13 @@ data: {a: "1", b: "2"}
 // it); the label argocd-controller applied server-side is shown (the
 // dry-run apply prunes it) but the sync keeps it (reported, saying so).
 func TestSyncPrunes(t *testing.T) {
+	// Git keeps a labels map: without one, the 3-way patch from
+	// last-applied-configuration (which has labels) deletes the whole
+	// map, quota with it (clientSideSyncResult).
 	rep := explainSSDWith(t, "", csaThenTwoWriters, `
 apiVersion: v1
 kind: ConfigMap
-metadata: {name: cm, namespace: ns}
+metadata: {name: cm, namespace: ns, labels: {app: cm}}
 data: {a: "1", b: "3"}
 `, "spec:\n", "spec:\n  syncPolicy: {automated: {selfHeal: true}}\n")
 	if st := statusOf(t, rep); !st.Drift {
@@ -131,5 +134,58 @@ data: {a: "1", b: "3"}
 				t.Errorf("audited: %s (%s), want ignored, saying a sync deletes it: %v", v.Kind, v.Reason, c.deletes)
 			}
 		})
+	}
+}
+
+// TestSyncPrunesListGitSets (issue 32, A13; differential seeds 52096,
+// 50239): an aggregated ClusterRole whose Git manifest says rules: [],
+// created without last-applied-configuration; the aggregation controller
+// wrote /rules/0. Argo CD's diff shows /rules, and its client-side sync,
+// though no last-applied-configuration lists the item, sets the list Git
+// names (a strategic merge patch replaces a list without merge key:
+// kubectl pkg/cmd/apply/patcher.go, CreateThreeWayMergePatch): self-heal
+// emptied /rules on Argo CD v3.2.11. Reverted, not "a sync does not
+// remove it".
+func TestSyncPrunesListGitSets(t *testing.T) {
+	const live = `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: agg
+  annotations: {argocd.argoproj.io/tracking-id: "app:rbac.authorization.k8s.io/ClusterRole:ns/agg"}
+  managedFields:
+  - manager: argocd
+    operation: Update
+    apiVersion: rbac.authorization.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:aggregationRule: {.: {}, f:clusterRoleSelectors: {}}
+      f:metadata: {f:annotations: {.: {}, f:argocd.argoproj.io/tracking-id: {}}}
+  - manager: clusterrole-aggregation-controller
+    operation: Apply
+    apiVersion: rbac.authorization.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:rules: {}
+aggregationRule:
+  clusterRoleSelectors: [{matchLabels: {rbac.drift.test/aggregate-to-monitoring: "true"}}]
+rules:
+- {apiGroups: [""], resources: [pods, services, endpoints], verbs: [get, list, watch]}
+`
+	const git = `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: agg}
+aggregationRule:
+  clusterRoleSelectors: [{matchLabels: {rbac.drift.test/aggregate-to-monitoring: "true"}}]
+rules: []
+`
+	rep := explainSSDWith(t, "", live, git, "    argocd.argoproj.io/compare-options: ServerSideDiff=true\n", "",
+		"spec:\n", "spec:\n  syncPolicy: {automated: {selfHeal: true}, syncOptions: [RespectIgnoreDifferences=true]}\n")
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync", st)
+	}
+	if v := argoVerdict(t, rep, "/rules/0"); v.Kind != model.Reverted {
+		t.Errorf("/rules/0: %s (%s), want reverted", v.Kind, v.Reason)
 	}
 }

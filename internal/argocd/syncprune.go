@@ -49,6 +49,7 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app
 		why = SyncDeletesPhrase + ": " + migrationDeletes
 	}
 	respect := app.HasSyncOption("RespectIgnoreDifferences=true")
+	sync := &clientSideSync{live: live, target: desired, orig: orig}
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		v := verdictOf(*d, Engine)
@@ -56,6 +57,18 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app
 			continue
 		}
 		if !ssa && (v.Kind == model.Reverted || v.Kind == model.Reported) && !pointerPresent(orig, d.Path) {
+			if changed, what := sync.changes(d.Path); changed {
+				// last-applied-configuration does not list it, yet
+				// the object the sync leaves differs there: the patch
+				// sets back a field the server derives it from, and
+				// the server's defaulting of the result drops or
+				// refills it (a Service's sessionAffinityConfig once
+				// sessionAffinity is None again: seed 52103, R15).
+				nv := *v
+				nv.Reason += "; last-applied-configuration does not list it, but the object the sync leaves (kubectl's 3-way patch applied to live, then the API server's defaulting, kubernetes pkg/apis/*/v1 defaults.go) " + what
+				d.SetVerdict(nv)
+				continue
+			}
 			// Shown by a server-side diff (argocd-controller applied it
 			// last), yet the client-side sync keeps it: OutOfSync for good.
 			nv := *v

@@ -232,3 +232,83 @@ spec:
 		t.Errorf("maxUnavailable 2: %s %q, want reverted (not the default)", v.Kind, v.Reason)
 	}
 }
+
+// kubectl patch set sessionAffinity ClientIP and the API server filled
+// sessionAffinityConfig.clientIP.timeoutSeconds 10800 in the same write
+// (kubectl-patch owns both); another manager's server-side apply then
+// applied the same ClientIP. The cleanup hands kubectl-patch's fields to
+// kustomize-controller and its apply drops them, but argocd-controller
+// still owns sessionAffinity ClientIP, so the API server's defaulting
+// (kubernetes pkg/apis/core/v1/defaults.go SetDefaults_Service) fills the
+// same 10800 again: left alone (make differential seed 42657, class R15:
+// -f said reverted). Without the other manager, or with Git setting None,
+// the source goes and the derived field with it: reverted.
+func TestDerivedFieldOfAKeptSourceStays(t *testing.T) {
+	reader := &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}}
+	service := func(others string) *unstructured.Unstructured {
+		return obj(t, `
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:type: {}, f:ports: {"k:{\"port\":80,\"protocol\":\"TCP\"}": {.: {}, f:port: {}, f:protocol: {}}}}}
+  - manager: kubectl-patch
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:sessionAffinity: {}, f:sessionAffinityConfig: {.: {}, f:clientIP: {.: {}, f:timeoutSeconds: {}}}}}
+`+others+`
+spec:
+  type: ClusterIP
+  ports: [{port: 80, protocol: TCP}]
+  sessionAffinity: ClientIP
+  sessionAffinityConfig: {clientIP: {timeoutSeconds: 10800}}
+`)
+	}
+	const argo = `
+  - manager: argocd-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:sessionAffinity: {}}}
+`
+	const timeout = "/spec/sessionAffinityConfig/clientIP/timeoutSeconds"
+	for _, tc := range []struct {
+		name, others, git string
+		managers          []string
+		want              model.VerdictKind
+	}{
+		{"kept by argocd-controller", argo, "", []string{"kubectl-patch/Update", "argocd-controller/Apply"}, model.LeftAlone},
+		{"kubectl-patch only", "", "", []string{"kubectl-patch/Update"}, model.Reverted},
+		{"Git sets None", argo, ", sessionAffinity: None", []string{"kubectl-patch/Update", "argocd-controller/Apply"}, model.Reverted},
+	} {
+		desired := obj(t, `{apiVersion: v1, kind: Service, metadata: {name: web, namespace: prod}, spec: {type: ClusterIP, ports: [{port: 80}]`+tc.git+`}}`)
+		source := drift("/spec/sessionAffinity", model.Added, "ClientIP", tc.managers...)
+		if tc.git != "" {
+			source.Change, source.Desired = model.Changed, "None"
+		}
+		rep := judge(t, newTestAdapter(t, reader), service(tc.others), desired, source,
+			drift(timeout, model.Added, int64(10800), "kubectl-patch/Update"))
+		got := model.VerdictKind("")
+		for _, d := range rep.Drifts {
+			if d.Path == timeout {
+				got = verdictAt(t, rep, timeout).Kind
+			}
+		}
+		// Left alone by the apply: not listed (only the engine and the
+		// API server wrote it now), or listed left alone.
+		if got == "" {
+			got = model.LeftAlone
+		}
+		if got != tc.want {
+			t.Errorf("%s: timeoutSeconds %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
+	"github.com/kubectl-drift/kubectl-drift/internal/kube"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
@@ -36,6 +37,33 @@ type handover struct {
 	// result is the live object with them removed, as the API server
 	// returns it from a dry-run (defaults filled in); nil when it failed.
 	result *unstructured.Unstructured
+	// computed: result was computed here (-f, no dry-run: computeHandover),
+	// not returned by the API server.
+	computed bool
+}
+
+// computeHandover is handover's result without the API server (-f): the
+// live object with the manifest applied over it and the fields handedOver
+// removed (ownership after the apply), then defaulted as the API server
+// defaults every write (kube.Stored). A field the server derives from
+// another that some other manager keeps comes back with the same value
+// (make differential seed 42657, class R15: kubectl-patch's
+// sessionAffinityConfig is dropped, argocd-controller's Apply keeps
+// sessionAffinity ClientIP, and SetDefaults_Service fills the same
+// timeoutSeconds again). Only that answer is read from it
+// (handoverVerdict): the server may do more than default (allocate,
+// keep an old nodePort), which is not computed here.
+func (j *judgment) computeHandover() {
+	if j.helm || j.handover != nil || j.merged != nil || j.normDesired == nil || j.live == nil {
+		return
+	}
+	ptrs := j.handedOver()
+	if len(ptrs) == 0 {
+		return
+	}
+	if res, ok := kube.Stored(kube.Applied(j.live, ptrs, j.normDesired.Object)); ok {
+		j.handover = &handover{pointers: ptrs, result: res, computed: true}
+	}
 }
 
 // handedOver lists the live fields the cleanup hands to kustomize-controller
@@ -155,7 +183,15 @@ func (j *judgment) handoverVerdict(d *model.FieldDrift, cleaned []model.ManagerR
 	}
 	lv, lok := jsonpointer.Get(j.live.Object, d.Path)
 	rv, rok := jsonpointer.Get(h.result.Object, d.Path)
-	if lok && rok && apiequality.Semantic.DeepEqual(diff.NormalizeNumber(lv), diff.NormalizeNumber(rv)) {
+	same := lok && rok && apiequality.Semantic.DeepEqual(diff.NormalizeNumber(lv), diff.NormalizeNumber(rv))
+	if h.computed {
+		if !same {
+			return model.Verdict{}, false
+		}
+		return model.Verdict{Kind: model.LeftAlone, Reason: fmt.Sprintf(
+			"set by %s: the managedFields cleanup hands it to kustomize-controller, whose apply drops it (not in the manifest), but the API server's defaulting of the object that apply leaves (kubernetes pkg/apis/*/v1 defaults.go) gives the same value back: nothing changes", managerList(cleaned))}, true
+	}
+	if same {
 		return model.Verdict{Kind: model.LeftAlone, Reason: fmt.Sprintf(
 			"set by %s: the managedFields cleanup hands it to kustomize-controller, whose apply drops it (not in the manifest), but a server-side dry-run of that removal as kustomize-controller gets the same value back (an API-server default): nothing changes", managerList(cleaned))}, true
 	}

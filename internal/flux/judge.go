@@ -62,7 +62,8 @@ type judgment struct {
 	// fails before applying (kustomize) or diffing (helm) anything.
 	badRules []string
 	// handover is the dry-run of the apply after the managedFields
-	// cleanup (--server-dry-run), nil when nothing is handed over.
+	// cleanup (--server-dry-run), or its result computed here (-f:
+	// computeHandover), nil when nothing is handed over.
 	handover *handover
 	// crdRoot is the CRD schema of a custom resource, read with -f when
 	// the cleanup hands over one of its fields (schemaRequiredHandover).
@@ -96,6 +97,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if !j.helm {
 		j.addKeptZeros(rep)
 		fails = a.predictFailure(ctx, j, dryRunErr, rep)
+		j.computeHandover()
 	} else {
 		j.alignWithRelease(rep)
 	}

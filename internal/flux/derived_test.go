@@ -311,4 +311,19 @@ spec:
 			t.Errorf("%s: timeoutSeconds %s, want %s", tc.name, got, tc.want)
 		}
 	}
+
+	// Inferred mode (the saved case of seed 42657, Git unchanged): the
+	// value comes back unless the manifest sets sessionAffinity, which
+	// ownership cannot tell (kubectl patch took it from
+	// kustomize-controller if Git set None): unknown, not reverted. With
+	// kubectl-patch alone the source goes with the cleanup: reverted.
+	for _, tc := range []struct {
+		name, others string
+		want         model.VerdictKind
+	}{{"inferred, kept by argocd-controller", argo, model.Unknown}, {"inferred, kubectl-patch only", "", model.Reverted}} {
+		rep := judge(t, newTestAdapter(t, reader), service(tc.others), nil, drift(timeout, model.Changed, int64(10800), "kubectl-patch/Update"))
+		if v := verdictAt(t, rep, timeout); v.Kind != tc.want {
+			t.Errorf("%s: timeoutSeconds %s %q, want %s", tc.name, v.Kind, v.Reason, tc.want)
+		}
+	}
 }

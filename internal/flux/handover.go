@@ -53,15 +53,23 @@ type handover struct {
 // timeoutSeconds again). Only that answer is read from it
 // (handoverVerdict): the server may do more than default (allocate,
 // keep an old nodePort), which is not computed here.
+//
+// Inferred mode (no manifest) computes it too, with kustomize-controller's
+// fields as the live object has them: whether the manifest changes a field
+// the value comes from is not known there (handoverVerdict says unknown).
 func (j *judgment) computeHandover() {
-	if j.helm || j.handover != nil || j.merged != nil || j.normDesired == nil || j.live == nil {
+	if j.helm || j.handover != nil || j.merged != nil || j.live == nil || j.desired != nil && j.normDesired == nil {
 		return
 	}
 	ptrs := j.handedOver()
 	if len(ptrs) == 0 {
 		return
 	}
-	if res, ok := kube.Stored(kube.Applied(j.live, ptrs, j.normDesired.Object)); ok {
+	var sets map[string]any
+	if j.normDesired != nil {
+		sets = j.normDesired.Object
+	}
+	if res, ok := kube.Stored(kube.Applied(j.live, ptrs, sets)); ok {
 		j.handover = &handover{pointers: ptrs, result: res, computed: true}
 	}
 }
@@ -69,11 +77,12 @@ func (j *judgment) computeHandover() {
 // handedOver lists the live fields the cleanup hands to kustomize-controller
 // and its apply then removes: every owner is a manager the cleanup catches
 // (or kustomize-controller's own Apply entry), at least one is, and the
-// manifest does not set the field. Fields inside list items are left to
+// manifest does not set the field (inferred: kustomize-controller does not
+// own it, removedByApply). Fields inside list items are left to
 // cleanupRemovals: server-side apply drops a whole item whose fields all go,
 // which a field-by-field removal does not show.
 func (j *judgment) handedOver() []string {
-	if j.ix == nil || j.desired == nil || j.live == nil || j.ssaValue == ssaMerge {
+	if j.ix == nil || j.live == nil || j.ssaValue == ssaMerge {
 		return nil
 	}
 	var out []string
@@ -187,6 +196,10 @@ func (j *judgment) handoverVerdict(d *model.FieldDrift, cleaned []model.ManagerR
 	if h.computed {
 		if !same {
 			return model.Verdict{}, false
+		}
+		if j.desired == nil {
+			return model.Verdict{Kind: model.Unknown, Reason: fmt.Sprintf(
+				"set by %s: the managedFields cleanup hands it to kustomize-controller, whose apply drops it, and the API server's defaulting (kubernetes pkg/apis/*/v1 defaults.go) gives the same value back from the fields the object keeps, unless the manifest changes one of them (a field it sets that another writer changed no longer shows as kustomize-controller's): give -f FILE to know", managerList(cleaned))}, true
 		}
 		return model.Verdict{Kind: model.LeftAlone, Reason: fmt.Sprintf(
 			"set by %s: the managedFields cleanup hands it to kustomize-controller, whose apply drops it (not in the manifest), but the API server's defaulting of the object that apply leaves (kubernetes pkg/apis/*/v1 defaults.go) gives the same value back: nothing changes", managerList(cleaned))}, true

@@ -1,19 +1,11 @@
 package argocd
 
 import (
-	"encoding/json"
 	"strings"
-
-	jsonpatch "github.com/evanphx/json-patch/v5"
-	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
-	"k8s.io/apimachinery/pkg/util/strategicpatch"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smpatch"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
-	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // syncPrunes: a field Argo CD's diff leaves out can still change when the
@@ -57,7 +49,7 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app
 		why = SyncDeletesPhrase + ": " + migrationDeletes
 	}
 	respect := app.HasSyncOption("RespectIgnoreDifferences=true")
-	var synced any
+	sync := &clientSideSync{live: live, target: desired, orig: orig}
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		v := verdictOf(*d, Engine)
@@ -65,15 +57,19 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app
 			continue
 		}
 		if !ssa && (v.Kind == model.Reverted || v.Kind == model.Reported) && !pointerPresent(orig, d.Path) {
-			if synced == nil {
-				synced = clientSideSyncResult(orig, desired, live)
-			}
-			if lv, _ := jsonpointer.Get(live.Object, d.Path); !keeps(synced, d.Path, lv) {
-				// The patch changes it all the same: Git sets the
-				// list it is an item of (differential seeds 52096,
-				// 50239: an aggregated ClusterRole's rules: [] in Git,
-				// no last-applied-configuration, self-heal emptied
-				// /rules).
+			if changed, what := sync.changes(d.Path); changed {
+				// last-applied-configuration does not list it, yet
+				// the object the sync leaves differs there: Git sets
+				// the list it is an item of (an aggregated
+				// ClusterRole's rules: [] empties what the aggregation
+				// controller wrote: seeds 52096, 50239, A13), or the
+				// patch sets back a field the server derives it from
+				// and the server's defaulting of the result drops or
+				// refills it (a Service's sessionAffinityConfig once
+				// sessionAffinity is None again: seed 52103, R15).
+				nv := *v
+				nv.Reason += "; last-applied-configuration does not list it, but the object the sync leaves (kubectl's 3-way patch applied to live, then the API server's defaulting, kubernetes pkg/apis/*/v1 defaults.go) " + what
+				d.SetVerdict(nv)
 				continue
 			}
 			// Shown by a server-side diff (argocd-controller applied it
@@ -174,64 +170,3 @@ const SyncDeletesPhrase = "a sync deletes it"
 // sync does not change (the object stays OutOfSync after a sync, also
 // selfHeal's); the differential harness reads it.
 const SyncKeepsPhrase = "a sync does not remove it: Argo CD syncs with a client-side kubectl apply, whose 3-way patch deletes only what last-applied-configuration lists, and it does not list this field, so the object stays OutOfSync after the sync"
-
-// clientSideSyncResult is the object a client-side sync writes: kubectl
-// apply's 3-way patch from the live last-applied-configuration (orig;
-// none: nil, and the patch deletes nothing) to the target, applied to
-// live (k8s.io/kubectl pkg/cmd/apply/patcher.go: a strategic merge patch
-// for a built-in kind, a JSON merge patch otherwise). Besides deleting
-// what orig lists and the target lacks, it sets every field the target
-// names, a whole list where the list has no merge key (an aggregated
-// ClusterRole's rules: [] empties the rules the aggregation controller
-// wrote). nil when the patch cannot be computed.
-func clientSideSyncResult(orig, desired, live *unstructured.Unstructured) any {
-	var origB []byte
-	var err error
-	if orig != nil {
-		if origB, err = json.Marshal(orig.Object); err != nil {
-			return nil
-		}
-	}
-	desiredB, err1 := json.Marshal(desired.Object)
-	liveB, err2 := json.Marshal(live.Object)
-	if err1 != nil || err2 != nil {
-		return nil
-	}
-	var out []byte
-	if versioned, err := scheme.Scheme.New(live.GroupVersionKind()); err == nil {
-		meta, err := strategicpatch.NewPatchMetaFromStruct(versioned)
-		if err != nil {
-			return nil
-		}
-		patch, err := smpatch.CreateThreeWayMergePatch(origB, desiredB, liveB, meta)
-		if err != nil {
-			return nil
-		}
-		if out, err = smpatch.StrategicMergePatch(liveB, patch, meta); err != nil {
-			return nil
-		}
-	} else {
-		patch, err := jsonmergepatch.CreateThreeWayJSONMergePatch(origB, desiredB, liveB)
-		if err != nil {
-			return nil
-		}
-		if out, err = jsonpatch.MergePatch(liveB, patch); err != nil {
-			return nil
-		}
-	}
-	var v any
-	if err := json.Unmarshal(out, &v); err != nil {
-		return nil
-	}
-	return v
-}
-
-// keeps says whether synced (clientSideSyncResult; nil: not known, so
-// kept) still holds lv at p.
-func keeps(synced any, p string, lv any) bool {
-	if synced == nil {
-		return true
-	}
-	sv, ok := jsonpointer.Get(synced, p)
-	return ok && jsonEqual(sv, lv)
-}

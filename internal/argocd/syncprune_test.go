@@ -11,17 +11,20 @@ import (
 // a kubectl apply by hand of Git's manifest with a label audited
 // (kubectl-client-side-apply; last-applied-configuration is now the
 // person's), and a server-side apply as argocd-controller of a label quota
-// (a second argocd-controller entry, an Apply).
+// (a second argocd-controller entry, an Apply). Git has a label of its own
+// (app), as the differential corpus's objects have: a manifest with no
+// labels at all would make kubectl's 3-way patch delete the whole labels
+// map (its original lists labels), quota with it.
 const csaThenTwoWriters = `
 apiVersion: v1
 kind: ConfigMap
 metadata:
   name: cm
   namespace: ns
-  labels: {audited: "yes", quota: q1}
+  labels: {app: web, audited: "yes", quota: q1}
   annotations:
     argocd.argoproj.io/tracking-id: app:/ConfigMap:ns/cm
-    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","data":{"a":"1","b":"2"},"kind":"ConfigMap","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"app:/ConfigMap:ns/cm"},"labels":{"audited":"yes"},"name":"cm","namespace":"ns"}}'
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","data":{"a":"1","b":"2"},"kind":"ConfigMap","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"app:/ConfigMap:ns/cm"},"labels":{"app":"web","audited":"yes"},"name":"cm","namespace":"ns"}}'
   managedFields:
   - manager: argocd-controller
     operation: Update
@@ -33,6 +36,9 @@ metadata:
         f:annotations:
           .: {}
           f:argocd.argoproj.io/tracking-id: {}
+        f:labels:
+          .: {}
+          f:app: {}
   - manager: kubectl-client-side-apply
     operation: Update
     apiVersion: v1
@@ -42,7 +48,6 @@ metadata:
         f:annotations:
           f:kubectl.kubernetes.io/last-applied-configuration: {}
         f:labels:
-          .: {}
           f:audited: {}
   - manager: argocd-controller
     operation: Apply
@@ -123,7 +128,7 @@ func TestSyncPrunesIgnoredFields(t *testing.T) {
 			rep := explainSSDWith(t, "", csaThenTwoWriters, `
 apiVersion: v1
 kind: ConfigMap
-metadata: {name: cm, namespace: ns, labels: {quota: q1}}
+metadata: {name: cm, namespace: ns, labels: {app: web, quota: q1}}
 data: {a: "1", b: "3"}
 `, "spec:\n", rule+c.syncPolicy)
 			if st := statusOf(t, rep); !st.Drift {

@@ -90,6 +90,10 @@ func schemaField(root map[string]any, pointer string) (field map[string]any, req
 // next reconcile on the dry-run fails). --server-dry-run asks the API
 // server instead (dryRunHandover).
 func (a *Adapter) schemaRequiredHandover(ctx context.Context, j *judgment) *applyFailure {
+	if j.desired == nil {
+		// Inferred: whether the manifest sets the field is not known.
+		return nil
+	}
 	ptrs := j.handedOver()
 	if len(ptrs) == 0 {
 		return nil

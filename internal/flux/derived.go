@@ -2,9 +2,13 @@ package flux
 
 import (
 	"sort"
+	"strings"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
+	"github.com/kubectl-drift/kubectl-drift/internal/kube"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
@@ -172,4 +176,62 @@ func (j *judgment) derivedOfIgnored(rep *model.Report, pointer string) bool {
 		}
 	}
 	return false
+}
+
+// derivedKeptByRule says whether pointer lies in a field the API server
+// derives (serverDerivedFields) from a source an ignore rule keeps from
+// changing, and the controller's apply leaves its live value: the tool's
+// dry-run sends the manifest's value of the source, kustomize-controller
+// the live one (Adopt) or none (Strip: the live one stays), fluxcd/pkg ssa
+// manager_apply.go computeDriftedPaths, applyDriftResult. So the dry-run
+// result is read with the source's live value put back and defaulted again
+// as the API server defaults every write (kube.Stored); pointer keeps its
+// live value there (make differential seed 44284, class R15 under R14's
+// rule: Git's sessionAffinity None under an ignore rule, another manager
+// forced ClientIP; the dry-run lost sessionAffinityConfig, the controller
+// kept ClientIP and the config).
+func (j *judgment) derivedKeptByRule(pointer string) bool {
+	if j.merged == nil || j.live == nil {
+		return false
+	}
+	gvk := j.live.GroupVersionKind()
+	lv, lok := jsonpointer.Get(j.live.Object, pointer)
+	for _, sd := range serverDerivedFields {
+		if sd.group != gvk.Group || sd.kind != gvk.Kind || pointer != sd.derived && !strings.HasPrefix(pointer, sd.derived+"/") {
+			continue
+		}
+		if r, _ := j.ruleFor(sd.source); r == nil {
+			continue
+		}
+		var removed []string
+		var sets map[string]any
+		if sv, ok := jsonpointer.Get(j.live.Object, sd.source); ok {
+			sets = nested(sd.source, sv)
+		} else {
+			removed = []string{sd.source}
+		}
+		res, ok := kube.Stored(kube.Applied(j.merged, removed, sets))
+		if !ok {
+			continue
+		}
+		rv, rok := jsonpointer.Get(res.Object, pointer)
+		if rok == lok && (!rok || apiequality.Semantic.DeepEqual(diff.NormalizeNumber(rv), diff.NormalizeNumber(lv))) {
+			return true
+		}
+	}
+	return false
+}
+
+// nested is value at the map-only pointer p as nested maps ({"spec":
+// {"x": value}} for /spec/x); nil for a pointer that does not parse.
+func nested(p string, value any) map[string]any {
+	tokens, err := jsonpointer.Parse(p)
+	if err != nil || len(tokens) == 0 {
+		return nil
+	}
+	out := map[string]any{tokens[len(tokens)-1]: value}
+	for i := len(tokens) - 2; i >= 0; i-- {
+		out = map[string]any{tokens[i]: out}
+	}
+	return out
 }

@@ -232,3 +232,172 @@ spec:
 		t.Errorf("maxUnavailable 2: %s %q, want reverted (not the default)", v.Kind, v.Reason)
 	}
 }
+
+// kubectl patch set sessionAffinity ClientIP and the API server filled
+// sessionAffinityConfig.clientIP.timeoutSeconds 10800 in the same write
+// (kubectl-patch owns both); another manager's server-side apply then
+// applied the same ClientIP. The cleanup hands kubectl-patch's fields to
+// kustomize-controller and its apply drops them, but argocd-controller
+// still owns sessionAffinity ClientIP, so the API server's defaulting
+// (kubernetes pkg/apis/core/v1/defaults.go SetDefaults_Service) fills the
+// same 10800 again: left alone (make differential seed 42657, class R15:
+// -f said reverted). Without the other manager, or with Git setting None,
+// the source goes and the derived field with it: reverted.
+func TestDerivedFieldOfAKeptSourceStays(t *testing.T) {
+	reader := &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}}
+	service := func(others string) *unstructured.Unstructured {
+		return obj(t, `
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:type: {}, f:ports: {"k:{\"port\":80,\"protocol\":\"TCP\"}": {.: {}, f:port: {}, f:protocol: {}}}}}
+  - manager: kubectl-patch
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:sessionAffinity: {}, f:sessionAffinityConfig: {.: {}, f:clientIP: {.: {}, f:timeoutSeconds: {}}}}}
+`+others+`
+spec:
+  type: ClusterIP
+  ports: [{port: 80, protocol: TCP}]
+  sessionAffinity: ClientIP
+  sessionAffinityConfig: {clientIP: {timeoutSeconds: 10800}}
+`)
+	}
+	const argo = `
+  - manager: argocd-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:sessionAffinity: {}}}
+`
+	const timeout = "/spec/sessionAffinityConfig/clientIP/timeoutSeconds"
+	for _, tc := range []struct {
+		name, others, git string
+		managers          []string
+		want              model.VerdictKind
+	}{
+		{"kept by argocd-controller", argo, "", []string{"kubectl-patch/Update", "argocd-controller/Apply"}, model.LeftAlone},
+		{"kubectl-patch only", "", "", []string{"kubectl-patch/Update"}, model.Reverted},
+		{"Git sets None", argo, ", sessionAffinity: None", []string{"kubectl-patch/Update", "argocd-controller/Apply"}, model.Reverted},
+	} {
+		desired := obj(t, `{apiVersion: v1, kind: Service, metadata: {name: web, namespace: prod}, spec: {type: ClusterIP, ports: [{port: 80}]`+tc.git+`}}`)
+		source := drift("/spec/sessionAffinity", model.Added, "ClientIP", tc.managers...)
+		if tc.git != "" {
+			source.Change, source.Desired = model.Changed, "None"
+		}
+		rep := judge(t, newTestAdapter(t, reader), service(tc.others), desired, source,
+			drift(timeout, model.Added, int64(10800), "kubectl-patch/Update"))
+		got := model.VerdictKind("")
+		for _, d := range rep.Drifts {
+			if d.Path == timeout {
+				got = verdictAt(t, rep, timeout).Kind
+			}
+		}
+		// Left alone by the apply: not listed (only the engine and the
+		// API server wrote it now), or listed left alone.
+		if got == "" {
+			got = model.LeftAlone
+		}
+		if got != tc.want {
+			t.Errorf("%s: timeoutSeconds %s, want %s", tc.name, got, tc.want)
+		}
+	}
+
+	// Inferred mode (the saved case of seed 42657, Git unchanged): the
+	// value comes back unless the manifest sets sessionAffinity, which
+	// ownership cannot tell (kubectl patch took it from
+	// kustomize-controller if Git set None): unknown, not reverted. With
+	// kubectl-patch alone the source goes with the cleanup: reverted.
+	for _, tc := range []struct {
+		name, others string
+		want         model.VerdictKind
+	}{{"inferred, kept by argocd-controller", argo, model.Unknown}, {"inferred, kubectl-patch only", "", model.Reverted}} {
+		rep := judge(t, newTestAdapter(t, reader), service(tc.others), nil, drift(timeout, model.Changed, int64(10800), "kubectl-patch/Update"))
+		if v := verdictAt(t, rep, timeout); v.Kind != tc.want {
+			t.Errorf("%s: timeoutSeconds %s %q, want %s", tc.name, v.Kind, v.Reason, tc.want)
+		}
+	}
+}
+
+// Git sets sessionAffinity None under an ignore rule of the path; another
+// manager's server-side apply forced ClientIP and the API server filled
+// sessionAffinityConfig. The tool's dry-run sends Git's None and the
+// server drops the config in its answer, but kustomize-controller keeps
+// the live ClientIP for the ignored path, so the config stays (make
+// differential seed 44284, class R15 under R14's rule: --server-dry-run
+// said reverted, the controller left it).
+func TestDryRunDerivedFieldOfAnIgnoredSourceStays(t *testing.T) {
+	ks := obj(t, `
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: repo}
+  ignore:
+  - paths: ["/spec/sessionAffinity"]
+    target: {kind: Service}
+`)
+	live := obj(t, `
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {f:type: {}}}
+  - manager: platform-operator
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:sessionAffinity: {}}}
+spec:
+  type: ClusterIP
+  sessionAffinity: ClientIP
+  sessionAffinityConfig: {clientIP: {timeoutSeconds: 10800}}
+`)
+	desired := obj(t, `{apiVersion: v1, kind: Service, metadata: {name: web, namespace: prod}, spec: {type: ClusterIP, sessionAffinity: None}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks}})
+	a.serverDryRun = true
+	a.dryRunner = func(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+		m := live.DeepCopy()
+		_ = unstructured.SetNestedField(m.Object, "None", "spec", "sessionAffinity")
+		unstructured.RemoveNestedField(m.Object, "spec", "sessionAffinityConfig")
+		return m, nil
+	}
+	const timeout = "/spec/sessionAffinityConfig/clientIP/timeoutSeconds"
+	source := drift("/spec/sessionAffinity", model.Changed, "ClientIP", "platform-operator/Apply")
+	source.Desired = "None"
+	// Listed by the comparison with Git (no sessionAffinityConfig there),
+	// or only by the dry-run's changes (addDryRunChanges: as the
+	// comparison of seed 44284 left it out).
+	for _, drifts := range [][]model.FieldDrift{{source, drift(timeout, model.Added, int64(10800))}, {source}} {
+		rep := judge(t, a, live, desired, drifts...)
+		if v := verdictAt(t, rep, "/spec/sessionAffinity"); v.Kind != model.Ignored {
+			t.Fatalf("sessionAffinity: %s %q, want ignored", v.Kind, v.Reason)
+		}
+		for _, x := range rep.Drifts {
+			if x.Path == timeout {
+				if v := verdictAt(t, rep, timeout); v.Kind == model.Reverted {
+					t.Errorf("%d drifts in: timeoutSeconds %s %q: the rule keeps ClientIP, the server keeps the config", len(drifts), v.Kind, v.Reason)
+				}
+			}
+		}
+	}
+}

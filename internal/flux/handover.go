@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
+	"github.com/kubectl-drift/kubectl-drift/internal/kube"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
@@ -36,16 +37,52 @@ type handover struct {
 	// result is the live object with them removed, as the API server
 	// returns it from a dry-run (defaults filled in); nil when it failed.
 	result *unstructured.Unstructured
+	// computed: result was computed here (-f, no dry-run: computeHandover),
+	// not returned by the API server.
+	computed bool
+}
+
+// computeHandover is handover's result without the API server (-f): the
+// live object with the manifest applied over it and the fields handedOver
+// removed (ownership after the apply), then defaulted as the API server
+// defaults every write (kube.Stored). A field the server derives from
+// another that some other manager keeps comes back with the same value
+// (make differential seed 42657, class R15: kubectl-patch's
+// sessionAffinityConfig is dropped, argocd-controller's Apply keeps
+// sessionAffinity ClientIP, and SetDefaults_Service fills the same
+// timeoutSeconds again). Only that answer is read from it
+// (handoverVerdict): the server may do more than default (allocate,
+// keep an old nodePort), which is not computed here.
+//
+// Inferred mode (no manifest) computes it too, with kustomize-controller's
+// fields as the live object has them: whether the manifest changes a field
+// the value comes from is not known there (handoverVerdict says unknown).
+func (j *judgment) computeHandover() {
+	if j.helm || j.handover != nil || j.merged != nil || j.live == nil || j.desired != nil && j.normDesired == nil {
+		return
+	}
+	ptrs := j.handedOver()
+	if len(ptrs) == 0 {
+		return
+	}
+	var sets map[string]any
+	if j.normDesired != nil {
+		sets = j.normDesired.Object
+	}
+	if res, ok := kube.Stored(kube.Applied(j.live, ptrs, sets)); ok {
+		j.handover = &handover{pointers: ptrs, result: res, computed: true}
+	}
 }
 
 // handedOver lists the live fields the cleanup hands to kustomize-controller
 // and its apply then removes: every owner is a manager the cleanup catches
 // (or kustomize-controller's own Apply entry), at least one is, and the
-// manifest does not set the field. Fields inside list items are left to
+// manifest does not set the field (inferred: kustomize-controller does not
+// own it, removedByApply). Fields inside list items are left to
 // cleanupRemovals: server-side apply drops a whole item whose fields all go,
 // which a field-by-field removal does not show.
 func (j *judgment) handedOver() []string {
-	if j.ix == nil || j.desired == nil || j.live == nil || j.ssaValue == ssaMerge {
+	if j.ix == nil || j.live == nil || j.ssaValue == ssaMerge {
 		return nil
 	}
 	var out []string
@@ -155,7 +192,19 @@ func (j *judgment) handoverVerdict(d *model.FieldDrift, cleaned []model.ManagerR
 	}
 	lv, lok := jsonpointer.Get(j.live.Object, d.Path)
 	rv, rok := jsonpointer.Get(h.result.Object, d.Path)
-	if lok && rok && apiequality.Semantic.DeepEqual(diff.NormalizeNumber(lv), diff.NormalizeNumber(rv)) {
+	same := lok && rok && apiequality.Semantic.DeepEqual(diff.NormalizeNumber(lv), diff.NormalizeNumber(rv))
+	if h.computed {
+		if !same {
+			return model.Verdict{}, false
+		}
+		if j.desired == nil {
+			return model.Verdict{Kind: model.Unknown, Reason: fmt.Sprintf(
+				"set by %s: the managedFields cleanup hands it to kustomize-controller, whose apply drops it, and the API server's defaulting (kubernetes pkg/apis/*/v1 defaults.go) gives the same value back from the fields the object keeps, unless the manifest changes one of them (a field it sets that another writer changed no longer shows as kustomize-controller's): give -f FILE to know", managerList(cleaned))}, true
+		}
+		return model.Verdict{Kind: model.LeftAlone, Reason: fmt.Sprintf(
+			"set by %s: the managedFields cleanup hands it to kustomize-controller, whose apply drops it (not in the manifest), but the API server's defaulting of the object that apply leaves (kubernetes pkg/apis/*/v1 defaults.go) gives the same value back: nothing changes", managerList(cleaned))}, true
+	}
+	if same {
 		return model.Verdict{Kind: model.LeftAlone, Reason: fmt.Sprintf(
 			"set by %s: the managedFields cleanup hands it to kustomize-controller, whose apply drops it (not in the manifest), but a server-side dry-run of that removal as kustomize-controller gets the same value back (an API-server default): nothing changes", managerList(cleaned))}, true
 	}

@@ -62,7 +62,8 @@ type judgment struct {
 	// fails before applying (kustomize) or diffing (helm) anything.
 	badRules []string
 	// handover is the dry-run of the apply after the managedFields
-	// cleanup (--server-dry-run), nil when nothing is handed over.
+	// cleanup (--server-dry-run), or its result computed here (-f:
+	// computeHandover), nil when nothing is handed over.
 	handover *handover
 	// crdRoot is the CRD schema of a custom resource, read with -f when
 	// the cleanup hands over one of its fields (schemaRequiredHandover).
@@ -96,6 +97,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 	if !j.helm {
 		j.addKeptZeros(rep)
 		fails = a.predictFailure(ctx, j, dryRunErr, rep)
+		j.computeHandover()
 	} else {
 		j.alignWithRelease(rep)
 	}
@@ -334,7 +336,7 @@ func (j *judgment) addDryRunChanges(rep *model.Report) {
 		listed[d.Path] = true
 	}
 	for _, d := range changed {
-		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil || diff.IsServerBookkeeping(d.Path) || j.derivedOfIgnored(rep, d.Path) {
+		if listed[d.Path] || d.Change == model.Removed && d.Desired == nil || diff.IsServerBookkeeping(d.Path) || j.derivedOfIgnored(rep, d.Path) || j.derivedKeptByRule(d.Path) {
 			continue
 		}
 		v := model.Verdict{Engine: Engine, Kind: model.Reverted,
@@ -800,7 +802,11 @@ func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
 		// dry-run value differs from the live one is changed by Flux.
 		mv, mok := j.lookupKeyed(j.merged.Object, d.Path)
 		lv, lok := jsonpointer.Get(j.live.Object, d.Path)
-		return mok != lok || !apiequality.Semantic.DeepEqual(mv, lv), true
+		changed := mok != lok || !apiequality.Semantic.DeepEqual(mv, lv)
+		// Except a field the server derives from a source an ignore
+		// rule keeps: the controller does not send the manifest's value
+		// of the source, the dry-run did (derivedKeptByRule).
+		return changed && !j.derivedKeptByRule(d.Path), true
 	case j.desired != nil:
 		// d.Path indexes lists as live has them: pair list items by
 		// their merge keys, not by position (an injected container must

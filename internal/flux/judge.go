@@ -242,6 +242,16 @@ func (a *Adapter) dryRun(ctx context.Context, j *judgment, in model.JudgeInput, 
 func (a *Adapter) predictFailure(ctx context.Context, j *judgment, dryRunErr error, rep *model.Report) *applyFailure {
 	j.appliedAtAll = j.objectApplied(rep)
 	j.addLastApplied(rep)
+	if _, skipped := j.markVerdict(); skipped {
+		// kustomize-controller skips the object before its dry-run
+		// (fluxcd/pkg ssa manager_apply.go ApplyAllStaged: shouldSkipApply
+		// comes first): nothing of it is applied, so nothing of it fails,
+		// a manifest the API server would reject included (make
+		// differential seed 44528, R16: ssa: IfNotPresent and force on an
+		// IngressClass whose Git drops spec.parameters.name; the
+		// Kustomization stayed Ready, the tool said apply-fails).
+		return nil
+	}
 	fails := a.predictApplyFailure(ctx, j, dryRunErr, rep)
 	if fails == nil {
 		fails = j.adoptFailure()

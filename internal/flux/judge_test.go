@@ -791,6 +791,52 @@ spec:
 	}
 }
 
+// R16 (make differential seed 44528): kustomize-controller skips an
+// existing object marked ssa: IfNotPresent before its dry-run, so the
+// manifest of TestRequiredFieldLeftOutFailsTheApply, which the API server
+// would reject, fails nothing, with force or without: not applied, and no
+// field nor the whole object called apply-fails.
+func TestSkippedObjectFailsNothing(t *testing.T) {
+	for _, force := range []bool{false, true} {
+		live := obj(t, `
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: report
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: batch/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:schedule: {}, f:suspend: {}}}
+spec:
+  schedule: "*/5 * * * *"
+  suspend: true
+  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: r, image: busybox}]}}}}
+`)
+		desired := obj(t, `{apiVersion: batch/v1, kind: CronJob, metadata: {name: report, namespace: prod, annotations: {kustomize.toolkit.fluxcd.io/ssa: IfNotPresent}}, spec: {suspend: false, jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: r, image: busybox}]}}}}}}`)
+		if force {
+			desired.SetLabels(map[string]string{ForceKey: "enabled"})
+		}
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
+		suspend := drift("/spec/suspend", model.Changed, true, "kubectl-patch/Update")
+		suspend.Desired = false
+		rep := judge(t, a, live, desired, drift("/spec/schedule", model.Added, "*/5 * * * *", "kustomize-controller/Apply"), suspend)
+		if v := verdictAt(t, rep, "/spec/suspend"); v.Kind != model.NotApplied {
+			t.Errorf("force %v: /spec/suspend: %s %q, want not-applied (the object is skipped)", force, v.Kind, v.Reason)
+		}
+		for _, d := range rep.Drifts {
+			for _, v := range d.Verdicts {
+				if v.Kind == model.ApplyFails {
+					t.Errorf("force %v: %q apply-fails on a skipped object: %s", force, d.Path, v.Reason)
+				}
+			}
+		}
+	}
+}
+
 // Flux removes the ignored paths before deciding whether an object drifted
 // (ssa hasDriftedWithIgnore), and adopts the live value of an ignored path
 // its apply changes, even a missing one (measured, make differential):

@@ -755,13 +755,9 @@ spec: {sessionAffinity: None, ports: [{port: 80, protocol: TCP, targetPort: 80}]
 	}
 }
 
-// A manifest that leaves out a field the API requires fails the apply:
-// Flux's typed normalization sends it as "" or 0 and the dry-run is
-// rejected, so nothing changes (make differential seeds 3129, 3136). A
-// zero the server defaults (a Service port's targetPort) is no failure
-// (TestManifestChangedFromAServerDefaultIsReverted).
-func TestRequiredFieldLeftOutFailsTheApply(t *testing.T) {
-	live := obj(t, `
+// cronJobLive is a CronJob kustomize-controller applied (schedule,
+// suspend), whose suspend a person patched.
+const cronJobLive = `
 apiVersion: batch/v1
 kind: CronJob
 metadata:
@@ -778,7 +774,15 @@ spec:
   schedule: "*/5 * * * *"
   suspend: true
   jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: r, image: busybox}]}}}}
-`)
+`
+
+// A manifest that leaves out a field the API requires fails the apply:
+// Flux's typed normalization sends it as "" or 0 and the dry-run is
+// rejected, so nothing changes (make differential seeds 3129, 3136). A
+// zero the server defaults (a Service port's targetPort) is no failure
+// (TestManifestChangedFromAServerDefaultIsReverted).
+func TestRequiredFieldLeftOutFailsTheApply(t *testing.T) {
+	live := obj(t, cronJobLive)
 	desired := obj(t, `{apiVersion: batch/v1, kind: CronJob, metadata: {name: report, namespace: prod}, spec: {suspend: false, jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: r, image: busybox}]}}}}}}`)
 	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
 	suspend := drift("/spec/suspend", model.Changed, true, "kubectl-patch/Update")
@@ -798,24 +802,7 @@ spec:
 // field nor the whole object called apply-fails.
 func TestSkippedObjectFailsNothing(t *testing.T) {
 	for _, force := range []bool{false, true} {
-		live := obj(t, `
-apiVersion: batch/v1
-kind: CronJob
-metadata:
-  name: report
-  namespace: prod
-  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
-  managedFields:
-  - manager: kustomize-controller
-    operation: Apply
-    apiVersion: batch/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:spec: {f:schedule: {}, f:suspend: {}}}
-spec:
-  schedule: "*/5 * * * *"
-  suspend: true
-  jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: r, image: busybox}]}}}}
-`)
+		live := obj(t, cronJobLive)
 		desired := obj(t, `{apiVersion: batch/v1, kind: CronJob, metadata: {name: report, namespace: prod, annotations: {kustomize.toolkit.fluxcd.io/ssa: IfNotPresent}}, spec: {suspend: false, jobTemplate: {spec: {template: {spec: {restartPolicy: Never, containers: [{name: r, image: busybox}]}}}}}}`)
 		if force {
 			desired.SetLabels(map[string]string{ForceKey: "enabled"})

@@ -75,8 +75,10 @@ type cleanupRemoval struct {
 //   - with -f or inferred: a removal that leaves a surviving list item
 //     without a field validation requires (requiredItemFields).
 func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunErr error, rep *model.Report) *applyFailure {
-	if j.helm || j.live == nil || j.owner.Suspended || j.reconcile != nil ||
-		j.ssaValue == ssaIgnore || j.ssaValue == ssaIfNotPresent || len(j.badRules) > 0 {
+	// An object the controller skips (suspended, reconcile disabled, ssa
+	// Ignore or IfNotPresent) never gets here: predictFailure asks its
+	// marks first.
+	if j.helm || j.live == nil || len(j.badRules) > 0 {
 		return nil
 	}
 	if dryRunErr != nil {

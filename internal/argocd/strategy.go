@@ -44,22 +44,9 @@ func serverUpdate(old, updated *unstructured.Unstructured) *unstructured.Unstruc
 	}
 	out := updated.DeepCopy()
 	for _, p := range serviceDependentDrops(&o, &n) {
-		removeAt(out.Object, p)
+		jsonpointer.Remove(out.Object, p)
 	}
 	return out
-}
-
-// removeAt deletes the field at pointer p of doc (a map key; nothing when
-// the parent is missing).
-func removeAt(doc map[string]any, p string) {
-	toks, err := jsonpointer.Parse(p)
-	if err != nil || len(toks) == 0 {
-		return
-	}
-	parent, n := jsonpointer.Walk(doc, toks[:len(toks)-1])
-	if m, ok := parent.(map[string]any); ok && n == len(toks)-1 {
-		delete(m, toks[len(toks)-1])
-	}
 }
 
 // serviceDependentDrops are the fields dropTypeDependentFields clears of
@@ -295,7 +282,7 @@ func syncWrite(rep *model.Report, live *unstructured.Unstructured) (*unstructure
 			!strings.Contains(v.Reason, SyncKeepsPhrase) && !strings.Contains(v.Reason, ServerSetsAgainPhrase)
 		switch {
 		case d.Change == model.Added && (written || strings.Contains(v.Reason, SyncDeletesPhrase)):
-			removeAt(after.Object, d.Path)
+			jsonpointer.Remove(after.Object, d.Path)
 			changed = true
 		case written, v.Kind == model.Ignored && strings.Contains(v.Reason, SyncReappliesPhrase):
 			changed = setAt(after.Object, d.Path, d.Desired) || changed

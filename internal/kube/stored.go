@@ -65,36 +65,18 @@ func Stored(obj *unstructured.Unstructured) (*unstructured.Unstructured, bool) {
 // live with the fields at removed taken out (an apply drops the fields
 // its manager no longer sets and no other manager owns) and the values of
 // sets written over it (the applied manifest: maps merged key by key, any
-// other value, a list included, replaced whole). Pointers through a list
-// are left alone (callers only hand over map fields). live is not changed.
+// other value, a list included, replaced whole). A removed pointer names a
+// map member (jsonpointer.Remove; callers hand over no list item). live is
+// not changed.
 func Applied(live *unstructured.Unstructured, removed []string, sets map[string]any) *unstructured.Unstructured {
 	out := live.DeepCopy()
 	for _, p := range removed {
-		remove(out.Object, p)
+		jsonpointer.Remove(out.Object, p)
 	}
 	if sets != nil {
 		overlay(out.Object, runtime.DeepCopyJSON(sets))
 	}
 	return out
-}
-
-// remove deletes the map field at pointer p from obj, if it is there.
-func remove(obj map[string]any, p string) {
-	tokens, err := jsonpointer.Parse(p)
-	if err != nil || len(tokens) == 0 {
-		return
-	}
-	var cur any = obj
-	for _, t := range tokens[:len(tokens)-1] {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return
-		}
-		cur = m[t]
-	}
-	if m, ok := cur.(map[string]any); ok {
-		delete(m, tokens[len(tokens)-1])
-	}
 }
 
 // overlay writes src over dst: maps key by key, other values whole.

@@ -119,3 +119,17 @@ func Get(doc any, p string) (v any, ok bool) {
 	v, n := Walk(doc, tokens)
 	return v, n == len(tokens)
 }
+
+// Remove deletes the member pointer p names from doc when its parent is a
+// map doc holds (list items are never removed: that would shift the
+// pointers of the items after it); nothing otherwise.
+func Remove(doc any, p string) {
+	tokens, err := Parse(p)
+	if err != nil || len(tokens) == 0 {
+		return
+	}
+	parent, n := Walk(doc, tokens[:len(tokens)-1])
+	if m, ok := parent.(map[string]any); ok && n == len(tokens)-1 {
+		delete(m, tokens[len(tokens)-1])
+	}
+}

@@ -125,3 +125,23 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestRemove(t *testing.T) {
+	doc := map[string]any{
+		"spec": map[string]any{"a": 1, "ports": []any{map[string]any{"port": 80, "nodePort": 30080}}},
+		"list": []any{"x", "y"},
+	}
+	Remove(doc, "/spec/a")
+	Remove(doc, "/spec/ports/0/nodePort")
+	Remove(doc, "/list/0")    // a list item: left alone
+	Remove(doc, "/spec/gone") // nothing there
+	Remove(doc, "/nope/x")    // no parent
+	Remove(doc, "bad")        // not a pointer
+	want := map[string]any{
+		"spec": map[string]any{"ports": []any{map[string]any{"port": 80}}},
+		"list": []any{"x", "y"},
+	}
+	if !reflect.DeepEqual(doc, want) {
+		t.Errorf("got %v, want %v", doc, want)
+	}
+}

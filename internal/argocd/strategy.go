@@ -134,16 +134,14 @@ func ptrString[T ~string](p *T) string {
 // clears in the sync's write (after: the object the sync leaves, through
 // serverUpdate) and no drift of rep covers: Argo CD's diff does not show
 // them (they follow the field the sync changes), and the sync deletes
-// them. why says which sync.
-func released(rep *model.Report, live, after *unstructured.Unstructured, why string) []model.FieldDrift {
-	if live.GroupVersionKind().Group != "" || live.GetKind() != "Service" {
-		return nil
-	}
+// them. dependent are live's serviceDependentPointers; why says which
+// sync.
+func released(rep *model.Report, live, after *unstructured.Unstructured, dependent []string, why string) []model.FieldDrift {
 	var listed, paths []string
 	for _, d := range rep.Drifts {
 		listed = append(listed, d.Path)
 	}
-	for _, p := range serviceDependentPointers(live) {
+	for _, p := range dependent {
 		if _, kept := jsonpointer.Get(after.Object, p); !kept && !anyCovers(listed, p) {
 			paths = append(paths, p)
 		}
@@ -198,10 +196,11 @@ func syncReleases(rep *model.Report, live *unstructured.Unstructured, app *Appli
 		return
 	}
 	const why = "the sync changes the fields this one goes with"
+	dependent := serviceDependentPointers(live)
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		v := verdictOf(*d, Engine)
-		if v == nil || v.Kind != model.Reported || !strings.Contains(v.Reason, SyncKeepsPhrase) || !slices.Contains(serviceDependentPointers(live), d.Path) {
+		if v == nil || v.Kind != model.Reported || !strings.Contains(v.Reason, SyncKeepsPhrase) || !slices.Contains(dependent, d.Path) {
 			continue
 		}
 		if _, kept := jsonpointer.Get(after.Object, d.Path); !kept {
@@ -210,7 +209,7 @@ func syncReleases(rep *model.Report, live *unstructured.Unstructured, app *Appli
 			d.SetVerdict(nv)
 		}
 	}
-	rep.Drifts = append(rep.Drifts, released(rep, live, after, why)...)
+	rep.Drifts = append(rep.Drifts, released(rep, live, after, dependent, why)...)
 	rep.Drifts = append(rep.Drifts, allocated(rep, live, after)...)
 }
 

@@ -244,6 +244,7 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 			sc, first, second, showJSON(liveNow), showJSON(item.Target), showJSON(item.PredictedLive), showJSON(item.NormalizedLive))
 	}
 	truth := differential.ArgoTruth{OutOfSync: st.Sync.Status == "OutOfSync", SelfHeal: sc.ArgoApp().SelfHeal}
+	truth.SecretShownSynced = o.Kind() == "Secret" && !truth.OutOfSync
 	if item.PredictedLive != nil {
 		truth.Diff = filterArgoPaths(diffPaths(item.PredictedLive, item.NormalizedLive, ""))
 	}
@@ -304,6 +305,7 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 					// the self-heal comparison (withoutBookkeeping):
 					// whether self-heal changed it is not seen.
 					diff.IsServerBookkeeping(d.Path)
+				f.ShownSynced = strings.Contains(v.Reason, argocd.ShownWhileSyncedPhrase)
 			}
 			fs = append(fs, f)
 		}

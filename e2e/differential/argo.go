@@ -134,11 +134,14 @@ func (s Scenario) ArgoApp() ArgoApp {
 // ArgoField is a field the tool named, with Resync: Argo CD's diff hides
 // it, yet the tool says a sync of the OutOfSync object writes it back
 // (or deletes it); Kept: Argo CD's diff shows it, yet the tool says a
-// sync leaves it as it is (the object stays OutOfSync).
+// sync leaves it as it is (the object stays OutOfSync); ShownSynced: the
+// tool says Argo CD's shown diff lists it while the resource is Synced
+// (argocd.ShownWhileSyncedPhrase).
 type ArgoField struct {
 	Field
-	Resync bool
-	Kept   bool
+	Resync      bool
+	Kept        bool
+	ShownSynced bool
 }
 
 // ArgoTruth is what Argo CD said and did about one object.
@@ -155,6 +158,12 @@ type ArgoTruth struct {
 	// SyncFailed is the message of a self-heal sync that failed ("" when
 	// it succeeded or did not run).
 	SyncFailed string
+	// SecretShownSynced: the object is a Secret, the Application is
+	// Synced, and Diff is the diff Argo CD shows for it (controller/
+	// appcontroller.go hideSecretData recomputes a Secret's diff
+	// client-side, whatever the status diff was): what it lists is shown,
+	// not drift (A22, differential seed 53260).
+	SecretShownSynced bool
 }
 
 // ScoreArgo judges the tool's fields for one object and mode against Argo
@@ -192,6 +201,10 @@ func ScoreArgo(fields []ArgoField, truth ArgoTruth, touched []string, exitCode i
 		}
 		drift := f.Verdict == "reported" || f.Verdict == "reverted"
 		writesBack := f.Verdict == "reverted" && !f.Kept || f.Resync
+		if truth.SecretShownSynced && !truth.OutOfSync && len(shown) > 0 {
+			out = append(out, scoreShownSynced(f, shown, drift))
+			continue
+		}
 		switch {
 		case f.Verdict == "none" && (len(shown) > 0 || len(healed) > 0):
 			// Named, but with no Argo CD verdict at all (the tool found no
@@ -244,6 +257,21 @@ func ScoreArgo(fields []ArgoField, truth ArgoTruth, touched []string, exitCode i
 		out = append(out, Finding{"exit", class, fmt.Sprintf("explain exited %d; Argo CD says %s", exitCode, status)})
 	}
 	return out
+}
+
+// scoreShownSynced scores a field the diff Argo CD shows for a Synced
+// Secret lists: shown, not drift. The tool agrees when it names the field
+// as not drift and says Argo CD's diff lists it; a field named without
+// saying so is missed (the user is not told why argocd app diff shows
+// it), one called drift is wrong (Argo CD is Synced).
+func scoreShownSynced(f ArgoField, shown []string, drift bool) Finding {
+	switch {
+	case drift:
+		return Finding{f.Path, Wrong, "tool: " + f.Verdict + "; Argo CD is Synced (its Secret diff shows " + strings.Join(shown, " ") + ", its status diff does not)"}
+	case f.Verdict == "none" || f.Verdict == "unknown" || !f.ShownSynced:
+		return Finding{f.Path, Missed, "tool: " + f.Verdict + " without saying that Argo CD's diff of this Synced Secret shows " + strings.Join(shown, " ")}
+	}
+	return Finding{f.Path, Agreed, ""}
 }
 
 // related returns the pointers of set that name p, hold it or lie in it.

@@ -101,6 +101,14 @@ func TestScoreArgoClasses(t *testing.T) {
 			ArgoTruth{Diff: []string{"/spec/replicas"}, OutOfSync: true, SelfHeal: true, SyncFailed: "Invalid"}, []string{"/spec/replicas"}, 1, "/spec/replicas wrong"},
 		{"no verdict", []ArgoField{{Field: Field{Path: "/data/token", Verdict: "none"}}}, ArgoTruth{Diff: []string{"/data/token"}, OutOfSync: true},
 			[]string{"/data/token"}, 1, "/data/token missed"},
+		{"shown on a Synced Secret, said", []ArgoField{{Field: Field{Path: "/data/token", Verdict: "left-alone"}, ShownSynced: true}},
+			ArgoTruth{Diff: []string{"/data/token"}, SecretShownSynced: true}, []string{"/data/token"}, 0, "/data/token agreed"},
+		{"shown on a Synced Secret, not said", []ArgoField{{Field: Field{Path: "/data/token", Verdict: "left-alone"}}},
+			ArgoTruth{Diff: []string{"/data/token"}, SecretShownSynced: true}, []string{"/data/token"}, 0, "/data/token missed"},
+		{"shown on a Synced Secret, called drift", []ArgoField{{Field: Field{Path: "/data/token", Verdict: "reported"}}},
+			ArgoTruth{Diff: []string{"/data/token"}, SecretShownSynced: true}, []string{"/data/token"}, 1, "/data/token wrong,exit wrong"},
+		{"shown on a Synced Secret, not named", nil,
+			ArgoTruth{Diff: []string{"/data/token"}, SecretShownSynced: true}, []string{"/data/token"}, 0, "/data/token missed"},
 		{"self-heal missed", nil, ArgoTruth{SelfHeal: true, Healed: []string{"/spec/paused"}}, nil, 0, "/spec/paused missed"},
 	} {
 		got := strings.Join(classes(ScoreArgo(tc.fields, tc.truth, tc.touched, tc.exit)), ",")

@@ -73,20 +73,46 @@ func statusStrategy(cfg *compareConfig) string {
 // ServerSideDiff Application, a person's kubectl apply added an
 // annotation; the server-side diff does not show it, Argo CD's UI and API
 // do (the 3-way diff from the person's last-applied-configuration).
-func secretUISeen(cfg *compareConfig, live, desired *unstructured.Unstructured) []string {
+// predicted is that diff's predicted live state (the values it shows).
+func secretUISeen(cfg *compareConfig, live, desired *unstructured.Unstructured) (seen []string, predicted any) {
 	if live == nil || desired == nil || !cfg.structuredMerge && !cfg.serverSide {
-		return nil
+		return nil, nil
 	}
 	if gvk := live.GroupVersionKind(); gvk.Group != "" || gvk.Kind != "Secret" {
-		return nil
+		return nil, nil
 	}
 	ui := *cfg
 	ui.structuredMerge, ui.serverSide, ui.includeMutationWebhook = false, false, false
 	dr, err := uiDiff(&ui, live, desired, true)
-	if err != nil {
-		return nil
+	if err != nil || !dr.Modified {
+		return nil, nil
 	}
-	return changedPaths(dr.PredictedLive, dr.NormalizedLive, "")
+	return changedPaths(dr.PredictedLive, dr.NormalizedLive, ""), dr.PredictedLive
+}
+
+// ShownWhileSyncedPhrase is in the verdict of a Secret's field that the
+// diff Argo CD shows for the Secret lists while the resource is Synced
+// (class A22): the differential harness reads it (scoreShownSynced).
+const ShownWhileSyncedPhrase = "argocd app diff and the UI list it while the resource is Synced"
+
+// shownSyncedVerdict is class A22 (docs/verdicts.md, session 15): a
+// Secret's field that the diff Argo CD shows for it lists (secretUISeen,
+// controller/appcontroller.go hideSecretData: a client-side 3-way diff)
+// while its status diff, server-side or structured-merge, finds it Synced
+// (controller/state.go CompareAppState; gitops-engine pkg/diff/diff.go
+// serverSideDiff keeps a field argocd-controller's Update entry owns and
+// Git no longer has). The status decides: no sync runs and self-heal does
+// nothing, so the field is left alone; the verdict says why the diff
+// shows it (differential seed 53260: ServerSideDiff=true, Git drops
+// /data/token, a kubectl edit changed it).
+func shownSyncedVerdict(d *model.FieldDrift, cmp *comparison) (model.Verdict, bool) {
+	if cmp.modified || !anyCovers(cmp.uiSyncedSeen, d.Path) {
+		return model.Verdict{}, false
+	}
+	return model.Verdict{Engine: Engine, Kind: model.LeftAlone,
+		Reason: "shown, not drift: " + ShownWhileSyncedPhrase + " (controller/appcontroller.go hideSecretData recomputes a Secret's diff client-side, " +
+			"a 3-way diff from last-applied-configuration), but the sync status comes from " + statusStrategy(cmp.cfg) +
+			", which finds the Secret Synced: no sync runs, self-heal leaves it"}, true
 }
 
 // uiModified runs the diff hideSecretData runs: ui's rules on copies of

@@ -16,6 +16,13 @@ import (
 // explain without -f and scan do. want is Argo CD's own answer in that
 // seed, or unknown where it depends on Git, which the object no longer
 // records; absent are fields the tool must not list; exit is the exit code.
+// labelTrackingCM is an argocd-cm that tracks by the instance label.
+const labelTrackingCM = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm, namespace: argocd}
+data: {application.resourceTrackingMethod: label}
+`
+
 func TestInferredClasses(t *testing.T) {
 	const app = `apiVersion: argoproj.io/v1alpha1
 kind: Application
@@ -27,9 +34,11 @@ spec:
 `
 	cases := []struct {
 		name, app, live string
-		want            map[string]model.VerdictKind
-		absent          []string
-		exit            int
+		// cm, when set, is an argocd-cm beside the Application.
+		cm     string
+		want   map[string]model.VerdictKind
+		absent []string
+		exit   int
 		// status, when set, is the object's Argo CD status the report
 		// must give (Synced, OutOfSync, Unknown).
 		status string
@@ -229,6 +238,53 @@ metadata:
 `,
 		want: map[string]model.VerdictKind{"/metadata/labels/app.kubernetes.io~1name": model.Unknown},
 		exit: 1,
+	}, {
+		// I6 (seed 54026): label tracking, a rule trusting kubectl-edit,
+		// a kubectl edit of Git's only annotation (which patched
+		// last-applied-configuration too). Argo CD's normalization takes
+		// the annotation out of live and Git; Git's manifest is left
+		// without annotations and the 3-way patch from last-applied
+		// deletes them all: its diff shows /metadata/annotations.
+		name: "managers-rule-empties-annotations", cm: labelTrackingCM, app: app + `  ignoreDifferences:
+  - {kind: ServiceAccount, managedFieldsManagers: [kubectl-edit]}
+`, live: `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: web
+  namespace: dx
+  labels: {app.kubernetes.io/instance: dx}
+  annotations:
+    eks.amazonaws.com/role-arn: arn:aws:iam::1:role/admin
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","automountServiceAccountToken":false,"kind":"ServiceAccount","metadata":{"annotations":{"eks.amazonaws.com/role-arn":"arn:aws:iam::1:role/admin"},"labels":{"app.kubernetes.io/instance":"dx"},"name":"web","namespace":"dx"}}'
+  managedFields:
+  - {manager: argocd-controller, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:automountServiceAccountToken": {}, "f:metadata": {"f:annotations": {}, "f:labels": {".": {}, "f:app.kubernetes.io/instance": {}}}}}
+  - {manager: kubectl-edit, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:eks.amazonaws.com/role-arn": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
+automountServiceAccountToken: false
+`,
+		want: map[string]model.VerdictKind{"/metadata/annotations/eks.amazonaws.com~1role-arn": model.Unknown},
+		exit: 1,
+	}, {
+		// I6's other side: Git has another annotation that no trusted
+		// manager owns, so Git's manifest keeps the map and the rule
+		// hides the edited one (ignored, as before).
+		name: "managers-rule-keeps-annotations", cm: labelTrackingCM, app: app + `  ignoreDifferences:
+  - {kind: ServiceAccount, managedFieldsManagers: [kubectl-edit]}
+`, live: `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: web
+  namespace: dx
+  labels: {app.kubernetes.io/instance: dx}
+  annotations:
+    eks.amazonaws.com/role-arn: arn:aws:iam::1:role/admin
+    team: payments
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"annotations":{"eks.amazonaws.com/role-arn":"arn:aws:iam::1:role/admin","team":"payments"},"labels":{"app.kubernetes.io/instance":"dx"},"name":"web","namespace":"dx"}}'
+  managedFields:
+  - {manager: argocd-controller, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:team": {}}, "f:labels": {".": {}, "f:app.kubernetes.io/instance": {}}}}}
+  - {manager: kubectl-edit, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:eks.amazonaws.com/role-arn": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
+`,
+		want: map[string]model.VerdictKind{"/metadata/annotations/eks.amazonaws.com~1role-arn": model.Ignored},
+		exit: 0,
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -236,7 +292,11 @@ metadata:
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := New(Options{Inputs: []Input{{Object: testutil.Object(t, c.app)}}, GVKParser: parser})
+			inputs := []Input{{Object: testutil.Object(t, c.app)}}
+			if c.cm != "" {
+				inputs = append(inputs, Input{Object: testutil.Object(t, c.cm)})
+			}
+			a, err := New(Options{Inputs: inputs, GVKParser: parser})
 			if err != nil {
 				t.Fatal(err)
 			}

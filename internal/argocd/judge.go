@@ -166,6 +166,9 @@ type comparison struct {
 	// statusSeen are the status diff's pointers where seen are those of
 	// the diff Argo CD shows for a Secret (secretUISeen); nil otherwise.
 	statusSeen []string
+	// uiSyncedSeen are the pointers of the diff Argo CD shows for a
+	// Secret whose status diff finds it Synced (class A22); nil otherwise.
+	uiSyncedSeen []string
 	// marked is the live object with the tracking marks a person deleted
 	// taken back from the owner (ownerMarked): what Argo CD tracks it by.
 	marked *unstructured.Unstructured
@@ -223,11 +226,18 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 	}
 	cmp.ok, cmp.modified, cmp.mode = true, dr.Modified, dr.Mode
 	cmp.seen = changedPaths(dr.PredictedLive, dr.NormalizedLive, "")
-	if ui := secretUISeen(cfg, live, cmp.desired); dr.Modified && len(ui) > 0 {
+	ui, uiPredicted := secretUISeen(cfg, live, cmp.desired)
+	switch {
+	case dr.Modified && len(ui) > 0:
 		// The fields Argo CD shows are its UI diff's; an empty one is
 		// "OutOfSync with an empty diff" (uiDiffNote names the status
 		// diff's fields).
 		cmp.statusSeen, cmp.seen = cmp.seen, ui
+	case !dr.Modified && len(ui) > 0:
+		// The reverse (A22): Synced, and the diff Argo CD shows lists
+		// fields all the same; each is named (shownSyncedVerdict).
+		cmp.uiSyncedSeen = ui
+		rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(ui), live, uiPredicted)...)
 	}
 	if dr.Modified {
 		rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, argoDiffPaths(cmp.seen), live, dr.PredictedLive)...)
@@ -436,6 +446,9 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 			return v
 		}
 		if v, ok := managersVerdict(live, d, cfg); ok {
+			if u, ok := managersEmptiedMapVerdict(live, d, cfg, cmp); ok {
+				return u
+			}
 			return v
 		}
 		if v, ok := foreignLastAppliedVerdict(live, d, cfg, cmp, laNone); ok {
@@ -446,6 +459,9 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		return v
 	}
 	shown := cmp.modified && anyCovers(cmp.seen, d.Path)
+	if v, ok := shownSyncedVerdict(d, cmp); ok && cmp.ok {
+		return v
+	}
 	if cmp.ok && !shown {
 		if v, ok := knownTypesVerdict(live, d, cfg); ok {
 			return v

@@ -3,6 +3,7 @@ package argocd
 import (
 	"strings"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -244,4 +245,82 @@ func inferredSyncUnknown(rep *model.Report, live *unstructured.Unstructured, cmp
 			" (or deletes it if last-applied-configuration lists it and Git does not), and what Git holds is unknown without Argo CD's last sync; give the desired state (-f, -k, --source)"
 		d.SetVerdict(nv)
 	}
+}
+
+// managersEmptiedMapVerdict is class I6 (docs/verdicts.md, session 15): in
+// inferred mode without Argo CD's last sync, a field a managedFieldsManagers
+// rule would hide, in a map every member of which, in the live
+// last-applied-configuration, the rule's managers own. util/argo/managedfields
+// Normalize removes the trusted manager's fields that differ from Git from
+// both live and Git's manifest (structured-merge-diff RemoveItems, which
+// leaves no empty map behind); when they were all of Git's members of the
+// map, Git's manifest loses the map, and gitops-engine pkg/diff/diff.go
+// ThreeWayDiff's patch from last-applied-configuration, which lists the
+// map, deletes the whole map from live, with the members no rule removed
+// (last-applied-configuration itself): Argo CD's diff shows the map, not
+// the field. Seen on Argo CD v3.2.11, seed 54026: a kubectl edit of a
+// ServiceAccount's only annotation of Git, a rule trusting kubectl-edit,
+// the diff /metadata/annotations. Whether it happens depends on Git's values
+// (a trusted manager's member that equals Git's stays, and so does the
+// map), which the edited annotation no longer records: unknown.
+func managersEmptiedMapVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, cmp *comparison) (model.Verdict, bool) {
+	if cmp.desired != nil || cfg.parser == nil || isTrackingPath(d.Path, cfg.settings) {
+		return model.Verdict{}, false
+	}
+	toks, err := jsonpointer.Parse(d.Path)
+	if err != nil || len(toks) < 2 {
+		return model.Verdict{}, false
+	}
+	parent := jsonpointer.Join(toks[:len(toks)-1]...)
+	la, err := lastApplied(live)
+	if err != nil || la == nil {
+		return model.Verdict{}, false
+	}
+	laMap, _ := jsonpointer.Get(la.Object, parent)
+	members, _ := laMap.(map[string]any)
+	liveMap, _ := jsonpointer.Get(live.Object, parent)
+	liveMembers, _ := liveMap.(map[string]any)
+	if len(members) == 0 || len(liveMembers) <= len(members) {
+		// Nothing of Git's there, or nothing of live's beside it that
+		// the patch could delete with the map.
+		return model.Verdict{}, false
+	}
+	trusted := trustedManagers(live, cfg)
+	ix, err := managedfields.Parse(live)
+	if err != nil || ix == nil || len(trusted) == 0 {
+		return model.Verdict{}, false
+	}
+	for k := range members {
+		if !ownedByAny(ix.Owners(live, parent+"/"+jsonpointer.Escape(k)), trusted) {
+			return model.Verdict{}, false
+		}
+	}
+	return model.Verdict{Engine: Engine, Kind: model.Unknown,
+		Reason: "a managedFieldsManagers rule owns every member last-applied-configuration lists in " + parent +
+			": if they all differ from Git, Argo CD's normalization leaves Git's manifest without " + parent +
+			" and its 3-way diff deletes the whole map (last-applied-configuration with it), so Argo CD shows " + parent +
+			" OutOfSync; if one equals Git, the rule hides this field; Git's values are unknown without Argo CD's last sync; give the desired state (-f, -k, --source) or --argocd-server"}, true
+}
+
+// trustedManagers are the managers of the managedFieldsManagers rules
+// that apply to live.
+func trustedManagers(live *unstructured.Unstructured, cfg *compareConfig) []string {
+	gvk := live.GroupVersionKind()
+	var out []string
+	for _, r := range cfg.rules {
+		if len(r.Managers) > 0 && r.managersApply(gvk.Group, gvk.Kind, live.GetName(), live.GetNamespace()) {
+			out = append(out, r.Managers...)
+		}
+	}
+	return out
+}
+
+// ownedByAny says whether one of owners is a manager of trusted.
+func ownedByAny(owners []model.ManagerRef, trusted []string) bool {
+	for _, m := range owners {
+		if contains(trusted, m.Manager) {
+			return true
+		}
+	}
+	return false
 }

@@ -127,3 +127,55 @@ data: {k: dzI=}
 		t.Errorf("vault: %s (%s), want reported (Argo CD's Secret diff shows it)", v.Kind, v.Reason)
 	}
 }
+
+// TestSecretShownWhileSynced (A22, differential seed 53260): a
+// ServerSideDiff Application synced client-side (argocd-controller's
+// Update entry, Argo CD's last-applied-configuration); Git drops
+// data.token. The server-side diff keeps it (a dry-run apply prunes only
+// the applier's own Apply fields): Synced. The diff Argo CD shows for the
+// Secret (hideSecretData, client-side 3-way from last-applied) lists
+// /data/token. The object stays Synced, exit 0; the field is named, left
+// alone, with the phrase that says Argo CD's diff shows it, and no value.
+func TestSecretShownWhileSynced(t *testing.T) {
+	const live = `
+apiVersion: v1
+kind: Secret
+metadata:
+  name: web
+  namespace: ns
+  annotations:
+    argocd.argoproj.io/tracking-id: app:/Secret:ns/web
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","data":{"token":"dG9rZW4tZ2l0"},"kind":"Secret","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"app:/Secret:ns/web"},"name":"web","namespace":"ns"},"stringData":{"password":"s3cr3t-git"},"type":"Opaque"}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:data: {.: {}, f:password: {}, f:token: {}}
+      f:metadata: {f:annotations: {.: {}, f:argocd.argoproj.io/tracking-id: {}, f:kubectl.kubernetes.io/last-applied-configuration: {}}}
+      f:type: {}
+data: {password: czNjcjN0LWdpdA==, token: dG9rZW4tZ2l0}
+type: Opaque
+`
+	rep := explainSSDWith(t, "", live, `
+apiVersion: v1
+kind: Secret
+metadata: {name: web, namespace: ns}
+stringData: {password: s3cr3t-git}
+type: Opaque
+`)
+	if st := statusOf(t, rep); st.Drift {
+		t.Errorf("status %+v, want Synced (the server-side diff keeps data.token)", st)
+	}
+	v := argoVerdict(t, rep, "/data/token")
+	if v.Kind != model.LeftAlone || !strings.Contains(v.Reason, ShownWhileSyncedPhrase) {
+		t.Errorf("/data/token: %s (%s), want left-alone saying %q", v.Kind, v.Reason, ShownWhileSyncedPhrase)
+	}
+	if strings.Contains(v.Reason, "dG9rZW4") || strings.Contains(v.Reason, "token-git") {
+		t.Errorf("the reason prints the Secret's value: %s", v.Reason)
+	}
+	if code := rep.ExitCode(); code != 0 {
+		t.Errorf("exit %d, want 0 (Argo CD is Synced)", code)
+	}
+}

@@ -285,6 +285,31 @@ metadata:
 `,
 		want: map[string]model.VerdictKind{"/metadata/annotations/eks.amazonaws.com~1role-arn": model.Ignored},
 		exit: 0,
+	}, {
+		// I7 (seed 55285): a kubectl apply --server-side (manager
+		// "kubectl") of one label: the API server rewrote
+		// last-applied-configuration with that manifest (no tracking
+		// mark), argocd-controller's Update entry still owns the
+		// annotation. Argo CD: Synced, no diff. It is not Argo CD's last
+		// sync: Git's fields are not "reported" (they were, compared with
+		// that manifest). The label equals the annotation's value, so
+		// managedFields inference (internal/diff Infer) lists nothing.
+		name: "ssa-kubectl-rewrote-last-applied", app: app, live: `apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: edge
+  annotations:
+    argocd.argoproj.io/tracking-id: "dx:networking.k8s.io/IngressClass:/edge"
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"labels":{"edge":"true"},"name":"edge"}}'
+  labels: {app.kubernetes.io/component: controller, edge: "true"}
+  managedFields:
+  - {manager: argocd-controller, operation: Update, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {".": {}, "f:argocd.argoproj.io/tracking-id": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}, "f:labels": {".": {}, "f:app.kubernetes.io/component": {}}}, "f:spec": {"f:controller": {}}}}
+  - {manager: before-first-apply, operation: Apply, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
+  - {manager: kubectl, operation: Apply, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {"f:edge": {}}}}}
+spec: {controller: example.com/ingress-controller}
+`,
+		absent: []string{"/spec/controller", "/metadata/labels/app.kubernetes.io~1component", "/metadata/annotations/argocd.argoproj.io~1tracking-id"},
+		exit:   0,
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -196,7 +196,7 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 	cmp := &comparison{modified: true, cfg: cfg}
 	given := in.Desired
 	if given == nil {
-		given, cmp.fromLastApplied = a.lastAppliedTarget(rep, live)
+		given, cmp.fromLastApplied = a.lastAppliedTarget(rep, live, s)
 	}
 	// Argo CD's target is the manifest from Git plus the tracking metadata
 	// its controller sets (controller/state.go SetAppInstance); the
@@ -265,8 +265,8 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 // diff of a ServerSideApply=true Application whose objects a client-side
 // sync created (seen with Argo CD v3.2.11: the first sync of such an
 // Application wrote last-applied-configuration with an Update).
-func (a *Adapter) lastAppliedTarget(rep *model.Report, live *unstructured.Unstructured) (*unstructured.Unstructured, bool) {
-	la := argoLastApplied(live)
+func (a *Adapter) lastAppliedTarget(rep *model.Report, live *unstructured.Unstructured, s *Settings) (*unstructured.Unstructured, bool) {
+	la := argoLastApplied(live, s)
 	if la == nil {
 		return nil, false
 	}
@@ -1062,7 +1062,18 @@ func syncReapplies(rep *model.Report, desired *unstructured.Unstructured, app *A
 // GetLastAppliedConfigAnnotation, ThreeWayDiff): fields in neither it nor
 // the target are never reported. nil when absent, unreadable or not Argo
 // CD's.
-func argoLastApplied(live *unstructured.Unstructured) *unstructured.Unstructured {
+//
+// Argo CD applies its target with the tracking marks it sets
+// (controller/state.go SetAppInstance), so its last sync carries them (a
+// CRD's target carries none: argoMarksTarget). An annotation an Argo CD
+// manager owns that lacks them is someone else's manifest (class I7,
+// session 15, seed 55285: a kubectl apply --server-side as manager
+// "kubectl" of one label, whose last-applied-configuration the API server
+// rewrites with that manifest, k8s.io/apimachinery
+// pkg/util/managedfields/internal/lastappliedupdater.go, while
+// argocd-controller's Update entry still owns the annotation): not Argo
+// CD's last sync (lastAppliedOrigin: laForeign).
+func argoLastApplied(live *unstructured.Unstructured, s *Settings) *unstructured.Unstructured {
 	if _, ok := live.GetAnnotations()[LastAppliedAnnotation]; !ok {
 		return nil
 	}
@@ -1081,6 +1092,9 @@ func argoLastApplied(live *unstructured.Unstructured) *unstructured.Unstructured
 	}
 	la, err := lastApplied(live)
 	if err != nil || la == nil || la.Object == nil {
+		return nil
+	}
+	if !isCRD(la) && la.GetAnnotations()[AnnotationTrackingID] == "" && la.GetLabels()[labelKeyOf(s)] == "" {
 		return nil
 	}
 	return la

@@ -176,7 +176,7 @@ func TestJudgeInferredServerSideApply(t *testing.T) {
 // Argo CD's last sync; kubectl apply by hand writes the same annotation.
 func TestArgoLastAppliedOwner(t *testing.T) {
 	live := readTestObject(t, "testdata/inferred/csa-label-added/live.json")
-	if argoLastApplied(live) == nil {
+	if argoLastApplied(live, nil) == nil {
 		t.Fatal("argocd-controller's last-applied-configuration not read")
 	}
 	mf := live.GetManagedFields()
@@ -186,7 +186,7 @@ func TestArgoLastAppliedOwner(t *testing.T) {
 		}
 	}
 	live.SetManagedFields(mf)
-	if la := argoLastApplied(live); la != nil {
+	if la := argoLastApplied(live, nil); la != nil {
 		t.Errorf("kubectl-client-side-apply's annotation taken for Argo CD's last sync")
 	}
 }

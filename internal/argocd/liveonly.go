@@ -50,7 +50,7 @@ func (c *comparison) lastAppliedOrigin(live *unstructured.Unstructured, s *Setti
 
 // lastAppliedOrigin classifies live's last-applied-configuration.
 func lastAppliedOrigin(live *unstructured.Unstructured, s *Settings) (laOrigin, *unstructured.Unstructured) {
-	if la := argoLastApplied(live); la != nil {
+	if la := argoLastApplied(live, s); la != nil {
 		return laArgo, la
 	}
 	la, err := lastApplied(live)
@@ -252,13 +252,14 @@ func inferredSyncUnknown(rep *model.Report, live *unstructured.Unstructured, cmp
 // rule would hide, in a map every member of which, in the live
 // last-applied-configuration, the rule's managers own. util/argo/managedfields
 // Normalize removes the trusted manager's fields that differ from Git from
-// both live and Git's manifest (structured-merge-diff RemoveItems, which
-// leaves no empty map behind); when they were all of Git's members of the
-// map, Git's manifest loses the map, and gitops-engine pkg/diff/diff.go
-// ThreeWayDiff's patch from last-applied-configuration, which lists the
-// map, deletes the whole map from live, with the members no rule removed
-// (last-applied-configuration itself): Argo CD's diff shows the map, not
-// the field. Seen on Argo CD v3.2.11, seed 54026: a kubectl edit of a
+// both live and Git's manifest (structured-merge-diff RemoveItems keeps an
+// emptied map as {}); when they were all of Git's members of the map,
+// gitops-engine pkg/diff/diff.go Diff's remarshal (through the typed
+// object, whose map fields are omitempty) drops the empty map from Git's
+// manifest, and ThreeWayDiff's patch from last-applied-configuration,
+// which lists the map, deletes the whole map from live, with the members
+// no rule removed (last-applied-configuration itself): Argo CD's diff
+// shows the map, not the field. Seen on Argo CD v3.2.11, seed 54026: a kubectl edit of a
 // ServiceAccount's only annotation of Git, a rule trusting kubectl-edit,
 // the diff /metadata/annotations. Whether it happens depends on Git's values
 // (a trusted manager's member that equals Git's stays, and so does the
@@ -298,7 +299,7 @@ func managersEmptiedMapVerdict(live *unstructured.Unstructured, d *model.FieldDr
 	return model.Verdict{Engine: Engine, Kind: model.Unknown,
 		Reason: "a managedFieldsManagers rule owns every member last-applied-configuration lists in " + parent +
 			": if they all differ from Git, Argo CD's normalization leaves Git's manifest without " + parent +
-			" and its 3-way diff deletes the whole map (last-applied-configuration with it), so Argo CD shows " + parent +
+			" (an empty map, dropped when it remarshals the object) and its 3-way diff deletes the whole map (last-applied-configuration with it), so Argo CD shows " + parent +
 			" OutOfSync; if one equals Git, the rule hides this field; Git's values are unknown without Argo CD's last sync; give the desired state (-f, -k, --source) or --argocd-server"}, true
 }
 

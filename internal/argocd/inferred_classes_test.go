@@ -286,30 +286,32 @@ metadata:
 		want: map[string]model.VerdictKind{"/metadata/annotations/eks.amazonaws.com~1role-arn": model.Ignored},
 		exit: 0,
 	}, {
-		// I7 (seed 55285): a kubectl apply --server-side (manager
-		// "kubectl") of one label: the API server rewrote
-		// last-applied-configuration with that manifest (no tracking
-		// mark), argocd-controller's Update entry still owns the
-		// annotation. Argo CD: Synced, no diff. It is not Argo CD's last
-		// sync: Git's fields are not "reported" (they were, compared with
-		// that manifest). The label equals the annotation's value, so
-		// managedFields inference (internal/diff Infer) lists nothing.
-		name: "ssa-kubectl-rewrote-last-applied", app: app, live: `apiVersion: networking.k8s.io/v1
+		// I7 (seed 55285): two kubectl apply --server-side of a label by
+		// another manager: kubectl's migration handed every field of
+		// argocd-controller's Update entry, last-applied-configuration
+		// with it, to that manager's Apply entry; the annotation is
+		// still Argo CD's last sync. Argo CD: Synced, no diff (before:
+		// Git's fields reported, as if a person had edited them).
+		name: "ssa-migrated-last-applied", app: app, live: `apiVersion: networking.k8s.io/v1
 kind: IngressClass
 metadata:
   name: edge
   annotations:
-    argocd.argoproj.io/tracking-id: "dx:networking.k8s.io/IngressClass:/edge"
-    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"labels":{"edge":"true"},"name":"edge"}}'
-  labels: {app.kubernetes.io/component: controller, edge: "true"}
+    argocd.argoproj.io/tracking-id: "dx:networking.k8s.io/IngressClass:dx/edge"
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"dx:networking.k8s.io/IngressClass:dx/edge"},"labels":{"app.kubernetes.io/component":"controller"},"name":"edge"},"spec":{"controller":"k8s.io/ingress-nginx","parameters":{"apiGroup":"k8s.example.com","kind":"IngressParameters","name":"external-lb"}}}'
+  labels: {app.kubernetes.io/component: controller, edge: "true", hotfix: manual}
   managedFields:
-  - {manager: argocd-controller, operation: Update, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {".": {}, "f:argocd.argoproj.io/tracking-id": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}, "f:labels": {".": {}, "f:app.kubernetes.io/component": {}}}, "f:spec": {"f:controller": {}}}}
-  - {manager: before-first-apply, operation: Apply, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
-  - {manager: kubectl, operation: Apply, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {"f:edge": {}}}}}
-spec: {controller: example.com/ingress-controller}
+  - {manager: platform-operator, operation: Apply, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}}, "f:labels": {"f:app.kubernetes.io/component": {}, "f:edge": {}}}, "f:spec": {"f:controller": {}, "f:parameters": {"f:apiGroup": {}, "f:kind": {}, "f:name": {}, "f:scope": {}}}}}
+  - {manager: kubectl-label, operation: Update, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {"f:hotfix": {}}}}}
+  - {manager: argocd-controller, operation: Update, apiVersion: networking.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {".": {}, "f:argocd.argoproj.io/tracking-id": {}}, "f:labels": {".": {}}}}}
+spec:
+  controller: k8s.io/ingress-nginx
+  parameters: {apiGroup: k8s.example.com, kind: IngressParameters, name: external-lb, scope: Cluster}
 `,
-		absent: []string{"/spec/controller", "/metadata/labels/app.kubernetes.io~1component", "/metadata/annotations/argocd.argoproj.io~1tracking-id"},
+		want:   map[string]model.VerdictKind{"/metadata/labels/hotfix": model.LeftAlone, "/metadata/labels/edge": model.LeftAlone},
+		absent: []string{"/spec/controller", "/metadata/labels/app.kubernetes.io~1component", "/metadata/annotations/argocd.argoproj.io~1tracking-id", "/spec/parameters/kind"},
 		exit:   0,
+		status: "Synced",
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

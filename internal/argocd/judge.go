@@ -197,6 +197,11 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 	given := in.Desired
 	if given == nil {
 		given, cmp.fromLastApplied = a.lastAppliedTarget(rep, live, s)
+		if ix, err := managedfields.Parse(live); cmp.fromLastApplied && err == nil && ix != nil {
+			if byArgo, _ := lastAppliedOwners(live, ix); !byArgo {
+				rep.Drifts = dropEqualToLastApplied(rep.Drifts, given, live)
+			}
+		}
 	}
 	// Argo CD's target is the manifest from Git plus the tracking metadata
 	// its controller sets (controller/state.go SetAppInstance); the
@@ -1063,16 +1068,17 @@ func syncReapplies(rep *model.Report, desired *unstructured.Unstructured, app *A
 // the target are never reported. nil when absent, unreadable or not Argo
 // CD's.
 //
-// Argo CD applies its target with the tracking marks it sets
-// (controller/state.go SetAppInstance), so its last sync carries them (a
-// CRD's target carries none: argoMarksTarget). An annotation an Argo CD
-// manager owns that lacks them is someone else's manifest (class I7,
-// session 15, seed 55285: a kubectl apply --server-side as manager
-// "kubectl" of one label, whose last-applied-configuration the API server
-// rewrites with that manifest, k8s.io/apimachinery
-// pkg/util/managedfields/internal/lastappliedupdater.go, while
-// argocd-controller's Update entry still owns the annotation): not Argo
-// CD's last sync (lastAppliedOrigin: laForeign).
+// An annotation with Argo CD's tracking marks (controller/state.go
+// SetAppInstance puts them on every target it applies) that only Apply
+// entries own is Argo CD's last sync too, unedited: a kubectl apply
+// --server-side by another manager hands the fields of every Update
+// manager owning last-applied-configuration, argocd-controller's with
+// them, to its own Apply entry (k8s.io/kubectl pkg/cmd/apply/apply.go
+// migrateToSSAIfNecessary) and leaves the annotation's value as it was,
+// while a client-side writer that changes it (kubectl edit, kubectl apply)
+// is an Update (class I7, session 15, seed 55285: two server-side applies
+// of a label took every field of an IngressClass from argocd-controller;
+// Argo CD Synced, inferred mode reported Git's fields as edited).
 func argoLastApplied(live *unstructured.Unstructured, s *Settings) *unstructured.Unstructured {
 	if _, ok := live.GetAnnotations()[LastAppliedAnnotation]; !ok {
 		return nil
@@ -1081,23 +1087,50 @@ func argoLastApplied(live *unstructured.Unstructured, s *Settings) *unstructured
 	if err != nil || ix.Empty() {
 		return nil
 	}
-	byArgo := false
-	for _, o := range ix.Owners(live, "/metadata/annotations/"+jsonpointer.Escape(LastAppliedAnnotation)) {
-		if IsManager(strings.ToLower(o.Manager)) {
-			byArgo = true
-		}
-	}
-	if !byArgo {
-		return nil
-	}
+	byArgo, applyOnly := lastAppliedOwners(live, ix)
 	la, err := lastApplied(live)
 	if err != nil || la == nil || la.Object == nil {
 		return nil
 	}
-	if !isCRD(la) && la.GetAnnotations()[AnnotationTrackingID] == "" && la.GetLabels()[labelKeyOf(s)] == "" {
-		return nil
+	if byArgo {
+		return la
 	}
-	return la
+	if applyOnly && (la.GetAnnotations()[AnnotationTrackingID] != "" || la.GetLabels()[labelKeyOf(s)] != "") {
+		return la
+	}
+	return nil
+}
+
+// lastAppliedOwners says whether an Argo CD manager owns live's
+// last-applied-configuration, and whether only Apply entries do (at
+// least one).
+func lastAppliedOwners(live *unstructured.Unstructured, ix *managedfields.Index) (byArgo, applyOnly bool) {
+	owners := ix.Owners(live, "/metadata/annotations/"+jsonpointer.Escape(LastAppliedAnnotation))
+	applyOnly = len(owners) > 0
+	for _, o := range owners {
+		byArgo = byArgo || IsManager(strings.ToLower(o.Manager))
+		applyOnly = applyOnly && o.Operation == "Apply"
+	}
+	return byArgo, applyOnly
+}
+
+// dropEqualToLastApplied drops the fields whose live value is the one
+// Argo CD's last sync (la) applied: no drift from it. managedFields
+// inference (internal/diff Infer) already does so when an Argo CD manager
+// owns the annotation; when a server-side apply's migration handed it,
+// with Argo CD's fields, to another manager (argoLastApplied, class I7)
+// those fields read as that manager's though nobody changed them.
+func dropEqualToLastApplied(drifts []model.FieldDrift, la, live *unstructured.Unstructured) []model.FieldDrift {
+	kept := drifts[:0]
+	for _, d := range drifts {
+		want, inLA := jsonpointer.Get(la.Object, d.Path)
+		lv, inLive := jsonpointer.Get(live.Object, d.Path)
+		if inLA && inLive && jsonEqual(want, lv) {
+			continue
+		}
+		kept = append(kept, d)
+	}
+	return kept
 }
 
 // unownedDiffs are the fields Argo CD's diff against its last sync shows

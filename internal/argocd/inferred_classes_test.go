@@ -23,6 +23,26 @@ metadata: {name: argocd-cm, namespace: argocd}
 data: {application.resourceTrackingMethod: label}
 `
 
+// annotationLabelCM is an argocd-cm that tracks by annotation and label.
+const annotationLabelCM = `apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm, namespace: argocd}
+data: {application.resourceTrackingMethod: annotation+label}
+`
+
+// ssaHealApp syncs with ServerSideApply=true and selfHeal.
+const ssaHealApp = `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: dx, namespace: argocd}
+spec:
+  project: default
+  source: {repoURL: "file:///repo", path: apps/dx, targetRevision: HEAD}
+  destination: {server: "https://kubernetes.default.svc", namespace: dx}
+  syncPolicy:
+    automated: {selfHeal: true}
+    syncOptions: [ServerSideApply=true]
+`
+
 func TestInferredClasses(t *testing.T) {
 	const app = `apiVersion: argoproj.io/v1alpha1
 kind: Application
@@ -312,6 +332,21 @@ spec:
 		absent: []string{"/spec/controller", "/metadata/labels/app.kubernetes.io~1component", "/metadata/annotations/argocd.argoproj.io~1tracking-id", "/spec/parameters/kind"},
 		exit:   0,
 		status: "Synced",
+	}, {
+		// I8 (session 15, seed 55212): a StatefulSet of a
+		// ServerSideApply=true, selfHeal Application, untouched. Argo CD's
+		// diff against its last sync shows the claim template's apiVersion
+		// and kind (the API server's conversion writes them); its
+		// self-heal, a server-side apply, prunes them and the server sets
+		// them again: OutOfSync before and after. Reported (before:
+		// reverted; serverSideSyncKeeps skipped a last-applied target).
+		name: "ssa-claim-template-last-applied", cm: annotationLabelCM, app: ssaHealApp, live: `{"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"annotations": {"argocd.argoproj.io/tracking-id": "dx:apps/StatefulSet:dx/web", "kubectl.kubernetes.io/last-applied-configuration": "{\"apiVersion\":\"apps/v1\",\"kind\":\"StatefulSet\",\"metadata\":{\"annotations\":{\"argocd.argoproj.io/tracking-id\":\"dx:apps/StatefulSet:dx/web\"},\"labels\":{\"app\":\"db\",\"app.kubernetes.io/instance\":\"dx\"},\"name\":\"web\",\"namespace\":\"dx\"},\"spec\":{\"replicas\":1,\"selector\":{\"matchLabels\":{\"app\":\"db\"}},\"serviceName\":\"db\",\"template\":{\"metadata\":{\"labels\":{\"app\":\"db\"}},\"spec\":{\"containers\":[{\"image\":\"postgres:16\",\"name\":\"db\",\"volumeMounts\":[{\"mountPath\":\"/var/lib/postgresql/data\",\"name\":\"data\"}]}]}},\"volumeClaimTemplates\":[{\"metadata\":{\"name\":\"data\"},\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}]}}\n"}, "labels": {"app": "db", "app.kubernetes.io/instance": "dx"}, "name": "web", "namespace": "dx", "managedFields": [{"apiVersion": "apps/v1", "fieldsType": "FieldsV1", "fieldsV1": {"f:metadata": {"f:annotations": {".": {}, "f:argocd.argoproj.io/tracking-id": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}, "f:labels": {".": {}, "f:app": {}, "f:app.kubernetes.io/instance": {}}}, "f:spec": {"f:persistentVolumeClaimRetentionPolicy": {".": {}, "f:whenDeleted": {}, "f:whenScaled": {}}, "f:podManagementPolicy": {}, "f:replicas": {}, "f:revisionHistoryLimit": {}, "f:selector": {}, "f:serviceName": {}, "f:template": {"f:metadata": {"f:labels": {".": {}, "f:app": {}}}, "f:spec": {"f:containers": {"k:{\"name\":\"db\"}": {".": {}, "f:image": {}, "f:imagePullPolicy": {}, "f:name": {}, "f:resources": {}, "f:terminationMessagePath": {}, "f:terminationMessagePolicy": {}, "f:volumeMounts": {".": {}, "k:{\"mountPath\":\"/var/lib/postgresql/data\"}": {".": {}, "f:mountPath": {}, "f:name": {}}}}}, "f:dnsPolicy": {}, "f:restartPolicy": {}, "f:schedulerName": {}, "f:securityContext": {}, "f:terminationGracePeriodSeconds": {}}}, "f:updateStrategy": {"f:rollingUpdate": {".": {}, "f:maxUnavailable": {}, "f:partition": {}}, "f:type": {}}, "f:volumeClaimTemplates": {}}}, "manager": "argocd-controller", "operation": "Update"}]}, "spec": {"persistentVolumeClaimRetentionPolicy": {"whenDeleted": "Retain", "whenScaled": "Retain"}, "podManagementPolicy": "OrderedReady", "replicas": 1, "revisionHistoryLimit": 10, "selector": {"matchLabels": {"app": "db"}}, "serviceName": "db", "template": {"metadata": {"labels": {"app": "db"}}, "spec": {"containers": [{"image": "postgres:16", "imagePullPolicy": "IfNotPresent", "name": "db", "resources": {}, "terminationMessagePath": "/dev/termination-log", "terminationMessagePolicy": "File", "volumeMounts": [{"mountPath": "/var/lib/postgresql/data", "name": "data"}]}], "dnsPolicy": "ClusterFirst", "restartPolicy": "Always", "schedulerName": "default-scheduler", "securityContext": {}, "terminationGracePeriodSeconds": 30}}, "updateStrategy": {"rollingUpdate": {"maxUnavailable": 1, "partition": 0}, "type": "RollingUpdate"}, "volumeClaimTemplates": [{"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}, "volumeMode": "Filesystem"}, "status": {"phase": "Pending"}}]}}`,
+		want: map[string]model.VerdictKind{
+			"/spec/volumeClaimTemplates/0/apiVersion": model.Reported,
+			"/spec/volumeClaimTemplates/0/kind":       model.Reported,
+		},
+		exit:   1,
+		status: "OutOfSync",
 	}}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

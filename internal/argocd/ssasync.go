@@ -31,10 +31,14 @@ const ServerSetsAgainPhrase = "a sync does not change it: Argo CD's server-side 
 // container's resources: {} (its type always encodes it). The sync
 // changes nothing there: reported, not reverted (differential seeds 50336,
 // 50389, 50562: Argo CD OutOfSync on them before and after self-heal).
+// In inferred mode the target is Argo CD's last sync (last-applied-
+// configuration), the same apply (class I8, session 15, seed 55212: an
+// untouched StatefulSet's claim template apiVersion and kind were called
+// reverted; self-heal left them and Argo CD stayed OutOfSync).
 // Without a schema for the kind the apply cannot be computed and the
 // verdicts stay.
 func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp *comparison, app *Application) {
-	if cmp == nil || cmp.cfg == nil || cmp.desired == nil || cmp.fromLastApplied || app == nil || live == nil {
+	if cmp == nil || cmp.cfg == nil || cmp.desired == nil || app == nil || live == nil {
 		return
 	}
 	if !app.HasSyncOption("ServerSideApply=true") &&

@@ -329,7 +329,7 @@ spec:
   parameters: {apiGroup: k8s.example.com, kind: IngressParameters, name: external-lb, scope: Cluster}
 `,
 		want:   map[string]model.VerdictKind{"/metadata/labels/hotfix": model.LeftAlone, "/metadata/labels/edge": model.LeftAlone},
-		absent: []string{"/spec/controller", "/metadata/labels/app.kubernetes.io~1component", "/metadata/annotations/argocd.argoproj.io~1tracking-id", "/spec/parameters/kind"},
+		absent: []string{"/spec/controller", "/metadata/labels/app.kubernetes.io~1component", "/metadata/annotations/argocd.argoproj.io~1tracking-id", "/spec/parameters/kind", "/spec/parameters/scope"},
 		exit:   0,
 		status: "Synced",
 	}, {

@@ -1195,7 +1195,8 @@ func dropBookkeeping(drifts []model.FieldDrift, seen []string) []model.FieldDrif
 	})
 }
 
-// dropDefaulted removes the fields live has and desired leaves out where
+// dropDefaulted removes the fields live has and desired leaves out (added,
+// or changed by another manager in inferred mode) where
 // the live value is the one Kubernetes' defaults give desired (defaults:
 // the scheme's, or a custom resource's structural defaults, defaulterFor;
 // or derive from the rest of live: derivedDefault), and
@@ -1211,7 +1212,15 @@ func dropDefaulted(drifts []model.FieldDrift, seen []string, desired, live *unst
 	var defaulted any
 	computed := false
 	return slices.DeleteFunc(drifts, func(d model.FieldDrift) bool {
-		if d.Change != model.Added || anyCovers(seen, d.Path) {
+		if anyCovers(seen, d.Path) {
+			return false
+		}
+		if _, inDesired := jsonpointer.Get(desired.Object, d.Path); d.Change != model.Added && inDesired {
+			// Desired sets it: a change of Git's value, not a default.
+			// A field desired leaves out can read as changed in
+			// inferred mode (desired is last-applied-configuration;
+			// managedFields say another manager holds it: seed 55285,
+			// an IngressClass's parameters.scope).
 			return false
 		}
 		if !computed {

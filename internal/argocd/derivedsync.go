@@ -35,11 +35,7 @@ type clientSideSync struct {
 // at p, or none (and what it holds, for the reason); false when the
 // result cannot be computed.
 func (s *clientSideSync) changes(p string) (bool, string) {
-	if !s.done {
-		s.done = true
-		s.result, _ = clientSideSyncResult(s.live, s.target, s.orig)
-	}
-	if s.result == nil {
+	if !s.computed() {
 		return false, ""
 	}
 	lv, _ := jsonpointer.Get(s.live.Object, p)
@@ -51,6 +47,15 @@ func (s *clientSideSync) changes(p string) (bool, string) {
 		return true, fmt.Sprintf("sets it to %v", rv)
 	}
 	return false, ""
+}
+
+// computed: the sync's result could be computed (read once).
+func (s *clientSideSync) computed() bool {
+	if !s.done {
+		s.done = true
+		s.result, _ = clientSideSyncResult(s.live, s.target, s.orig)
+	}
+	return s.result != nil
 }
 
 // clientSideSyncResult computes clientSideSync's result; ok is false when
@@ -70,7 +75,11 @@ func clientSideSyncResult(live, target, orig *unstructured.Unstructured) (result
 			return nil, false
 		}
 	}
-	targetB, err1 := json.Marshal(target.Object)
+	modified, err := withLastApplied(target)
+	if err != nil {
+		return nil, false
+	}
+	targetB, err1 := json.Marshal(modified.Object)
 	liveB, err2 := json.Marshal(live.Object)
 	if err1 != nil || err2 != nil {
 		return nil, false
@@ -106,6 +115,32 @@ func clientSideSyncResult(live, target, orig *unstructured.Unstructured) (result
 		return nil, false
 	}
 	return kube.Stored(out)
+}
+
+// withLastApplied is target as kubectl apply sends it: its
+// last-applied-configuration holds target itself, without that
+// annotation, annotations {} when it has none, encoded as
+// unstructured.UnstructuredJSONScheme encodes (sorted keys, a newline at
+// the end) (k8s.io/kubectl pkg/util/apply.go GetModifiedConfiguration,
+// called by pkg/cmd/apply/patcher.go with annotate true). A sync of the
+// manifest it applied last leaves the annotation as it is (differential
+// seed 54139, A23: self-heal kept the annotation Argo CD's server-side
+// diff shows).
+func withLastApplied(target *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	obj := target.DeepCopy()
+	annots := obj.GetAnnotations()
+	if annots == nil {
+		annots = map[string]string{}
+	}
+	delete(annots, LastAppliedAnnotation)
+	obj.SetAnnotations(annots)
+	enc, err := json.Marshal(obj.Object)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the applied object: %w", err)
+	}
+	annots[LastAppliedAnnotation] = string(enc) + "\n"
+	obj.SetAnnotations(annots)
+	return obj, nil
 }
 
 // decodeObject is the object JSON b holds.

@@ -221,6 +221,9 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 	if cmp.desired == nil {
 		return cmp
 	}
+	if !cmp.fromLastApplied {
+		rep.Drifts = append(rep.Drifts, keptZeroDrifts(rep.Drifts, given, live)...)
+	}
 	dr, err := cfg.stateDiff(live, cmp.desired, cmp.res)
 	if n := localSSDNote(dr); n != nil {
 		rep.Notes = append(rep.Notes, *n)

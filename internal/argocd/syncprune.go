@@ -56,7 +56,21 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app
 		if v == nil || d.Change != model.Added || pointerPresent(desired, d.Path) {
 			continue
 		}
-		if !ssa && (v.Kind == model.Reverted || v.Kind == model.Reported) && !pointerPresent(orig, d.Path) {
+		if !ssa && (v.Kind == model.Reverted || v.Kind == model.Reported) && pointerPresent(orig, d.Path) {
+			if changed, _ := sync.changes(d.Path); !changed && sync.computed() {
+				// last-applied-configuration lists it (as an empty
+				// annotations map, say) and the patch still leaves live's
+				// value: the sync writes the annotation as it was
+				// (withLastApplied), and the object stays OutOfSync
+				// (seed 54139, A23).
+				nv := *v
+				nv.Kind = model.Reported
+				nv.Reason = "OutOfSync; " + syncLeavesPhrase
+				d.SetVerdict(nv)
+			}
+			continue
+		}
+		if !ssa && (v.Kind == model.Reverted || v.Kind == model.Reported) {
 			if changed, what := sync.changes(d.Path); changed {
 				// last-applied-configuration does not list it, yet
 				// the object the sync leaves differs there: Git sets
@@ -165,6 +179,10 @@ const migrationDeletes = "last-applied-configuration lists it and Git does not; 
 // it on its own); the differential harness reads it, as it reads
 // SyncReappliesPhrase.
 const SyncDeletesPhrase = "a sync deletes it"
+
+// syncLeavesPhrase ends the reason of a field Argo CD's diff shows that
+// last-applied-configuration lists and the client-side sync still leaves.
+const syncLeavesPhrase = "a sync does not change it: Argo CD syncs with a client-side kubectl apply, and the object its 3-way patch leaves (with the last-applied-configuration kubectl writes, the manifest it applies) holds the live value here, so the object stays OutOfSync after the sync"
 
 // SyncKeepsPhrase ends the reason of a field Argo CD's diff shows that its
 // sync does not change (the object stays OutOfSync after a sync, also

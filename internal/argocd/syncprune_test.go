@@ -194,3 +194,75 @@ rules: []
 		t.Errorf("/rules/0: %s (%s), want reverted", v.Kind, v.Reason)
 	}
 }
+
+// TestClientSideSyncKeepsLastApplied (issue 32, A23; differential seed
+// 54139): an IngressClass of a ServerSideDiff Application with label
+// tracking, synced client-side, then applied server-side as
+// argocd-controller with another parameters.name (kubectl's migration
+// moved the client-side sync's fields, last-applied-configuration
+// included, into argocd-controller's Apply entry). The dry-run of Git's
+// manifest prunes the annotation, so Argo CD's diff shows
+// /metadata/annotations; self-heal's client-side sync writes the
+// annotation again with the manifest it applies, the same as live's
+// (Argo CD v3.2.11: self-heal changed only /spec/parameters/name).
+func TestClientSideSyncKeepsLastApplied(t *testing.T) {
+	const live = `
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: nginx
+  labels: {app.kubernetes.io/component: controller, app.kubernetes.io/instance: app}
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: |
+      {"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"annotations":{},"labels":{"app.kubernetes.io/component":"controller","app.kubernetes.io/instance":"app"},"name":"nginx"},"spec":{"controller":"k8s.io/ingress-nginx","parameters":{"apiGroup":"k8s.example.com","kind":"IngressParameters","name":"external-lb"}}}
+  managedFields:
+  - manager: argocd-controller
+    operation: Apply
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations: {.: {}, f:kubectl.kubernetes.io/last-applied-configuration: {}}
+        f:labels: {.: {}, f:app.kubernetes.io/component: {}, f:app.kubernetes.io/instance: {}}
+      f:spec:
+        f:controller: {}
+        f:parameters: {.: {}, f:apiGroup: {}, f:kind: {}, f:name: {}, f:scope: {}}
+spec:
+  controller: k8s.io/ingress-nginx
+  parameters: {apiGroup: k8s.example.com, kind: IngressParameters, name: internal-lb, scope: Cluster}
+`
+	const git = `
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: nginx
+  labels: {app.kubernetes.io/component: controller}
+spec:
+  controller: k8s.io/ingress-nginx
+  parameters: {apiGroup: k8s.example.com, kind: IngressParameters, name: external-lb}
+`
+	const cm = `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm, namespace: argocd}
+data: {application.resourceTrackingMethod: label}
+`
+	rep := explainSSDWith(t, cm, live, git, "spec:\n", `spec:
+  syncPolicy: {automated: {selfHeal: true}, syncOptions: [RespectIgnoreDifferences=true]}
+`)
+	if v := argoVerdict(t, rep, "/metadata/annotations"); v.Kind != model.Reported {
+		t.Errorf("/metadata/annotations: %s (%s), want reported (the sync writes the same last-applied-configuration)", v.Kind, v.Reason)
+	}
+	if v := argoVerdict(t, rep, "/spec/parameters/name"); v.Kind != model.Reverted {
+		t.Errorf("/spec/parameters/name: %s (%s), want reverted", v.Kind, v.Reason)
+	}
+
+	// Git changed since the last sync: the annotation the sync writes
+	// differs from live's, and the sync changes it.
+	rep = explainSSDWith(t, cm, live, strings.Replace(git, "component: controller", "component: edge", 1), "spec:\n", `spec:
+  syncPolicy: {automated: {selfHeal: true}}
+`)
+	if v := argoVerdict(t, rep, "/metadata/annotations"); v.Kind != model.Reverted {
+		t.Errorf("Git changed: /metadata/annotations: %s (%s), want reverted", v.Kind, v.Reason)
+	}
+}

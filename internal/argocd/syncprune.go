@@ -28,8 +28,10 @@ import (
 // selfHeal kept it): reported, not reverted, whatever the sync policy.
 // A field an ignoreDifferences rule hides is deleted the same way
 // (prunable). A ServerSideApply=true sync deletes such fields only in its
-// client-side apply migration step (csaMigrates).
-func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app *Application) {
+// client-side apply migration step (csaMigrates). fromLastApplied: desired
+// is last-applied-configuration (inferred mode), so a field it sets that
+// the computed sync leaves is reported too.
+func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app *Application, fromLastApplied bool) {
 	if desired == nil || app == nil {
 		return
 	}
@@ -53,21 +55,26 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		v := verdictOf(*d, Engine)
-		if v == nil || d.Change != model.Added || pointerPresent(desired, d.Path) {
+		if v == nil {
 			continue
 		}
-		if !ssa && (v.Kind == model.Reverted || v.Kind == model.Reported) && pointerPresent(orig, d.Path) {
+		if !ssa && (v.Kind == model.Reverted || v.Kind == model.Reported) && pointerPresent(orig, d.Path) &&
+			(d.Change == model.Added && !pointerPresent(desired, d.Path) || fromLastApplied) {
 			if changed, _ := sync.changes(d.Path); !changed && sync.computed() {
 				// last-applied-configuration lists it (as an empty
 				// annotations map, say) and the patch still leaves live's
 				// value: the sync writes the annotation as it was
 				// (withLastApplied), and the object stays OutOfSync
-				// (seed 54139, A23).
+				// (seed 54139, A23; in inferred mode, where the target
+				// is that annotation, too).
 				nv := *v
 				nv.Kind = model.Reported
 				nv.Reason = "OutOfSync; " + syncLeavesPhrase
 				d.SetVerdict(nv)
 			}
+			continue
+		}
+		if d.Change != model.Added || pointerPresent(desired, d.Path) {
 			continue
 		}
 		if !ssa && (v.Kind == model.Reverted || v.Kind == model.Reported) {

@@ -1,9 +1,11 @@
 package argocd
 
 import (
+	"context"
 	"strings"
 	"testing"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/drift"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -252,6 +254,28 @@ data: {application.resourceTrackingMethod: label}
 `)
 	if v := argoVerdict(t, rep, "/metadata/annotations"); v.Kind != model.Reported {
 		t.Errorf("/metadata/annotations: %s (%s), want reported (the sync writes the same last-applied-configuration)", v.Kind, v.Reason)
+	}
+
+	// Inferred mode (no -f): the target is last-applied-configuration
+	// itself, whose sync writes the same annotation (seed 54139 inferred,
+	// session 15: was reverted).
+	parser, err := parityParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := strings.Replace(ssdApp, "spec:\n", `spec:
+  syncPolicy: {automated: {selfHeal: true}, syncOptions: [RespectIgnoreDifferences=true]}
+`, 1)
+	a, err := New(Options{Inputs: []Input{{Object: objectOf(t, app)}, {Object: objectOf(t, cm)}}, GVKParser: parser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inferred, err := drift.Explain(context.Background(), drift.Request{Live: objectOf(t, live), Engine: string(Engine), Adapters: []model.Adapter{a}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := argoVerdict(t, inferred, "/metadata/annotations"); v.Kind != model.Reported {
+		t.Errorf("inferred: /metadata/annotations: %s (%s), want reported", v.Kind, v.Reason)
 	}
 	if v := argoVerdict(t, rep, "/spec/parameters/name"); v.Kind != model.Reverted {
 		t.Errorf("/spec/parameters/name: %s (%s), want reverted", v.Kind, v.Reason)

@@ -208,13 +208,15 @@ differential-save: deps
 # TestDifferentialArgoRegressions): a case marked with an open issue must
 # still fail, an unmarked one must pass.
 # PORTS=API/ETCD and LOCK=path run them on another lab, as for differential.
+# -timeout 40m: go test's default 10 min killed 28 Argo CD cases on a loaded
+# machine (2026-12-06, load average 15).
 differential-regressions: deps
 ifeq ($(ENGINE),argocd)
 	DRIFT_E2E_ARGOCD_PORTS=$(or $(PORTS),16543/12481) DRIFT_DIFFERENTIAL_REGRESSIONS=1 flock -o $(or $(LOCK),/tmp/drift-differential-argo.lock) \
-	  $(GO) test -count=1 -tags e2e -run '^TestDifferentialArgoRegressions$$' ./e2e/
+	  $(GO) test -count=1 -timeout 40m -tags e2e -run '^TestDifferentialArgoRegressions$$' ./e2e/
 else
 	DRIFT_E2E_FLUX_LAB_PORTS=$(or $(PORTS),16493/12431) DRIFT_DIFFERENTIAL_REGRESSIONS=1 flock -o $(or $(LOCK),/tmp/drift-differential.lock) \
-	  $(GO) test -count=1 -tags e2e -run '^TestDifferentialFluxRegressions$$' ./e2e/
+	  $(GO) test -count=1 -timeout 40m -tags e2e -run '^TestDifferentialFluxRegressions$$' ./e2e/
 endif
 
 # The CI slice (.ci/run): seeds 20000-20119 per engine, Flux and Argo CD in

@@ -376,6 +376,25 @@ func (pc *privateCluster) kubectl(stdin string, args ...string) {
 	}
 }
 
+// waitEstablished waits until the CRD is Established, retrying the
+// "accessor error" kubectl wait gives before the API server has written
+// any condition (as Env.WaitEstablished; seen in a cold CI run under load:
+// TestServeSettingsReload failed at once on it).
+func (pc *privateCluster) waitEstablished(crd string) {
+	pc.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		res := E.Run(pc.t, RunOpts{Kubeconfig: pc.admin}, filepath.Join(E.KubeBinDir, "kubectl"), "wait", "--for=condition=Established", "--timeout=30s", crd)
+		if res.Code == 0 {
+			return
+		}
+		if !strings.Contains(res.Stderr, "accessor error") || time.Now().After(deadline) {
+			pc.t.Fatalf("%s not established: %s", crd, res.Stderr)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // TestServeSurvivesAPIServerRestart runs serve against a private API server
 // (hack/cluster.sh with its own directory and ports, so the shared cluster
 // is not disturbed), kills the API server and starts it again with the same
@@ -391,7 +410,7 @@ func TestServeSurvivesAPIServerRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	kubectl("", "apply", "--server-side", "--field-manager=drift-e2e-serve", "-f", crdDir[0])
-	kubectl("", "wait", "--for=condition=Established", "--timeout=60s", "crd/kustomizations.kustomize.toolkit.fluxcd.io")
+	pc.waitEstablished("crd/kustomizations.kustomize.toolkit.fluxcd.io")
 	const ns = "serve-restart"
 	kubectl("", "create", "namespace", ns)
 	kubectl(fluxKustomization(ns, ""), "apply", "--server-side", "--field-manager=drift-e2e-serve", "-f", "-")
@@ -592,7 +611,7 @@ func TestServeSettingsReload(t *testing.T) {
 		t.Fatalf("go mod download argo-cd: no Dir in %s", out)
 	}
 	kubectl("", "apply", "--server-side", "--field-manager=drift-e2e", "-f", filepath.Join(mod.Dir, "manifests", "crds", "application-crd.yaml"))
-	kubectl("", "wait", "--for=condition=Established", "--timeout=60s", "crd/applications.argoproj.io")
+	pc.waitEstablished("crd/applications.argoproj.io")
 	kubectl("", "create", "namespace", "argocd")
 	kubectl("", "create", "namespace", "shop")
 	argocdCM := func(extra string) string {

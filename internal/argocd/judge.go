@@ -197,11 +197,6 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 	given := in.Desired
 	if given == nil {
 		given, cmp.fromLastApplied = a.lastAppliedTarget(rep, live, s)
-		if ix, err := managedfields.Parse(live); cmp.fromLastApplied && err == nil && ix != nil {
-			if byArgo, _ := lastAppliedOwners(live, ix); !byArgo {
-				rep.Drifts = dropEqualToLastApplied(rep.Drifts, given, live)
-			}
-		}
 	}
 	// Argo CD's target is the manifest from Git plus the tracking metadata
 	// its controller sets (controller/state.go SetAppInstance); the
@@ -274,9 +269,12 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 // sync created (seen with Argo CD v3.2.11: the first sync of such an
 // Application wrote last-applied-configuration with an Update).
 func (a *Adapter) lastAppliedTarget(rep *model.Report, live *unstructured.Unstructured, s *Settings) (*unstructured.Unstructured, bool) {
-	la := argoLastApplied(live, s)
+	la, migrated := argoLastAppliedOf(live, s)
 	if la == nil {
 		return nil, false
+	}
+	if migrated {
+		rep.Drifts = dropEqualToLastApplied(rep.Drifts, la, live)
 	}
 	if a.opts.Inventory {
 		// Every such object of a scan would repeat it.
@@ -1083,25 +1081,32 @@ func syncReapplies(rep *model.Report, desired *unstructured.Unstructured, app *A
 // of a label took every field of an IngressClass from argocd-controller;
 // Argo CD Synced, inferred mode reported Git's fields as edited).
 func argoLastApplied(live *unstructured.Unstructured, s *Settings) *unstructured.Unstructured {
+	la, _ := argoLastAppliedOf(live, s)
+	return la
+}
+
+// argoLastAppliedOf is argoLastApplied, and whether the annotation is Argo
+// CD's by its tracking marks only (migrated: no Argo CD manager owns it).
+func argoLastAppliedOf(live *unstructured.Unstructured, s *Settings) (la *unstructured.Unstructured, migrated bool) {
 	if _, ok := live.GetAnnotations()[LastAppliedAnnotation]; !ok {
-		return nil
+		return nil, false
 	}
 	ix, err := managedfields.Parse(live)
 	if err != nil || ix.Empty() {
-		return nil
+		return nil, false
 	}
 	byArgo, applyOnly := lastAppliedOwners(live, ix)
-	la, err := lastApplied(live)
+	la, err = lastApplied(live)
 	if err != nil || la == nil || la.Object == nil {
-		return nil
+		return nil, false
 	}
 	if byArgo {
-		return la
+		return la, false
 	}
 	if applyOnly && (la.GetAnnotations()[AnnotationTrackingID] != "" || la.GetLabels()[labelKeyOf(s)] != "") {
-		return la
+		return la, true
 	}
-	return nil
+	return nil, false
 }
 
 // lastAppliedOwners says whether an Argo CD manager owns live's

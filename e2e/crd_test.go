@@ -15,10 +15,18 @@ import (
 // written any condition yet; that is retried, any other failure is not.
 func (e *Env) WaitEstablished(t testing.TB, crds ...string) error {
 	t.Helper()
+	return e.WaitEstablishedOn(t, "", crds...)
+}
+
+// WaitEstablishedOn is WaitEstablished on the cluster of kubeconfig (""
+// the shared one): a private control plane's CRDs are waited for the same
+// way.
+func (e *Env) WaitEstablishedOn(t testing.TB, kubeconfig string, crds ...string) error {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		args := append([]string{"wait", "--for=condition=Established", "--timeout=30s"}, crds...)
-		res := e.Run(t, RunOpts{}, "kubectl", args...)
+		res := e.Run(t, RunOpts{Kubeconfig: kubeconfig}, "kubectl", args...)
 		if res.Code == 0 {
 			return nil
 		}

@@ -376,22 +376,14 @@ func (pc *privateCluster) kubectl(stdin string, args ...string) {
 	}
 }
 
-// waitEstablished waits until the CRD is Established, retrying the
-// "accessor error" kubectl wait gives before the API server has written
-// any condition (as Env.WaitEstablished; seen in a cold CI run under load:
-// TestServeSettingsReload failed at once on it).
+// waitEstablished waits until the CRD is Established on this control
+// plane (Env.WaitEstablishedOn, which retries kubectl wait's "accessor
+// error" before the API server writes a condition: it failed
+// TestServeSettingsReload once in a cold CI run under load).
 func (pc *privateCluster) waitEstablished(crd string) {
 	pc.t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		res := E.Run(pc.t, RunOpts{Kubeconfig: pc.admin}, filepath.Join(E.KubeBinDir, "kubectl"), "wait", "--for=condition=Established", "--timeout=30s", crd)
-		if res.Code == 0 {
-			return
-		}
-		if !strings.Contains(res.Stderr, "accessor error") || time.Now().After(deadline) {
-			pc.t.Fatalf("%s not established: %s", crd, res.Stderr)
-		}
-		time.Sleep(200 * time.Millisecond)
+	if err := E.WaitEstablishedOn(pc.t, pc.admin, crd); err != nil {
+		pc.t.Fatal(err)
 	}
 }
 

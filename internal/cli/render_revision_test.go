@@ -134,6 +134,9 @@ spec:
 // revision the history does not hold renders the working tree with one
 // line naming it.
 func TestRenderArgoTargetRevision(t *testing.T) {
+	// rev is quoted: a commit prefix of digits, or digits and one e, is a
+	// YAML number (a fresh-clone CI run failed on one: "cannot convert
+	// int64 to string").
 	app := func(name, rev, path, extra string) string {
 		return `apiVersion: argoproj.io/v1alpha1
 kind: Application
@@ -144,7 +147,7 @@ spec:
   source:
     repoURL: https://git.example.com/fleet.git
     path: ` + path + `
-    targetRevision: ` + rev + extra + `
+    targetRevision: "` + rev + `"` + extra + `
 ---
 `
 	}
@@ -214,7 +217,7 @@ spec: {interval: 1m, path: ./web, prune: true, sourceRef: {kind: GitRepository, 
 	}
 	dir, one := revisionRepo(t, func(one string) string {
 		return objects("tag", "{tag: v1}") + objects("main", "{branch: main}") +
-			objects("commit", "{branch: main, commit: "+one+"}") + objects("refname", "{name: refs/heads/release}") +
+			objects("commit", "{branch: main, commit: \""+one+"\"}") + objects("refname", "{name: refs/heads/release}") +
 			objects("nowhere", "{branch: gone}") + objects("semver", "{semver: \">=1.0.0\"}")
 	})
 	for _, tc := range []struct {

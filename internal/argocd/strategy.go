@@ -1,6 +1,7 @@
 package argocd
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
@@ -187,14 +189,25 @@ func serviceDependentPointers(live *unstructured.Unstructured) []string {
 // client-side sync was said to keep (syncPrunes: last-applied-configuration
 // does not list it) goes too (seed 50186: Git sets externalTrafficPolicy
 // Cluster, the server-side diff shows both fields, self-heal changed both).
+// For every built-in kind, a field the server's defaulting drops with the
+// field it derives from is named too (defaultedAway).
 func syncReleases(rep *model.Report, live *unstructured.Unstructured, app *Application) {
-	if app == nil || live == nil || live.GroupVersionKind().Group != "" || live.GetKind() != "Service" {
+	if app == nil || live == nil {
 		return
 	}
 	after, ok := syncWrite(rep, live)
 	if !ok {
 		return
 	}
+	if live.GroupVersionKind().Group == "" && live.GetKind() == "Service" {
+		serviceReleases(rep, live, after, app)
+	}
+	rep.Drifts = append(rep.Drifts, defaultedAway(rep, live, after)...)
+}
+
+// serviceReleases is syncReleases for a Service: its update strategy's
+// drops and allocations (serverUpdate) besides the defaulting.
+func serviceReleases(rep *model.Report, live, after *unstructured.Unstructured, app *Application) {
 	const why = "the sync changes the fields this one goes with"
 	dependent := serviceDependentPointers(live)
 	for i := range rep.Drifts {
@@ -211,6 +224,79 @@ func syncReleases(rep *model.Report, live *unstructured.Unstructured, app *Appli
 	}
 	rep.Drifts = append(rep.Drifts, released(rep, live, after, dependent, why)...)
 	rep.Drifts = append(rep.Drifts, allocated(rep, live, after)...)
+}
+
+// defaultedAway are the drifts of the spec fields live has that the API
+// server's defaulting drops in the sync's write (after) and no drift of
+// rep covers: a field derived from another that the sync deletes or
+// changes, such as a Service's sessionAffinityConfig once a client-side
+// sync deletes sessionAffinity, which kubectl's last-applied-configuration
+// listed (core/v1 SetDefaults_Service sets sessionAffinity None and drops
+// the config; differential seed 56194, A25: self-heal deleted it, the
+// comparison had taken it for a default of live and named nothing).
+// Argo CD's diff does not show such a field; the sync deletes it. Only
+// built-in kinds (a custom resource's schema defaults are not computed
+// here), only members of maps (a list item's pointer depends on how the
+// lists align), and only fields the linked Go types know: live's own
+// round trip (serverRoundTrip) keeps the fields a newer API server wrote,
+// so that a field the types do not know is not taken for one the sync
+// drops.
+func defaultedAway(rep *model.Report, live, after *unstructured.Unstructured) []model.FieldDrift {
+	if _, err := scheme.Scheme.New(live.GroupVersionKind()); err != nil {
+		return nil
+	}
+	known, err := serverRoundTrip(live)
+	if err != nil {
+		return nil
+	}
+	var listed []string
+	for _, d := range rep.Drifts {
+		listed = append(listed, d.Path)
+	}
+	l, _ := live.Object["spec"].(map[string]any)
+	k, _ := known.Object["spec"].(map[string]any)
+	a, _ := after.Object["spec"].(map[string]any)
+	paths := droppedMembers(l, k, a, "/spec", listed)
+	out := unownedDiffs(rep.Drifts, paths, live, after.Object)
+	for i := range out {
+		out[i].Verdicts = []model.Verdict{{Engine: Engine, Kind: model.LeftAlone,
+			Reason: "not in Argo CD's diff: the API server derives it from another field; the object is OutOfSync and " +
+				SyncDeletesPhrase + ": the sync changes the field it derives from, and the API server's defaulting drops it in the same write (kubernetes pkg/apis/*/v1 defaults.go)"}}
+	}
+	return out
+}
+
+// droppedMembers are the top-most pointers (under prefix) of the map
+// members live has and known keeps that after lacks, leaving out those a
+// listed pointer covers or lies under; it walks maps only.
+func droppedMembers(live, known, after map[string]any, prefix string, listed []string) []string {
+	var out []string
+	for _, key := range slices.Sorted(maps.Keys(live)) {
+		p := prefix + "/" + jsonpointer.Escape(key)
+		kv, isKnown := known[key]
+		if !isKnown || anyAncestor(listed, p) {
+			continue
+		}
+		av, inAfter := after[key]
+		if !inAfter {
+			if !anyCovers(listed, p) {
+				out = append(out, p)
+			}
+			continue
+		}
+		lm, ok1 := live[key].(map[string]any)
+		km, ok2 := kv.(map[string]any)
+		am, ok3 := av.(map[string]any)
+		if ok1 && ok2 && ok3 {
+			out = append(out, droppedMembers(lm, km, am, p, listed)...)
+		}
+	}
+	return out
+}
+
+// anyAncestor: some pointer of paths is p or holds it.
+func anyAncestor(paths []string, p string) bool {
+	return slices.ContainsFunc(paths, func(q string) bool { return covers(q, p) })
 }
 
 // SyncAddsPhrase ends the reason of a field the live object lacks that

@@ -238,3 +238,114 @@ spec:
 }
 
 const templateGenerationPointer = "deprecated.daemonset.template.generation"
+
+// A ClusterIP Service a client-side sync created; then a person's
+// kubectl apply of a manifest with sessionAffinity ClientIP, and the API
+// server defaulted sessionAffinityConfig in that write (differential
+// seed 56194).
+const affinityByHand = `
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: ns
+  annotations:
+    argocd.argoproj.io/tracking-id: app:/Service:ns/web
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","kind":"Service","metadata":{"annotations":{},"name":"web","namespace":"ns"},"spec":{"ports":[{"name":"http","port":80,"protocol":"TCP","targetPort":8080}],"selector":{"app":"web"},"sessionAffinity":"ClientIP"}}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          .: {}
+          f:argocd.argoproj.io/tracking-id: {}
+      f:spec:
+        f:internalTrafficPolicy: {}
+        f:ports:
+          .: {}
+          k:{"port":80,"protocol":"TCP"}:
+            .: {}
+            f:name: {}
+            f:port: {}
+            f:protocol: {}
+            f:targetPort: {}
+        f:selector: {}
+        f:type: {}
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          f:kubectl.kubernetes.io/last-applied-configuration: {}
+      f:spec:
+        f:sessionAffinity: {}
+        f:sessionAffinityConfig:
+          .: {}
+          f:clientIP:
+            .: {}
+            f:timeoutSeconds: {}
+spec:
+  clusterIP: 10.96.6.151
+  clusterIPs: [10.96.6.151]
+  internalTrafficPolicy: Cluster
+  ipFamilies: [IPv4]
+  ipFamilyPolicy: SingleStack
+  ports:
+  - {name: http, port: 80, protocol: TCP, targetPort: 8080}
+  selector: {app: web}
+  sessionAffinity: ClientIP
+  sessionAffinityConfig: {clientIP: {timeoutSeconds: 10800}}
+  type: ClusterIP
+`
+
+// TestSyncDeletesDerivedField (issue 32, A25; differential seed 56194):
+// the Service is OutOfSync (Git adds an annotation); its client-side sync
+// deletes sessionAffinity (last-applied-configuration lists it, Git does
+// not), the API server defaults it to None and drops
+// sessionAffinityConfig in the same write (core/v1 SetDefaults_Service).
+// Argo CD's server-side diff shows neither: both left alone, a sync
+// deletes them. With ServerSideApply=true the same holds: the person's
+// kubectl-client-side-apply entry makes the sync migrate it first with a
+// client-side apply (csaMigrates).
+func TestSyncDeletesDerivedField(t *testing.T) {
+	const git = `
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: ns, annotations: {team: a}}
+spec:
+  ports: [{name: http, port: 80, protocol: TCP, targetPort: 8080}]
+  selector: {app: web}
+`
+	for _, c := range []struct{ name, syncPolicy string }{
+		{"client-side sync", "  syncPolicy: {automated: {selfHeal: true}}\n"},
+		{"ServerSideApply, migration", "  syncPolicy: {automated: {selfHeal: true}, syncOptions: [ServerSideApply=true]}\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep := explainSSDWith(t, "", affinityByHand, git, "spec:\n", "spec:\n"+c.syncPolicy)
+			if st := statusOf(t, rep); !st.Drift {
+				t.Fatalf("status %+v, want OutOfSync", st)
+			}
+			for _, p := range []string{"/spec/sessionAffinity", "/spec/sessionAffinityConfig"} {
+				if v := argoVerdict(t, rep, p); v.Kind != model.LeftAlone || !strings.Contains(v.Reason, SyncDeletesPhrase) {
+					t.Errorf("%s: %s (%s), want left alone saying %q", p, v.Kind, v.Reason, SyncDeletesPhrase)
+				}
+			}
+		})
+	}
+	// Git sets the same sessionAffinity: the sync keeps it, and so the
+	// server keeps its config: nothing is named for either.
+	t.Run("Git keeps ClientIP", func(t *testing.T) {
+		rep := explainSSDWith(t, "", affinityByHand, strings.Replace(git, "selector: {app: web}", "selector: {app: web}\n  sessionAffinity: ClientIP", 1),
+			"spec:\n", "spec:\n  syncPolicy: {automated: {selfHeal: true}}\n")
+		for _, d := range rep.Drifts {
+			if strings.HasPrefix(d.Path, "/spec/sessionAffinity") {
+				t.Errorf("%s named (%+v), want nothing: the sync keeps it", d.Path, d.Verdicts)
+			}
+		}
+	})
+}

@@ -276,8 +276,19 @@ func (j *judgment) addVerdicts(rep *model.Report, fails *applyFailure) {
 		} else {
 			v = j.kustomizeVerdict(d)
 		}
-		if fails != nil && fails.forced && v.Kind != model.Ignored && v.Kind != model.NotApplied {
+		if fails != nil && fails.forced && v.Kind != model.NotApplied {
+			// An ignored field too: the ignore rules act on an apply
+			// after a dry-run that passed (fluxcd/pkg ssa manager_apply.go
+			// Apply: dryRunApply, then computeDriftedPaths), and a
+			// re-created object is applied whole from the manifest
+			// (make differential seed 46364, R17: an HPA's ignored
+			// maxReplicas that Git dropped, deleted with the object).
+			ignored, rule := v.Kind == model.Ignored, v.Rule
 			v = j.forcedVerdict(fails)
+			if ignored {
+				v.Reason += "; the ignore rule does not keep it: it acts only on an apply whose dry-run passed"
+				v.Rule = rule
+			}
 		} else if fails != nil && v.Kind == model.Reverted && (fails.beforeCleanup || d.Path != diff.LastAppliedPointer) {
 			// The apply of the whole Kustomization fails: nothing it
 			// would change changes (the metadata cleanup before it still

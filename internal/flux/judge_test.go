@@ -953,6 +953,43 @@ spec:
 	}
 }
 
+// TestForceDeletesAnIgnoredField (make differential seed 46364, R17): an
+// HPA under force whose Git drops the required maxReplicas, which an
+// ignore rule covers. kustomize-controller's dry-run apply of the raw
+// manifest comes before its ignore rules act (fluxcd/pkg ssa
+// manager_apply.go Apply), is rejected (Required value), force deletes
+// the object and its re-creation is rejected too: the ignored field goes
+// with the object. Without force the apply fails and the field stays
+// (ignored).
+func TestForceDeletesAnIgnoredField(t *testing.T) {
+	const ks = `{apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, metadata: {name: apps, namespace: flux-system}, spec: {interval: 10m, path: ./apps, prune: true, force: FORCE, sourceRef: {kind: GitRepository, name: repo}, ignore: [{paths: [/spec/maxReplicas], target: {kind: HorizontalPodAutoscaler}}]}}`
+	live := obj(t, `
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - {manager: kustomize-controller, operation: Apply, apiVersion: autoscaling/v2, fieldsType: FieldsV1, fieldsV1: {f:spec: {f:maxReplicas: {}, f:scaleTargetRef: {f:apiVersion: {}, f:kind: {}, f:name: {}}}}}
+spec:
+  maxReplicas: 5
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+`)
+	desired := obj(t, `{apiVersion: autoscaling/v2, kind: HorizontalPodAutoscaler, metadata: {name: web, namespace: prod}, spec: {scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}}}`)
+	for _, force := range []string{"true", "false"} {
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, strings.Replace(ks, "FORCE", force, 1))}})
+		rep := judge(t, a, live, desired, drift("/spec/maxReplicas", model.Added, int64(5), "kustomize-controller/Apply"))
+		v := verdictAt(t, rep, "/spec/maxReplicas")
+		switch {
+		case force == "true" && (v.Kind != model.ApplyFails || !strings.Contains(v.Reason, "deleted until Git is fixed") || v.Rule == nil):
+			t.Errorf("force: %s %q (rule %v), want apply-fails saying the object is deleted, naming the rule", v.Kind, v.Reason, v.Rule)
+		case force == "false" && v.Kind != model.Ignored:
+			t.Errorf("no force: %s %q, want ignored (the apply fails, the field stays)", v.Kind, v.Reason)
+		}
+	}
+}
+
 // With --server-dry-run, an immutable-field error and force recreate the
 // object from the manifest (reverted); without force the apply fails.
 func TestForceRecreatesOnImmutableDryRun(t *testing.T) {

@@ -1,7 +1,6 @@
 package argocd
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -253,10 +252,14 @@ func defaultedAway(rep *model.Report, live, after *unstructured.Unstructured) []
 	for _, d := range rep.Drifts {
 		listed = append(listed, d.Path)
 	}
-	l, _ := live.Object["spec"].(map[string]any)
-	k, _ := known.Object["spec"].(map[string]any)
-	a, _ := after.Object["spec"].(map[string]any)
-	paths := droppedMembers(l, k, a, "/spec", listed)
+	var paths []string
+	for _, p := range changedPaths(live.Object["spec"], after.Object["spec"], "/spec") {
+		_, inAfter := jsonpointer.Get(after.Object, p)
+		_, isKnown := jsonpointer.Get(known.Object, p)
+		if !inAfter && isKnown && !anyCovers(listed, p) && !throughList(live.Object, p) {
+			paths = append(paths, p)
+		}
+	}
 	out := unownedDiffs(rep.Drifts, paths, live, after.Object)
 	for i := range out {
 		out[i].Verdicts = []model.Verdict{{Engine: Engine, Kind: model.LeftAlone,
@@ -266,37 +269,23 @@ func defaultedAway(rep *model.Report, live, after *unstructured.Unstructured) []
 	return out
 }
 
-// droppedMembers are the top-most pointers (under prefix) of the map
-// members live has and known keeps that after lacks, leaving out those a
-// listed pointer covers or lies under; it walks maps only.
-func droppedMembers(live, known, after map[string]any, prefix string, listed []string) []string {
-	var out []string
-	for _, key := range slices.Sorted(maps.Keys(live)) {
-		p := prefix + "/" + jsonpointer.Escape(key)
-		kv, isKnown := known[key]
-		if !isKnown || anyAncestor(listed, p) {
-			continue
-		}
-		av, inAfter := after[key]
-		if !inAfter {
-			if !anyCovers(listed, p) {
-				out = append(out, p)
-			}
-			continue
-		}
-		lm, ok1 := live[key].(map[string]any)
-		km, ok2 := kv.(map[string]any)
-		am, ok3 := av.(map[string]any)
-		if ok1 && ok2 && ok3 {
-			out = append(out, droppedMembers(lm, km, am, p, listed)...)
-		}
+// throughList: p names a member of a list item of doc (its pointer
+// depends on how the lists align).
+func throughList(doc map[string]any, p string) bool {
+	toks, err := jsonpointer.Parse(p)
+	if err != nil {
+		return true
 	}
-	return out
-}
-
-// anyAncestor: some pointer of paths is p or holds it.
-func anyAncestor(paths []string, p string) bool {
-	return slices.ContainsFunc(paths, func(q string) bool { return covers(q, p) })
+	var cur any = doc
+	for _, tok := range toks[:max(len(toks)-1, 0)] {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return true
+		}
+		cur = m[tok]
+	}
+	_, isMap := cur.(map[string]any)
+	return !isMap
 }
 
 // SyncAddsPhrase ends the reason of a field the live object lacks that

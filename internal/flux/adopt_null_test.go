@@ -1,11 +1,17 @@
 package flux
 
 import (
+	"context"
+	"strings"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation/field"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
@@ -48,6 +54,108 @@ func TestIgnoreAdoptsANullTheTypeTurnsIntoAValue(t *testing.T) {
 			rep := judge(t, a, obj(t, tc.live), obj(t, tc.desired), drifts...)
 			if v := verdictAt(t, rep, tc.path); v.Kind != tc.want {
 				t.Errorf("%s: %s %q, want %s", tc.path, v.Kind, v.Reason, tc.want)
+			}
+		})
+	}
+}
+
+// noteCRD is a custom resource whose serviceAccount is a plain string
+// (not nullable, no default) and whose note is nullable.
+const noteCRD = `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: backups.diff.drift.test}
+spec:
+  group: diff.drift.test
+  names: {kind: Backup, plural: backups}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            required: [schedule]
+            properties:
+              schedule: {type: string}
+              serviceAccount: {type: string}
+              note: {type: string, nullable: true}
+`
+
+// An ignore rule on a custom resource's path Git sets and the live object
+// lacks: Flux adopts the missing live value as null after the dry-run of
+// the raw manifest passed, and the API server rejects null for a field
+// its structural schema does not make nullable: the apply fails and every
+// field stays (make differential seed 47371, R18, kustomize-controller
+// v1.9.6: "spec.template.spec.serviceAccountName: Invalid value: \"null\"";
+// the tool said the edited schedule was reverted). A nullable field takes
+// the null: the rule keeps it unset. With --server-dry-run the API server
+// is asked with the adopted payload.
+func TestIgnoreAdoptsANullTheCRDSchemaRejects(t *testing.T) {
+	for _, tc := range []struct {
+		name, field  string
+		serverDryRun bool
+		want         model.VerdictKind
+	}{
+		{name: "file, not nullable", field: "serviceAccount", want: model.ApplyFails},
+		{name: "file, nullable", field: "note", want: model.Reverted},
+		{name: "server dry-run, rejected", field: "serviceAccount", serverDryRun: true, want: model.ApplyFails},
+		{name: "server dry-run, accepted", field: "note", serverDryRun: true, want: model.Reverted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := "/spec/" + tc.field
+			ks := obj(t, `{apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, metadata: {name: apps, namespace: flux-system}, spec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: repo}, ignore: [{paths: ["`+p+`"], target: {kind: Backup}}]}}`)
+			a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks, obj(t, noteCRD)}})
+			live := obj(t, `
+apiVersion: diff.drift.test/v1
+kind: Backup
+metadata:
+  name: web
+  namespace: prod
+  resourceVersion: "3"
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: diff.drift.test/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {}}
+  - manager: kubectl-edit
+    operation: Update
+    apiVersion: diff.drift.test/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:schedule: {}}}
+spec: {schedule: "0 6 * * *"}
+`)
+			desired := obj(t, `{apiVersion: diff.drift.test/v1, kind: Backup, metadata: {name: web, namespace: prod}, spec: {schedule: "0 5 * * *", `+tc.field+`: backup-sa}}`)
+			if tc.serverDryRun {
+				a.serverDryRun = true
+				a.dryRunner = func(_ context.Context, sent *unstructured.Unstructured, _ string) (*unstructured.Unstructured, error) {
+					if v, ok := jsonpointer.Get(sent.Object, p); ok && v == nil && tc.field == "serviceAccount" {
+						return nil, apierrors.NewInvalid(schema.GroupKind{Group: "diff.drift.test", Kind: "Backup"}, "web",
+							field.ErrorList{field.TypeInvalid(field.NewPath("spec", tc.field), "null", "must be of type string")})
+					}
+					merged := live.DeepCopy()
+					for k, v := range sent.Object["spec"].(map[string]any) {
+						_ = unstructured.SetNestedField(merged.Object, v, "spec", k)
+					}
+					return merged, nil
+				}
+			}
+			missing := drift(p, model.Removed, nil)
+			missing.Desired = "backup-sa"
+			schedule := drift("/spec/schedule", model.Changed, "0 6 * * *", "kubectl-edit/Update")
+			schedule.Desired = "0 5 * * *"
+			rep := judge(t, a, live, desired, missing, schedule)
+			if v := verdictAt(t, rep, "/spec/schedule"); v.Kind != tc.want {
+				t.Errorf("/spec/schedule: %s %q, want %s", v.Kind, v.Reason, tc.want)
+			}
+			if v := verdictAt(t, rep, p); tc.want == model.ApplyFails && (v.Kind != model.ApplyFails || !strings.Contains(v.Reason, "null")) {
+				t.Errorf("%s: %s %q, want apply-fails saying why (null)", p, v.Kind, v.Reason)
 			}
 		})
 	}

@@ -47,6 +47,9 @@ type applyFailure struct {
 	// creationFails: the manifest is rejected on creation too (a required
 	// field left out), so a forced re-creation fails as well.
 	creationFails bool
+	// adopted are the ignored paths whose adoption into the apply makes
+	// it fail: their rule is the cause, not what keeps them.
+	adopted []string
 }
 
 // cleanupRemoval is a field kustomize-controller's next apply removes

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
+	"github.com/fluxcd/pkg/ssa/jsondiff"
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -154,4 +157,86 @@ func (a *Adapter) schemaRequiredDropped(ctx context.Context, j *judgment, rep *m
 		}
 	}
 	return nil
+}
+
+// adoptedNullRejected: an ignored path the manifest sets and the live
+// object lacks is adopted as null (adoptions; fluxcd/pkg ssa
+// applyDriftResult writes the missing live value into the payload), after
+// the dry-run of the raw manifest passed. A built-in type decodes that null
+// to its zero or to nothing (adoptsNothing), but a custom resource's
+// structural schema rejects null for a field that is not nullable and has
+// no default: the apply fails, the Kustomization turns Ready=False and the
+// object stays as it is (make differential seed 47371, R18: "spec.template
+// .spec.serviceAccountName: Invalid value: \"null\": ... must be of type
+// string"). With --server-dry-run the API server is asked with that very
+// payload; with -f the CRD's schema decides.
+func (a *Adapter) adoptedNullRejected(ctx context.Context, j *judgment, rep *model.Report) *applyFailure {
+	if j.desired == nil || !j.appliedAtAll {
+		return nil
+	}
+	var nulls []adoption
+	for _, ad := range j.adoptions() {
+		if _, ok := jsonpointer.Get(j.live.Object, ad.path); ok {
+			continue
+		}
+		if _, ok := jsonpointer.Get(ad.payload.Object, ad.path); !ok {
+			continue // adoptFailure
+		}
+		nulls = append(nulls, ad)
+	}
+	if len(nulls) == 0 {
+		return nil
+	}
+	if a.serverDryRun && j.sent != nil {
+		send := j.sent.DeepCopy()
+		for _, ad := range nulls {
+			if err := jsondiff.ApplyPatchToUnstructured(send, jsondiff.GenerateReplacePatch(jsondiff.ReplaceOp{Path: ad.path, Value: nil})); err != nil {
+				return nil
+			}
+		}
+		_, err := a.dryRunner(ctx, send, j.manager)
+		switch {
+		case err == nil:
+			return nil
+		case apierrors.IsInvalid(err):
+			return &applyFailure{adopted: adoptionPaths(nulls), cause: fmt.Sprintf("%s adopts the missing live value of %s as null into the apply; a server-side dry-run of that apply as %s fails: %v",
+				adoptionRules(nulls), strings.Join(adoptionPaths(nulls), ", "), j.manager, err)}
+		default:
+			rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "dry-run-failed",
+				Message: fmt.Sprintf("the server-side dry-run of the apply with %s adopted as null failed: %v; whether the apply fails is not known", strings.Join(adoptionPaths(nulls), ", "), err)})
+			return nil
+		}
+	}
+	root := a.crdSchema(ctx, j.live.GroupVersionKind())
+	if root == nil {
+		return nil
+	}
+	for _, ad := range nulls {
+		f, _ := schemaField(root, ad.path)
+		if f == nil || f["nullable"] == true || f["default"] != nil {
+			continue
+		}
+		return &applyFailure{adopted: []string{ad.path}, cause: fmt.Sprintf("%s adopts the missing live value of %s as null into the apply, and the CustomResourceDefinition's schema does not allow null there (not nullable, no default): the API server rejects the apply (Invalid value: \"null\")",
+			adoptionRules([]adoption{ad}), ad.path)}
+	}
+	return nil
+}
+
+func adoptionRules(ads []adoption) string {
+	var parts []string
+	for _, ad := range ads {
+		s := ad.rule.rule.Origin.Object + " " + ad.rule.rule.Origin.Field
+		if !slices.Contains(parts, s) {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func adoptionPaths(ads []adoption) []string {
+	parts := make([]string, len(ads))
+	for i, ad := range ads {
+		parts[i] = ad.path
+	}
+	return parts
 }

@@ -40,6 +40,8 @@ type judgment struct {
 	fromRelease bool
 	// merged is the SSA dry-run result (--server-dry-run), else nil.
 	merged *unstructured.Unstructured
+	// sent is the object that dry-run sent (--server-dry-run), else nil.
+	sent *unstructured.Unstructured
 	// sel is what rule selectors match against: Flux matches the dry-run
 	// object (ssa manager_apply.go hasDriftedWithIgnore), i.e. the manifest
 	// with its owner labels merged over the live object's metadata.
@@ -232,7 +234,7 @@ func (a *Adapter) dryRun(ctx context.Context, j *judgment, in model.JudgeInput, 
 			Message: fmt.Sprintf("server-side dry-run as %s failed: %v; verdicts fall back to the manifest", j.manager, err)})
 		return err
 	}
-	j.merged = merged
+	j.merged, j.sent = merged, send
 	return nil
 }
 
@@ -255,6 +257,9 @@ func (a *Adapter) predictFailure(ctx context.Context, j *judgment, dryRunErr err
 	fails := a.predictApplyFailure(ctx, j, dryRunErr, rep)
 	if fails == nil {
 		fails = j.adoptFailure()
+	}
+	if fails == nil {
+		fails = a.adoptedNullRejected(ctx, j, rep)
 	}
 	if fails == nil && j.merged == nil {
 		fails = j.requiredLeftOut()
@@ -289,6 +294,8 @@ func (j *judgment) addVerdicts(rep *model.Report, fails *applyFailure) {
 				v.Reason += "; the ignore rule does not keep it: it acts only on an apply whose dry-run passed"
 				v.Rule = rule
 			}
+		} else if fails != nil && v.Kind == model.Ignored && slices.Contains(fails.adopted, d.Path) {
+			v = model.Verdict{Kind: model.ApplyFails, Rule: v.Rule, Reason: j.caveat(fails.cause + ": " + j.owner.Ref() + " turns Ready=False and this field stays as it is")}
 		} else if fails != nil && v.Kind == model.Reverted && (fails.beforeCleanup || d.Path != diff.LastAppliedPointer) {
 			// The apply of the whole Kustomization fails: nothing it
 			// would change changes (the metadata cleanup before it still
@@ -1515,9 +1522,42 @@ func cleanedUp(ms []model.ManagerRef) bool {
 // measured, make differential seed 1028: Ready=False, "replace operation
 // does not apply: doc is missing path").
 func (j *judgment) adoptFailure() *applyFailure {
+	for _, ad := range j.adoptions() {
+		if _, ok := jsonpointer.Get(ad.payload.Object, ad.path); ok {
+			continue
+		}
+		if _, ok := jsonpointer.Get(j.live.Object, ad.path); !ok {
+			continue
+		}
+		return &applyFailure{adopted: []string{ad.path}, cause: fmt.Sprintf("%s %s ignores %s, which its apply changes and kustomize-controller alone owns: Flux copies the live value into its apply with a JSON patch replace, but the manifest does not set %s (replace operation does not apply: doc is missing path)",
+			ad.rule.rule.Origin.Object, ad.rule.rule.Origin.Field, ad.path, ad.path)}
+	}
+	return nil
+}
+
+// adoption is an ignored path whose live value kustomize-controller copies
+// into its apply (driftAdopt in fluxcd/pkg ssa computeDriftedPaths).
+type adoption struct {
+	rule    *ignoreRule
+	path    string
+	payload *unstructured.Unstructured // the manifest the value goes into
+}
+
+// adoptions lists the ignored paths the apply changes that no other Apply
+// manager owns, so Flux adopts their live value (a missing one as null)
+// into its payload; nil without a manifest to adopt into.
+func (j *judgment) adoptions() []adoption {
 	if j.live == nil || (j.merged == nil && j.normDesired == nil) {
 		return nil
 	}
+	payload := j.normDesired
+	if payload == nil {
+		payload = j.desired
+	}
+	if payload == nil {
+		return nil
+	}
+	var out []adoption
 	for _, r := range j.matched {
 		for pi, p := range r.paths {
 			if _, bad := r.pathErrs[pi]; bad {
@@ -1529,24 +1569,10 @@ func (j *judgment) adoptFailure() *applyFailure {
 			if other, _ := ownedByOtherApplyManager(j.live, p, KustomizeManager, j.entries); other {
 				continue // Strip: removing a missing path is allowed
 			}
-			payload := j.normDesired
-			if payload == nil {
-				payload = j.desired
-			}
-			if payload == nil {
-				continue
-			}
-			if _, ok := jsonpointer.Get(payload.Object, p); ok {
-				continue
-			}
-			if _, ok := jsonpointer.Get(j.live.Object, p); !ok {
-				continue
-			}
-			return &applyFailure{cause: fmt.Sprintf("%s %s ignores %s, which its apply changes and kustomize-controller alone owns: Flux copies the live value into its apply with a JSON patch replace, but the manifest does not set %s (replace operation does not apply: doc is missing path)",
-				r.rule.Origin.Object, r.rule.Origin.Field, p, p)}
+			out = append(out, adoption{rule: r, path: p, payload: payload})
 		}
 	}
-	return nil
+	return out
 }
 
 // liveIsDefault: the live value is the API server's default for the field

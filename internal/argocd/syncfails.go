@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kube-openapi/pkg/validation/spec"
@@ -36,10 +37,6 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 		hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true") {
 		return
 	}
-	deleted := syncDeleted(rep, live, desired, app)
-	if len(deleted) == 0 {
-		return
-	}
 	gvk := live.GroupVersionKind()
 	models := a.schemas.models(a.opts.Schema, gvk.GroupVersion())
 	root, ok := modelGVKs(models)[gvk]
@@ -52,16 +49,22 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 	// it applies before validating.
 	structural := !scheme.Scheme.Recognizes(gvk)
 	var missing []string
+	deleted := syncDeleted(rep, live, desired, app)
 	for _, p := range deleted {
 		if requiredField(models, models[root], p, structural) && parentStays(p, deleted, desired) {
 			missing = append(missing, p)
 		}
 	}
+	how := "its 3-way patch deletes"
+	if len(missing) == 0 {
+		missing = syncResultMisses(rep, live, desired, app, models, models[root], structural)
+		how = "the object it writes (kubectl's 3-way patch applied to live) lacks"
+	}
 	if len(missing) == 0 {
 		return
 	}
-	why := fmt.Sprintf("a sync fails: its 3-way patch deletes %s, which the API server requires (OpenAPI schema of %s), so the server rejects the object and the sync changes nothing (an automated sync retries it, with the same answer)",
-		strings.Join(missing, ", "), gvk.Kind)
+	why := fmt.Sprintf("a sync fails: %s %s, which the API server requires (OpenAPI schema of %s), so the server rejects the object and the sync changes nothing (an automated sync retries it, with the same answer)",
+		how, strings.Join(missing, ", "), gvk.Kind)
 	rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "sync-fails", Message: why})
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
@@ -103,6 +106,94 @@ func syncDeleted(rep *model.Report, live, desired *unstructured.Unstructured, ap
 		out = append(out, d.Path)
 	}
 	return out
+}
+
+// syncResultMisses are the required fields the object a client-side sync
+// writes lacks where live has them or where the sync creates their parent:
+// the API server rejects that object. Differential seed 57128 (A26, Argo
+// CD v3.2.11): Git's Backup has a spec without its required schedule, the
+// live one has no spec and no last-applied-configuration, so the patch
+// deletes nothing and creates spec; every self-heal sync failed with
+// "spec.schedule: Required value". The sync's target is Git's manifest
+// with, under RespectIgnoreDifferences=true, the live value of every
+// ignored field (argo-cd controller/sync.go normalizeTargetResources). A
+// required field live lacks as well is not the sync's doing (a schema
+// that changed since, or a published "required" the server does not
+// enforce): it is left out.
+func syncResultMisses(rep *model.Report, live, desired *unstructured.Unstructured, app *Application, models map[string]*spec.Schema, root *spec.Schema, structural bool) []string {
+	if root == nil {
+		return nil
+	}
+	orig, err := lastApplied(live)
+	if err != nil {
+		return nil
+	}
+	target := desired
+	if app.HasSyncOption("RespectIgnoreDifferences=true") {
+		target = desired.DeepCopy()
+		for _, d := range rep.Drifts {
+			if v := verdictOf(d, Engine); v != nil && v.Kind == model.Ignored {
+				if lv, ok := jsonpointer.Get(live.Object, d.Path); ok {
+					setAt(target.Object, d.Path, lv)
+				}
+			}
+		}
+	}
+	result, ok := clientSideSyncResult(live, target, orig)
+	if !ok {
+		return nil
+	}
+	var out []string
+	requiredMisses(models, root, result.Object, live.Object, true, "", structural, &out)
+	return out
+}
+
+// requiredMisses walks node (the sync's result at pointer at) with its
+// schema s, beside liveNode (live at the same pointer; liveHas says
+// whether live has it), and appends the required fields node lacks that
+// live has with another value or whose parent live lacks. A built-in
+// kind's result went through its Go types, which write a required string
+// left out as "": that counts as missing.
+func requiredMisses(models map[string]*spec.Schema, s *spec.Schema, node, liveNode any, liveHas bool, at string, structural bool, out *[]string) {
+	s = resolveSchema(models, s)
+	switch n := node.(type) {
+	case map[string]any:
+		lm, _ := liveNode.(map[string]any)
+		for _, k := range s.Required {
+			v, has := n[k]
+			if has && v != nil && (structural || v != "") {
+				continue
+			}
+			if c, ok := s.Properties[k]; ok && structural && c.Default != nil {
+				continue
+			}
+			if lv, lhas := lm[k]; liveHas && (!lhas || apiequality.Semantic.DeepEqual(lv, v)) {
+				continue // live lacks it too: not the sync's doing
+			}
+			*out = append(*out, at+"/"+jsonpointer.Escape(k))
+		}
+		for k, v := range n {
+			c := childSchema(models, s, k)
+			if c == nil {
+				continue
+			}
+			lv, lhas := lm[k]
+			requiredMisses(models, c, v, lv, liveHas && lhas, at+"/"+jsonpointer.Escape(k), structural, out)
+		}
+	case []any:
+		if s.Items == nil || s.Items.Schema == nil {
+			return
+		}
+		ll, _ := liveNode.([]any)
+		for i, v := range n {
+			var lv any
+			lhas := liveHas && i < len(ll)
+			if lhas {
+				lv = ll[i]
+			}
+			requiredMisses(models, s.Items.Schema, v, lv, lhas, at+"/"+strconv.Itoa(i), structural, out)
+		}
+	}
 }
 
 // parentStays: the object the sync writes still has p's parent (the

@@ -149,3 +149,62 @@ func TestSyncFailsOnARequiredField(t *testing.T) {
 		t.Errorf("sync-fails note on a sync that succeeds: %+v", rep.Notes)
 	}
 }
+
+// backupCreatedByApply is a Backup another manager's server-side apply
+// created with a label and Argo CD's tracking annotation only (Argo CD's
+// own first sync of a manifest without schedule had failed): no spec, no
+// last-applied-configuration.
+const backupCreatedByApply = `
+apiVersion: diff.drift.test/v1
+kind: Backup
+metadata:
+  name: web
+  namespace: ns
+  labels: {app: ops}
+  annotations: {argocd.argoproj.io/tracking-id: "app:diff.drift.test/Backup:ns/web"}
+  managedFields:
+  - manager: ops
+    operation: Apply
+    apiVersion: diff.drift.test/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:app: {}}, f:annotations: {f:argocd.argoproj.io/tracking-id: {}}}}
+`
+
+// TestSyncFailsOnARequiredFieldOfAParentItCreates (seed 57128, A26): Git's
+// Backup has a spec without its required schedule and the live object has
+// no spec at all; the sync's patch deletes nothing (no last-applied-
+// configuration) but writes a spec the API server rejects: Argo CD v3.2.11
+// showed /spec, /metadata/labels/app and the tracking annotation, and every
+// self-heal sync failed ("spec.schedule: Required value"). With schedule
+// in Git the sync succeeds and the fields are reverted.
+func TestSyncFailsOnARequiredFieldOfAParentItCreates(t *testing.T) {
+	git := `
+apiVersion: diff.drift.test/v1
+kind: Backup
+metadata: {name: web, namespace: ns, labels: {app: postgres}}
+spec:
+  replicas: 1
+  template:
+    spec:
+      containers: [{name: restic, image: "restic/restic:0.17.0"}]
+`
+	rep := explainWithSchema(t, backupCreatedByApply, git, backupSchema(t))
+	for _, p := range []string{"/spec", "/metadata/labels/app"} {
+		if v := argoVerdict(t, rep, p); v.Kind != model.Reported || !strings.Contains(v.Reason, "/spec/schedule") {
+			t.Errorf("%s: %+v, want reported, the failing sync naming /spec/schedule (notes %+v)", p, v, rep.Notes)
+		}
+	}
+	if !hasNote(rep, "sync-fails") {
+		t.Errorf("no sync-fails note: %+v", rep.Notes)
+	}
+
+	// A required field with a default (retention, were it required) or
+	// one Git sets: the sync succeeds.
+	rep = explainWithSchema(t, backupCreatedByApply, strings.Replace(git, "spec:\n", "spec:\n  schedule: \"0 2 * * *\"\n", 1), backupSchema(t))
+	if v := argoVerdict(t, rep, "/spec"); v.Kind != model.Reverted {
+		t.Errorf("/spec with schedule in Git: %+v, want reverted", v)
+	}
+	if hasNote(rep, "sync-fails") {
+		t.Errorf("sync-fails note on a sync that succeeds: %+v", rep.Notes)
+	}
+}

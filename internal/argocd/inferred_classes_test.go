@@ -306,6 +306,57 @@ metadata:
 		want: map[string]model.VerdictKind{"/metadata/annotations/eks.amazonaws.com~1role-arn": model.Ignored},
 		exit: 0,
 	}, {
+		// I9 (seed 57046): a person's client-side apply of a RoleBinding
+		// label that a jsonPointer rule hides, its last-applied-
+		// configuration listing the label. Argo CD normalizes live's
+		// labels to {}; its predicted state (the 3-way patch deletes the
+		// label Git lacks) has none: its diff shows /metadata/labels.
+		// Had Git set the label, the rule would hide it: unknown.
+		name: "pointer-rule-empties-labels", app: app + `  ignoreDifferences:
+  - {group: rbac.authorization.k8s.io, kind: RoleBinding, jsonPointers: [/metadata/labels/binding]}
+`, live: `apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: web
+  namespace: dx
+  annotations:
+    argocd.argoproj.io/tracking-id: "dx:rbac.authorization.k8s.io/RoleBinding:dx/web"
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"annotations":{},"labels":{"binding":"extra"},"name":"web","namespace":"dx"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"reader"},"subjects":[{"kind":"ServiceAccount","name":"web","namespace":"dx"}]}'
+  labels: {binding: extra}
+  managedFields:
+  - {manager: argocd-controller, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {".": {}, "f:argocd.argoproj.io/tracking-id": {}}}, "f:roleRef": {}, "f:subjects": {}}}
+  - {manager: kubectl-patch, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {".": {}, "f:binding": {}}}}}
+  - {manager: kubectl-client-side-apply, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
+subjects: [{kind: ServiceAccount, name: web, namespace: dx}]
+`,
+		want: map[string]model.VerdictKind{"/metadata/labels/binding": model.Unknown},
+		exit: 1,
+	}, {
+		// I9's other side: last-applied-configuration (Argo CD's sync)
+		// does not list the label, so the patch keeps it and both sides
+		// normalize to {}: ignored.
+		name: "pointer-rule-keeps-labels", app: app + `  ignoreDifferences:
+  - {group: rbac.authorization.k8s.io, kind: RoleBinding, jsonPointers: [/metadata/labels/binding]}
+`, live: `apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: web
+  namespace: dx
+  annotations:
+    argocd.argoproj.io/tracking-id: "dx:rbac.authorization.k8s.io/RoleBinding:dx/web"
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"dx:rbac.authorization.k8s.io/RoleBinding:dx/web"},"name":"web","namespace":"dx"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"reader"},"subjects":[{"kind":"ServiceAccount","name":"web","namespace":"dx"}]}'
+  labels: {binding: extra}
+  managedFields:
+  - {manager: argocd-controller, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {".": {}, "f:argocd.argoproj.io/tracking-id": {}}}, "f:roleRef": {}, "f:subjects": {}}}
+  - {manager: kubectl-patch, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {".": {}, "f:binding": {}}}}}
+  - {manager: kubectl-client-side-apply, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
+subjects: [{kind: ServiceAccount, name: web, namespace: dx}]
+`,
+		want: map[string]model.VerdictKind{"/metadata/labels/binding": model.Ignored},
+		exit: 0,
+	}, {
 		// I7 (seed 55285): two kubectl apply --server-side of a label by
 		// another manager: kubectl's migration handed every field of
 		// argocd-controller's Update entry, last-applied-configuration

@@ -442,6 +442,9 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		return v
 	}
 	if v, ok := ruleVerdict(d, cfg, cmp.res); ok {
+		if u, ok := rulesEmptiedMapVerdict(live, d, cfg, cmp); ok {
+			return u
+		}
 		return v
 	}
 	if v, ok := partlyIgnoredVerdict(d, cfg, cmp); ok {

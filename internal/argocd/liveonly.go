@@ -303,6 +303,46 @@ func managersEmptiedMapVerdict(live *unstructured.Unstructured, d *model.FieldDr
 			" OutOfSync; if one equals Git, the rule hides this field; Git's values are unknown without Argo CD's last sync; give the desired state (-f, -k, --source) or --argocd-server"}, true
 }
 
+// rulesEmptiedMapVerdict, in inferred mode: the rules hide every member of
+// the live map that holds d, and the live last-applied-configuration lists
+// each of them. Argo CD normalizes live to an empty map ({}); its predicted
+// state is kubectl's 3-way patch of Git's manifest, which deletes every
+// member Git does not set: when Git sets none, the map is gone after
+// gitops-engine remarshals the emptied map away (omitempty), and Argo CD
+// shows the whole map OutOfSync; when Git sets one, both sides normalize
+// to {} and the rule hides the field. Differential seed 57046 (I9, Argo CD
+// v3.2.11): a person's client-side apply of a RoleBinding label that a
+// jsonPointer rule hides; Argo CD showed /metadata/labels, inferred mode
+// said ignored. Git's manifest decides, and inferred mode does not have it.
+func rulesEmptiedMapVerdict(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, cmp *comparison) (model.Verdict, bool) {
+	if cmp.desired != nil || isTrackingPath(d.Path, cfg.settings) {
+		return model.Verdict{}, false
+	}
+	toks, err := jsonpointer.Parse(d.Path)
+	if err != nil || len(toks) < 2 {
+		return model.Verdict{}, false
+	}
+	parent := jsonpointer.Join(toks[:len(toks)-1]...)
+	liveMap, _ := jsonpointer.Get(live.Object, parent)
+	members, _ := liveMap.(map[string]any)
+	la, err := lastApplied(live)
+	if err != nil || la == nil || len(members) == 0 {
+		return model.Verdict{}, false
+	}
+	for k := range members {
+		p := parent + "/" + jsonpointer.Escape(k)
+		if !pointerPresent(la, p) {
+			return model.Verdict{}, false
+		}
+		if _, hidden := ruleVerdict(&model.FieldDrift{Path: p}, cfg, cmp.res); !hidden {
+			return model.Verdict{}, false
+		}
+	}
+	return model.Verdict{Engine: Engine, Kind: model.Unknown,
+		Reason: "the ignoreDifferences rules hide every member of " + parent + " and last-applied-configuration lists each: if Git sets none of them, kubectl's 3-way diff deletes them all, Argo CD's normalized live keeps an empty " + parent +
+			" while its predicted state has none, and Argo CD shows " + parent + " OutOfSync; if Git sets one, the rule hides this field; Git's manifest is unknown here; give the desired state (-f, -k, --source) or --argocd-server"}, true
+}
+
 // trustedManagers are the managers of the managedFieldsManagers rules
 // that apply to live.
 func trustedManagers(live *unstructured.Unstructured, cfg *compareConfig) []string {

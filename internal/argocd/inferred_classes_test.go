@@ -43,6 +43,26 @@ spec:
     syncOptions: [ServerSideApply=true]
 `
 
+// labelledRoleBinding is differential seed 57046's RoleBinding (I9): a
+// label kubectl patch wrote; each case sets its last-applied-configuration
+// (LAST_APPLIED).
+const labelledRoleBinding = `apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: web
+  namespace: dx
+  annotations:
+    argocd.argoproj.io/tracking-id: "dx:rbac.authorization.k8s.io/RoleBinding:dx/web"
+    kubectl.kubernetes.io/last-applied-configuration: 'LAST_APPLIED'
+  labels: {binding: extra}
+  managedFields:
+  - {manager: argocd-controller, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {".": {}, "f:argocd.argoproj.io/tracking-id": {}}}, "f:roleRef": {}, "f:subjects": {}}}
+  - {manager: kubectl-patch, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {".": {}, "f:binding": {}}}}}
+  - {manager: kubectl-client-side-apply, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
+subjects: [{kind: ServiceAccount, name: web, namespace: dx}]
+`
+
 func TestInferredClasses(t *testing.T) {
 	const app = `apiVersion: argoproj.io/v1alpha1
 kind: Application
@@ -314,22 +334,7 @@ metadata:
 		// Had Git set the label, the rule would hide it: unknown.
 		name: "pointer-rule-empties-labels", app: app + `  ignoreDifferences:
   - {group: rbac.authorization.k8s.io, kind: RoleBinding, jsonPointers: [/metadata/labels/binding]}
-`, live: `apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata:
-  name: web
-  namespace: dx
-  annotations:
-    argocd.argoproj.io/tracking-id: "dx:rbac.authorization.k8s.io/RoleBinding:dx/web"
-    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"annotations":{},"labels":{"binding":"extra"},"name":"web","namespace":"dx"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"reader"},"subjects":[{"kind":"ServiceAccount","name":"web","namespace":"dx"}]}'
-  labels: {binding: extra}
-  managedFields:
-  - {manager: argocd-controller, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {".": {}, "f:argocd.argoproj.io/tracking-id": {}}}, "f:roleRef": {}, "f:subjects": {}}}
-  - {manager: kubectl-patch, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {".": {}, "f:binding": {}}}}}
-  - {manager: kubectl-client-side-apply, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
-subjects: [{kind: ServiceAccount, name: web, namespace: dx}]
-`,
+`, live: strings.Replace(labelledRoleBinding, "LAST_APPLIED", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"annotations":{},"labels":{"binding":"extra"},"name":"web","namespace":"dx"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"reader"},"subjects":[{"kind":"ServiceAccount","name":"web","namespace":"dx"}]}`, 1),
 		want: map[string]model.VerdictKind{"/metadata/labels/binding": model.Unknown},
 		exit: 1,
 	}, {
@@ -338,22 +343,7 @@ subjects: [{kind: ServiceAccount, name: web, namespace: dx}]
 		// normalize to {}: ignored.
 		name: "pointer-rule-keeps-labels", app: app + `  ignoreDifferences:
   - {group: rbac.authorization.k8s.io, kind: RoleBinding, jsonPointers: [/metadata/labels/binding]}
-`, live: `apiVersion: rbac.authorization.k8s.io/v1
-kind: RoleBinding
-metadata:
-  name: web
-  namespace: dx
-  annotations:
-    argocd.argoproj.io/tracking-id: "dx:rbac.authorization.k8s.io/RoleBinding:dx/web"
-    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"dx:rbac.authorization.k8s.io/RoleBinding:dx/web"},"name":"web","namespace":"dx"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"reader"},"subjects":[{"kind":"ServiceAccount","name":"web","namespace":"dx"}]}'
-  labels: {binding: extra}
-  managedFields:
-  - {manager: argocd-controller, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {".": {}, "f:argocd.argoproj.io/tracking-id": {}}}, "f:roleRef": {}, "f:subjects": {}}}
-  - {manager: kubectl-patch, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:labels": {".": {}, "f:binding": {}}}}}
-  - {manager: kubectl-client-side-apply, operation: Update, apiVersion: rbac.authorization.k8s.io/v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
-roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
-subjects: [{kind: ServiceAccount, name: web, namespace: dx}]
-`,
+`, live: strings.Replace(labelledRoleBinding, "LAST_APPLIED", `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"RoleBinding","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"dx:rbac.authorization.k8s.io/RoleBinding:dx/web"},"name":"web","namespace":"dx"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"reader"},"subjects":[{"kind":"ServiceAccount","name":"web","namespace":"dx"}]}`, 1),
 		want: map[string]model.VerdictKind{"/metadata/labels/binding": model.Ignored},
 		exit: 0,
 	}, {

@@ -59,33 +59,6 @@ func TestIgnoreAdoptsANullTheTypeTurnsIntoAValue(t *testing.T) {
 	}
 }
 
-// noteCRD is a custom resource whose serviceAccount is a plain string
-// (not nullable, no default) and whose note is nullable.
-const noteCRD = `
-apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata: {name: backups.diff.drift.test}
-spec:
-  group: diff.drift.test
-  names: {kind: Backup, plural: backups}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            required: [schedule]
-            properties:
-              schedule: {type: string}
-              serviceAccount: {type: string}
-              note: {type: string, nullable: true}
-`
-
 // An ignore rule on a custom resource's path Git sets and the live object
 // lacks: Flux adopts the missing live value as null after the dry-run of
 // the raw manifest passed, and the API server rejects null for a field
@@ -109,7 +82,7 @@ func TestIgnoreAdoptsANullTheCRDSchemaRejects(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := "/spec/" + tc.field
 			ks := obj(t, `{apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, metadata: {name: apps, namespace: flux-system}, spec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: repo}, ignore: [{paths: ["`+p+`"], target: {kind: Backup}}]}}`)
-			a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks, obj(t, noteCRD)}})
+			a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks, obj(t, backupCRD)}})
 			live := obj(t, `
 apiVersion: diff.drift.test/v1
 kind: Backup

@@ -128,8 +128,9 @@ func TestFileHPAMinReplicasDefault(t *testing.T) {
 	}
 }
 
-// backupCRD is the differential corpus' Backup CRD, cut to what the test
-// reads: schedule required, retention defaulted.
+// backupCRD is the differential corpus' Backup CRD, cut to what the tests
+// read: schedule required, retention defaulted, serviceAccount a plain
+// string (not nullable, no default), note nullable.
 const backupCRD = `
 apiVersion: apiextensions.k8s.io/v1
 kind: CustomResourceDefinition
@@ -153,6 +154,8 @@ spec:
               schedule: {type: string}
               retention: {type: integer, default: 7}
               suspend: {type: boolean}
+              serviceAccount: {type: string}
+              note: {type: string, nullable: true}
 `
 
 // With -f, a custom resource's field the cleanup hands over and the apply

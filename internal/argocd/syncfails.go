@@ -145,6 +145,7 @@ func syncResultMisses(rep *model.Report, live, desired *unstructured.Unstructure
 	}
 	var out []string
 	requiredMisses(models, root, result.Object, live.Object, true, "", structural, &out)
+	slices.Sort(out) // map order: stable output
 	return out
 }
 

@@ -63,6 +63,24 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
 subjects: [{kind: ServiceAccount, name: web, namespace: dx}]
 `
 
+// editedServiceAccount is differential seed 54026's ServiceAccount (I6):
+// Git's only annotation changed by kubectl edit, which patched
+// last-applied-configuration too.
+const editedServiceAccount = `apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: web
+  namespace: dx
+  labels: {app.kubernetes.io/instance: dx}
+  annotations:
+    eks.amazonaws.com/role-arn: arn:aws:iam::1:role/admin
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","automountServiceAccountToken":false,"kind":"ServiceAccount","metadata":{"annotations":{"eks.amazonaws.com/role-arn":"arn:aws:iam::1:role/admin"},"labels":{"app.kubernetes.io/instance":"dx"},"name":"web","namespace":"dx"}}'
+  managedFields:
+  - {manager: argocd-controller, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:automountServiceAccountToken": {}, "f:metadata": {"f:annotations": {}, "f:labels": {".": {}, "f:app.kubernetes.io/instance": {}}}}}
+  - {manager: kubectl-edit, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:eks.amazonaws.com/role-arn": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
+automountServiceAccountToken: false
+`
+
 func TestInferredClasses(t *testing.T) {
 	const app = `apiVersion: argoproj.io/v1alpha1
 kind: Application
@@ -287,21 +305,20 @@ metadata:
 		// deletes them all: its diff shows /metadata/annotations.
 		name: "managers-rule-empties-annotations", cm: labelTrackingCM, app: app + `  ignoreDifferences:
   - {kind: ServiceAccount, managedFieldsManagers: [kubectl-edit]}
-`, live: `apiVersion: v1
-kind: ServiceAccount
-metadata:
-  name: web
-  namespace: dx
-  labels: {app.kubernetes.io/instance: dx}
-  annotations:
-    eks.amazonaws.com/role-arn: arn:aws:iam::1:role/admin
-    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","automountServiceAccountToken":false,"kind":"ServiceAccount","metadata":{"annotations":{"eks.amazonaws.com/role-arn":"arn:aws:iam::1:role/admin"},"labels":{"app.kubernetes.io/instance":"dx"},"name":"web","namespace":"dx"}}'
-  managedFields:
-  - {manager: argocd-controller, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:automountServiceAccountToken": {}, "f:metadata": {"f:annotations": {}, "f:labels": {".": {}, "f:app.kubernetes.io/instance": {}}}}}
-  - {manager: kubectl-edit, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:eks.amazonaws.com/role-arn": {}, "f:kubectl.kubernetes.io/last-applied-configuration": {}}}}}
-automountServiceAccountToken: false
-`,
+`, live: editedServiceAccount,
 		want: map[string]model.VerdictKind{"/metadata/annotations/eks.amazonaws.com~1role-arn": model.Unknown},
+		exit: 1,
+	}, {
+		// I10 (seed 58280, a LimitRange's labels): the same, with an
+		// annotation kubectl annotate added beside it, which
+		// last-applied-configuration does not list: when Argo CD shows
+		// the whole map, it shows this one with it.
+		name: "managers-rule-empties-annotations-beside-another", cm: labelTrackingCM, app: app + `  ignoreDifferences:
+  - {kind: ServiceAccount, managedFieldsManagers: [kubectl-edit]}
+`, live: strings.Replace(strings.Replace(editedServiceAccount,
+			"    eks.amazonaws.com/role-arn: arn:aws:iam::1:role/admin\n", "    eks.amazonaws.com/role-arn: arn:aws:iam::1:role/admin\n    debug: \"on\"\n", 1),
+			"  managedFields:\n", "  managedFields:\n  - {manager: kubectl-annotate, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {\"f:metadata\": {\"f:annotations\": {\"f:debug\": {}}}}}\n", 1),
+		want: map[string]model.VerdictKind{"/metadata/annotations/eks.amazonaws.com~1role-arn": model.Unknown, "/metadata/annotations/debug": model.Unknown},
 		exit: 1,
 	}, {
 		// I6's other side: Git has another annotation that no trusted

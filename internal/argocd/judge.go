@@ -454,10 +454,10 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		if v, ok := foreignLastAppliedVerdict(live, d, cfg, cmp, laForeign); ok {
 			return v
 		}
+		if u, ok := managersEmptiedMapVerdict(live, d, cfg, cmp); ok {
+			return u
+		}
 		if v, ok := managersVerdict(live, d, cfg); ok {
-			if u, ok := managersEmptiedMapVerdict(live, d, cfg, cmp); ok {
-				return u
-			}
 			return v
 		}
 		if v, ok := foreignLastAppliedVerdict(live, d, cfg, cmp, laNone); ok {

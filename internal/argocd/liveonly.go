@@ -296,11 +296,19 @@ func managersEmptiedMapVerdict(live *unstructured.Unstructured, d *model.FieldDr
 			return model.Verdict{}, false
 		}
 	}
+	// The rule hides d itself, or d is another member of the map, which
+	// Argo CD shows with the whole map or leaves alone (seed 58280, I10:
+	// a kubectl label beside a label kubectl edit changed under a rule
+	// trusting kubectl-edit; Argo CD showed /metadata/labels).
+	otherwise := "the rule hides this field"
+	if !ownedByAny(ix.Owners(live, d.Path), trusted) {
+		otherwise = "the map stays and this field, which last-applied-configuration does not list, is left alone"
+	}
 	return model.Verdict{Engine: Engine, Kind: model.Unknown,
 		Reason: "a managedFieldsManagers rule owns every member last-applied-configuration lists in " + parent +
 			": if they all differ from Git, Argo CD's normalization leaves Git's manifest without " + parent +
 			" (an empty map, dropped when it remarshals the object) and its 3-way diff deletes the whole map (last-applied-configuration with it), so Argo CD shows " + parent +
-			" OutOfSync; if one equals Git, the rule hides this field; Git's values are unknown without Argo CD's last sync; give the desired state (-f, -k, --source) or --argocd-server"}, true
+			" OutOfSync; if one equals Git, " + otherwise + "; Git's values are unknown without Argo CD's last sync; give the desired state (-f, -k, --source) or --argocd-server"}, true
 }
 
 // rulesEmptiedMapVerdict, in inferred mode: the rules hide every member of

@@ -272,12 +272,18 @@ func runDiffCase(t *testing.T, l *fluxLab, sc differential.Scenario) diffResult 
 		return res
 	}
 
+	created, _ := get()
 	touched := l.writeLive(t, sc, ns, first)
 	gitFile := fluxWrite(t, t.TempDir(), "app.yaml", first)
 	if second != "" {
 		gitFile = fluxWrite(t, t.TempDir(), "app.yaml", second)
 	}
 	before, _ := get()
+	// What the writers changed beside the paths they aim at: a client-side
+	// apply whose manifest drops a map deletes the whole map, other
+	// managers' keys with it (make differential ENGINE=flux-helm seed
+	// 48839: helm-controller's ownership labels).
+	touched = append(touched, changedLeaves(created, before)...)
 	tool := l.explainModes(t, sc, ns, gitFile, &res)
 
 	if second != "" {

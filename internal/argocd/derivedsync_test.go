@@ -74,6 +74,18 @@ func TestDerivedFieldFollowsItsSyncedSource(t *testing.T) {
 	if v := argoVerdict(t, rep, timeout); v.Kind != model.Reverted || strings.Contains(v.Reason, SyncKeepsPhrase) {
 		t.Errorf("Git sets None: %s %q, want reverted (the defaulting drops it with its source)", v.Kind, v.Reason)
 	}
+	// A jsonPointer rule hides sessionAffinity, and the Application
+	// respects ignored differences: the sync keeps live's ClientIP, so
+	// the derived field is never called reverted (syncTarget; the
+	// ServerSideDiff case that showed it, seed 58790, A27, is the saved
+	// case e2e/testdata/differential/argocd-seed-58790.yaml).
+	respecting := Options{Inputs: []Input{{Object: objectOf(t, strings.Replace(selfHealApp, "  syncPolicy:", "  - {kind: Service, jsonPointers: [/spec/sessionAffinity]}\n  syncPolicy:", 1))}}, GVKParser: parser}
+	rep = explainFile(t, respecting, serviceAffinityPatched, serviceAffinityGit)
+	for _, d := range rep.Drifts {
+		if v := verdictOf(d, Engine); d.Path == timeout && v != nil && v.Kind == model.Reverted {
+			t.Errorf("sessionAffinity ignored and respected: %s %q, want it kept", v.Kind, v.Reason)
+		}
+	}
 	// Git's ClientIP: the sync keeps the source, the server's default
 	// stays (Argo CD's diff defaults its target the same way: no drift).
 	rep = explainFile(t, opts, serviceAffinityPatched, strings.Replace(serviceAffinityGit, "sessionAffinity: None", "sessionAffinity: ClientIP", 1))

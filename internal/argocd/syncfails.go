@@ -128,18 +128,7 @@ func syncResultMisses(rep *model.Report, live, desired *unstructured.Unstructure
 	if err != nil {
 		return nil
 	}
-	target := desired
-	if app.HasSyncOption("RespectIgnoreDifferences=true") {
-		target = desired.DeepCopy()
-		for _, d := range rep.Drifts {
-			if v := verdictOf(d, Engine); v != nil && v.Kind == model.Ignored {
-				if lv, ok := jsonpointer.Get(live.Object, d.Path); ok {
-					setAt(target.Object, d.Path, lv)
-				}
-			}
-		}
-	}
-	result, ok := clientSideSyncResult(live, target, orig)
+	result, ok := clientSideSyncResult(live, syncTarget(rep, live, desired, app), orig)
 	if !ok {
 		return nil
 	}
@@ -147,6 +136,31 @@ func syncResultMisses(rep *model.Report, live, desired *unstructured.Unstructure
 	requiredMisses(models, root, result.Object, live.Object, true, "", structural, &out)
 	slices.Sort(out) // map order: stable output
 	return out
+}
+
+// syncTarget is the manifest a client-side sync applies: Git's, with the
+// live value of every field a user's ignoreDifferences rule hides when
+// RespectIgnoreDifferences=true (argo-cd controller/sync.go
+// normalizeTargetResources applies the patch from normalized live to live
+// onto the target). Differential seed 58790 (A27): a jsonPointer rule on a
+// Service's sessionAffinity, which a person set to ClientIP; the sync keeps
+// ClientIP, so the server keeps the sessionAffinityConfig it derived from
+// it (self-heal changed nothing; the tool said a sync reverts it).
+func syncTarget(rep *model.Report, live, desired *unstructured.Unstructured, app *Application) *unstructured.Unstructured {
+	if app == nil || !app.HasSyncOption("RespectIgnoreDifferences=true") {
+		return desired
+	}
+	target := desired.DeepCopy()
+	for _, d := range rep.Drifts {
+		v := verdictOf(d, Engine)
+		if v == nil || v.Kind != model.Ignored || v.Rule == nil || strings.HasPrefix(v.Rule.Object, "Argo CD resource tracking") || strings.HasPrefix(d.Path, "/status") {
+			continue
+		}
+		if lv, ok := jsonpointer.Get(live.Object, d.Path); ok {
+			setAt(target.Object, d.Path, lv)
+		}
+	}
+	return target
 }
 
 // requiredMisses walks node (the sync's result at pointer at) with its

@@ -51,7 +51,7 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app
 		why = SyncDeletesPhrase + ": " + migrationDeletes
 	}
 	respect := app.HasSyncOption("RespectIgnoreDifferences=true")
-	sync := &clientSideSync{live: live, target: desired, orig: orig}
+	sync := &clientSideSync{live: live, target: syncTarget(rep, live, desired, app), orig: orig}
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		v := verdictOf(*d, Engine)

@@ -29,6 +29,11 @@ import (
 //     list: another GitOps engine's manager (argocd-controller) or a
 //     built-in controller wrote it (seed 9046: a PodDisruptionBudget's
 //     maxUnavailable applied as argocd-controller, put back, not named).
+//   - A field the release sets that live lacks leaves no trace in
+//     managedFields: the comparison -f makes (diff.Compute) names it
+//     (seed 48839: a person's client-side apply whose manifest dropped
+//     the labels map deleted helm-controller's ownership labels;
+//     Drifted=True in warn mode, inferred named nothing).
 func (j *judgment) alignWithRelease(rep *model.Report) {
 	if !j.fromRelease || j.live == nil {
 		return
@@ -37,31 +42,43 @@ func (j *judgment) alignWithRelease(rep *model.Report) {
 		_, set, differs := j.releaseDiffers(d.Path)
 		return set && !differs
 	})
-	if j.ix == nil {
-		return
-	}
 	listed := make([]string, 0, len(rep.Drifts))
 	for _, d := range rep.Drifts {
 		listed = append(listed, d.Path)
 	}
 	added := false
-	for _, leaf := range j.ix.Leaves(j.live) {
-		p := leaf.Pointer
-		if p == "/status" || strings.HasPrefix(p, "/status/") || j.helmOwned(leaf.Owners) || relatedToAny(p, listed) {
-			continue
+	if removed, err := diff.Compute(j.desired, j.live, diff.Options{Owned: func(string) bool { return true }, Index: j.ix}); err == nil {
+		for _, d := range removed {
+			if d.Change != model.Removed || d.Desired == nil || relatedToAny(d.Path, listed) || diff.IsServerBookkeeping(d.Path) {
+				continue
+			}
+			if redact.ValuePath(d.Path) {
+				d.Desired = redact.Value(d.Desired)
+			}
+			rep.Drifts = append(rep.Drifts, d)
+			listed = append(listed, d.Path)
+			added = true
 		}
-		want, _, differs := j.releaseDiffers(p)
-		if !differs {
-			continue
+	}
+	if j.ix != nil {
+		for _, leaf := range j.ix.Leaves(j.live) {
+			p := leaf.Pointer
+			if p == "/status" || strings.HasPrefix(p, "/status/") || j.helmOwned(leaf.Owners) || relatedToAny(p, listed) {
+				continue
+			}
+			want, _, differs := j.releaseDiffers(p)
+			if !differs {
+				continue
+			}
+			lv, _ := jsonpointer.Get(j.live.Object, p)
+			if redact.ValuePath(p) {
+				lv, want = redact.Value(lv), redact.Value(want)
+			}
+			rep.Drifts = append(rep.Drifts, model.FieldDrift{Path: p, FieldPath: leaf.FieldPath, Change: model.Changed,
+				Desired: want, Live: lv, Managers: leaf.Owners, Cause: causeOf(leaf.Owners)})
+			listed = append(listed, p)
+			added = true
 		}
-		lv, _ := jsonpointer.Get(j.live.Object, p)
-		if redact.ValuePath(p) {
-			lv, want = redact.Value(lv), redact.Value(want)
-		}
-		rep.Drifts = append(rep.Drifts, model.FieldDrift{Path: p, FieldPath: leaf.FieldPath, Change: model.Changed,
-			Desired: want, Live: lv, Managers: leaf.Owners, Cause: causeOf(leaf.Owners)})
-		listed = append(listed, p)
-		added = true
 	}
 	if added {
 		sort.SliceStable(rep.Drifts, func(a, b int) bool { return rep.Drifts[a].Path < rep.Drifts[b].Path })
@@ -113,8 +130,9 @@ func (j *judgment) notHelm(owners []model.ManagerRef) []model.ManagerRef {
 // releaseDiffers returns the release manifest's value at p, whether the
 // release sets p, and whether the live value differs from it both as
 // written and after Flux's typed normalization (a quantity's canonical
-// form). An empty list or map the release sets equals a live null or
-// absent value: the API server stores an empty value of a field without
+// form); a value live lacks differs (seed 48839: labels a client-side
+// apply deleted). An empty list or map the release sets equals a live null
+// or absent value: the API server stores an empty value of a field without
 // omitempty as null, and the dry-run of the release gets the same.
 func (j *judgment) releaseDiffers(p string) (want any, set, differs bool) {
 	if j.desired == nil || j.live == nil {
@@ -136,7 +154,7 @@ func (j *judgment) releaseDiffers(p string) (want any, set, differs bool) {
 			want, set = v, true
 		}
 	}
-	return want, set, set && lok
+	return want, set, set
 }
 
 // emptyValue: an empty list or map.

@@ -37,6 +37,25 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 		hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true") {
 		return
 	}
+	deleted := syncDeleted(rep, live, desired, app)
+	var result *unstructured.Unstructured
+	if len(deleted) == 0 {
+		// Only a sync that deletes a field or writes a new parent can
+		// leave a required field out: the schema (one more read) is
+		// asked for nothing else.
+		orig, err := lastApplied(live)
+		if err != nil {
+			return
+		}
+		var ok bool
+		// A built-in kind's result went through its Go types and
+		// defaulting, which add parents of their own (resources: {}, a
+		// default strategy): only what it drops counts there.
+		newParents := !scheme.Scheme.Recognizes(live.GroupVersionKind())
+		if result, ok = clientSideSyncResult(live, syncTarget(rep, live, desired, app), orig); !ok || !reshapes(live.Object, result.Object, newParents) {
+			return
+		}
+	}
 	gvk := live.GroupVersionKind()
 	models := a.schemas.models(a.opts.Schema, gvk.GroupVersion())
 	root, ok := modelGVKs(models)[gvk]
@@ -49,15 +68,14 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 	// it applies before validating.
 	structural := !scheme.Scheme.Recognizes(gvk)
 	var missing []string
-	deleted := syncDeleted(rep, live, desired, app)
 	for _, p := range deleted {
 		if requiredField(models, models[root], p, structural) && parentStays(p, deleted, desired) {
 			missing = append(missing, p)
 		}
 	}
 	how := "its 3-way patch deletes"
-	if len(missing) == 0 {
-		missing = syncResultMisses(rep, live, desired, app, models, models[root], structural)
+	if result != nil {
+		missing = syncResultMisses(result, live, models, models[root], structural)
 		how = "the object it writes (kubectl's 3-way patch applied to live) lacks"
 	}
 	if len(missing) == 0 {
@@ -109,33 +127,61 @@ func syncDeleted(rep *model.Report, live, desired *unstructured.Unstructured, ap
 }
 
 // syncResultMisses are the required fields the object a client-side sync
-// writes lacks where live has them or where the sync creates their parent:
-// the API server rejects that object. Differential seed 57128 (A26, Argo
-// CD v3.2.11): Git's Backup has a spec without its required schedule, the
-// live one has no spec and no last-applied-configuration, so the patch
-// deletes nothing and creates spec; every self-heal sync failed with
-// "spec.schedule: Required value". The sync's target is Git's manifest
-// with, under RespectIgnoreDifferences=true, the live value of every
-// ignored field (argo-cd controller/sync.go normalizeTargetResources). A
-// required field live lacks as well is not the sync's doing (a schema
+// writes (result) lacks where live has them or where the sync creates
+// their parent: the API server rejects that object. Differential seed
+// 57128 (A26, Argo CD v3.2.11): Git's Backup has a spec without its
+// required schedule, the live one has no spec and no
+// last-applied-configuration, so the patch deletes nothing and creates
+// spec; every self-heal sync failed with "spec.schedule: Required value".
+// A required field live lacks as well is not the sync's doing (a schema
 // that changed since, or a published "required" the server does not
 // enforce): it is left out.
-func syncResultMisses(rep *model.Report, live, desired *unstructured.Unstructured, app *Application, models map[string]*spec.Schema, root *spec.Schema, structural bool) []string {
+func syncResultMisses(result, live *unstructured.Unstructured, models map[string]*spec.Schema, root *spec.Schema, structural bool) []string {
 	if root == nil {
-		return nil
-	}
-	orig, err := lastApplied(live)
-	if err != nil {
-		return nil
-	}
-	result, ok := clientSideSyncResult(live, syncTarget(rep, live, desired, app), orig)
-	if !ok {
 		return nil
 	}
 	var out []string
 	requiredMisses(models, root, result.Object, live.Object, true, "", structural, &out)
 	slices.Sort(out) // map order: stable output
 	return out
+}
+
+// reshapes says whether the sync's result drops a field live has or, with
+// newParents, adds a map or list live lacks (a new parent): only then may
+// it lack a required field.
+func reshapes(live, result any, newParents bool) bool {
+	switch l := live.(type) {
+	case map[string]any:
+		r, ok := result.(map[string]any)
+		if !ok {
+			return result != nil
+		}
+		for k, lv := range l {
+			rv, has := r[k]
+			if !has || reshapes(lv, rv, newParents) {
+				return true
+			}
+		}
+		for k, rv := range r {
+			if _, has := l[k]; !has && newParents {
+				switch rv.(type) {
+				case map[string]any, []any:
+					return true
+				}
+			}
+		}
+	case []any:
+		r, ok := result.([]any)
+		if !ok || len(r) != len(l) {
+			return true
+		}
+		for i := range l {
+			if reshapes(l[i], r[i], newParents) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // syncTarget is the manifest a client-side sync applies: Git's, with the

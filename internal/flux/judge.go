@@ -1529,7 +1529,7 @@ func (j *judgment) adoptFailure() *applyFailure {
 		if _, ok := jsonpointer.Get(j.live.Object, ad.path); !ok {
 			continue
 		}
-		return &applyFailure{adopted: []string{ad.path}, cause: fmt.Sprintf("%s %s ignores %s, which its apply changes and kustomize-controller alone owns: Flux copies the live value into its apply with a JSON patch replace, but the manifest does not set %s (replace operation does not apply: doc is missing path)",
+		return &applyFailure{cause: fmt.Sprintf("%s %s ignores %s, which its apply changes and kustomize-controller alone owns: Flux copies the live value into its apply with a JSON patch replace, but the manifest does not set %s (replace operation does not apply: doc is missing path)",
 			ad.rule.rule.Origin.Object, ad.rule.rule.Origin.Field, ad.path, ad.path)}
 	}
 	return nil

@@ -37,6 +37,12 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 		hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true") {
 		return
 	}
+	gvk := live.GroupVersionKind()
+	// A built-in kind's published defaults are its Go zero values
+	// (openapi-gen writes "default": "" for a required string), which the
+	// API server does not apply; a custom resource's structural defaults
+	// it applies before validating.
+	structural := !scheme.Scheme.Recognizes(gvk)
 	deleted := syncDeleted(rep, live, desired, app)
 	var result *unstructured.Unstructured
 	if len(deleted) == 0 {
@@ -51,22 +57,15 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 		// A built-in kind's result went through its Go types and
 		// defaulting, which add parents of their own (resources: {}, a
 		// default strategy): only what it drops counts there.
-		newParents := !scheme.Scheme.Recognizes(live.GroupVersionKind())
-		if result, ok = clientSideSyncResult(live, syncTarget(rep, live, desired, app), orig); !ok || !reshapes(live.Object, result.Object, newParents) {
+		if result, ok = clientSideSyncResult(live, syncTarget(rep, live, desired, app), orig); !ok || !reshapes(live.Object, result.Object, structural) {
 			return
 		}
 	}
-	gvk := live.GroupVersionKind()
 	models := a.schemas.models(a.opts.Schema, gvk.GroupVersion())
 	root, ok := modelGVKs(models)[gvk]
 	if !ok {
 		return
 	}
-	// A built-in kind's published defaults are its Go zero values
-	// (openapi-gen writes "default": "" for a required string), which the
-	// API server does not apply; a custom resource's structural defaults
-	// it applies before validating.
-	structural := !scheme.Scheme.Recognizes(gvk)
 	var missing []string
 	for _, p := range deleted {
 		if requiredField(models, models[root], p, structural) && parentStays(p, deleted, desired) {
@@ -199,7 +198,7 @@ func syncTarget(rep *model.Report, live, desired *unstructured.Unstructured, app
 	target := desired.DeepCopy()
 	for _, d := range rep.Drifts {
 		v := verdictOf(d, Engine)
-		if v == nil || v.Kind != model.Ignored || v.Rule == nil || strings.HasPrefix(v.Rule.Object, "Argo CD resource tracking") || strings.HasPrefix(d.Path, "/status") {
+		if v == nil || v.Kind != model.Ignored || !userRuleIgnored(*v, d.Path) {
 			continue
 		}
 		if lv, ok := jsonpointer.Get(live.Object, d.Path); ok {

@@ -126,10 +126,17 @@ func prunable(v model.Verdict, path string, respect bool) bool {
 	case model.LeftAlone:
 		return true
 	case model.Ignored:
-		return !respect && v.Rule != nil && !strings.HasPrefix(v.Rule.Object, "Argo CD resource tracking") &&
-			!strings.HasPrefix(path, "/status")
+		return !respect && userRuleIgnored(v, path)
 	}
 	return false
+}
+
+// userRuleIgnored: an ignored field hidden by a user's ignoreDifferences
+// rule (not the tracking marks' own), outside status: what a sync's
+// target copies from live under RespectIgnoreDifferences=true, and what it
+// deletes without it.
+func userRuleIgnored(v model.Verdict, path string) bool {
+	return v.Rule != nil && !strings.HasPrefix(v.Rule.Object, "Argo CD resource tracking") && !strings.HasPrefix(path, "/status")
 }
 
 // csaMigrates: a ServerSideApply=true sync of an object with fields of

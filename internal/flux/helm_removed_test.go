@@ -13,11 +13,12 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/testutil"
 )
 
-// releaseSecret is a Helm release Secret as Helm's Secret driver stores it
-// (base64 of gzip of the release JSON), deployed, version 1.
-func releaseSecret(t *testing.T, ns, name, manifest string) *unstructured.Unstructured {
+// releaseSecret is a deployed Helm release Secret as Helm's Secret driver
+// stores it (base64 of gzip of the release JSON rel, whose "name" is the
+// release's), at the given version.
+func releaseSecret(t *testing.T, ns, version string, rel map[string]any) *unstructured.Unstructured {
 	t.Helper()
-	js, err := json.Marshal(map[string]any{"name": name, "manifest": manifest})
+	js, err := json.Marshal(rel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,10 +27,11 @@ func releaseSecret(t *testing.T, ns, name, manifest string) *unstructured.Unstru
 	_, _ = zw.Write(js)
 	_ = zw.Close()
 	helmB64 := base64.StdEncoding.EncodeToString(gz.Bytes())
+	name, _ := rel["name"].(string)
 	return &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "Secret",
-		"metadata": map[string]any{"name": "sh.helm.release.v1." + name + ".v1", "namespace": ns,
-			"labels": map[string]any{"owner": "helm", "name": name, "status": "deployed", "version": "1"}},
+		"metadata": map[string]any{"name": "sh.helm.release.v1." + name + ".v" + version, "namespace": ns,
+			"labels": map[string]any{"owner": "helm", "name": name, "status": "deployed", "version": version}},
 		"data": map[string]any{"release": base64.StdEncoding.EncodeToString([]byte(helmB64))},
 	}}
 }
@@ -53,7 +55,7 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: reader}
 subjects: [{kind: ServiceAccount, name: web, namespace: apps}]
 `
 	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: app, namespace: apps}, spec: {interval: 1h, driftDetection: {mode: warn}, chart: {spec: {chart: app, sourceRef: {kind: HelmRepository, name: r}}}}}`)
-	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr, releaseSecret(t, "apps", "app", manifest)}})
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{hr, releaseSecret(t, "apps", "1", map[string]any{"name": "app", "manifest": manifest})}})
 	live := obj(t, `
 apiVersion: rbac.authorization.k8s.io/v1
 kind: RoleBinding

@@ -80,18 +80,7 @@ func TestReleaseManifestAsDesired(t *testing.T) {
 		"manifest": "---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 2}\n",
 		"config":   map[string]any{"password": "hunter2"},
 	}
-	js, _ := json.Marshal(rel)
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	_, _ = zw.Write(js)
-	_ = zw.Close()
-	helmB64 := base64.StdEncoding.EncodeToString(gz.Bytes())
-	secret := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "v1", "kind": "Secret",
-		"metadata": map[string]any{"name": "sh.helm.release.v1.web.v3", "namespace": "apps",
-			"labels": map[string]any{"owner": "helm", "name": "web", "status": "deployed", "version": "3"}},
-		"data": map[string]any{"release": base64.StdEncoding.EncodeToString([]byte(helmB64))},
-	}}
+	secret := releaseSecret(t, "apps", "3", rel)
 	hr := obj(t, `{apiVersion: helm.toolkit.fluxcd.io/v2, kind: HelmRelease, metadata: {name: web, namespace: apps}, spec: {interval: 1h, chart: {spec: {chart: web, sourceRef: {kind: HelmRepository, name: r}}}}}`)
 	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{secret, hr}})
 	st, err := ownerFrom(doc{obj: hr})

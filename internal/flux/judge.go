@@ -1521,7 +1521,18 @@ func cleanedUp(ms []model.ManagerRef) bool {
 // payload, which has no such path (fluxcd/pkg ssa applyDriftResult;
 // measured, make differential seed 1028: Ready=False, "replace operation
 // does not apply: doc is missing path").
+//
+// Only an object kustomize-controller applies at all: it applies when the
+// dry-run differs outside the ignored paths or the managedFields cleanup
+// patched it (fluxcd/pkg ssa manager_apply.go ApplyAllStaged: "patched ||
+// drifted", hasDriftedWithIgnore removes the ignored paths first), and
+// only then adopts. A change to the ignored path alone leaves the object
+// unchanged and the Kustomization Ready (make differential seed 20101,
+// R19: Git removes a CronJob's ignored concurrencyPolicy).
 func (j *judgment) adoptFailure() *applyFailure {
+	if !j.appliedAtAll {
+		return nil
+	}
 	for _, ad := range j.adoptions() {
 		if _, ok := jsonpointer.Get(ad.payload.Object, ad.path); ok {
 			continue
@@ -1529,7 +1540,7 @@ func (j *judgment) adoptFailure() *applyFailure {
 		if _, ok := jsonpointer.Get(j.live.Object, ad.path); !ok {
 			continue
 		}
-		return &applyFailure{cause: fmt.Sprintf("%s %s ignores %s, which its apply changes and kustomize-controller alone owns: Flux copies the live value into its apply with a JSON patch replace, but the manifest does not set %s (replace operation does not apply: doc is missing path)",
+		return &applyFailure{adopted: []string{ad.path}, cause: fmt.Sprintf("%s %s ignores %s, which its apply changes and kustomize-controller alone owns: Flux copies the live value into its apply with a JSON patch replace, but the manifest does not set %s (replace operation does not apply: doc is missing path)",
 			ad.rule.rule.Origin.Object, ad.rule.rule.Origin.Field, ad.path, ad.path)}
 	}
 	return nil

@@ -686,12 +686,13 @@ func TestIgnoreRuleActsOnlyWhereTheApplyChanges(t *testing.T) {
     fieldsType: FieldsV1
     fieldsV1: {f:metadata: {f:annotations: {f:hpa/note: {}}}}
 `
-	fluxNote := kustomizeApply(`      f:metadata:
+	fluxNoteAlone := kustomizeApply(`      f:metadata:
         f:labels: {f:app: {}, f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}
         f:annotations: {f:keep: {}, f:hpa/note: {}}
       f:spec:
         f:template: {f:spec: {f:containers: {'k:{"name":"app"}': {.: {}, f:name: {}}}}}
-`) + `
+`)
+	fluxNote := fluxNoteAlone + `
   - manager: kubectl-edit
     operation: Update
     apiVersion: apps/v1
@@ -721,6 +722,21 @@ func TestIgnoreRuleActsOnlyWhereTheApplyChanges(t *testing.T) {
 		drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"))
 	if v := verdictAt(t, rep, "/spec/replicas"); v.Kind != model.ApplyFails || !strings.Contains(v.Reason, "doc is missing path") {
 		t.Errorf("adopting a path the manifest lacks: %s %q, want apply-fails", v.Kind, v.Reason)
+	}
+	rep = judge(t, a, liveDeployment(t, "api", "", `    hpa/note: x`, fluxNote), three,
+		drift("/spec/replicas", model.Changed, 5, "kubectl-edit/Update"),
+		drift(note, model.Added, "x", "kustomize-controller/Apply"))
+	if v := verdictAt(t, rep, note); v.Kind != model.ApplyFails || v.Rule == nil {
+		t.Errorf("the adopted path itself: %s %q, want apply-fails naming its rule", v.Kind, v.Reason)
+	}
+
+	// Git drops the ignored path and nothing else differs: the dry-run,
+	// the ignored paths removed, equals live, so the object is not applied
+	// and nothing is adopted (R19, make differential seed 20101).
+	rep = judge(t, a, liveDeployment(t, "api", "", `    hpa/note: x`, fluxNoteAlone), desired(""),
+		drift(note, model.Added, "x", "kustomize-controller/Apply"))
+	if v := verdictAt(t, rep, note); v.Kind != model.Ignored {
+		t.Errorf("only the ignored path changes: %s %q, want ignored (the object is not applied)", v.Kind, v.Reason)
 	}
 }
 

@@ -109,7 +109,7 @@ func (a *Adapter) Judge(ctx context.Context, in model.JudgeInput) error {
 		j.addDeleted(rep, fails)
 	}
 	if j.merged != nil {
-		j.addDryRunChanges(rep)
+		j.addDryRunChanges(rep, fails)
 	}
 	if j.helm {
 		j.secretCorrectionFails(rep)
@@ -256,7 +256,7 @@ func (a *Adapter) predictFailure(ctx context.Context, j *judgment, dryRunErr err
 	}
 	fails := a.predictApplyFailure(ctx, j, dryRunErr, rep)
 	if fails == nil {
-		fails = j.adoptFailure()
+		fails = j.adoptFailure(rep)
 	}
 	if fails == nil {
 		fails = a.adoptedNullRejected(ctx, j, rep)
@@ -281,30 +281,40 @@ func (j *judgment) addVerdicts(rep *model.Report, fails *applyFailure) {
 		} else {
 			v = j.kustomizeVerdict(d)
 		}
-		if fails != nil && fails.forced && v.Kind != model.NotApplied {
-			// An ignored field too: the ignore rules act on an apply
-			// after a dry-run that passed (fluxcd/pkg ssa manager_apply.go
-			// Apply: dryRunApply, then computeDriftedPaths), and a
-			// re-created object is applied whole from the manifest
-			// (make differential seed 46364, R17: an HPA's ignored
-			// maxReplicas that Git dropped, deleted with the object).
-			ignored, rule := v.Kind == model.Ignored, v.Rule
-			v = j.forcedVerdict(fails)
-			if ignored {
-				v.Reason += "; the ignore rule does not keep it: it acts only on an apply whose dry-run passed"
-				v.Rule = rule
-			}
-		} else if fails != nil && v.Kind == model.Ignored && slices.Contains(fails.adopted, d.Path) {
-			v = model.Verdict{Kind: model.ApplyFails, Rule: v.Rule, Reason: j.caveat(fails.cause + ": " + j.owner.Ref() + " turns Ready=False and this field stays as it is")}
-		} else if fails != nil && v.Kind == model.Reverted && (fails.beforeCleanup || d.Path != diff.LastAppliedPointer) {
-			// The apply of the whole Kustomization fails: nothing it
-			// would change changes (the metadata cleanup before it still
-			// runs unless the dry-run itself fails).
-			v = model.Verdict{Kind: model.ApplyFails, Reason: j.caveat(fails.cause + ": " + j.owner.Ref() + " turns Ready=False and this field stays as it is")}
-		}
+		v = j.underFailure(d.Path, v, fails)
 		v.Engine = Engine
 		rep.AddVerdict(d.Path, v)
 	}
+}
+
+// underFailure is verdict v of the field at path when the apply fails
+// (fails; v itself when it does not).
+func (j *judgment) underFailure(path string, v model.Verdict, fails *applyFailure) model.Verdict {
+	switch {
+	case fails == nil:
+		return v
+	case fails.forced && v.Kind != model.NotApplied:
+		// An ignored field too: the ignore rules act on an apply
+		// after a dry-run that passed (fluxcd/pkg ssa manager_apply.go
+		// Apply: dryRunApply, then computeDriftedPaths), and a
+		// re-created object is applied whole from the manifest
+		// (make differential seed 46364, R17: an HPA's ignored
+		// maxReplicas that Git dropped, deleted with the object).
+		ignored, rule := v.Kind == model.Ignored, v.Rule
+		v = j.forcedVerdict(fails)
+		if ignored {
+			v.Reason += "; the ignore rule does not keep it: it acts only on an apply whose dry-run passed"
+			v.Rule = rule
+		}
+	case v.Kind == model.Ignored && slices.Contains(fails.adopted, path):
+		v = model.Verdict{Kind: model.ApplyFails, Rule: v.Rule, Reason: j.caveat(fails.cause + ": " + j.owner.Ref() + " turns Ready=False and this field stays as it is")}
+	case v.Kind == model.Reverted && (fails.beforeCleanup || path != diff.LastAppliedPointer):
+		// The apply of the whole Kustomization fails: nothing it
+		// would change changes (the metadata cleanup before it still
+		// runs unless the dry-run itself fails).
+		v = model.Verdict{Kind: model.ApplyFails, Reason: j.caveat(fails.cause + ": " + j.owner.Ref() + " turns Ready=False and this field stays as it is")}
+	}
+	return v
 }
 
 // unwritten says whether a drifted field is a difference only Flux and the
@@ -353,8 +363,9 @@ func (j *judgment) unwritten(d model.FieldDrift) bool {
 // addDryRunChanges lists the fields the server-side dry-run as the
 // controller changes that the comparison with the manifest did not name
 // (a field the manifest leaves to its build, a value the API server
-// recomputes): the dry-run result is what the next apply writes.
-func (j *judgment) addDryRunChanges(rep *model.Report) {
+// recomputes): the dry-run result is what the next apply writes, unless
+// that apply fails (fails).
+func (j *judgment) addDryRunChanges(rep *model.Report, fails *applyFailure) {
 	changed, err := diff.Compute(j.merged, j.live, diff.Options{Owned: func(string) bool { return true }, Index: j.ix})
 	if err != nil {
 		return
@@ -380,6 +391,12 @@ func (j *judgment) addDryRunChanges(rep *model.Report) {
 			// controller does not (ssa: IfNotPresent on an existing
 			// object, make differential seed 20119).
 			v = mv
+		} else {
+			// A field only the dry-run shows changes with the apply, so
+			// not when the apply fails (make differential seed 49451: a
+			// Service's healthCheckNodePort, released with the
+			// externalTrafficPolicy the failed apply does not write).
+			v = j.underFailure(d.Path, v, fails)
 		}
 		v.Engine = Engine
 		d.Verdicts = []model.Verdict{v}
@@ -1522,15 +1539,12 @@ func cleanedUp(ms []model.ManagerRef) bool {
 // measured, make differential seed 1028: Ready=False, "replace operation
 // does not apply: doc is missing path").
 //
-// Only an object kustomize-controller applies at all: it applies when the
-// dry-run differs outside the ignored paths or the managedFields cleanup
-// patched it (fluxcd/pkg ssa manager_apply.go ApplyAllStaged: "patched ||
-// drifted", hasDriftedWithIgnore removes the ignored paths first), and
-// only then adopts. A change to the ignored path alone leaves the object
-// unchanged and the Kustomization Ready (make differential seed 20101,
-// R19: Git removes a CronJob's ignored concurrencyPolicy).
-func (j *judgment) adoptFailure() *applyFailure {
-	if !j.appliedAtAll {
+// Only an object kustomize-controller applies on every reconcile
+// (appliedAfterCleanup): a change to the ignored path alone leaves the
+// object unchanged and the Kustomization Ready (make differential seed
+// 20101, R19: Git removes a CronJob's ignored concurrencyPolicy).
+func (j *judgment) adoptFailure(rep *model.Report) *applyFailure {
+	if !j.appliedAfterCleanup(rep) {
 		return nil
 	}
 	for _, ad := range j.adoptions() {
@@ -1701,6 +1715,44 @@ func (j *judgment) objectApplied(rep *model.Report) bool {
 			return true
 		}
 		if d.Change == model.Added && j.merged == nil && j.desired != nil && appliedBy(d.Managers, j.manager) && j.serverDefault(d) == "" {
+			return true
+		}
+	}
+	return false
+}
+
+// appliedAfterCleanup says whether kustomize-controller applies the object
+// on every reconcile, not only on the one whose managedFields cleanup
+// patches it: a field outside the ignore rules changes in its dry-run (the
+// manifest sets another value, or kustomize-controller owns it alone once
+// the cleanup has run and the manifest left it out). fluxcd/pkg ssa
+// applies only when "patched || drifted" (manager_apply.go ApplyAllStaged;
+// hasDriftedWithIgnore removes the ignored paths before comparing), and
+// the cleanup's patch stays when the apply after it fails: on the next
+// reconcile nothing is patched and, without such a field, nothing drifts,
+// so the object is not applied, no ignored path is adopted, and the
+// Kustomization is Ready again (make differential seed 49484: Git drops
+// an ignored label kustomize-controller alone owns; kubectl-patch's
+// annotation, co-owned by another Apply manager, made the cleanup patch;
+// the first apply failed, the second reconcile left the object alone).
+func (j *judgment) appliedAfterCleanup(rep *model.Report) bool {
+	if j.live == nil {
+		return false
+	}
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		if r, _ := j.ruleForDrift(d); r != nil {
+			continue
+		}
+		if in, _ := j.inManifest(d); in {
+			return true
+		}
+		if d.Change == model.Added && j.merged == nil && j.desired != nil && appliedBy(d.Managers, j.manager) && j.serverDefault(d) == "" {
+			return true
+		}
+	}
+	for _, p := range j.handedOver() {
+		if r, _ := j.ruleFor(p); r == nil {
 			return true
 		}
 	}

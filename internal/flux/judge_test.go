@@ -738,6 +738,109 @@ func TestIgnoreRuleActsOnlyWhereTheApplyChanges(t *testing.T) {
 	if v := verdictAt(t, rep, note); v.Kind != model.Ignored {
 		t.Errorf("only the ignored path changes: %s %q, want ignored (the object is not applied)", v.Kind, v.Reason)
 	}
+
+	// The same, and kubectl-patch's annotation, which another Apply
+	// manager (helm) also owns, makes the managedFields cleanup patch the
+	// object: that reconcile applies and its adopt fails, the cleanup
+	// stays, and the next reconcile finds nothing to apply: the
+	// Kustomization is Ready again and the ignored path stays (make
+	// differential seed 49484).
+	coOwned := fluxNoteAlone + `
+  - manager: helm
+    operation: Apply
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:annotations: {f:ca: {}}}}
+  - manager: kubectl-patch
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:annotations: {f:ca: {}}}}
+`
+	rep = judge(t, a, liveDeployment(t, "api", "", "    hpa/note: x\n    ca: y", coOwned), desired(""),
+		drift(note, model.Added, "x", "kustomize-controller/Apply"),
+		drift("/metadata/annotations/ca", model.Added, "y", "kubectl-patch/Update", "helm/Apply"))
+	if v := verdictAt(t, rep, note); v.Kind != model.Ignored {
+		t.Errorf("the cleanup alone applies the object: %s %q, want ignored (one failed apply, then none)", v.Kind, v.Reason)
+	}
+	if v := verdictAt(t, rep, "/metadata/annotations/ca"); v.Kind != model.LeftAlone {
+		t.Errorf("the co-owned annotation: %s %q, want left-alone", v.Kind, v.Reason)
+	}
+}
+
+// With --server-dry-run, a field only the dry-run shows changing (the
+// API server releases a LoadBalancer Service's healthCheckNodePort with
+// externalTrafficPolicy Local) changes with the apply, so not when the
+// apply fails: here Flux's adopt of an ignored annotation Git dropped
+// (make differential seed 49451: Ready=False, "replace operation does not
+// apply: doc is missing key"; healthCheckNodePort stayed).
+func TestDryRunChangeStaysWhenTheApplyFails(t *testing.T) {
+	const lbType = "/metadata/annotations/service.beta.kubernetes.io~1aws-load-balancer-type"
+	ks := obj(t, `
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: repo}
+  ignore:
+  - paths: ["`+lbType+`"]
+    target: {kind: Service}
+`)
+	live := obj(t, `
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: prod
+  resourceVersion: "7"
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  annotations: {service.beta.kubernetes.io/aws-load-balancer-type: nlb}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}
+        f:annotations: {f:service.beta.kubernetes.io/aws-load-balancer-type: {}}
+      f:spec: {f:type: {}, f:ports: {'k:{"port":80,"protocol":"TCP"}': {.: {}, f:port: {}}}}
+  - manager: kubectl-patch
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:externalTrafficPolicy: {}}}
+spec:
+  type: LoadBalancer
+  externalTrafficPolicy: Local
+  healthCheckNodePort: 30115
+  ports: [{port: 80, protocol: TCP, targetPort: 80, nodePort: 30080}]
+`)
+	desired := obj(t, `{apiVersion: v1, kind: Service, metadata: {name: web, namespace: prod}, spec: {type: LoadBalancer, externalTrafficPolicy: Cluster, ports: [{port: 80}]}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks}})
+	a.serverDryRun = true
+	a.dryRunner = func(context.Context, *unstructured.Unstructured, string) (*unstructured.Unstructured, error) {
+		m := live.DeepCopy()
+		_ = unstructured.SetNestedField(m.Object, "Cluster", "spec", "externalTrafficPolicy")
+		unstructured.RemoveNestedField(m.Object, "spec", "healthCheckNodePort")
+		unstructured.RemoveNestedField(m.Object, "metadata", "annotations")
+		return m, nil
+	}
+	policy := drift("/spec/externalTrafficPolicy", model.Changed, "Local", "kubectl-patch/Update")
+	policy.Desired = "Cluster"
+	rep := judge(t, a, live, desired, drift(lbType, model.Added, "nlb", "kustomize-controller/Apply"), policy)
+	if v := verdictAt(t, rep, lbType); v.Kind != model.ApplyFails || !strings.Contains(v.Reason, "doc is missing") {
+		t.Fatalf("the adopted annotation: %s %q, want apply-fails", v.Kind, v.Reason)
+	}
+	if v := verdictAt(t, rep, "/spec/externalTrafficPolicy"); v.Kind != model.ApplyFails {
+		t.Errorf("externalTrafficPolicy: %s %q, want apply-fails", v.Kind, v.Reason)
+	}
+	if v := verdictAt(t, rep, "/spec/healthCheckNodePort"); v.Kind != model.ApplyFails {
+		t.Errorf("healthCheckNodePort, listed by the dry-run only: %s %q, want apply-fails (it stays)", v.Kind, v.Reason)
+	}
 }
 
 // Only kustomize-controller's apply wrote a value the manifest now sets

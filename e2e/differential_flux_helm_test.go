@@ -182,6 +182,7 @@ func runHelmCase(t *testing.T, l *fluxLab, sc differential.Scenario) diffResult 
 	// managers' keys with it (make differential ENGINE=flux-helm seed
 	// 48839: helm-controller's ownership labels).
 	touched = append(touched, changedLeaves(created, before)...)
+	touched = append(touched, newlyOwned(created, before)...)
 	tool := l.explainModes(t, sc, ns, gitFile, &res)
 
 	l.reconcile(t, gvrHR, ns, "app")

@@ -284,6 +284,7 @@ func runDiffCase(t *testing.T, l *fluxLab, sc differential.Scenario) diffResult 
 	// managers' keys with it (make differential ENGINE=flux-helm seed
 	// 48839: helm-controller's ownership labels).
 	touched = append(touched, changedLeaves(created, before)...)
+	touched = append(touched, newlyOwned(created, before)...)
 	tool := l.explainModes(t, sc, ns, gitFile, &res)
 
 	if second != "" {

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -462,6 +463,44 @@ func changedLeaves(before, after map[string]any) []string {
 	for _, p := range diffPaths(before, after, "") {
 		if !bumpedByAPIServer(p) {
 			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// newlyOwned lists the fields of after that a manager entry owns which did
+// not own them in before: a writer that sent a field took it over even
+// where the value it sent is stored as it was (make differential seed
+// 50296: a client-side apply of `rules: []` over an aggregated
+// ClusterRole's null rules; the server stores null again, and
+// kubectl-client-side-apply owns .rules).
+func newlyOwned(before, after map[string]any) []string {
+	b, a := &unstructured.Unstructured{Object: before}, &unstructured.Unstructured{Object: after}
+	bix, err := managedfields.Parse(b)
+	if err != nil {
+		return nil
+	}
+	aix, err := managedfields.Parse(a)
+	if err != nil {
+		return nil
+	}
+	entry := func(o model.ManagerRef) string { return o.Manager + "\x00" + o.Operation + "\x00" + o.Subresource }
+	had := map[string]map[string]bool{}
+	for _, f := range bix.Leaves(b) {
+		m := map[string]bool{}
+		for _, o := range f.Owners {
+			m[entry(o)] = true
+		}
+		had[f.Pointer] = m
+	}
+	var out []string
+	for _, f := range aix.Leaves(a) {
+		for _, o := range f.Owners {
+			if !had[f.Pointer][entry(o)] {
+				out = append(out, f.Pointer)
+				break
+			}
 		}
 	}
 	sort.Strings(out)

@@ -171,7 +171,7 @@ func (a *Adapter) schemaRequiredDropped(ctx context.Context, j *judgment, rep *m
 // string"). With --server-dry-run the API server is asked with that very
 // payload; with -f the CRD's schema decides.
 func (a *Adapter) adoptedNullRejected(ctx context.Context, j *judgment, rep *model.Report) *applyFailure {
-	if j.desired == nil || !j.appliedAfterCleanup(rep) {
+	if j.desired == nil || !j.appliedEveryReconcile {
 		return nil
 	}
 	var nulls []adoption

@@ -73,6 +73,10 @@ type judgment struct {
 	// appliedAtAll: kustomize-controller applies this object on its next
 	// reconcile (objectApplied).
 	appliedAtAll bool
+	// appliedEveryReconcile: it applies it on the reconcile after the
+	// managedFields cleanup too (appliedAfterCleanup); only then does a
+	// failing adopt keep the Kustomization Ready=False.
+	appliedEveryReconcile bool
 	// noMutatingWebhook: with -f, no mutating webhook may rewrite this
 	// object on kustomize-controller's apply (readWebhooks).
 	noMutatingWebhook bool
@@ -243,6 +247,7 @@ func (a *Adapter) dryRun(ctx context.Context, j *judgment, in model.JudgeInput, 
 // failure into a recreate.
 func (a *Adapter) predictFailure(ctx context.Context, j *judgment, dryRunErr error, rep *model.Report) *applyFailure {
 	j.appliedAtAll = j.objectApplied(rep)
+	j.appliedEveryReconcile = j.appliedAfterCleanup(rep)
 	j.addLastApplied(rep)
 	if _, skipped := j.markVerdict(); skipped {
 		// kustomize-controller skips the object before its dry-run
@@ -256,7 +261,7 @@ func (a *Adapter) predictFailure(ctx context.Context, j *judgment, dryRunErr err
 	}
 	fails := a.predictApplyFailure(ctx, j, dryRunErr, rep)
 	if fails == nil {
-		fails = j.adoptFailure(rep)
+		fails = j.adoptFailure()
 	}
 	if fails == nil {
 		fails = a.adoptedNullRejected(ctx, j, rep)
@@ -1543,8 +1548,8 @@ func cleanedUp(ms []model.ManagerRef) bool {
 // (appliedAfterCleanup): a change to the ignored path alone leaves the
 // object unchanged and the Kustomization Ready (make differential seed
 // 20101, R19: Git removes a CronJob's ignored concurrencyPolicy).
-func (j *judgment) adoptFailure(rep *model.Report) *applyFailure {
-	if !j.appliedAfterCleanup(rep) {
+func (j *judgment) adoptFailure() *applyFailure {
+	if !j.appliedEveryReconcile {
 		return nil
 	}
 	for _, ad := range j.adoptions() {
@@ -1702,15 +1707,20 @@ func (j *judgment) objectApplied(rep *model.Report) bool {
 			return true
 		}
 	}
+	return j.unignoredDrift(rep)
+}
+
+// unignoredDrift: a drifted field no ignore rule covers makes the dry-run
+// differ. Only a field the apply changes does: one the manifest sets, or
+// one kustomize-controller's Apply owns that the manifest dropped (the
+// apply removes it; make differential seed 40101: Git removed a
+// ResourceQuota limit).
+func (j *judgment) unignoredDrift(rep *model.Report) bool {
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		if r, _ := j.ruleForDrift(d); r != nil {
 			continue
 		}
-		// Only a field the apply changes makes the dry-run differ: one
-		// the manifest sets, or one kustomize-controller's Apply owns
-		// that the manifest dropped (the apply removes it; make
-		// differential seed 40101: Git removed a ResourceQuota limit).
 		if in, _ := j.inManifest(d); in {
 			return true
 		}
@@ -1739,17 +1749,8 @@ func (j *judgment) appliedAfterCleanup(rep *model.Report) bool {
 	if j.live == nil {
 		return false
 	}
-	for i := range rep.Drifts {
-		d := &rep.Drifts[i]
-		if r, _ := j.ruleForDrift(d); r != nil {
-			continue
-		}
-		if in, _ := j.inManifest(d); in {
-			return true
-		}
-		if d.Change == model.Added && j.merged == nil && j.desired != nil && appliedBy(d.Managers, j.manager) && j.serverDefault(d) == "" {
-			return true
-		}
+	if j.unignoredDrift(rep) {
+		return true
 	}
 	for _, p := range j.handedOver() {
 		if r, _ := j.ruleFor(p); r == nil {

@@ -24,11 +24,30 @@ import (
 // and the API server applies that patch to live and, for a built-in kind,
 // runs its defaulting on the result (kube.Stored). Besides deleting what
 // the original lists and the target lacks, the patch sets every field the
-// target names, a whole list where the list has no merge key.
+// target names, a whole list where the list has no merge key. One per
+// object: syncPrunes and syncFails read the same result.
 type clientSideSync struct {
-	live, target, orig *unstructured.Unstructured
-	done               bool
-	result             *unstructured.Unstructured
+	live, desired, orig *unstructured.Unstructured
+	cfg                 *compareConfig
+	respect             bool // RespectIgnoreDifferences=true
+	done                bool
+	target, result      *unstructured.Unstructured
+}
+
+// newClientSideSync is the sync of desired over live under app's sync
+// options, with cfg's normalization; nil when live's
+// last-applied-configuration cannot be read (kubectl's patch cannot be
+// made either). An object without one has no original: the patch
+// deletes nothing.
+func newClientSideSync(cfg *compareConfig, live, desired *unstructured.Unstructured, app *Application) *clientSideSync {
+	if desired == nil || app == nil {
+		return nil
+	}
+	orig, err := lastApplied(live)
+	if err != nil {
+		return nil
+	}
+	return &clientSideSync{live: live, desired: desired, orig: orig, cfg: cfg, respect: app.HasSyncOption("RespectIgnoreDifferences=true")}
 }
 
 // changes says whether the sync's result holds another value than live
@@ -38,9 +57,11 @@ func (s *clientSideSync) changes(p string) (bool, string) {
 	if !s.computed() {
 		return false, ""
 	}
-	lv, _ := jsonpointer.Get(s.live.Object, p)
+	lv, lok := jsonpointer.Get(s.live.Object, p)
 	rv, ok := jsonpointer.Get(s.result.Object, p)
 	switch {
+	case !ok && !lok:
+		return false, "" // live lacks it, and so does the result (A28)
 	case !ok:
 		return true, "removes it"
 	case !jsonEqual(diff.NormalizeNumber(lv), diff.NormalizeNumber(rv)):
@@ -53,9 +74,79 @@ func (s *clientSideSync) changes(p string) (bool, string) {
 func (s *clientSideSync) computed() bool {
 	if !s.done {
 		s.done = true
-		s.result, _ = clientSideSyncResult(s.live, s.target, s.orig)
+		s.target = syncTarget(s.cfg, s.live, s.desired, s.respect)
+		if s.target != nil {
+			s.result, _ = clientSideSyncResult(s.live, s.target, s.orig)
+		}
 	}
 	return s.result != nil
+}
+
+// syncTarget is the manifest a sync applies: Git's, or with
+// RespectIgnoreDifferences=true (respect) the one argo-cd v3.2.11
+// controller/sync.go normalizeTargetResources makes: the comparison's
+// whole normalization of target (util/argo/diff/normalize.go Normalize:
+// tracking, managedFieldsManagers, the ignore rules, known types), with
+// the patch from normalized live to live applied over it, so that the
+// live value of every field a rule hides goes back in. A field a rule
+// removes from Git's manifest that live lacks stays out: differential
+// seed 59114 (A28), a jq rule .metadata.labels.scaled on an HPA without
+// labels whose Git adds scaled: the sync applies labels: {}, the object
+// keeps no labels, and Argo CD stays OutOfSync on /metadata/labels.
+// Seed 58790 (A27): a jsonPointer rule on a Service's sessionAffinity,
+// which a person set to ClientIP; the sync keeps ClientIP, and the
+// sessionAffinityConfig the server derived from it. nil when Argo CD's
+// step fails (the operation errs and applies nothing).
+func syncTarget(cfg *compareConfig, live, desired *unstructured.Unstructured, respect bool) *unstructured.Unstructured {
+	if !respect || cfg == nil {
+		return desired
+	}
+	res := cfg.normalizePair(live, desired)
+	if res.Live == nil || res.Target == nil {
+		return desired
+	}
+	out, ok := withLiveOf(live, res.Live, res.Target)
+	if !ok {
+		return nil
+	}
+	return out
+}
+
+// withLiveOf applies to target the patch that turns normLive into live,
+// as normalizeTargetResources does (getMergePatch, applyMergePatch): a
+// strategic three-way patch with live as original and modified for a
+// built-in kind, so that it only sets (nothing normalized live has and
+// live lacks is deleted), else a JSON merge patch, which deletes too.
+func withLiveOf(live, normLive, target *unstructured.Unstructured) (*unstructured.Unstructured, bool) {
+	liveB, err1 := json.Marshal(live.Object)
+	normB, err2 := json.Marshal(normLive.Object)
+	targetB, err3 := json.Marshal(target.Object)
+	if err1 != nil || err2 != nil || err3 != nil {
+		return nil, false
+	}
+	var out []byte
+	if versioned, err := scheme.Scheme.New(target.GroupVersionKind()); err == nil {
+		meta, err := strategicpatch.NewPatchMetaFromStruct(versioned)
+		if err != nil {
+			return nil, false
+		}
+		patch, err := smpatch.CreateThreeWayMergePatch(liveB, liveB, normB, meta)
+		if err != nil {
+			return nil, false
+		}
+		if out, err = smpatch.StrategicMergePatch(targetB, patch, meta); err != nil {
+			return nil, false
+		}
+	} else {
+		patch, err := jsonpatch.CreateMergePatch(normB, liveB)
+		if err != nil {
+			return nil, false
+		}
+		if out, err = jsonpatch.MergePatch(targetB, patch); err != nil {
+			return nil, false
+		}
+	}
+	return decodeObject(out)
 }
 
 // clientSideSyncResult computes clientSideSync's result; ok is false when

@@ -97,3 +97,119 @@ func TestDerivedFieldFollowsItsSyncedSource(t *testing.T) {
 		}
 	}
 }
+
+// An HPA a client-side sync created from a manifest without labels
+// (annotation tracking), with the metrics the API server defaults.
+const hpaSynced = `
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: web
+  namespace: ns
+  annotations:
+    argocd.argoproj.io/tracking-id: app:autoscaling/HorizontalPodAutoscaler:ns/web
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"app:autoscaling/HorizontalPodAutoscaler:ns/web"},"name":"web","namespace":"ns"},"spec":{"maxReplicas":5,"minReplicas":1,"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"}}}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: autoscaling/v2
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:annotations: {.: {}, f:argocd.argoproj.io/tracking-id: {}, f:kubectl.kubernetes.io/last-applied-configuration: {}}}
+      f:spec: {f:maxReplicas: {}, f:minReplicas: {}, f:scaleTargetRef: {f:apiVersion: {}, f:kind: {}, f:name: {}}}
+spec:
+  maxReplicas: 5
+  minReplicas: 1
+  metrics: [{type: Resource, resource: {name: cpu, target: {type: Utilization, averageUtilization: 80}}}]
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+`
+
+// Git's HPA now carries a label scaled, which a jq rule hides.
+const hpaGitLabelled = `
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata: {name: web, namespace: ns, labels: {scaled: "true"}}
+spec:
+  maxReplicas: 5
+  minReplicas: 1
+  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
+`
+
+const hpaRuleApp = `
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: app, namespace: argocd}
+spec:
+  destination: {server: https://kubernetes.default.svc, namespace: ns}
+  source: {repoURL: https://example.test/repo.git, path: .}
+  ignoreDifferences:
+  - {group: autoscaling, kind: HorizontalPodAutoscaler, jqPathExpressions: [.metadata.labels.scaled]}
+  syncPolicy:
+    automated: {selfHeal: true}
+    syncOptions: [RespectIgnoreDifferences=true]
+`
+
+// TestRespectedSyncAppliesTheNormalizedTarget (class A28, differential
+// seed 59114, Argo CD v3.2.11): the rule removes scaled from Git's
+// labels and leaves labels: {}, which live lacks, so Argo CD is OutOfSync
+// on /metadata/labels. With RespectIgnoreDifferences=true the sync
+// applies that normalized target (live has no scaled to put back): the
+// object keeps no labels, self-heal changes nothing, the field is
+// reported. Without the option the sync applies Git's manifest, adds
+// scaled, and the object is Synced after it: reverted.
+func TestRespectedSyncAppliesTheNormalizedTarget(t *testing.T) {
+	parser, err := parityParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		app  string
+		want model.VerdictKind
+	}{
+		{"respected", hpaRuleApp, model.Reported},
+		{"not respected", strings.Replace(hpaRuleApp, "    syncOptions: [RespectIgnoreDifferences=true]\n", "", 1), model.Reverted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := Options{Inputs: []Input{{Object: objectOf(t, tc.app)}}, GVKParser: parser}
+			rep := explainFile(t, opts, hpaSynced, hpaGitLabelled)
+			if st := statusOf(t, rep); !st.Drift {
+				t.Fatalf("status %+v, want OutOfSync (Argo CD's diff is /metadata/labels)", st)
+			}
+			v := argoVerdict(t, rep, "/metadata/labels")
+			if v.Kind != tc.want {
+				t.Errorf("/metadata/labels: %s %q, want %s", v.Kind, v.Reason, tc.want)
+			}
+			if tc.want == model.Reported && !strings.Contains(v.Reason, "normalizeTargetResources") {
+				t.Errorf("reason %q does not say the sync applies the normalized target", v.Reason)
+			}
+		})
+	}
+}
+
+// TestRespectedServerSideSyncAppliesTheNormalizedTarget: a
+// ServerSideApply=true sync applies the same normalized target (argo-cd
+// controller/sync.go sets it before gitops-engine's sync context), so
+// the label stays out there too.
+func TestRespectedServerSideSyncAppliesTheNormalizedTarget(t *testing.T) {
+	parser, err := parityParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, options string
+		want          model.VerdictKind
+	}{
+		{"respected", "[ServerSideApply=true, RespectIgnoreDifferences=true]", model.Reported},
+		{"not respected", "[ServerSideApply=true]", model.Reverted},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			app := strings.Replace(hpaRuleApp, "[RespectIgnoreDifferences=true]", tc.options, 1)
+			opts := Options{Inputs: []Input{{Object: objectOf(t, app)}}, GVKParser: parser}
+			rep := explainFile(t, opts, hpaSynced, hpaGitLabelled)
+			if v := argoVerdict(t, rep, "/metadata/labels"); v.Kind != tc.want {
+				t.Errorf("/metadata/labels: %s %q, want %s", v.Kind, v.Reason, tc.want)
+			}
+		})
+	}
+}

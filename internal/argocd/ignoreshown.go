@@ -42,7 +42,7 @@ func ignoredButShownVerdict(d *model.FieldDrift, cfg *compareConfig, cmp *compar
 	why := fmt.Sprintf("Argo CD's diff shows %s, which holds this field: %s, but what is left of %s still differs", shown, strings.TrimPrefix(rule.Reason, "ignored by "), shown)
 	if app != nil && app.HasSyncOption("RespectIgnoreDifferences=true") {
 		return model.Verdict{Engine: Engine, Kind: model.Reported, Rule: rule.Rule,
-			Reason: "OutOfSync: " + why + "; RespectIgnoreDifferences=true copies the live value of the ignored field into the sync, so a sync does not change it and the object stays OutOfSync"}, true
+			Reason: "OutOfSync: " + why + "; " + respectCopiesPhrase}, true
 	}
 	v := outOfSyncVerdict(app, cmp.fromLastApplied)
 	v.Rule = rule.Rule
@@ -76,3 +76,8 @@ func partlyIgnoredVerdict(d *model.FieldDrift, cfg *compareConfig, cmp *comparis
 	}
 	return model.Verdict{}, false
 }
+
+// respectCopiesPhrase ends the reason of an ignored field in a map Argo
+// CD's diff shows, under RespectIgnoreDifferences=true: it already says
+// why the sync leaves the field (syncPrunes keeps it).
+const respectCopiesPhrase = "RespectIgnoreDifferences=true copies the live value of the ignored field into the sync, so a sync does not change it and the object stays OutOfSync"

@@ -335,8 +335,9 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		st.Status = "OutOfSync"
 		syncReapplies(rep, cmp.desired, app)
 		inferredSyncUnknown(rep, live, cmp, app)
-		syncPrunes(rep, live, cmp.desired, app, cmp.fromLastApplied)
-		a.syncFails(rep, live, cmp.desired, app)
+		sync := newClientSideSync(cmp.cfg, live, cmp.desired, app)
+		syncPrunes(rep, live, cmp.desired, sync, app, cmp.fromLastApplied)
+		a.syncFails(rep, live, cmp.desired, sync, app)
 		serverSideSyncKeeps(rep, live, cmp, app)
 		syncReleases(rep, live, app)
 	}

@@ -48,11 +48,17 @@ func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp
 	if cmp.cfg.parser == nil || cmp.cfg.parser.Type(live.GroupVersionKind()) == nil {
 		return
 	}
-	after, err := serverSideSyncResult(cmp.cfg, live, cmp.desired, app)
+	respect := app.HasSyncOption("RespectIgnoreDifferences=true")
+	// With RespectIgnoreDifferences=true the apply's target is the
+	// normalized one (syncTarget), as for a client-side sync.
+	target := syncTarget(cmp.cfg, live, cmp.desired, respect)
+	if target == nil {
+		return
+	}
+	after, err := serverSideSyncResult(cmp.cfg, live, target, app)
 	if err != nil {
 		return
 	}
-	respect := app.HasSyncOption("RespectIgnoreDifferences=true")
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		v := verdictOf(*d, Engine)
@@ -62,6 +68,13 @@ func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp
 		lv, inLive := jsonpointer.Get(live.Object, d.Path)
 		av, inAfter := jsonpointer.Get(after.Object, d.Path)
 		switch {
+		case v.Kind == model.Reverted && respect && !inLive && !inAfter:
+			// What a rule removed from the target that live lacks
+			// (A28, as for a client-side sync).
+			nv := *v
+			nv.Kind = model.Reported
+			nv.Reason = "OutOfSync; " + respectedSyncLeavesPhrase
+			d.SetVerdict(nv)
 		case v.Kind == model.Reverted && inLive && inAfter && jsonEqual(lv, av):
 			nv := *v
 			nv.Kind = model.Reported

@@ -32,8 +32,8 @@ import (
 // becomes reported, and the phrases saying a sync deletes or re-applies a
 // field are taken back. Needs the cluster's schema (SchemaFunc); without
 // it the verdicts stay as the diff gave them.
-func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstructured, app *Application) {
-	if desired == nil || app == nil || a.opts.Schema == nil || app.HasSyncOption("ServerSideApply=true") ||
+func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstructured, sync *clientSideSync, app *Application) {
+	if sync == nil || a.opts.Schema == nil || app.HasSyncOption("ServerSideApply=true") ||
 		hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true") {
 		return
 	}
@@ -49,17 +49,13 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 		// Only a sync that deletes a field or writes a new parent can
 		// leave a required field out: the schema (one more read) is
 		// asked for nothing else.
-		orig, err := lastApplied(live)
-		if err != nil {
-			return
-		}
-		var ok bool
 		// A built-in kind's result went through its Go types and
 		// defaulting, which add parents of their own (resources: {}, a
 		// default strategy): only what it drops counts there.
-		if result, ok = clientSideSyncResult(live, syncTarget(rep, live, desired, app), orig); !ok || !reshapes(live.Object, result.Object, structural) {
+		if !sync.computed() || !reshapes(live.Object, sync.result.Object, structural) {
 			return
 		}
+		result = sync.result
 	}
 	models := a.schemas.models(a.opts.Schema, gvk.GroupVersion())
 	root, ok := modelGVKs(models)[gvk]
@@ -181,31 +177,6 @@ func reshapes(live, result any, newParents bool) bool {
 		}
 	}
 	return false
-}
-
-// syncTarget is the manifest a client-side sync applies: Git's, with the
-// live value of every field a user's ignoreDifferences rule hides when
-// RespectIgnoreDifferences=true (argo-cd controller/sync.go
-// normalizeTargetResources applies the patch from normalized live to live
-// onto the target). Differential seed 58790 (A27): a jsonPointer rule on a
-// Service's sessionAffinity, which a person set to ClientIP; the sync keeps
-// ClientIP, so the server keeps the sessionAffinityConfig it derived from
-// it (self-heal changed nothing; the tool said a sync reverts it).
-func syncTarget(rep *model.Report, live, desired *unstructured.Unstructured, app *Application) *unstructured.Unstructured {
-	if app == nil || !app.HasSyncOption("RespectIgnoreDifferences=true") {
-		return desired
-	}
-	target := desired.DeepCopy()
-	for _, d := range rep.Drifts {
-		v := verdictOf(d, Engine)
-		if v == nil || v.Kind != model.Ignored || !userRuleIgnored(*v, d.Path) {
-			continue
-		}
-		if lv, ok := jsonpointer.Get(live.Object, d.Path); ok {
-			setAt(target.Object, d.Path, lv)
-		}
-	}
-	return target
 }
 
 // requiredMisses walks node (the sync's result at pointer at) with its

@@ -31,8 +31,8 @@ import (
 // client-side apply migration step (csaMigrates). fromLastApplied: desired
 // is last-applied-configuration (inferred mode), so a field it sets that
 // the computed sync leaves is reported too.
-func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app *Application, fromLastApplied bool) {
-	if desired == nil || app == nil {
+func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, sync *clientSideSync, app *Application, fromLastApplied bool) {
+	if sync == nil {
 		return
 	}
 	ssa := app.HasSyncOption("ServerSideApply=true") ||
@@ -42,20 +42,31 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, app
 	}
 	// Without the annotation kubectl's patch has no original: it deletes
 	// nothing (orig nil lists nothing).
-	orig, err := lastApplied(live)
-	if err != nil {
-		return
-	}
+	orig := sync.orig
 	why := SyncDeletesPhrase + ": " + clientSideDeletes
 	if ssa {
 		why = SyncDeletesPhrase + ": " + migrationDeletes
 	}
 	respect := app.HasSyncOption("RespectIgnoreDifferences=true")
-	sync := &clientSideSync{live: live, target: syncTarget(rep, live, desired, app), orig: orig}
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		v := verdictOf(*d, Engine)
 		if v == nil {
+			continue
+		}
+		if !ssa && sync.respect && v.Kind == model.Reverted {
+			if changed, _ := sync.changes(d.Path); !changed && sync.computed() {
+				// The respected sync's target lacks what a rule
+				// removed and live lacks too (syncTarget, seed 59114,
+				// A28): the sync leaves the field as it is.
+				nv := *v
+				nv.Kind = model.Reported
+				nv.Reason = "OutOfSync; " + respectedSyncLeavesPhrase
+				d.SetVerdict(nv)
+				continue
+			}
+		}
+		if v.Kind == model.Reported && strings.Contains(v.Reason, respectCopiesPhrase) {
 			continue
 		}
 		if !ssa && (v.Kind == model.Reverted || v.Kind == model.Reported) && pointerPresent(orig, d.Path) &&
@@ -197,6 +208,10 @@ const SyncDeletesPhrase = "a sync deletes it"
 // syncLeavesPhrase ends the reason of a field Argo CD's diff shows that
 // last-applied-configuration lists and the client-side sync still leaves.
 const syncLeavesPhrase = "a sync does not change it: Argo CD syncs with a client-side kubectl apply, and the object its 3-way patch leaves (with the last-applied-configuration kubectl writes, the manifest it applies) holds the live value here, so the object stays OutOfSync after the sync"
+
+// respectedSyncLeavesPhrase ends the reason of a field Argo CD's diff
+// shows that a sync with RespectIgnoreDifferences=true leaves as it is.
+const respectedSyncLeavesPhrase = "a sync does not change it: with RespectIgnoreDifferences=true Argo CD applies (client-side or server-side) its normalized target (Git's manifest without what the ignoreDifferences rules remove, with live's values of the fields they hide put back: argo-cd controller/sync.go normalizeTargetResources), and the object that apply leaves holds the live value here, so the object stays OutOfSync after the sync"
 
 // SyncKeepsPhrase ends the reason of a field Argo CD's diff shows that its
 // sync does not change (the object stays OutOfSync after a sync, also

@@ -70,6 +70,13 @@ func (s *clientSideSync) changes(p string) (bool, string) {
 	return false, ""
 }
 
+// leaves: the sync's result could be computed and holds live's value at
+// p, or nothing where live has nothing.
+func (s *clientSideSync) leaves(p string) bool {
+	changed, _ := s.changes(p)
+	return !changed && s.computed()
+}
+
 // computed: the sync's result could be computed (read once).
 func (s *clientSideSync) computed() bool {
 	if !s.done {

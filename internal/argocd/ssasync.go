@@ -71,15 +71,9 @@ func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp
 		case v.Kind == model.Reverted && respect && !inLive && !inAfter:
 			// What a rule removed from the target that live lacks
 			// (A28, as for a client-side sync).
-			nv := *v
-			nv.Kind = model.Reported
-			nv.Reason = "OutOfSync; " + respectedSyncLeavesPhrase
-			d.SetVerdict(nv)
+			syncLeaves(d, *v, respectedSyncLeavesPhrase)
 		case v.Kind == model.Reverted && inLive && inAfter && jsonEqual(lv, av):
-			nv := *v
-			nv.Kind = model.Reported
-			nv.Reason = "OutOfSync; " + ServerSetsAgainPhrase
-			d.SetVerdict(nv)
+			syncLeaves(d, *v, ServerSetsAgainPhrase)
 		case d.Change == model.Added && inLive && !inAfter && prunable(*v, d.Path, respect) &&
 			!strings.Contains(v.Reason, SyncDeletesPhrase) && !pointerPresent(cmp.desired, d.Path):
 			nv := *v

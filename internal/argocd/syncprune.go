@@ -54,34 +54,25 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, syn
 		if v == nil {
 			continue
 		}
-		if !ssa && sync.respect && v.Kind == model.Reverted {
-			if changed, _ := sync.changes(d.Path); !changed && sync.computed() {
-				// The respected sync's target lacks what a rule
-				// removed and live lacks too (syncTarget, seed 59114,
-				// A28): the sync leaves the field as it is.
-				nv := *v
-				nv.Kind = model.Reported
-				nv.Reason = "OutOfSync; " + respectedSyncLeavesPhrase
-				d.SetVerdict(nv)
-				continue
-			}
+		if !ssa && sync.respect && v.Kind == model.Reverted && sync.leaves(d.Path) {
+			// The respected sync's target lacks what a rule removed
+			// and live lacks too (syncTarget, seed 59114, A28).
+			syncLeaves(d, *v, respectedSyncLeavesPhrase)
+			continue
 		}
 		if v.Kind == model.Reported && strings.Contains(v.Reason, respectCopiesPhrase) {
 			continue
 		}
 		if !ssa && (v.Kind == model.Reverted || v.Kind == model.Reported) && pointerPresent(orig, d.Path) &&
 			(d.Change == model.Added && !pointerPresent(desired, d.Path) || fromLastApplied) {
-			if changed, _ := sync.changes(d.Path); !changed && sync.computed() {
+			if sync.leaves(d.Path) {
 				// last-applied-configuration lists it (as an empty
 				// annotations map, say) and the patch still leaves live's
 				// value: the sync writes the annotation as it was
 				// (withLastApplied), and the object stays OutOfSync
 				// (seed 54139, A23; in inferred mode, where the target
 				// is that annotation, too).
-				nv := *v
-				nv.Kind = model.Reported
-				nv.Reason = "OutOfSync; " + syncLeavesPhrase
-				d.SetVerdict(nv)
+				syncLeaves(d, *v, syncLeavesPhrase)
 			}
 			continue
 		}
@@ -106,10 +97,7 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, syn
 			}
 			// Shown by a server-side diff (argocd-controller applied it
 			// last), yet the client-side sync keeps it: OutOfSync for good.
-			nv := *v
-			nv.Kind = model.Reported
-			nv.Reason = "OutOfSync; " + SyncKeepsPhrase
-			d.SetVerdict(nv)
+			syncLeaves(d, *v, SyncKeepsPhrase)
 			continue
 		}
 		if !prunable(*v, d.Path, respect) || !pointerPresent(orig, d.Path) {
@@ -119,6 +107,14 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, syn
 		nv.Reason += "; the object is OutOfSync and " + why
 		d.SetVerdict(nv)
 	}
+}
+
+// syncLeaves makes d's verdict v reported: the object stays OutOfSync
+// after a sync, for the reason why.
+func syncLeaves(d *model.FieldDrift, v model.Verdict, why string) {
+	v.Kind = model.Reported
+	v.Reason = "OutOfSync; " + why
+	d.SetVerdict(v)
 }
 
 // prunable: a field Argo CD's diff leaves out that the sync's target does

@@ -213,3 +213,76 @@ func TestRespectedServerSideSyncAppliesTheNormalizedTarget(t *testing.T) {
 		})
 	}
 }
+
+// A ClusterRoleBinding a client-side sync created (label tracking), then
+// re-applied by hand with a label team (kubectl apply: the
+// last-applied-configuration is now the person's, and the patch deleted
+// the instance label the manifest lacked), as differential seed 60824 left
+// it.
+const bindingHandApplied = `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: view-monitoring
+  labels: {team: sre}
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"annotations":{},"labels":{"team":"sre"},"name":"view-monitoring"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"view"},"subjects":[{"kind":"ServiceAccount","name":"monitoring","namespace":"ns"}]}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: rbac.authorization.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:roleRef: {}, f:subjects: {}}
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: rbac.authorization.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:annotations: {.: {}, f:kubectl.kubernetes.io/last-applied-configuration: {}}, f:labels: {.: {}, f:team: {}}}}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}
+subjects: [{kind: ServiceAccount, name: monitoring, namespace: ns}]
+`
+
+// Git adds the annotation ticket, which a jq rule hides.
+const bindingGitTicket = `
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: view-monitoring
+  annotations: {ticket: OPS-7}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: view}
+subjects: [{kind: ServiceAccount, name: monitoring, namespace: ns}]
+`
+
+// TestRulesHideEveryMemberGitSets (differential seed 60824, Argo CD
+// v3.2.11): the annotations map Git sets holds only ticket, which the
+// rule removes; Argo CD's diff does not show the map, but the object is
+// OutOfSync for its instance label, and self-heal applied Git's manifest,
+// ticket with it. The map is the rule's doing: ignored, and re-applied by
+// a sync (without RespectIgnoreDifferences=true).
+func TestRulesHideEveryMemberGitSets(t *testing.T) {
+	parser, err := parityParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const cm = `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: argocd-cm, namespace: argocd}
+data: {application.resourceTrackingMethod: label}
+`
+	app := strings.NewReplacer("group: autoscaling, kind: HorizontalPodAutoscaler, jqPathExpressions: [.metadata.labels.scaled]",
+		"group: rbac.authorization.k8s.io, kind: ClusterRoleBinding, jqPathExpressions: [.metadata.annotations.ticket]",
+		"    syncOptions: [RespectIgnoreDifferences=true]\n", "").Replace(hpaRuleApp)
+	// The person's apply deleted the instance label: Argo CD finds the
+	// object in the Application's status.resources.
+	app += "status:\n  resources:\n  - {group: rbac.authorization.k8s.io, version: v1, kind: ClusterRoleBinding, name: view-monitoring, status: OutOfSync}\n"
+	opts := Options{Inputs: []Input{{Object: objectOf(t, app)}, {Object: objectOf(t, cm)}}, GVKParser: parser}
+	rep := explainFile(t, opts, bindingHandApplied, bindingGitTicket)
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync (the instance label)", st)
+	}
+	v := argoVerdict(t, rep, "/metadata/annotations")
+	if v.Kind != model.Ignored || v.Rule == nil || !strings.Contains(v.Reason, SyncReappliesPhrase) {
+		t.Errorf("/metadata/annotations: %s %q (rule %v), want ignored by the rule, and re-applied by a sync", v.Kind, v.Reason, v.Rule)
+	}
+}

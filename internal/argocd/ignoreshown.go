@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
+	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
 // ignoredButShownVerdict: a rule removed the field on both sides, yet
@@ -81,3 +82,42 @@ func partlyIgnoredVerdict(d *model.FieldDrift, cfg *compareConfig, cmp *comparis
 // CD's diff shows, under RespectIgnoreDifferences=true: it already says
 // why the sync leaves the field (syncPrunes keeps it).
 const respectCopiesPhrase = "RespectIgnoreDifferences=true copies the live value of the ignored field into the sync, so a sync does not change it and the object stays OutOfSync"
+
+// rulesHideGitMapVerdict: d is a map Git sets that live lacks (the tool's
+// diff leaves Argo CD's bookkeeping, last-applied-configuration, out of
+// live's annotations), and the rules remove every member Git sets from
+// the target, leaving an empty map Argo CD's diff does not show. The
+// field is the rules' doing, as each member is: ignored by the rule that
+// removed one, so that syncReapplies says what a sync of the OutOfSync
+// object does to it. Differential seed 60824 (Argo CD v3.2.11): Git adds
+// the annotation ticket to a ClusterRoleBinding without annotations, a
+// jq rule hides it, and the object is OutOfSync for its labels; self-heal
+// applied Git's manifest, ticket with it. The tool said left-alone.
+func rulesHideGitMapVerdict(d *model.FieldDrift, cfg *compareConfig, cmp *comparison) (model.Verdict, bool) {
+	if cmp.desired == nil || cmp.res == nil || cmp.res.Target == nil || d.Change != model.Removed ||
+		cmp.modified && anyCovers(cmp.seen, d.Path) {
+		return model.Verdict{}, false
+	}
+	git, _ := jsonpointer.Get(cmp.desired.Object, d.Path)
+	if m, ok := git.(map[string]any); !ok || len(m) == 0 {
+		return model.Verdict{}, false
+	}
+	if left, ok := jsonpointer.Get(cmp.res.Target.Object, d.Path); ok {
+		if m, isMap := left.(map[string]any); !isMap || len(m) > 0 {
+			return model.Verdict{}, false
+		}
+	}
+	for _, r := range cfg.rules {
+		e := cmp.res.effects[r]
+		if e == nil {
+			continue
+		}
+		for _, rm := range e.removed["desired"] {
+			if rm.Path != d.Path && covers(d.Path, rm.Path) {
+				return model.Verdict{Engine: Engine, Kind: model.Ignored, Rule: originPtr(r.Origin),
+					Reason: fmt.Sprintf("ignored by %s (%s removes %s, and the rules remove every member Git sets here)", r.Origin.String(), rm.By, rm.Path)}, true
+			}
+		}
+	}
+	return model.Verdict{}, false
+}

@@ -448,6 +448,9 @@ func (a *Adapter) verdict(live *unstructured.Unstructured, d *model.FieldDrift, 
 		}
 		return v
 	}
+	if v, ok := rulesHideGitMapVerdict(d, cfg, cmp); ok {
+		return v
+	}
 	if v, ok := partlyIgnoredVerdict(d, cfg, cmp); ok {
 		return v
 	}

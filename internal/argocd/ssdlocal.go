@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -156,6 +157,9 @@ func stripMeta(managers fieldpath.ManagedFields, manager string) {
 // even when the apply pruned it. A kind the scheme does not know is
 // returned as it is (a CRD's structural defaults are not known here).
 func serverRoundTrip(obj *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	if obj.GroupVersionKind() == apiextv1.SchemeGroupVersion.WithKind("CustomResourceDefinition") {
+		return crdRoundTrip(obj), nil
+	}
 	typedObj, err := scheme.Scheme.New(obj.GroupVersionKind())
 	if err != nil {
 		return obj, nil //nolint:nilerr // not a built-in kind: stored as applied
@@ -177,6 +181,29 @@ func serverRoundTrip(obj *unstructured.Unstructured) (*unstructured.Unstructured
 		return nil, err
 	}
 	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// crdRoundTrip is a CustomResourceDefinition as its API server stores it
+// after an apply: its spec defaulted (crdDefaults: conversion strategy
+// None, ...), which client-go's scheme does not know. Differential seed
+// 60659 (Argo CD v3.2.11, ServerSideDiff): a kubectl apply --server-side
+// as argocd-controller of the live CRD made argocd-controller own
+// spec.conversion.strategy; Git has no conversion, so the apply prunes it
+// and the server sets None again, and Argo CD's diff does not show it;
+// -f said reported. Only spec is taken: status is the status
+// subresource's.
+func crdRoundTrip(obj *unstructured.Unstructured) *unstructured.Unstructured {
+	d, ok := crdDefaults(obj).(map[string]any)
+	if !ok {
+		return obj
+	}
+	spec, ok := d["spec"].(map[string]any)
+	if !ok {
+		return obj
+	}
+	out := obj.DeepCopy()
+	out.Object["spec"] = spec
+	return out
 }
 
 // storedForm is a defaulted object as the API server returns it: converted

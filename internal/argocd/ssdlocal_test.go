@@ -2,6 +2,7 @@ package argocd
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -369,5 +370,44 @@ spec:
 	}
 	if got.GetAPIVersion() != "apps/v1" || got.GetKind() != "StatefulSet" {
 		t.Errorf("round trip gave %s %s, want apps/v1 StatefulSet", got.GetAPIVersion(), got.GetKind())
+	}
+}
+
+// TestServerRoundTripCRDDefaults (seed 60659): a CustomResourceDefinition
+// an apply left without spec.conversion gets strategy None back, as its
+// API server defaults it; its status is left as the apply left it.
+func TestServerRoundTripCRDDefaults(t *testing.T) {
+	applied := objectOf(t, `
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: caches.drift.test}
+spec:
+  group: drift.test
+  names: {kind: Cache, plural: caches}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+status:
+  storedVersions: [v1]
+`)
+	got, err := serverRoundTrip(applied)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, _, _ := unstructured.NestedString(got.Object, "spec", "conversion", "strategy"); s != "None" {
+		t.Errorf("spec.conversion.strategy %q, want None", s)
+	}
+	if s, _, _ := unstructured.NestedString(got.Object, "spec", "names", "singular"); s != "cache" {
+		t.Errorf("spec.names.singular %q, want cache", s)
+	}
+	if !reflect.DeepEqual(got.Object["status"], applied.Object["status"]) {
+		t.Errorf("status %v, want it as applied %v", got.Object["status"], applied.Object["status"])
+	}
+	vs, _, _ := unstructured.NestedSlice(got.Object, "spec", "versions")
+	if len(vs) != 1 || vs[0].(map[string]any)["name"] != "v1" {
+		t.Errorf("spec.versions %v, want the applied v1", vs)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/merge"
+	"github.com/kubectl-drift/kubectl-drift/internal/diff"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -108,6 +109,9 @@ func (c *compareConfig) localApply(stored, config *unstructured.Unstructured, ma
 		// Then the update strategy (a Service's allocated fields the
 		// change no longer needs are cleared).
 		out = serverUpdate(live, out)
+		// And the defaults of the API server the object lives on, whose
+		// feature gates are its own release's (withServerDefaults).
+		out = withServerDefaults(live, out)
 	}
 	mfs, err := encodeManagedFields(managers)
 	if err != nil {
@@ -181,6 +185,64 @@ func serverRoundTrip(obj *unstructured.Unstructured) (*unstructured.Unstructured
 		return nil, err
 	}
 	return &unstructured.Unstructured{Object: m}, nil
+}
+
+// withServerDefaults puts back into out (the in-memory apply's result,
+// defaulted by the functions of the release Argo CD links) every map
+// member live holds with the value the object's own API server fills in
+// when a write leaves it out (diff.IsServerDefaultValue: kube-apiserver
+// v1.37's defaults), where out lacks it and still has the map that held
+// it. Argo CD's server-side diff is that server's dry-run, defaulted with
+// that server's feature gates. Differential seed 60294 (Argo CD v3.2.11,
+// ServerSideApply and ServerSideDiff): argocd-controller's apply owned a
+// StatefulSet's rollingUpdate.maxUnavailable, which
+// MaxUnavailableStatefulSet defaults on 1.37 (off on Argo CD's 1.34); Git
+// leaves it out, so the apply prunes it and the server sets 1 again. -f
+// said reported; Argo CD's diff does not show it. Lists are not walked
+// (their items have no stable address across an apply).
+func withServerDefaults(live, out *unstructured.Unstructured) *unstructured.Unstructured {
+	gvk := live.GroupVersionKind()
+	var res *unstructured.Unstructured
+	var walk func(l map[string]any, o map[string]any, toks []string)
+	walk = func(l, o map[string]any, toks []string) {
+		for k, lv := range l {
+			at := append(toks[:len(toks):len(toks)], k)
+			ov, has := o[k]
+			if lm, ok := lv.(map[string]any); ok {
+				if om, ok := ov.(map[string]any); ok && has {
+					walk(lm, om, at)
+				}
+				continue
+			}
+			if has || !diff.IsServerDefaultValue(gvk.Group, gvk.Kind, at, lv, live.Object) {
+				continue
+			}
+			if res == nil {
+				res = out.DeepCopy()
+			}
+			if pm, ok := getMap(res.Object, at[:len(at)-1]); ok {
+				pm[k] = lv
+			}
+		}
+	}
+	walk(live.Object, out.Object, nil)
+	if res == nil {
+		return out
+	}
+	return res
+}
+
+// getMap is the map at the keys path of obj.
+func getMap(obj map[string]any, path []string) (map[string]any, bool) {
+	m := obj
+	for _, k := range path {
+		next, ok := m[k].(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		m = next
+	}
+	return m, true
 }
 
 // crdRoundTrip is a CustomResourceDefinition as its API server stores it

@@ -411,3 +411,80 @@ status:
 		t.Errorf("spec.versions %v, want the applied v1", vs)
 	}
 }
+
+// A StatefulSet whose server-side sync made argocd-controller own the
+// rollingUpdate.maxUnavailable kube-apiserver v1.37 defaults
+// (MaxUnavailableStatefulSet), as differential seed 60294 left it.
+const statefulSetMaxUnavailable = `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: db
+  namespace: ns
+  annotations: {argocd.argoproj.io/tracking-id: app:apps/StatefulSet:ns/db}
+  managedFields:
+  - manager: argocd-controller
+    operation: Apply
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:annotations: {f:argocd.argoproj.io/tracking-id: {}}}
+      f:spec:
+        f:replicas: {}
+        f:selector: {}
+        f:serviceName: {}
+        f:template: {f:metadata: {f:labels: {f:app: {}}}, f:spec: {f:containers: {"k:{\"name\":\"db\"}": {.: {}, f:image: {}, f:name: {}}}}}
+        f:updateStrategy: {f:rollingUpdate: {f:maxUnavailable: {}, f:partition: {}}, f:type: {}}
+spec:
+  replicas: 1
+  serviceName: db
+  podManagementPolicy: OrderedReady
+  revisionHistoryLimit: 10
+  persistentVolumeClaimRetentionPolicy: {whenDeleted: Retain, whenScaled: Retain}
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+      - name: db
+        image: postgres
+        imagePullPolicy: Always
+        resources: {}
+        terminationMessagePath: /dev/termination-log
+        terminationMessagePolicy: File
+      dnsPolicy: ClusterFirst
+      restartPolicy: Always
+      schedulerName: default-scheduler
+      securityContext: {}
+      terminationGracePeriodSeconds: 30
+  updateStrategy: {type: RollingUpdate, rollingUpdate: {partition: 0, maxUnavailable: 1}}
+`
+
+// TestLocalServerSideDiffServerDefaults (seed 60294): Git leaves
+// maxUnavailable out, the in-memory apply prunes it, and Argo CD's
+// 1.34 defaulting does not set it (the gate is off there); the cluster's
+// API server sets it again, so Argo CD's diff does not show it.
+func TestLocalServerSideDiffServerDefaults(t *testing.T) {
+	rep := explainSSD(t, statefulSetMaxUnavailable, `
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db, namespace: ns}
+spec:
+  replicas: 1
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers:
+      - {name: db, image: postgres}
+`)
+	for _, d := range rep.Drifts {
+		if v := verdictOf(d, Engine); v != nil && (v.Kind == model.Reported || v.Kind == model.Reverted) {
+			t.Errorf("%s: %s (%s), Argo CD's diff does not show it", d.Path, v.Kind, v.Reason)
+		}
+	}
+	if st := statusOf(t, rep); st.Drift {
+		t.Errorf("status %+v, want Synced", st)
+	}
+}

@@ -63,7 +63,7 @@ func (s *clientSideSync) changes(p string) (bool, string) {
 	case !ok && !lok:
 		return false, "" // live lacks it, and so does the result (A28)
 	case !ok:
-		return true, "removes it"
+		return true, removesIt
 	case !jsonEqual(diff.NormalizeNumber(lv), diff.NormalizeNumber(rv)):
 		return true, fmt.Sprintf("sets it to %v", rv)
 	}
@@ -76,6 +76,16 @@ func (s *clientSideSync) leaves(p string) bool {
 	changed, _ := s.changes(p)
 	return !changed && s.computed()
 }
+
+// removes: the sync's result could be computed and lacks p, which live
+// has.
+func (s *clientSideSync) removes(p string) bool {
+	changed, what := s.changes(p)
+	return changed && what == removesIt
+}
+
+// removesIt is what changes says of a field the sync's result lacks.
+const removesIt = "removes it"
 
 // computed: the sync's result could be computed (read once).
 func (s *clientSideSync) computed() bool {

@@ -100,11 +100,23 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, syn
 			syncLeaves(d, *v, SyncKeepsPhrase)
 			continue
 		}
-		if !prunable(*v, d.Path, respect) || !pointerPresent(orig, d.Path) {
+		if !prunable(*v, d.Path, respect) {
 			continue
 		}
 		nv := *v
-		nv.Reason += "; the object is OutOfSync and " + why
+		switch {
+		case pointerPresent(orig, d.Path):
+			nv.Reason += "; the object is OutOfSync and " + why
+		case !ssa && sync.removes(d.Path):
+			// last-applied-configuration does not list it, but it lists
+			// the map that holds it, which Git's manifest leaves out: the
+			// patch deletes the whole map (differential seeds 60988,
+			// 60459: a label kubectl label added, gone after self-heal
+			// with the labels a person's kubectl apply had listed).
+			nv.Reason += "; the object is OutOfSync and " + SyncDeletesPhrase + ": " + mapDeletes
+		default:
+			continue
+		}
 		d.SetVerdict(nv)
 	}
 }
@@ -192,6 +204,8 @@ const AnnotationCSAMigrationManager = "argocd.argoproj.io/client-side-apply-migr
 const DefaultCSAMigrationManager = "kubectl-client-side-apply"
 
 const clientSideDeletes = "last-applied-configuration lists it and Git does not, and Argo CD syncs with a client-side kubectl apply, whose 3-way patch deletes such fields"
+
+const mapDeletes = "last-applied-configuration lists the map that holds it and Git's manifest leaves the map out, and Argo CD syncs with a client-side kubectl apply, whose 3-way patch then deletes the whole map"
 
 const migrationDeletes = "last-applied-configuration lists it and Git does not; with ServerSideApply=true Argo CD first migrates kubectl-client-side-apply's fields with a client-side kubectl apply of Git's manifest (ClientSideApplyMigration), whose 3-way patch deletes such fields"
 

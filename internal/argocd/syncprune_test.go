@@ -290,3 +290,76 @@ data: {application.resourceTrackingMethod: label}
 		t.Errorf("Git changed: /metadata/annotations: %s (%s), want reverted", v.Kind, v.Reason)
 	}
 }
+
+// A NetworkPolicy a client-side sync created from Git's manifest, which
+// has no labels; then a person's kubectl apply of it with a label audited
+// (last-applied-configuration is now the person's, without the tracking
+// annotation, which its 3-way patch deleted), then kubectl label hotfix.
+// Differential seed 60988 left it so.
+const netpolHandApplied = `
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata:
+  name: web
+  namespace: ns
+  labels: {audited: "yes", hotfix: manual}
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"annotations":{},"labels":{"audited":"yes"},"name":"web","namespace":"ns"},"spec":{"podSelector":{"matchLabels":{"app":"web"}},"policyTypes":["Ingress"]}}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:podSelector: {}, f:policyTypes: {}}}
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:annotations: {.: {}, f:kubectl.kubernetes.io/last-applied-configuration: {}}, f:labels: {.: {}, f:audited: {}}}}
+  - manager: kubectl-label
+    operation: Update
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:hotfix: {}}}}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Ingress]
+`
+
+// TestSyncDeletesTheMapLastAppliedLists (differential seeds 60988,
+// 60459, Argo CD v3.2.11): the object is OutOfSync (its tracking
+// annotation is gone); self-heal's 3-way patch deletes the labels map the
+// person's last-applied-configuration lists and Git leaves out, so
+// hotfix, which no last-applied-configuration lists, goes with it.
+func TestSyncDeletesTheMapLastAppliedLists(t *testing.T) {
+	const git = `
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: web, namespace: ns}
+spec:
+  podSelector: {matchLabels: {app: web}}
+  policyTypes: [Ingress]
+`
+	parser, err := parityParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := strings.Replace(selfHealApp, "{group: batch, kind: CronJob, managedFieldsManagers: [kubectl-patch]}",
+		"{group: networking.k8s.io, kind: NetworkPolicy, jsonPointers: [/metadata/labels/audited]}", 1)
+	app = strings.Replace(app, "    syncOptions: [RespectIgnoreDifferences=true]\n", "", 1)
+	// Argo CD's server-side diff: the dry-run apply as argocd-controller
+	// leaves the person's labels (the client-side 3-way diff would show
+	// /metadata/labels).
+	app = strings.Replace(app, "metadata: {name: app, namespace: argocd}", "metadata: {name: app, namespace: argocd, annotations: {argocd.argoproj.io/compare-options: ServerSideDiff=true}}", 1)
+	app += "status:\n  resources:\n  - {group: networking.k8s.io, version: v1, kind: NetworkPolicy, namespace: ns, name: web, status: OutOfSync}\n"
+	rep := explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, app)}}, GVKParser: parser}, netpolHandApplied, git)
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync (the tracking annotation)", st)
+	}
+	for _, p := range []string{"/metadata/labels/hotfix", "/metadata/labels/audited"} {
+		v := argoVerdict(t, rep, p)
+		if v.Kind == model.Reported || v.Kind == model.Reverted || !strings.Contains(v.Reason, SyncDeletesPhrase) {
+			t.Errorf("%s: %s %q, want not in Argo CD's diff, and deleted by a sync", p, v.Kind, v.Reason)
+		}
+	}
+}

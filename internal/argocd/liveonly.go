@@ -230,13 +230,19 @@ func inferredSyncUnknown(rep *model.Report, live *unstructured.Unstructured, cmp
 	o, la := cmp.lastAppliedOrigin(live, s)
 	if o == laArgoEdited {
 		syncReapplies(rep, la, app)
-		return
 	}
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		v := verdictOf(*d, Engine)
 		if v == nil || v.Kind != model.Ignored || v.Rule == nil || isTrackingPath(d.Path, s) ||
 			strings.HasPrefix(v.Rule.Object, "Argo CD resource tracking") || strings.HasPrefix(d.Path, "/status") {
+			continue
+		}
+		if o == laArgoEdited && (d.Change != model.Added || !pointerPresent(la, d.Path) || strings.Contains(v.Reason, SyncReappliesPhrase)) {
+			// The edited annotation holds Git's value (syncReapplies),
+			// except where the edit added the field: differential seed
+			// 60575 (Argo CD v3.2.11), a kubectl edit of an ignored label
+			// of an aggregated ClusterRole; self-heal wrote Git's value.
 			continue
 		}
 		nv := *v

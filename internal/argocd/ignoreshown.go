@@ -62,18 +62,10 @@ func partlyIgnoredVerdict(d *model.FieldDrift, cfg *compareConfig, cmp *comparis
 	if cmp.desired != nil || cmp.res == nil {
 		return model.Verdict{}, false
 	}
-	for _, r := range cfg.rules {
-		e := cmp.res.effects[r]
-		if e == nil {
-			continue
-		}
-		for _, rm := range e.removed["live"] {
-			if rm.Path != d.Path && covers(d.Path, rm.Path) {
-				o := r.Origin
-				return model.Verdict{Engine: Engine, Kind: model.Unknown, Rule: &o,
-					Reason: fmt.Sprintf("%s ignores %s inside this field (%s): Argo CD's diff shows the field only if Git's value differs elsewhere, which inferred mode cannot see; give the desired state (-f, -k, --source)", o.String(), rm.Path, rm.By)}, true
-			}
-		}
+	if r, rm, ok := ruleInside(cfg, cmp.res, "live", d.Path); ok {
+		o := r.Origin
+		return model.Verdict{Engine: Engine, Kind: model.Unknown, Rule: &o,
+			Reason: fmt.Sprintf("%s ignores %s inside this field (%s): Argo CD's diff shows the field only if Git's value differs elsewhere, which inferred mode cannot see; give the desired state (-f, -k, --source)", o.String(), rm.Path, rm.By)}, true
 	}
 	return model.Verdict{}, false
 }
@@ -107,17 +99,26 @@ func rulesHideGitMapVerdict(d *model.FieldDrift, cfg *compareConfig, cmp *compar
 			return model.Verdict{}, false
 		}
 	}
+	if r, rm, ok := ruleInside(cfg, cmp.res, "desired", d.Path); ok {
+		return model.Verdict{Engine: Engine, Kind: model.Ignored, Rule: originPtr(r.Origin),
+			Reason: fmt.Sprintf("ignored by %s (%s removes %s, and the rules remove every member Git sets here)", r.Origin.String(), rm.By, rm.Path)}, true
+	}
+	return model.Verdict{}, false
+}
+
+// ruleInside is the first rule that removed a field strictly inside p from
+// side ("live" or "desired") of res, and that removal.
+func ruleInside(cfg *compareConfig, res *normResult, side, p string) (*ignoreRule, removal, bool) {
 	for _, r := range cfg.rules {
-		e := cmp.res.effects[r]
+		e := res.effects[r]
 		if e == nil {
 			continue
 		}
-		for _, rm := range e.removed["desired"] {
-			if rm.Path != d.Path && covers(d.Path, rm.Path) {
-				return model.Verdict{Engine: Engine, Kind: model.Ignored, Rule: originPtr(r.Origin),
-					Reason: fmt.Sprintf("ignored by %s (%s removes %s, and the rules remove every member Git sets here)", r.Origin.String(), rm.By, rm.Path)}, true
+		for _, rm := range e.removed[side] {
+			if rm.Path != p && covers(p, rm.Path) {
+				return r, rm, true
 			}
 		}
 	}
-	return model.Verdict{}, false
+	return nil, removal{}, false
 }

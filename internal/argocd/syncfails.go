@@ -33,8 +33,19 @@ import (
 // field are taken back. Needs the cluster's schema (SchemaFunc); without
 // it the verdicts stay as the diff gave them.
 func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstructured, sync *clientSideSync, app *Application) {
-	if sync == nil || a.opts.Schema == nil || app.HasSyncOption("ServerSideApply=true") ||
-		hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true") {
+	// A ServerSideApply=true sync applies client-side first when a
+	// person's kubectl apply left kubectl-client-side-apply's fields
+	// (csaMigrates): that migration's 3-way patch fails the same way, and
+	// the sync with it (differential seed 61921: Git drops an
+	// IngressClass's required parameters.name; "Failed to perform
+	// client-side apply migration ... spec.parameters.name: Required
+	// value" on every self-heal).
+	if sync == nil || a.opts.Schema == nil {
+		return // no desired state or Application (newClientSideSync), or no schema
+	}
+	ssa := app.HasSyncOption("ServerSideApply=true") ||
+		hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true")
+	if ssa && !csaMigrates(live, app) {
 		return
 	}
 	gvk := live.GroupVersionKind()
@@ -75,6 +86,9 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 	}
 	if len(missing) == 0 {
 		return
+	}
+	if ssa {
+		how = "its client-side apply migration (ServerSideApply=true, kubectl-client-side-apply owns fields) runs kubectl's 3-way patch, which deletes"
 	}
 	why := fmt.Sprintf("a sync fails: %s %s, which the API server requires (OpenAPI schema of %s), so the server rejects the object and the sync changes nothing (an automated sync retries it, with the same answer)",
 		how, strings.Join(missing, ", "), gvk.Kind)

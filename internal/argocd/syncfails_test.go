@@ -208,3 +208,41 @@ spec:
 		t.Errorf("sync-fails note on a sync that succeeds: %+v", rep.Notes)
 	}
 }
+
+// TestServerSideSyncFailsInItsMigration (differential seed 61921, Argo CD
+// v3.2.11): with ServerSideApply=true the sync first applies Git's
+// manifest client-side when kubectl-client-side-apply owns fields (a
+// person's kubectl apply); that 3-way patch deletes the required schedule
+// and the sync fails, every self-heal. Without that manager the sync is
+// a server-side apply only, which keeps the schedule Git no longer sets
+// (another manager owns it): no sync-fails.
+func TestServerSideSyncFailsInItsMigration(t *testing.T) {
+	parser, err := parityParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := strings.Replace(selfHealApp, "[RespectIgnoreDifferences=true]", "[RespectIgnoreDifferences=true, ServerSideApply=true]", 1)
+	opts := Options{Inputs: []Input{{Object: objectOf(t, app)}}, GVKParser: parser, Schema: cronJobSchema(t)}
+	personApplied := strings.Replace(cronJobPatched, "  - manager: kubectl-patch\n", `  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: batch/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:labels: {.: {}, f:audited: {}}}
+  - manager: kubectl-patch
+`, 1)
+	personApplied = strings.Replace(personApplied, "  namespace: ns\n", "  namespace: ns\n  labels: {audited: \"yes\"}\n", 1)
+	// Git also moves the image: the object is OutOfSync, and synced.
+	git := strings.Replace(cronJobGitNoSchedule, "busybox:1.36", "busybox:1.37", 1)
+	rep := explainFile(t, opts, personApplied, git)
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync (the image)", st)
+	}
+	if !hasNote(rep, "sync-fails") {
+		t.Errorf("kubectl-client-side-apply owns fields: no sync-fails note: %+v", rep.Notes)
+	}
+	rep = explainFile(t, opts, cronJobPatched, git)
+	if hasNote(rep, "sync-fails") {
+		t.Errorf("no client-side apply migration: a sync-fails note: %+v", rep.Notes)
+	}
+}

@@ -337,8 +337,10 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		inferredSyncUnknown(rep, live, cmp, app)
 		sync := newClientSideSync(cmp.cfg, live, cmp.desired, app)
 		syncPrunes(rep, live, cmp.desired, sync, app, cmp.fromLastApplied)
-		a.syncFails(rep, live, cmp.desired, sync, app)
 		serverSideSyncKeeps(rep, live, cmp, app)
+		// Last: a sync that fails takes back what the steps above say
+		// it does (seed 61921).
+		a.syncFails(rep, live, cmp.desired, sync, app)
 		syncReleases(rep, live, app)
 	}
 	if st.From == "Application status" {

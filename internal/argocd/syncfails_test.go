@@ -241,6 +241,10 @@ func TestServerSideSyncFailsInItsMigration(t *testing.T) {
 	if !hasNote(rep, "sync-fails") {
 		t.Errorf("kubectl-client-side-apply owns fields: no sync-fails note: %+v", rep.Notes)
 	}
+	// The person's label: the failed sync deletes nothing.
+	if v := argoVerdict(t, rep, "/metadata/labels/audited"); strings.Contains(v.Reason, SyncDeletesPhrase) {
+		t.Errorf("/metadata/labels/audited: %s %q, want no sync deleting it (the sync fails)", v.Kind, v.Reason)
+	}
 	rep = explainFile(t, opts, cronJobPatched, git)
 	if hasNote(rep, "sync-fails") {
 		t.Errorf("no client-side apply migration: a sync-fails note: %+v", rep.Notes)

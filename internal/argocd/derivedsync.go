@@ -28,18 +28,18 @@ import (
 // object: syncPrunes and syncFails read the same result.
 type clientSideSync struct {
 	live, desired, orig *unstructured.Unstructured
-	cfg                 *compareConfig
-	respect             bool // RespectIgnoreDifferences=true
+	norm                *normResult // the comparison's normalization of live and desired
+	respect             bool        // RespectIgnoreDifferences=true
 	done                bool
 	target, result      *unstructured.Unstructured
 }
 
 // newClientSideSync is the sync of desired over live under app's sync
-// options, with cfg's normalization; nil when live's
+// options, with norm the comparison's normalization of the two; nil when live's
 // last-applied-configuration cannot be read (kubectl's patch cannot be
 // made either). An object without one has no original: the patch
 // deletes nothing.
-func newClientSideSync(cfg *compareConfig, live, desired *unstructured.Unstructured, app *Application) *clientSideSync {
+func newClientSideSync(norm *normResult, live, desired *unstructured.Unstructured, app *Application) *clientSideSync {
 	if desired == nil || app == nil {
 		return nil
 	}
@@ -47,7 +47,7 @@ func newClientSideSync(cfg *compareConfig, live, desired *unstructured.Unstructu
 	if err != nil {
 		return nil
 	}
-	return &clientSideSync{live: live, desired: desired, orig: orig, cfg: cfg, respect: app.HasSyncOption("RespectIgnoreDifferences=true")}
+	return &clientSideSync{live: live, desired: desired, orig: orig, norm: norm, respect: app.HasSyncOption("RespectIgnoreDifferences=true")}
 }
 
 // changes says whether the sync's result holds another value than live
@@ -91,7 +91,7 @@ const removesIt = "removes it"
 func (s *clientSideSync) computed() bool {
 	if !s.done {
 		s.done = true
-		s.target = syncTarget(s.cfg, s.live, s.desired, s.respect)
+		s.target = syncTarget(s.norm, s.live, s.desired, s.respect)
 		if s.target != nil {
 			s.result, _ = clientSideSyncResult(s.live, s.target, s.orig)
 		}
@@ -113,13 +113,11 @@ func (s *clientSideSync) computed() bool {
 // Seed 58790 (A27): a jsonPointer rule on a Service's sessionAffinity,
 // which a person set to ClientIP; the sync keeps ClientIP, and the
 // sessionAffinityConfig the server derived from it. nil when Argo CD's
-// step fails (the operation errs and applies nothing).
-func syncTarget(cfg *compareConfig, live, desired *unstructured.Unstructured, respect bool) *unstructured.Unstructured {
-	if !respect || cfg == nil {
-		return desired
-	}
-	res := cfg.normalizePair(live, desired)
-	if res.Live == nil || res.Target == nil {
+// step fails (the operation errs and applies nothing). res is the
+// comparison's normalizePair of live and desired, the normalization Argo
+// CD runs again for the sync: it is not computed twice here.
+func syncTarget(res *normResult, live, desired *unstructured.Unstructured, respect bool) *unstructured.Unstructured {
+	if !respect || res == nil || res.Live == nil || res.Target == nil {
 		return desired
 	}
 	out, ok := withLiveOf(live, res.Live, res.Target)

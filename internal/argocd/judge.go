@@ -335,7 +335,7 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		st.Status = "OutOfSync"
 		syncReapplies(rep, cmp.desired, app)
 		inferredSyncUnknown(rep, live, cmp, app)
-		sync := newClientSideSync(cmp.cfg, live, cmp.desired, app)
+		sync := newClientSideSync(cmp.res, live, cmp.desired, app)
 		syncPrunes(rep, live, cmp.desired, sync, app, cmp.fromLastApplied)
 		serverSideSyncKeeps(rep, live, cmp, app)
 		// Last: a sync that fails takes back what the steps above say

@@ -51,7 +51,7 @@ func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp
 	respect := app.HasSyncOption("RespectIgnoreDifferences=true")
 	// With RespectIgnoreDifferences=true the apply's target is the
 	// normalized one (syncTarget), as for a client-side sync.
-	target := syncTarget(cmp.cfg, live, cmp.desired, respect)
+	target := syncTarget(cmp.res, live, cmp.desired, respect)
 	if target == nil {
 		return
 	}

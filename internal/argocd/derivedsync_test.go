@@ -135,14 +135,7 @@ spec:
   scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}
 `
 
-const hpaRuleApp = `
-apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: app, namespace: argocd}
-spec:
-  destination: {server: https://kubernetes.default.svc, namespace: ns}
-  source: {repoURL: https://example.test/repo.git, path: .}
-  ignoreDifferences:
+const hpaRuleApp = testAppHead + `  ignoreDifferences:
   - {group: autoscaling, kind: HorizontalPodAutoscaler, jqPathExpressions: [.metadata.labels.scaled]}
   syncPolicy:
     automated: {selfHeal: true}

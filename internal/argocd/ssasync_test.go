@@ -9,14 +9,7 @@ import (
 
 // ssaSelfHealApp syncs with ServerSideApply=true and selfHeal, compared
 // by the structured-merge diff (no ServerSideDiff).
-const ssaSelfHealApp = `
-apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: app, namespace: argocd}
-spec:
-  destination: {server: https://kubernetes.default.svc, namespace: ns}
-  source: {repoURL: https://example.test/repo.git, path: .}
-  syncPolicy:
+const ssaSelfHealApp = testAppHead + `  syncPolicy:
     automated: {selfHeal: true}
     syncOptions: [ServerSideApply=true]
 `

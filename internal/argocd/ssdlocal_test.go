@@ -13,6 +13,18 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
+// testAppHead is the head of the Applications the unit tests judge with
+// (app in argocd, deploying Git's path . to namespace ns); each test's
+// Application appends its rules and sync policy to the spec.
+const testAppHead = `
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: app, namespace: argocd}
+spec:
+  destination: {server: https://kubernetes.default.svc, namespace: ns}
+  source: {repoURL: https://example.test/repo.git, path: .}
+`
+
 // ssdApp is an Application with ServerSideDiff=true (and its tracking
 // annotation's target), as the differential cases of issue 32 draw it.
 const ssdApp = `

@@ -13,14 +13,7 @@ import (
 
 // The Application of differential seed 20089: selfHeal,
 // RespectIgnoreDifferences=true and a managedFieldsManagers rule.
-const selfHealApp = `
-apiVersion: argoproj.io/v1alpha1
-kind: Application
-metadata: {name: app, namespace: argocd}
-spec:
-  destination: {server: https://kubernetes.default.svc, namespace: ns}
-  source: {repoURL: https://example.test/repo.git, path: .}
-  ignoreDifferences:
+const selfHealApp = testAppHead + `  ignoreDifferences:
   - {group: batch, kind: CronJob, managedFieldsManagers: [kubectl-patch]}
   syncPolicy:
     automated: {selfHeal: true}

@@ -177,7 +177,8 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 		return res
 	}
 	name := o.Name(ns)
-	getArgs := []string{"get", o.ExplainRef(ns), "-n", ns, "-o", "json"}
+	// --show-managed-fields: newlyOwned reads who took a field over.
+	getArgs := []string{"get", o.ExplainRef(ns), "-n", ns, "-o", "json", "--show-managed-fields"}
 	get := func() (map[string]any, bool) {
 		r := E.Run(t, RunOpts{Kubeconfig: a.Kubeconfig}, filepath.Join(E.KubeBinDir, "kubectl"), getArgs...)
 		if r.Code != 0 {
@@ -334,6 +335,9 @@ func runArgoDiffCase(t *testing.T, a *ArgoCD, sc differential.Scenario) diffResu
 			after = map[string]any{}
 		}
 		truth.Healed = changedLeaves(withoutBookkeeping(before), withoutBookkeeping(after))
+		if show {
+			t.Logf("%s: after self-heal: %s", sc, showJSON(after))
+		}
 		// A sync that rewrites last-applied-configuration, or drops it
 		// (a server-side sync's migration does: seeds 50336, 50880,
 		// 55212), changes no field of the object's own; but where Argo

@@ -1,10 +1,12 @@
 package argocd
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/jsonmergepatch"
 	"k8s.io/apimachinery/pkg/util/strategicpatch"
@@ -220,7 +222,36 @@ func clientSideSyncResult(live, target, orig *unstructured.Unstructured) (result
 	if !ok {
 		return nil, false
 	}
+	storedSecretData(out)
 	return kube.Stored(out)
+}
+
+// storedSecretData writes a Secret's stringData into its data, as the API
+// server stores what it is sent: its conversion to the internal type
+// writes every stringData key over data, and the internal type has no
+// stringData (kubernetes pkg/apis/core/v1/conversion.go
+// Convert_v1_Secret_To_core_Secret). Differential seed 62233: Git's
+// password is stringData, live has no data.password, and the sync added
+// it.
+func storedSecretData(obj *unstructured.Unstructured) {
+	if obj.GroupVersionKind() != corev1.SchemeGroupVersion.WithKind("Secret") {
+		return
+	}
+	sd, ok := obj.Object["stringData"].(map[string]any)
+	if !ok {
+		return
+	}
+	data, _ := obj.Object["data"].(map[string]any)
+	if data == nil {
+		data = map[string]any{}
+	}
+	for k, v := range sd {
+		if s, ok := v.(string); ok {
+			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+		}
+	}
+	obj.Object["data"] = data
+	delete(obj.Object, "stringData")
 }
 
 // withLastApplied is target as kubectl apply sends it: its

@@ -279,3 +279,52 @@ data: {application.resourceTrackingMethod: label}
 		t.Errorf("/metadata/annotations: %s %q (rule %v), want ignored by the rule, and re-applied by a sync", v.Kind, v.Reason, v.Rule)
 	}
 }
+
+// TestRespectedSyncWritesStringData (differential seed 62233, Argo CD
+// v3.2.11): Git's Secret sets password as stringData; live has only the
+// token a rule hides. With RespectIgnoreDifferences=true the sync applies
+// the normalized target, which keeps Git's stringData, and the API server
+// stores it as data.password: self-heal added it. Reverted, not reported.
+func TestRespectedSyncWritesStringData(t *testing.T) {
+	parser, err := parityParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const live = `
+apiVersion: v1
+kind: Secret
+metadata:
+  name: web
+  namespace: ns
+  annotations: {argocd.argoproj.io/tracking-id: "app:/Secret:ns/web"}
+  managedFields:
+  - manager: kubectl-patch
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:data: {.: {}, f:token: {}}
+data: {token: dG9rZW4tbGl2ZQ==}
+type: Opaque
+`
+	app := testAppHead + `  ignoreDifferences:
+  - {kind: Secret, jqPathExpressions: [.data.token]}
+  syncPolicy:
+    automated: {selfHeal: true}
+    syncOptions: [RespectIgnoreDifferences=true]
+`
+	rep := explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, app)}}, GVKParser: parser}, live, `
+apiVersion: v1
+kind: Secret
+metadata: {name: web, namespace: ns}
+data: {token: dG9rZW4tZ2l0}
+stringData: {password: s3cr3t-git}
+type: Opaque
+`)
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync (data.password)", st)
+	}
+	if v := argoVerdict(t, rep, "/data/password"); v.Kind != model.Reverted {
+		t.Errorf("/data/password: %s (%s), want reverted (the sync stores stringData as data)", v.Kind, v.Reason)
+	}
+}

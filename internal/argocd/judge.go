@@ -593,9 +593,13 @@ func statusOnlyVerdict(d *model.FieldDrift, cmp *comparison, v model.Verdict) mo
 	if phrase == "" {
 		return v
 	}
-	v.Reason = "not in the diff Argo CD shows for this Secret (controller/appcontroller.go hideSecretData recomputes it client-side), but in its status diff; the object is OutOfSync and " + phrase + ": the sync applies Git's manifest"
+	v.Reason = secretStatusOnly + "the object is OutOfSync and " + phrase + ": the sync applies Git's manifest"
 	return v
 }
+
+// secretStatusOnly begins the reason of statusOnlyVerdict; syncPrunes
+// reads it where the computed client-side sync leaves the field.
+const secretStatusOnly = "not in the diff Argo CD shows for this Secret (controller/appcontroller.go hideSecretData recomputes it client-side), but in its status diff; "
 
 // notInDiffVerdict: Argo CD's diff does not show the field; the reason
 // says which of its diffs leaves it alone.

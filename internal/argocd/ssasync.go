@@ -59,11 +59,21 @@ func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp
 	if err != nil {
 		return
 	}
+	var next *normResult // the comparison after the sync, read lazily
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
 		v := verdictOf(*d, Engine)
 		if v == nil {
 			continue
+		}
+		if v.Kind == model.Ignored && app.SelfHeal() {
+			if next == nil {
+				next = cmp.cfg.normalizePair(after, cmp.desired)
+			}
+			if nv, ok := exposedBySync(d, *v, cmp.cfg, next); ok {
+				d.SetVerdict(nv)
+				continue
+			}
 		}
 		lv, inLive := jsonpointer.Get(live.Object, d.Path)
 		av, inAfter := jsonpointer.Get(after.Object, d.Path)
@@ -74,14 +84,54 @@ func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp
 			syncLeaves(d, *v, respectedSyncLeavesPhrase)
 		case v.Kind == model.Reverted && inLive && inAfter && jsonEqual(lv, av):
 			syncLeaves(d, *v, ServerSetsAgainPhrase)
-		case d.Change == model.Added && inLive && !inAfter && prunable(*v, d.Path, respect) &&
+		case d.Change == model.Added && inLive && (!inAfter || !jsonEqual(lv, av)) && prunable(*v, d.Path, respect) &&
 			!strings.Contains(v.Reason, SyncDeletesPhrase) && !pointerPresent(cmp.desired, d.Path):
 			nv := *v
 			nv.Reason += "; the object is OutOfSync and " + SyncDeletesPhrase + ": " + migratedPrunes
+			if inAfter {
+				// Pruned, then defaulted again (seed 62864: a
+				// Deployment's replicas 2, which Git dropped, is 1
+				// after the sync).
+				nv.Reason += fmt.Sprintf(", and the API server's defaulting sets it to %v in the same write", av)
+			}
 			d.SetVerdict(nv)
 		}
 	}
 }
+
+// exposedBySync: a field a rule hides now that the rules no longer hide
+// in the comparison of the object the sync leaves (next), where it still
+// differs from Git: still ignored, with the reason saying a sync writes
+// it back. A managedFieldsManagers rule hides what its manager
+// owns, and the server-side sync hands kubectl-client-side-apply's fields
+// to argocd-controller (the client-side apply migration, then kubectl's
+// migrateToSSAIfNecessary): Argo CD is then OutOfSync on the field, and
+// self-heal's next sync, whose target the rule no longer touches, writes
+// Git's value (differential seed 62591: a person's kubectl apply of an
+// Ingress annotation under a managers rule for kubectl-client-side-apply,
+// with RespectIgnoreDifferences=true; the first sync kept the value, the
+// second wrote Git's, and Argo CD was Synced).
+func exposedBySync(d *model.FieldDrift, v model.Verdict, cfg *compareConfig, next *normResult) (model.Verdict, bool) {
+	if next == nil || next.Live == nil || next.Target == nil {
+		return model.Verdict{}, false
+	}
+	if _, hidden := ruleVerdict(d, cfg, next); hidden {
+		return model.Verdict{}, false
+	}
+	lv, inLive := jsonpointer.Get(next.Live.Object, d.Path)
+	tv, inTarget := jsonpointer.Get(next.Target.Object, d.Path)
+	if inLive == inTarget && (!inLive || jsonEqual(lv, tv)) {
+		return model.Verdict{}, false
+	}
+	// Still ignored now (Argo CD's diff does not show it), but
+	// written back by the sync after next.
+	nv := v
+	nv.Reason = v.Reason + "; yet " + exposedPhrase + ": " + SyncReappliesPhrase
+	return nv, true
+}
+
+// exposedPhrase is in the reason of exposedBySync's verdict.
+const exposedPhrase = "in the object that sync leaves (a server-side apply as argocd-controller, which takes over the fields of the client-side apply that wrote last-applied-configuration: gitops-engine pkg/sync/sync_context.go performClientSideApplyMigration, k8s.io/kubectl pkg/cmd/apply/apply.go migrateToSSAIfNecessary) no rule hides it, so Argo CD is OutOfSync on it then, and self-heal's next sync writes Git's value"
 
 const migratedPrunes = "with ServerSideApply=true Argo CD syncs with kubectl apply --server-side as argocd-controller, which hands the fields of the client-side apply that wrote last-applied-configuration to argocd-controller (kubectl migrateToSSAIfNecessary) and applies again, so the apply prunes them where Git no longer has them"
 

@@ -112,3 +112,164 @@ data: {a: "1", b: "3"}
 		t.Errorf("tier: %s (%s), want left alone saying %q", v.Kind, v.Reason, SyncDeletesPhrase)
 	}
 }
+
+// A Deployment a client-side sync created (argocd-controller as an
+// Update, with last-applied-configuration) with replicas 2, whose label
+// part-of kubectl patch then changed, as differential seed 62864 left it.
+const deploymentCreatedClientSide = `
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: ns
+  labels: {app: web, app.kubernetes.io/part-of: other}
+  annotations:
+    argocd.argoproj.io/tracking-id: app:apps/Deployment:ns/web
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"app:apps/Deployment:ns/web"},"labels":{"app":"web","app.kubernetes.io/part-of":"shop"},"name":"web","namespace":"ns"},"spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"image":"nginx:1.25","name":"web"}]}}}}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          .: {}
+          f:argocd.argoproj.io/tracking-id: {}
+          f:kubectl.kubernetes.io/last-applied-configuration: {}
+        f:labels: {.: {}, f:app: {}}
+      f:spec:
+        f:replicas: {}
+        f:selector: {}
+        f:template:
+          f:metadata: {f:labels: {.: {}, f:app: {}}}
+          f:spec:
+            f:containers:
+              'k:{"name":"web"}': {.: {}, f:image: {}, f:name: {}}
+  - manager: kubectl-patch
+    operation: Update
+    apiVersion: apps/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:labels: {f:app.kubernetes.io/part-of: {}}}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: "nginx:1.25"}]}
+`
+
+// TestServerSideSyncPrunesMigratedDefaults (seed 62864): as
+// TestServerSideSyncPrunesMigratedFields, for a field the API server
+// defaults. Git drops replicas (2); Argo CD's structured-merge diff shows
+// only the label, but the server-side sync's migration hands replicas to
+// argocd-controller, the apply prunes it, and the server's defaulting
+// sets 1: self-heal changed it. Left alone, the reason saying a sync
+// deletes it and what the server sets.
+func TestServerSideSyncPrunesMigratedDefaults(t *testing.T) {
+	parser, err := parityParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, ssaSelfHealApp)}}, GVKParser: parser}, deploymentCreatedClientSide, `
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: ns, labels: {app: web, app.kubernetes.io/part-of: shop}}
+spec:
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: web, image: "nginx:1.25"}]}
+`)
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync", st)
+	}
+	v := argoVerdict(t, rep, "/spec/replicas")
+	if v.Kind != model.LeftAlone || !strings.Contains(v.Reason, SyncDeletesPhrase) || !strings.Contains(v.Reason, "sets it to 1") {
+		t.Errorf("replicas: %s (%s), want left alone saying %q and that the server sets it to 1", v.Kind, v.Reason, SyncDeletesPhrase)
+	}
+	if v := argoVerdict(t, rep, "/metadata/labels/app.kubernetes.io~1part-of"); v.Kind != model.Reverted {
+		t.Errorf("part-of: %s (%s), want reverted", v.Kind, v.Reason)
+	}
+}
+
+// TestServerSideSyncExposesWhatAManagersRuleHid (differential seed
+// 62591, Argo CD v3.2.11): an Ingress a client-side sync created, whose
+// rewrite-target a person's kubectl apply changed; a managedFieldsManagers
+// rule for kubectl-client-side-apply hides it, and the sync is server-side
+// with RespectIgnoreDifferences=true. Git adds a label: OutOfSync. The
+// first self-heal sync keeps the person's value (the normalized target),
+// but its migration hands the annotation to argocd-controller; no rule
+// hides it then, and the next self-heal sync writes Git's value. Ignored
+// (Argo CD's diff does not show it now), the reason saying a sync writes
+// it back.
+func TestServerSideSyncExposesWhatAManagersRuleHid(t *testing.T) {
+	parser, err := parityParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const live = `
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+  namespace: ns
+  annotations:
+    argocd.argoproj.io/tracking-id: app:networking.k8s.io/Ingress:ns/web
+    nginx.ingress.kubernetes.io/rewrite-target: /app
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"app:networking.k8s.io/Ingress:ns/web","nginx.ingress.kubernetes.io/rewrite-target":"/app"},"name":"web","namespace":"ns"},"spec":{"ingressClassName":"nginx"}}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:annotations: {.: {}, f:argocd.argoproj.io/tracking-id: {}}}
+      f:spec: {f:ingressClassName: {}}
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations:
+          f:kubectl.kubernetes.io/last-applied-configuration: {}
+          f:nginx.ingress.kubernetes.io/rewrite-target: {}
+spec: {ingressClassName: nginx}
+`
+	app := strings.Replace(ssaSelfHealApp, "[ServerSideApply=true]", "[ServerSideApply=true, RespectIgnoreDifferences=true]", 1) +
+		"  ignoreDifferences: [{group: networking.k8s.io, kind: Ingress, managedFieldsManagers: [kubectl-client-side-apply]}]\n"
+	rep := explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, app)}}, GVKParser: parser}, live, `
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+  namespace: ns
+  labels: {edge: "true"}
+  annotations: {nginx.ingress.kubernetes.io/rewrite-target: /}
+spec: {ingressClassName: nginx}
+`)
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync (the label)", st)
+	}
+	v := argoVerdict(t, rep, "/metadata/annotations/nginx.ingress.kubernetes.io~1rewrite-target")
+	if v.Kind != model.Ignored || !strings.Contains(v.Reason, exposedPhrase) || !strings.Contains(v.Reason, SyncReappliesPhrase) {
+		t.Errorf("rewrite-target: %s (%s), want ignored (Argo CD's diff does not show it now) saying %q", v.Kind, v.Reason, exposedPhrase)
+	}
+	// Without self-heal no second sync runs: the rule's verdict stays.
+	manual := strings.Replace(app, "    automated: {selfHeal: true}\n", "", 1)
+	rep = explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, manual)}}, GVKParser: parser}, live, `
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+  namespace: ns
+  labels: {edge: "true"}
+  annotations: {nginx.ingress.kubernetes.io/rewrite-target: /}
+spec: {ingressClassName: nginx}
+`)
+	if v := argoVerdict(t, rep, "/metadata/annotations/nginx.ingress.kubernetes.io~1rewrite-target"); v.Kind != model.Ignored || strings.Contains(v.Reason, exposedPhrase) {
+		t.Errorf("without self-heal, rewrite-target: %s (%s), want ignored, the rule's verdict", v.Kind, v.Reason)
+	}
+}

@@ -179,3 +179,46 @@ type: Opaque
 		t.Errorf("exit %d, want 0 (Argo CD is Synced)", code)
 	}
 }
+
+// TestSecretStatusOnlyFieldTheSyncKeeps (differential seed 62338): a
+// Secret of a ServerSideDiff Application whose annotation vault (and
+// tracking mark) a server-side apply as argocd-controller wrote, and which
+// has no
+// last-applied-configuration (that apply's migration pruned Argo CD's
+// fields). The status diff, a dry-run apply as argocd-controller, prunes
+// vault; the diff Argo CD shows for the Secret does not list it; the sync
+// is a client-side kubectl apply, whose patch without an original deletes
+// nothing: self-heal kept vault on Argo CD v3.2.11. Left alone, and the
+// reason must not say that a sync deletes it.
+func TestSecretStatusOnlyFieldTheSyncKeeps(t *testing.T) {
+	const live = `
+apiVersion: v1
+kind: Secret
+metadata:
+  name: web
+  namespace: ns
+  annotations: {vault: synced, argocd.argoproj.io/tracking-id: "app:/Secret:ns/web"}
+  managedFields:
+  - manager: argocd-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:annotations: {f:vault: {}, f:argocd.argoproj.io/tracking-id: {}}}
+type: Opaque
+`
+	rep := explainSSDWith(t, "", live, `
+apiVersion: v1
+kind: Secret
+metadata: {name: web, namespace: ns}
+data: {token: dG9rZW4tZ2l0}
+type: Opaque
+`, "spec:\n", "spec:\n  syncPolicy: {automated: {selfHeal: true}}\n")
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync (data)", st)
+	}
+	v := argoVerdict(t, rep, "/metadata/annotations/vault")
+	if v.Kind != model.LeftAlone || strings.Contains(v.Reason, SyncDeletesPhrase) || !strings.Contains(v.Reason, "status diff") {
+		t.Errorf("vault: %s (%s), want left alone, in the status diff only, not saying %q", v.Kind, v.Reason, SyncDeletesPhrase)
+	}
+}

@@ -54,6 +54,17 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, syn
 		if v == nil {
 			continue
 		}
+		if !ssa && v.Kind == model.LeftAlone && strings.HasPrefix(v.Reason, secretStatusOnly) && sync.leaves(d.Path) {
+			// The status diff is a server-side apply's (ServerSideDiff),
+			// which prunes what argocd-controller applied alone; the
+			// client-side sync deletes only what last-applied-configuration
+			// lists (seed 62338: an annotation a server-side apply as
+			// argocd-controller wrote, which the sync kept).
+			nv := *v
+			nv.Reason = secretStatusOnly + "the object is OutOfSync and " + clientSideSyncLeaves
+			d.SetVerdict(nv)
+			continue
+		}
 		if !ssa && sync.respect && v.Kind == model.Reverted && sync.leaves(d.Path) {
 			// The respected sync's target lacks what a rule removed
 			// and live lacks too (syncTarget, seed 59114, A28).
@@ -214,6 +225,10 @@ const migrationDeletes = "last-applied-configuration lists it and Git does not; 
 // it on its own); the differential harness reads it, as it reads
 // SyncReappliesPhrase.
 const SyncDeletesPhrase = "a sync deletes it"
+
+// clientSideSyncLeaves ends the reason of a field only Argo CD's status
+// diff shows that the client-side sync leaves as it is.
+const clientSideSyncLeaves = "a sync does not change it: Argo CD syncs with a client-side kubectl apply, whose 3-way patch deletes only what last-applied-configuration lists, and the object it leaves holds the live value here"
 
 // syncLeavesPhrase ends the reason of a field Argo CD's diff shows that
 // last-applied-configuration lists and the client-side sync still leaves.

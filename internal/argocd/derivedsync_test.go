@@ -286,10 +286,6 @@ data: {application.resourceTrackingMethod: label}
 // the normalized target, which keeps Git's stringData, and the API server
 // stores it as data.password: self-heal added it. Reverted, not reported.
 func TestRespectedSyncWritesStringData(t *testing.T) {
-	parser, err := parityParser()
-	if err != nil {
-		t.Fatal(err)
-	}
 	const live = `
 apiVersion: v1
 kind: Secret
@@ -313,7 +309,7 @@ type: Opaque
     automated: {selfHeal: true}
     syncOptions: [RespectIgnoreDifferences=true]
 `
-	rep := explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, app)}}, GVKParser: parser}, live, `
+	rep := explainApp(t, app, live, `
 apiVersion: v1
 kind: Secret
 metadata: {name: web, namespace: ns}

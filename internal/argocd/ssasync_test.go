@@ -25,11 +25,7 @@ const ssaSelfHealApp = testAppHead + `  syncPolicy:
 // OutOfSync. resources is reported (the sync leaves it), schedule
 // reverted (the sync writes Git's value).
 func TestServerSideSyncKeepsWhatTheServerSetsAgain(t *testing.T) {
-	parser, err := parityParser()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, ssaSelfHealApp)}}, GVKParser: parser}, cronJobMigrated, `
+	rep := explainApp(t, ssaSelfHealApp, cronJobMigrated, `
 apiVersion: batch/v1
 kind: CronJob
 metadata: {name: cj, namespace: ns}
@@ -94,11 +90,7 @@ data: {a: "1", b: "2"}
 // migrateToSSAIfNecessary, client-go util/csaupgrade) and applies again:
 // the apply prunes tier. Left alone, the reason saying a sync deletes it.
 func TestServerSideSyncPrunesMigratedFields(t *testing.T) {
-	parser, err := parityParser()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, ssaSelfHealApp)}}, GVKParser: parser}, cmCreatedClientSide, `
+	rep := explainApp(t, ssaSelfHealApp, cmCreatedClientSide, `
 apiVersion: v1
 kind: ConfigMap
 metadata: {name: cm, namespace: ns}
@@ -168,11 +160,7 @@ spec:
 // sets 1: self-heal changed it. Left alone, the reason saying a sync
 // deletes it and what the server sets.
 func TestServerSideSyncPrunesMigratedDefaults(t *testing.T) {
-	parser, err := parityParser()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep := explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, ssaSelfHealApp)}}, GVKParser: parser}, deploymentCreatedClientSide, `
+	rep := explainApp(t, ssaSelfHealApp, deploymentCreatedClientSide, `
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: web, namespace: ns, labels: {app: web, app.kubernetes.io/part-of: shop}}
@@ -205,10 +193,6 @@ spec:
 // (Argo CD's diff does not show it now), the reason saying a sync writes
 // it back.
 func TestServerSideSyncExposesWhatAManagersRuleHid(t *testing.T) {
-	parser, err := parityParser()
-	if err != nil {
-		t.Fatal(err)
-	}
 	const live = `
 apiVersion: networking.k8s.io/v1
 kind: Ingress
@@ -240,7 +224,7 @@ spec: {ingressClassName: nginx}
 `
 	app := strings.Replace(ssaSelfHealApp, "[ServerSideApply=true]", "[ServerSideApply=true, RespectIgnoreDifferences=true]", 1) +
 		"  ignoreDifferences: [{group: networking.k8s.io, kind: Ingress, managedFieldsManagers: [kubectl-client-side-apply]}]\n"
-	rep := explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, app)}}, GVKParser: parser}, live, `
+	rep := explainApp(t, app, live, `
 apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata:
@@ -259,7 +243,7 @@ spec: {ingressClassName: nginx}
 	}
 	// Without self-heal no second sync runs: the rule's verdict stays.
 	manual := strings.Replace(app, "    automated: {selfHeal: true}\n", "", 1)
-	rep = explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, manual)}}, GVKParser: parser}, live, `
+	rep = explainApp(t, manual, live, `
 apiVersion: networking.k8s.io/v1
 kind: Ingress
 metadata:

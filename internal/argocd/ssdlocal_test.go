@@ -141,6 +141,17 @@ func explainSSDWith(t *testing.T, cm, live, desired string, appEdits ...string) 
 	return explainFile(t, Options{Inputs: inputs, GVKParser: parser}, live, desired)
 }
 
+// explainApp runs explain -f with the Application app and the parity
+// tests' schema.
+func explainApp(t *testing.T, app, live, desired string) *model.Report {
+	t.Helper()
+	parser, err := parityParser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, app)}}, GVKParser: parser}, live, desired)
+}
+
 // explainFile runs explain -f (desired from a file) with an adapter of
 // opts.
 func explainFile(t *testing.T, opts Options, live, desired string) *model.Report {

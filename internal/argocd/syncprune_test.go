@@ -340,10 +340,6 @@ spec:
   podSelector: {matchLabels: {app: web}}
   policyTypes: [Ingress]
 `
-	parser, err := parityParser()
-	if err != nil {
-		t.Fatal(err)
-	}
 	app := strings.Replace(selfHealApp, "{group: batch, kind: CronJob, managedFieldsManagers: [kubectl-patch]}",
 		"{group: networking.k8s.io, kind: NetworkPolicy, jsonPointers: [/metadata/labels/audited]}", 1)
 	app = strings.Replace(app, "    syncOptions: [RespectIgnoreDifferences=true]\n", "", 1)
@@ -352,7 +348,7 @@ spec:
 	// /metadata/labels).
 	app = strings.Replace(app, "metadata: {name: app, namespace: argocd}", "metadata: {name: app, namespace: argocd, annotations: {argocd.argoproj.io/compare-options: ServerSideDiff=true}}", 1)
 	app += "status:\n  resources:\n  - {group: networking.k8s.io, version: v1, kind: NetworkPolicy, namespace: ns, name: web, status: OutOfSync}\n"
-	rep := explainFile(t, Options{Inputs: []Input{{Object: objectOf(t, app)}}, GVKParser: parser}, netpolHandApplied, git)
+	rep := explainApp(t, app, netpolHandApplied, git)
 	if st := statusOf(t, rep); !st.Drift {
 		t.Fatalf("status %+v, want OutOfSync (the tracking annotation)", st)
 	}

@@ -630,6 +630,8 @@ type AppStatus struct {
 		Phase      string `json:"phase"`
 		Message    string `json:"message"`
 		FinishedAt string `json:"finishedAt"`
+		// StartedAt tells one operation from the next.
+		StartedAt string `json:"startedAt"`
 		// RetryCount: attempts of this operation that failed and are
 		// retried (an automated sync retries 5 times by default).
 		RetryCount int64 `json:"retryCount"`

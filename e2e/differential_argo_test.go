@@ -448,7 +448,7 @@ func (a *ArgoCD) diffItem(t *testing.T, app, kind, name string) (AppStatus, *Man
 // waitHealed waits for self-heal after skip-reconcile was lifted at
 // lifted. An OutOfSync app: until a sync that finished after lifted
 // failed (returns its message; an attempt Argo CD retries is a failed
-// sync), or succeeded and the app is Synced (or
+// sync), or succeeded and the app stays Synced for settle (or
 // stays OutOfSync 10 s on: a sync that cannot make it converge; returns
 // ""); no sync at all in 60 s fails the attempt (the harness did not
 // finish). A Synced one: a few seconds (there is nothing to heal, and the time
@@ -461,9 +461,24 @@ func (a *ArgoCD) waitHealed(t *testing.T, app string, outOfSync bool, lifted tim
 	}
 	start := time.Now()
 	var synced time.Time
+	// The operation after which the app read Synced, and since when: a
+	// Synced read right after a sync can be the comparison of a cache
+	// that has not seen the sync's last write yet, and self-heal's next
+	// attempt comes at least selfHealBackoff's 2 s later (argo-cd
+	// cmd/argocd-application-controller --self-heal-backoff-timeout-seconds):
+	// the answer is the object once the app stays Synced that long
+	// (differential seed 63833: Synced after the first sync, whose
+	// migration had exposed a label a managers rule hid; the second
+	// sync reverted it 1 s later).
+	const settle = 5 * time.Second
+	var settledOp string
+	var settledAt time.Time
 	for {
 		st := a.App(t, app, "")
 		op := st.OperationState
+		if st.Sync.Status != "Synced" {
+			settledOp = ""
+		}
 		fresh := false
 		if op != nil && op.FinishedAt != "" {
 			// finishedAt has whole seconds.
@@ -485,10 +500,12 @@ func (a *ArgoCD) waitHealed(t *testing.T, app string, outOfSync bool, lifted tim
 			// (seed 20089: the API server rejects a CronJob without
 			// spec.schedule; the 60 s below ran out before the fifth retry).
 			return "Failed (attempt " + strconv.FormatInt(op.RetryCount, 10) + ", Argo CD retries): " + firstLine(op.Message)
-		case fresh && op.Phase == "Succeeded" && st.Sync.Status == "Synced":
+		case fresh && op.Phase == "Succeeded" && st.Sync.Status == "Synced" && settledOp != op.StartedAt+op.FinishedAt:
+			settledOp, settledAt = op.StartedAt+op.FinishedAt, time.Now()
+		case fresh && op.Phase == "Succeeded" && st.Sync.Status == "Synced" && time.Since(settledAt) > settle:
 			// Which operation was taken for the heal, for reading a case
 			// whose heal changed less than expected (A20, seed 20094).
-			t.Logf("Application %s: Synced after an operation that finished %s (skip-reconcile lifted %s): %s", app, op.FinishedAt, lifted.UTC().Format(time.RFC3339Nano), firstLine(op.Message))
+			t.Logf("Application %s: Synced after an operation that finished %s (skip-reconcile lifted %s), and %s on: %s", app, op.FinishedAt, lifted.UTC().Format(time.RFC3339Nano), settle, firstLine(op.Message))
 			return ""
 		case fresh && op.Phase == "Succeeded" && synced.IsZero():
 			synced = time.Now()

@@ -66,7 +66,7 @@ func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp
 		if v == nil {
 			continue
 		}
-		if v.Kind == model.Ignored && app.SelfHeal() {
+		if app.SelfHeal() && (v.Kind == model.Ignored || v.Kind == model.Reported && strings.Contains(v.Reason, respectCopiesPhrase)) {
 			if next == nil {
 				next = cmp.cfg.normalizePair(after, cmp.desired)
 			}
@@ -102,7 +102,9 @@ func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp
 // exposedBySync: a field a rule hides now that the rules no longer hide
 // in the comparison of the object the sync leaves (next), where it still
 // differs from Git: still ignored, with the reason saying a sync writes
-// it back. A managedFieldsManagers rule hides what its manager
+// it back (reverted where it is reported in a map Argo CD's diff shows
+// and RespectIgnoreDifferences copied its live value into the first
+// sync: seed 63833). A managedFieldsManagers rule hides what its manager
 // owns, and the server-side sync hands kubectl-client-side-apply's fields
 // to argocd-controller (the client-side apply migration, then kubectl's
 // migrateToSSAIfNecessary): Argo CD is then OutOfSync on the field, and
@@ -123,15 +125,24 @@ func exposedBySync(d *model.FieldDrift, v model.Verdict, cfg *compareConfig, nex
 	if inLive == inTarget && (!inLive || jsonEqual(lv, tv)) {
 		return model.Verdict{}, false
 	}
+	// What happens to the field comes first: the text output cuts
+	// reasons to three lines.
+	nv := v
+	if v.Kind == model.Reported {
+		// Shown in a map Argo CD's diff shows (respectCopiesPhrase,
+		// seed 63833): the second sync reverts it.
+		nv.Kind = model.Reverted
+		nv.Reason = "reverted by self-heal's second sync: " + v.Reason + "; but " + exposedPhrase
+		return nv, true
+	}
 	// Still ignored now (Argo CD's diff does not show it), but
 	// written back by the sync after next.
-	nv := v
-	nv.Reason = v.Reason + "; yet " + exposedPhrase + ": " + SyncReappliesPhrase
+	nv.Reason = "ignored now, but " + SyncReappliesPhrase + " (self-heal's second sync): " + v.Reason + "; " + exposedPhrase
 	return nv, true
 }
 
 // exposedPhrase is in the reason of exposedBySync's verdict.
-const exposedPhrase = "in the object that sync leaves (a server-side apply as argocd-controller, which takes over the fields of the client-side apply that wrote last-applied-configuration: gitops-engine pkg/sync/sync_context.go performClientSideApplyMigration, k8s.io/kubectl pkg/cmd/apply/apply.go migrateToSSAIfNecessary) no rule hides it, so Argo CD is OutOfSync on it then, and self-heal's next sync writes Git's value"
+const exposedPhrase = "the first sync, a server-side apply as argocd-controller, takes over the fields of the client-side apply that wrote last-applied-configuration (gitops-engine pkg/sync/sync_context.go performClientSideApplyMigration, k8s.io/kubectl pkg/cmd/apply/apply.go migrateToSSAIfNecessary), after which no rule hides this one and Argo CD is OutOfSync on it"
 
 const migratedPrunes = "with ServerSideApply=true Argo CD syncs with kubectl apply --server-side as argocd-controller, which hands the fields of the client-side apply that wrote last-applied-configuration to argocd-controller (kubectl migrateToSSAIfNecessary) and applies again, so the apply prunes them where Git no longer has them"
 

@@ -257,3 +257,55 @@ spec: {ingressClassName: nginx}
 		t.Errorf("without self-heal, rewrite-target: %s (%s), want ignored, the rule's verdict", v.Kind, v.Reason)
 	}
 }
+
+// TestServerSideSyncRevertsWhatAManagersRuleHidInAShownMap (differential
+// seed 63833, Argo CD v3.2.11): as
+// TestServerSideSyncExposesWhatAManagersRuleHid, for a label under the
+// rule in a labels map Argo CD's diff shows (Git adds another label):
+// reported now (RespectIgnoreDifferences copies the live value into the
+// first sync), reverted by self-heal's second sync.
+func TestServerSideSyncRevertsWhatAManagersRuleHidInAShownMap(t *testing.T) {
+	const live = `
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm
+  namespace: ns
+  labels: {policy: strict}
+  annotations:
+    argocd.argoproj.io/tracking-id: app:/ConfigMap:ns/cm
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"v1","data":{"a":"1"},"kind":"ConfigMap","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"app:/ConfigMap:ns/cm"},"labels":{"policy":"strict"},"name":"cm","namespace":"ns"}}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:data: {.: {}, f:a: {}}
+      f:metadata: {f:annotations: {.: {}, f:argocd.argoproj.io/tracking-id: {}}}
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations: {f:kubectl.kubernetes.io/last-applied-configuration: {}}
+        f:labels: {.: {}, f:policy: {}}
+data: {a: "1"}
+`
+	app := strings.Replace(ssaSelfHealApp, "[ServerSideApply=true]", "[ServerSideApply=true, RespectIgnoreDifferences=true]", 1) +
+		"  ignoreDifferences: [{kind: ConfigMap, managedFieldsManagers: [kubectl-client-side-apply]}]\n"
+	rep := explainApp(t, app, live, `
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: cm, namespace: ns, labels: {policy: relaxed, edge: "true"}}
+data: {a: "1"}
+`)
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync (the label edge)", st)
+	}
+	v := argoVerdict(t, rep, "/metadata/labels/policy")
+	if v.Kind != model.Reverted || !strings.Contains(v.Reason, exposedPhrase) {
+		t.Errorf("policy: %s (%s), want reverted saying %q", v.Kind, v.Reason, exposedPhrase)
+	}
+}

@@ -1,7 +1,6 @@
 package argocd
 
 import (
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 
@@ -234,24 +233,9 @@ func clientSideSyncResult(live, target, orig *unstructured.Unstructured) (result
 // password is stringData, live has no data.password, and the sync added
 // it.
 func storedSecretData(obj *unstructured.Unstructured) {
-	if obj.GroupVersionKind() != corev1.SchemeGroupVersion.WithKind("Secret") {
-		return
+	if obj.GroupVersionKind() == corev1.SchemeGroupVersion.WithKind("Secret") {
+		mergeStringData(obj)
 	}
-	sd, ok := obj.Object["stringData"].(map[string]any)
-	if !ok {
-		return
-	}
-	data, _ := obj.Object["data"].(map[string]any)
-	if data == nil {
-		data = map[string]any{}
-	}
-	for k, v := range sd {
-		if s, ok := v.(string); ok {
-			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
-		}
-	}
-	obj.Object["data"] = data
-	delete(obj.Object, "stringData")
 }
 
 // withLastApplied is target as kubectl apply sends it: its

@@ -136,22 +136,7 @@ func remarshal(obj *unstructured.Unstructured) *unstructured.Unstructured {
 // normalizeSecret mirrors gitops-engine NormalizeSecret: stringData moves to
 // data (base64), empty values become "".
 func normalizeSecret(un *unstructured.Unstructured) {
-	if sd, found, err := unstructured.NestedMap(un.Object, "stringData"); found && err == nil {
-		data, found, _ := unstructured.NestedMap(un.Object, "data")
-		if !found {
-			data = map[string]any{}
-		}
-		for k, v := range sd {
-			if s, ok := v.(string); ok {
-				data[k] = base64.StdEncoding.EncodeToString([]byte(s))
-			} else {
-				data[k] = v
-			}
-		}
-		if err := unstructured.SetNestedField(un.Object, data, "data"); err == nil {
-			delete(un.Object, "stringData")
-		}
-	}
+	mergeStringData(un)
 	var secret corev1.Secret
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(un.Object, &secret); err != nil {
 		return
@@ -167,6 +152,30 @@ func normalizeSecret(un *unstructured.Unstructured) {
 	}
 	if secret.Data != nil {
 		_ = unstructured.SetNestedField(un.Object, obj["data"], "data")
+	}
+}
+
+// mergeStringData writes a Secret's stringData over its data (base64)
+// and drops it, as gitops-engine NormalizeSecret and the API server's
+// conversion to the internal type (Convert_v1_Secret_To_core_Secret) do.
+func mergeStringData(un *unstructured.Unstructured) {
+	sd, found, err := unstructured.NestedMap(un.Object, "stringData")
+	if !found || err != nil {
+		return
+	}
+	data, found, _ := unstructured.NestedMap(un.Object, "data")
+	if !found {
+		data = map[string]any{}
+	}
+	for k, v := range sd {
+		if s, ok := v.(string); ok {
+			data[k] = base64.StdEncoding.EncodeToString([]byte(s))
+		} else {
+			data[k] = v
+		}
+	}
+	if err := unstructured.SetNestedField(un.Object, data, "data"); err == nil {
+		delete(un.Object, "stringData")
 	}
 }
 

@@ -41,8 +41,7 @@ func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp
 	if cmp == nil || cmp.cfg == nil || cmp.desired == nil || app == nil || live == nil {
 		return
 	}
-	if !app.HasSyncOption("ServerSideApply=true") &&
-		!hasAnnotationOption(cmp.desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true") {
+	if !syncsServerSide(app, cmp.desired) {
 		return
 	}
 	if cmp.cfg.parser == nil || cmp.cfg.parser.Type(live.GroupVersionKind()) == nil {
@@ -143,6 +142,15 @@ func exposedBySync(d *model.FieldDrift, v model.Verdict, cfg *compareConfig, nex
 
 // exposedPhrase is in the reason of exposedBySync's verdict.
 const exposedPhrase = "the first sync, a server-side apply as argocd-controller, takes over the fields of the client-side apply that wrote last-applied-configuration (gitops-engine pkg/sync/sync_context.go performClientSideApplyMigration, k8s.io/kubectl pkg/cmd/apply/apply.go migrateToSSAIfNecessary), after which no rule hides this one and Argo CD is OutOfSync on it"
+
+// syncsServerSide: Argo CD syncs desired with a server-side apply, by
+// the Application's sync option or the object's own annotation
+// (gitops-engine pkg/sync/sync_context.go shouldUseServerSideApply, whose
+// per-object ServerSideApply=false annotation is not read here).
+func syncsServerSide(app *Application, desired *unstructured.Unstructured) bool {
+	return app.HasSyncOption("ServerSideApply=true") ||
+		hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true")
+}
 
 const migratedPrunes = "with ServerSideApply=true Argo CD syncs with kubectl apply --server-side as argocd-controller, which hands the fields of the client-side apply that wrote last-applied-configuration to argocd-controller (kubectl migrateToSSAIfNecessary) and applies again, so the apply prunes them where Git no longer has them"
 

@@ -43,8 +43,7 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 	if sync == nil || a.opts.Schema == nil {
 		return // no desired state or Application (newClientSideSync), or no schema
 	}
-	ssa := app.HasSyncOption("ServerSideApply=true") ||
-		hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true")
+	ssa := syncsServerSide(app, desired)
 	if ssa && !csaMigrates(live, app) {
 		return
 	}

@@ -35,8 +35,7 @@ func syncPrunes(rep *model.Report, live, desired *unstructured.Unstructured, syn
 	if sync == nil {
 		return
 	}
-	ssa := app.HasSyncOption("ServerSideApply=true") ||
-		hasAnnotationOption(desired.GetAnnotations(), AnnotationSyncOptions, "ServerSideApply=true")
+	ssa := syncsServerSide(app, desired)
 	if ssa && !csaMigrates(live, app) {
 		return
 	}

@@ -35,29 +35,13 @@ const ServerSetsAgainPhrase = "a sync does not change it: Argo CD's server-side 
 // configuration), the same apply (class I8, session 15, seed 55212: an
 // untouched StatefulSet's claim template apiVersion and kind were called
 // reverted; self-heal left them and Argo CD stayed OutOfSync).
-// Without a schema for the kind the apply cannot be computed and the
-// verdicts stay.
-func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp *comparison, app *Application) {
-	if cmp == nil || cmp.cfg == nil || cmp.desired == nil || app == nil || live == nil {
-		return
-	}
-	if !syncsServerSide(app, cmp.desired) {
-		return
-	}
-	if cmp.cfg.parser == nil || cmp.cfg.parser.Type(live.GroupVersionKind()) == nil {
-		return
+// after is that object (serverSideSync); without a schema for the kind
+// the apply cannot be computed and the verdicts stay.
+func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp *comparison, app *Application, after *unstructured.Unstructured) {
+	if after == nil {
+		return // a client-side sync, or one that cannot be computed
 	}
 	respect := app.HasSyncOption("RespectIgnoreDifferences=true")
-	// With RespectIgnoreDifferences=true the apply's target is the
-	// normalized one (syncTarget), as for a client-side sync.
-	target := syncTarget(cmp.res, live, cmp.desired, respect)
-	if target == nil {
-		return
-	}
-	after, err := serverSideSyncResult(cmp.cfg, live, target, app)
-	if err != nil {
-		return
-	}
 	var next *normResult // the comparison after the sync, read lazily
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
@@ -96,6 +80,29 @@ func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp
 			d.SetVerdict(nv)
 		}
 	}
+}
+
+// serverSideSync is the object a ServerSideApply=true sync of cmp's
+// desired state over live leaves (serverSideSyncResult); nil for a
+// client-side sync, or when the apply cannot be computed (no schema for
+// the kind). With RespectIgnoreDifferences=true the apply's target is the
+// normalized one (syncTarget), as for a client-side sync.
+func serverSideSync(live *unstructured.Unstructured, cmp *comparison, app *Application) *unstructured.Unstructured {
+	if cmp == nil || cmp.cfg == nil || cmp.desired == nil || app == nil || live == nil || !syncsServerSide(app, cmp.desired) {
+		return nil
+	}
+	if cmp.cfg.parser == nil || cmp.cfg.parser.Type(live.GroupVersionKind()) == nil {
+		return nil
+	}
+	target := syncTarget(cmp.res, live, cmp.desired, app.HasSyncOption("RespectIgnoreDifferences=true"))
+	if target == nil {
+		return nil
+	}
+	after, err := serverSideSyncResult(cmp.cfg, live, target, app)
+	if err != nil {
+		return nil
+	}
+	return after
 }
 
 // exposedBySync: a field a rule hides now that the rules no longer hide

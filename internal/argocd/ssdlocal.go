@@ -13,8 +13,11 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	"k8s.io/kubernetes/pkg/features"
 
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/merge"
@@ -214,7 +217,7 @@ func withServerDefaults(live, out *unstructured.Unstructured) *unstructured.Unst
 				}
 				continue
 			}
-			if has || !diff.IsServerDefaultValue(gvk.Group, gvk.Kind, at, lv, live.Object) {
+			if has || !serverOnlyDefault(gvk.Group, gvk.Kind, at) || !diff.IsServerDefaultValue(gvk.Group, gvk.Kind, at, lv, live.Object) {
 				continue
 			}
 			if res == nil {
@@ -230,6 +233,40 @@ func withServerDefaults(live, out *unstructured.Unstructured) *unstructured.Unst
 		return out
 	}
 	return res
+}
+
+// gatedDefaults are the map members kubernetes' defaulting functions set
+// only under a feature gate (pkg/apis/*/v1/defaults.go, v1.37.2), for the
+// kinds an Application holds; the others the gates decide are list items
+// (a container's probe, an image volume's pullPolicy), which
+// withServerDefaults does not walk.
+var gatedDefaults = []struct {
+	group, kind string
+	path        string
+	gate        featuregate.Feature
+}{
+	{"apps", "StatefulSet", "spec/updateStrategy/rollingUpdate/maxUnavailable", features.MaxUnavailableStatefulSet},
+}
+
+// serverOnlyDefault says whether the member at toks is one the API
+// server's defaulting sets where Argo CD's does not: its default depends
+// on a gate that is on in the k8s.io/kubernetes release linked (the API
+// server's, v1.37) and off as ArgoKubernetesVersion emulates it. Every
+// other default both releases set alike, in the same context: where
+// serverRoundTrip's defaulting left a member out, so does the server's
+// (differential seed 64984: a Job's completions 1, which the defaulting
+// writes only when parallelism is unset too, was put back after the apply
+// pruned it; the server left it out and rejected the update).
+func serverOnlyDefault(group, kind string, toks []string) bool {
+	p := strings.Join(toks, "/")
+	for _, d := range gatedDefaults {
+		if d.group != group || d.kind != kind || d.path != p {
+			continue
+		}
+		specs := utilfeature.DefaultMutableFeatureGate.GetAllVersioned()[d.gate]
+		return len(specs) > 0 && specs[len(specs)-1].Default && !utilfeature.DefaultFeatureGate.Enabled(d.gate)
+	}
+	return false
 }
 
 // getMap is the map at the keys path of obj.

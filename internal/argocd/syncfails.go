@@ -11,86 +11,37 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/kube-openapi/pkg/validation/spec"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/kube"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 	"github.com/kubectl-drift/kubectl-drift/internal/model/jsonpointer"
 )
 
-// syncFails: Argo CD's sync of an OutOfSync object (selfHeal's too) is one
-// client-side kubectl apply of Git's manifest (gitops-engine
-// pkg/utils/kube/resource_ops.go ApplyResource), whose 3-way patch deletes
-// every field the live last-applied-configuration lists and the manifest
-// does not (syncPrunes). When such a field is one the API server requires
-// (the kind's OpenAPI schema lists it in its parent's required), the
-// server rejects the patched object (422 Invalid), gitops-engine marks the
-// task SyncFailed and the operation Failed, and an automated sync retries
-// the same apply (Retry{Limit: 5} by default, argo-cd
-// controller/appcontroller.go autoSync) with the same answer: the sync
-// changes nothing and the object stays OutOfSync. Seen on Argo CD v3.2.11,
-// differential seed 20089: Git drops a CronJob's spec.schedule, Argo CD
-// shows /spec/schedule and every self-heal attempt fails with
-// "spec.schedule: Required value". So no field is written back: reverted
-// becomes reported, and the phrases saying a sync deletes or re-applies a
-// field are taken back. Needs the cluster's schema (SchemaFunc); without
-// it the verdicts stay as the diff gave them.
-func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstructured, sync *clientSideSync, app *Application) {
-	// A ServerSideApply=true sync applies client-side first when a
-	// person's kubectl apply left kubectl-client-side-apply's fields
-	// (csaMigrates): that migration's 3-way patch fails the same way, and
-	// the sync with it (differential seed 61921: Git drops an
-	// IngressClass's required parameters.name; "Failed to perform
-	// client-side apply migration ... spec.parameters.name: Required
-	// value" on every self-heal).
-	if sync == nil || a.opts.Schema == nil {
-		return // no desired state or Application (newClientSideSync), or no schema
+// syncFails: Argo CD's sync of an OutOfSync object (selfHeal's too)
+// writes one object (a client-side kubectl apply of Git's manifest,
+// gitops-engine pkg/utils/kube/resource_ops.go ApplyResource, or with
+// ServerSideApply=true a server-side apply as argocd-controller,
+// serverSideSync). When the API server rejects that object (422
+// Invalid), gitops-engine marks the task SyncFailed and the operation
+// Failed, and an automated sync retries the same write (Retry{Limit: 5}
+// by default, argo-cd controller/appcontroller.go autoSync) with the same
+// answer: the sync changes nothing and the object stays OutOfSync. So no
+// field is written back: reverted becomes reported, and the phrases
+// saying a sync deletes or re-applies a field are taken back. Two
+// computations say the server rejects it: a field the kind's schema
+// requires that the write leaves out (syncMissesRequired), and the kind's
+// update validation (syncRejected).
+func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstructured, sync *clientSideSync, after *unstructured.Unstructured, app *Application) {
+	if sync == nil {
+		return // no desired state or Application (newClientSideSync)
 	}
-	ssa := syncsServerSide(app, desired)
-	if ssa && !csaMigrates(live, app) {
+	why := a.syncMissesRequired(rep, live, desired, sync, app)
+	if why == "" {
+		why = syncRejected(live, desired, sync, after, app)
+	}
+	if why == "" {
 		return
 	}
-	gvk := live.GroupVersionKind()
-	// A built-in kind's published defaults are its Go zero values
-	// (openapi-gen writes "default": "" for a required string), which the
-	// API server does not apply; a custom resource's structural defaults
-	// it applies before validating.
-	structural := !scheme.Scheme.Recognizes(gvk)
-	deleted := syncDeleted(rep, live, desired, app)
-	var result *unstructured.Unstructured
-	if len(deleted) == 0 {
-		// Only a sync that deletes a field or writes a new parent can
-		// leave a required field out: the schema (one more read) is
-		// asked for nothing else.
-		// A built-in kind's result went through its Go types and
-		// defaulting, which add parents of their own (resources: {}, a
-		// default strategy): only what it drops counts there.
-		if !sync.computed() || !reshapes(live.Object, sync.result.Object, structural) {
-			return
-		}
-		result = sync.result
-	}
-	models := a.schemas.models(a.opts.Schema, gvk.GroupVersion())
-	root, ok := modelGVKs(models)[gvk]
-	if !ok {
-		return
-	}
-	var missing []string
-	for _, p := range deleted {
-		if requiredField(models, models[root], p, structural) && parentStays(p, deleted, desired) {
-			missing = append(missing, p)
-		}
-	}
-	how := "its 3-way patch deletes"
-	if result != nil {
-		missing = syncResultMisses(result, live, models, models[root], structural)
-		how = "the object it writes (kubectl's 3-way patch applied to live) lacks"
-	}
-	if len(missing) == 0 {
-		return
-	}
-	if ssa {
-		how = "its client-side apply migration (ServerSideApply=true, kubectl-client-side-apply owns fields) runs kubectl's 3-way patch, which deletes"
-	}
-	why := fmt.Sprintf("a sync fails: %s %s, which the API server requires (OpenAPI schema of %s), so the server rejects the object and the sync changes nothing (an automated sync retries it, with the same answer)",
-		how, strings.Join(missing, ", "), gvk.Kind)
+	why = "a sync fails: " + why + ", so the server rejects the object and the sync changes nothing (an automated sync retries it, with the same answer)"
 	rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "sync-fails", Message: why})
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
@@ -110,6 +61,111 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 		}
 		d.SetVerdict(nv)
 	}
+}
+
+// syncRejected says why the API server's update validation rejects the
+// object the sync writes over live (kube.UpdateRejections): after, a
+// server-side sync's, or the client-side sync's result. Differential seed
+// 64984 (A38, Argo CD v3.2.11): a Job created by a client-side sync
+// (argocd-controller's Update owns the defaulted spec.completions), in a
+// ServerSideApply=true app; the server-side sync's migration hands those
+// fields to argocd-controller's apply, which prunes completions now that
+// Git sets parallelism (so the default no longer writes it), and every
+// self-heal sync failed with "spec.completions: Invalid value: null:
+// field is immutable". "" when it is accepted or the kind's validation is
+// not known here.
+func syncRejected(live, desired *unstructured.Unstructured, sync *clientSideSync, after *unstructured.Unstructured, app *Application) string {
+	type write struct {
+		obj *unstructured.Unstructured
+		how string
+	}
+	var writes []write
+	ssa := syncsServerSide(app, desired)
+	if (!ssa || csaMigrates(live, app)) && sync.computed() {
+		how := "the object it writes (kubectl's 3-way patch applied to live)"
+		if ssa {
+			how = "the object its client-side apply migration writes (ServerSideApply=true, kubectl-client-side-apply owns fields; kubectl's 3-way patch applied to live)"
+		}
+		writes = append(writes, write{sync.result, how})
+	}
+	if ssa && after != nil {
+		writes = append(writes, write{after, "the object its server-side apply writes"})
+	}
+	for _, w := range writes {
+		if rejections, ok := kube.UpdateRejections(live, w.obj); ok && len(rejections) > 0 {
+			return fmt.Sprintf("%s is one the API server's update validation of %s rejects (%s)", w.how, live.GetKind(), strings.Join(rejections, "; "))
+		}
+	}
+	return ""
+}
+
+// syncMissesRequired says why the object a client-side sync writes lacks
+// a field the API server requires: its 3-way patch deletes every field
+// the live last-applied-configuration lists and the manifest does not
+// (syncPrunes), and when such a field is one the kind's OpenAPI schema
+// lists in its parent's required, the server rejects the patched object.
+// Seen on Argo CD v3.2.11, differential seed 20089: Git drops a CronJob's
+// spec.schedule, Argo CD shows /spec/schedule and every self-heal attempt
+// fails with "spec.schedule: Required value". Needs the cluster's schema
+// (SchemaFunc); without it "" (the verdicts stay as the diff gave them).
+func (a *Adapter) syncMissesRequired(rep *model.Report, live, desired *unstructured.Unstructured, sync *clientSideSync, app *Application) string {
+	// A ServerSideApply=true sync applies client-side first when a
+	// person's kubectl apply left kubectl-client-side-apply's fields
+	// (csaMigrates): that migration's 3-way patch fails the same way, and
+	// the sync with it (differential seed 61921: Git drops an
+	// IngressClass's required parameters.name; "Failed to perform
+	// client-side apply migration ... spec.parameters.name: Required
+	// value" on every self-heal).
+	if a.opts.Schema == nil {
+		return ""
+	}
+	ssa := syncsServerSide(app, desired)
+	if ssa && !csaMigrates(live, app) {
+		return ""
+	}
+	gvk := live.GroupVersionKind()
+	// A built-in kind's published defaults are its Go zero values
+	// (openapi-gen writes "default": "" for a required string), which the
+	// API server does not apply; a custom resource's structural defaults
+	// it applies before validating.
+	structural := !scheme.Scheme.Recognizes(gvk)
+	deleted := syncDeleted(rep, live, desired, app)
+	var result *unstructured.Unstructured
+	if len(deleted) == 0 {
+		// Only a sync that deletes a field or writes a new parent can
+		// leave a required field out: the schema (one more read) is
+		// asked for nothing else.
+		// A built-in kind's result went through its Go types and
+		// defaulting, which add parents of their own (resources: {}, a
+		// default strategy): only what it drops counts there.
+		if !sync.computed() || !reshapes(live.Object, sync.result.Object, structural) {
+			return ""
+		}
+		result = sync.result
+	}
+	models := a.schemas.models(a.opts.Schema, gvk.GroupVersion())
+	root, ok := modelGVKs(models)[gvk]
+	if !ok {
+		return ""
+	}
+	var missing []string
+	for _, p := range deleted {
+		if requiredField(models, models[root], p, structural) && parentStays(p, deleted, desired) {
+			missing = append(missing, p)
+		}
+	}
+	how := "its 3-way patch deletes"
+	if result != nil {
+		missing = syncResultMisses(result, live, models, models[root], structural)
+		how = "the object it writes (kubectl's 3-way patch applied to live) lacks"
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	if ssa {
+		how = "its client-side apply migration (ServerSideApply=true, kubectl-client-side-apply owns fields) runs kubectl's 3-way patch, which deletes"
+	}
+	return fmt.Sprintf("%s %s, which the API server requires (OpenAPI schema of %s)", how, strings.Join(missing, ", "), gvk.Kind)
 }
 
 // syncDeleted are the live fields the sync's 3-way patch deletes: listed

@@ -243,3 +243,154 @@ func TestServerSideSyncFailsInItsMigration(t *testing.T) {
 		t.Errorf("no client-side apply migration: a sync-fails note: %+v", rep.Notes)
 	}
 }
+
+// A Job a client-side sync created (annotation tracking; argocd-controller's Update owns what
+// the API server defaulted, completions and parallelism among them; the
+// generated selector and template labels no one), as differential seed
+// 64984 left it.
+const jobCreatedClientSide = `
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: web
+  namespace: ns
+  uid: 748a1cb3-a7d1-4119-a43e-8dd86e91c846
+  labels: {app: migrate}
+  annotations:
+    argocd.argoproj.io/tracking-id: app:batch/Job:ns/web
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"batch/v1","kind":"Job","metadata":{"annotations":{"argocd.argoproj.io/tracking-id":"app:batch/Job:ns/web"},"labels":{"app":"migrate"},"name":"web","namespace":"ns"},"spec":{"backoffLimit":2,"suspend":true,"template":{"spec":{"containers":[{"command":["sh","-c","echo migrate"],"image":"busybox:1.36","name":"migrate"}],"restartPolicy":"Never"}}}}'
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: batch/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations: {.: {}, f:argocd.argoproj.io/tracking-id: {}, f:kubectl.kubernetes.io/last-applied-configuration: {}}
+        f:labels: {.: {}, f:app: {}}
+      f:spec:
+        f:backoffLimit: {}
+        f:completionMode: {}
+        f:completions: {}
+        f:manualSelector: {}
+        f:parallelism: {}
+        f:podReplacementPolicy: {}
+        f:suspend: {}
+        f:template:
+          f:spec:
+            f:containers:
+              k:{"name":"migrate"}:
+                .: {}
+                f:command: {}
+                f:image: {}
+                f:imagePullPolicy: {}
+                f:name: {}
+                f:resources: {}
+                f:terminationMessagePath: {}
+                f:terminationMessagePolicy: {}
+            f:dnsPolicy: {}
+            f:restartPolicy: {}
+            f:schedulerName: {}
+            f:securityContext: {}
+            f:terminationGracePeriodSeconds: {}
+spec:
+  backoffLimit: 2
+  completionMode: NonIndexed
+  completions: 1
+  manualSelector: false
+  parallelism: 1
+  podReplacementPolicy: TerminatingOrFailed
+  selector:
+    matchLabels: {batch.kubernetes.io/controller-uid: 748a1cb3-a7d1-4119-a43e-8dd86e91c846}
+  suspend: true
+  template:
+    metadata:
+      labels:
+        batch.kubernetes.io/controller-uid: 748a1cb3-a7d1-4119-a43e-8dd86e91c846
+        batch.kubernetes.io/job-name: web
+        controller-uid: 748a1cb3-a7d1-4119-a43e-8dd86e91c846
+        job-name: web
+    spec:
+      containers:
+      - command: [sh, -c, echo migrate]
+        image: busybox:1.36
+        imagePullPolicy: IfNotPresent
+        name: migrate
+        resources: {}
+        terminationMessagePath: /dev/termination-log
+        terminationMessagePolicy: File
+      dnsPolicy: ClusterFirst
+      restartPolicy: Never
+      schedulerName: default-scheduler
+      securityContext: {}
+      terminationGracePeriodSeconds: 30
+`
+
+// jobGit is the Job's manifest in Git; extra goes into its spec.
+func jobGit(extra string) string {
+	return `
+apiVersion: batch/v1
+kind: Job
+metadata: {name: web, namespace: ns, labels: {app: migrate}}
+spec:
+` + extra + `  backoffLimit: 2
+  suspend: true
+  template:
+    spec:
+      containers: [{name: migrate, image: "busybox:1.36", command: [sh, -c, echo migrate]}]
+      restartPolicy: Never
+`
+}
+
+// TestServerSideSyncFailsOnAnImmutableField (differential seed 64984,
+// A38, Argo CD v3.2.11): Git writes a Job's default parallelism and adds
+// activeDeadlineSeconds, in a ServerSideApply=true app. The server-side
+// sync hands argocd-controller's Update fields to its apply, which prunes
+// the defaulted completions; with parallelism set the defaulting no
+// longer writes it, and the API server rejects the update
+// ("spec.completions: field is immutable") on every self-heal attempt:
+// activeDeadlineSeconds is reported, not reverted. Without parallelism in
+// Git the defaulting writes both again and the sync succeeds.
+func TestServerSideSyncFailsOnAnImmutableField(t *testing.T) {
+	app := strings.Replace(ssaSelfHealApp, "[ServerSideApply=true]", "[ServerSideApply=true, RespectIgnoreDifferences=true]", 1)
+	rep := explainApp(t, app, jobCreatedClientSide, jobGit("  activeDeadlineSeconds: 600\n  parallelism: 1\n"))
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync", st)
+	}
+	if v := argoVerdict(t, rep, "/spec/activeDeadlineSeconds"); v.Kind != model.Reported {
+		t.Errorf("activeDeadlineSeconds: %s (%s), want reported (every sync fails)", v.Kind, v.Reason)
+	}
+	var msg string
+	for _, n := range rep.Notes {
+		if n.Reason == "sync-fails" {
+			msg = n.Message
+		}
+	}
+	if !strings.Contains(msg, "spec.completions: Invalid value: field is immutable") || !strings.Contains(msg, "server-side apply") {
+		t.Errorf("sync-fails note %q, want the server-side apply's spec.completions immutable", msg)
+	}
+	rep = explainApp(t, app, jobCreatedClientSide, jobGit("  activeDeadlineSeconds: 600\n"))
+	if hasNote(rep, "sync-fails") {
+		t.Errorf("Git without parallelism: a sync-fails note: %+v", rep.Notes)
+	}
+	if v := argoVerdict(t, rep, "/spec/activeDeadlineSeconds"); v.Kind != model.Reverted {
+		t.Errorf("Git without parallelism: activeDeadlineSeconds %s (%s), want reverted", v.Kind, v.Reason)
+	}
+}
+
+// TestClientSideSyncFailsOnAnImmutableField: Git moves the image of a
+// Job's pod template. A Job's template is immutable (only a suspended
+// Job's scheduling directives may change), so Argo CD's client-side sync
+// is rejected on every self-heal attempt and the image is reported, not
+// reverted.
+func TestClientSideSyncFailsOnAnImmutableField(t *testing.T) {
+	app := strings.Replace(ssaSelfHealApp, "[ServerSideApply=true]", "[Validate=true]", 1)
+	rep := explainApp(t, app, jobCreatedClientSide, strings.Replace(jobGit(""), "busybox:1.36", "busybox:1.37", 1))
+	if v := argoVerdict(t, rep, "/spec/template/spec/containers/0/image"); v.Kind != model.Reported || !strings.Contains(v.Reason, "spec.template: Invalid value") {
+		t.Errorf("image: %s (%s), want reported, the template being immutable", v.Kind, v.Reason)
+	}
+	rep = explainApp(t, app, jobCreatedClientSide, jobGit("  activeDeadlineSeconds: 600\n"))
+	if hasNote(rep, "sync-fails") {
+		t.Errorf("activeDeadlineSeconds only: a sync-fails note: %+v", rep.Notes)
+	}
+}

@@ -3,7 +3,9 @@
 // defaults from another field follows that field after an engine's apply,
 // so its verdict is read off the object the apply leaves, defaulted as the
 // server defaults it (class R15 of docs/verdicts.md: make differential
-// ENGINE=flux seed 42657, ENGINE=argocd seed 52103).
+// ENGINE=flux seed 42657, ENGINE=argocd seed 52103); and which writes its
+// update validation rejects (UpdateRejections: a sync that fails changes
+// nothing, class A38, ENGINE=argocd seed 64984).
 package kube
 
 import (

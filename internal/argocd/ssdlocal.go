@@ -22,6 +22,7 @@ import (
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/fieldpath"
 	"github.com/kubectl-drift/kubectl-drift/internal/argocd/smd/merge"
 	"github.com/kubectl-drift/kubectl-drift/internal/diff"
+	"github.com/kubectl-drift/kubectl-drift/internal/kube"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 )
 
@@ -263,8 +264,7 @@ func serverOnlyDefault(group, kind string, toks []string) bool {
 		if d.group != group || d.kind != kind || d.path != p {
 			continue
 		}
-		specs := utilfeature.DefaultMutableFeatureGate.GetAllVersioned()[d.gate]
-		return len(specs) > 0 && specs[len(specs)-1].Default && !utilfeature.DefaultFeatureGate.Enabled(d.gate)
+		return kube.ServerGateOn(d.gate) && !utilfeature.DefaultFeatureGate.Enabled(d.gate)
 	}
 	return false
 }

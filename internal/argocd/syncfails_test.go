@@ -386,11 +386,22 @@ func TestServerSideSyncFailsOnAnImmutableField(t *testing.T) {
 func TestClientSideSyncFailsOnAnImmutableField(t *testing.T) {
 	app := strings.Replace(ssaSelfHealApp, "[ServerSideApply=true]", "[Validate=true]", 1)
 	rep := explainApp(t, app, jobCreatedClientSide, strings.Replace(jobGit(""), "busybox:1.36", "busybox:1.37", 1))
-	if v := argoVerdict(t, rep, "/spec/template/spec/containers/0/image"); v.Kind != model.Reported || !strings.Contains(v.Reason, "spec.template: Invalid value") {
+	if v := argoVerdict(t, rep, "/spec/template/spec/containers/0/image"); v.Kind != model.Reported || !strings.Contains(v.Reason, "spec.template.spec: Invalid value: field is immutable") {
 		t.Errorf("image: %s (%s), want reported, the template being immutable", v.Kind, v.Reason)
 	}
 	rep = explainApp(t, app, jobCreatedClientSide, jobGit("  activeDeadlineSeconds: 600\n"))
 	if hasNote(rep, "sync-fails") {
 		t.Errorf("activeDeadlineSeconds only: a sync-fails note: %+v", rep.Notes)
+	}
+	// A suspended Job that never started may change its containers'
+	// resources on kube-apiserver v1.36+ (MutablePodResourcesForSuspendedJobs,
+	// off in the 1.34 this process emulates for Argo CD's defaulting).
+	resources := strings.Replace(jobGit(""), "command: [sh, -c, echo migrate]", "command: [sh, -c, echo migrate], resources: {limits: {memory: 64Mi}}", 1)
+	rep = explainApp(t, app, jobCreatedClientSide, resources)
+	if hasNote(rep, "sync-fails") {
+		t.Errorf("a suspended Job's resources: a sync-fails note: %+v", rep.Notes)
+	}
+	if v := argoVerdict(t, rep, "/spec/template/spec/containers/0/resources/limits"); v.Kind != model.Reverted {
+		t.Errorf("a suspended Job's resources: %s (%s), want reverted", v.Kind, v.Reason)
 	}
 }

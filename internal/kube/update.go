@@ -3,6 +3,7 @@ package kube
 import (
 	"slices"
 
+	apiequality "k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	metav1validation "k8s.io/apimachinery/pkg/apis/meta/v1/validation"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -10,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation/field"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	"k8s.io/kubernetes/pkg/api/pod"
 	"k8s.io/kubernetes/pkg/apis/apps"
@@ -41,7 +43,12 @@ import (
 // rejected value (a Secret's data would be printed). ok is false for a
 // kind whose update validation is not known here (a custom resource, a
 // Service, whose storage copies allocated values into the update before
-// validating it).
+// validating it). The options this computes read the API server's gates
+// (ServerGateOn); the validation functions read the process's, which the
+// Argo CD engine makes emulate the release Argo CD links (1.34): the
+// gates that moved since decide newer pod fields (image volumes, env
+// files, a hostname override) that no sync here writes, so a rejection
+// that depends on one may be missed or wrong.
 func UpdateRejections(old, updated *unstructured.Unstructured) (rejections []string, ok bool) {
 	if old == nil || updated == nil || old.GroupVersionKind() != updated.GroupVersionKind() {
 		return nil, false
@@ -54,6 +61,7 @@ func UpdateRejections(old, updated *unstructured.Unstructured) (rejections []str
 	if !ok {
 		return nil, false
 	}
+	prepareForUpdate(n, o)
 	errs, ok := validateUpdate(n, o)
 	if !ok {
 		return nil, false
@@ -101,6 +109,43 @@ func internalObject(obj *unstructured.Unstructured) (runtime.Object, bool) {
 	return internal, true
 }
 
+// prepareForUpdate is what the kind's strategy does to an update before
+// validating it (kubernetes pkg/registry/*/*/strategy.go PrepareForUpdate,
+// v1.37.2) where the validation reads it: status is the stored one (the
+// main resource does not write it), and a DaemonSet's templateGeneration
+// is the stored one, plus one when the template changes (differential
+// seed 65611: without it a changed image read as "templateGeneration must
+// be incremented"). The strategies' drop of fields whose gate is off is
+// left out: the process's gates may emulate another release than the
+// server's (ServerGateOn), and those fields are alpha ones.
+func prepareForUpdate(n, o runtime.Object) {
+	switch n := n.(type) {
+	case *apps.DaemonSet:
+		old := o.(*apps.DaemonSet)
+		n.Status = old.Status
+		n.Spec.TemplateGeneration = old.Spec.TemplateGeneration
+		if !apiequality.Semantic.DeepEqual(old.Spec.Template, n.Spec.Template) {
+			n.Spec.TemplateGeneration++
+		}
+	case *apps.Deployment:
+		n.Status = o.(*apps.Deployment).Status
+	case *apps.StatefulSet:
+		n.Status = o.(*apps.StatefulSet).Status
+	case *apps.ReplicaSet:
+		n.Status = o.(*apps.ReplicaSet).Status
+	case *batch.Job:
+		n.Status = o.(*batch.Job).Status
+	case *batch.CronJob:
+		n.Status = o.(*batch.CronJob).Status
+	case *core.PersistentVolumeClaim:
+		n.Status = o.(*core.PersistentVolumeClaim).Status
+	case *networking.Ingress:
+		n.Status = o.(*networking.Ingress).Status
+	case *policy.PodDisruptionBudget:
+		n.Status = o.(*policy.PodDisruptionBudget).Status
+	}
+}
+
 // validateUpdate is the kind's update validation, as its registry
 // strategy's ValidateUpdate calls it. ok is false for another kind.
 func validateUpdate(n, o runtime.Object) (field.ErrorList, bool) {
@@ -113,7 +158,7 @@ func validateUpdate(n, o runtime.Object) (field.ErrorList, bool) {
 		setOpts := appsvalidation.StatefulSetValidationOptions{
 			AllowInvalidServiceName:          true,
 			SkipValidateVolumeClaimTemplates: true,
-			AllowStatefulSetRecreateStrategy: utilfeature.DefaultFeatureGate.Enabled(features.StatefulSetRecreateStrategy) || old.Spec.UpdateStrategy.Type == apps.RecreateStatefulSetStrategyType,
+			AllowStatefulSetRecreateStrategy: ServerGateOn(features.StatefulSetRecreateStrategy) || old.Spec.UpdateStrategy.Type == apps.RecreateStatefulSetStrategyType,
 		}
 		return appsvalidation.ValidateStatefulSetUpdate(n, old, setOpts, pod.GetValidationOptionsFromPodTemplate(&n.Spec.Template, &old.Spec.Template)), true
 	case *apps.DaemonSet:
@@ -182,10 +227,10 @@ func jobValidationOptions(n, old *batch.Job) batchvalidation.JobValidationOption
 	notStarted := old.Status.StartTime == nil
 	opts.AllowMutableSchedulingDirectives = suspended && notStarted
 	mutableTemplate := suspended && (notStarted || batchvalidation.IsConditionTrue(old.Status.Conditions, batch.JobSuspended)) && old.Status.Active == 0
-	if utilfeature.DefaultFeatureGate.Enabled(features.MutablePodResourcesForSuspendedJobs) {
+	if ServerGateOn(features.MutablePodResourcesForSuspendedJobs) {
 		opts.AllowMutablePodResources = mutableTemplate
 	}
-	if utilfeature.DefaultFeatureGate.Enabled(features.MutableSchedulingDirectivesForSuspendedJobs) {
+	if ServerGateOn(features.MutableSchedulingDirectivesForSuspendedJobs) {
 		opts.AllowMutableSchedulingDirectives = mutableTemplate
 	}
 	_, hadJobName := old.Spec.Template.Labels[batch.JobNameLabel]
@@ -207,4 +252,13 @@ func aggregationHasInvalidLabelValue(role *rbac.ClusterRole) bool {
 		}
 	}
 	return false
+}
+
+// ServerGateOn says whether the feature gate is on by default in the
+// kube-apiserver release this module links (k8s.io/kubernetes v1.37): its
+// latest versioned spec. The process's own gates may emulate another
+// release (the Argo CD engine's ArgoKubernetesVersion).
+func ServerGateOn(g featuregate.Feature) bool {
+	specs := utilfeature.DefaultMutableFeatureGate.GetAllVersioned()[g]
+	return len(specs) > 0 && specs[len(specs)-1].Default
 }

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,5 +75,37 @@ func TestUpdateRejectionsPrintNoValue(t *testing.T) {
 		if !strings.HasPrefix(r, "data: ") {
 			t.Errorf("rejection %q, want it on data", r)
 		}
+	}
+}
+
+// TestUpdateRejectionsPrepareTheUpdate (differential seed 65611): the
+// server bumps a DaemonSet's templateGeneration when an update changes
+// its template (the strategy's PrepareForUpdate), so a new image is
+// accepted; a new selector is not (immutable).
+func TestUpdateRejectionsPrepareTheUpdate(t *testing.T) {
+	old := object(t, `
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent, namespace: ns, generation: 1, annotations: {deprecated.daemonset.template.generation: "1"}}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: agent, image: "fluent-bit:3.0"}]}
+`)
+	image := old.DeepCopy()
+	if err := unstructured.SetNestedSlice(image.Object, []any{map[string]any{"name": "agent", "image": "fluent-bit:3.1"}}, "spec", "template", "spec", "containers"); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := UpdateRejections(old, image); !ok || len(got) != 0 {
+		t.Errorf("a new image: %q (known %v), want accepted", got, ok)
+	}
+	selector := image.DeepCopy()
+	if err := unstructured.SetNestedStringMap(selector.Object, map[string]string{"app": "agent", "tier": "node"}, "spec", "selector", "matchLabels"); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := UpdateRejections(old, selector)
+	if !ok || !slices.Contains(got, "spec.selector: Invalid value: field is immutable") {
+		t.Errorf("a new selector: %q (known %v), want the immutable selector", got, ok)
 	}
 }

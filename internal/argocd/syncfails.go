@@ -34,14 +34,14 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 	if sync == nil {
 		return // no desired state or Application (newClientSideSync)
 	}
-	why := a.syncMissesRequired(rep, live, desired, sync, app)
+	why, what := a.syncMissesRequired(rep, live, desired, sync, app)
 	if why == "" {
-		why = syncRejected(live, desired, sync, after, app)
+		why, what = syncRejected(live, desired, sync, after, app)
 	}
 	if why == "" {
 		return
 	}
-	why = "a sync fails: " + why + ", so the server rejects the object and the sync changes nothing (an automated sync retries it, with the same answer)"
+	why = "a sync fails: " + why + ", so the server rejects the object and the sync changes nothing"
 	rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "sync-fails", Message: why})
 	for i := range rep.Drifts {
 		d := &rep.Drifts[i]
@@ -52,16 +52,22 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 		nv := *v
 		switch {
 		case v.Kind == model.Reverted:
+			// The answer first (the text output cuts reasons to three
+			// lines), the cause once, in the note.
 			nv.Kind = model.Reported
-			nv.Reason += "; but " + why
+			nv.Reason = fmt.Sprintf(syncFailsPhrase, what)
 		case strings.Contains(v.Reason, SyncDeletesPhrase), strings.Contains(v.Reason, SyncReappliesPhrase):
-			nv.Reason = strings.NewReplacer(SyncDeletesPhrase, "a sync would delete it", SyncReappliesPhrase, "a sync would re-apply Git's value").Replace(v.Reason) + "; but " + why
+			nv.Reason = strings.NewReplacer(SyncDeletesPhrase, "a sync would delete it", SyncReappliesPhrase, "a sync would re-apply Git's value").Replace(v.Reason) + "; but every sync fails (" + what + ")"
 		default:
 			continue
 		}
 		d.SetVerdict(nv)
 	}
 }
+
+// syncFailsPhrase is the reason of a field a sync would revert when
+// every sync fails, with what the API server rejects (the note says how).
+const syncFailsPhrase = "OutOfSync, and it stays so: every sync fails (%s), and an automated sync retries it with the same answer"
 
 // syncRejected says why the API server's update validation rejects the
 // object the sync writes over live (kube.UpdateRejections): after, a
@@ -74,7 +80,7 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 // self-heal sync failed with "spec.completions: Invalid value: null:
 // field is immutable". "" when it is accepted or the kind's validation is
 // not known here.
-func syncRejected(live, desired *unstructured.Unstructured, sync *clientSideSync, after *unstructured.Unstructured, app *Application) string {
+func syncRejected(live, desired *unstructured.Unstructured, sync *clientSideSync, after *unstructured.Unstructured, app *Application) (why, what string) {
 	type write struct {
 		obj *unstructured.Unstructured
 		how string
@@ -89,14 +95,15 @@ func syncRejected(live, desired *unstructured.Unstructured, sync *clientSideSync
 		writes = append(writes, write{sync.result, how})
 	}
 	if ssa && after != nil {
-		writes = append(writes, write{after, "the object its server-side apply writes"})
+		writes = append(writes, write{after, "the object its server-side apply writes (the apply as argocd-controller prunes what that manager set, itself or by taking over its client-side sync's fields, and Git no longer sets)"})
 	}
 	for _, w := range writes {
 		if rejections, ok := kube.UpdateRejections(live, w.obj); ok && len(rejections) > 0 {
-			return fmt.Sprintf("%s is one the API server's update validation of %s rejects (%s)", w.how, live.GetKind(), strings.Join(rejections, "; "))
+			what = "the API server rejects " + strings.Join(rejections, "; ")
+			return fmt.Sprintf("%s is one the API server's update validation of %s rejects (%s)", w.how, live.GetKind(), strings.Join(rejections, "; ")), what
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // syncMissesRequired says why the object a client-side sync writes lacks
@@ -108,7 +115,7 @@ func syncRejected(live, desired *unstructured.Unstructured, sync *clientSideSync
 // spec.schedule, Argo CD shows /spec/schedule and every self-heal attempt
 // fails with "spec.schedule: Required value". Needs the cluster's schema
 // (SchemaFunc); without it "" (the verdicts stay as the diff gave them).
-func (a *Adapter) syncMissesRequired(rep *model.Report, live, desired *unstructured.Unstructured, sync *clientSideSync, app *Application) string {
+func (a *Adapter) syncMissesRequired(rep *model.Report, live, desired *unstructured.Unstructured, sync *clientSideSync, app *Application) (why, what string) {
 	// A ServerSideApply=true sync applies client-side first when a
 	// person's kubectl apply left kubectl-client-side-apply's fields
 	// (csaMigrates): that migration's 3-way patch fails the same way, and
@@ -117,11 +124,11 @@ func (a *Adapter) syncMissesRequired(rep *model.Report, live, desired *unstructu
 	// client-side apply migration ... spec.parameters.name: Required
 	// value" on every self-heal).
 	if a.opts.Schema == nil {
-		return ""
+		return "", ""
 	}
 	ssa := syncsServerSide(app, desired)
 	if ssa && !csaMigrates(live, app) {
-		return ""
+		return "", ""
 	}
 	gvk := live.GroupVersionKind()
 	// A built-in kind's published defaults are its Go zero values
@@ -139,14 +146,14 @@ func (a *Adapter) syncMissesRequired(rep *model.Report, live, desired *unstructu
 		// defaulting, which add parents of their own (resources: {}, a
 		// default strategy): only what it drops counts there.
 		if !sync.computed() || !reshapes(live.Object, sync.result.Object, structural) {
-			return ""
+			return "", ""
 		}
 		result = sync.result
 	}
 	models := a.schemas.models(a.opts.Schema, gvk.GroupVersion())
 	root, ok := modelGVKs(models)[gvk]
 	if !ok {
-		return ""
+		return "", ""
 	}
 	var missing []string
 	for _, p := range deleted {
@@ -160,12 +167,13 @@ func (a *Adapter) syncMissesRequired(rep *model.Report, live, desired *unstructu
 		how = "the object it writes (kubectl's 3-way patch applied to live) lacks"
 	}
 	if len(missing) == 0 {
-		return ""
+		return "", ""
 	}
 	if ssa {
 		how = "its client-side apply migration (ServerSideApply=true, kubectl-client-side-apply owns fields) runs kubectl's 3-way patch, which deletes"
 	}
-	return fmt.Sprintf("%s %s, which the API server requires (OpenAPI schema of %s)", how, strings.Join(missing, ", "), gvk.Kind)
+	what = "the object it writes lacks " + strings.Join(missing, ", ") + ", which the API server requires"
+	return fmt.Sprintf("%s %s, which the API server requires (OpenAPI schema of %s)", how, strings.Join(missing, ", "), gvk.Kind), what
 }
 
 // syncDeleted are the live fields the sync's 3-way patch deletes: listed

@@ -120,7 +120,7 @@ func explainWithSchema(t *testing.T, live, desired string, schemaOf SchemaFunc) 
 func TestSyncFailsOnARequiredField(t *testing.T) {
 	rep := explainWithSchema(t, cronJobPatched, cronJobGitNoSchedule, cronJobSchema(t))
 	v := argoVerdict(t, rep, "/spec/schedule")
-	if v.Kind != model.Reported || !strings.Contains(v.Reason, "a sync fails") {
+	if v.Kind != model.Reported || !strings.Contains(v.Reason, "every sync fails (the object it writes lacks /spec/schedule") {
 		t.Fatalf("/spec/schedule: %+v, want reported with the failing sync named (notes %+v)", v, rep.Notes)
 	}
 	if st := statusOf(t, rep); st.Status != "OutOfSync" {

@@ -34,6 +34,14 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 	if sync == nil {
 		return // no desired state or Application (newClientSideSync)
 	}
+	if replacesOrForces(app, desired) {
+		// The write is another one: kubectl replace puts Git's manifest
+		// whole, and a forced apply deletes and re-creates an object the
+		// server rejects (gitops-engine pkg/sync/sync_context.go
+		// applyObject; k8s.io/kubectl apply patcher deleteAndCreate).
+		// Neither is computed here.
+		return
+	}
 	why, what := a.syncMissesRequired(rep, live, desired, sync, app)
 	if why == "" {
 		why, what = syncRejected(live, desired, sync, after, app)
@@ -63,6 +71,17 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 		}
 		d.SetVerdict(nv)
 	}
+}
+
+// replacesOrForces: Argo CD syncs desired with kubectl replace
+// (Replace=true, the Application's sync option or the object's) or with
+// kubectl's --force (Force=true on the object; an automated sync's
+// operation sets no force of its own: argo-cd controller/sync.go
+// SyncStrategy.Force).
+func replacesOrForces(app *Application, desired *unstructured.Unstructured) bool {
+	ann := desired.GetAnnotations()
+	return app.HasSyncOption("Replace=true") || hasAnnotationOption(ann, AnnotationSyncOptions, "Replace=true") ||
+		hasAnnotationOption(ann, AnnotationSyncOptions, "Force=true")
 }
 
 // syncFailsPhrase is the reason of a field a sync would revert when

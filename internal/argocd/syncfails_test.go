@@ -405,3 +405,21 @@ func TestClientSideSyncFailsOnAnImmutableField(t *testing.T) {
 		t.Errorf("a suspended Job's resources: %s (%s), want reverted", v.Kind, v.Reason)
 	}
 }
+
+// TestForcedSyncIsNotCalledFailed: with Force=true on the object, Argo
+// CD's kubectl apply deletes and re-creates a Job whose update the server
+// rejects, and with Replace=true the write is kubectl replace: neither is
+// computed, so no sync is called failed.
+func TestForcedSyncIsNotCalledFailed(t *testing.T) {
+	app := strings.Replace(ssaSelfHealApp, "[ServerSideApply=true]", "[Validate=true]", 1)
+	image := strings.Replace(jobGit(""), "busybox:1.36", "busybox:1.37", 1)
+	for name, git := range map[string]string{
+		"Force=true":   strings.Replace(image, "labels: {app: migrate}}", "labels: {app: migrate}, annotations: {argocd.argoproj.io/sync-options: Force=true}}", 1),
+		"Replace=true": strings.Replace(image, "labels: {app: migrate}}", "labels: {app: migrate}, annotations: {argocd.argoproj.io/sync-options: Replace=true}}", 1),
+	} {
+		rep := explainApp(t, app, jobCreatedClientSide, git)
+		if hasNote(rep, "sync-fails") {
+			t.Errorf("%s: a sync-fails note: %+v", name, rep.Notes)
+		}
+	}
+}

@@ -355,6 +355,35 @@ metadata:
 		want: map[string]model.VerdictKind{"/metadata/labels/binding": model.Unknown},
 		exit: 1,
 	}, {
+		// I12 (seed 65680): a Secret a kubectl apply --server-side as
+		// argocd-controller stripped of Argo CD's last sync (its
+		// migration pruned last-applied-configuration, the instance
+		// label and Git's password); kubectl patch changed token under
+		// a managers rule trusting kubectl-patch. Argo CD's normalized
+		// live has no data and its diff showed /data (Git's password):
+		// whether it shows the map depends on Git, which the object
+		// does not record.
+		name: "managers-rule-empties-data-no-last-sync", cm: labelTrackingCM, app: strings.Replace(ssaHealApp, "[ServerSideApply=true]", "[ServerSideApply=true, RespectIgnoreDifferences=true]", 1) + `  ignoreDifferences:
+  - {kind: Secret, managedFieldsManagers: [kubectl-patch]}
+status:
+  resources:
+  - {version: v1, kind: Secret, namespace: dx, name: web, status: OutOfSync}
+`, live: `apiVersion: v1
+kind: Secret
+metadata:
+  name: web
+  namespace: dx
+  annotations: {vault: synced}
+  labels: {rotated: "yes"}
+  managedFields:
+  - {manager: argocd-controller, operation: Apply, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:metadata": {"f:annotations": {"f:vault": {}}}}}
+  - {manager: kubectl-patch, operation: Update, apiVersion: v1, fieldsType: FieldsV1, fieldsV1: {"f:data": {"f:token": {}}, "f:metadata": {"f:labels": {"f:rotated": {}}}}}
+type: Opaque
+data: {token: dG9rZW4tbGl2ZQ==}
+`,
+		want: map[string]model.VerdictKind{"/data/token": model.Unknown},
+		exit: 1,
+	}, {
 		// I9's other side: last-applied-configuration (Argo CD's sync)
 		// does not list the label, so the patch keeps it and both sides
 		// normalize to {}: ignored.

@@ -182,6 +182,9 @@ type comparison struct {
 	origin     laOrigin
 	originLA   *unstructured.Unstructured
 	originRead bool
+	// cannotCompare is why Argo CD's own comparison fails: the API server
+	// rejects its server-side diff's apply dry-run ("" when it runs).
+	cannotCompare string
 }
 
 // compare runs Argo CD's comparison (controller/state.go CompareAppState →
@@ -222,6 +225,20 @@ func (a *Adapter) compare(rep *model.Report, in model.JudgeInput, cfg *compareCo
 	dr, err := cfg.stateDiff(live, cmp.desired, cmp.res)
 	if n := localSSDNote(dr); n != nil {
 		rep.Notes = append(rep.Notes, *n)
+	}
+	if err != nil && cfg.serverSide && isRejected(err) {
+		// gitops-engine's serverSideDiff returns the dry-run's error,
+		// argo-cd controller/state.go CompareAppState records a
+		// ComparisonError and the sync status Unknown, and an automated
+		// sync only acts on OutOfSync (controller/appcontroller.go
+		// autoSync): Argo CD shows and syncs nothing (differential seed
+		// 65213, Argo CD v3.2.11: Git drops an IngressClass's required
+		// parameters.name, which argocd-controller's apply owns, in a
+		// ServerSideDiff app).
+		cmp.cannotCompare = oneLine(err.Error())
+		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "comparison-error",
+			Message: "Argo CD cannot compare this Application (ComparisonError, sync status Unknown): its server-side diff's apply dry-run as argocd-controller is rejected: " + cmp.cannotCompare + "; it shows no diff and no automated sync runs until Git or the object changes"})
+		return cmp
 	}
 	if err != nil {
 		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteError, Reason: "diff-failed", Message: "Argo CD diff: " + err.Error()})
@@ -305,6 +322,8 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 			rep.Drifts = append(rep.Drifts, unownedDiffs(rep.Drifts, api.paths, live, api.predicted)...)
 		}
 		applyArgoDiff(rep, api, app)
+	case cmp.cannotCompare != "":
+		cannotCompareVerdicts(rep)
 	case cmp.ok:
 		st.Drift = cmp.modified
 	default:
@@ -323,6 +342,9 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		st.Drift, st.From = true, "Application status"
 	}
 	st.Status = "Synced"
+	if cmp.cannotCompare != "" && api == nil {
+		st.Status = "Unknown" // Argo CD's own word (SyncStatusCodeUnknown)
+	}
 	if !st.Drift && api == nil && !cmp.ok && hasUnknown(rep) {
 		// Nothing says OutOfSync, but a field whose verdict Git decides
 		// may (class I5: a label another manager changed or added reads
@@ -351,6 +373,26 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 	}
 	rep.SetStatus(st)
 }
+
+// cannotCompareVerdicts: where Argo CD cannot compare the Application
+// (comparison.cannotCompare), a field it would report or revert is one it
+// leaves alone: no diff, no sync.
+func cannotCompareVerdicts(rep *model.Report) {
+	for i := range rep.Drifts {
+		d := &rep.Drifts[i]
+		v := verdictOf(*d, Engine)
+		if v == nil || v.Kind != model.Reported && v.Kind != model.Reverted {
+			continue
+		}
+		nv := *v
+		nv.Kind = model.LeftAlone
+		nv.Reason = cannotComparePhrase
+		d.SetVerdict(nv)
+	}
+}
+
+// cannotComparePhrase is the reason of cannotCompareVerdicts.
+const cannotComparePhrase = "left alone while Argo CD cannot compare this Application (ComparisonError, the comparison-error note says why): it shows no diff and syncs nothing"
 
 // hasUnknown: some field's Argo CD verdict is unknown.
 func hasUnknown(rep *model.Report) bool {

@@ -280,8 +280,11 @@ func managersEmptiedMapVerdict(live *unstructured.Unstructured, d *model.FieldDr
 	}
 	parent := jsonpointer.Join(toks[:len(toks)-1]...)
 	la, err := lastApplied(live)
-	if err != nil || la == nil {
+	if err != nil {
 		return model.Verdict{}, false
+	}
+	if la == nil {
+		return managersEmptiedMapNoSync(live, d, cfg, parent)
 	}
 	laMap, _ := jsonpointer.Get(la.Object, parent)
 	members, _ := laMap.(map[string]any)
@@ -315,6 +318,39 @@ func managersEmptiedMapVerdict(live *unstructured.Unstructured, d *model.FieldDr
 			": if they all differ from Git, Argo CD's normalization leaves Git's manifest without " + parent +
 			" (an empty map, dropped when it remarshals the object) and its 3-way diff deletes the whole map (last-applied-configuration with it), so Argo CD shows " + parent +
 			" OutOfSync; if one equals Git, " + otherwise + "; Git's values are unknown without Argo CD's last sync; give the desired state (-f, -k, --source) or --argocd-server"}, true
+}
+
+// managersEmptiedMapNoSync is managersEmptiedMapVerdict on an object
+// that records no Argo CD sync at all (a kubectl apply --server-side as
+// argocd-controller took last-applied-configuration over and its apply
+// pruned it): the rule's managers own every live member of parent. If
+// Git sets each of them with another value, Argo CD's normalization
+// removes them all from live, and its diff shows parent whole (this
+// field with it) when Git sets another member; otherwise the rule hides
+// this field or Argo CD leaves it alone. Differential seed 65680 (I12,
+// Argo CD v3.2.11): a Secret's only data key, token, changed by kubectl
+// patch under a rule trusting kubectl-patch, Git's password missing from
+// live; Argo CD showed /data. Git decides, and the object does not
+// record it.
+func managersEmptiedMapNoSync(live *unstructured.Unstructured, d *model.FieldDrift, cfg *compareConfig, parent string) (model.Verdict, bool) {
+	liveMap, _ := jsonpointer.Get(live.Object, parent)
+	members, _ := liveMap.(map[string]any)
+	trusted := trustedManagers(live, cfg)
+	if len(members) == 0 || len(trusted) == 0 {
+		return model.Verdict{}, false
+	}
+	ix, err := managedfields.Parse(live)
+	if err != nil || ix == nil {
+		return model.Verdict{}, false
+	}
+	for k := range members {
+		if !ownedByAny(ix.Owners(live, parent+"/"+jsonpointer.Escape(k)), trusted) {
+			return model.Verdict{}, false
+		}
+	}
+	return model.Verdict{Engine: Engine, Kind: model.Unknown,
+		Reason: "a managedFieldsManagers rule owns every member of " + parent + ": if Git sets each with another value, Argo CD's normalization removes them all from live and its diff shows " + parent +
+			" whole, this field with it, when Git sets another member; otherwise the rule hides this field or Argo CD leaves it alone; the object records no Argo CD sync (no last-applied-configuration) and Git's manifest is unknown here; give the desired state (-f, -k, --source) or --argocd-server"}, true
 }
 
 // rulesEmptiedMapVerdict, in inferred mode: the rules hide every member of

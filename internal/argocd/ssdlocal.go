@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -43,8 +44,31 @@ import (
 // CD's normalizations.
 func (c *compareConfig) localDryRunner(stored *unstructured.Unstructured) DryRunner {
 	return func(_ context.Context, obj *unstructured.Unstructured, manager string) (*unstructured.Unstructured, error) {
-		return c.localApply(stored, obj, manager)
+		out, err := c.localApply(stored, obj, manager)
+		if err != nil {
+			return nil, err
+		}
+		// The dry-run is an update: the API server validates it as one
+		// and rejects what the kind's update validation rejects.
+		if rejections, ok := kube.UpdateRejections(stored, out); ok && len(rejections) > 0 {
+			return nil, &rejectedError{fmt.Sprintf("%s %q is invalid (computed: the kind's update validation): %s", stored.GetKind(), stored.GetName(), strings.Join(rejections, "; "))}
+		}
+		return out, nil
 	}
+}
+
+// rejectedError is the API server's answer 422 Invalid to a write,
+// computed here (kube.UpdateRejections).
+type rejectedError struct{ msg string }
+
+func (e *rejectedError) Error() string { return e.msg }
+
+// isRejected: err is the API server's rejection of the object written,
+// a dry-run's (Invalid) or the computed one: what Argo CD meets as a
+// ComparisonError when its server-side diff's dry-run is rejected.
+func isRejected(err error) bool {
+	var r *rejectedError
+	return errors.As(err, &r) || apierrors.IsInvalid(err)
 }
 
 // localApply applies config onto stored as manager with force, and returns
@@ -376,6 +400,9 @@ func (c *compareConfig) localServerSideDiff(stored *unstructured.Unstructured, p
 	if err == nil {
 		dr.Mode = "server-side (in memory)"
 		return dr, nil
+	}
+	if isRejected(err) {
+		return nil, err // Argo CD's comparison fails the same way
 	}
 	dr, cerr := c.gitopsDiff(pre.Target, pre.Live, res)
 	if cerr != nil {

@@ -511,3 +511,66 @@ func wantSynced(t *testing.T, rep *model.Report) {
 		t.Errorf("status %+v, want Synced", st)
 	}
 }
+
+// TestServerSideDiffRejectedIsAComparisonError (differential seed 65213,
+// Argo CD v3.2.11): argocd-controller's apply owns an IngressClass's
+// parameters (a kubectl apply --server-side as argocd-controller took the
+// client-side sync's fields over), and Git drops the required
+// parameters.name. Argo CD's server-side diff dry-runs Git's manifest as
+// argocd-controller, which prunes the name, and the API server rejects
+// it: a ComparisonError, sync status Unknown, no diff and no self-heal.
+// The tool computes that dry-run's rejection: status Unknown, no drift,
+// the fields left alone. With the name in Git the diff runs (the label
+// is OutOfSync).
+func TestServerSideDiffRejectedIsAComparisonError(t *testing.T) {
+	const live = `
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: nginx
+  labels: {app.kubernetes.io/component: controller}
+  annotations: {argocd.argoproj.io/tracking-id: "app:networking.k8s.io/IngressClass:/nginx"}
+  managedFields:
+  - manager: argocd-controller
+    operation: Apply
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata:
+        f:annotations: {f:argocd.argoproj.io/tracking-id: {}}
+        f:labels: {f:app.kubernetes.io/component: {}}
+      f:spec:
+        f:controller: {}
+        f:parameters: {.: {}, f:apiGroup: {}, f:kind: {}, f:name: {}, f:scope: {}}
+spec:
+  controller: k8s.io/ingress-nginx
+  parameters: {apiGroup: k8s.example.com, kind: IngressParameters, name: external-lb, scope: Cluster}
+`
+	git := `
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: nginx
+  labels: {app.kubernetes.io/component: controller, edge: "true"}
+spec:
+  controller: k8s.io/ingress-nginx
+  parameters: {apiGroup: k8s.example.com, kind: IngressParameters}
+`
+	app := ssdApp + "  syncPolicy:\n    automated: {selfHeal: true}\n"
+	rep := explainApp(t, app, live, git)
+	if st := statusOf(t, rep); st.Drift || st.Status != "Unknown" {
+		t.Errorf("status %+v, want Unknown without drift (a ComparisonError)", st)
+	}
+	if !hasNote(rep, "comparison-error") {
+		t.Errorf("no comparison-error note: %+v", rep.Notes)
+	}
+	for _, p := range []string{"/spec/parameters/name", "/metadata/labels/edge"} {
+		if v := argoVerdict(t, rep, p); v.Kind != model.LeftAlone {
+			t.Errorf("%s: %s (%s), want left alone (Argo CD compares nothing)", p, v.Kind, v.Reason)
+		}
+	}
+	rep = explainApp(t, app, live, strings.Replace(git, "kind: IngressParameters}", "kind: IngressParameters, name: external-lb}", 1))
+	if st := statusOf(t, rep); !st.Drift || hasNote(rep, "comparison-error") {
+		t.Errorf("Git with the name: status %+v (notes %+v), want OutOfSync on the label", st, rep.Notes)
+	}
+}

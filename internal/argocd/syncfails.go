@@ -42,7 +42,7 @@ func (a *Adapter) syncFails(rep *model.Report, live, desired *unstructured.Unstr
 		// Neither is computed here.
 		return
 	}
-	why, what := a.syncMissesRequired(rep, live, desired, sync, app)
+	why, what := a.syncMissesRequired(rep, live, desired, sync, after, app)
 	if why == "" {
 		why, what = syncRejected(live, desired, sync, after, app)
 	}
@@ -134,7 +134,7 @@ func syncRejected(live, desired *unstructured.Unstructured, sync *clientSideSync
 // spec.schedule, Argo CD shows /spec/schedule and every self-heal attempt
 // fails with "spec.schedule: Required value". Needs the cluster's schema
 // (SchemaFunc); without it "" (the verdicts stay as the diff gave them).
-func (a *Adapter) syncMissesRequired(rep *model.Report, live, desired *unstructured.Unstructured, sync *clientSideSync, app *Application) (why, what string) {
+func (a *Adapter) syncMissesRequired(rep *model.Report, live, desired *unstructured.Unstructured, sync *clientSideSync, after *unstructured.Unstructured, app *Application) (why, what string) {
 	// A ServerSideApply=true sync applies client-side first when a
 	// person's kubectl apply left kubectl-client-side-apply's fields
 	// (csaMigrates): that migration's 3-way patch fails the same way, and
@@ -147,7 +147,7 @@ func (a *Adapter) syncMissesRequired(rep *model.Report, live, desired *unstructu
 	}
 	ssa := syncsServerSide(app, desired)
 	if ssa && !csaMigrates(live, app) {
-		return "", ""
+		return a.serverSideSyncMisses(live, after)
 	}
 	gvk := live.GroupVersionKind()
 	// A built-in kind's published defaults are its Go zero values
@@ -193,6 +193,32 @@ func (a *Adapter) syncMissesRequired(rep *model.Report, live, desired *unstructu
 	}
 	what = "the object it writes lacks " + strings.Join(missing, ", ") + ", which the API server requires"
 	return fmt.Sprintf("%s %s, which the API server requires (OpenAPI schema of %s)", how, strings.Join(missing, ", "), gvk.Kind), what
+}
+
+// serverSideSyncMisses: the object a server-side sync writes (after,
+// serverSideSync) lacks a field a custom resource's schema requires: the
+// apply as argocd-controller pruned it (its own, or taken over from the
+// client-side sync by kubectl's migration) and Git no longer sets it.
+// Differential seed 66810 (Argo CD v3.2.11): Git drops a Backup's
+// required schedule in a ServerSideApply=true app; every self-heal sync
+// failed with "spec.schedule: Required value". A built-in kind's is
+// kube.UpdateRejections' (syncRejected).
+func (a *Adapter) serverSideSyncMisses(live, after *unstructured.Unstructured) (why, what string) {
+	gvk := live.GroupVersionKind()
+	if after == nil || scheme.Scheme.Recognizes(gvk) || !reshapes(live.Object, after.Object, true) {
+		return "", ""
+	}
+	models := a.schemas.models(a.opts.Schema, gvk.GroupVersion())
+	root, ok := modelGVKs(models)[gvk]
+	if !ok {
+		return "", ""
+	}
+	missing := syncResultMisses(after, live, models, models[root], true)
+	if len(missing) == 0 {
+		return "", ""
+	}
+	what = "the object it writes lacks " + strings.Join(missing, ", ") + ", which the API server requires"
+	return fmt.Sprintf("the object its server-side apply writes (the apply as argocd-controller prunes what that manager set and Git no longer sets) lacks %s, which the API server requires (OpenAPI schema of %s)", strings.Join(missing, ", "), gvk.Kind), what
 }
 
 // syncDeleted are the live fields the sync's 3-way patch deletes: listed

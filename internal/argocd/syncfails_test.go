@@ -423,3 +423,34 @@ func TestForcedSyncIsNotCalledFailed(t *testing.T) {
 		}
 	}
 }
+
+// TestServerSideSyncFailsOnARequiredFieldOfACustomResource (differential
+// seed 66810, Argo CD v3.2.11): argocd-controller's apply owns a Backup's
+// schedule (kubectl's migration took the client-side sync's fields
+// over), and Git drops it and moves the image, in a ServerSideApply=true
+// selfHeal app. The server-side sync prunes the schedule, which the CRD's
+// schema requires: every self-heal sync fails ("spec.schedule: Required
+// value"), and the image is reported, not reverted. With the schedule in
+// Git the sync succeeds.
+func TestServerSideSyncFailsOnARequiredFieldOfACustomResource(t *testing.T) {
+	parser, err := GVKParserFromOpenAPIV2([]byte(backupOpenAPIV2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Inputs: []Input{{Object: objectOf(t, ssaSelfHealApp)}}, GVKParser: parser, Schema: backupSchema(t)}
+	moved := strings.Replace(backupGit, "restic/restic:0.17.0", "restic/restic:0.18.0", 1)
+	rep := explainFile(t, opts, backupMigrated, strings.Replace(moved, "  schedule: 0 2 * * *\n", "", 1))
+	if v := argoVerdict(t, rep, "/spec/template/spec/containers/0/image"); v.Kind != model.Reported || !strings.Contains(v.Reason, "lacks /spec/schedule") {
+		t.Errorf("image: %s (%s), want reported, every sync failing on the schedule", v.Kind, v.Reason)
+	}
+	if !hasNote(rep, "sync-fails") {
+		t.Errorf("no sync-fails note: %+v", rep.Notes)
+	}
+	rep = explainFile(t, opts, backupMigrated, moved)
+	if hasNote(rep, "sync-fails") {
+		t.Errorf("Git with the schedule: a sync-fails note: %+v", rep.Notes)
+	}
+	if v := argoVerdict(t, rep, "/spec/template/spec/containers/0/image"); v.Kind != model.Reverted {
+		t.Errorf("Git with the schedule: image %s (%s), want reverted", v.Kind, v.Reason)
+	}
+}

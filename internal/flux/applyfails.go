@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/kubectl-drift/kubectl-drift/internal/kube"
 	"github.com/kubectl-drift/kubectl-drift/internal/managedfields"
 	"github.com/kubectl-drift/kubectl-drift/internal/model"
 
@@ -50,6 +51,72 @@ type applyFailure struct {
 	// adopted are the ignored paths whose adoption into the apply makes
 	// it fail: their rule is the cause, not what keeps them.
 	adopted []string
+}
+
+// immutableRejected, with -f: the manifest writes a value the kind makes
+// immutable (a Deployment's selector, a RoleBinding's roleRef, a Job's
+// completions) or a StatefulSet field an update may not change; the API
+// server rejects kustomize-controller's dry-run apply ("field is
+// immutable"), the Kustomization turns Ready=False and nothing changes,
+// unless force is on, which re-creates the object (ssa/errors
+// IsImmutableError, manager_apply.go). --server-dry-run asks the API
+// server; here the manifest's values outside lists are written over live
+// (kube.Applied: an apply sets them as Git has them; lists are left out,
+// whose items the apply merges by key with fields other managers own)
+// and the kind's update validation runs on the result
+// (kube.UpdateRejections), keeping only its immutability errors, which
+// depend on the written value alone and not on what else the apply
+// prunes.
+func (j *judgment) immutableRejected() *applyFailure {
+	if j.desired == nil || j.normDesired == nil || j.live == nil {
+		return nil
+	}
+	sets, _ := withoutLists(j.normDesired.Object).(map[string]any)
+	// The server keeps its own metadata (name, uid, creationTimestamp...)
+	// and status out of an apply; labels and annotations are written.
+	delete(sets, "status")
+	meta, _ := sets["metadata"].(map[string]any)
+	kept := map[string]any{}
+	for _, k := range []string{"labels", "annotations"} {
+		if v, ok := meta[k]; ok {
+			kept[k] = v
+		}
+	}
+	sets["metadata"] = kept
+	rejections, ok := kube.UpdateRejections(j.live, kube.Applied(j.live, nil, sets))
+	if !ok {
+		return nil
+	}
+	var immutable []string
+	for _, r := range rejections {
+		if strings.Contains(r, "immutable") || strings.Contains(r, "are forbidden") {
+			immutable = append(immutable, r)
+		}
+	}
+	if len(immutable) == 0 {
+		return nil
+	}
+	return &applyFailure{beforeCleanup: true,
+		cause: "the server-side dry-run apply as kustomize-controller fails: the API server's update validation of " + j.live.GetKind() + " rejects the manifest's value (" + strings.Join(immutable, "; ") + "); --server-dry-run asks the API server"}
+}
+
+// withoutLists is v without its list values (maps keep their other
+// members).
+func withoutLists(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, c := range t {
+			if _, isList := c.([]any); isList {
+				continue
+			}
+			out[k] = withoutLists(c)
+		}
+		return out
+	case []any:
+		return nil
+	}
+	return v
 }
 
 // cleanupRemoval is a field kustomize-controller's next apply removes
@@ -97,6 +164,8 @@ func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunEr
 		if f := a.dryRunHandover(ctx, j, rep); f != nil {
 			return f
 		}
+	} else if f := j.immutableRejected(); f != nil {
+		return f
 	} else if f := a.schemaRequiredHandover(ctx, j); f != nil {
 		return f
 	} else if f := a.schemaRequiredDropped(ctx, j, rep); f != nil {

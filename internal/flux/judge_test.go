@@ -1137,6 +1137,42 @@ func TestForceRecreatesOnImmutableDryRun(t *testing.T) {
 	}
 }
 
+// TestImmutableFieldFailsTheApply: with -f, Git adds a label to a
+// Deployment's selector, which apps/v1 makes immutable. The API server
+// rejects kustomize-controller's dry-run apply ("field is immutable"):
+// apply-fails, the Kustomization Ready=False; with force the controller
+// re-creates the object (reverted). A new image alone applies.
+func TestImmutableFieldFailsTheApply(t *testing.T) {
+	live := liveDeployment(t, "api", "", "", fluxApplyAll)
+	if err := unstructured.SetNestedStringMap(live.Object, map[string]string{"app": "web"}, "spec", "selector", "matchLabels"); err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedStringMap(live.Object, map[string]string{"app": "web"}, "spec", "template", "metadata", "labels"); err != nil {
+		t.Fatal(err)
+	}
+	const manifest = `{apiVersion: apps/v1, kind: Deployment, metadata: {name: api, namespace: prod, labels: {app: web}, annotations: {keep: "1"%s}},
+  spec: {selector: {matchLabels: {app: web%s}}, template: {metadata: {labels: {app: web, tier: api}}, spec: {containers: [{name: app, image: "nginx:%s"}]}}}}`
+	for _, c := range []struct {
+		name, force, selector, image string
+		want                         model.VerdictKind
+	}{
+		{"selector", "", ", tier: api", "2", model.ApplyFails},
+		{"selector, force", ", " + ForceKey + ": enabled", ", tier: api", "2", model.Reverted},
+		{"image", "", "", "3", model.Reverted},
+	} {
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization)}})
+		desired := obj(t, fmt.Sprintf(manifest, c.force, c.selector, c.image))
+		d := drift("/spec/template/metadata/labels/tier", model.Removed, nil)
+		d.Desired = "api"
+		rep := judge(t, a, live, desired, d)
+		if v := verdictAt(t, rep, "/spec/template/metadata/labels/tier"); v.Kind != c.want {
+			t.Errorf("%s: %s %q, want %s", c.name, v.Kind, v.Reason, c.want)
+		} else if c.want == model.ApplyFails && !strings.Contains(v.Reason, "spec.selector: Invalid value: field is immutable") {
+			t.Errorf("%s: %q, want the immutable selector named", c.name, v.Reason)
+		}
+	}
+}
+
 // TestHelmDifferencesOnlyHelmMadeAreNotListed (make differential
 // ENGINE=flux-helm, class H1): with drift detection off, the Helm release
 // metadata and the API server's defaults that helm-controller's install

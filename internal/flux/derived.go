@@ -191,8 +191,20 @@ func (j *judgment) derivedOfIgnored(rep *model.Report, pointer string) bool {
 // forced ClientIP; the dry-run lost sessionAffinityConfig, the controller
 // kept ClientIP and the config).
 func (j *judgment) derivedKeptByRule(pointer string) bool {
-	if j.merged == nil || j.live == nil {
+	if j.live == nil {
 		return false
+	}
+	base := j.merged
+	if base == nil {
+		if j.normDesired == nil {
+			return false
+		}
+		// -f: the manifest written over live stands in for the dry-run;
+		// only the derived field is read off it (make differential seed
+		// 68552: Git adds sessionAffinity ClientIP under an ignore rule
+		// that adopts the live None; -f said the defaulted
+		// sessionAffinityConfig is reverted, the controller wrote none).
+		base = kube.Applied(j.live, nil, j.normDesired.Object)
 	}
 	gvk := j.live.GroupVersionKind()
 	lv, lok := jsonpointer.Get(j.live.Object, pointer)
@@ -210,7 +222,7 @@ func (j *judgment) derivedKeptByRule(pointer string) bool {
 		} else {
 			removed = []string{sd.source}
 		}
-		res, ok := kube.Stored(kube.Applied(j.merged, removed, sets))
+		res, ok := kube.Stored(kube.Applied(base, removed, sets))
 		if !ok {
 			continue
 		}

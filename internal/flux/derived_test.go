@@ -2,6 +2,8 @@ package flux
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -397,6 +399,69 @@ spec:
 				if v := verdictAt(t, rep, timeout); v.Kind == model.Reverted {
 					t.Errorf("%d drifts in: timeoutSeconds %s %q: the rule keeps ClientIP, the server keeps the config", len(drifts), v.Kind, v.Reason)
 				}
+			}
+		}
+	}
+}
+
+// TestFileDerivedFieldOfAnIgnoredSourceStays, with -f: Git adds
+// sessionAffinity ClientIP under an ignore rule of the path, whose live
+// value is None. kustomize-controller adopts the live None into its
+// apply, so the API server fills no sessionAffinityConfig; the manifest
+// as the tool defaults it has one. Not reverted (make differential seed
+// 68552: -f said reverted, the controller wrote none). Without the rule
+// the apply sets ClientIP and the config comes with it.
+func TestFileDerivedFieldOfAnIgnoredSourceStays(t *testing.T) {
+	const ks = `
+apiVersion: kustomize.toolkit.fluxcd.io/v1
+kind: Kustomization
+metadata: {name: apps, namespace: flux-system}
+spec:
+  interval: 10m
+  path: ./apps
+  prune: true
+  sourceRef: {kind: GitRepository, name: repo}
+%s`
+	live := obj(t, `
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: prod
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {f:type: {}, f:sessionAffinity: {}}}
+spec:
+  type: ClusterIP
+  sessionAffinity: None
+`)
+	desired := obj(t, `{apiVersion: v1, kind: Service, metadata: {name: web, namespace: prod}, spec: {type: ClusterIP, sessionAffinity: ClientIP, sessionAffinityConfig: {clientIP: {timeoutSeconds: 10800}}}}`)
+	const config = "/spec/sessionAffinityConfig"
+	for _, c := range []struct {
+		ignore string
+		want   model.VerdictKind
+	}{
+		// Not listed, or listed as not reverted.
+		{"  ignore:\n  - paths: [\"/spec/sessionAffinity\"]\n    target: {kind: Service}\n", model.LeftAlone},
+		{"", model.Reverted},
+	} {
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, fmt.Sprintf(ks, c.ignore))}})
+		source := drift("/spec/sessionAffinity", model.Changed, "None", "kustomize-controller/Apply")
+		source.Desired = "ClientIP"
+		cfg := drift(config, model.Removed, nil)
+		cfg.Desired = map[string]any{"clientIP": map[string]any{"timeoutSeconds": int64(10800)}}
+		rep := judge(t, a, live, desired, source, cfg)
+		listed := slices.ContainsFunc(rep.Drifts, func(d model.FieldDrift) bool { return d.Path == config })
+		switch {
+		case c.want == model.Reverted && !listed:
+			t.Errorf("no rule: sessionAffinityConfig not listed, want reverted")
+		case listed:
+			if v := verdictAt(t, rep, config); v.Kind != c.want {
+				t.Errorf("ignore %q: sessionAffinityConfig %s %q, want %s", c.ignore, v.Kind, v.Reason, c.want)
 			}
 		}
 	}

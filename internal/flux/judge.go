@@ -873,6 +873,11 @@ func (j *judgment) inManifest(d *model.FieldDrift) (bool, bool) {
 			// stay (issue 31, measured on helm-controller v1.6.0).
 			return ok, true
 		}
+		if ok && j.derivedKeptByRule(d.Path) {
+			// Derived from a source an ignore rule keeps: the apply
+			// sends the live source, the server derives nothing new.
+			return false, true
+		}
 		return ok || d.Change != model.Added, true
 	default:
 		// Only managedFields: the controller's Apply entry owns exactly

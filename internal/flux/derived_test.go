@@ -330,15 +330,8 @@ spec:
 	}
 }
 
-// Git sets sessionAffinity None under an ignore rule of the path; another
-// manager's server-side apply forced ClientIP and the API server filled
-// sessionAffinityConfig. The tool's dry-run sends Git's None and the
-// server drops the config in its answer, but kustomize-controller keeps
-// the live ClientIP for the ignored path, so the config stays (make
-// differential seed 44284, class R15 under R14's rule: --server-dry-run
-// said reverted, the controller left it).
-func TestDryRunDerivedFieldOfAnIgnoredSourceStays(t *testing.T) {
-	ks := obj(t, `
+// appsKustomization is the Kustomization apps; %s is its .spec tail.
+const appsKustomization = `
 apiVersion: kustomize.toolkit.fluxcd.io/v1
 kind: Kustomization
 metadata: {name: apps, namespace: flux-system}
@@ -347,10 +340,20 @@ spec:
   path: ./apps
   prune: true
   sourceRef: {kind: GitRepository, name: repo}
-  ignore:
-  - paths: ["/spec/sessionAffinity"]
-    target: {kind: Service}
-`)
+%s`
+
+// ignoreSessionAffinity is an ignore rule of Services' sessionAffinity.
+const ignoreSessionAffinity = "  ignore:\n  - paths: [\"/spec/sessionAffinity\"]\n    target: {kind: Service}\n"
+
+// Git sets sessionAffinity None under an ignore rule of the path; another
+// manager's server-side apply forced ClientIP and the API server filled
+// sessionAffinityConfig. The tool's dry-run sends Git's None and the
+// server drops the config in its answer, but kustomize-controller keeps
+// the live ClientIP for the ignored path, so the config stays (make
+// differential seed 44284, class R15 under R14's rule: --server-dry-run
+// said reverted, the controller left it).
+func TestDryRunDerivedFieldOfAnIgnoredSourceStays(t *testing.T) {
+	ks := obj(t, fmt.Sprintf(appsKustomization, ignoreSessionAffinity))
 	live := obj(t, `
 apiVersion: v1
 kind: Service
@@ -412,16 +415,6 @@ spec:
 // 68552: -f said reverted, the controller wrote none). Without the rule
 // the apply sets ClientIP and the config comes with it.
 func TestFileDerivedFieldOfAnIgnoredSourceStays(t *testing.T) {
-	const ks = `
-apiVersion: kustomize.toolkit.fluxcd.io/v1
-kind: Kustomization
-metadata: {name: apps, namespace: flux-system}
-spec:
-  interval: 10m
-  path: ./apps
-  prune: true
-  sourceRef: {kind: GitRepository, name: repo}
-%s`
 	live := obj(t, `
 apiVersion: v1
 kind: Service
@@ -446,10 +439,10 @@ spec:
 		want   model.VerdictKind
 	}{
 		// Not listed, or listed as not reverted.
-		{"  ignore:\n  - paths: [\"/spec/sessionAffinity\"]\n    target: {kind: Service}\n", model.LeftAlone},
+		{ignoreSessionAffinity, model.LeftAlone},
 		{"", model.Reverted},
 	} {
-		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, fmt.Sprintf(ks, c.ignore))}})
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, fmt.Sprintf(appsKustomization, c.ignore))}})
 		source := drift("/spec/sessionAffinity", model.Changed, "None", "kustomize-controller/Apply")
 		source.Desired = "ClientIP"
 		cfg := drift(config, model.Removed, nil)

@@ -177,6 +177,19 @@ func serverSideSyncResult(cfg *compareConfig, live, target *unstructured.Unstruc
 	stored := live.DeepCopy()
 	names := sets.New[string]()
 	if csaMigrates(live, app) {
+		// gitops-engine's migration step first applies the target
+		// client-side as that manager (performClientSideApplyMigration):
+		// kubectl's 3-way patch from the live last-applied-configuration,
+		// which deletes a whole map the old manifest had and Git has not,
+		// members other managers set included (differential seed 67202:
+		// a person's kubectl apply of a label, whose manifest had labels
+		// and Git none; self-heal deleted kubectl label's part-of too).
+		if orig, err := lastApplied(live); err == nil {
+			if r, ok := clientSideSyncResult(live, target, orig); ok {
+				r.SetManagedFields(live.GetManagedFields())
+				stored = r
+			}
+		}
 		names.Insert(csaMigrationManager(app))
 	} else {
 		lastApplied := smdfieldpath.NewSet(smdfieldpath.MakePathOrDie("metadata", "annotations", LastAppliedAnnotation))

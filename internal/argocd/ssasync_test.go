@@ -309,3 +309,65 @@ data: {a: "1"}
 		t.Errorf("policy: %s (%s), want reverted saying %q", v.Kind, v.Reason, exposedPhrase)
 	}
 }
+
+// TestServerSideSyncMigrationDeletesAMap (differential seed 67202, Argo
+// CD v3.2.11): an Ingress a client-side sync created; kubectl label added
+// part-of, then a person's kubectl apply added the label edge (its
+// manifest, now last-applied-configuration, has labels; Git has none).
+// The ServerSideApply=true sync first applies Git client-side as
+// kubectl-client-side-apply (the migration step): kubectl's 3-way patch
+// deletes the whole labels map, part-of with it. Self-heal deleted both.
+func TestServerSideSyncMigrationDeletesAMap(t *testing.T) {
+	const live = `
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+  namespace: ns
+  annotations:
+    nginx.ingress.kubernetes.io/rewrite-target: /
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"networking.k8s.io/v1","kind":"Ingress","metadata":{"annotations":{"nginx.ingress.kubernetes.io/rewrite-target":"/"},"labels":{"edge":"true"},"name":"web","namespace":"ns"},"spec":{"ingressClassName":"nginx"}}'
+  labels: {app.kubernetes.io/part-of: manual, edge: "true"}
+  managedFields:
+  - manager: argocd-controller
+    operation: Update
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:annotations: {.: {}, f:nginx.ingress.kubernetes.io/rewrite-target: {}}}
+      f:spec: {f:ingressClassName: {}}
+  - manager: kubectl-label
+    operation: Update
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:labels: {.: {}, f:app.kubernetes.io/part-of: {}}}
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: networking.k8s.io/v1
+    fieldsType: FieldsV1
+    fieldsV1:
+      f:metadata: {f:annotations: {f:kubectl.kubernetes.io/last-applied-configuration: {}}, f:labels: {f:edge: {}}}
+spec: {ingressClassName: nginx}
+`
+	const git = `
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: web
+  namespace: ns
+  annotations: {nginx.ingress.kubernetes.io/rewrite-target: /}
+spec: {ingressClassName: nginx}
+`
+	// The person's manifest had no tracking annotation: Argo CD finds
+	// the object in its status.resources.
+	app := ssaSelfHealApp + "status:\n  resources:\n  - {group: networking.k8s.io, version: v1, kind: Ingress, namespace: ns, name: web, status: OutOfSync}\n"
+	rep := explainApp(t, app, live, git)
+	if st := statusOf(t, rep); !st.Drift {
+		t.Fatalf("status %+v, want OutOfSync (the tracking annotation)", st)
+	}
+	v := argoVerdict(t, rep, "/metadata/labels/app.kubernetes.io~1part-of")
+	if v.Kind != model.Reverted && !strings.Contains(v.Reason, SyncDeletesPhrase) {
+		t.Errorf("part-of: %s (%s), want a sync deleting it", v.Kind, v.Reason)
+	}
+}

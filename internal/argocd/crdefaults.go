@@ -29,8 +29,7 @@ func (a *Adapter) defaulterFor(gvk schema.GroupVersionKind) func(*unstructured.U
 	if !servedByCRD(gvk) || a.opts.Schema == nil {
 		return withSchemeDefaults
 	}
-	models := a.schemas.models(a.opts.Schema, gvk.GroupVersion())
-	root, ok := modelGVKs(models)[gvk]
+	models, root, ok := a.kindSchema(gvk)
 	if !ok {
 		return withSchemeDefaults
 	}

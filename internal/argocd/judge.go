@@ -359,7 +359,7 @@ func (a *Adapter) objectStatus(ctx context.Context, rep *model.Report, in model.
 		inferredSyncUnknown(rep, live, cmp, app)
 		sync := newClientSideSync(cmp.res, live, cmp.desired, app)
 		syncPrunes(rep, live, cmp.desired, sync, app, cmp.fromLastApplied)
-		after := serverSideSync(live, cmp, app)
+		after := serverSideSync(live, cmp, app, sync)
 		serverSideSyncKeeps(rep, live, cmp, app, after)
 		// Last: a sync that fails takes back what the steps above say
 		// it does (seed 61921).

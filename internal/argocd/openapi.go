@@ -92,6 +92,15 @@ func modelGVKs(models map[string]*spec.Schema) map[schema.GroupVersionKind]strin
 	return out
 }
 
+// kindSchema is the cluster's OpenAPI definitions of gvk's group-version
+// (read once per group-version) and the name of gvk's own; ok is false
+// when none declares gvk.
+func (a *Adapter) kindSchema(gvk schema.GroupVersionKind) (models map[string]*spec.Schema, root string, ok bool) {
+	models = a.schemas.models(a.opts.Schema, gvk.GroupVersion())
+	root, ok = modelGVKs(models)[gvk]
+	return models, root, ok
+}
+
 // specGVKs reads the extension of a definition decoded from JSON (a list
 // of maps with string keys).
 func specGVKs(s *spec.Schema) []schema.GroupVersionKind {

@@ -87,18 +87,25 @@ func serverSideSyncKeeps(rep *model.Report, live *unstructured.Unstructured, cmp
 // client-side sync, or when the apply cannot be computed (no schema for
 // the kind). With RespectIgnoreDifferences=true the apply's target is the
 // normalized one (syncTarget), as for a client-side sync.
-func serverSideSync(live *unstructured.Unstructured, cmp *comparison, app *Application) *unstructured.Unstructured {
+func serverSideSync(live *unstructured.Unstructured, cmp *comparison, app *Application, sync *clientSideSync) *unstructured.Unstructured {
 	if cmp == nil || cmp.cfg == nil || cmp.desired == nil || app == nil || live == nil || !syncsServerSide(app, cmp.desired) {
 		return nil
 	}
 	if cmp.cfg.parser == nil || cmp.cfg.parser.Type(live.GroupVersionKind()) == nil {
 		return nil
 	}
-	target := syncTarget(cmp.res, live, cmp.desired, app.HasSyncOption("RespectIgnoreDifferences=true"))
+	// The client-side sync of the same target (sync) is the migration
+	// step's write: its target and result are computed once.
+	var target, migrated *unstructured.Unstructured
+	if sync != nil && sync.computed() {
+		target, migrated = sync.target, sync.result
+	} else {
+		target = syncTarget(cmp.res, live, cmp.desired, app.HasSyncOption("RespectIgnoreDifferences=true"))
+	}
 	if target == nil {
 		return nil
 	}
-	after, err := serverSideSyncResult(cmp.cfg, live, target, app)
+	after, err := serverSideSyncResult(cmp.cfg, live, target, migrated, app)
 	if err != nil {
 		return nil
 	}
@@ -173,22 +180,22 @@ const migratedPrunes = "with ServerSideApply=true Argo CD syncs with kubectl app
 // kubectl-client-side-apply has fields, gitops-engine's client-side apply
 // migration step runs first and that manager then owns the annotation
 // (csaMigrates); what its 3-way patch deletes syncPrunes says.
-func serverSideSyncResult(cfg *compareConfig, live, target *unstructured.Unstructured, app *Application) (*unstructured.Unstructured, error) {
+func serverSideSyncResult(cfg *compareConfig, live, target, migrated *unstructured.Unstructured, app *Application) (*unstructured.Unstructured, error) {
 	stored := live.DeepCopy()
 	names := sets.New[string]()
 	if csaMigrates(live, app) {
 		// gitops-engine's migration step first applies the target
 		// client-side as that manager (performClientSideApplyMigration):
-		// kubectl's 3-way patch from the live last-applied-configuration,
-		// which deletes a whole map the old manifest had and Git has not,
-		// members other managers set included (differential seed 67202:
-		// a person's kubectl apply of a label, whose manifest had labels
-		// and Git none; self-heal deleted kubectl label's part-of too).
-		if orig, err := lastApplied(live); err == nil {
-			if r, ok := clientSideSyncResult(live, target, orig); ok {
-				r.SetManagedFields(live.GetManagedFields())
-				stored = r
-			}
+		// kubectl's 3-way patch from the live last-applied-configuration
+		// (migrated, the client-side sync's result; nil when it cannot
+		// be computed), which deletes a whole map the old manifest had
+		// and Git has not, members other managers set included
+		// (differential seed 67202: a person's kubectl apply of a label,
+		// whose manifest had labels and Git none; self-heal deleted
+		// kubectl label's part-of too).
+		if migrated != nil {
+			stored = migrated.DeepCopy()
+			stored.SetManagedFields(live.GetManagedFields())
 		}
 		names.Insert(csaMigrationManager(app))
 	} else {

@@ -169,8 +169,7 @@ func (a *Adapter) syncMissesRequired(rep *model.Report, live, desired *unstructu
 		}
 		result = sync.result
 	}
-	models := a.schemas.models(a.opts.Schema, gvk.GroupVersion())
-	root, ok := modelGVKs(models)[gvk]
+	models, root, ok := a.kindSchema(gvk)
 	if !ok {
 		return "", ""
 	}
@@ -191,8 +190,15 @@ func (a *Adapter) syncMissesRequired(rep *model.Report, live, desired *unstructu
 	if ssa {
 		how = "its client-side apply migration (ServerSideApply=true, kubectl-client-side-apply owns fields) runs kubectl's 3-way patch, which deletes"
 	}
-	what = "the object it writes lacks " + strings.Join(missing, ", ") + ", which the API server requires"
-	return fmt.Sprintf("%s %s, which the API server requires (OpenAPI schema of %s)", how, strings.Join(missing, ", "), gvk.Kind), what
+	return missesRequired(how, missing, gvk.Kind)
+}
+
+// missesRequired is why and what of a write that lacks required fields
+// (missing), how naming the write.
+func missesRequired(how string, missing []string, kind string) (why, what string) {
+	list := strings.Join(missing, ", ")
+	return fmt.Sprintf("%s %s, which the API server requires (OpenAPI schema of %s)", how, list, kind),
+		"the object it writes lacks " + list + ", which the API server requires"
 }
 
 // serverSideSyncMisses: the object a server-side sync writes (after,
@@ -208,8 +214,7 @@ func (a *Adapter) serverSideSyncMisses(live, after *unstructured.Unstructured) (
 	if after == nil || scheme.Scheme.Recognizes(gvk) || !reshapes(live.Object, after.Object, true) {
 		return "", ""
 	}
-	models := a.schemas.models(a.opts.Schema, gvk.GroupVersion())
-	root, ok := modelGVKs(models)[gvk]
+	models, root, ok := a.kindSchema(gvk)
 	if !ok {
 		return "", ""
 	}
@@ -217,8 +222,7 @@ func (a *Adapter) serverSideSyncMisses(live, after *unstructured.Unstructured) (
 	if len(missing) == 0 {
 		return "", ""
 	}
-	what = "the object it writes lacks " + strings.Join(missing, ", ") + ", which the API server requires"
-	return fmt.Sprintf("the object its server-side apply writes (the apply as argocd-controller prunes what that manager set and Git no longer sets) lacks %s, which the API server requires (OpenAPI schema of %s)", strings.Join(missing, ", "), gvk.Kind), what
+	return missesRequired("the object its server-side apply writes (the apply as argocd-controller prunes what that manager set and Git no longer sets) lacks", missing, gvk.Kind)
 }
 
 // syncDeleted are the live fields the sync's 3-way patch deletes: listed

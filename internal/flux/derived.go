@@ -191,20 +191,8 @@ func (j *judgment) derivedOfIgnored(rep *model.Report, pointer string) bool {
 // forced ClientIP; the dry-run lost sessionAffinityConfig, the controller
 // kept ClientIP and the config).
 func (j *judgment) derivedKeptByRule(pointer string) bool {
-	if j.live == nil {
+	if j.live == nil || j.merged == nil && j.normDesired == nil {
 		return false
-	}
-	base := j.merged
-	if base == nil {
-		if j.normDesired == nil {
-			return false
-		}
-		// -f: the manifest written over live stands in for the dry-run;
-		// only the derived field is read off it (make differential seed
-		// 68552: Git adds sessionAffinity ClientIP under an ignore rule
-		// that adopts the live None; -f said the defaulted
-		// sessionAffinityConfig is reverted, the controller wrote none).
-		base = kube.Applied(j.live, nil, j.normDesired.Object)
 	}
 	gvk := j.live.GroupVersionKind()
 	lv, lok := jsonpointer.Get(j.live.Object, pointer)
@@ -222,7 +210,7 @@ func (j *judgment) derivedKeptByRule(pointer string) bool {
 		} else {
 			removed = []string{sd.source}
 		}
-		res, ok := kube.Stored(kube.Applied(base, removed, sets))
+		res, ok := kube.Stored(kube.Applied(j.applyBase(), removed, sets))
 		if !ok {
 			continue
 		}
@@ -232,6 +220,20 @@ func (j *judgment) derivedKeptByRule(pointer string) bool {
 		}
 	}
 	return false
+}
+
+// applyBase is what the next apply writes, as far as derivedKeptByRule
+// reads it: the dry-run's answer, or with -f the manifest written over
+// live, off which only a field the server derives is read (make
+// differential seed 68552: Git adds sessionAffinity ClientIP under an
+// ignore rule that adopts the live None; -f said the defaulted
+// sessionAffinityConfig is reverted, the controller wrote none). Built
+// only for a derived field under a rule, not for every drift.
+func (j *judgment) applyBase() *unstructured.Unstructured {
+	if j.merged != nil {
+		return j.merged
+	}
+	return kube.Applied(j.live, nil, j.normDesired.Object)
 }
 
 // nested is value at the map-only pointer p as nested maps ({"spec":

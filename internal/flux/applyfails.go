@@ -51,6 +51,11 @@ type applyFailure struct {
 	// adopted are the ignored paths whose adoption into the apply makes
 	// it fail: their rule is the cause, not what keeps them.
 	adopted []string
+	// handedOver: the apply fails on a field the managedFields cleanup
+	// handed to kustomize-controller. The cleanup is a patch of its own
+	// and stays, so from the next reconcile on the dry-run apply itself
+	// fails the same way, and force acts on that (forceAfterHandover).
+	handedOver bool
 }
 
 // immutableRejected, with -f: the manifest writes a value the kind makes
@@ -98,6 +103,35 @@ func (j *judgment) immutableRejected() *applyFailure {
 	}
 	return &applyFailure{beforeCleanup: true,
 		cause: "the server-side dry-run apply as kustomize-controller fails: the API server's update validation of " + j.live.GetKind() + " rejects the manifest's value (" + strings.Join(immutable, "; ") + "); --server-dry-run asks the API server"}
+}
+
+// forceAfterHandover: the apply after the managedFields cleanup fails
+// (f.handedOver) and force is on. The first reconcile's dry-run passed, so
+// force does not act then; the cleanup stays, the next dry-run apply fails
+// the same way (Invalid), and force deletes the object and applies the
+// manifest anew (fluxcd/pkg ssa manager_apply.go ApplyAll: shouldForceApply
+// on a failed dryRunApply, Delete, dryRunApply again), which the API server
+// rejects too when the manifest lacks a field it requires (make
+// differential seed 71526: Git dropped a Backup's required schedule that
+// kubectl edit had set; after the reconciles the Backup was gone, the
+// tool had said apply-fails).
+func (a *Adapter) forceAfterHandover(ctx context.Context, j *judgment, f *applyFailure) {
+	f.forced = true
+	f.cause += "; the cleanup stays, so from the next reconcile on the dry-run apply fails the same way"
+	f.creationFails = a.rejectedOnCreate(ctx, j)
+}
+
+// rejectedOnCreate says whether the API server rejects the manifest as a
+// new object: a custom resource against its CRD's schema (a required
+// field left out, with no default), a built-in kind by requiredLeftOut.
+func (a *Adapter) rejectedOnCreate(ctx context.Context, j *judgment) bool {
+	if j.desired == nil {
+		return false
+	}
+	if root := a.crdSchema(ctx, j.desired.GroupVersionKind()); root != nil {
+		return schemaMissingRequired(root, j.desired.Object, "") != ""
+	}
+	return j.requiredLeftOut() != nil
 }
 
 // withoutLists is v without its list values (maps keep their other
@@ -187,11 +221,11 @@ func (a *Adapter) predictApplyFailure(ctx context.Context, j *judgment, dryRunEr
 				Message: fmt.Sprintf("the server-side dry-run of removing %s as kustomize-controller failed: %v; whether the next apply fails is not known", removalList(removals), err)})
 			return nil
 		}
-		return &applyFailure{cause: fmt.Sprintf("the managedFields cleanup hands %s to kustomize-controller, whose apply removes it (not in the manifest); a server-side dry-run of that removal as kustomize-controller fails: %v",
+		return &applyFailure{handedOver: true, cause: fmt.Sprintf("the managedFields cleanup hands %s to kustomize-controller, whose apply removes it (not in the manifest); a server-side dry-run of that removal as kustomize-controller fails: %v",
 			removalList(removals), err)}
 	}
 	r := removals[0]
-	return &applyFailure{cause: fmt.Sprintf("the managedFields cleanup hands %s (set by %s) to kustomize-controller, whose apply removes it (not in the manifest) but keeps the rest of that list item, which the manifest does not own: the API server rejects an item without its required %q (Invalid, as `%s: Required value`); --server-dry-run checks it with the API server",
+	return &applyFailure{handedOver: true, cause: fmt.Sprintf("the managedFields cleanup hands %s (set by %s) to kustomize-controller, whose apply removes it (not in the manifest) but keeps the rest of that list item, which the manifest does not own: the API server rejects an item without its required %q (Invalid, as `%s: Required value`); --server-dry-run checks it with the API server",
 		r.fieldPath, managerList(r.owners), r.field, strings.TrimPrefix(r.fieldPath, "."))}
 }
 

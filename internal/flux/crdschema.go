@@ -3,7 +3,9 @@ package flux
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fluxcd/pkg/ssa/jsondiff"
@@ -84,6 +86,51 @@ func schemaField(root map[string]any, pointer string) (field map[string]any, req
 	return nil, false
 }
 
+// schemaMissingRequired is the pointer of the first field v lacks that
+// its schema node requires and does not default (the structural schema's
+// validation on create; the API server defaults before it validates), or
+// "" when v has every required field.
+func schemaMissingRequired(s map[string]any, v any, at string) string {
+	switch t := v.(type) {
+	case map[string]any:
+		props, _ := s["properties"].(map[string]any)
+		req, _ := s["required"].([]any)
+		for _, r := range req {
+			name, _ := r.(string)
+			if _, has := t[name]; has {
+				continue
+			}
+			if p, _ := props[name].(map[string]any); p == nil || p["default"] == nil {
+				return at + "/" + jsonpointer.Escape(name)
+			}
+		}
+		extra, _ := s["additionalProperties"].(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			child, _ := props[k].(map[string]any)
+			if child == nil {
+				child = extra
+			}
+			if child == nil {
+				continue
+			}
+			if p := schemaMissingRequired(child, t[k], at+"/"+jsonpointer.Escape(k)); p != "" {
+				return p
+			}
+		}
+	case []any:
+		items, _ := s["items"].(map[string]any)
+		if items == nil {
+			return ""
+		}
+		for i, c := range t {
+			if p := schemaMissingRequired(items, c, at+"/"+strconv.Itoa(i)); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
 // schemaRequiredHandover, with -f: a custom resource's field that the
 // managedFields cleanup hands to kustomize-controller and its apply then
 // drops (not in the manifest), while the CRD's schema requires it: the API
@@ -108,7 +155,7 @@ func (a *Adapter) schemaRequiredHandover(ctx context.Context, j *judgment) *appl
 	j.crdRoot = root
 	for _, p := range ptrs {
 		if _, req := schemaField(root, p); req {
-			return &applyFailure{cause: fmt.Sprintf("the managedFields cleanup hands %s to kustomize-controller, whose apply removes it (not in the manifest), but the CustomResourceDefinition's schema requires it: the API server rejects the apply (Required value)", p)}
+			return &applyFailure{handedOver: true, cause: fmt.Sprintf("the managedFields cleanup hands %s to kustomize-controller, whose apply removes it (not in the manifest), but the CustomResourceDefinition's schema requires it: the API server rejects the apply (Required value)", p)}
 		}
 	}
 	return nil

@@ -141,7 +141,7 @@ func (a *Adapter) dryRunHandover(ctx context.Context, j *judgment, rep *model.Re
 		j.handover = &handover{pointers: ptrs, result: res}
 		return nil
 	case isValidationError(err):
-		return &applyFailure{cause: fmt.Sprintf("the managedFields cleanup hands %s to kustomize-controller, whose apply removes it (not in the manifest); a server-side dry-run of that removal as kustomize-controller fails: %v",
+		return &applyFailure{handedOver: true, cause: fmt.Sprintf("the managedFields cleanup hands %s to kustomize-controller, whose apply removes it (not in the manifest); a server-side dry-run of that removal as kustomize-controller fails: %v",
 			strings.Join(ptrs, ", "), err)}
 	default:
 		rep.Notes = append(rep.Notes, model.Note{Engine: Engine, Level: model.NoteWarning, Reason: "dry-run-failed",

@@ -211,6 +211,56 @@ spec: {schedule: "0 5 * * *", `+tc.field+`: `+fmt.Sprint(tc.live)+`}
 	}
 }
 
+// With -f and force on, a required field the cleanup hands over: the first
+// apply fails, the cleanup stays, the next dry-run fails, and force
+// deletes the object, whose re-creation from a manifest without the field
+// is rejected too (make differential seed 71526, measured: the Backup was
+// gone after the reconciles). Without force it is apply-fails and the
+// object stays.
+func TestFileForcedCustomResourceFieldTheCleanupHandsOver(t *testing.T) {
+	for _, force := range []bool{false, true} {
+		labels := `{kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}`
+		if force {
+			labels = `{kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system, kustomize.toolkit.fluxcd.io/force: enabled}`
+		}
+		live := obj(t, `
+apiVersion: diff.drift.test/v1
+kind: Backup
+metadata:
+  name: web
+  namespace: prod
+  resourceVersion: "3"
+  labels: `+labels+`
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: diff.drift.test/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {}}
+  - manager: kubectl-edit
+    operation: Update
+    apiVersion: diff.drift.test/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:spec: {f:schedule: {}}}
+spec: {schedule: "0 5 * * *"}
+`)
+		desired := obj(t, `{apiVersion: diff.drift.test/v1, kind: Backup, metadata: {name: web, namespace: prod}, spec: {suspend: false}}`)
+		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization), obj(t, backupCRD)}})
+		rep := judge(t, a, live, desired, drift("/spec/schedule", model.Added, "0 5 * * *", "kubectl-edit/Update"))
+		v := verdictAt(t, rep, "/spec/schedule")
+		if v.Kind != model.ApplyFails || strings.Contains(v.Reason, "deleted") != force {
+			t.Errorf("force %v: schedule: got %s %q, want apply-fails, deleted %v", force, v.Kind, v.Reason, force)
+		}
+		whole := false
+		for _, d := range rep.Drifts {
+			whole = whole || d.Path == objectPointer
+		}
+		if whole != force {
+			t.Errorf("force %v: the whole object listed as deleted: %v", force, whole)
+		}
+	}
+}
+
 // With -f, an ignore rule on a key inside an atomic value the manifest
 // sets (a NetworkPolicy's podSelector, a LabelSelector): the forced dry-run
 // apply replaces the value whole, so the path changes although kubectl,

@@ -272,6 +272,9 @@ func (a *Adapter) predictFailure(ctx context.Context, j *judgment, dryRunErr err
 	if fails != nil && fails.beforeCleanup && j.forced() {
 		fails.forced = true
 	}
+	if fails != nil && fails.handedOver && j.forced() {
+		a.forceAfterHandover(ctx, j, fails)
+	}
 	return fails
 }
 

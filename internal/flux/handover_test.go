@@ -162,18 +162,28 @@ spec:
 // drops: the CRD's schema decides. Required: the apply fails and the
 // field stays (make differential seed 20008, measured: Ready=False
 // "spec.schedule: Required value"); defaulted to the live value: nothing
-// changes; otherwise it is removed.
+// changes; otherwise it is removed. With force on, the required field's
+// first apply fails, the cleanup stays, the next dry-run fails, and force
+// deletes the object, whose re-creation from a manifest without the field
+// is rejected too (make differential seed 71526, measured: the Backup was
+// gone after the reconciles).
 func TestFileCustomResourceFieldTheCleanupHandsOver(t *testing.T) {
 	for _, tc := range []struct {
 		field string
 		live  any
 		want  model.VerdictKind
+		force bool
 	}{
-		{"schedule", `"0 5 * * *"`, model.ApplyFails},
-		{"retention", 7, model.LeftAlone},
-		{"retention", 9, model.Reverted},
-		{"suspend", true, model.Reverted},
+		{"schedule", `"0 5 * * *"`, model.ApplyFails, false},
+		{"schedule", `"0 5 * * *"`, model.ApplyFails, true},
+		{"retention", 7, model.LeftAlone, false},
+		{"retention", 9, model.Reverted, false},
+		{"suspend", true, model.Reverted, false},
 	} {
+		labels := `kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system`
+		if tc.force {
+			labels += `, kustomize.toolkit.fluxcd.io/force: enabled`
+		}
 		// kustomize-controller owns schedule unless kubectl-edit took it.
 		fluxSpec, gitSpec := `f:spec: {f:schedule: {}}`, `{schedule: "0 5 * * *"}`
 		if tc.field == "schedule" {
@@ -186,7 +196,7 @@ metadata:
   name: web
   namespace: prod
   resourceVersion: "3"
-  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  labels: {`+labels+`}
   managedFields:
   - manager: kustomize-controller
     operation: Apply
@@ -205,58 +215,15 @@ spec: {schedule: "0 5 * * *", `+tc.field+`: `+fmt.Sprint(tc.live)+`}
 		p := "/spec/" + tc.field
 		lv, _ := jsonpointer.Get(live.Object, p)
 		rep := judge(t, a, live, desired, drift(p, model.Added, lv, "kubectl-edit/Update"))
-		if v := verdictAt(t, rep, p); v.Kind != tc.want {
-			t.Errorf("%s %v: got %s %q, want %s", tc.field, tc.live, v.Kind, v.Reason, tc.want)
-		}
-	}
-}
-
-// With -f and force on, a required field the cleanup hands over: the first
-// apply fails, the cleanup stays, the next dry-run fails, and force
-// deletes the object, whose re-creation from a manifest without the field
-// is rejected too (make differential seed 71526, measured: the Backup was
-// gone after the reconciles). Without force it is apply-fails and the
-// object stays.
-func TestFileForcedCustomResourceFieldTheCleanupHandsOver(t *testing.T) {
-	for _, force := range []bool{false, true} {
-		labels := `{kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}`
-		if force {
-			labels = `{kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system, kustomize.toolkit.fluxcd.io/force: enabled}`
-		}
-		live := obj(t, `
-apiVersion: diff.drift.test/v1
-kind: Backup
-metadata:
-  name: web
-  namespace: prod
-  resourceVersion: "3"
-  labels: `+labels+`
-  managedFields:
-  - manager: kustomize-controller
-    operation: Apply
-    apiVersion: diff.drift.test/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {}}
-  - manager: kubectl-edit
-    operation: Update
-    apiVersion: diff.drift.test/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:spec: {f:schedule: {}}}
-spec: {schedule: "0 5 * * *"}
-`)
-		desired := obj(t, `{apiVersion: diff.drift.test/v1, kind: Backup, metadata: {name: web, namespace: prod}, spec: {suspend: false}}`)
-		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization), obj(t, backupCRD)}})
-		rep := judge(t, a, live, desired, drift("/spec/schedule", model.Added, "0 5 * * *", "kubectl-edit/Update"))
-		v := verdictAt(t, rep, "/spec/schedule")
-		if v.Kind != model.ApplyFails || strings.Contains(v.Reason, "deleted") != force {
-			t.Errorf("force %v: schedule: got %s %q, want apply-fails, deleted %v", force, v.Kind, v.Reason, force)
+		if v := verdictAt(t, rep, p); v.Kind != tc.want || strings.Contains(v.Reason, "deleted") != tc.force {
+			t.Errorf("%s %v force %v: got %s %q, want %s", tc.field, tc.live, tc.force, v.Kind, v.Reason, tc.want)
 		}
 		whole := false
 		for _, d := range rep.Drifts {
 			whole = whole || d.Path == objectPointer
 		}
-		if whole != force {
-			t.Errorf("force %v: the whole object listed as deleted: %v", force, whole)
+		if whole != tc.force {
+			t.Errorf("%s force %v: the whole object listed as deleted: %v", tc.field, tc.force, whole)
 		}
 	}
 }

@@ -133,3 +133,47 @@ spec: {schedule: "0 6 * * *"}
 		})
 	}
 }
+
+// As TestIgnoreAdoptsANullTheCRDSchemaRejects, but what makes the object
+// applied is only kubectl's client-side apply record: the cleanup deletes
+// its last-applied-configuration and hands the field it set (which Git now
+// sets alike) to kustomize-controller. That first apply fails on the
+// adopted null; the next reconcile patches nothing, nothing outside the
+// rule drifts, no apply happens, and the Kustomization is Ready with the
+// path still unset: the rule keeps it (make differential seed 73332,
+// kustomize-controller v1.9.6; the tool said apply-fails, as if the
+// annotation were handed over and removed by every apply).
+func TestIgnoreAdoptsANullOnlyOnceAfterAClientSideApply(t *testing.T) {
+	ks := obj(t, `{apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, metadata: {name: apps, namespace: flux-system}, spec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: repo}, ignore: [{paths: ["/spec/suspend"], target: {kind: Backup}}]}}`)
+	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks, obj(t, backupCRD)}})
+	live := obj(t, `
+apiVersion: diff.drift.test/v1
+kind: Backup
+metadata:
+  name: web
+  namespace: prod
+  resourceVersion: "3"
+  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"diff.drift.test/v1","kind":"Backup","metadata":{"annotations":{},"name":"web","namespace":"prod"},"spec":{"retention":30,"schedule":"0 2 * * *"}}'
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: diff.drift.test/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {f:schedule: {}}}
+  - manager: kubectl-client-side-apply
+    operation: Update
+    apiVersion: diff.drift.test/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:annotations: {.: {}, f:kubectl.kubernetes.io/last-applied-configuration: {}}}, f:spec: {f:retention: {}}}
+spec: {schedule: "0 2 * * *", retention: 30}
+`)
+	desired := obj(t, `{apiVersion: diff.drift.test/v1, kind: Backup, metadata: {name: web, namespace: prod}, spec: {schedule: "0 2 * * *", retention: 30, suspend: true}}`)
+	suspend := drift("/spec/suspend", model.Removed, nil)
+	suspend.Desired = true
+	rep := judge(t, a, live, desired, suspend)
+	if v := verdictAt(t, rep, "/spec/suspend"); v.Kind != model.Ignored {
+		t.Errorf("/spec/suspend: %s %q, want ignored", v.Kind, v.Reason)
+	}
+}

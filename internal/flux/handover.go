@@ -80,7 +80,13 @@ func (j *judgment) computeHandover() {
 // manifest does not set the field (inferred: kustomize-controller does not
 // own it, removedByApply). Fields inside list items are left to
 // cleanupRemovals: server-side apply drops a whole item whose fields all go,
-// which a field-by-field removal does not show.
+// which a field-by-field removal does not show. kubectl's
+// last-applied-configuration annotation is not handed over: the same
+// cleanup deletes it (ApplyCleanupOptions.Annotations), so no later apply
+// has it to remove (make differential seed 73332: read as handed over, it
+// made every reconcile apply the object, and an ignored path's adopted
+// null fail every time; the second reconcile applied nothing and was
+// Ready).
 func (j *judgment) handedOver() []string {
 	if j.ix == nil || j.live == nil || j.ssaValue == ssaMerge {
 		return nil
@@ -88,7 +94,8 @@ func (j *judgment) handedOver() []string {
 	var out []string
 	for _, leaf := range j.ix.Leaves(j.live) {
 		if strings.HasPrefix(leaf.Pointer, "/metadata/") && !strings.HasPrefix(leaf.Pointer, "/metadata/labels/") &&
-			!strings.HasPrefix(leaf.Pointer, "/metadata/annotations/") || leaf.Pointer == "/status" || strings.HasPrefix(leaf.Pointer, "/status/") {
+			!strings.HasPrefix(leaf.Pointer, "/metadata/annotations/") || leaf.Pointer == "/status" || strings.HasPrefix(leaf.Pointer, "/status/") ||
+			leaf.Pointer == diff.LastAppliedPointer {
 			continue
 		}
 		cleaned := false

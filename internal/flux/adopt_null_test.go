@@ -83,27 +83,7 @@ func TestIgnoreAdoptsANullTheCRDSchemaRejects(t *testing.T) {
 			p := "/spec/" + tc.field
 			ks := obj(t, `{apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, metadata: {name: apps, namespace: flux-system}, spec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: repo}, ignore: [{paths: ["`+p+`"], target: {kind: Backup}}]}}`)
 			a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks, obj(t, backupCRD)}})
-			live := obj(t, `
-apiVersion: diff.drift.test/v1
-kind: Backup
-metadata:
-  name: web
-  namespace: prod
-  resourceVersion: "3"
-  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
-  managedFields:
-  - manager: kustomize-controller
-    operation: Apply
-    apiVersion: diff.drift.test/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {}}
-  - manager: kubectl-edit
-    operation: Update
-    apiVersion: diff.drift.test/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:spec: {f:schedule: {}}}
-spec: {schedule: "0 6 * * *"}
-`)
+			live := appliedBackup{fluxSpec: `{}`, manager: "kubectl-edit", otherFields: `{f:spec: {f:schedule: {}}}`, spec: `{schedule: "0 6 * * *"}`}.object(t)
 			desired := obj(t, `{apiVersion: diff.drift.test/v1, kind: Backup, metadata: {name: web, namespace: prod}, spec: {schedule: "0 5 * * *", `+tc.field+`: backup-sa}}`)
 			if tc.serverDryRun {
 				a.serverDryRun = true
@@ -146,29 +126,12 @@ spec: {schedule: "0 6 * * *"}
 func TestIgnoreAdoptsANullOnlyOnceAfterAClientSideApply(t *testing.T) {
 	ks := obj(t, `{apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, metadata: {name: apps, namespace: flux-system}, spec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: repo}, ignore: [{paths: ["/spec/suspend"], target: {kind: Backup}}]}}`)
 	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks, obj(t, backupCRD)}})
-	live := obj(t, `
-apiVersion: diff.drift.test/v1
-kind: Backup
-metadata:
-  name: web
-  namespace: prod
-  resourceVersion: "3"
-  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
-  annotations:
-    kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"diff.drift.test/v1","kind":"Backup","metadata":{"annotations":{},"name":"web","namespace":"prod"},"spec":{"retention":30,"schedule":"0 2 * * *"}}'
-  managedFields:
-  - manager: kustomize-controller
-    operation: Apply
-    apiVersion: diff.drift.test/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {f:schedule: {}}}
-  - manager: kubectl-client-side-apply
-    operation: Update
-    apiVersion: diff.drift.test/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:metadata: {f:annotations: {.: {}, f:kubectl.kubernetes.io/last-applied-configuration: {}}}, f:spec: {f:retention: {}}}
-spec: {schedule: "0 2 * * *", retention: 30}
-`)
+	live := appliedBackup{
+		annotations: `{kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"diff.drift.test/v1","kind":"Backup","metadata":{"annotations":{},"name":"web","namespace":"prod"},"spec":{"retention":30,"schedule":"0 2 * * *"}}'}`,
+		fluxSpec:    `{f:schedule: {}}`, manager: "kubectl-client-side-apply",
+		otherFields: `{f:metadata: {f:annotations: {.: {}, f:kubectl.kubernetes.io/last-applied-configuration: {}}}, f:spec: {f:retention: {}}}`,
+		spec:        `{schedule: "0 2 * * *", retention: 30}`,
+	}.object(t)
 	desired := obj(t, `{apiVersion: diff.drift.test/v1, kind: Backup, metadata: {name: web, namespace: prod}, spec: {schedule: "0 2 * * *", retention: 30, suspend: true}}`)
 	suspend := drift("/spec/suspend", model.Removed, nil)
 	suspend.Desired = true

@@ -158,6 +158,51 @@ spec:
               note: {type: string, nullable: true}
 `
 
+// appliedBackup is a Backup that kustomize-controller applied (its Apply
+// entry owns Flux's ownership labels and the fields fluxSpec names) and
+// that manager, if any, then changed by an Update (owning otherFields).
+// force adds the force label; annotations and spec are YAML flow maps.
+type appliedBackup struct {
+	force                                             bool
+	annotations, fluxSpec, manager, otherFields, spec string
+}
+
+func (b appliedBackup) object(t *testing.T) *unstructured.Unstructured {
+	t.Helper()
+	labels := `kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system`
+	if b.force {
+		labels += `, kustomize.toolkit.fluxcd.io/force: enabled`
+	}
+	annotations, update := "", ""
+	if b.annotations != "" {
+		annotations = "\n  annotations: " + b.annotations
+	}
+	if b.manager != "" {
+		update = `
+  - manager: ` + b.manager + `
+    operation: Update
+    apiVersion: diff.drift.test/v1
+    fieldsType: FieldsV1
+    fieldsV1: ` + b.otherFields
+	}
+	return obj(t, `
+apiVersion: diff.drift.test/v1
+kind: Backup
+metadata:
+  name: web
+  namespace: prod
+  resourceVersion: "3"
+  labels: {`+labels+`}`+annotations+`
+  managedFields:
+  - manager: kustomize-controller
+    operation: Apply
+    apiVersion: diff.drift.test/v1
+    fieldsType: FieldsV1
+    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: `+b.fluxSpec+`}`+update+`
+spec: `+b.spec+`
+`)
+}
+
 // With -f, a custom resource's field the cleanup hands over and the apply
 // drops: the CRD's schema decides. Required: the apply fails and the
 // field stays (make differential seed 20008, measured: Ready=False
@@ -180,36 +225,13 @@ func TestFileCustomResourceFieldTheCleanupHandsOver(t *testing.T) {
 		{"retention", 9, model.Reverted, false},
 		{"suspend", true, model.Reverted, false},
 	} {
-		labels := `kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system`
-		if tc.force {
-			labels += `, kustomize.toolkit.fluxcd.io/force: enabled`
-		}
 		// kustomize-controller owns schedule unless kubectl-edit took it.
-		fluxSpec, gitSpec := `f:spec: {f:schedule: {}}`, `{schedule: "0 5 * * *"}`
+		fluxSpec, gitSpec := `{f:schedule: {}}`, `{schedule: "0 5 * * *"}`
 		if tc.field == "schedule" {
-			fluxSpec, gitSpec = `f:spec: {}`, `{}`
+			fluxSpec, gitSpec = `{}`, `{}`
 		}
-		live := obj(t, `
-apiVersion: diff.drift.test/v1
-kind: Backup
-metadata:
-  name: web
-  namespace: prod
-  resourceVersion: "3"
-  labels: {`+labels+`}
-  managedFields:
-  - manager: kustomize-controller
-    operation: Apply
-    apiVersion: diff.drift.test/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, `+fluxSpec+`}
-  - manager: kubectl-edit
-    operation: Update
-    apiVersion: diff.drift.test/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:spec: {f:`+tc.field+`: {}}}
-spec: {schedule: "0 5 * * *", `+tc.field+`: `+fmt.Sprint(tc.live)+`}
-`)
+		live := appliedBackup{force: tc.force, fluxSpec: fluxSpec, manager: "kubectl-edit", otherFields: `{f:spec: {f:` + tc.field + `: {}}}`,
+			spec: `{schedule: "0 5 * * *", ` + tc.field + `: ` + fmt.Sprint(tc.live) + `}`}.object(t)
 		desired := obj(t, `{apiVersion: diff.drift.test/v1, kind: Backup, metadata: {name: web, namespace: prod}, spec: `+gitSpec+`}`)
 		a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{obj(t, kustomization), obj(t, backupCRD)}})
 		p := "/spec/" + tc.field
@@ -331,22 +353,7 @@ func TestFileGitDropsAFieldTheCRDRequires(t *testing.T) {
 		field string
 		want  model.VerdictKind
 	}{{"schedule", model.ApplyFails}, {"suspend", model.Reverted}} {
-		live := obj(t, `
-apiVersion: diff.drift.test/v1
-kind: Backup
-metadata:
-  name: web
-  namespace: prod
-  resourceVersion: "3"
-  labels: {kustomize.toolkit.fluxcd.io/name: apps, kustomize.toolkit.fluxcd.io/namespace: flux-system}
-  managedFields:
-  - manager: kustomize-controller
-    operation: Apply
-    apiVersion: diff.drift.test/v1
-    fieldsType: FieldsV1
-    fieldsV1: {f:metadata: {f:labels: {f:kustomize.toolkit.fluxcd.io/name: {}, f:kustomize.toolkit.fluxcd.io/namespace: {}}}, f:spec: {f:schedule: {}, f:suspend: {}}}
-spec: {schedule: "0 5 * * *", suspend: true}
-`)
+		live := appliedBackup{fluxSpec: `{f:schedule: {}, f:suspend: {}}`, spec: `{schedule: "0 5 * * *", suspend: true}`}.object(t)
 		git := `{schedule: "0 5 * * *"}`
 		if tc.field == "schedule" {
 			git = `{suspend: true}`

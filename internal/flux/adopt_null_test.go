@@ -126,17 +126,24 @@ func TestIgnoreAdoptsANullTheCRDSchemaRejects(t *testing.T) {
 func TestIgnoreAdoptsANullOnlyOnceAfterAClientSideApply(t *testing.T) {
 	ks := obj(t, `{apiVersion: kustomize.toolkit.fluxcd.io/v1, kind: Kustomization, metadata: {name: apps, namespace: flux-system}, spec: {interval: 10m, path: ./apps, prune: true, sourceRef: {kind: GitRepository, name: repo}, ignore: [{paths: ["/spec/suspend"], target: {kind: Backup}}]}}`)
 	a := newTestAdapter(t, &testutil.Reader{Objects: []*unstructured.Unstructured{ks, obj(t, backupCRD)}})
-	live := appliedBackup{
-		annotations: `{kubectl.kubernetes.io/last-applied-configuration: '{"apiVersion":"diff.drift.test/v1","kind":"Backup","metadata":{"annotations":{},"name":"web","namespace":"prod"},"spec":{"retention":30,"schedule":"0 2 * * *"}}'}`,
-		fluxSpec:    `{f:schedule: {}}`, manager: "kubectl-client-side-apply",
-		otherFields: `{f:metadata: {f:annotations: {.: {}, f:kubectl.kubernetes.io/last-applied-configuration: {}}}, f:spec: {f:retention: {}}}`,
-		spec:        `{schedule: "0 2 * * *", retention: 30}`,
-	}.object(t)
-	desired := obj(t, `{apiVersion: diff.drift.test/v1, kind: Backup, metadata: {name: web, namespace: prod}, spec: {schedule: "0 2 * * *", retention: 30, suspend: true}}`)
-	suspend := drift("/spec/suspend", model.Removed, nil)
-	suspend.Desired = true
-	rep := judge(t, a, live, desired, suspend)
-	if v := verdictAt(t, rep, "/spec/suspend"); v.Kind != model.Ignored {
-		t.Errorf("/spec/suspend: %s %q, want ignored", v.Kind, v.Reason)
+	// kubectl's record, and Flux v1's checksum, which the cleanup
+	// deletes as well.
+	for _, tc := range []struct{ key, value string }{
+		{"kubectl.kubernetes.io/last-applied-configuration", `'{"apiVersion":"diff.drift.test/v1","kind":"Backup","metadata":{"annotations":{},"name":"web","namespace":"prod"},"spec":{"retention":30,"schedule":"0 2 * * *"}}'`},
+		{"fluxcd.io/sync-checksum", "0a1b2c"},
+	} {
+		live := appliedBackup{
+			annotations: `{` + tc.key + `: ` + tc.value + `}`,
+			fluxSpec:    `{f:schedule: {}}`, manager: "kubectl-client-side-apply",
+			otherFields: `{f:metadata: {f:annotations: {.: {}, f:` + tc.key + `: {}}}, f:spec: {f:retention: {}}}`,
+			spec:        `{schedule: "0 2 * * *", retention: 30}`,
+		}.object(t)
+		desired := obj(t, `{apiVersion: diff.drift.test/v1, kind: Backup, metadata: {name: web, namespace: prod}, spec: {schedule: "0 2 * * *", retention: 30, suspend: true}}`)
+		suspend := drift("/spec/suspend", model.Removed, nil)
+		suspend.Desired = true
+		rep := judge(t, a, live, desired, suspend)
+		if v := verdictAt(t, rep, "/spec/suspend"); v.Kind != model.Ignored {
+			t.Errorf("%s: /spec/suspend: %s %q, want ignored", tc.key, v.Kind, v.Reason)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	apiequality "k8s.io/apimachinery/pkg/api/equality"
@@ -80,13 +81,12 @@ func (j *judgment) computeHandover() {
 // manifest does not set the field (inferred: kustomize-controller does not
 // own it, removedByApply). Fields inside list items are left to
 // cleanupRemovals: server-side apply drops a whole item whose fields all go,
-// which a field-by-field removal does not show. kubectl's
-// last-applied-configuration annotation is not handed over: the same
-// cleanup deletes it (ApplyCleanupOptions.Annotations), so no later apply
-// has it to remove (make differential seed 73332: read as handed over, it
-// made every reconcile apply the object, and an ignored path's adopted
-// null fail every time; the second reconcile applied nothing and was
-// Ready).
+// which a field-by-field removal does not show. What the same cleanup
+// deletes (cleanupDeletes: kubectl's last-applied-configuration...) is not
+// handed over, so no later apply has it to remove (make differential seed
+// 73332: read as handed over, the annotation made every reconcile apply
+// the object, and an ignored path's adopted null fail every time; the
+// second reconcile applied nothing and was Ready).
 func (j *judgment) handedOver() []string {
 	if j.ix == nil || j.live == nil || j.ssaValue == ssaMerge {
 		return nil
@@ -95,7 +95,7 @@ func (j *judgment) handedOver() []string {
 	for _, leaf := range j.ix.Leaves(j.live) {
 		if strings.HasPrefix(leaf.Pointer, "/metadata/") && !strings.HasPrefix(leaf.Pointer, "/metadata/labels/") &&
 			!strings.HasPrefix(leaf.Pointer, "/metadata/annotations/") || leaf.Pointer == "/status" || strings.HasPrefix(leaf.Pointer, "/status/") ||
-			leaf.Pointer == diff.LastAppliedPointer {
+			slices.Contains(cleanupDeletes, leaf.Pointer) {
 			continue
 		}
 		cleaned := false
@@ -110,6 +110,18 @@ func (j *judgment) handedOver() []string {
 		out = append(out, leaf.Pointer)
 	}
 	return out
+}
+
+// cleanupDeletes are the metadata kustomize-controller's managedFields
+// cleanup deletes before its apply (kustomize-controller v1.9.6
+// internal/controller/kustomization_controller.go, ApplyCleanupOptions
+// Annotations and Labels): kubectl's client-side apply record and Flux
+// v1's checksums and garbage-collection mark.
+var cleanupDeletes = []string{
+	diff.LastAppliedPointer,
+	"/metadata/annotations/kustomize.toolkit.fluxcd.io~1checksum",
+	"/metadata/annotations/fluxcd.io~1sync-checksum",
+	"/metadata/labels/fluxcd.io~1sync-gc-mark",
 }
 
 // throughList says whether pointer passes through a list in obj.

@@ -1701,14 +1701,17 @@ func zeroAdded(norm, raw, live any, tokens []string, defaulted func([]string, an
 // objectApplied says whether kustomize-controller applies the object at
 // all (fluxcd/pkg ssa manager_apply.go Apply: it skips an object whose
 // metadata cleanup patched nothing and which has not drifted once the
-// ignored paths are removed): a managedFields entry or annotation its
-// cleanup removes, or a drifted field no ignore rule covers.
+// ignored paths are removed): a managedFields entry, annotation or label
+// its cleanup removes (cleanupDeletes), or a drifted field no ignore rule
+// covers.
 func (j *judgment) objectApplied(rep *model.Report) bool {
 	if j.live == nil {
 		return false
 	}
-	if _, ok := j.live.GetAnnotations()[managedfields.LastAppliedAnnotation]; ok {
-		return true
+	for _, p := range cleanupDeletes {
+		if _, ok := jsonpointer.Get(j.live.Object, p); ok {
+			return true
+		}
 	}
 	for _, e := range j.entries {
 		if cleanedUpBy(e.manager, e.operation, e.subresource) != nil {

@@ -990,6 +990,16 @@ metadata:
 		t.Errorf("an ignored path live lacks, on an object the cleanup applies: %s %q, want reverted", v.Kind, v.Reason)
 	}
 
+	// Flux v1's garbage-collection mark, which the cleanup deletes
+	// (kustomize-controller ApplyCleanupOptions.Labels), applies the
+	// object as well, though no manager the cleanup catches owns it.
+	marked := live.DeepCopy()
+	marked.SetLabels(map[string]string{"fluxcd.io/sync-gc-mark": "sha256.x", KustomizeNameLabel: "apps", KustomizeNamespaceLabel: "flux-system"})
+	rep = judge(t, a, marked, desired, one)
+	if v := verdictAt(t, rep, note); v.Kind != model.Reverted {
+		t.Errorf("an ignored path live lacks, on an object with Flux v1's gc mark: %s %q, want reverted", v.Kind, v.Reason)
+	}
+
 	// Seed 4295: outside labels and annotations the adopted null unsets
 	// the field, so a field Git sets and a person deleted stays deleted.
 	// (A custom resource: Flux's typed normalization keeps its fields.)

@@ -95,9 +95,11 @@ func serverSideSync(live *unstructured.Unstructured, cmp *comparison, app *Appli
 		return nil
 	}
 	// The client-side sync of the same target (sync) is the migration
-	// step's write: its target and result are computed once.
+	// step's write: its target and result (nil when kubectl's patch
+	// cannot be computed) are computed once, there.
 	var target, migrated *unstructured.Unstructured
-	if sync != nil && sync.computed() {
+	if sync != nil {
+		sync.computed()
 		target, migrated = sync.target, sync.result
 	} else {
 		target = syncTarget(cmp.res, live, cmp.desired, app.HasSyncOption("RespectIgnoreDifferences=true"))

@@ -196,6 +196,7 @@ func (j *judgment) derivedKeptByRule(pointer string) bool {
 	}
 	gvk := j.live.GroupVersionKind()
 	lv, lok := jsonpointer.Get(j.live.Object, pointer)
+	var base *unstructured.Unstructured
 	for _, sd := range serverDerivedFields {
 		if sd.group != gvk.Group || sd.kind != gvk.Kind || pointer != sd.derived && !strings.HasPrefix(pointer, sd.derived+"/") {
 			continue
@@ -210,7 +211,10 @@ func (j *judgment) derivedKeptByRule(pointer string) bool {
 		} else {
 			removed = []string{sd.source}
 		}
-		res, ok := kube.Stored(kube.Applied(j.applyBase(), removed, sets))
+		if base == nil {
+			base = j.applyBase()
+		}
+		res, ok := kube.Stored(kube.Applied(base, removed, sets))
 		if !ok {
 			continue
 		}
@@ -228,7 +232,7 @@ func (j *judgment) derivedKeptByRule(pointer string) bool {
 // differential seed 68552: Git adds sessionAffinity ClientIP under an
 // ignore rule that adopts the live None; -f said the defaulted
 // sessionAffinityConfig is reverted, the controller wrote none). Built
-// only for a derived field under a rule, not for every drift.
+// only for a derived field under a rule, not for every drift, and once.
 func (j *judgment) applyBase() *unstructured.Unstructured {
 	if j.merged != nil {
 		return j.merged

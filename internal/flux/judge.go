@@ -269,11 +269,12 @@ func (a *Adapter) predictFailure(ctx context.Context, j *judgment, dryRunErr err
 	if fails == nil && j.merged == nil {
 		fails = j.requiredLeftOut()
 	}
-	if fails != nil && fails.beforeCleanup && j.forced() {
-		fails.forced = true
-	}
-	if fails != nil && fails.handedOver && j.forced() {
-		a.forceAfterHandover(ctx, j, fails)
+	if fails != nil && (fails.beforeCleanup || fails.handedOver) && j.forced() {
+		if fails.handedOver {
+			a.forceAfterHandover(ctx, j, fails)
+		} else {
+			fails.forced = true
+		}
 	}
 	return fails
 }
